@@ -1,0 +1,14 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace seedance::cli {
+
+// Each command registers its subcommand and returns the action to run when it was chosen.
+using Action = std::function<int()>;
+
+Action RegisterBenchPacking(CLI::App& bench);
+Action RegisterCostBenchmark(CLI::App& app);
+
+}  // namespace seedance::cli

@@ -1,0 +1,61 @@
+#include "common.h"
+
+#include <charconv>
+#include <iostream>
+
+#include "seedance/core/file_util.h"
+
+namespace seedance::cli {
+
+int ReportError(const Status& s) {
+  std::cerr << "seedance: error: " << s.message() << "\n";
+  return (s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound)
+             ? kExitUsage
+             : kExitFailure;
+}
+
+std::vector<std::string> SplitCommaList(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = text.substr(start, comma - start);
+    if (!item.empty()) out.push_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<std::vector<std::uint64_t>> ParseSeedList(const std::string& text, const std::string& flag) {
+  std::vector<std::uint64_t> out;
+  auto bad = [&](const std::string& why) {
+    return InvalidArgumentError(flag + " '" + text + "': " + why +
+                                " (expected e.g. 42-51, 42,45 or 42)");
+  };
+  auto parse = [&](const std::string& s, std::uint64_t& v) {
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+  };
+  for (const std::string& item : SplitCommaList(text)) {
+    std::size_t dash = item.find('-');
+    std::uint64_t a = 0, b = 0;
+    if (dash == std::string::npos) {
+      if (!parse(item, a)) return bad("not a seed: '" + item + "'");
+      out.push_back(a);
+      continue;
+    }
+    if (!parse(item.substr(0, dash), a) || !parse(item.substr(dash + 1), b)) {
+      return bad("not a range: '" + item + "'");
+    }
+    if (b < a) return bad("range goes backwards: '" + item + "'");
+    if (b - a > 100000) return bad("range too long: '" + item + "'");
+    for (std::uint64_t s = a; s <= b; ++s) out.push_back(s);
+  }
+  if (out.empty()) return bad("no seeds");
+  return out;
+}
+
+std::string BundledData(const std::string& relative) { return DataDir() + "/" + relative; }
+
+}  // namespace seedance::cli

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "seedance/core/status.h"
+
+namespace seedance::cli {
+
+// Exit codes: 0 success, 1 runtime failure, 2 usage or input error.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// Prints "seedance: error: ..." to stderr and returns the exit code for `s`
+// (2 for kInvalidArgument/kNotFound, 1 otherwise).
+int ReportError(const Status& s);
+
+// Parses "42-51", "42,45" or "42" (and mixes: "1,3-5"). Errors: kInvalidArgument naming `flag`.
+Result<std::vector<std::uint64_t>> ParseSeedList(const std::string& text, const std::string& flag);
+
+// Splits "a,b,c" (empty items dropped).
+std::vector<std::string> SplitCommaList(const std::string& text);
+
+// Path of a bundled data file, e.g. BundledData("openb/openb_pod_list_default.csv").
+std::string BundledData(const std::string& relative);
+
+}  // namespace seedance::cli

@@ -1,0 +1,38 @@
+#include "seedance/core/units.h"
+
+#include <gtest/gtest.h>
+#include <type_traits>
+
+#include "seedance/core/strong_id.h"
+
+namespace seedance {
+namespace {
+
+TEST(UnitsTest, MoneyIsExactMicroDollars) {
+  EXPECT_EQ(Usd(3).raw(), 3'000'000);
+  EXPECT_EQ(UsdFromDouble(0.1234565).raw(), 123457);
+  EXPECT_EQ(UsdFromDouble(-0.5e-6).raw(), -1);
+  Money m = Usd(1) + MicroUsd(1);
+  EXPECT_EQ(m.raw(), 1'000'001);
+  EXPECT_DOUBLE_EQ(ToUsd(m), 1.000001);
+}
+
+TEST(UnitsTest, TagsDoNotMix) {
+  static_assert(!std::is_convertible_v<MilliCpu, MilliGpu>);
+  static_assert(!std::is_constructible_v<MilliGpu, std::int64_t>);
+  EXPECT_EQ(Gpus(2).raw(), 2000);
+  EXPECT_LT(MilliGpus(999), Gpus(1));
+}
+
+struct NodeTag {};
+struct PodTag {};
+TEST(UnitsTest, StrongIdsAreOrderedAndDistinct) {
+  using NodeId = StrongId<NodeTag>;
+  using PodId = StrongId<PodTag>;
+  static_assert(!std::is_convertible_v<NodeId, PodId>);
+  EXPECT_LT(NodeId(1), NodeId(2));
+  EXPECT_EQ(NodeId(3).value(), 3u);
+}
+
+}  // namespace
+}  // namespace seedance
