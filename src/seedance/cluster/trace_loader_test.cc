@@ -41,6 +41,8 @@ struct BadRow {
   std::string expected;  // substring of the error
 };
 
+void PrintTo(const BadRow& r, std::ostream* os) { *os << r.expected; }
+
 class TraceLoaderBadInputTest : public ::testing::TestWithParam<BadRow> {};
 
 TEST_P(TraceLoaderBadInputTest, NamesFileLineColumnAndField) {
@@ -56,9 +58,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadRow{"a,x,1,1,100,,LS\n", "pods.csv:2:3: field 'cpu_milli': expected an integer"},
         BadRow{"a,-5,1,1,100,,LS\n", "pods.csv:2:3: field 'cpu_milli': must be >= 0"},
-        BadRow{"a,1,1,1,0,,LS\n", "pods.csv:2:13: field 'gpu_milli': must be in 1..1000"},
+        BadRow{"a,1,1,1,0,,LS\n", "pods.csv:2:9: field 'gpu_milli': must be in 1..1000"},
         BadRow{"a,1,1,1,1001,,LS\n", "field 'gpu_milli': must be in 1..1000"},
-        BadRow{"a,1,1,9,1000,,LS\n", "pods.csv:2:11: field 'num_gpu': must be in 0..8"},
+        BadRow{"a,1,1,9,1000,,LS\n", "pods.csv:2:7: field 'num_gpu': must be in 0..8"},
         BadRow{"a,1,1,1,100,Z80,LS\n", "field 'gpu_spec': unknown GPU model 'Z80'"},
         BadRow{"a,1,1,1,100,,XX\n", "field 'qos': unknown QoS"},
         BadRow{"a,1,1,1,100,,LS\na,1,1,1,100,,LS\n", "pods.csv:3:1: field 'name': duplicate"},
@@ -82,7 +84,7 @@ TEST(TraceLoaderTest, NodeErrors) {
   EXPECT_TRUE(parse("n0,1000,1024,2,T4\nn1,1000,1024,0,\n").has_value());
   auto unknown = parse("n0,1000,1024,2,Q1\n");
   ASSERT_FALSE(unknown.has_value());
-  EXPECT_NE(unknown.error().message().find("nodes.csv:2:19: field 'model': unknown GPU model"),
+  EXPECT_NE(unknown.error().message().find("nodes.csv:2:16: field 'model': unknown GPU model"),
             std::string::npos)
       << unknown.error().message();
   EXPECT_FALSE(parse("n0,1000,1024,2,\n").has_value());

@@ -37,15 +37,28 @@ Result<std::vector<std::string>> ParsePolicyList(const std::string& text) {
 }
 
 Result<PackingBenchResult> RunPackingBench(const PackingBenchInput& input, bool progress) {
+  SEEDANCE_ASSIGN_OR_RETURN(PackingBenchData data, LoadPackingBenchData(input));
+  return RunPackingBench(input, std::move(data), progress);
+}
+
+Result<PackingBenchData> LoadPackingBenchData(const PackingBenchInput& input) {
+  PackingBenchData data;
+  SEEDANCE_ASSIGN_OR_RETURN(data.nodes, cluster::LoadNodes(input.nodes_path));
+  SEEDANCE_ASSIGN_OR_RETURN(data.pods, cluster::LoadPods(input.pods_path));
+  std::int64_t gpus = 0;
+  for (const auto& n : data.nodes) gpus += n.gpu_count;
+  if (gpus == 0) return InvalidArgumentError(input.nodes_path + ": the node list has no GPUs");
+  return data;
+}
+
+Result<PackingBenchResult> RunPackingBench(const PackingBenchInput& input, PackingBenchData data,
+                                           bool progress) {
   PackingBenchResult r;
   r.input = input;
-  SEEDANCE_ASSIGN_OR_RETURN(r.nodes, cluster::LoadNodes(input.nodes_path));
-  SEEDANCE_ASSIGN_OR_RETURN(std::vector<cluster::PodSpec> pods, cluster::LoadPods(input.pods_path));
+  r.nodes = std::move(data.nodes);
+  const std::vector<cluster::PodSpec>& pods = data.pods;
   r.trace_pods = pods.size();
   for (const auto& n : r.nodes) r.total_gpus += n.gpu_count;
-  if (r.total_gpus == 0) {
-    return InvalidArgumentError(input.nodes_path + ": the node list has no GPUs");
-  }
   r.workload = std::filesystem::path(input.pods_path).stem().string();
   int threads = input.threads > 0 ? input.threads
                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

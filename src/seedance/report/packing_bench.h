@@ -39,7 +39,24 @@ Result<std::vector<std::string>> ParsePolicyList(const std::string& text);
 
 // Loads the inputs (all validation happens here, before anything is written) and runs every
 // (policy, seed). With `progress`, prints one line per finished policy to stderr.
+// Same as LoadPackingBenchData followed by the RunPackingBench overload below.
 Result<PackingBenchResult> RunPackingBench(const PackingBenchInput& input, bool progress);
+
+// The validated trace of one packing bench, for callers that check more inputs against the
+// nodes (e.g. a price table) before anything runs.
+struct PackingBenchData {
+  std::vector<cluster::NodeSpec> nodes;
+  std::vector<cluster::PodSpec> pods;
+};
+
+// Loads input.nodes_path and input.pods_path. Errors: the trace loaders' (file:line:column and
+// field), kInvalidArgument when the node list has no GPUs.
+Result<PackingBenchData> LoadPackingBenchData(const PackingBenchInput& input);
+
+// Runs every (policy, seed) of `input` on `data`. REQUIRES: `data` came from
+// LoadPackingBenchData(input). Errors: the first failing run's (e.g. an unknown policy).
+Result<PackingBenchResult> RunPackingBench(const PackingBenchInput& input, PackingBenchData data,
+                                           bool progress);
 
 // A plain-text table of the summary, with the published values beside ours.
 std::string FormatPackingTable(const PackingBenchResult& r);

@@ -1,6 +1,8 @@
 #include "seedance/sched/frag.h"
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -11,10 +13,13 @@ std::vector<TypicalPod> ComputeTypicalPods(const std::vector<cluster::PodSpec>& 
                                            double coverage) {
   using Key = std::tuple<std::int64_t, std::int32_t, int, std::uint32_t>;
   std::map<Key, std::int64_t> counts;
+  std::map<Key, std::int64_t> memory;
   for (const auto& p : pods) {
     std::int64_t cpu = p.cpu.raw() == 0 ? 100 : p.cpu.raw();
     std::int32_t milli = p.is_gpu() ? p.gpu_milli : 0;
-    counts[Key{cpu, milli, p.is_gpu() ? p.num_gpu : 0, p.allowed_models.mask()}]++;
+    const Key key{cpu, milli, p.is_gpu() ? p.num_gpu : 0, p.allowed_models.mask()};
+    counts[key]++;
+    memory[key] += p.memory.raw();
   }
   std::vector<std::pair<Key, std::int64_t>> sorted(counts.begin(), counts.end());
   // Count descending; ties by key descending (a total order, so the cut is deterministic).
@@ -37,6 +42,7 @@ std::vector<TypicalPod> ComputeTypicalPods(const std::vector<cluster::PodSpec>& 
     }
     t.models = set;
     t.count = count;
+    t.memory = memory[key] / count;
     kept += count;
     out.push_back(t);
   }
@@ -115,6 +121,43 @@ cluster::NodeState AfterPlacement(cluster::NodeState node, const cluster::PodSpe
   node.mem_left -= pod.memory.raw();
   for (int k = 0; k < gpus.count; ++k) node.gpu_idle[gpus.gpus[static_cast<std::size_t>(k)]] -= pod.gpu_milli;
   return node;
+}
+
+}  // namespace seedance::sched
+
+namespace seedance::sched {
+
+double CapacityAwareNodeFrag(const cluster::NodeState& node, const std::vector<TypicalPod>& typical,
+                             double reserve_factor) {
+  if (node.gpu_count == 0) return 0.0;
+  // Idle per GPU, descending, with prefix sums: the k largest idle values sum to prefix[k].
+  std::array<std::int32_t, cluster::kMaxGpusPerNode> idle{};
+  const auto g = static_cast<std::size_t>(node.gpu_count);
+  std::copy(node.gpu_idle.begin(), node.gpu_idle.begin() + node.gpu_count, idle.begin());
+  std::sort(idle.begin(), idle.begin() + node.gpu_count, std::greater<>());
+  std::array<std::int64_t, cluster::kMaxGpusPerNode + 1> prefix{};
+  for (std::size_t i = 0; i < g; ++i) prefix[i + 1] = prefix[i] + idle[i];
+  const std::int64_t total = prefix[g];
+  double f = 0;
+  for (const auto& t : typical) {
+    std::int64_t frag = total;
+    if (t.gpu_milli > 0 && t.models.Accepts(node.model) && node.cpu_left >= t.cpu &&
+        node.mem_left >= t.memory) {
+      std::size_t fit = 0;
+      while (fit < g && idle[fit] >= t.gpu_milli) ++fit;
+      auto copies = [&](std::int64_t left, std::int64_t need) -> std::int64_t {
+        const auto reserve = static_cast<std::int64_t>(static_cast<double>(need) * reserve_factor);
+        return reserve <= 0 ? static_cast<std::int64_t>(g) : left / reserve;
+      };
+      const std::int64_t n_copies =
+          std::min(copies(node.cpu_left, t.cpu), copies(node.mem_left, t.memory));
+      const auto take = static_cast<std::size_t>(
+          std::min<std::int64_t>(static_cast<std::int64_t>(fit), n_copies * t.num_gpu));
+      frag = total - prefix[take];
+    }
+    f += t.weight * static_cast<double>(frag);
+  }
+  return f;
 }
 
 }  // namespace seedance::sched

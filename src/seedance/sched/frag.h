@@ -15,6 +15,7 @@ struct TypicalPod {
   cluster::GpuModelSet models;   // empty = any
   double weight = 0;             // popularity; weights of one set sum to 1
   std::int64_t count = 0;        // pods of this shape in the source trace
+  std::int64_t memory = 0;       // MiB, mean over the shape's pods (FGD ignores memory)
 };
 
 // Returns the workload's typical pods, FGD's way: group pods by (cpu, gpu_milli, num_gpu,
@@ -67,5 +68,20 @@ void ForEachGpuChoice(const cluster::NodeState& node, const cluster::PodSpec& po
   if (pod.is_gpu()) g = TightestGpus(node, pod);
   visit(g, AfterPlacement(node, pod, g));
 }
+
+}  // namespace seedance::sched
+
+namespace seedance::sched {
+
+// Seedance's capacity-aware fragmentation of `node`, milli-GPU: like NodeFrag, but a typical pod
+// t only "uses" as many of the node's fitting GPUs as the node's CPU and memory can feed copies
+// of t. The first copy needs t's full CPU and memory; further copies are counted at
+// `reserve_factor` x t's request (pods that come later are a mix, not copies of t). The idle
+// capacity of fitting GPUs that no copy could be fed is fragment, as are GPUs with too little
+// idle for t. A multi-GPU typical pod counts each fitting GPU it could be fed (rather than FGD's
+// all-or-nothing), so rare 8-GPU shapes do not dominate the gradient on big nodes.
+// REQUIRES: 0 < reserve_factor <= 1.
+double CapacityAwareNodeFrag(const cluster::NodeState& node, const std::vector<TypicalPod>& typical,
+                             double reserve_factor);
 
 }  // namespace seedance::sched
