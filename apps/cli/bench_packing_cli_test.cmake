@@ -1,0 +1,84 @@
+# CLI checks of `seedance bench packing`, run by ctest as
+#   cmake -DSEEDANCE=<binary> -DDATA=<data dir> -DWORK=<scratch> -DCASE=<case> -P bench_packing_cli_test.cmake
+# Bad-input cases write a pod list with one broken row and expect exit 2, a message naming
+# file:line:column and the field, and no output directory. `determinism` runs the same command
+# twice and requires byte-identical summary.json (minus wall_seconds lines) and curves.
+cmake_minimum_required(VERSION 3.25)
+
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(out "${WORK}/out")
+set(header "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time")
+set(good "p0,12000,16384,1,1000,,LS,Running,0,10,0")
+
+function(run_bad pods_text regex)
+  file(WRITE "${WORK}/pods.csv" "${pods_text}")
+  execute_process(COMMAND "${SEEDANCE}" bench packing --pods "${WORK}/pods.csv" --seeds 42
+                          --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "expected exit 2, got ${rc}\nstdout: ${stdout}\nstderr: ${stderr}")
+  endif()
+  if(NOT stderr MATCHES "${regex}")
+    message(FATAL_ERROR "stderr does not match '${regex}':\n${stderr}")
+  endif()
+  if(EXISTS "${out}")
+    message(FATAL_ERROR "bad input left output behind in ${out}")
+  endif()
+endfunction()
+
+if(CASE STREQUAL "missing_column")
+  run_bad("name,cpu_milli,memory_mib,num_gpu\np0,1,1,1\n" "pods\\.csv:1: missing column 'gpu_milli'")
+elseif(CASE STREQUAL "non_numeric")
+  run_bad("${header}\n${good}\np1,12k,16384,1,1000,,LS,Running,0,10,0\n"
+          "pods\\.csv:3:4: field 'cpu_milli': expected an integer, got '12k'")
+elseif(CASE STREQUAL "negative")
+  run_bad("${header}\n${good}\np1,12000,-1,1,1000,,LS,Running,0,10,0\n"
+          "pods\\.csv:3:10: field 'memory_mib': must be >= 0")
+elseif(CASE STREQUAL "gpu_milli_range")
+  run_bad("${header}\n${good}\np1,12000,16384,1,1200,,LS,Running,0,10,0\n"
+          "pods\\.csv:3:18: field 'gpu_milli': must be in 1\\.\\.1000, got 1200")
+elseif(CASE STREQUAL "num_gpu_range")
+  run_bad("${header}\n${good}\np1,12000,16384,16,1000,,LS,Running,0,10,0\n"
+          "pods\\.csv:3:16: field 'num_gpu': must be in 0\\.\\.8, got 16")
+elseif(CASE STREQUAL "unknown_model")
+  run_bad("${header}\n${good}\np1,12000,16384,1,1000,B200,LS,Running,0,10,0\n"
+          "pods\\.csv:3:23: field 'gpu_spec': unknown GPU model 'B200'")
+elseif(CASE STREQUAL "empty_file")
+  run_bad("" "pods\\.csv: empty file")
+elseif(CASE STREQUAL "bad_seeds")
+  execute_process(COMMAND "${SEEDANCE}" bench packing --seeds 51-42 --out "${out}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 2 OR NOT stderr MATCHES "--seeds '51-42': range goes backwards" OR EXISTS "${out}")
+    message(FATAL_ERROR "bad --seeds: rc=${rc} ${stderr}")
+  endif()
+elseif(CASE STREQUAL "determinism")
+  foreach(run a b)
+    execute_process(COMMAND "${SEEDANCE}" bench packing --policies bestfit,fgd,seedance
+                            --seeds 42,43 --out "${WORK}/${run}"
+                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE stderr)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "run ${run} failed: ${stderr}")
+    endif()
+    file(STRINGS "${WORK}/${run}/summary.json" lines)
+    list(FILTER lines EXCLUDE REGEX "wall_seconds")
+    set(summary_${run} "${lines}")
+  endforeach()
+  if(NOT summary_a STREQUAL summary_b)
+    message(FATAL_ERROR "summary.json differs between two identical runs")
+  endif()
+  file(GLOB curves RELATIVE "${WORK}/a/curves" "${WORK}/a/curves/*.csv")
+  list(LENGTH curves n)
+  if(NOT n EQUAL 6)
+    message(FATAL_ERROR "expected 6 curve files, got ${n}")
+  endif()
+  foreach(c ${curves})
+    file(SHA256 "${WORK}/a/curves/${c}" ha)
+    file(SHA256 "${WORK}/b/curves/${c}" hb)
+    if(NOT ha STREQUAL hb)
+      message(FATAL_ERROR "curve ${c} differs between two identical runs")
+    endif()
+  endforeach()
+else()
+  message(FATAL_ERROR "unknown CASE '${CASE}'")
+endif()
