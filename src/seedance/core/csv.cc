@@ -33,7 +33,7 @@ Result<CsvTable> CsvTable::Parse(std::string name, std::string text) {
     text.erase(0, 3);  // UTF-8 byte-order mark
   }
   // Pass 1: split into records of raw fields, unescaping into one buffer.
-  std::string& buf = t.buffer_;
+  std::string& buf = *t.buffer_;
   buf.reserve(text.size());
   struct Record {
     std::uint32_t line;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,7 +48,9 @@ class CsvTable {
 
  private:
   std::string name_;
-  std::string buffer_;  // unescaped field storage; rows_ views point into it
+  // Unescaped field storage; rows_ views point into it. Held by pointer so that moving the table
+  // does not move the characters (a short std::string keeps them inline).
+  std::unique_ptr<std::string> buffer_ = std::make_unique<std::string>();
   std::vector<std::string> header_;
   std::vector<Row> rows_;
 };

@@ -79,3 +79,19 @@ TEST(CsvTest, FuzzNeverCrashes) {
 
 }  // namespace
 }  // namespace seedance
+
+namespace seedance {
+namespace {
+
+// Regression: fields of a short file must survive moving the table (they once pointed into a
+// small-string buffer that moved with it; ASan caught it through the fuzz test).
+TEST(CsvTest, FieldsSurviveAMove) {
+  Result<CsvTable> r = CsvTable::Parse("s.csv", "a\nx\n");
+  ASSERT_TRUE(r.has_value());
+  CsvTable moved = std::move(r).value();
+  CsvTable again = std::move(moved);
+  EXPECT_EQ(again.Str(again.rows()[0], 0), "x");
+}
+
+}  // namespace
+}  // namespace seedance
