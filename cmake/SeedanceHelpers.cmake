@@ -28,9 +28,14 @@ function(seedance_cc_test)
   add_executable(${ARG_NAME} ${ARG_SRCS})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main seedance_warnings)
   target_compile_definitions(${ARG_NAME} PRIVATE SEEDANCE_TEST_DATA_DIR="${SEEDANCE_SOURCE_DATA_DIR}")
-  # A ';' inside a PROPERTIES value would split it: escape the label list.
-  string(REPLACE ";" "\\;" labels "${ARG_LABELS}")
-  gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS "${labels}" DISCOVERY_TIMEOUT 60)
+  list(LENGTH ARG_LABELS n_labels)
+  if(n_labels EQUAL 1)
+    gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  else()
+    # gtest_discover_tests cannot carry a list-valued property: register the whole binary.
+    add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
+    set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
 endfunction()
 
 # seedance_cc_benchmark(NAME name SRCS ... DEPS ...): a Google Benchmark binary; ctest runs a smoke pass.
