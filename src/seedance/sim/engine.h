@@ -1,0 +1,130 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "seedance/core/rng.h"
+#include "seedance/core/status.h"
+#include "seedance/sim/fleet.h"
+#include "seedance/sim/workload.h"
+
+namespace seedance::sim {
+
+// What a policy sees of one active (arrived, unfinished) job.
+struct JobView {
+  const JobSpec* spec = nullptr;
+  double remaining_steps = 0;
+  int pool = -1;              // pool it ran on last round, -1 if none
+  bool ever_ran = false;
+  int preemptions = 0;        // spot interruptions so far
+  double ran_s = 0;           // seconds it has run (any pool)
+};
+
+// What a policy sees of one pool.
+struct PoolView {
+  const PoolSpec* spec = nullptr;
+  int held = 0;       // GPUs provisioned (billed); owned: max_gpus
+  int ready = 0;      // of which usable now
+  int capacity = 0;   // GPUs obtainable now (quota, or spot availability)
+};
+
+class SimView {
+ public:
+  double now = 0;
+  double round_s = 360;
+  const FleetSpec* fleet = nullptr;
+  std::vector<JobView> jobs;   // active jobs, by id
+  std::vector<PoolView> pools;  // by pool index
+};
+
+// A policy's wish for the next round: run `job_id` on pool `pool`. Order matters: when a pool has
+// fewer ready GPUs than asked for, earlier entries win.
+struct Assignment {
+  std::int64_t job_id = 0;
+  int pool = 0;
+};
+
+// JobPolicy: decides every round which jobs run where. Implementations keep their own state
+// (allocations, priorities) and get the executed time back after each round.
+class JobPolicy {
+ public:
+  virtual ~JobPolicy() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::vector<Assignment> Schedule(const SimView& view, Rng& rng) = 0;
+  virtual void OnArrival(const JobSpec& /*job*/, double /*now*/) {}
+  virtual void OnCompletion(const JobSpec& /*job*/, double /*now*/) {}
+  // The job ran `seconds` on `pool` during the round that just ended.
+  virtual void OnExecuted(std::int64_t /*job_id*/, int /*pool*/, double /*seconds*/) {}
+  // Checkpoint interval for a job on spot (S3.3); infinity: never checkpoint.
+  virtual double CheckpointInterval(const JobView& /*job*/, const SimView& /*view*/) const;
+  virtual AutoscaleMode autoscale() const { return AutoscaleMode::kReactive; }
+};
+
+struct SimOptions {
+  double round_s = 360;
+  // Gavel's simulator ends a round when the last scheduled job's steps are done (rounds can be
+  // shorter than round_s) and counts whole steps per round; on for the Gavel reproduction.
+  bool gavel_rounds = false;
+  // Stop once these jobs (ids [first, last)) are done; -1: run until every job is done.
+  std::int64_t measure_first = -1;
+  std::int64_t measure_last = -1;
+  std::uint64_t seed = 0;
+  double utilization_bucket_s = 3600;  // resolution of the utilization series
+  double max_sim_s = 3650.0 * 24 * 3600;  // safety stop (10 years)
+};
+
+struct JobResult {
+  std::int64_t id = 0;
+  double arrival_s = 0;
+  double first_start_s = -1;
+  double finish_s = -1;   // -1: not finished when the simulation stopped
+  double deadline_s = kNoDeadline;
+  double cost_usd = 0;    // GPU time it used, at the pool's price
+  double gpu_seconds = 0;
+  double useful_gpu_seconds = 0;  // GPU time whose progress was kept
+  int preemptions = 0;
+  bool deadline_missed = false;
+  std::string tenant;
+};
+
+struct UtilizationPoint {
+  double t_s = 0;
+  double held_gpus = 0;  // average over the bucket
+  double busy_gpus = 0;
+};
+
+struct SimResult {
+  std::string policy;
+  std::vector<JobResult> jobs;  // by id, all arrived jobs
+  double total_cost_usd = 0;    // GPUs held (per second) + owned GPUs used + cold-start idle
+  double gpu_cost_usd = 0;
+  double cold_start_idle_usd = 0;
+  double idle_held_usd = 0;     // held but not running any job
+  std::vector<double> cost_by_pool_usd;
+  std::vector<double> gpu_seconds_by_pool;
+  double busy_gpu_seconds = 0;
+  double held_gpu_seconds = 0;
+  double useful_gpu_seconds = 0;
+  int spot_interruptions = 0;
+  int deadline_misses = 0;
+  int unfinished = 0;
+  double makespan_s = 0;
+  std::vector<UtilizationPoint> utilization;
+  std::int64_t rounds = 0;
+  std::int64_t decisions = 0;
+  double wall_seconds = 0;
+
+  double AvgJctHours(std::int64_t first = -1, std::int64_t last = -1) const;
+  double P99JctHours() const;
+  double Utilization() const;
+};
+
+// Runs `policy` on `workload` over `fleet`. Deterministic for a given options.seed.
+// Errors: kInvalidArgument if the workload and fleet GPU types differ or either is invalid.
+Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, JobPolicy& policy,
+                           const SimOptions& options);
+
+}  // namespace seedance::sim

@@ -1,0 +1,86 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "seedance/core/status.h"
+
+namespace seedance::sim {
+
+// Where a GPU comes from (S3): owned (always there, billed by use in Gavel-style accounting),
+// on-demand (provisioned after a cold start, billed per second from the request) or spot
+// (cheaper, billed per second, taken back when the availability series drops).
+enum class Tier { kOwned, kOnDemand, kSpot };
+std::string_view TierName(Tier tier);
+
+// SpotSeries: how many spot GPUs of one pool exist at each tick (SkyPilot spot-traces format:
+// {"metadata": {"gap_seconds": g}, "data": [n0, n1, ...]}, one value per tick, instances).
+// The series repeats when a simulation outlasts it.
+class SpotSeries {
+ public:
+  SpotSeries() = default;
+  SpotSeries(double gap_s, std::vector<int> instances, int gpus_per_instance);
+
+  // Loads one spot-traces JSON file. Errors name the file and the field.
+  static Result<SpotSeries> LoadFile(const std::string& path, int gpus_per_instance);
+  // Sums several series tick by tick (zones pooled, SkyPilot-style failover); gaps must match.
+  static Result<SpotSeries> Sum(const std::vector<SpotSeries>& parts);
+
+  bool empty() const { return instances_.empty(); }
+  double gap_s() const { return gap_s_; }
+  std::size_t ticks() const { return instances_.size(); }
+  // Spot GPUs available at simulated time t (cyclic).
+  int AvailableAt(double t) const;
+  // First tick boundary strictly after t.
+  double NextChangeAfter(double t) const;
+  // Mean time between capacity drops, seconds (for the checkpoint interval; S3.3).
+  double MeanTimeBetweenDrops() const;
+  // Fraction of ticks with at least `gpus` available.
+  double AvailabilityFraction(int gpus) const;
+
+ private:
+  double gap_s_ = 0;
+  int gpus_per_instance_ = 1;
+  std::vector<int> instances_;
+};
+
+// One capacity pool: GPUs of one type in one tier.
+struct PoolSpec {
+  int type = 0;        // index into FleetSpec::gpu_types
+  Tier tier = Tier::kOnDemand;
+  int max_gpus = 0;    // quota (owned: the count)
+  double usd_per_gpu_hour = 0;
+  SpotSeries spot;     // tier == kSpot: availability; empty = always max_gpus
+};
+
+// How held capacity follows demand (S3.4).
+enum class AutoscaleMode {
+  kReactive,    // HPA-like: scale up on demand, scale down after a delay
+  kPredictive,  // seasonal forecast of demand: pre-warm before arrivals, release idle at once
+};
+std::string_view AutoscaleModeName(AutoscaleMode mode);
+
+// FleetSpec: GPU types, pools and the time constants of provisioning and recovery.
+struct FleetSpec {
+  std::string name;
+  std::vector<std::string> gpu_types;
+  std::vector<PoolSpec> pools;
+  double cold_start_s = 180;        // request -> usable (on-demand and spot)
+  double scale_down_delay_s = 600;  // reactive autoscaler: idle time before release
+  double restart_s = 60;            // restore from checkpoint after a preemption or a move
+  double checkpoint_cost_s = 30;    // one checkpoint, seconds of lost progress
+  // Seed's cold-start idle price (S3.4): host cores and memory billed while a node boots.
+  double host_cores_per_gpu = 8;
+  double host_gib_per_gpu = 32;
+  double usd_per_core_s = 0.00012;
+  double usd_per_gib_s = 0.00003;
+
+  // Index of the pool (type, tier) or -1.
+  int FindPool(int type, Tier tier) const;
+  Status Validate() const;
+  // Cold-start idle cost of one GPU for `seconds` (S3.4 formula).
+  double ColdStartIdleUsd(double seconds) const;
+};
+
+}  // namespace seedance::sim

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "seedance/core/status.h"
+
+namespace seedance::sim {
+
+// LinearProgram: a small RAII wrapper over GLPK's simplex for the LPs of the simulator (Gavel's
+// allocation, the cost lower bound). Columns and rows are 0-based here.
+class LinearProgram {
+ public:
+  enum class Sense { kMinimize, kMaximize };
+  explicit LinearProgram(Sense sense);
+  ~LinearProgram();
+  LinearProgram(const LinearProgram&) = delete;
+  LinearProgram& operator=(const LinearProgram&) = delete;
+
+  // Adds a column lo <= x <= hi (hi = infinity for none) with objective coefficient `cost`.
+  int AddColumn(double cost, double lo, double hi);
+  // Adds a row lo <= sum coef * x <= hi (use -inf / inf for one-sided rows).
+  int AddRow(const std::vector<std::pair<int, double>>& terms, double lo, double hi);
+  void SetObjective(int col, double cost);
+  void ClearObjective();
+
+  // Solves (presolve + simplex). Errors: kInternal when GLPK fails or the LP is infeasible.
+  Status Solve();
+  double objective() const { return objective_; }
+  double value(int col) const { return values_[static_cast<std::size_t>(col)]; }
+  int columns() const { return columns_; }
+
+ private:
+  void* lp_;  // glp_prob*
+  int columns_ = 0;
+  int rows_ = 0;
+  double objective_ = 0;
+  std::vector<double> values_;
+  std::vector<int> ia_, ja_;
+  std::vector<double> ar_;
+  bool loaded_ = false;
+};
+
+}  // namespace seedance::sim

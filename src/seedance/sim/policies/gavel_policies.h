@@ -1,0 +1,90 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "seedance/sim/engine.h"
+
+namespace seedance::sim {
+
+// GavelRoundPolicy: Gavel's round-based mechanism (OSDI'20, stanford-futuredata/gavel
+// scheduler.py), reimplemented: a policy computes an allocation X[job][pool] (share of time);
+// every round, priorities = X / share of the pool's time the job received since the last reset,
+// and per pool (in a fixed order) jobs are taken by (priority, deficit, allocation) descending,
+// each job at most once per round. Allocations are recomputed when a job arrived or finished
+// and at least `min_reset_s` (Gavel: 1,920 s) passed since the last reset.
+class GavelRoundPolicy : public JobPolicy {
+ public:
+  void OnArrival(const JobSpec& job, double now) override;
+  void OnCompletion(const JobSpec& job, double now) override;
+  void OnExecuted(std::int64_t job_id, int pool, double seconds) override;
+  std::vector<Assignment> Schedule(const SimView& view, Rng& rng) override;
+
+  double min_reset_s = 1920;
+
+ protected:
+  using Allocation = std::map<std::int64_t, std::vector<double>>;  // job -> share per pool
+  // Computes a new allocation for the active jobs of `view`.
+  virtual Allocation ComputeAllocation(const SimView& view, Rng& rng) = 0;
+  // Gavel shuffles the worker-type order every round for policies that are not
+  // heterogeneity-aware ("Perf") ones.
+  virtual bool shuffle_pool_order() const { return false; }
+  // FIFO policies never run a job with zero priority.
+  virtual bool skip_zero_priority() const { return false; }
+
+ private:
+  void ResetTimeRunSoFar(double now, std::size_t n_pools);
+
+  Allocation allocation_;
+  std::map<std::int64_t, std::vector<double>> job_time_;  // since reset, per pool
+  std::map<std::int64_t, std::vector<double>> deficit_;
+  std::vector<double> pool_time_;
+  double last_reset_ = 0;
+  bool reset_once_ = false;
+  bool need_update_ = false;
+  double round_s_ = 360;
+};
+
+// Gavel's `fifo` (heterogeneity-agnostic). With `gavel_compat` it copies the original's
+// worker-type choice (the loop variable left on the last name of the sorted available types; the
+// random draw only decides which type leaves the list when its count reaches exactly 0), which is
+// what Gavel's published FIFO numbers come from; without it the type is drawn uniformly among
+// those with room, as the original intends. `perf` = Gavel-FIFO: fastest free type, recomputed.
+class GavelFifoPolicy : public GavelRoundPolicy {
+ public:
+  GavelFifoPolicy(bool perf, bool gavel_compat) : perf_(perf), gavel_compat_(gavel_compat) {}
+  std::string_view name() const override { return perf_ ? "gavel-fifo" : "fifo"; }
+
+ protected:
+  Allocation ComputeAllocation(const SimView& view, Rng& rng) override;
+  bool shuffle_pool_order() const override { return !perf_; }
+  bool skip_zero_priority() const override { return true; }
+
+ private:
+  bool perf_;
+  bool gavel_compat_;
+  std::map<std::int64_t, int> assigned_;  // job -> pool (base mode keeps it across calls)
+};
+
+// Gavel's `max_min_fairness_perf` (Gavel-LAS): max-min of throughput normalized by the job's
+// throughput on an equal share of every type, weighted by scale factor and priority, as an LP
+// (GLPK). The optimal face is not a point; after the max-min value t* we maximize the total
+// normalized throughput with every job kept at >= t*, which picks a deterministic, efficient
+// point of that face. `agnostic` = plain LAS (all throughputs treated as equal).
+class GavelLasPolicy : public GavelRoundPolicy {
+ public:
+  explicit GavelLasPolicy(bool agnostic = false) : agnostic_(agnostic) {}
+  std::string_view name() const override { return agnostic_ ? "las" : "gavel-las"; }
+
+ protected:
+  Allocation ComputeAllocation(const SimView& view, Rng& rng) override;
+  bool shuffle_pool_order() const override { return agnostic_; }
+
+ private:
+  bool agnostic_;
+};
+
+}  // namespace seedance::sim

@@ -1,0 +1,183 @@
+#include "seedance/sim/policies/seedance_cost_policy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace seedance::sim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double BestThroughput(const JobSpec& s) {
+  return *std::max_element(s.steps_per_s.begin(), s.steps_per_s.end());
+}
+
+// On-demand pool of the same GPU type, or -1.
+int OnDemandTwin(const SimView& view, int type) {
+  for (std::size_t p = 0; p < view.pools.size(); ++p) {
+    const PoolSpec& s = *view.pools[p].spec;
+    if (s.type == type && s.tier != Tier::kSpot) return static_cast<int>(p);
+  }
+  return -1;
+}
+
+}  // namespace
+
+double SeedanceCostPolicy::CheckpointInterval(const JobView& /*job*/, const SimView& view) const {
+  // Young/Daly: tau = sqrt(2 C M). M from the worst spot series of the fleet.
+  double mtbf = kInf;
+  for (const auto& p : view.pools) {
+    if (p.spec->tier == Tier::kSpot && !p.spec->spot.empty()) {
+      mtbf = std::min(mtbf, p.spec->spot.MeanTimeBetweenDrops());
+    }
+  }
+  if (!std::isfinite(mtbf)) return kInf;
+  return std::sqrt(2.0 * std::max(1.0, view.fleet->checkpoint_cost_s) * mtbf);
+}
+
+void SeedanceCostPolicy::OnCompletion(const JobSpec& job, double /*now*/) {
+  pinned_on_demand_.erase(job.id);
+  placed_at_.erase(job.id);
+  placed_pool_.erase(job.id);
+}
+
+std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /*rng*/) {
+  const FleetSpec& fleet = *view.fleet;
+  const double now = view.now;
+  struct Cand {
+    const JobView* job;
+    double key;
+    bool urgent;
+  };
+  std::vector<Cand> order;
+  for (const auto& jv : view.jobs) {
+    const JobSpec& s = *jv.spec;
+    double best = BestThroughput(s);
+    double remaining_s = jv.remaining_steps / best;
+    bool urgent = false;
+    if (std::isfinite(s.deadline_s)) {
+      double slack = s.deadline_s - now - remaining_s - fleet.restart_s - view.round_s;
+      if (slack < config_.deadline_margin_s) {
+        urgent = true;
+        if (config_.enabled) pinned_on_demand_[s.id] = true;
+      }
+    }
+    // Shortest remaining first, aged by waiting time so long jobs are not starved.
+    double wait = std::max(0.0, now - s.arrival_s);
+    double key = remaining_s / (1.0 + wait / std::max(remaining_s, 3600.0));
+    if (jv.pool >= 0) key *= 0.5;  // running jobs keep their place
+    order.push_back(Cand{&jv, key, urgent || s.priority == JobPriority::kCritical});
+  }
+  std::sort(order.begin(), order.end(), [](const Cand& a, const Cand& b) {
+    if (a.urgent != b.urgent) return a.urgent;
+    if (a.key != b.key) return a.key < b.key;
+    return a.job->spec->id < b.job->spec->id;
+  });
+
+  std::vector<int> left(view.pools.size());
+  for (std::size_t p = 0; p < view.pools.size(); ++p) left[p] = view.pools[p].capacity;
+  std::vector<Assignment> out;
+  for (const auto& c : order) {
+    const JobView& jv = *c.job;
+    const JobSpec& s = *jv.spec;
+    const double best = BestThroughput(s);
+    // Keep a job where it is during warm-up, and in general unless it must move.
+    int keep = -1;
+    if (jv.pool >= 0) {
+      auto p = static_cast<std::size_t>(jv.pool);
+      bool spot_ok = view.pools[p].spec->tier != Tier::kSpot ||
+                     (!pinned_on_demand_.count(s.id) && view.pools[p].capacity >= s.gpus);
+      if (spot_ok && left[p] >= s.gpus) keep = jv.pool;
+    }
+    int choice = keep;
+    if (choice < 0) {
+      double best_score = kInf;
+      for (std::size_t p = 0; p < view.pools.size(); ++p) {
+        const PoolSpec& ps = *view.pools[p].spec;
+        double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
+        if (thr <= 0 || left[p] < s.gpus) continue;
+        double price = ps.usd_per_gpu_hour;
+        if (config_.enabled && thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s)) {
+          continue;
+        }
+        double expected_s = jv.remaining_steps / thr;
+        if (ps.tier == Tier::kSpot) {
+          if (!config_.enabled || s.priority == JobPriority::kCritical || pinned_on_demand_.count(s.id)) {
+            continue;
+          }
+          int twin = OnDemandTwin(view, ps.type);
+          double od = twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].spec->usd_per_gpu_hour : kInf;
+          if (price > config_.max_price_ratio * od) continue;
+          // Expected overhead: checkpoints C/tau plus lost work (tau/2 + restart) per interruption.
+          double mtbf = ps.spot.empty() ? kInf : ps.spot.MeanTimeBetweenDrops();
+          if (std::isfinite(mtbf) && expected_s >= config_.short_job_s) {
+            double tau = std::sqrt(2.0 * std::max(1.0, fleet.checkpoint_cost_s) * mtbf);
+            price *= 1.0 + fleet.checkpoint_cost_s / tau + (tau / 2 + fleet.restart_s) / mtbf;
+          }
+        }
+        if (!config_.enabled) price = 1.0;  // agnostic: fastest wins below
+        double score = config_.enabled ? price * s.gpus / thr : 1.0 / thr;
+        // A job with a deadline must still make it on this type.
+        if (std::isfinite(s.deadline_s) && now + expected_s + fleet.restart_s > s.deadline_s) continue;
+        if (score < best_score - 1e-12) {
+          best_score = score;
+          choice = static_cast<int>(p);
+        }
+      }
+      if (choice < 0 && std::isfinite(s.deadline_s)) {
+        // Nothing can make the deadline any more: run as fast as possible.
+        double best_thr = 0;
+        for (std::size_t p = 0; p < view.pools.size(); ++p) {
+          const PoolSpec& ps = *view.pools[p].spec;
+          double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
+          if (ps.tier == Tier::kSpot || left[p] < s.gpus || thr <= best_thr) continue;
+          best_thr = thr;
+          choice = static_cast<int>(p);
+        }
+      }
+      if (choice >= 0 && !config_.spot_fallback && jv.preemptions > 0 &&
+          view.pools[static_cast<std::size_t>(choice)].spec->tier != Tier::kSpot &&
+          !pinned_on_demand_.count(s.id)) {
+        choice = -1;  // without fallback, interrupted work waits for spot
+      }
+    }
+    if (choice < 0) continue;
+    left[static_cast<std::size_t>(choice)] -= s.gpus;
+    out.push_back(Assignment{s.id, choice});
+  }
+  return out;
+}
+
+std::vector<Assignment> FifoOnDemandPolicy::Schedule(const SimView& view, Rng& rng) {
+  std::vector<int> left(view.pools.size());
+  for (std::size_t p = 0; p < view.pools.size(); ++p) {
+    left[p] = view.pools[p].spec->tier == Tier::kSpot ? 0 : view.pools[p].capacity;
+  }
+  std::vector<Assignment> out;
+  // Running jobs keep their GPUs; then arrivals in order, each on a random type with room.
+  for (const auto& jv : view.jobs) {
+    auto it = pool_of_.find(jv.spec->id);
+    if (it == pool_of_.end()) continue;
+    left[static_cast<std::size_t>(it->second)] -= jv.spec->gpus;
+    out.push_back(Assignment{jv.spec->id, it->second});
+  }
+  for (const auto& jv : view.jobs) {
+    if (pool_of_.count(jv.spec->id)) continue;
+    std::vector<int> cands;
+    for (std::size_t p = 0; p < view.pools.size(); ++p) {
+      double thr = jv.spec->steps_per_s[static_cast<std::size_t>(view.pools[p].spec->type)];
+      if (thr > 0 && left[p] >= jv.spec->gpus) cands.push_back(static_cast<int>(p));
+    }
+    if (cands.empty()) break;  // FIFO: nobody jumps the queue
+    int p = cands[static_cast<std::size_t>(rng.Uniform(cands.size()))];
+    left[static_cast<std::size_t>(p)] -= jv.spec->gpus;
+    pool_of_[jv.spec->id] = p;
+    out.push_back(Assignment{jv.spec->id, p});
+  }
+  return out;
+}
+
+void FifoOnDemandPolicy::OnCompletion(const JobSpec& job, double /*now*/) { pool_of_.erase(job.id); }
+
+}  // namespace seedance::sim

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "seedance/sim/engine.h"
+
+namespace seedance::sim {
+
+// Settings of the cost-aware scheduler (S3.1, seedance-config.yaml `scheduler.cost_aware`).
+struct CostAwareConfig {
+  bool enabled = true;
+  bool spot_fallback = true;       // spot unavailable or interrupted -> on-demand
+  double max_price_ratio = 0.65;   // use spot only while spot <= ratio x on-demand; in (0, 1]
+  double warmup_window_s = 300;    // a job younger than this on its pool is never moved
+  // Beyond the seed: the slowest type we accept, as a share of the job's fastest type's speed
+  // (keeps JCT in check when a slow type is cheapest per step).
+  double min_speed_ratio = 0.5;
+  double short_job_s = 900;        // S3.2: expected duration below this -> spot
+  double deadline_margin_s = 1800; // switch to on-demand when slack falls below this
+  AutoscaleMode autoscale = AutoscaleMode::kPredictive;
+};
+
+// SeedanceCostPolicy: cost-aware heterogeneous scheduling (S2.4, S3.1-S3.4).
+// - Order: deadline-critical jobs first (least slack), then shortest remaining time (on the
+//   job's fastest type) with aging, ties by id.
+// - Type: the cheapest expected dollars per step among types at least min_speed_ratio as fast as
+//   the job's fastest, counting spot's checkpoint and interruption overhead.
+// - Tier (S3.2): critical -> on-demand; expected duration < short_job_s -> spot; otherwise the
+//   cheaper in expectation; spot only while its price <= max_price_ratio x on-demand.
+// - Checkpoints every Young/Daly interval sqrt(2 C MTBF) from the pool's interruption series.
+// - Deadlines: a job whose slack on on-demand falls below deadline_margin_s moves to on-demand
+//   and stays there (the "Can't Be Late" safety rule).
+// - Non-preemptive otherwise: a running job keeps its pool (no time-slicing churn).
+class SeedanceCostPolicy : public JobPolicy {
+ public:
+  explicit SeedanceCostPolicy(CostAwareConfig config) : config_(config) {}
+  std::string_view name() const override { return "seedance"; }
+  std::vector<Assignment> Schedule(const SimView& view, Rng& rng) override;
+  double CheckpointInterval(const JobView& job, const SimView& view) const override;
+  AutoscaleMode autoscale() const override { return config_.autoscale; }
+  void OnCompletion(const JobSpec& job, double now) override;
+
+ private:
+  CostAwareConfig config_;
+  std::map<std::int64_t, bool> pinned_on_demand_;
+  std::map<std::int64_t, double> placed_at_;
+  std::map<std::int64_t, int> placed_pool_;
+};
+
+// On-demand-only baseline policies for cloud fleets: FIFO heterogeneity-agnostic (random type
+// among those with room, on-demand tier only), as most clusters run.
+class FifoOnDemandPolicy : public JobPolicy {
+ public:
+  std::string_view name() const override { return "fifo"; }
+  std::vector<Assignment> Schedule(const SimView& view, Rng& rng) override;
+  void OnCompletion(const JobSpec& job, double now) override;
+
+ private:
+  std::map<std::int64_t, int> pool_of_;
+};
+
+}  // namespace seedance::sim
