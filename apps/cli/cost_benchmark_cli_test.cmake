@@ -28,9 +28,61 @@ if(CASE STREQUAL "bad_prices")
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("prices\\.csv:3:4: field 'usd_per_gpu_hour_on_demand'")
 elseif(CASE STREQUAL "bad_workload")
-  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload philly --out "${out}"
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload nosuch --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  expect_exit_2("unknown workload 'philly' \\(accepted: openb\\)")
+  expect_exit_2("unknown workload 'nosuch' \\(accepted: llm-finetune, gavel, philly, openb")
+elseif(CASE STREQUAL "bad_config_key")
+  file(WRITE "${WORK}/c.yaml" "scheduler:\n  cost_aware:\n    enabled: true\n    max_price_ration: 0.5\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("c\\.yaml:4: key 'scheduler\\.cost_aware\\.max_price_ration': unknown key")
+elseif(CASE STREQUAL "bad_config_ratio")
+  file(WRITE "${WORK}/c.yaml" "scheduler:\n  cost_aware:\n    max_price_ratio: 1.5\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("c\\.yaml:3: key 'scheduler\\.cost_aware\\.max_price_ratio': 1\\.5 is out of range \\(0, 1\\]")
+elseif(CASE STREQUAL "bad_config_window")
+  file(WRITE "${WORK}/c.yaml" "scheduler:\n  cost_aware:\n    warmup_window: -5\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("c\\.yaml:3: key 'scheduler\\.cost_aware\\.warmup_window': -5 is out of range")
+elseif(CASE STREQUAL "bad_duration")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 7x --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--duration: '7x' is not a positive duration")
+elseif(CASE STREQUAL "bad_jobs_csv")
+  file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_V100\n0,0,a,1,100,2\n1,10,b,1,-4,2\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("jobs\\.csv:3:[0-9]+: field 'total_steps'")
+elseif(CASE STREQUAL "bad_spot_series")
+  file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_V100\n0,0,a,1,100,2\n")
+  file(MAKE_DIRECTORY "${WORK}/data/spot_traces")
+  file(WRITE "${WORK}/data/spot_traces/aws-10-26-2022_us-west-2a_v100_8.json" "{\"metadata\": {\"gap_seconds\": 600}, \"data\": [1, -2]}")
+  file(WRITE "${WORK}/data/spot_traces/aws-10-26-2022_us-west-2b_v100_8.json" "{\"metadata\": {\"gap_seconds\": 600}, \"data\": [1]}")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env "SEEDANCE_DATA_DIR=${WORK}/data"
+                          "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --no-packing --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("us-west-2a_v100_8\\.json: field 'data\\[1\\]'")
+elseif(CASE STREQUAL "determinism")
+  foreach(run a b)
+    execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 2d --no-packing --seed 7 --out "${WORK}/${run}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "exit ${rc}\n${stderr}")
+    endif()
+    file(READ "${WORK}/${run}/results.json" json_${run})
+    string(REGEX REPLACE "\"(wall_seconds|solve_seconds)\": [0-9.e+-]+" "" json_${run} "${json_${run}}")
+  endforeach()
+  if(NOT json_a STREQUAL json_b)
+    message(FATAL_ERROR "results.json differs between two runs with the same seed")
+  endif()
+  foreach(key "\"policies\"" "\"lower_bound_usd\"" "\"name\": \"fifo\"" "\"name\": \"gavel-las\""
+              "\"name\": \"seedance\"" "\"total_cost_usd\"" "\"avg_jct_hours\"" "\"deadline_misses\"")
+    if(NOT json_a MATCHES "${key}")
+      message(FATAL_ERROR "results.json lacks ${key}")
+    endif()
+  endforeach()
 elseif(CASE STREQUAL "one_seed")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --seeds 42 --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)

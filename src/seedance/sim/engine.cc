@@ -191,14 +191,18 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       int target = d;
       if (mode == AutoscaleMode::kPredictive) {
         ps.demand_by_round[round_index(t)] = demand[p];
-        // Seasonal-naive forecast: what was asked for a day ago, over the next cold start.
+        // Seasonal-naive forecast of demand growth: what was added a day ago over the next cold
+        // start is pre-warmed on top of today's demand.
         const double day = 86400.0;
-        int forecast = 0;
-        for (double x = t; x <= t + fleet.cold_start_s + options.round_s; x += options.round_s) {
-          auto it = ps.demand_by_round.find(round_index(x - day));
-          if (it != ps.demand_by_round.end()) forecast = std::max(forecast, it->second);
+        int growth = 0;
+        for (double x = t + options.round_s; x <= t + fleet.cold_start_s + options.round_s; x += options.round_s) {
+          auto now_it = ps.demand_by_round.find(round_index(x - day));
+          auto prev_it = ps.demand_by_round.find(round_index(x - day) - 1);
+          if (now_it != ps.demand_by_round.end() && prev_it != ps.demand_by_round.end()) {
+            growth += std::max(0, now_it->second - prev_it->second);
+          }
         }
-        target = std::min(cap, std::max(d, forecast));
+        target = std::min(cap, d + growth);
         if (target > ps.held) acquire(p, target - ps.held, t);
         if (target < ps.held) release(p, ps.held - target);
       } else {
@@ -359,13 +363,15 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
         return active[runs[a].job].spec->id > active[runs[b].job].spec->id;
       });
       int used = pools[p].in_use;
-      for (double x = spec.spot.NextChangeAfter(t); x < round_end && used > 0;
+      // A drop exactly at the round's end still interrupts the jobs running into it.
+      for (double x = spec.spot.NextChangeAfter(t); x <= round_end && used > 0;
            x = spec.spot.NextChangeAfter(x)) {
         int cap = std::min(spec.max_gpus, spec.spot.AvailableAt(x));
         std::size_t k = 0;
         while (used > cap && k < mine.size()) {
           std::size_t r = mine[k++];
-          if (stop_at[r] < kInf || runs[r].finish <= x) continue;
+          bool completes = runs[r].steps >= active[runs[r].job].remaining && runs[r].finish <= x;
+          if (stop_at[r] < kInf || completes) continue;
           stop_at[r] = x;
           used -= active[runs[r].job].spec->gpus;
         }
@@ -480,6 +486,11 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     t = round_end;
   }
 
+  // The reactive autoscaler keeps idle GPUs for its scale-down delay after the last job.
+  if (mode == AutoscaleMode::kReactive) {
+    for (auto& ps : pools) ps.in_use = 0;
+    bill_held(t, t + fleet.scale_down_delay_s);
+  }
   for (auto& jr : res.jobs) {
     if (jr.finish_s < 0) {
       ++res.unfinished;

@@ -56,9 +56,18 @@ std::vector<Assignment> GavelRoundPolicy::Schedule(const SimView& view, Rng& rng
     for (auto& [id, v] : deficit_) v.assign(n_pools, 0.0);
   }
   const double now = view.now;
+  SimView capped;
+  const SimView* v = &view;
+  if (exclude_spot) {
+    capped = view;
+    for (auto& p : capped.pools) {
+      if (p.spec->tier == Tier::kSpot) p.capacity = 0;
+    }
+    v = &capped;
+  }
   if (need_update_ && (!reset_once_ || now - last_reset_ >= min_reset_s)) {
     ResetTimeRunSoFar(now, n_pools);
-    allocation_ = ComputeAllocation(view, rng);
+    allocation_ = ComputeAllocation(*v, rng);
     need_update_ = false;
     reset_once_ = true;
   }
@@ -111,7 +120,7 @@ std::vector<Assignment> GavelRoundPolicy::Schedule(const SimView& view, Rng& rng
     queue.insert(queue.end(), per_pool.begin(), per_pool.end());
   }
   std::vector<int> left(n_pools);
-  for (std::size_t p = 0; p < n_pools; ++p) left[p] = view.pools[p].capacity;
+  for (std::size_t p = 0; p < n_pools; ++p) left[p] = v->pools[p].capacity;
   std::map<std::int64_t, bool> done;
   std::vector<Assignment> out;
   for (const auto& e : queue) {

@@ -24,6 +24,8 @@ class GavelRoundPolicy : public JobPolicy {
   std::vector<Assignment> Schedule(const SimView& view, Rng& rng) override;
 
   double min_reset_s = 1920;
+  // Cloud fleets: the Gavel baselines run on owned/on-demand capacity only.
+  bool exclude_spot = false;
 
  protected:
   using Allocation = std::map<std::int64_t, std::vector<double>>;  // job -> share per pool

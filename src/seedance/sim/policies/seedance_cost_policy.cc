@@ -91,14 +91,17 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
       if (spot_ok && left[p] >= s.gpus) keep = jv.pool;
     }
     int choice = keep;
-    if (choice < 0) {
+    for (int pass = 0; pass < 2 && choice < 0; ++pass) {
+      // Second pass: rather than queue, accept a slower type (still the cheapest per step).
+      const bool relax = pass == 1;
       double best_score = kInf;
       for (std::size_t p = 0; p < view.pools.size(); ++p) {
         const PoolSpec& ps = *view.pools[p].spec;
         double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
         if (thr <= 0 || left[p] < s.gpus) continue;
         double price = ps.usd_per_gpu_hour;
-        if (config_.enabled && thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s)) {
+        if (config_.enabled && thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s) &&
+            !relax) {
           continue;
         }
         double expected_s = jv.remaining_steps / thr;
@@ -141,6 +144,19 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
           !pinned_on_demand_.count(s.id)) {
         choice = -1;  // without fallback, interrupted work waits for spot
       }
+    }
+    if (choice >= 0 && keep < 0 && config_.enabled && config_.spot_patience > 0 &&
+        !std::isfinite(s.deadline_s) && s.priority != JobPriority::kCritical &&
+        view.pools[static_cast<std::size_t>(choice)].spec->tier != Tier::kSpot) {
+      // Would a spot pool of an acceptable type be cheaper? Then wait for it, within patience.
+      bool spot_exists = false;
+      for (const auto& p : view.pools) {
+        double thr = s.steps_per_s[static_cast<std::size_t>(p.spec->type)];
+        if (p.spec->tier == Tier::kSpot && thr >= config_.min_speed_ratio * best) spot_exists = true;
+      }
+      double waited = now - s.arrival_s;
+      double budget = config_.spot_patience * jv.remaining_steps / best;
+      if (spot_exists && waited < budget) choice = -1;
     }
     if (choice < 0) continue;
     left[static_cast<std::size_t>(choice)] -= s.gpus;

@@ -15,7 +15,11 @@ struct CostAwareConfig {
   double warmup_window_s = 300;    // a job younger than this on its pool is never moved
   // Beyond the seed: the slowest type we accept, as a share of the job's fastest type's speed
   // (keeps JCT in check when a slow type is cheapest per step).
-  double min_speed_ratio = 0.5;
+  double min_speed_ratio = 0.3;
+  // Beyond the seed: a job without a deadline waits for spot capacity up to this multiple of its
+  // remaining run time (on its fastest type) before it falls back to on-demand (0 = never
+  // waits). Trades JCT slack for the spot discount, the way Uniform Progress spends slack.
+  double spot_patience = 1.0;
   double short_job_s = 900;        // S3.2: expected duration below this -> spot
   double deadline_margin_s = 1800; // switch to on-demand when slack falls below this
   AutoscaleMode autoscale = AutoscaleMode::kPredictive;

@@ -1,0 +1,176 @@
+#include "seedance/report/scenario_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "seedance/report/html.h"
+#include "seedance/report/svg_chart.h"
+
+namespace seedance::report {
+namespace {
+
+double Round(double v, double q) { return std::round(v / q) * q; }
+
+const sim::PolicyOutcome* Baseline(const sim::ScenarioResult& r) {
+  for (const auto& p : r.policies) {
+    if (p.name == "fifo") return &p;
+  }
+  return r.policies.empty() ? nullptr : &r.policies.front();
+}
+
+double CostPerUsefulGpuHour(const sim::SimResult& s) {
+  return s.useful_gpu_seconds > 0 ? s.total_cost_usd / (s.useful_gpu_seconds / 3600.0) : 0;
+}
+
+const char* kColors[] = {"#e15759", "#76b7b2", "#4e79a7", "#59a14f", "#edc948", "#b07aa1"};
+
+}  // namespace
+
+std::string ScenarioTable(const sim::ScenarioResult& r) {
+  std::string out = fmt::format("workload {} ({} jobs, arrivals over {:.1f} h) on fleet {}\n", r.workload, r.jobs,
+                                r.duration_s / 3600.0, r.fleet);
+  out += fmt::format("{:<22} {:>12} {:>10} {:>9} {:>9} {:>7} {:>8} {:>6} {:>10} {:>9}\n", "policy", "total $",
+                     "$/useful", "avg JCT", "p99 JCT", "misses", "spot int", "util", "vs fifo", "vs bound");
+  const auto* base = Baseline(r);
+  for (const auto& p : r.policies) {
+    const auto& s = p.result;
+    double save = base ? 100.0 * (1.0 - s.total_cost_usd / base->result.total_cost_usd) : 0;
+    double over = r.bound.usd > 0 ? 100.0 * (s.total_cost_usd / r.bound.usd - 1.0) : 0;
+    out += fmt::format("{:<22} {:>12.2f} {:>10.3f} {:>8.2f}h {:>8.2f}h {:>7} {:>8} {:>5.1f}% {:>9.1f}% {:>8.1f}%\n",
+                       p.name, s.total_cost_usd, CostPerUsefulGpuHour(s), s.AvgJctHours(), s.P99JctHours(),
+                       s.deadline_misses, s.spot_interruptions, 100.0 * s.Utilization(), save, over);
+  }
+  out += fmt::format("{:<22} {:>12.2f}   (LP relaxation, GLPK: {} columns, {} job classes)\n", "lower bound", r.bound.usd,
+                     r.bound.columns, r.bound.job_classes);
+  for (const auto& n : r.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
+  nlohmann::json j;
+  j["workload"] = {{"name", r.workload},
+                   {"jobs", r.jobs},
+                   {"arrival_window_s", Round(r.duration_s, 1e-3)},
+                   {"fleet", r.fleet},
+                   {"gpu_types", r.gpu_types},
+                   {"pools", r.pool_names},
+                   {"work_gpu_hours_on_fastest_type", Round(r.total_work_gpu_hours_fastest, 1e-3)},
+                   {"notes", r.notes}};
+  const auto* base = Baseline(r);
+  nlohmann::json pols = nlohmann::json::array();
+  for (const auto& p : r.policies) {
+    const auto& s = p.result;
+    nlohmann::json by_pool = nlohmann::json::object();
+    for (std::size_t k = 0; k < s.cost_by_pool_usd.size(); ++k) {
+      by_pool[r.pool_names[k]] = Round(s.cost_by_pool_usd[k], 1e-6);
+    }
+    pols.push_back({{"name", p.name},
+                    {"description", p.description},
+                    {"total_cost_usd", Round(s.total_cost_usd, 1e-6)},
+                    {"gpu_cost_usd", Round(s.gpu_cost_usd, 1e-6)},
+                    {"cold_start_idle_usd", Round(s.cold_start_idle_usd, 1e-6)},
+                    {"idle_held_usd", Round(s.idle_held_usd, 1e-6)},
+                    {"cost_per_useful_gpu_hour_usd", Round(CostPerUsefulGpuHour(s), 1e-6)},
+                    {"avg_jct_hours", Round(s.AvgJctHours(), 1e-6)},
+                    {"p99_jct_hours", Round(s.P99JctHours(), 1e-6)},
+                    {"deadline_misses", s.deadline_misses},
+                    {"spot_interruptions", s.spot_interruptions},
+                    {"gpu_utilization", Round(s.Utilization(), 1e-6)},
+                    {"unfinished_jobs", s.unfinished},
+                    {"savings_vs_fifo_pct",
+                     base ? Round(100.0 * (1.0 - s.total_cost_usd / base->result.total_cost_usd), 1e-4) : 0.0},
+                    {"over_lower_bound_pct",
+                     r.bound.usd > 0 ? Round(100.0 * (s.total_cost_usd / r.bound.usd - 1.0), 1e-4) : 0.0},
+                    {"cost_by_pool_usd", by_pool},
+                    {"wall_seconds", s.wall_seconds}});
+  }
+  j["policies"] = pols;
+  j["lower_bound_usd"] = Round(r.bound.usd, 1e-6);
+  j["lower_bound"] = {{"method", "LP relaxation (GLPK simplex) of the cheapest assignment of every job's work to "
+                                 "the fleet's pools per 6 h bucket, with pool capacity, spot availability, "
+                                 "per-job speed and deadlines"},
+                      {"columns", r.bound.columns},
+                      {"job_classes", r.bound.job_classes},
+                      {"solve_seconds", r.bound.seconds}};
+  return j;
+}
+
+std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
+  std::string h = "<section>\n<h2>Cost of running the workload: " + HtmlEscape(r.workload) + "</h2>\n";
+  h += "<p>" + std::to_string(r.jobs) + " jobs on fleet <code>" + HtmlEscape(r.fleet) +
+       "</code>; every policy sees the same arrivals, prices, cold starts and spot availability. "
+       "The lower bound is an LP relaxation: no policy can cost less.</p>\n";
+  // Bar chart: total cost per policy with the lower bound as a dashed line.
+  double max_cost = r.bound.usd;
+  for (const auto& p : r.policies) max_cost = std::max(max_cost, p.result.total_cost_usd);
+  const int width = 760, bar_h = 34, left = 170, right = 110;
+  const int height = static_cast<int>(r.policies.size()) * (bar_h + 12) + 60;
+  const double scale = max_cost > 0 ? (width - left - right) / max_cost : 0;
+  h += fmt::format("<svg viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"cost by policy\">\n",
+                   width, height);
+  int y = 20;
+  std::size_t k = 0;
+  for (const auto& p : r.policies) {
+    double w = p.result.total_cost_usd * scale;
+    h += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"13\">{}</text>\n", left - 8,
+                     y + bar_h / 2 + 5, HtmlEscape(p.name));
+    h += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>{}: ${:.2f}</title></rect>\n",
+                     left, y, w, bar_h, kColors[k % 6], HtmlEscape(p.name), p.result.total_cost_usd);
+    h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"12\">${:.0f}</text>\n", left + w + 6, y + bar_h / 2 + 5,
+                     p.result.total_cost_usd);
+    y += bar_h + 12;
+    ++k;
+  }
+  double lb = left + r.bound.usd * scale;
+  h += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"10\" y2=\"{1}\" stroke=\"#333\" stroke-dasharray=\"6 4\"/>\n", lb,
+                   y);
+  h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"12\">lower bound ${:.0f}</text>\n", lb + 4, y + 16, r.bound.usd);
+  h += "</svg>\n";
+  // Table.
+  h += "<table>\n<tr><th>policy</th><th>total $</th><th>$ per useful GPU-h</th><th>avg JCT h</th><th>p99 JCT h</th>"
+       "<th>deadline misses</th><th>spot interruptions</th><th>GPU util</th><th>cold-start idle $</th></tr>\n";
+  for (const auto& p : r.policies) {
+    const auto& s = p.result;
+    h += fmt::format("<tr><td title=\"{}\">{}</td><td>{:.2f}</td><td>{:.3f}</td><td>{:.2f}</td><td>{:.2f}</td><td>{}</td>"
+                     "<td>{}</td><td>{:.1f}%</td><td>{:.2f}</td></tr>\n",
+                     HtmlEscape(p.description), HtmlEscape(p.name), s.total_cost_usd, CostPerUsefulGpuHour(s),
+                     s.AvgJctHours(), s.P99JctHours(), s.deadline_misses, s.spot_interruptions, 100 * s.Utilization(),
+                     s.cold_start_idle_usd);
+  }
+  h += fmt::format("<tr><td>lower bound</td><td>{:.2f}</td><td colspan=\"7\">LP relaxation (GLPK)</td></tr>\n</table>\n",
+                   r.bound.usd);
+  // Utilization over time.
+  std::vector<ChartSeries> series;
+  k = 0;
+  for (const auto& p : r.policies) {
+    ChartSeries s;
+    s.name = p.name + " busy GPUs";
+    s.color = kColors[k % 6];
+    for (const auto& u : p.result.utilization) s.points.push_back(ChartPoint{u.t_s / 3600.0, u.busy_gpus});
+    series.push_back(std::move(s));
+    if (p.name == "seedance" || p.name == "fifo") {
+      ChartSeries held;
+      held.name = p.name + " held GPUs";
+      held.color = kColors[k % 6];
+      held.dashed = true;
+      held.stroke_width = 1;
+      for (const auto& u : p.result.utilization) held.points.push_back(ChartPoint{u.t_s / 3600.0, u.held_gpus});
+      series.push_back(std::move(held));
+    }
+    ++k;
+  }
+  LineChartSpec spec;
+  spec.id = "utilization";
+  spec.title = "GPUs over time (hourly averages): busy (solid) and held (dashed)";
+  spec.x.label = "hours since the first arrival";
+  spec.y.label = "GPUs";
+  spec.y.min = 0;
+  h += RenderLineChart(spec, series);
+  for (const auto& n : r.notes) h += "<p class=\"note\">" + HtmlEscape(n) + "</p>\n";
+  h += "</section>\n";
+  return h;
+}
+
+}  // namespace seedance::report

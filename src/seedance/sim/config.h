@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string>
+
+#include "seedance/core/status.h"
+#include "seedance/sim/policies/seedance_cost_policy.h"
+
+namespace seedance::sim {
+
+// seedance-config.yaml, the parts the simulator reads (S3.1, S3.3, S3.4):
+//   scheduler:
+//     cost_aware: {enabled: bool, spot_fallback: bool, max_price_ratio: (0,1],
+//                  warmup_window: seconds >= 0, min_speed_ratio: (0,1]}
+//     autoscaling: {mode: reactive|predictive, cold_start: s, scale_down_delay: s}
+//     checkpoint: {cost: s, restart: s}
+// Every key is optional; unknown keys and bad values are errors naming file:line and the key.
+struct SimConfig {
+  CostAwareConfig cost_aware;
+  double cold_start_s = 180;
+  double scale_down_delay_s = 600;
+  double checkpoint_cost_s = 30;
+  double restart_s = 60;
+};
+
+Result<SimConfig> LoadSimConfig(const std::string& path);
+Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& text);
+
+}  // namespace seedance::sim

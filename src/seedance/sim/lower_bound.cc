@@ -1,0 +1,104 @@
+#include "seedance/sim/lower_bound.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "seedance/sim/lp.h"
+
+namespace seedance::sim {
+
+Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fleet,
+                                  const LowerBoundOptions& options) {
+  SEEDANCE_RETURN_IF_ERROR(workload.Validate());
+  SEEDANCE_RETURN_IF_ERROR(fleet.Validate());
+  const auto wall0 = std::chrono::steady_clock::now();
+  LowerBound out;
+  if (workload.jobs.empty()) return out;
+  const double b = options.bucket_s;
+  double horizon = options.horizon_s;
+  if (horizon <= 0) horizon = workload.jobs.back().arrival_s + 30 * 86400.0;
+  for (const auto& j : workload.jobs) {
+    if (std::isfinite(j.deadline_s)) horizon = std::max(horizon, j.deadline_s);
+    // Room for the longest job to run on its fastest type after it arrives.
+    double best = *std::max_element(j.steps_per_s.begin(), j.steps_per_s.end());
+    horizon = std::max(horizon, j.arrival_s + 1.5 * j.total_steps / best + 2 * options.bucket_s);
+  }
+  const auto n_buckets = static_cast<int>(std::ceil(horizon / b));
+  struct Class {
+    const JobSpec* proto;
+    double work = 0;
+    int jobs = 0;
+    int first = 0, last = 0;  // bucket range, inclusive
+  };
+  std::map<std::tuple<std::vector<double>, int, int, int>, Class> classes;
+  for (const auto& j : workload.jobs) {
+    int first = static_cast<int>(j.arrival_s / b);
+    int last = std::isfinite(j.deadline_s) ? std::min(n_buckets - 1, static_cast<int>(j.deadline_s / b))
+                                           : n_buckets - 1;
+    auto& c = classes[{j.steps_per_s, j.gpus, first, last}];
+    c.proto = &j;
+    c.work += j.total_steps;
+    c.jobs += 1;
+    c.first = first;
+    c.last = last;
+  }
+  LinearProgram lp(LinearProgram::Sense::kMinimize);
+  const std::size_t n_pools = fleet.pools.size();
+  // pool_bucket_terms[p][bucket] collects columns for the capacity rows.
+  std::vector<std::vector<std::vector<std::pair<int, double>>>> cap_terms(
+      n_pools, std::vector<std::vector<std::pair<int, double>>>(static_cast<std::size_t>(n_buckets)));
+  for (const auto& [key, c] : classes) {
+    std::vector<std::pair<int, double>> work_terms;
+    std::vector<std::vector<std::pair<int, double>>> speed_terms(static_cast<std::size_t>(n_buckets));
+    const double gpus = c.proto->gpus;
+    for (std::size_t p = 0; p < n_pools; ++p) {
+      const PoolSpec& ps = fleet.pools[p];
+      double thr = c.proto->steps_per_s[static_cast<std::size_t>(ps.type)];
+      if (thr <= 0) continue;
+      for (int k = c.first; k <= c.last; ++k) {
+        int col = lp.AddColumn(ps.usd_per_gpu_hour / 3600.0, 0.0, std::numeric_limits<double>::infinity());
+        work_terms.emplace_back(col, thr / gpus);
+        cap_terms[p][static_cast<std::size_t>(k)].emplace_back(col, 1.0);
+        speed_terms[static_cast<std::size_t>(k)].emplace_back(col, 1.0 / gpus);
+      }
+    }
+    lp.AddRow(work_terms, c.work, c.work);
+    for (int k = c.first; k <= c.last; ++k) {
+      auto& terms = speed_terms[static_cast<std::size_t>(k)];
+      if (!terms.empty()) {
+        lp.AddRow(terms, -std::numeric_limits<double>::infinity(), c.jobs * b);
+      }
+    }
+  }
+  for (std::size_t p = 0; p < n_pools; ++p) {
+    const PoolSpec& ps = fleet.pools[p];
+    for (int k = 0; k < n_buckets; ++k) {
+      auto& terms = cap_terms[p][static_cast<std::size_t>(k)];
+      if (terms.empty()) continue;
+      double cap = ps.max_gpus;
+      if (ps.tier == Tier::kSpot && !ps.spot.empty()) {
+        // Average spot GPUs over the bucket.
+        double sum = 0;
+        int n = 0;
+        for (double t = k * b; t < (k + 1) * b; t += ps.spot.gap_s()) {
+          sum += std::min(ps.max_gpus, ps.spot.AvailableAt(t));
+          ++n;
+        }
+        cap = n > 0 ? sum / n : 0;
+      }
+      lp.AddRow(terms, -std::numeric_limits<double>::infinity(), cap * b);
+    }
+  }
+  Status s = lp.Solve();
+  if (!s.ok()) return InternalError("cost lower bound: " + s.message() + " (is the fleet too small for the work?)");
+  out.usd = lp.objective();
+  out.columns = lp.columns();
+  out.job_classes = static_cast<int>(classes.size());
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return out;
+}
+
+}  // namespace seedance::sim
