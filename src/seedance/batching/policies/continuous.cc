@@ -95,6 +95,7 @@ class ContinuousScheduler final : public Scheduler {
     }
     // 2. Waiting sequences (vLLM: only when nothing was preempted this step).
     if (!preempted || ordered_) AdmitWaiting(batch, &budget);
+    BuildShape(batch);
     if (batch->items.empty()) {
       pending_extra_s_ = batch->shape.extra_seconds;
       return false;
@@ -303,13 +304,18 @@ class ContinuousScheduler final : public Scheduler {
 
   // ---- admission ----
   void AdmitWaiting(Batch* batch, std::int64_t* budget) {
-    while (*budget > 0 && WaitingSize() > 0 && static_cast<int>(running_.size()) < MaxRunning()) {
+    while (*budget > 0 && WaitingSize() > 0) {
       const std::uint32_t id = TopWaiting();
       Seq& s = seqs_[id];
+      if (static_cast<int>(running_.size()) >= MaxRunning()) {
+        // At the batch cap a higher class displaces the lowest-class running sequence.
+        if (!cfg_.qos_priority || running_.empty() || seqs_[running_.back()].r.qos <= s.r.qos) break;
+        *budget += PreemptTail(batch);
+      }
       const std::int64_t remaining = Remaining(s);
       const std::int64_t need = std::min(remaining, *budget);
       if (!cfg_.chunked_prefill && need < remaining) break;
-      if (!ReserveForAdmission(id, need)) break;
+      if (!ReserveForAdmission(batch, id, need, budget)) break;
       PopWaiting();
       s.state = State::kRunning;
       s.admit_order = ++admit_counter_;
@@ -321,14 +327,14 @@ class ContinuousScheduler final : public Scheduler {
 
   // Allocates the blocks `id` needs to run `need` tokens now (restoring a swapped or cold copy
   // first). Makes room by preempting lower classes (qos_priority) or dropping cold copies.
-  bool ReserveForAdmission(std::uint32_t id, std::int64_t need) {
+  bool ReserveForAdmission(Batch* batch, std::uint32_t id, std::int64_t need, std::int64_t* budget) {
     Seq& s = seqs_[id];
     const std::int64_t reserve = cfg_.growth_reserve ? static_cast<std::int64_t>(running_.size()) : 0;
     for (;;) {
       const std::int64_t want = blocks_.BlocksFor(KvTokens(s.computed + need)) - blocks_.Held(id);
       const std::int64_t freed_by_cold = s.cold_blocks;
       if (blocks_.CanAllocate(want + reserve - freed_by_cold, /*keep_watermark=*/true)) break;
-      if (!MakeRoomFor(s.r.qos)) return false;
+      if (!MakeRoomFor(batch, s.r.qos, budget)) return false;
     }
     if (s.cold_blocks > 0) {  // restore the 4/6-bit copy to 16 bits
       blocks_.Free(cold_owner_base_ + id);
@@ -346,11 +352,24 @@ class ContinuousScheduler final : public Scheduler {
     return true;
   }
 
-  bool MakeRoomFor(QosClass cls) {
+  // Preempts the running tail, taking it out of the batch being built; returns the tokens
+  // it had been given in this batch.
+  std::int64_t PreemptTail(Batch* batch) {
+    const std::uint32_t victim = running_.back();
+    std::int64_t given = 0;
+    for (const auto& it : batch->items) {
+      if (it.seq == victim) given += it.tokens;
+    }
+    RemoveItem(batch, victim);
+    Preempt(victim);
+    running_.pop_back();
+    return given;
+  }
+
+  bool MakeRoomFor(Batch* batch, QosClass cls, std::int64_t* budget) {
     if (!cfg_.qos_priority) return false;
     if (!running_.empty() && seqs_[running_.back()].r.qos > cls) {
-      Preempt(running_.back());
-      running_.pop_back();
+      *budget += PreemptTail(batch);
       return true;
     }
     for (auto it = cold_.rbegin(); it != cold_.rend(); ++it) {
@@ -376,22 +395,31 @@ class ContinuousScheduler final : public Scheduler {
   }
 
   void AddItem(Batch* batch, std::uint32_t id, std::int64_t tokens) {
-    const Seq& s = seqs_[id];
-    const auto n = static_cast<std::int32_t>(tokens);
-    batch->items.push_back(ScheduledItem{id, n});
-    batch->useful_tokens += n;
-    if (Remaining(s) == 1 && n == 1 && (*records_)[id].generated > 0) {
-      const std::int64_t context = s.computed + 1;
-      const std::int64_t stored = KvTokens(context);
-      ++batch->shape.decodes;
-      batch->shape.decode_kv_sum += stored;  // attention reads the stored bytes
-      stats_.kv_token_reads += context;
-      if (stored < context) {
-        stats_.kv_lowbit_token_reads += context - std::min<std::int64_t>(context, HotTokens());
-        (*records_)[id].lowbit_kv = true;
+    batch->items.push_back(ScheduledItem{id, static_cast<std::int32_t>(tokens)});
+  }
+
+  // Removes a preempted sequence's item from the batch being built (admission phase).
+  static void RemoveItem(Batch* batch, std::uint32_t id) {
+    std::erase_if(batch->items, [id](const ScheduledItem& it) { return it.seq == id; });
+  }
+
+  void BuildShape(Batch* batch) {
+    for (const ScheduledItem& item : batch->items) {
+      const Seq& s = seqs_[item.seq];
+      batch->useful_tokens += item.tokens;
+      if (item.tokens == 1 && Remaining(s) == 1 && (*records_)[item.seq].generated > 0) {
+        const std::int64_t context = s.computed + 1;
+        const std::int64_t stored = KvTokens(context);
+        ++batch->shape.decodes;
+        batch->shape.decode_kv_sum += stored;  // attention reads the stored bytes
+        stats_.kv_token_reads += context;
+        if (stored < context) {
+          stats_.kv_lowbit_token_reads += context - std::min<std::int64_t>(context, HotTokens());
+          (*records_)[item.seq].lowbit_kv = true;
+        }
+      } else {
+        batch->shape.prefills.push_back(PrefillChunk{item.tokens, s.computed});
       }
-    } else {
-      batch->shape.prefills.push_back(PrefillChunk{n, s.computed});
     }
   }
 
