@@ -10,5 +10,6 @@ using Action = std::function<int()>;
 
 Action RegisterBenchPacking(CLI::App& bench);
 Action RegisterCostBenchmark(CLI::App& app);
+Action RegisterBatching(CLI::App& app);
 
 }  // namespace seedance::cli
