@@ -12,5 +12,6 @@ Action RegisterBenchPacking(CLI::App& bench);
 Action RegisterCostBenchmark(CLI::App& app);
 Action RegisterBenchGavel(CLI::App& bench);
 Action RegisterCatalog(CLI::App& app);
+Action RegisterBatching(CLI::App& app);
 
 }  // namespace seedance::cli

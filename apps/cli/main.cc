@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   actions.push_back(RegisterCostBenchmark(app));
   actions.push_back(RegisterBenchGavel(*bench));
   actions.push_back(RegisterCatalog(app));
+  actions.push_back(RegisterBatching(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,196 @@
+#include "seedance/batching/executor.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace seedance::batching {
+namespace {
+
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct AttentionFit {
+  std::vector<double> decode;
+  std::vector<double> prefill;
+  double decode_error = 0;
+  double prefill_error = 0;
+};
+
+std::vector<double> DecodeFeatures(double b, double kv_sum) { return {1.0, b, kv_sum}; }
+std::vector<double> PrefillFeatures(double c, double k) {
+  return {1.0, c, c * k / 1024.0, c * c / 1024.0};
+}
+
+Result<AttentionFit> FitAttention(const CsvTable& t) {
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t tp, t.ColumnIndex("tp"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t is_prefill, t.ColumnIndex("is_prefill"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t batch, t.ColumnIndex("batch_size"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t chunk, t.ColumnIndex("prefill_chunk_size"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t kv, t.ColumnIndex("kv_cache_size"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t ms, t.ColumnIndex("attn_median_ms"));
+  std::vector<std::vector<double>> da, pa;
+  std::vector<double> db, pb;
+  for (const auto& row : t.rows()) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::int64_t tp_v, t.Int(row, tp));
+    if (tp_v != 1) continue;
+    SEEDANCE_ASSIGN_OR_RETURN(double b, t.Double(row, batch));
+    SEEDANCE_ASSIGN_OR_RETURN(double c, t.Double(row, chunk));
+    SEEDANCE_ASSIGN_OR_RETURN(double k, t.Double(row, kv));
+    SEEDANCE_ASSIGN_OR_RETURN(double y, t.Double(row, ms));
+    if (b < 1) return t.FieldError(row, batch, "must be >= 1");
+    if (k < 0) return t.FieldError(row, kv, "must be >= 0");
+    if (!(y > 0)) return t.FieldError(row, ms, "must be > 0");
+    const std::string_view flag = t.Str(row, is_prefill);
+    if (flag == "True") {
+      pa.push_back(PrefillFeatures(c, k));
+      pb.push_back(y);
+    } else if (flag == "False") {
+      da.push_back(DecodeFeatures(b, b * k));
+      db.push_back(y);
+    } else {
+      return t.FieldError(row, is_prefill, "expected True or False");
+    }
+  }
+  if (da.size() < 3 || pa.size() < 4) {
+    return InvalidArgumentError(t.name() + ": too few TP1 attention rows to fit");
+  }
+  AttentionFit fit;
+  SEEDANCE_ASSIGN_OR_RETURN(fit.decode, LeastSquares(da, db));
+  SEEDANCE_ASSIGN_OR_RETURN(fit.prefill, LeastSquares(pa, pb));
+  auto error = [](const std::vector<std::vector<double>>& a, const std::vector<double>& b,
+                  const std::vector<double>& c) {
+    std::vector<double> e;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      double p = 0;
+      for (std::size_t j = 0; j < c.size(); ++j) p += a[i][j] * c[j];
+      e.push_back(std::abs(p - b[i]) / b[i]);
+    }
+    return MedianOf(e);
+  };
+  fit.decode_error = error(da, db, fit.decode);
+  fit.prefill_error = error(pa, pb, fit.prefill);
+  return fit;
+}
+
+}  // namespace
+
+std::int64_t BatchShape::Tokens() const {
+  std::int64_t t = decodes;
+  for (const auto& p : prefills) t += p.tokens;
+  return t;
+}
+
+const std::vector<std::string>& LinearOpColumns() {
+  static const std::vector<std::string> kCols = {
+      "time_stats.input_layernorm.median", "time_stats.attn_pre_proj.median",
+      "time_stats.attn_rope.median",       "time_stats.attn_post_proj.median",
+      "time_stats.post_attention_layernorm.median", "time_stats.mlp_up_proj.median",
+      "time_stats.mlp_act.median",         "time_stats.mlp_down_proj.median",
+      "time_stats.add.median"};
+  return kCols;
+}
+
+std::string MlpProfilePath(const std::string& data_dir, const GpuSpec& gpu, const ModelSpec& m) {
+  return data_dir + "/vidur_profiles/compute/" + gpu.name + "/" + m.profile_dir + "/mlp.csv";
+}
+
+Result<std::unique_ptr<ProfiledExecutor>> ProfiledExecutor::Load(const std::string& data_dir,
+                                                                 const GpuSpec& gpu,
+                                                                 const ModelSpec& model,
+                                                                 Precision precision) {
+  std::unique_ptr<ProfiledExecutor> e(new ProfiledExecutor());
+  e->gpu_ = gpu;
+  e->model_ = model;
+  e->precision_ = precision;
+  e->factors_ = FactorsFor(precision, gpu);
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable mlp, CsvTable::ReadFile(MlpProfilePath(data_dir, gpu, model)));
+  SEEDANCE_ASSIGN_OR_RETURN(e->linear_ms_, LoadCurve(mlp, "num_tokens", LinearOpColumns(),
+                                                     "num_tensor_parallel_workers", "1"));
+  // Attention is profiled on A100 only (data/vidur_profiles/SOURCE.md).
+  const std::string a100_dir = data_dir + "/vidur_profiles/compute/a100/" + model.profile_dir;
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable attn, CsvTable::ReadFile(a100_dir + "/attention_sampled.csv"));
+  SEEDANCE_ASSIGN_OR_RETURN(AttentionFit fit, FitAttention(attn));
+  e->decode_coef_ = fit.decode;
+  e->prefill_coef_ = fit.prefill;
+  e->decode_fit_error_ = fit.decode_error;
+  e->prefill_fit_error_ = fit.prefill_error;
+  if (gpu.name != "a100") {
+    SEEDANCE_ASSIGN_OR_RETURN(GpuSpec a100, FindGpu("a100"));
+    SEEDANCE_ASSIGN_OR_RETURN(CsvTable a100_mlp,
+                              CsvTable::ReadFile(MlpProfilePath(data_dir, a100, model)));
+    SEEDANCE_ASSIGN_OR_RETURN(Curve a100_linear, LoadCurve(a100_mlp, "num_tokens", LinearOpColumns(),
+                                                           "num_tensor_parallel_workers", "1"));
+    e->decode_scale_ = a100.dram_bytes_per_s / gpu.dram_bytes_per_s;
+    e->prefill_scale_ = e->linear_ms_.At(4096) / a100_linear.At(4096);
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable cpu, CsvTable::ReadFile(
+      data_dir + "/vidur_profiles/cpu_overhead/a100/cpu_overheads.csv"));
+  SEEDANCE_ASSIGN_OR_RETURN(
+      e->cpu_ms_, LoadCurve(cpu, "batch_size",
+                            {"sampler_e2e_median", "prepare_inputs_e2e_median",
+                             "process_model_outputs_median"},
+                            "model_name", "meta-llama/Llama-2-7b-hf"));
+  return e;
+}
+
+double ProfiledExecutor::DecodeAttentionMs(double batch, double kv_sum) const {
+  if (batch <= 0) return 0;
+  const auto f = DecodeFeatures(batch, kv_sum);
+  double t = 0;
+  for (std::size_t i = 0; i < f.size(); ++i) t += f[i] * decode_coef_[i];
+  return std::max(t, 0.005) * decode_scale_;
+}
+
+double ProfiledExecutor::PrefillAttentionMs(double chunk, double kv_before) const {
+  if (chunk <= 0) return 0;
+  const auto f = PrefillFeatures(chunk, kv_before);
+  double t = 0;
+  for (std::size_t i = 0; i < f.size(); ++i) t += f[i] * prefill_coef_[i];
+  return std::max(t, 0.005) * prefill_scale_;
+}
+
+double ProfiledExecutor::LinearMsAtPrecision(double tokens) const {
+  const double t16 = linear_ms_.At(tokens);
+  if (precision_ == Precision::kFp16) return t16;
+  // Share of the step that is weight-read bound: the single-token time is the weight read.
+  const double w = std::min(1.0, linear_ms_.At(1) / t16);
+  return t16 * (w * factors_.weight_bytes_ratio + (1 - w) * factors_.compute_time_ratio);
+}
+
+StepCost ProfiledExecutor::Step(const BatchShape& s) const {
+  StepCost c;
+  const auto tokens = static_cast<double>(s.Tokens());
+  if (tokens <= 0) return c;
+  double layer_ms = LinearMsAtPrecision(tokens) +
+                    DecodeAttentionMs(s.decodes, static_cast<double>(s.decode_kv_sum));
+  double attn_flops = 4.0 * model_.heads * model_.head_dim * static_cast<double>(s.decode_kv_sum);
+  double kv_read = static_cast<double>(s.decode_kv_sum);
+  for (const auto& p : s.prefills) {
+    layer_ms += PrefillAttentionMs(p.tokens, p.kv_before);
+    attn_flops += 4.0 * model_.heads * model_.head_dim * p.tokens * (p.kv_before + p.tokens / 2.0);
+    kv_read += p.kv_before + p.tokens;
+  }
+  const double gpu_s = model_.layers * layer_ms / 1e3;
+  const double cpu_s = cpu_ms_.At(s.Sequences()) / 1e3;
+  c.seconds = gpu_s + cpu_s + s.extra_seconds;
+  const double flops = 2.0 * model_.params * tokens + model_.layers * attn_flops;
+  const double bytes = WeightBytes(model_, factors_) + KvBytesPerToken(model_) * kv_read;
+  c.sm_active = std::min(1.0, flops / (0.65 * gpu_.fp16_flops * gpu_s));
+  c.dram_active = std::min(1.0, bytes / (0.9 * gpu_.dram_bytes_per_s * gpu_s));
+  return c;
+}
+
+double ProfiledExecutor::DecodeStepSeconds(int batch, double context) const {
+  BatchShape s;
+  s.decodes = batch;
+  s.decode_kv_sum = static_cast<std::int64_t>(batch * context);
+  return Step(s).seconds;
+}
+
+}  // namespace seedance::batching

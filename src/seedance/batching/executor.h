@@ -1,0 +1,118 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "seedance/batching/model.h"
+#include "seedance/batching/profile.h"
+#include "seedance/core/status.h"
+
+namespace seedance::batching {
+
+// One prefill chunk of one sequence in an iteration: `tokens` new prompt tokens on top of
+// `kv_before` tokens already in the KV cache (chunked prefill, or recompute after preemption).
+struct PrefillChunk {
+  std::int32_t tokens = 0;
+  std::int32_t kv_before = 0;
+};
+
+// What the model runs in one iteration. Decodes are summarised by count and total context.
+struct BatchShape {
+  std::vector<PrefillChunk> prefills;
+  std::int32_t decodes = 0;
+  std::int64_t decode_kv_sum = 0;   // sum of the decoding sequences' context lengths
+  double extra_seconds = 0;         // swap-in / decompression time the scheduler adds
+
+  std::int64_t Tokens() const;      // prefill tokens + decodes
+  std::int32_t Sequences() const { return static_cast<std::int32_t>(prefills.size()) + decodes; }
+  void Clear() {
+    prefills.clear();
+    decodes = 0;
+    decode_kv_sum = 0;
+    extra_seconds = 0;
+  }
+};
+
+// Time of one iteration and the activity a DCGM-style monitor would report for it (in the
+// simulation estimated from the executor's roofline: FLOPs / (0.65 x peak) and bytes /
+// (0.9 x bandwidth) over the GPU time, clamped to 1).
+struct StepCost {
+  double seconds = 0;
+  double sm_active = 0;
+  double dram_active = 0;
+};
+
+// Executor: the model runtime the engine drives. The simulation uses ProfiledExecutor; tests
+// use a fake one. Implementations are immutable and thread-safe.
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual StepCost Step(const BatchShape& shape) const = 0;
+};
+
+// ProfiledExecutor: per-iteration latency fitted from the Vidur profiles (never from FLOPs):
+//   t = layers x [linear(T) + attn_decode(B_d, sum kv) + sum_i attn_prefill(c_i, k_i)] + cpu(B)
+// linear(T): the nine token-level ops of mlp.csv (QKV, O, gate+up, down GEMMs, rope, act,
+// two norms, add; medians, TP1) interpolated in the total batched tokens T;
+// attn_decode = d0 + d1 B + d2 sum kv and attn_prefill = p0 + p1 c + p2 c k + p3 c^2, least
+// squares over attention_sampled.csv (A100; H100 scales decode by the bandwidth ratio and
+// prefill by the measured linear-layer ratio at 4,096 tokens); cpu(B): sampler +
+// prepare_inputs + process_model_outputs medians of cpu_overheads.csv (schedule excluded: the
+// scheduler's own cost is measured by the benchmark). Weight precision scales linear(T) (see
+// FactorsFor).
+class ProfiledExecutor : public Executor {
+ public:
+  // Loads <data_dir>/vidur_profiles/... for the GPU and model. Errors: kNotFound for a missing
+  // file, kInvalidArgument for a malformed one.
+  static Result<std::unique_ptr<ProfiledExecutor>> Load(const std::string& data_dir,
+                                                        const GpuSpec& gpu,
+                                                        const ModelSpec& model,
+                                                        Precision precision);
+
+  StepCost Step(const BatchShape& shape) const override;
+
+  // Per-layer linear-stack time (ms) at T tokens, FP16, as fitted.
+  double LinearMs(double tokens) const { return linear_ms_.At(tokens); }
+  // Per-layer decode attention (ms) for B decodes with `kv_sum` context tokens in total.
+  double DecodeAttentionMs(double batch, double kv_sum) const;
+  // Per-layer prefill attention (ms) for one chunk.
+  double PrefillAttentionMs(double chunk, double kv_before) const;
+  // Predicted time of a decode-only step of `batch` sequences of context `context`.
+  double DecodeStepSeconds(int batch, double context) const;
+
+  const GpuSpec& gpu() const { return gpu_; }
+  const ModelSpec& model() const { return model_; }
+  const PrecisionFactors& precision() const { return factors_; }
+  Precision precision_kind() const { return precision_; }
+  const Curve& linear_curve() const { return linear_ms_; }
+  // Median relative error of the attention fits on their own sample points (for reports).
+  double decode_fit_error() const { return decode_fit_error_; }
+  double prefill_fit_error() const { return prefill_fit_error_; }
+
+ private:
+  ProfiledExecutor() = default;
+  double LinearMsAtPrecision(double tokens) const;
+
+  GpuSpec gpu_;
+  ModelSpec model_;
+  Precision precision_ = Precision::kFp16;
+  PrecisionFactors factors_;
+  Curve linear_ms_;
+  Curve cpu_ms_;
+  std::vector<double> decode_coef_;   // d0, d1, d2
+  std::vector<double> prefill_coef_;  // p0, p1, p2, p3
+  double decode_scale_ = 1;
+  double prefill_scale_ = 1;
+  double decode_fit_error_ = 0;
+  double prefill_fit_error_ = 0;
+};
+
+// The nine mlp.csv ops summed into linear(T).
+const std::vector<std::string>& LinearOpColumns();
+
+// Path helpers for the bundled profiles.
+std::string MlpProfilePath(const std::string& data_dir, const GpuSpec& gpu, const ModelSpec& m);
+
+}  // namespace seedance::batching

@@ -1,0 +1,115 @@
+#include "seedance/batching/model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace seedance::batching {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::vector<GpuSpec> Gpus() {
+  return {
+      {"a100", "A100-80G", 80 * kGiB, 2.039e12, 312e12, 25e9, false},
+      {"h100", "H100", 80 * kGiB, 3.35e12, 989e12, 50e9, true},
+  };
+}
+
+}  // namespace
+
+std::string_view PrecisionName(Precision p) {
+  switch (p) {
+    case Precision::kFp16: return "fp16";
+    case Precision::kFp8: return "fp8";
+    case Precision::kInt8: return "int8";
+    case Precision::kInt4: return "int4";
+  }
+  return "?";
+}
+
+std::vector<std::string> KnownGpus() {
+  std::vector<std::string> names;
+  for (const auto& g : Gpus()) names.push_back(g.name);
+  return names;
+}
+
+Result<GpuSpec> FindGpu(std::string_view name) {
+  for (const auto& g : Gpus()) {
+    if (g.name == name) return g;
+  }
+  return InvalidArgumentError(fmt::format("unknown gpu '{}' (accepted: a100, h100)", name));
+}
+
+Result<ModelSpec> FindModel(std::string_view name) {
+  if (name == "llama-2-7b") {
+    // meta-llama/Llama-2-7b-hf config: 32 layers, 32 heads (no GQA), head_dim 128, 4,096 ctx.
+    return ModelSpec{"llama-2-7b", "meta-llama/Llama-2-7b-hf", 32, 32, 32, 128, 6.74e9, 4096};
+  }
+  return InvalidArgumentError(fmt::format("unknown model '{}' (accepted: llama-2-7b)", name));
+}
+
+Result<Precision> ParsePrecision(std::string_view name) {
+  for (Precision p : {Precision::kFp16, Precision::kFp8, Precision::kInt8, Precision::kInt4}) {
+    if (PrecisionName(p) == name) return p;
+  }
+  return InvalidArgumentError(
+      fmt::format("unknown precision '{}' (accepted: fp16, fp8, int8, int4)", name));
+}
+
+double AffinityScore(double bits, double nonzero_density, bool native) {
+  const double s = std::min(1.0, 0.6 * 16.0 / bits + 0.4 * nonzero_density);
+  return native ? s : 0.5 * s;
+}
+
+PrecisionFactors FactorsFor(Precision p, const GpuSpec& gpu) {
+  PrecisionFactors f;
+  switch (p) {
+    case Precision::kFp16:
+      break;
+    case Precision::kFp8:
+      f.bits = 8;
+      f.weight_bytes_ratio = 0.5;
+      f.compute_time_ratio = gpu.native_fp8 ? 0.5 : 1.0;
+      break;
+    case Precision::kInt8:
+      f.bits = 8;
+      f.weight_bytes_ratio = 0.5;
+      f.fallback_share = 0.05;
+      f.compute_time_ratio = 0.95 * 0.5 + 0.05 * 1.0;
+      break;
+    case Precision::kInt4:
+      f.bits = 4;
+      f.weight_bytes_ratio = 0.3;  // 0.25 of the bytes + scales and dequantisation
+      f.compute_time_ratio = 1.1;
+      break;
+  }
+  const bool native = p != Precision::kFp8 || gpu.native_fp8;
+  f.affinity = AffinityScore(f.bits, 1.0, native);
+  return f;
+}
+
+double KvBytesPerToken(const ModelSpec& m, double kv_bits) {
+  return 2.0 * m.layers * m.kv_heads * m.head_dim * kv_bits / 8.0;
+}
+
+double WeightBytes(const ModelSpec& m, const PrecisionFactors& f) {
+  return m.params * 2.0 * f.weight_bytes_ratio;
+}
+
+int VidurMaxBatch(const GpuSpec& gpu, const ModelSpec& m, int max_tokens) {
+  const double free = gpu.memory_bytes * (1 - 0.1) - 2 * m.params;
+  const double per_request = 2.0 * 2.0 * m.head_dim * m.kv_heads * max_tokens * m.layers;
+  return static_cast<int>(std::floor(free / per_request));
+}
+
+std::int64_t KvBlocksFor(const GpuSpec& gpu, const ModelSpec& m, const PrecisionFactors& f,
+                         double utilization, int block_size) {
+  SEEDANCE_CHECK(block_size > 0);
+  const double free = gpu.memory_bytes * utilization - WeightBytes(m, f);
+  const double per_block = block_size * KvBytesPerToken(m);
+  return std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(free / per_block)));
+}
+
+}  // namespace seedance::batching

@@ -1,0 +1,96 @@
+#include "seedance/batching/trace.h"
+
+#include <gtest/gtest.h>
+
+#include "seedance/batching/benchmark.h"
+
+namespace seedance::batching {
+namespace {
+
+const std::string kData = SEEDANCE_TEST_DATA_DIR;
+const std::string kHeader = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+
+std::string ErrorOf(const std::string& text) {
+  auto t = ParseAzureTrace("t.csv", text);
+  EXPECT_FALSE(t.has_value());
+  return t.has_value() ? "" : t.error().message();
+}
+
+TEST(TraceTest, LoadsTheBundledConversationTrace) {
+  auto t = LoadAzureTrace(kData + "/azure_llm/AzureLLMInferenceTrace_conv.csv");
+  ASSERT_TRUE(t.has_value()) << t.error().ToString();
+  EXPECT_EQ(t->requests.size(), 19366u);
+  EXPECT_NEAR(t->Span(), 3502, 5);
+  EXPECT_EQ(t->requests[0].arrival_s, 0);
+  EXPECT_EQ(t->requests[0].prompt, 374);
+  EXPECT_EQ(t->requests[0].output, 44);
+  EXPECT_EQ(t->requests[0].line, 2u);
+}
+
+TEST(TraceTest, ParsesTimestamps) {
+  auto a = ParseTimestamp("2023-11-16 18:15:46.6805900");
+  auto b = ParseTimestamp("2023-11-16 18:15:50.9951690");
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  EXPECT_NEAR(*b - *a, 4.314579, 1e-6);
+  EXPECT_NEAR(*ParseTimestamp("1970-01-02 00:00:00"), 86400, 1e-9);
+}
+
+TEST(TraceTest, BadRowsNameFileLineAndField) {
+  EXPECT_EQ(ErrorOf(kHeader + "2023-11-16 18:15:46.1,374,44\n2023-11-16 18:15:47.1,0,44\n"),
+            "t.csv:3:23: field 'ContextTokens': must be >= 1, got 0");
+  EXPECT_EQ(ErrorOf(kHeader + "2023-11-16 18:15:46.1,374,-3\n"),
+            "t.csv:2:27: field 'GeneratedTokens': must be >= 1, got -3");
+  EXPECT_NE(ErrorOf(kHeader + "2023-11-16 18:15:46.1,3x4,5\n").find("t.csv:2:23: field 'ContextTokens'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kHeader + "yesterday,374,44\n").find("t.csv:2:1: field 'TIMESTAMP'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kHeader + "2023-11-16 18:15:46.1,374\n").find("t.csv:2"), std::string::npos);
+  EXPECT_NE(ErrorOf("TIMESTAMP,Tokens\n2023-11-16 18:15:46.1,3\n").find("ContextTokens"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kHeader).find("no requests"), std::string::npos);
+  EXPECT_NE(ErrorOf("TIMESTAMP,ContextTokens,GeneratedTokens,qos\n2023-11-16 18:15:46.1,3,4,gold\n")
+                .find("field 'qos': unknown qos 'gold'"),
+            std::string::npos);
+}
+
+TEST(TraceTest, RateScalePoissonAndMix) {
+  auto t = ParseAzureTrace("t.csv", kHeader + "2023-11-16 18:15:46,10,2\n2023-11-16 18:15:48,20,3\n");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_DOUBLE_EQ(ScaleRate(*t, 2).requests[1].arrival_s, 1.0);
+  const Trace p1 = PoissonTrace(*t, 10, 1000, 7), p2 = PoissonTrace(*t, 10, 1000, 7);
+  EXPECT_EQ(p1.requests.back().arrival_s, p2.requests.back().arrival_s);
+  EXPECT_NEAR(1000 / p1.requests.back().arrival_s, 10, 1.0);
+  auto conv = LoadAzureTrace(kData + "/azure_llm/AzureLLMInferenceTrace_conv.csv");
+  const Trace mix = MultiTenantMix(*conv, 42);
+  int counts[kNumQosClasses] = {};
+  for (const auto& r : mix.requests) ++counts[static_cast<int>(r.qos)];
+  EXPECT_NEAR(counts[0] / 19366.0, 0.20, 0.015);
+  EXPECT_NEAR(counts[1] / 19366.0, 0.30, 0.015);
+  EXPECT_NEAR(counts[2] / 19366.0, 0.50, 0.015);
+}
+
+TEST(RunBatchingTest, BadConfigIsInvalidArgument) {
+  BatchingConfig c;
+  c.data_dir = kData;
+  c.gpu = "v100";
+  EXPECT_EQ(RunBatching(c, nullptr).error().code(), StatusCode::kInvalidArgument);
+  c.gpu = "a100";
+  c.precision = "fp4";
+  EXPECT_EQ(RunBatching(c, nullptr).error().code(), StatusCode::kInvalidArgument);
+  c.precision = "fp16";
+  c.model = "gpt-5";
+  EXPECT_EQ(RunBatching(c, nullptr).error().code(), StatusCode::kInvalidArgument);
+  c.model = "llama-2-7b";
+  c.policies = {"orca"};
+  EXPECT_EQ(RunBatching(c, nullptr).error().code(), StatusCode::kInvalidArgument);
+  c.policies = {};
+  c.oversize = OversizePolicy::kError;  // the conversation trace has 14,050-token prompts
+  auto r = RunBatching(c, nullptr);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message().find("AzureLLMInferenceTrace_conv.csv:"), std::string::npos);
+  EXPECT_NE(r.error().message().find("field 'ContextTokens'"), std::string::npos);
+  EXPECT_NE(r.error().message().find("exceeds the llama-2-7b context of 4096"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace seedance::batching
