@@ -11,6 +11,7 @@ using Action = std::function<int()>;
 Action RegisterBenchPacking(CLI::App& bench);
 Action RegisterCostBenchmark(CLI::App& app);
 Action RegisterBenchGavel(CLI::App& bench);
+Action RegisterBenchSpot(CLI::App& bench);
 Action RegisterCatalog(CLI::App& app);
 Action RegisterBatching(CLI::App& app);
 

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   actions.push_back(RegisterBenchPacking(*bench));
   actions.push_back(RegisterCostBenchmark(app));
   actions.push_back(RegisterBenchGavel(*bench));
+  actions.push_back(RegisterBenchSpot(*bench));
   actions.push_back(RegisterCatalog(app));
   actions.push_back(RegisterBatching(app));
   try {

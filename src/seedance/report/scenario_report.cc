@@ -88,7 +88,12 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
   }
   j["policies"] = pols;
   j["lower_bound_usd"] = Round(r.bound.usd, 1e-6);
-  j["lower_bound"] = {{"method", "LP relaxation (GLPK simplex) of the cheapest assignment of every job's work to "
+  nlohmann::json lb_pool = nlohmann::json::object();
+  for (std::size_t k = 0; k < r.bound.usd_by_pool.size() && k < r.pool_names.size(); ++k) {
+    lb_pool[r.pool_names[k]] = Round(r.bound.usd_by_pool[k], 1e-6);
+  }
+  j["lower_bound"] = {{"usd_by_pool", lb_pool},
+                      {"method", "LP relaxation (GLPK simplex) of the cheapest assignment of every job's work to "
                                  "the fleet's pools per 6 h bucket, with pool capacity, spot availability, "
                                  "per-job speed and deadlines"},
                       {"columns", r.bound.columns},

@@ -20,11 +20,13 @@ Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fle
   const double b = options.bucket_s;
   double horizon = options.horizon_s;
   if (horizon <= 0) horizon = workload.jobs.back().arrival_s + 30 * 86400.0;
-  for (const auto& j : workload.jobs) {
-    if (std::isfinite(j.deadline_s)) horizon = std::max(horizon, j.deadline_s);
-    // Room for the longest job to run on its fastest type after it arrives.
-    double best = *std::max_element(j.steps_per_s.begin(), j.steps_per_s.end());
-    horizon = std::max(horizon, j.arrival_s + 1.5 * j.total_steps / best + 2 * options.bucket_s);
+  if (options.horizon_s <= 0) {
+    for (const auto& j : workload.jobs) {
+      if (std::isfinite(j.deadline_s)) horizon = std::max(horizon, j.deadline_s);
+      // Room for the longest job to run on its fastest type after it arrives.
+      double best = *std::max_element(j.steps_per_s.begin(), j.steps_per_s.end());
+      horizon = std::max(horizon, j.arrival_s + 1.5 * j.total_steps / best + 2 * options.bucket_s);
+    }
   }
   const auto n_buckets = static_cast<int>(std::ceil(horizon / b));
   struct Class {
@@ -48,6 +50,7 @@ Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fle
   LinearProgram lp(LinearProgram::Sense::kMinimize);
   const std::size_t n_pools = fleet.pools.size();
   // pool_bucket_terms[p][bucket] collects columns for the capacity rows.
+  std::vector<std::pair<int, std::size_t>> col_pool;  // (column, pool)
   std::vector<std::vector<std::vector<std::pair<int, double>>>> cap_terms(
       n_pools, std::vector<std::vector<std::pair<int, double>>>(static_cast<std::size_t>(n_buckets)));
   for (const auto& [key, c] : classes) {
@@ -61,6 +64,7 @@ Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fle
       for (int k = c.first; k <= c.last; ++k) {
         int col = lp.AddColumn(ps.usd_per_gpu_hour / 3600.0, 0.0, std::numeric_limits<double>::infinity());
         work_terms.emplace_back(col, thr / gpus);
+        col_pool.emplace_back(col, p);
         cap_terms[p][static_cast<std::size_t>(k)].emplace_back(col, 1.0);
         speed_terms[static_cast<std::size_t>(k)].emplace_back(col, 1.0 / gpus);
       }
@@ -95,6 +99,10 @@ Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fle
   Status s = lp.Solve();
   if (!s.ok()) return InternalError("cost lower bound: " + s.message() + " (is the fleet too small for the work?)");
   out.usd = lp.objective();
+  out.usd_by_pool.assign(n_pools, 0.0);
+  for (const auto& [col, p] : col_pool) {
+    out.usd_by_pool[p] += lp.value(col) * fleet.pools[p].usd_per_gpu_hour / 3600.0;
+  }
   out.columns = lp.columns();
   out.job_classes = static_cast<int>(classes.size());
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

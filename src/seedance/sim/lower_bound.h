@@ -1,5 +1,7 @@
 #pragma once
 
+#include <vector>
+
 #include "seedance/core/status.h"
 #include "seedance/sim/fleet.h"
 #include "seedance/sim/workload.h"
@@ -17,6 +19,7 @@ struct LowerBound {
   int rows = 0;
   int job_classes = 0;
   double seconds = 0;  // solve wall time
+  std::vector<double> usd_by_pool;  // the bound's spend per pool
 };
 
 // The cost lower bound (S2.5): an LP relaxation, solved with GLPK, of the cheapest way to do

@@ -39,6 +39,7 @@ struct ScenarioResult {
   std::vector<std::string> pool_names;      // "V100 spot", ...
   std::vector<PolicyOutcome> policies;      // fifo first (the baseline)
   LowerBound bound;
+  double bound_horizon_s = 0;  // the LP's time span
   std::vector<std::string> notes;
 };
 

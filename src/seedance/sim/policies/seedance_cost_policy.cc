@@ -145,6 +145,18 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         choice = -1;  // without fallback, interrupted work waits for spot
       }
     }
+    if (choice >= 0 && keep < 0 && config_.enabled && std::isfinite(s.deadline_s) && !c.urgent &&
+        s.priority != JobPriority::kCritical &&
+        view.pools[static_cast<std::size_t>(choice)].spec->tier != Tier::kSpot) {
+      // A deadline job with slack waits for spot (the greedy rule of "Can't Be Late"); the
+      // deadline check above moves it to on-demand once the slack is spent.
+      bool spot_exists = false;
+      for (const auto& p : view.pools) {
+        double thr = s.steps_per_s[static_cast<std::size_t>(p.spec->type)];
+        if (p.spec->tier == Tier::kSpot && thr >= config_.min_speed_ratio * best) spot_exists = true;
+      }
+      if (spot_exists) choice = -1;
+    }
     if (choice >= 0 && keep < 0 && config_.enabled && config_.spot_patience > 0 &&
         !std::isfinite(s.deadline_s) && s.priority != JobPriority::kCritical &&
         view.pools[static_cast<std::size_t>(choice)].spec->tier != Tier::kSpot) {
