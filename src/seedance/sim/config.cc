@@ -82,7 +82,7 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
     const std::string p = "scheduler.cost_aware";
     SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, ca, p,
         {"enabled", "spot_fallback", "max_price_ratio", "warmup_window", "min_speed_ratio",
-         "spot_patience"}));
+         "spot_patience", "max_spot_wait", "migrate_min_restarts"}));
     if (ca["enabled"]) { SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.enabled, Bool(name, ca["enabled"], p + ".enabled")); }
     if (ca["spot_fallback"]) {
       SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.spot_fallback, Bool(name, ca["spot_fallback"], p + ".spot_fallback"));
@@ -102,6 +102,14 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
     if (ca["spot_patience"]) {
       SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.spot_patience,
                                 Number(name, ca["spot_patience"], p + ".spot_patience", 0, 1000, false));
+    }
+    if (ca["max_spot_wait"]) {
+      SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.max_spot_wait_s,
+                                Number(name, ca["max_spot_wait"], p + ".max_spot_wait", 0, inf, false));
+    }
+    if (ca["migrate_min_restarts"]) {
+      SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.migrate_min_restarts,
+                                Number(name, ca["migrate_min_restarts"], p + ".migrate_min_restarts", 0, inf, false));
     }
   }
   if (YAML::Node as = s["autoscaling"]) {

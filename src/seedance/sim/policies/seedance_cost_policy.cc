@@ -90,6 +90,25 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
                      (!pinned_on_demand_.count(s.id) && view.pools[p].capacity >= s.gpus);
       if (spot_ok && left[p] >= s.gpus) keep = jv.pool;
     }
+    if (keep >= 0 && config_.enabled && view.pools[static_cast<std::size_t>(keep)].spec->tier != Tier::kSpot &&
+        !pinned_on_demand_.count(s.id) && s.priority != JobPriority::kCritical &&
+        jv.remaining_steps / best > config_.migrate_min_restarts * std::max(fleet.restart_s, 60.0)) {
+      // On-demand -> spot when spot has room: a cheaper pool of a type at least as fast.
+      const PoolSpec& cur = *view.pools[static_cast<std::size_t>(keep)].spec;
+      double cur_thr = s.steps_per_s[static_cast<std::size_t>(cur.type)];
+      for (std::size_t p = 0; p < view.pools.size(); ++p) {
+        const PoolSpec& ps = *view.pools[p].spec;
+        double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
+        if (ps.tier != Tier::kSpot || left[p] < s.gpus || thr < cur_thr) continue;
+        int twin = OnDemandTwin(view, ps.type);
+        double od = twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].spec->usd_per_gpu_hour : kInf;
+        if (ps.usd_per_gpu_hour > config_.max_price_ratio * od) continue;
+        if (ps.usd_per_gpu_hour / thr < cur.usd_per_gpu_hour / cur_thr) {
+          keep = static_cast<int>(p);
+          break;
+        }
+      }
+    }
     int choice = keep;
     for (int pass = 0; pass < 2 && choice < 0; ++pass) {
       // Second pass: rather than queue, accept a slower type (still the cheapest per step).
@@ -167,7 +186,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         if (p.spec->tier == Tier::kSpot && thr >= config_.min_speed_ratio * best) spot_exists = true;
       }
       double waited = now - s.arrival_s;
-      double budget = config_.spot_patience * jv.remaining_steps / best;
+      double budget = std::min(config_.max_spot_wait_s, config_.spot_patience * jv.remaining_steps / best);
       if (spot_exists && waited < budget) choice = -1;
     }
     if (choice < 0) continue;

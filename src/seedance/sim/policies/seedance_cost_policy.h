@@ -20,6 +20,10 @@ struct CostAwareConfig {
   // remaining run time (on its fastest type) before it falls back to on-demand (0 = never
   // waits). Trades JCT slack for the spot discount, the way Uniform Progress spends slack.
   double spot_patience = 1.0;
+  double max_spot_wait_s = 4 * 3600.0;  // absolute cap on that wait
+  // A job running on on-demand moves to spot when spot has room and its remaining run time is at
+  // least this many restart costs (the saving pays for the move).
+  double migrate_min_restarts = 10;
   double short_job_s = 900;        // S3.2: expected duration below this -> spot
   double deadline_margin_s = 1800; // switch to on-demand when slack falls below this
   AutoscaleMode autoscale = AutoscaleMode::kPredictive;
