@@ -7,7 +7,7 @@
 namespace seedance::telemetry::testing {
 namespace {
 
-constexpr int kMetrics = 5;
+constexpr int kMetrics = 6;
 struct MetricSpec {
   const char* name;
   const char* type;
@@ -19,6 +19,7 @@ constexpr MetricSpec kMetricSpecs[kMetrics] = {
     {"DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB)."},
     {"DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W)."},
     {"DCGM_FI_PROF_DRAM_ACTIVE", "gauge", "Ratio of cycles the device memory interface is active."},
+    {"DCGM_FI_PROF_PCIE_TX_BYTES", "gauge", "The rate of data transmitted over the PCIe bus."},
 };
 
 struct GpuState {
@@ -27,6 +28,8 @@ struct GpuState {
   std::string container;
   double util = 0.0;
   double mem = 0.0;
+  double dram = 0.0;  // memory-bandwidth intensity of the holder
+  double io = 0.0;    // PCIe bytes/s of the holder
   std::int64_t until_ms = 0;
 };
 
@@ -64,12 +67,16 @@ void GenerateDcgmStream(const StreamSpec& spec, const std::function<void(std::st
         g.container.clear();
         g.util = 0.0;
         g.mem = 0.0;
+        g.dram = 0.0;
+        g.io = 0.0;
       } else {
         g.ns = spec.namespaces[rng.Uniform(spec.namespaces.size())];
         g.pod = "job-" + std::to_string(pod_seq++) + "-0";
         g.container = "main";
         g.util = 0.15 + 0.8 * rng.UniformDouble();
         g.mem = 8000 + 70000 * rng.UniformDouble();
+        g.dram = 0.1 + 0.8 * rng.UniformDouble();
+        g.io = 1e8 + 4e9 * rng.UniformDouble();
       }
     }
     text.clear();
@@ -93,8 +100,9 @@ void GenerateDcgmStream(const StreamSpec& spec, const std::function<void(std::st
           case 0: value = util; break;
           case 1: value = std::min(100.0, util * 100.0 + 3.0); break;
           case 2: value = g.mem; break;
-          case 3: value = 70.0 + 600.0 * util; break;
-          default: value = util * 0.6; break;
+          case 3: value = 70.0 + 300.0 * util + 200.0 * g.dram + 30e-9 * g.io; break;
+          case 4: value = util * g.dram; break;
+          default: value = g.io * jitter; break;
         }
         int node = i / spec.gpus_per_node;
         int n = std::snprintf(
