@@ -10,5 +10,9 @@ using Action = std::function<int()>;
 
 Action RegisterBenchPacking(CLI::App& bench);
 Action RegisterCostBenchmark(CLI::App& app);
+Action RegisterIngest(CLI::App& app);
+Action RegisterAttribute(CLI::App& app);
+Action RegisterExport(CLI::App& app);
+Action RegisterBreaker(CLI::App& app);
 
 }  // namespace seedance::cli

@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
   std::vector<Action> actions;
   actions.push_back(RegisterBenchPacking(*bench));
   actions.push_back(RegisterCostBenchmark(app));
+  actions.push_back(RegisterIngest(app));
+  actions.push_back(RegisterAttribute(app));
+  actions.push_back(RegisterExport(app));
+  actions.push_back(RegisterBreaker(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
