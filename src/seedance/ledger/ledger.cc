@@ -242,14 +242,7 @@ Result<std::int64_t> Ledger::WorkloadId(const WorkloadDims& w) {
 }
 
 Status Ledger::RecordNodeInterval(const NodeBill& bill, std::span<const ChargeRecord> charges) {
-  Money sum;
-  for (const ChargeRecord& c : charges) sum += c.cost;
-  if (sum != bill.bill) {
-    return FailedPreconditionError("charges of node " + bill.node + " at " +
-                                   std::to_string(bill.start_ms) + " sum to " +
-                                   std::to_string(sum.raw()) + " micro-USD, the bill is " +
-                                   std::to_string(bill.bill.raw()));
-  }
+  SEEDANCE_RETURN_IF_ERROR(CheckChargesSumToBill(bill, charges));
   SEEDANCE_RETURN_IF_ERROR(EnsureTransaction());
   SEEDANCE_ASSIGN_OR_RETURN(std::int64_t node, NodeId(bill.node));
   Statements& s = *stmts_;
@@ -629,6 +622,18 @@ Status Ledger::SampleWriter::Finish() {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+Status CheckChargesSumToBill(const NodeBill& bill, std::span<const ChargeRecord> charges) {
+  Money sum;
+  for (const ChargeRecord& c : charges) sum += c.cost;
+  if (sum != bill.bill) {
+    return FailedPreconditionError("charges of node " + bill.node + " at " +
+                                   std::to_string(bill.start_ms) + " sum to " +
+                                   std::to_string(sum.raw()) + " micro-USD, the bill is " +
+                                   std::to_string(bill.bill.raw()));
+  }
+  return Status::Ok();
+}
 
 Result<std::vector<ProcessEvent>> LoadEventsCsv(const std::string& path) {
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(path));

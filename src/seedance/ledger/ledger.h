@@ -47,6 +47,10 @@ class ChargeSink {
   virtual Status RecordNodeInterval(const NodeBill& bill, std::span<const ChargeRecord> charges) = 0;
 };
 
+// Returns kFailedPrecondition naming the node, the interval and both sums unless the charges sum
+// to the bill exactly (what every ChargeSink checks).
+Status CheckChargesSumToBill(const NodeBill& bill, std::span<const ChargeRecord> charges);
+
 // A process/pod event: which workload held which GPU, when (S6.2). Optional extras feed the
 // circuit breaker's evidence.
 struct ProcessEvent {

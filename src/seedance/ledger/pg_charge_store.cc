@@ -121,14 +121,7 @@ Result<int> PgChargeStore::SchemaVersion() {
 
 Status PgChargeStore::RecordNodeInterval(const NodeBill& bill,
                                          std::span<const ChargeRecord> charges) {
-  Money sum;
-  for (const ChargeRecord& c : charges) sum += c.cost;
-  if (sum != bill.bill) {
-    return FailedPreconditionError("charges of node " + bill.node + " at " +
-                                   std::to_string(bill.start_ms) + " sum to " +
-                                   std::to_string(sum.raw()) + " micro-USD, the bill is " +
-                                   std::to_string(bill.bill.raw()));
-  }
+  SEEDANCE_RETURN_IF_ERROR(CheckChargesSumToBill(bill, charges));
   SEEDANCE_RETURN_IF_ERROR(Begin());
   const std::string start = std::to_string(bill.start_ms);
   SEEDANCE_RETURN_IF_ERROR(
