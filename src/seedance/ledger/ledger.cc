@@ -635,6 +635,33 @@ Status CheckChargesSumToBill(const NodeBill& bill, std::span<const ChargeRecord>
   return Status::Ok();
 }
 
+Status RecordCharges(ChargeSink& sink, const NodeInterval& n, std::span<const Charge> charges,
+                     const std::string& node,
+                     const std::function<const WorkloadDims&(std::uint32_t)>& dims) {
+  thread_local std::vector<ChargeRecord> records;
+  records.clear();
+  for (const Charge& c : charges) {
+    ChargeRecord r;
+    r.start_ms = c.start_ms;
+    r.end_ms = c.end_ms;
+    r.node = node;
+    r.kind = c.kind;
+    if (c.workload != kNoWorkload) r.workload = dims(c.workload);
+    r.cost = c.cost;
+    r.gpu_ms = c.gpu_ms;
+    records.push_back(std::move(r));
+  }
+  return sink.RecordNodeInterval({n.start_ms, n.end_ms, node, n.bill}, records);
+}
+
+Status RecordAllocatedInterval(ChargeSink& sink, const NodeInterval& n, IdleShare share,
+                               const std::string& node,
+                               const std::function<const WorkloadDims&(std::uint32_t)>& dims) {
+  std::vector<Charge> charges;
+  AllocateNodeInterval(n, share, charges);
+  return RecordCharges(sink, n, charges, node, dims);
+}
+
 Result<std::vector<ProcessEvent>> LoadEventsCsv(const std::string& path) {
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(path));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_uuid, t.ColumnIndex("gpu_uuid"));

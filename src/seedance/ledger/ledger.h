@@ -51,6 +51,17 @@ class ChargeSink {
 // to the bill exactly (what every ChargeSink checks).
 Status CheckChargesSumToBill(const NodeBill& bill, std::span<const ChargeRecord> charges);
 
+// Splits `n` with AllocateNodeInterval and records it in `sink` under node name `node`;
+// `dims(id)` gives the dimensions of workload id (> 0). The simulator's entry point: it knows
+// who held what on a node for an interval and what the node cost; the ledger does the rest.
+Status RecordAllocatedInterval(ChargeSink& sink, const NodeInterval& n, IdleShare share,
+                               const std::string& node,
+                               const std::function<const WorkloadDims&(std::uint32_t)>& dims);
+// Same, for charges already computed by AllocateNodeInterval.
+Status RecordCharges(ChargeSink& sink, const NodeInterval& n, std::span<const Charge> charges,
+                     const std::string& node,
+                     const std::function<const WorkloadDims&(std::uint32_t)>& dims);
+
 // A process/pod event: which workload held which GPU, when (S6.2). Optional extras feed the
 // circuit breaker's evidence.
 struct ProcessEvent {

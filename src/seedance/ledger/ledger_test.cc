@@ -160,6 +160,28 @@ TEST(LedgerTest, RecordsNodeIntervalsAndReconciles) {
   EXPECT_EQ(later->reconciliation.bill, Money());
 }
 
+TEST(LedgerTest, SimulatorApiRecordsAllocatedIntervalsAndReportsCostByTenant) {
+  auto l = Ledger::Open(TempDb("sim.db"));
+  ASSERT_TRUE(l.has_value());
+  std::vector<WorkloadDims> dims = {Dims("a-0", "ns-a", "alpha", "gold"),
+                                    Dims("b-0", "ns-b", "beta", "gold")};
+  auto lookup = [&](std::uint32_t id) -> const WorkloadDims& { return dims[id - 1]; };
+  for (int t = 0; t < 60; ++t) {
+    std::vector<GpuUse> uses = {{1, 2000, 1500, 1000, false}, {2, 1000, 200, 1000, false}};
+    NodeInterval n{t * 60'000LL, (t + 1) * 60'000LL, 0, MicroUsd(100'001), 4000, 0, uses};
+    ASSERT_TRUE(RecordAllocatedInterval(**l, n, IdleShare::kByUsage, "sim-node", lookup).ok());
+  }
+  auto tenants = (*l)->CostByTenant(0, 3'600'000);
+  ASSERT_TRUE(tenants.has_value());
+  ASSERT_EQ(tenants->size(), 2u);
+  EXPECT_EQ((*tenants)[0].key, "alpha");
+  EXPECT_EQ((*tenants)[0].gpu_ms, 2 * 3'600'000);
+  EXPECT_EQ((*tenants)[0].cost + (*tenants)[1].cost, MicroUsd(60 * 100'001));  // idle shared
+  auto rep = (*l)->Attribute(Dimension::kTenant, 0, 3'600'000, false);
+  EXPECT_TRUE(rep->reconciliation.exact());
+  EXPECT_EQ(rep->reconciliation.idle, Money());
+}
+
 TEST(FocusTest, ExportHasTheMandatoryColumnsWithTheRightTypes) {
   auto l = Ledger::Open(TempDb("focus.db"));
   ASSERT_TRUE(l.has_value());

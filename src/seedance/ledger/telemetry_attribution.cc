@@ -220,7 +220,6 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
   SEEDANCE_RETURN_IF_ERROR(read.Prepare(
       ledger.db(),
       "SELECT ts_ms, value FROM samples WHERE series_id=?1 AND ts_ms>=?2 AND ts_ms<?3"));
-  std::vector<ChargeRecord> records;
   Status record_error;
 
   for (std::int64_t w0 = from_ms; w0 < to_ms; w0 += kWindowMs) {
@@ -391,22 +390,12 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
           out.apportion.push_back({o.t / tot_w, o.b / tot_dram, o.l / tot_io, o.y / tot_power});
         }
       }
-      records.clear();
-      for (const Charge& c : charges) {
-        ChargeRecord r;
-        r.start_ms = c.start_ms;
-        r.end_ms = c.end_ms;
-        r.node = nodes[c.node];
-        r.kind = c.kind;
-        if (c.workload != kNoWorkload) r.workload = workloads[c.workload];
-        r.cost = c.cost;
-        r.gpu_ms = c.gpu_ms;
-        records.push_back(std::move(r));
-      }
-      out.charges += static_cast<std::int64_t>(records.size());
+      out.charges += static_cast<std::int64_t>(charges.size());
       if (record_error.ok()) {
-        record_error = ledger.RecordNodeInterval({n.start_ms, n.end_ms, nodes[n.node], n.bill},
-                                                 records);
+        record_error = RecordCharges(ledger, n, charges, nodes[n.node],
+                                     [&](std::uint32_t id) -> const WorkloadDims& {
+                                       return workloads[id];
+                                     });
       }
     });
     SEEDANCE_RETURN_IF_ERROR(record_error);
