@@ -102,7 +102,8 @@ struct Ledger::Statements {
 Ledger::Ledger(sqlite3* db) : db_(db), stmts_(std::make_unique<Statements>()) {}
 
 Ledger::~Ledger() {
-  if (in_transaction_) (void)Exec(db_, "COMMIT");
+  // What was not flushed is not durable: an error half-way through leaves the ledger as it was.
+  if (in_transaction_) (void)Exec(db_, "ROLLBACK");
   stmts_.reset();
   sqlite3_close(db_);
 }

@@ -151,7 +151,8 @@ class Ledger final : public ChargeSink {
   // other. Writes go into an open transaction committed every 50,000 rows and by Flush().
   void set_source(std::string source) { source_ = std::move(source); }
   Status RecordNodeInterval(const NodeBill& bill, std::span<const ChargeRecord> charges) override;
-  // Commits what was recorded. Records are durable only after Flush() returns OK.
+  // Commits what was recorded. Records are durable only after Flush() returns OK; destroying
+  // the Ledger rolls back what was not flushed.
   Status Flush();
   // Deletes the current source's charges and bills with start in [from, to).
   Status DeleteCharges(std::int64_t from_ms, std::int64_t to_ms);

@@ -25,7 +25,7 @@ static_assert(std::size(kMigrations) == PgChargeStore::kSchemaVersion);
 }  // namespace
 
 PgChargeStore::~PgChargeStore() {
-  if (in_transaction_) (void)Exec("COMMIT");
+  if (in_transaction_) (void)Exec("ROLLBACK");  // not flushed = not recorded
   PQfinish(conn_);
 }
 
