@@ -14,5 +14,9 @@ Action RegisterBenchGavel(CLI::App& bench);
 Action RegisterBenchSpot(CLI::App& bench);
 Action RegisterCatalog(CLI::App& app);
 Action RegisterBatching(CLI::App& app);
+Action RegisterIngest(CLI::App& app);
+Action RegisterAttribute(CLI::App& app);
+Action RegisterExport(CLI::App& app);
+Action RegisterBreaker(CLI::App& app);
 
 }  // namespace seedance::cli

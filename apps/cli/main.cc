@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
   actions.push_back(RegisterBenchSpot(*bench));
   actions.push_back(RegisterCatalog(app));
   actions.push_back(RegisterBatching(app));
+  actions.push_back(RegisterIngest(app));
+  actions.push_back(RegisterAttribute(app));
+  actions.push_back(RegisterExport(app));
+  actions.push_back(RegisterBreaker(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,403 @@
+// seedance attribute / export focus / breaker: the cost-ledger commands. Each one first turns the
+// telemetry stored in the ledger into charges (replacing earlier telemetry charges of the range),
+// then reads the ledger, which also holds what the simulator recorded.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "common.h"
+#include "seedance/cost/money.h"
+#include "seedance/cost/price_table.h"
+#include "seedance/ledger/breaker.h"
+#include "seedance/ledger/focus.h"
+#include "seedance/ledger/ledger.h"
+#include "seedance/ledger/telemetry_attribution.h"
+#include "seedance/telemetry/parse.h"
+
+namespace seedance::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+// Options every ledger command shares.
+struct LedgerOptions {
+  std::string db;
+  std::string config;
+  std::string prices;
+  std::string from;
+  std::string to;
+};
+
+void AddLedgerOptions(CLI::App* cmd, LedgerOptions& o) {
+  cmd->add_option("--db", o.db, "ledger file (SQLite)")->required();
+  cmd->add_option("--config", o.config,
+                  "attribution config JSON (namespace -> tenant/business unit/tier, idle sharing, "
+                  "overhead, prices, breaker thresholds)");
+  cmd->add_option("--prices", o.prices,
+                  "GPU price CSV (default: the bundled data/prices/gpu_prices.csv)");
+  cmd->add_option("--from", o.from, "start (inclusive): 2026-11-29T00:00:00Z or Unix seconds");
+  cmd->add_option("--to", o.to, "end (exclusive)");
+}
+
+// An opened ledger with its charges brought up to date from telemetry.
+struct Prepared {
+  std::unique_ptr<ledger::Ledger> ledger;
+  ledger::LedgerConfig config;
+  cost::PriceTable catalog;
+  std::int64_t from_ms = 0;
+  std::int64_t to_ms = 0;
+  bool has_telemetry = false;
+  ledger::TelemetryAttribution telemetry;
+};
+
+Result<Prepared> Prepare(const LedgerOptions& o) {
+  Prepared p;
+  if (!o.config.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(p.config, ledger::LedgerConfig::LoadFile(o.config));
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(
+      p.catalog,
+      cost::PriceTable::LoadFile(o.prices.empty() ? cost::BundledPriceTablePath() : o.prices));
+  std::int64_t from = INT64_MIN, to = INT64_MAX;
+  if (!o.from.empty()) {
+    auto t = telemetry::ParseTimestamp(o.from);
+    if (!t.has_value()) return InvalidArgumentError("--from: " + t.error().message());
+    from = *t;
+  }
+  if (!o.to.empty()) {
+    auto t = telemetry::ParseTimestamp(o.to);
+    if (!t.has_value()) return InvalidArgumentError("--to: " + t.error().message());
+    to = *t;
+  }
+  if (from >= to) return InvalidArgumentError("--from must be before --to");
+  if (!std::ifstream(o.db)) return NotFoundError(o.db + ": no such ledger (run seedance ingest)");
+  SEEDANCE_ASSIGN_OR_RETURN(p.ledger, ledger::Ledger::Open(o.db));
+  SEEDANCE_ASSIGN_OR_RETURN(auto samples, ledger::SampleRange(*p.ledger));
+  SEEDANCE_ASSIGN_OR_RETURN(auto charges, p.ledger->ChargeRange());
+  std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (auto r : {samples, charges}) {
+    if (r.first == r.second) continue;
+    lo = std::min(lo, r.first);
+    hi = std::max(hi, r.second);
+  }
+  p.from_ms = from != INT64_MIN ? from : (lo == INT64_MAX ? 0 : lo);
+  p.to_ms = to != INT64_MAX ? to : (hi == INT64_MIN ? 1 : hi);
+  if (p.from_ms >= p.to_ms) p.to_ms = p.from_ms + 1;
+  std::int64_t tf = std::max(p.from_ms, samples.first);
+  std::int64_t tt = std::min(p.to_ms, samples.second);
+  if (samples.first != samples.second && tf < tt) {
+    SEEDANCE_ASSIGN_OR_RETURN(p.telemetry,
+                              ledger::AttributeTelemetry(*p.ledger, p.config, &p.catalog, tf, tt));
+    p.has_telemetry = true;
+  }
+  return p;
+}
+
+std::string Usd(Money m) { return cost::FormatUsd(m, 2); }
+double UsdNumber(Money m) { return ToUsd(m); }
+double Hours(std::int64_t gpu_ms) { return static_cast<double>(gpu_ms) / 3'600'000.0; }
+
+void PrintJoinWarnings(const Prepared& p) {
+  if (!p.has_telemetry) return;
+  const auto& t = p.telemetry;
+  if (t.unpriced_gpu_steps > 0) {
+    std::string models;
+    for (const auto& m : t.unpriced_models) models += (models.empty() ? "" : ", ") + m;
+    std::cerr << "seedance: warning: " << t.unpriced_gpu_steps
+              << " GPU steps of models without a price were left out (" << models
+              << "); price them in --config prices_usd_per_gpu_hour\n";
+  }
+}
+
+struct AttributeOptions {
+  LedgerOptions ledger;
+  std::string by = "tenant";
+  std::string output = "table";
+  bool hourly = false;
+  std::uint64_t seed = 42;
+  int mc_samples = 10'000;
+};
+
+int RunAttribute(const AttributeOptions& o) {
+  auto dim = ledger::ParseDimension(o.by);
+  if (!dim.has_value()) return ReportError(InvalidArgumentError("--by: " + dim.error().message()));
+  if (o.output != "table" && o.output != "json" && o.output != "csv") {
+    return ReportError(InvalidArgumentError("--output must be table, json or csv, got '" +
+                                            o.output + "'"));
+  }
+  auto prepared = Prepare(o.ledger);
+  if (!prepared.has_value()) return ReportError(prepared.error());
+  Prepared& p = *prepared;
+  PrintJoinWarnings(p);
+  auto rep = p.ledger->Attribute(*dim, p.from_ms, p.to_ms, o.hourly);
+  if (!rep.has_value()) return ReportError(rep.error());
+  const ledger::Reconciliation& r = rep->reconciliation;
+  const std::string dim_name(ledger::DimensionName(*dim));
+
+  // Three-factor fit and Monte Carlo intervals (per tenant).
+  Json apportion = nullptr;
+  std::string apportion_line;
+  if (p.has_telemetry) {
+    auto fit = ledger::FitApportionment(p.telemetry.apportion);
+    if (fit.has_value()) {
+      apportion = {{"alpha", fit->alpha}, {"beta", fit->beta}, {"gamma", fit->gamma},
+                   {"r2", fit->r2}, {"observations", fit->observations},
+                   {"target", "power share"}};
+      apportion_line = fmt::format(
+          "three-factor fit (power share ~ a*time + b*membw + g*interconnect): alpha={:.3f} "
+          "beta={:.3f} gamma={:.3f} R2={:.3f} ({} observations)",
+          fit->alpha, fit->beta, fit->gamma, fit->r2, fit->observations);
+    } else {
+      apportion_line = "three-factor fit: not available (" + fit.error().message() + ")";
+    }
+  }
+  std::vector<ledger::TenantInterval> intervals;
+  auto tenants = p.ledger->CostByTenant(p.from_ms, p.to_ms);
+  if (!tenants.has_value()) return ReportError(tenants.error());
+  if (!tenants->empty()) {
+    std::vector<ledger::TenantInput> in;
+    for (const auto& row : *tenants) {
+      ledger::TenantInput t;
+      t.tenant = row.key;
+      t.workload_usd = UsdNumber(row.cost);
+      t.alloc = Hours(row.gpu_ms);
+      t.usage = t.alloc;
+      if (p.has_telemetry) {
+        if (auto it = p.telemetry.tenant_inputs.find(row.key); it != p.telemetry.tenant_inputs.end()) {
+          t.usage = it->second.usage;
+          t.interconnect = it->second.interconnect;
+        }
+      }
+      in.push_back(t);
+    }
+    Rng rng(o.seed);
+    intervals = ledger::MonteCarloIntervals(in, UsdNumber(r.idle), o.mc_samples, rng);
+    for (std::size_t i = 0; i < intervals.size(); ++i) {
+      intervals[i].point_usd = UsdNumber((*tenants)[i].cost);
+    }
+  }
+
+  if (o.output == "json") {
+    Json rows = Json::array();
+    for (const auto& row : rep->rows) {
+      Json j = {{dim_name, row.key}, {"cost_usd", UsdNumber(row.cost)},
+                {"cost_micro_usd", row.cost.raw()}, {"gpu_hours", Hours(row.gpu_ms)}};
+      if (o.hourly) j["hour"] = telemetry::FormatTimestamp(row.hour_ms);
+      rows.push_back(j);
+    }
+    Json unc = Json::array();
+    for (const auto& t : intervals) {
+      unc.push_back({{"tenant", t.tenant}, {"cost_usd", t.point_usd}, {"mean_usd", t.mean_usd},
+                     {"p2_5_usd", t.p025_usd}, {"p97_5_usd", t.p975_usd}});
+    }
+    Json doc = {
+        {"dimension", dim_name},
+        {"from", telemetry::FormatTimestamp(p.from_ms)},
+        {"to", telemetry::FormatTimestamp(p.to_ms)},
+        {"rows", rows},
+        {"reconciliation",
+         {{"bill_usd", UsdNumber(r.bill)},
+          {"attributed_usd", UsdNumber(r.attributed)},
+          {"idle_usd", UsdNumber(r.idle)},
+          {"overhead_usd", UsdNumber(r.overhead)},
+          {"idle_shared_usd", UsdNumber(r.idle_shared)},
+          {"bill_micro_usd", r.bill.raw()},
+          {"attributed_micro_usd", r.attributed.raw()},
+          {"idle_micro_usd", r.idle.raw()},
+          {"overhead_micro_usd", r.overhead.raw()},
+          {"exact", r.exact()}}},
+        {"apportionment", apportion},
+        {"uncertainty", {{"samples", o.mc_samples}, {"seed", o.seed}, {"tenants", unc}}},
+        {"join",
+         {{"gpu_steps", p.telemetry.gpu_steps},
+          {"by_labels", p.telemetry.joined_by_labels},
+          {"by_events", p.telemetry.joined_by_events},
+          {"unmatched_samples", p.telemetry.unmatched_samples},
+          {"unmatched_events", p.telemetry.unmatched_events},
+          {"unpriced_gpu_steps", p.telemetry.unpriced_gpu_steps}}},
+    };
+    std::cout << doc.dump(2) << "\n";
+  } else if (o.output == "csv") {
+    std::cout << dim_name << (o.hourly ? ",hour" : "") << ",cost_usd,gpu_hours\n";
+    for (const auto& row : rep->rows) {
+      std::string key = row.key;
+      if (key.find_first_of(",\"\n") != std::string::npos) {
+        std::string q = "\"";
+        for (char c : key) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        key = q + "\"";
+      }
+      std::cout << key;
+      if (o.hourly) std::cout << "," << telemetry::FormatTimestamp(row.hour_ms);
+      std::cout << "," << ledger::DecimalUsd(row.cost) << "," << fmt::format("{:.6f}", Hours(row.gpu_ms))
+                << "\n";
+    }
+  } else {
+    std::size_t w = dim_name.size();
+    for (const auto& row : rep->rows) w = std::max(w, row.key.size());
+    std::cout << fmt::format("{:<{}}{}  {:>14}  {:>10}\n", dim_name, w,
+                             o.hourly ? "  hour                " : "", "cost", "GPU-hours");
+    for (const auto& row : rep->rows) {
+      std::cout << fmt::format("{:<{}}{}  {:>14}  {:>10.2f}\n", row.key, w,
+                               o.hourly ? "  " + telemetry::FormatTimestamp(row.hour_ms) : "",
+                               Usd(row.cost), Hours(row.gpu_ms));
+    }
+    if (!apportion_line.empty()) std::cout << apportion_line << "\n";
+    for (const auto& t : intervals) {
+      std::cout << fmt::format("tenant {}: {} (Monte Carlo mean ${:.2f}, 95% interval ${:.2f} .. "
+                               "${:.2f}, {} samples)\n",
+                               t.tenant, Usd(UsdFromDouble(t.point_usd)), t.mean_usd, t.p025_usd,
+                               t.p975_usd, o.mc_samples);
+    }
+    if (p.has_telemetry) {
+      std::cout << fmt::format(
+          "join: {} GPU steps, {} by pod labels, {} by events; unmatched: {} samples, {} events\n",
+          p.telemetry.gpu_steps, p.telemetry.joined_by_labels, p.telemetry.joined_by_events,
+          p.telemetry.unmatched_samples, p.telemetry.unmatched_events);
+    }
+  }
+  // The reconciliation line (stderr for machine-readable outputs).
+  std::ostream& rec_out = o.output == "table" ? std::cout : std::cerr;
+  rec_out << fmt::format("reconciliation: bill {} = attributed {} + idle {} + overhead {} ({})\n",
+                         Usd(r.bill), Usd(r.attributed), Usd(r.idle), Usd(r.overhead),
+                         r.exact() ? "exact to the micro-dollar"
+                                   : fmt::format("MISMATCH by {} micro-USD",
+                                                 (r.bill - r.attributed - r.idle - r.overhead).raw()));
+  return r.exact() ? kExitOk : kExitFailure;
+}
+
+struct ExportOptions {
+  LedgerOptions ledger;
+  std::string out;
+};
+
+int RunExportFocus(const ExportOptions& o) {
+  auto prepared = Prepare(o.ledger);
+  if (!prepared.has_value()) return ReportError(prepared.error());
+  PrintJoinWarnings(*prepared);
+  Status s = ledger::ExportFocus(*prepared->ledger, prepared->from_ms, prepared->to_ms, o.out);
+  if (!s.ok()) return ReportError(s);
+  std::cout << "wrote " << o.out << " (FOCUS 1.2 columns)\n";
+  return kExitOk;
+}
+
+struct BreakerOptions {
+  LedgerOptions ledger;
+  std::string output = "table";
+};
+
+int RunBreaker(const BreakerOptions& o) {
+  if (o.output != "table" && o.output != "json") {
+    return ReportError(InvalidArgumentError("--output must be table or json"));
+  }
+  auto prepared = Prepare(o.ledger);
+  if (!prepared.has_value()) return ReportError(prepared.error());
+  Prepared& p = *prepared;
+  PrintJoinWarnings(p);
+  auto hours = p.ledger->JobHours(p.from_ms, p.to_ms);
+  if (!hours.has_value()) return ReportError(hours.error());
+  auto findings = ledger::EvaluateBreaker(*hours, p.telemetry.evidence, p.config, &p.catalog);
+  for (const auto& f : findings) {
+    if (!f.pause) continue;
+    Status s = p.ledger->RecordBreakerAction(f.job, f.hour_ms, f.cost, f.threshold, true,
+                                             f.suggestion);
+    if (!s.ok()) return ReportError(s);
+  }
+  Status s = p.ledger->Flush();
+  if (!s.ok()) return ReportError(s);
+  if (o.output == "json") {
+    Json arr = Json::array();
+    for (const auto& f : findings) {
+      const auto& e = f.evidence;
+      arr.push_back({{"job", f.job},
+                     {"tenant", f.tenant},
+                     {"hour", telemetry::FormatTimestamp(f.hour_ms)},
+                     {"cost_usd", UsdNumber(f.cost)},
+                     {"threshold_usd", UsdNumber(f.threshold)},
+                     {"evidence",
+                      {{"model", e.model},
+                       {"gpus", e.gpus},
+                       {"utilization", e.mean_utilization},
+                       {"peak_memory_mib", e.peak_memory_mib},
+                       {"tensor_active", e.mean_tensor_active},
+                       {"batch_size", e.batch_size},
+                       {"precision", e.precision}}},
+                     {"suggestion", f.suggestion},
+                     {"saving_usd_per_hour", UsdNumber(f.saving_per_hour)},
+                     {"saving_is_estimate", f.saving_is_estimate},
+                     {"pause", f.pause}});
+    }
+    std::cout << Json{{"findings", arr}}.dump(2) << "\n";
+    return kExitOk;
+  }
+  if (findings.empty()) {
+    std::cout << "no job crossed its hourly threshold (" << hours->size() << " job-hours checked)\n";
+  }
+  for (const auto& f : findings) {
+    const auto& e = f.evidence;
+    auto pct = [](double v) { return v < 0 ? std::string("n/a") : fmt::format("{:.0f}%", v * 100); };
+    std::cout << fmt::format(
+        "{} job {} (tenant {}): {}/h over the {}/h threshold\n  evidence: {} x {}, utilization {}, "
+        "peak memory {}, tensor pipes {}, batch {}, precision {}\n  suggestion: {}\n",
+        telemetry::FormatTimestamp(f.hour_ms), f.job, f.tenant, Usd(f.cost), Usd(f.threshold),
+        e.gpus, e.model.empty() ? "GPU" : e.model, pct(e.mean_utilization),
+        e.peak_memory_mib < 0 ? std::string("n/a") : fmt::format("{:.1f} GiB", e.peak_memory_mib / 1024),
+        pct(e.mean_tensor_active), e.batch_size > 0 ? std::to_string(e.batch_size) : "unknown",
+        e.precision.empty() ? "unknown" : e.precision, f.suggestion);
+    if (f.pause) std::cout << "  action: PAUSE requested (recorded in breaker_actions)\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Action RegisterAttribute(CLI::App& app) {
+  auto o = std::make_shared<AttributeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "attribute", "Attribute GPU cost by a dimension, reconciled to the bill to the micro-dollar.");
+  cmd->footer(
+      "Telemetry in the ledger is first charged (every GPU-second of every node to exactly one "
+      "workload, idle or overhead; OpenCost max(request, usage); largest-remainder rounding, ties "
+      "by id), then the ledger (telemetry and simulator charges) is summed. Dimensions: " +
+      ledger::DimensionList() + ". The reconciliation line goes to stdout for table output, to "
+      "stderr otherwise. Exit 1 if the charges do not reconcile.");
+  AddLedgerOptions(cmd, o->ledger);
+  cmd->add_option("--by", o->by, "dimension")->capture_default_str();
+  cmd->add_option("--output", o->output, "table | json | csv")->capture_default_str();
+  cmd->add_flag("--hourly", o->hourly, "one row per hour and value");
+  cmd->add_option("--seed", o->seed, "Monte Carlo seed")->capture_default_str();
+  cmd->add_option("--mc-samples", o->mc_samples, "Monte Carlo samples")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10'000'000));
+  return [cmd, o]() { return cmd->parsed() ? RunAttribute(*o) : -1; };
+}
+
+Action RegisterExport(CLI::App& app) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* exp = app.add_subcommand("export", "export the ledger");
+  exp->require_subcommand(1);
+  CLI::App* cmd = exp->add_subcommand(
+      "focus", "Write the ledger as a FinOps FOCUS 1.2 CSV (one row per hour, node, kind, workload).");
+  AddLedgerOptions(cmd, o->ledger);
+  cmd->add_option("--out", o->out, "output CSV (written atomically)")->required();
+  return [cmd, o]() { return cmd->parsed() ? RunExportFocus(*o) : -1; };
+}
+
+Action RegisterBreaker(CLI::App& app) {
+  auto o = std::make_shared<BreakerOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "breaker",
+      "Cost circuit breaker: jobs whose hourly cost crossed their threshold, with evidence and a "
+      "priced suggestion; optionally records a pause.");
+  cmd->footer("Thresholds come from --config breaker.jobs / breaker.default_hourly_usd; "
+              "breaker.pause records a pause action in the ledger.");
+  AddLedgerOptions(cmd, o->ledger);
+  cmd->add_option("--output", o->output, "table | json")->capture_default_str();
+  return [cmd, o]() { return cmd->parsed() ? RunBreaker(*o) : -1; };
+}
+
+}  // namespace seedance::cli

@@ -1,0 +1,125 @@
+#include "seedance/ledger/breaker.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "seedance/cluster/gpu_model.h"
+#include "seedance/cost/money.h"
+#include "seedance/telemetry/sample.h"
+
+namespace seedance::ledger {
+
+int GpuMemoryGib(std::string_view m) {
+  struct Row {
+    std::string_view model;
+    int gib;
+  };
+  static constexpr Row kRows[] = {
+      {"H200", 141}, {"H100", 80},  {"H800", 80},    {"A100-80G", 80}, {"A800", 80},
+      {"A100", 40},  {"L40S", 48},  {"A10G", 24},    {"A10", 24},      {"L4", 24},
+      {"RTX6000", 24}, {"V100M32", 32}, {"V100", 16}, {"V100M16", 16}, {"T4", 16},
+      {"P100", 16},  {"K80", 12},   {"2080Ti", 11},
+  };
+  for (const Row& r : kRows) {
+    if (r.model == m) return r.gib;
+  }
+  return 0;
+}
+
+std::vector<BreakerFinding> EvaluateBreaker(
+    const std::vector<Ledger::JobHour>& job_hours,
+    const std::map<std::pair<std::string, std::int64_t>, JobEvidence>& evidence,
+    const LedgerConfig& config, const cost::PriceTable* catalog) {
+  GpuPricer pricer(config, catalog);
+  std::vector<BreakerFinding> out;
+  for (const Ledger::JobHour& jh : job_hours) {
+    Money threshold = config.breaker_default_hourly;
+    if (auto it = config.breaker_jobs.find(jh.job); it != config.breaker_jobs.end()) {
+      threshold = it->second;
+    }
+    if (threshold.raw() <= 0 || jh.cost <= threshold) continue;
+    BreakerFinding f;
+    f.job = jh.job;
+    f.tenant = jh.tenant;
+    f.hour_ms = jh.hour_ms;
+    f.cost = jh.cost;
+    f.threshold = threshold;
+    f.pause = config.breaker_pause;
+    if (auto it = evidence.find({jh.job, jh.hour_ms}); it != evidence.end()) f.evidence = it->second;
+    const JobEvidence& e = f.evidence;
+    double gpus = std::max(1.0, std::round(static_cast<double>(jh.gpu_ms) / 3'600'000.0));
+    if (e.gpus > 0) gpus = static_cast<double>(e.gpus);
+    std::string_view current = telemetry::CatalogModelName(e.model);
+    std::int64_t current_price = pricer.MicroUsdPerHour(e.model);
+    bool low_util = e.mean_utilization >= 0 && e.mean_utilization < 0.5;
+    // 1. A cheaper GPU that holds the peak memory.
+    if (low_util && current_price > 0 && catalog != nullptr && e.peak_memory_mib > 0) {
+      double need_gib = e.peak_memory_mib / 1024.0 * 1.1;
+      const cost::GpuPrice* best = nullptr;
+      for (const cost::GpuPrice& p : catalog->prices()) {
+        std::string_view name = cluster::GpuModelName(p.model);
+        int gib = GpuMemoryGib(name);
+        if (gib <= 0 || gib < need_gib || p.usd_per_gpu_hour.raw() >= current_price) continue;
+        if (best == nullptr || p.usd_per_gpu_hour < best->usd_per_gpu_hour ||
+            (p.usd_per_gpu_hour == best->usd_per_gpu_hour &&
+             name < cluster::GpuModelName(best->model))) {
+          best = &p;
+        }
+      }
+      if (best != nullptr) {
+        Money per_gpu = MicroUsd(current_price) - best->usd_per_gpu_hour;
+        f.saving_per_hour = MicroUsd(static_cast<std::int64_t>(std::llround(
+            static_cast<double>(per_gpu.raw()) * gpus)));
+        f.suggestion = fmt::format(
+            "move to {} ({} GiB holds the {:.1f} GiB peak; utilization {:.0f}% on {}): "
+            "{} GPU(s) x ({} - {})/h saves {}/h",
+            cluster::GpuModelName(best->model), GpuMemoryGib(cluster::GpuModelName(best->model)),
+            e.peak_memory_mib / 1024.0, e.mean_utilization * 100.0,
+            current.empty() ? e.model : std::string(current), gpus,
+            cost::FormatUsd(MicroUsd(current_price), 2), cost::FormatUsd(best->usd_per_gpu_hour, 2),
+            cost::FormatUsd(f.saving_per_hour, 2));
+      }
+    }
+    // 2. Consolidation (batching).
+    if (f.suggestion.empty() && low_util) {
+      double need = std::max(1.0, std::ceil(gpus * e.mean_utilization / 0.8));
+      if (need < gpus) {
+        f.saving_per_hour = cost::ScaleMoney(jh.cost, 1.0 - need / gpus);
+        f.suggestion = fmt::format(
+            "consolidate: at {:.0f}% utilization the work fits on {} of {} GPUs at 80%; raise the "
+            "batch size{}: saves {}/h",
+            e.mean_utilization * 100.0, need, gpus,
+            e.batch_size > 0 ? fmt::format(" (now {})", e.batch_size) : std::string(),
+            cost::FormatUsd(f.saving_per_hour, 2));
+      }
+    }
+    // 3. Precision.
+    bool low_precision = e.precision == "bf16" || e.precision == "fp16" || e.precision == "fp8";
+    if (f.suggestion.empty() && e.mean_tensor_active >= 0 && e.mean_tensor_active < 0.2 &&
+        !low_precision) {
+      f.saving_per_hour = cost::ScaleMoney(jh.cost, 0.4);
+      f.saving_is_estimate = true;
+      f.suggestion = fmt::format(
+          "tensor pipes active {:.0f}% with precision {}: switch to BF16 mixed precision "
+          "(estimate: 40% fewer GPU-hours) saves about {}/h",
+          e.mean_tensor_active * 100.0, e.precision.empty() ? "unknown" : e.precision,
+          cost::FormatUsd(f.saving_per_hour, 2));
+    }
+    if (f.suggestion.empty()) {
+      f.suggestion = e.mean_utilization >= 0
+                         ? fmt::format("utilization {:.0f}% justifies the spend: raise the "
+                                       "threshold or move the job to spot capacity",
+                                       e.mean_utilization * 100.0)
+                         : "no telemetry for this job: check its GPU metrics";
+    }
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(), [](const BreakerFinding& a, const BreakerFinding& b) {
+    return a.hour_ms != b.hour_ms ? a.hour_ms < b.hour_ms : a.job < b.job;
+  });
+  return out;
+}
+
+}  // namespace seedance::ledger

@@ -1,0 +1,237 @@
+#include "seedance/ledger/config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "seedance/cost/money.h"
+#include "seedance/telemetry/sample.h"
+
+namespace seedance::ledger {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::string_view kDimensionNames[] = {"tenant",   "namespace",   "business_unit",
+                                                "task_type", "data_source", "sla_tier",
+                                                "job",       "workload",    "node"};
+
+Status KeyError(const std::string& name, const std::string& key, const std::string& what) {
+  return InvalidArgumentError(name + ": key '" + key + "': " + what);
+}
+
+Status CheckKeys(const Json& obj, const std::string& name, const std::string& where,
+                 std::initializer_list<std::string_view> allowed) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    bool ok = false;
+    for (std::string_view a : allowed) ok = ok || a == it.key();
+    if (!ok) return KeyError(name, where + it.key(), "unknown key");
+  }
+  return Status::Ok();
+}
+
+Result<Money> UsdValue(const Json& v, const std::string& name, const std::string& key) {
+  if (!v.is_number() || v.get<double>() < 0) {
+    return KeyError(name, key, "expected a non-negative number of USD");
+  }
+  return UsdFromDouble(v.get<double>());
+}
+
+Result<std::string> StringValue(const Json& v, const std::string& name, const std::string& key) {
+  if (!v.is_string()) return KeyError(name, key, "expected a string");
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+Result<Dimension> ParseDimension(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kDimensionNames); ++i) {
+    if (kDimensionNames[i] == name) return static_cast<Dimension>(i);
+  }
+  if (name == "tier") return Dimension::kSlaTier;
+  if (name == "bu") return Dimension::kBusinessUnit;
+  return InvalidArgumentError("unknown dimension '" + std::string(name) +
+                              "' (accepted: " + DimensionList() + ")");
+}
+
+std::string_view DimensionName(Dimension d) { return kDimensionNames[static_cast<std::size_t>(d)]; }
+
+std::string DimensionList() {
+  std::string out;
+  for (std::string_view n : kDimensionNames) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out + " (tier = sla_tier)";
+}
+
+Result<LedgerConfig> LedgerConfig::LoadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFoundError(path + ": cannot open config file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return Parse(ss.str(), path);
+}
+
+Result<LedgerConfig> LedgerConfig::Parse(std::string_view text, const std::string& name) {
+  Json doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return InvalidArgumentError(name + ": not a JSON object");
+  }
+  SEEDANCE_RETURN_IF_ERROR(CheckKeys(doc, name, "",
+                                     {"namespaces", "overhead_namespaces", "overhead_fraction",
+                                      "idle_share", "tenant_weights", "prices_usd_per_gpu_hour",
+                                      "step_seconds", "match_tolerance_seconds", "breaker"}));
+  LedgerConfig c;
+  if (auto ns = doc.find("namespaces"); ns != doc.end()) {
+    if (!ns->is_object()) return KeyError(name, "namespaces", "expected an object");
+    for (auto it = ns->begin(); it != ns->end(); ++it) {
+      std::string where = "namespaces." + it.key() + ".";
+      if (!it->is_object()) return KeyError(name, where, "expected an object");
+      SEEDANCE_RETURN_IF_ERROR(CheckKeys(
+          *it, name, where,
+          {"tenant", "business_unit", "task_type", "data_source", "sla_tier"}));
+      NamespaceRule r;
+      std::pair<const char*, std::string*> fields[] = {{"tenant", &r.tenant},
+                                                       {"business_unit", &r.business_unit},
+                                                       {"task_type", &r.task_type},
+                                                       {"data_source", &r.data_source},
+                                                       {"sla_tier", &r.sla_tier}};
+      for (auto& [k, dst] : fields) {
+        if (auto f = it->find(k); f != it->end()) {
+          SEEDANCE_ASSIGN_OR_RETURN(*dst, StringValue(*f, name, where + k));
+        }
+      }
+      c.namespaces[it.key()] = r;
+    }
+  }
+  if (auto o = doc.find("overhead_namespaces"); o != doc.end()) {
+    if (!o->is_array()) return KeyError(name, "overhead_namespaces", "expected an array");
+    c.overhead_namespaces.clear();
+    for (const Json& v : *o) {
+      SEEDANCE_ASSIGN_OR_RETURN(std::string s, StringValue(v, name, "overhead_namespaces"));
+      c.overhead_namespaces.push_back(s);
+    }
+  }
+  if (auto f = doc.find("overhead_fraction"); f != doc.end()) {
+    if (!f->is_number()) return KeyError(name, "overhead_fraction", "expected a number");
+    c.overhead_fraction = f->get<double>();
+  }
+  if (auto s = doc.find("idle_share"); s != doc.end()) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::string v, StringValue(*s, name, "idle_share"));
+    auto share = ParseIdleShare(v);
+    if (!share.has_value()) return KeyError(name, "idle_share", share.error().message());
+    c.idle_share = *share;
+  }
+  if (auto w = doc.find("tenant_weights"); w != doc.end()) {
+    if (!w->is_object()) return KeyError(name, "tenant_weights", "expected an object");
+    for (auto it = w->begin(); it != w->end(); ++it) {
+      if (!it->is_number() || it->get<double>() <= 0) {
+        return KeyError(name, "tenant_weights." + it.key(), "expected a number > 0");
+      }
+      c.tenant_weights[it.key()] = it->get<double>();
+    }
+  }
+  if (auto p = doc.find("prices_usd_per_gpu_hour"); p != doc.end()) {
+    if (!p->is_object()) return KeyError(name, "prices_usd_per_gpu_hour", "expected an object");
+    for (auto it = p->begin(); it != p->end(); ++it) {
+      SEEDANCE_ASSIGN_OR_RETURN(Money m,
+                                UsdValue(*it, name, "prices_usd_per_gpu_hour." + it.key()));
+      c.price_overrides[it.key()] = m;
+    }
+  }
+  for (auto [key, dst] : {std::pair<const char*, std::int64_t*>{"step_seconds", &c.step_ms},
+                          {"match_tolerance_seconds", &c.match_tolerance_ms}}) {
+    if (auto v = doc.find(key); v != doc.end()) {
+      if (!v->is_number_integer() || v->get<std::int64_t>() < 0) {
+        return KeyError(name, key, "expected a non-negative integer");
+      }
+      *dst = v->get<std::int64_t>() * 1000;
+    }
+  }
+  if (auto b = doc.find("breaker"); b != doc.end()) {
+    if (!b->is_object()) return KeyError(name, "breaker", "expected an object");
+    SEEDANCE_RETURN_IF_ERROR(CheckKeys(*b, name, "breaker.", {"default_hourly_usd", "jobs", "pause"}));
+    if (auto d = b->find("default_hourly_usd"); d != b->end()) {
+      SEEDANCE_ASSIGN_OR_RETURN(c.breaker_default_hourly,
+                                UsdValue(*d, name, "breaker.default_hourly_usd"));
+    }
+    if (auto j = b->find("jobs"); j != b->end()) {
+      if (!j->is_object()) return KeyError(name, "breaker.jobs", "expected an object");
+      for (auto it = j->begin(); it != j->end(); ++it) {
+        SEEDANCE_ASSIGN_OR_RETURN(Money m, UsdValue(*it, name, "breaker.jobs." + it.key()));
+        c.breaker_jobs[it.key()] = m;
+      }
+    }
+    if (auto p = b->find("pause"); p != b->end()) {
+      if (!p->is_boolean()) return KeyError(name, "breaker.pause", "expected true or false");
+      c.breaker_pause = p->get<bool>();
+    }
+  }
+  Status s = c.Validate();
+  if (!s.ok()) return InvalidArgumentError(name + ": " + s.message());
+  return c;
+}
+
+Status LedgerConfig::Validate() const {
+  if (!(overhead_fraction >= 0.0 && overhead_fraction < 1.0)) {
+    return InvalidArgumentError("overhead_fraction must be in [0, 1)");
+  }
+  if (step_ms <= 0) return InvalidArgumentError("step_seconds must be > 0");
+  return Status::Ok();
+}
+
+WorkloadDims LedgerConfig::Classify(std::string_view pod, std::string_view namespace_name,
+                                    std::string_view job) const {
+  WorkloadDims d;
+  d.name = std::string(pod);
+  d.namespace_name = std::string(namespace_name);
+  d.job = job.empty() ? std::string(pod) : std::string(job);
+  const NamespaceRule* r = nullptr;
+  if (auto it = namespaces.find(d.namespace_name); it != namespaces.end()) r = &it->second;
+  auto pick = [](const NamespaceRule* rule, std::string NamespaceRule::*f, std::string fallback) {
+    return rule != nullptr && !(rule->*f).empty() ? rule->*f : fallback;
+  };
+  d.tenant = pick(r, &NamespaceRule::tenant,
+                  namespace_name.empty() ? std::string("unassigned") : d.namespace_name);
+  d.business_unit = pick(r, &NamespaceRule::business_unit, "unassigned");
+  d.task_type = pick(r, &NamespaceRule::task_type, "unassigned");
+  d.data_source = pick(r, &NamespaceRule::data_source, "unassigned");
+  d.sla_tier = pick(r, &NamespaceRule::sla_tier, "unassigned");
+  return d;
+}
+
+bool LedgerConfig::IsOverheadNamespace(std::string_view ns) const {
+  for (const auto& o : overhead_namespaces) {
+    if (o == ns) return true;
+  }
+  return false;
+}
+
+std::int64_t LedgerConfig::TenantWeightMilli(std::string_view tenant) const {
+  auto it = tenant_weights.find(std::string(tenant));
+  if (it == tenant_weights.end()) return 1000;
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(it->second * 1000.0 + 0.5));
+}
+
+std::int64_t GpuPricer::MicroUsdPerHour(std::string_view dcgm_model) const {
+  std::string_view catalog_name = telemetry::CatalogModelName(dcgm_model);
+  if (auto it = config_.price_overrides.find(std::string(dcgm_model));
+      it != config_.price_overrides.end()) {
+    return it->second.raw();
+  }
+  if (!catalog_name.empty()) {
+    if (auto it = config_.price_overrides.find(std::string(catalog_name));
+        it != config_.price_overrides.end()) {
+      return it->second.raw();
+    }
+    if (catalog_ != nullptr) {
+      auto idx = cluster::ParseGpuModel(catalog_name);
+      if (idx.has_value()) {
+        if (const cost::GpuPrice* p = catalog_->Find(*idx)) return p->usd_per_gpu_hour.raw();
+      }
+    }
+  }
+  return -1;
+}
+
+}  // namespace seedance::ledger

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "seedance/core/status.h"
+#include "seedance/ledger/ledger.h"
+
+namespace seedance::ledger {
+
+// FinOps FOCUS 1.2 export (PROTOCOLS.md 1.4): one row per (hour, node, charge kind, workload).
+// Mandatory columns with their formats: decimals in plain notation (6 places), Date/Time as
+// YYYY-MM-DDTHH:mm:ssZ (UTC; ChargePeriodEnd exclusive), ChargeCategory "Usage", ChargeClass
+// null, BillingCurrency "USD", Tags a JSON object string; our own columns use the x_ prefix
+// (x_ChargeKind, x_Tenant, x_Namespace, x_Pod, x_BusinessUnit, x_TaskType, x_DataSource,
+// x_SlaTier, x_Job). The billing period is the calendar month (UTC) of the charge.
+const std::vector<std::string>& FocusColumns();
+
+// Returns the CSV text (header + rows) for charges with start in [from, to).
+Result<std::string> FocusCsv(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms);
+
+// Writes FocusCsv atomically to `path` (nothing is written on error).
+Status ExportFocus(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms,
+                   const std::string& path);
+
+// Micro-USD as a plain decimal with 6 places ("12.400000", "-0.000001").
+std::string DecimalUsd(Money m);
+
+}  // namespace seedance::ledger

@@ -1,0 +1,277 @@
+#include "seedance/ledger/ledger.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "seedance/core/csv.h"
+#include "seedance/ledger/focus.h"
+
+namespace seedance::ledger {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string TempDb(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/ledger_test_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/" + name;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  return path;
+}
+
+WorkloadDims Dims(std::string pod, std::string ns, std::string tenant, std::string tier) {
+  WorkloadDims w;
+  w.name = std::move(pod);
+  w.namespace_name = std::move(ns);
+  w.tenant = std::move(tenant);
+  w.business_unit = "bu-" + w.tenant;
+  w.task_type = "training";
+  w.data_source = "ds";
+  w.sla_tier = std::move(tier);
+  w.job = w.name;
+  return w;
+}
+
+TEST(LedgerTest, CreatesTheSchemaAndRefusesNewerOnes) {
+  std::string path = TempDb("schema.db");
+  {
+    auto l = Ledger::Open(path);
+    ASSERT_TRUE(l.has_value()) << l.error().ToString();
+    EXPECT_EQ((*l)->schema_version(), Ledger::kSchemaVersion);
+    EXPECT_EQ(*(*l)->IntegrityCheck(), "ok");
+  }
+  {
+    auto l = Ledger::Open(path);  // reopening migrates nothing
+    ASSERT_TRUE(l.has_value());
+    EXPECT_EQ((*l)->schema_version(), Ledger::kSchemaVersion);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto l = Ledger::Open(path);
+  ASSERT_FALSE(l.has_value());
+  EXPECT_EQ(l.error().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(LedgerTest, MigratesAVersionOneFile) {
+  std::string path = TempDb("v1.db");
+  {
+    auto l = Ledger::Open(path);
+    ASSERT_TRUE(l.has_value());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TABLE breaker_actions; DROP INDEX charges_by_start; "
+                         "DROP INDEX bills_by_start; PRAGMA user_version=1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto l = Ledger::Open(path);
+  ASSERT_TRUE(l.has_value()) << l.error().ToString();
+  EXPECT_EQ((*l)->schema_version(), 2);
+  EXPECT_TRUE((*l)->RecordBreakerAction("j", 0, Usd(1), Usd(1), false, "x").ok());
+}
+
+TEST(LedgerTest, ReingestingTheSameSamplesAddsNothing) {
+  std::string path = TempDb("ingest.db");
+  auto l = Ledger::Open(path);
+  ASSERT_TRUE(l.has_value());
+  const std::string text =
+      "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-1\",Hostname=\"n1\",pod=\"p\",namespace=\"a\"} 50 "
+      "1000\nDCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-1\",Hostname=\"n1\",pod=\"p\","
+      "namespace=\"a\"} 60 2000\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-1\",Hostname=\"n1\"} 7 "
+      "2000\n";
+  for (int run = 0; run < 2; ++run) {
+    int commits = 0;
+    auto w = (*l)->NewSampleWriter("t.prom", 2, [&](const IngestProgress&) { ++commits; });
+    ASSERT_TRUE(w.has_value());
+    telemetry::ParseStats stats;
+    telemetry::ParseText(telemetry::InputFormat::kDcgm, text, {}, **w, stats);
+    Status fin = (*w)->Finish();
+    ASSERT_TRUE(fin.ok()) << fin.ToString();
+    EXPECT_EQ((*w)->progress().committed_samples, 3u);
+    EXPECT_EQ((*w)->progress().inserted, run == 0 ? 3u : 0u);
+    EXPECT_EQ(commits, 2);  // a batch of 2, then the last one
+    EXPECT_EQ(*(*l)->CountSamples(), 3);
+  }
+}
+
+TEST(LedgerTest, RecordsNodeIntervalsAndReconciles) {
+  auto l = Ledger::Open(TempDb("charges.db"));
+  ASSERT_TRUE(l.has_value());
+  Ledger& ledger = **l;
+  NodeBill bill{0, 3'600'000, "node-1", MicroUsd(10'000'001)};
+  std::vector<ChargeRecord> cs = {
+      {0, 3'600'000, "node-1", ChargeKind::kWorkload, Dims("p1", "a", "acme", "gold"),
+       MicroUsd(5'000'000), 3'600'000},
+      {0, 3'600'000, "node-1", ChargeKind::kIdle, Dims("p1", "a", "acme", "gold"),
+       MicroUsd(1'000'000), 0},
+      {0, 3'600'000, "node-1", ChargeKind::kWorkload, Dims("p2", "b", "beta", "bronze"),
+       MicroUsd(2'000'000), 1'800'000},
+      {0, 3'600'000, "node-1", ChargeKind::kIdle, {}, MicroUsd(1'500'001), 0},
+      {0, 3'600'000, "node-1", ChargeKind::kOverhead, {}, MicroUsd(500'000), 0},
+  };
+  ASSERT_TRUE(ledger.RecordNodeInterval(bill, cs).ok());
+  // Recording the same interval again replaces it.
+  ASSERT_TRUE(ledger.RecordNodeInterval(bill, cs).ok());
+  std::vector<ChargeRecord> bad = cs;
+  bad[0].cost = MicroUsd(1);
+  Status s = ledger.RecordNodeInterval(bill, bad);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("the bill is 10000001"));
+
+  auto rep = ledger.Attribute(Dimension::kTenant, 0, 3'600'000, false);
+  ASSERT_TRUE(rep.has_value()) << rep.error().ToString();
+  ASSERT_EQ(rep->rows.size(), 2u);
+  EXPECT_EQ(rep->rows[0].key, "acme");
+  EXPECT_EQ(rep->rows[0].cost, MicroUsd(6'000'000));
+  EXPECT_EQ(rep->rows[0].gpu_ms, 3'600'000);
+  EXPECT_EQ(rep->rows[1].key, "beta");
+  const Reconciliation& r = rep->reconciliation;
+  EXPECT_EQ(r.bill, MicroUsd(10'000'001));
+  EXPECT_EQ(r.attributed, MicroUsd(8'000'000));
+  EXPECT_EQ(r.idle, MicroUsd(1'500'001));
+  EXPECT_EQ(r.overhead, MicroUsd(500'000));
+  EXPECT_EQ(r.idle_shared, MicroUsd(1'000'000));
+  EXPECT_TRUE(r.exact());
+
+  auto tiers = ledger.Attribute(Dimension::kSlaTier, 0, 3'600'000, true);
+  ASSERT_TRUE(tiers.has_value());
+  ASSERT_EQ(tiers->rows.size(), 2u);
+  EXPECT_EQ(tiers->rows[0].key, "bronze");
+  EXPECT_EQ(tiers->rows[0].hour_ms, 0);
+  auto by_tenant = ledger.CostByTenant(0, 3'600'000);
+  ASSERT_TRUE(by_tenant.has_value());
+  EXPECT_EQ(by_tenant->size(), 2u);
+  // Outside the range: nothing.
+  auto later = ledger.Attribute(Dimension::kTenant, 3'600'000, 7'200'000, false);
+  EXPECT_TRUE(later->rows.empty());
+  EXPECT_EQ(later->reconciliation.bill, Money());
+}
+
+TEST(LedgerTest, SimulatorApiRecordsAllocatedIntervalsAndReportsCostByTenant) {
+  auto l = Ledger::Open(TempDb("sim.db"));
+  ASSERT_TRUE(l.has_value());
+  std::vector<WorkloadDims> dims = {Dims("a-0", "ns-a", "alpha", "gold"),
+                                    Dims("b-0", "ns-b", "beta", "gold")};
+  auto lookup = [&](std::uint32_t id) -> const WorkloadDims& { return dims[id - 1]; };
+  for (int t = 0; t < 60; ++t) {
+    std::vector<GpuUse> uses = {{1, 2000, 1500, 1000, false}, {2, 1000, 200, 1000, false}};
+    NodeInterval n{t * 60'000LL, (t + 1) * 60'000LL, 0, MicroUsd(100'001), 4000, 0, uses};
+    ASSERT_TRUE(RecordAllocatedInterval(**l, n, IdleShare::kByUsage, "sim-node", lookup).ok());
+  }
+  auto tenants = (*l)->CostByTenant(0, 3'600'000);
+  ASSERT_TRUE(tenants.has_value());
+  ASSERT_EQ(tenants->size(), 2u);
+  EXPECT_EQ((*tenants)[0].key, "alpha");
+  EXPECT_EQ((*tenants)[0].gpu_ms, 2 * 3'600'000);
+  EXPECT_EQ((*tenants)[0].cost + (*tenants)[1].cost, MicroUsd(60 * 100'001));  // idle shared
+  auto rep = (*l)->Attribute(Dimension::kTenant, 0, 3'600'000, false);
+  EXPECT_TRUE(rep->reconciliation.exact());
+  EXPECT_EQ(rep->reconciliation.idle, Money());
+}
+
+TEST(FocusTest, ExportHasTheMandatoryColumnsWithTheRightTypes) {
+  auto l = Ledger::Open(TempDb("focus.db"));
+  ASSERT_TRUE(l.has_value());
+  Ledger& ledger = **l;
+  const std::int64_t t0 = 1'795'910'400'000;  // 2026-11-29T00:00:00Z
+  for (int h = 0; h < 3; ++h) {
+    std::int64_t s = t0 + h * 3'600'000;
+    NodeBill bill{s, s + 3'600'000, "node-1", MicroUsd(2'990'000)};
+    std::vector<ChargeRecord> cs = {
+        {s, s + 3'600'000, "node-1", ChargeKind::kWorkload, Dims("trainer-0", "ml", "acme", "gold"),
+         MicroUsd(1'990'000), 3'600'000},
+        {s, s + 3'600'000, "node-1", ChargeKind::kIdle, {}, MicroUsd(1'000'000), 1'800'000}};
+    ASSERT_TRUE(ledger.RecordNodeInterval(bill, cs).ok());
+  }
+  std::string out = ::testing::TempDir() + "/focus_" + std::to_string(::getpid()) + ".csv";
+  ASSERT_TRUE(ExportFocus(ledger, 0, INT64_MAX, out).ok());
+  auto table = CsvTable::ReadFile(out);
+  ASSERT_TRUE(table.has_value()) << table.error().ToString();
+  for (const char* col :
+       {"BilledCost", "EffectiveCost", "ListCost", "ContractedCost", "BillingCurrency",
+        "BillingAccountId", "BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart",
+        "ChargePeriodEnd", "ChargeCategory", "ChargeClass", "ChargeDescription", "PricingQuantity",
+        "PricingUnit", "ProviderName", "PublisherName", "InvoiceIssuerName", "ServiceName",
+        "ServiceCategory", "Tags"}) {
+    EXPECT_GE(table->FindColumn(col), 0) << col;
+  }
+  for (const std::string& h : table->header()) {
+    bool focus = std::find(FocusColumns().begin(), FocusColumns().end(), h) != FocusColumns().end();
+    EXPECT_TRUE(focus);
+    if (h.rfind("x_", 0) != 0) {
+      EXPECT_TRUE(std::isupper(static_cast<unsigned char>(h[0]))) << h;
+    }
+  }
+  ASSERT_EQ(table->rows().size(), 6u);
+  const std::regex decimal(R"(^-?[0-9]+(\.[0-9]+)?$)");
+  const std::regex datetime(R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$)");
+  std::int64_t billed = 0;
+  for (const auto& row : table->rows()) {
+    for (const char* c : {"BilledCost", "EffectiveCost", "ListCost", "ContractedCost",
+                          "PricingQuantity", "ConsumedQuantity"}) {
+      std::string v(table->Str(row, static_cast<std::size_t>(table->FindColumn(c))));
+      EXPECT_TRUE(std::regex_match(v, decimal)) << c << "=" << v;
+    }
+    for (const char* c : {"BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart",
+                          "ChargePeriodEnd"}) {
+      std::string v(table->Str(row, static_cast<std::size_t>(table->FindColumn(c))));
+      EXPECT_TRUE(std::regex_match(v, datetime)) << c << "=" << v;
+    }
+    auto col = [&](const char* c) {
+      return std::string(table->Str(row, static_cast<std::size_t>(table->FindColumn(c))));
+    };
+    EXPECT_EQ(col("BillingCurrency"), "USD");
+    EXPECT_EQ(col("ChargeCategory"), "Usage");
+    EXPECT_EQ(col("ChargeClass"), "");
+    EXPECT_EQ(col("BillingPeriodStart"), "2026-11-01T00:00:00Z");
+    EXPECT_EQ(col("BillingPeriodEnd"), "2026-12-01T00:00:00Z");
+    auto tags = nlohmann::json::parse(col("Tags"), nullptr, false);
+    ASSERT_TRUE(tags.is_object()) << col("Tags");
+    for (const auto& [k, v] : tags.items()) EXPECT_TRUE(v.is_primitive()) << k;
+    std::string billed_text = col("BilledCost");
+    std::size_t dot = billed_text.find('.');
+    billed += std::stoll(billed_text.substr(0, dot)) * 1'000'000 + std::stoll(billed_text.substr(dot + 1));
+  }
+  EXPECT_EQ(billed, 3 * 2'990'000);  // BilledCost sums to the bill
+  EXPECT_EQ(DecimalUsd(MicroUsd(-1)), "-0.000001");
+  EXPECT_EQ(DecimalUsd(Usd(12) + MicroUsd(400'000)), "12.400000");
+}
+
+TEST(EventsCsvTest, LoadsAndRejectsWithFileLineAndField) {
+  std::string path = ::testing::TempDir() + "/events_" + std::to_string(::getpid()) + ".csv";
+  {
+    std::ofstream f(path);
+    f << "gpu_uuid,start,end,pod,namespace,pid,job,request_milli,batch_size,precision\n"
+         "GPU-1,2026-11-29T00:00:00Z,2026-11-29T01:00:00Z,p,a,,j,500,32,bf16\n";
+  }
+  auto ev = LoadEventsCsv(path);
+  ASSERT_TRUE(ev.has_value()) << ev.error().ToString();
+  ASSERT_EQ(ev->size(), 1u);
+  EXPECT_EQ((*ev)[0].start_ms, 1'795'910'400'000);
+  EXPECT_EQ((*ev)[0].request_milli, 500);
+  EXPECT_EQ((*ev)[0].precision, "bf16");
+  {
+    std::ofstream f(path);
+    f << "gpu_uuid,start,end,pod\nGPU-1,2026-11-29T00:00:00Z,yesterday,p\n";
+  }
+  ev = LoadEventsCsv(path);
+  ASSERT_FALSE(ev.has_value());
+  EXPECT_THAT(ev.error().message(), HasSubstr(":2:"));
+  EXPECT_THAT(ev.error().message(), HasSubstr("field 'end'"));
+}
+
+}  // namespace
+}  // namespace seedance::ledger
