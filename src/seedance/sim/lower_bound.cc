@@ -17,7 +17,6 @@ Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fle
   const auto wall0 = std::chrono::steady_clock::now();
   LowerBound out;
   if (workload.jobs.empty()) return out;
-  const double b = options.bucket_s;
   double horizon = options.horizon_s;
   if (horizon <= 0) horizon = workload.jobs.back().arrival_s + 30 * 86400.0;
   if (options.horizon_s <= 0) {
@@ -28,6 +27,8 @@ Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fle
       horizon = std::max(horizon, j.arrival_s + 1.5 * j.total_steps / best + 2 * options.bucket_s);
     }
   }
+  // At most 64 buckets: long horizons get coarser buckets (the LP stays small).
+  const double b = std::max(options.bucket_s, horizon / 64.0);
   const auto n_buckets = static_cast<int>(std::ceil(horizon / b));
   struct Class {
     const JobSpec* proto;

@@ -22,6 +22,19 @@ int OnDemandTwin(const SimView& view, int type) {
   return -1;
 }
 
+// Spot price inflated by the expected overhead: checkpoints (C / tau) plus the work lost per
+// interruption (tau / 2 + restart) at the pool's interruption rate (S3.2 "expected cost
+// including interruption risk").
+double EffectiveSpotPrice(const PoolSpec& ps, const FleetSpec& fleet, double expected_s, double short_job_s) {
+  double price = ps.usd_per_gpu_hour;
+  double mtbf = ps.spot.empty() ? kInf : ps.spot.MeanTimeBetweenDrops();
+  if (std::isfinite(mtbf) && expected_s >= short_job_s) {
+    double tau = std::sqrt(2.0 * std::max(1.0, fleet.checkpoint_cost_s) * mtbf);
+    price *= 1.0 + fleet.checkpoint_cost_s / tau + (tau / 2 + fleet.restart_s + fleet.cold_start_s) / mtbf;
+  }
+  return price;
+}
+
 }  // namespace
 
 double SeedanceCostPolicy::CheckpointInterval(const JobView& /*job*/, const SimView& view) const {
@@ -103,7 +116,9 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         int twin = OnDemandTwin(view, ps.type);
         double od = twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].spec->usd_per_gpu_hour : kInf;
         if (ps.usd_per_gpu_hour > config_.max_price_ratio * od) continue;
-        if (ps.usd_per_gpu_hour / thr < cur.usd_per_gpu_hour / cur_thr) {
+        // Move only for a clear saving (30%) after the expected interruption overhead.
+        double eff = EffectiveSpotPrice(ps, fleet, jv.remaining_steps / thr, config_.short_job_s);
+        if (eff / thr < 0.7 * cur.usd_per_gpu_hour / cur_thr) {
           keep = static_cast<int>(p);
           break;
         }
@@ -131,12 +146,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
           int twin = OnDemandTwin(view, ps.type);
           double od = twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].spec->usd_per_gpu_hour : kInf;
           if (price > config_.max_price_ratio * od) continue;
-          // Expected overhead: checkpoints C/tau plus lost work (tau/2 + restart) per interruption.
-          double mtbf = ps.spot.empty() ? kInf : ps.spot.MeanTimeBetweenDrops();
-          if (std::isfinite(mtbf) && expected_s >= config_.short_job_s) {
-            double tau = std::sqrt(2.0 * std::max(1.0, fleet.checkpoint_cost_s) * mtbf);
-            price *= 1.0 + fleet.checkpoint_cost_s / tau + (tau / 2 + fleet.restart_s) / mtbf;
-          }
+          price = EffectiveSpotPrice(ps, fleet, expected_s, config_.short_job_s);
         }
         if (!config_.enabled) price = 1.0;  // agnostic: fastest wins below
         double score = config_.enabled ? price * s.gpus / thr : 1.0 / thr;
