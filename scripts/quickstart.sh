@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # Debian 12 packages the build needs; nothing is downloaded from anywhere else.
 PACKAGES=(cmake ninja-build g++ pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev
-          libgtest-dev libgmock-dev libbenchmark-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev libssl-dev libeigen3-dev)
 
 install_missing() {
   local missing=()
