@@ -1,0 +1,74 @@
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <string_view>
+
+// Character classes and number parsing shared by the telemetry parsers. Private to the module.
+namespace seedance::telemetry::internal {
+
+inline bool IsMetricNameStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+}
+inline bool IsMetricNameChar(char c) { return IsMetricNameStart(c) || (c >= '0' && c <= '9'); }
+inline bool IsLabelNameStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+inline bool IsLabelNameChar(char c) { return IsLabelNameStart(c) || (c >= '0' && c <= '9'); }
+
+inline bool IsValidMetricName(std::string_view s) {
+  if (s.empty() || !IsMetricNameStart(s[0])) return false;
+  for (char c : s) {
+    if (!IsMetricNameChar(c)) return false;
+  }
+  return true;
+}
+
+inline bool EqualsAsciiNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+    if (x != b[i]) return false;
+  }
+  return true;
+}
+
+// Parses a Go ParseFloat-style token: decimal or exponent notation, an optional sign, and the
+// case-insensitive words NaN, Inf, Infinity (with an optional sign). The whole token must match.
+inline bool ParseFloatToken(std::string_view text, double& out) {
+  if (text.empty()) return false;
+  bool negative = false;
+  std::string_view body = text;
+  if (body[0] == '+' || body[0] == '-') {
+    negative = body[0] == '-';
+    body.remove_prefix(1);
+    if (body.empty() || body[0] == '+' || body[0] == '-') return false;
+  }
+  if (!body.empty() && ((body[0] | 0x20) == 'i' || (body[0] | 0x20) == 'n')) {
+    if (EqualsAsciiNoCase(body, "inf") || EqualsAsciiNoCase(body, "infinity")) {
+      out = negative ? -INFINITY : INFINITY;
+      return true;
+    }
+    if (EqualsAsciiNoCase(body, "nan")) {
+      out = NAN;
+      return true;
+    }
+    return false;
+  }
+  double v = 0.0;
+  auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), v);
+  if (ptr != body.data() + body.size()) return false;
+  if (ec == std::errc::result_out_of_range) {
+    v = INFINITY;  // Go returns ±Inf for overflow; treat tiny underflows the same way below
+    if (body.find_first_of("eE") != std::string_view::npos) {
+      std::size_t e = body.find_first_of("eE");
+      if (e + 1 < body.size() && body[e + 1] == '-') v = 0.0;
+    }
+  } else if (ec != std::errc()) {
+    return false;
+  }
+  out = negative ? -v : v;
+  return true;
+}
+
+}  // namespace seedance::telemetry::internal

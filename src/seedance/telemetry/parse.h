@@ -1,0 +1,123 @@
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "seedance/core/status.h"
+#include "seedance/telemetry/sample.h"
+
+namespace seedance::telemetry {
+
+// Input formats of `seedance ingest --format`.
+enum class InputFormat : std::uint8_t {
+  kPrometheus,   // text exposition 0.0.4 (timestamps in ms)            "prom"
+  kOpenMetrics,  // OpenMetrics 1.0 text (timestamps in s, # EOF)         "openmetrics"
+  kDcgm,         // dcgm-exporter /metrics: 0.0.4 plus its rules below    "dcgm"
+  kOtlpJson,     // OTLP/HTTP JSON ExportMetricsServiceRequest(s)         "otlp"
+};
+
+// Parses "prom" (also "prometheus"), "openmetrics" (also "om"), "dcgm", "otlp".
+// Errors: kInvalidArgument listing the accepted names.
+Result<InputFormat> ParseInputFormat(std::string_view name);
+std::string_view InputFormatName(InputFormat format);
+
+// One rejected line: "source:line: reason".
+struct Rejection {
+  std::string source;
+  std::uint64_t line = 0;
+  std::string reason;
+  std::string ToString() const;
+};
+
+// What a parse did. Rejected lines are counted (and the first kMaxKeptRejections kept with their
+// reason); the rest of the input is still parsed.
+struct ParseStats {
+  static constexpr std::size_t kMaxKeptRejections = 1000;
+
+  std::uint64_t lines = 0;     // input lines (text) or JSON documents (OTLP) seen
+  std::uint64_t samples = 0;   // samples handed to the sink
+  std::uint64_t missing = 0;   // values dropped as "not available" (DCGM blank sentinels)
+  std::uint64_t rejected = 0;  // rejected lines / data points
+  std::vector<Rejection> rejections;
+
+  void Reject(std::string_view source, std::uint64_t line, std::string reason);
+  void Merge(const ParseStats& other);
+};
+
+struct ParseOptions {
+  // Name used in rejections ("file:line: ...").
+  std::string source = "<input>";
+  // Timestamp given to samples that carry none (dcgm-exporter never sends one); kNoTimestamp
+  // leaves them without.
+  std::int64_t default_timestamp_ms = kNoTimestamp;
+};
+
+// ExpositionParser: a streaming parser of the Prometheus text format 0.0.4, OpenMetrics 1.0 and
+// dcgm-exporter output. Feed it chunks of any size; it parses complete lines and hands accepted
+// samples to the sink. A line is rejected (counted in stats with "source:line: reason") for:
+//   - syntax: bad metric or label name, missing '=' or quote, unterminated value, bad escape
+//     (label values allow only \\ \" \n; HELP only \\ \n), a duplicate label, trailing garbage;
+//   - values: not a float; NaN or ±Inf (or < 0) for counters, histogram buckets/counts, summary
+//     counts; in dcgm mode any non-finite value; a timestamp that is not an integer (0.0.4, ms) or
+//     a finite number (OpenMetrics, seconds);
+//   - order: a timestamp earlier than the previous sample of the same series; histogram buckets
+//     whose `le` does not increase or whose counts decrease; `_count` that differs from the
+//     le="+Inf" bucket or comes without one;
+//   - metadata: an unknown TYPE, a TYPE that changes a family's type, an OpenMetrics UNIT that is
+//     not a known unit or not a suffix of the family name; content after `# EOF`, or an
+//     OpenMetrics input that does not end with `# EOF` (reported at the last line).
+// dcgm mode additionally drops DCGM blank sentinels (counted as missing, not rejected).
+// A concatenation of scrapes (a recorded stream) is accepted: TYPE/HELP may repeat.
+// Thread-safety: one parser per thread.
+class ExpositionParser {
+ public:
+  // REQUIRES: format != kOtlpJson. `sink` and `stats` must outlive the parser.
+  ExpositionParser(InputFormat format, ParseOptions options, SampleSink& sink, ParseStats& stats);
+  ~ExpositionParser();
+  ExpositionParser(const ExpositionParser&) = delete;
+  ExpositionParser& operator=(const ExpositionParser&) = delete;
+
+  // Parses the complete lines in `chunk` (together with the partial line kept from before).
+  void Feed(std::string_view chunk);
+  // Parses a last line without a newline, and runs end-of-input checks (OpenMetrics # EOF).
+  void Finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Parses one whole OTLP/HTTP JSON input: a single ExportMetricsServiceRequest document (possibly
+// pretty-printed), or JSON Lines with one request per line (the OpenTelemetry collector's file
+// exporter). Gauges and sums become one sample per data point (metric name as given, resource
+// and data point attributes as labels); histograms become Prometheus-style `_bucket{le=...}`
+// (cumulative), `_sum` and `_count` samples; summaries `{quantile=...}`, `_sum`, `_count`.
+// Rejected (with "source:line: path: reason"; line = the document's line): invalid JSON, a
+// metric with an unknown unit (UCUM subset: 1, %, By, KiBy, MiBy, GiBy, By/s, s, ms, us, ns, W,
+// mW, J, mJ, Cel, Hz, MHz, and {annotations}), a data point without time or value, a non-finite
+// or negative value in a monotonic sum or histogram, a time earlier than the series' previous
+// one, bucketCounts that do not match explicitBounds.
+void ParseOtlpJson(std::string_view text, const ParseOptions& options, SampleSink& sink,
+                   ParseStats& stats);
+
+// Parses a whole input in any format (convenience for tests and small inputs).
+void ParseText(InputFormat format, std::string_view text, const ParseOptions& options,
+               SampleSink& sink, ParseStats& stats);
+
+// Reads `in` to the end in chunks and parses it (OTLP is read whole first).
+// Errors: kUnavailable when the stream fails (other than at its end).
+Status ParseStream(InputFormat format, std::istream& in, const ParseOptions& options,
+                   SampleSink& sink, ParseStats& stats);
+
+// Unix epoch milliseconds <-> "2026-11-29T10:00:00Z" (UTC, ISO 8601 extended; a fractional
+// part is printed only when the time is not a whole second).
+std::string FormatTimestamp(std::int64_t unix_ms);
+// Accepts "2026-11-29T10:00:00Z", "2026-11-29T10:00:00.5Z", "2026-11-29" (midnight UTC) or
+// Unix seconds ("1795950000"). Errors: kInvalidArgument naming the text.
+Result<std::int64_t> ParseTimestamp(std::string_view text);
+
+}  // namespace seedance::telemetry
