@@ -10,5 +10,7 @@ using Action = std::function<int()>;
 
 Action RegisterBenchPacking(CLI::App& bench);
 Action RegisterCostBenchmark(CLI::App& app);
+Action RegisterAudit(CLI::App& app);
+Action RegisterLint(CLI::App& app);
 
 }  // namespace seedance::cli

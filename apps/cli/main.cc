@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   std::vector<Action> actions;
   actions.push_back(RegisterBenchPacking(*bench));
   actions.push_back(RegisterCostBenchmark(app));
+  actions.push_back(RegisterAudit(app));
+  actions.push_back(RegisterLint(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

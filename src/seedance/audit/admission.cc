@@ -73,6 +73,7 @@ std::optional<Transition> ApplyAudit(const AdmissionConfig& config, const std::s
   const AdmissionState from = r.state;
   const bool pass = verdict.outcome == AuditOutcome::kPass;
   std::string reason;
+  if (r.last_audit_s == 0 && r.since_s == 0) r.since_s = now_s;  // first audit: pending since now
   r.last_audit_s = now_s;
   if (pass) {
     r.consecutive_failures = 0;

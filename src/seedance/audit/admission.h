@@ -42,7 +42,7 @@ struct AdmissionConfig {
 // The admission record of one node. Plain value.
 struct NodeAdmission {
   AdmissionState state = AdmissionState::kPending;
-  std::int64_t since_s = 0;  // audit time (Unix s) of the last state change
+  std::int64_t since_s = 0;  // audit time (Unix s) of the last state change (or first audit)
   int consecutive_failures = 0;
   int clean_audits = 0;      // consecutive passing audits since the last failure
   std::string grade;         // last grade given

@@ -280,6 +280,7 @@ GpuAudit AuditGpu(const GpuSeries& g, const AuditConfig& cfg, std::int64_t now_s
       ok = false;
     }
   }
+  a.has_power = n_p > 0;
   a.mean_power_w = n_p > 0 ? sum_p / static_cast<double>(n_p) : 0;
   a.mean_util_pct = n_u > 0 ? sum_u / static_cast<double>(n_u) : 0;
   a.idle_index = 1.0 - a.mean_util_pct / 100.0;
@@ -540,7 +541,9 @@ Result<FleetAudit> AuditFleet(const std::vector<NodeTelemetry>& fleet, const Aud
            pcie = 0, mem = 0;
     int mem_n = 0;
     std::optional<double> worst_resid;
+    bool all_power = true;
     for (const GpuAudit& g : n.gpus) {
+      all_power &= g.has_power;
       kw += g.mean_power_w / 1000.0;
       tops += g.dense_tops * std::max(g.mean_activity, kMinActivity);
       idle += g.idle_index;
@@ -564,7 +567,7 @@ Result<FleetAudit> AuditFleet(const std::vector<NodeTelemetry>& fleet, const Aud
     const auto gpus = static_cast<double>(n.gpus.size());
     const bool complete = n.issues.empty();
     if (!n.gpus.empty()) {
-      if (tops > 0) n.metrics.energy_ratio_kw_per_tops = kw / tops;
+      if (tops > 0 && all_power) n.metrics.energy_ratio_kw_per_tops = kw / tops;
       n.metrics.idle_decay_index = idle / gpus;
       n.metrics.mean_power_w = power / gpus;
       n.metrics.mean_gpu_util_pct = util / gpus;

@@ -100,6 +100,7 @@ struct GpuAudit {
   std::string model_name;  // as reported
   cluster::GpuModelIndex model = cluster::kNoGpuModel;
   double dense_tops = 0;
+  bool has_power = false;  // any power sample in the window
   double mean_power_w = 0;
   double mean_util_pct = 0;
   double mean_activity = 0;  // tensor pipe active (GPU util for models without tensor cores)

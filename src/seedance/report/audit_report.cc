@@ -39,7 +39,7 @@ std::string GradeChart(const audit::FleetAudit& a, const audit::AuditConfig& con
   const int height = static_cast<int>(a.nodes.size()) * row + 60;
   double lo = 1e300, hi = 1e-300;
   for (const auto& n : a.nodes) {
-    if (const auto& e = n.metrics.energy_ratio_kw_per_tops) {
+    if (const auto& e = n.metrics.energy_ratio_kw_per_tops; e.has_value() && *e > 0) {
       lo = std::min(lo, *e);
       hi = std::max(hi, *e);
     }
@@ -47,6 +47,7 @@ std::string GradeChart(const audit::FleetAudit& a, const audit::AuditConfig& con
   for (const auto& g : config.grades.rows) {
     if (g.energy_ratio.set) hi = std::max(hi, g.energy_ratio.limit);
   }
+  if (!(hi > 1e-300 && hi < 1e300)) hi = 1;
   if (!(lo < hi)) lo = hi / 10;
   const double l0 = std::floor(std::log10(lo)), l1 = std::ceil(std::log10(hi));
   auto x = [&](double v) {
@@ -76,7 +77,7 @@ std::string GradeChart(const audit::FleetAudit& a, const audit::AuditConfig& con
   for (const auto& n : a.nodes) {
     s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
                      left - 6, y + 14, HtmlEscape(n.host));
-    if (const auto& e = n.metrics.energy_ratio_kw_per_tops) {
+    if (const auto& e = n.metrics.energy_ratio_kw_per_tops; e.has_value() && *e > 0) {
       s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
                        "<title>{}: {:.3g} kW/TOPS, {}</title></rect>",
                        left, y + 3, std::max(1.0, x(*e) - left), row - 6, GradeColor(n.grade),

@@ -1,5 +1,5 @@
 // audit_telemetry_gen OUT_FILE END_UNIX_S HOURS HOST[:FAULT] ...: writes synthetic dcgm-exporter
-// text (1-minute samples, 2 A100 GPUs per node) for CLI tests. FAULT: xid | drift | hot | none.
+// text (1-minute samples, 2 A100 GPUs per node) for CLI tests. FAULT: xid | drift | hot | nopower (no power samples) | none.
 // Test helper, not part of the product.
 #include <cstdlib>
 #include <fstream>
@@ -36,7 +36,11 @@ int main(int argc, char** argv) {
       n.fault = SyntheticFault::kPowerDrift;
       n.fault_magnitude = 1.0;
     }
-    out << RenderDcgmExposition(GenerateNodeTelemetry(n, end - hours * 3600, end, 60, rng));
+    NodeTelemetry t = GenerateNodeTelemetry(n, end - hours * 3600, end, 60, rng);
+    if (fault == "nopower") {
+      for (auto& g : t.gpus) g.col(Field::kPowerW).clear();
+    }
+    out << RenderDcgmExposition(t);
   }
   return out ? 0 : 1;
 }
