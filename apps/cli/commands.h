@@ -18,5 +18,7 @@ Action RegisterIngest(CLI::App& app);
 Action RegisterAttribute(CLI::App& app);
 Action RegisterExport(CLI::App& app);
 Action RegisterBreaker(CLI::App& app);
+Action RegisterAudit(CLI::App& app);
+Action RegisterLint(CLI::App& app);
 
 }  // namespace seedance::cli

@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   actions.push_back(RegisterAttribute(app));
   actions.push_back(RegisterExport(app));
   actions.push_back(RegisterBreaker(app));
+  actions.push_back(RegisterAudit(app));
+  actions.push_back(RegisterLint(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -16,6 +16,18 @@ int CountGpusWithIdle(const NodeState& node, std::int32_t milli) {
   return c;
 }
 
+bool Admits(NodeEligibility e, const PodSpec& pod) {
+  switch (e) {
+    case NodeEligibility::kAll:
+      return true;
+    case NodeEligibility::kBestEffortOnly:
+      return pod.qos == Qos::kBestEffort;
+    case NodeEligibility::kNone:
+      return false;
+  }
+  return false;
+}
+
 bool Fits(const NodeState& node, const PodSpec& pod) {
   if (node.cpu_left < pod.cpu.raw() || node.mem_left < pod.memory.raw()) return false;
   if (!pod.is_gpu()) return true;
@@ -62,11 +74,14 @@ ClusterState::ClusterState(std::vector<NodeSpec> nodes) : specs_(std::move(nodes
     nodes_.push_back(st);
   }
   versions_.assign(nodes_.size(), 0);
+  eligibility_.assign(nodes_.size(), NodeEligibility::kAll);
 }
 
 void ClusterState::Bind(const PodSpec& pod, NodeId id, const GpuAssignment& gpus) {
   NodeState& n = nodes_[id.value()];
   SEEDANCE_CHECK(Fits(n, pod)) << "bind of " << pod.name << " to " << specs_[id.value()].name;
+  SEEDANCE_CHECK(Admits(eligibility_[id.value()], pod))
+      << "bind of " << pod.name << " to " << specs_[id.value()].name << ", which does not admit it";
   SEEDANCE_CHECK(gpus.count == (pod.is_gpu() ? pod.num_gpu : 0)) << pod.name;
   n.cpu_left -= pod.cpu.raw();
   n.mem_left -= pod.memory.raw();

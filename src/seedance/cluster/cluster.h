@@ -73,6 +73,14 @@ struct GpuAssignment {
   std::uint8_t count = 0;
 };
 
+// Which new work a node may take, set from the health audit's admission state (SPEC S7.3):
+// admitted nodes take anything, nodes under observation only Bronze (best-effort) work, removed
+// and pending nodes nothing.
+enum class NodeEligibility : std::uint8_t { kAll, kBestEffortOnly, kNone };
+
+// True if a node with eligibility `e` may take the new `pod`.
+bool Admits(NodeEligibility e, const PodSpec& pod);
+
 // The pod's shape class: -1 for CPU-only, 0 for a share pod, k for k whole GPUs (k <= 8).
 int PodShapeClass(const PodSpec& pod);
 
@@ -105,7 +113,16 @@ class ClusterState {
   std::int64_t total_gpus() const { return total_gpus_; }
   std::int64_t used_gpu_milli() const { return used_gpu_milli_; }
 
-  // Binds `pod` to `node` on `gpus`. REQUIRES: the placement fits (checked).
+  // Admission mask (all kAll at construction). Placement policies place new work only where
+  // CanPlace holds; Bind checks it. Changing it does not touch running pods.
+  NodeEligibility eligibility(NodeId id) const { return eligibility_[id.value()]; }
+  void SetEligibility(NodeId id, NodeEligibility e) { eligibility_[id.value()] = e; }
+  // True if `pod` fits `node` and the node's eligibility admits it.
+  bool CanPlace(NodeId id, const PodSpec& pod) const {
+    return Admits(eligibility_[id.value()], pod) && Fits(nodes_[id.value()], pod);
+  }
+
+  // Binds `pod` to `node` on `gpus`. REQUIRES: CanPlace(node, pod) (checked).
   void Bind(const PodSpec& pod, NodeId node, const GpuAssignment& gpus);
   // Releases a binding made by Bind.
   void Unbind(const PodSpec& pod, NodeId node, const GpuAssignment& gpus);
@@ -114,6 +131,7 @@ class ClusterState {
   std::vector<NodeSpec> specs_;
   std::vector<NodeState> nodes_;
   std::vector<std::uint64_t> versions_;
+  std::vector<NodeEligibility> eligibility_;
   std::int64_t total_gpus_ = 0;
   std::int64_t used_gpu_milli_ = 0;
 };

@@ -114,6 +114,47 @@ TEST_P(PlacementPolicyContractTest, SameInputsSameDecisions) {
   }
 }
 
+// The admission mask (S7.3): removed nodes get no new work, observation nodes only Bronze
+// (best-effort) work, whatever the policy prefers.
+TEST_P(PlacementPolicyContractTest, RespectsTheAdmissionMask) {
+  const auto nodes = SmallFleet();
+  const auto pods = MixedPods(400, 11);
+  PackingWorkload w = PrepareFgdWorkload(nodes, pods, 44, 1.3);
+  PolicyContext ctx{w.tie_rank, w.typical};
+  auto policy = MakePlacementPolicy(GetParam(), ctx);
+  ASSERT_TRUE(policy.has_value());
+  ClusterState cluster(nodes);
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+    const auto e = i % 3 == 0   ? cluster::NodeEligibility::kNone
+                   : i % 3 == 1 ? cluster::NodeEligibility::kBestEffortOnly
+                                : cluster::NodeEligibility::kAll;
+    cluster.SetEligibility(cluster::NodeId(i), e);
+  }
+  Rng rng(3);
+  int on_observation = 0, placed = 0;
+  for (PodSpec pod : w.pods) {
+    pod.qos = pod.name.size() % 2 == 0 ? cluster::Qos::kBestEffort : cluster::Qos::kGuaranteed;
+    PlacementDecision d = (*policy)->Decide(cluster, pod, rng);
+    bool any = false;
+    for (std::uint32_t i = 0; i < nodes.size(); ++i) any |= cluster.CanPlace(cluster::NodeId(i), pod);
+    ASSERT_EQ(d.placed(), any) << pod.name;
+    if (!d.placed()) continue;
+    const auto e = cluster.eligibility(d.node);
+    ASSERT_NE(e, cluster::NodeEligibility::kNone) << pod.name;
+    if (e == cluster::NodeEligibility::kBestEffortOnly) {
+      ASSERT_EQ(pod.qos, cluster::Qos::kBestEffort) << pod.name;
+      ++on_observation;
+    }
+    cluster.Bind(pod, d.node, d.gpus);
+    ++placed;
+  }
+  EXPECT_GT(placed, 20);
+  EXPECT_GT(on_observation, 0);  // best-effort work still uses observation nodes
+  for (std::uint32_t i = 0; i < nodes.size(); i += 3) {
+    EXPECT_EQ(cluster.nodes()[i].cpu_left, nodes[i].cpu.raw()) << "removed node got work";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllPolicies, PlacementPolicyContractTest,
                          ::testing::Values("random", "dotprod", "clustering", "packing", "bestfit",
                                            "fgd", "seedance", "firstfit"));

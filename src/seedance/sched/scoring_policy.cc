@@ -31,7 +31,7 @@ PlacementDecision ScoringPlacementPolicy::Decide(const ClusterState& cluster, co
   std::uint32_t feasible = 0;
   std::uint32_t only = 0;
   for (std::uint32_t i = 0; i < n && feasible < 2; ++i) {
-    if (cluster::Fits(nodes[i], pod)) {
+    if (cluster.CanPlace(NodeId(i), pod)) {
       ++feasible;
       only = i;
     }
@@ -45,7 +45,7 @@ PlacementDecision ScoringPlacementPolicy::Decide(const ClusterState& cluster, co
   NodeScore best;
   std::uint32_t best_node = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (!cluster::Fits(nodes[i], pod)) continue;
+    if (!cluster.CanPlace(NodeId(i), pod)) continue;
     NodeScore s;
     if (memo != nullptr) {
       MemoCell& cell = (*memo)[i];

@@ -25,7 +25,7 @@ class RandomPolicy final : public PlacementPolicy {
     feasible_.clear();
     const auto& nodes = cluster.nodes();
     for (std::uint32_t i = 0; i < nodes.size(); ++i) {
-      if (cluster::Fits(nodes[i], pod)) feasible_.push_back(i);
+      if (cluster.CanPlace(NodeId(i), pod)) feasible_.push_back(i);
     }
     if (feasible_.empty()) return PlacementDecision::Unschedulable();
     std::uint32_t pick = feasible_[0];
