@@ -64,6 +64,19 @@ elseif(CASE STREQUAL "bad_spot_series")
                           "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --no-packing --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("us-west-2a_v100_8\\.json: field 'data\\[1\\]'")
+elseif(CASE STREQUAL "kubectl")
+  # The install step puts kubectl-seedance beside seedance; the seed's own spelling must work.
+  execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${WORK}/prefix" --component Unspecified
+                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install failed: ${stderr}")
+  endif()
+  execute_process(COMMAND "${WORK}/prefix/bin/kubectl-seedance" cost-benchmark --workload=llm-finetune --duration=600
+                          --no-packing --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0 OR NOT EXISTS "${out}/results.json")
+    message(FATAL_ERROR "kubectl-seedance failed (${rc})\n${stdout}\n${stderr}")
+  endif()
 elseif(CASE STREQUAL "determinism")
   foreach(run a b)
     execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 2d --no-packing --seed 7 --out "${WORK}/${run}"

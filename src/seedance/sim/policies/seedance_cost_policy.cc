@@ -125,7 +125,8 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
       }
     }
     int choice = keep;
-    for (int pass = 0; pass < 2 && choice < 0; ++pass) {
+    const int passes = jv.ever_ran ? 1 : 2;  // a paused job waits for a fit type
+    for (int pass = 0; pass < passes && choice < 0; ++pass) {
       // Second pass: rather than queue, accept a slower type (still the cheapest per step).
       const bool relax = pass == 1;
       double best_score = kInf;

@@ -15,7 +15,7 @@ struct CostAwareConfig {
   double warmup_window_s = 300;    // a job younger than this on its pool is never moved
   // Beyond the seed: the slowest type we accept, as a share of the job's fastest type's speed
   // (keeps JCT in check when a slow type is cheapest per step).
-  double min_speed_ratio = 0.3;
+  double min_speed_ratio = 0.7;
   // Beyond the seed: a job without a deadline waits for spot capacity up to this multiple of its
   // remaining run time (on its fastest type) before it falls back to on-demand (0 = never
   // waits). Trades JCT slack for the spot discount, the way Uniform Progress spends slack.
