@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
+#include <map>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,9 @@
 #include "commands.h"
 #include "common.h"
 #include "seedance/core/file_util.h"
+#include "seedance/ledger/ledger.h"
+#include "seedance/audit/enforcement.h"
+#include "seedance/report/audit_report.h"
 #include "seedance/report/batching_report.h"
 #include "seedance/report/cost_benchmark.h"
 #include "seedance/report/scenario_report.h"
@@ -52,6 +57,112 @@ Result<double> ParseDuration(const std::string& text) {
     return InvalidArgumentError("--duration: '" + text + "' is not a positive duration (SECONDS, or with s/m/h/d: 6h, 7d)");
   }
   return v * mult;
+}
+
+// The simulator writes every pool interval into a cost ledger per policy (in memory), split by
+// ledger::RecordAllocatedInterval into workload and idle charges; cost by tenant is read back.
+class SimLedgers {
+ public:
+  Status Record(const std::string& policy, const sim::PoolInterval& iv) {
+    if (!status_.ok()) return status_;
+    auto& slot = ledgers_[policy];
+    if (!slot) {
+      auto l = ledger::Ledger::Open(":memory:");
+      if (!l.has_value()) return status_ = l.error();
+      slot = std::move(*l);
+    }
+    std::vector<ledger::GpuUse> uses;
+    const double len = iv.end_s - iv.start_s;
+    for (const auto& u : iv.uses) {
+      auto id = static_cast<std::uint32_t>(u.job_id + 1);
+      auto milli = static_cast<std::int64_t>(std::llround(u.gpu_seconds / len * 1000.0));
+      uses.push_back(ledger::GpuUse{id, milli, milli, 1000, false});
+      ledger::WorkloadDims& d = dims_[id];
+      d.name = d.job = "job-" + std::to_string(u.job_id);
+      d.tenant = u.tenant.empty() ? "unassigned" : u.tenant;
+      d.task_type = "training";
+    }
+    ledger::NodeInterval n;
+    n.start_ms = static_cast<std::int64_t>(std::llround(iv.start_s * 1000));
+    n.end_ms = static_cast<std::int64_t>(std::llround(iv.end_s * 1000));
+    if (n.end_ms <= n.start_ms) return Status::Ok();
+    n.node = static_cast<std::uint32_t>(iv.pool);
+    n.bill = UsdFromDouble(iv.held_gpus * len * iv.usd_per_gpu_hour / 3600.0);
+    n.capacity_milli = static_cast<std::int64_t>(iv.held_gpus) * 1000;
+    n.uses = uses;
+    status_ = ledger::RecordAllocatedInterval(*slot, n, ledger::IdleShare::kNone, "pool-" + std::to_string(iv.pool),
+                                              [this](std::uint32_t id) -> const ledger::WorkloadDims& { return dims_[id]; });
+    return status_;
+  }
+  const Status& status() const { return status_; }
+  // {policy: {"tenants": [{tenant, cost_usd, gpu_hours}], "idle_usd", "bill_usd"}}
+  Result<nlohmann::json> CostByTenant() {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto& [policy, l] : ledgers_) {
+      SEEDANCE_RETURN_IF_ERROR(l->Flush());
+      SEEDANCE_ASSIGN_OR_RETURN(auto rep, l->Attribute(ledger::Dimension::kTenant, 0,
+                                                       std::numeric_limits<std::int64_t>::max(), false));
+      if (!rep.reconciliation.exact()) return InternalError("ledger does not reconcile for " + policy);
+      nlohmann::json t = nlohmann::json::array();
+      for (const auto& r : rep.rows) {
+        t.push_back({{"tenant", r.key}, {"cost_usd", ToUsd(r.cost)},
+                     {"gpu_hours", static_cast<double>(r.gpu_ms) / 3.6e6}});
+      }
+      t.push_back({{"tenant", "(idle)"}, {"cost_usd", ToUsd(rep.reconciliation.idle)}, {"gpu_hours", 0.0}});
+      out[policy] = t;
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::unique_ptr<ledger::Ledger>> ledgers_;
+  std::map<std::uint32_t, ledger::WorkloadDims> dims_;
+  Status status_;
+};
+
+std::string TenantSection(const nlohmann::json& by_policy) {
+  std::string h = "<section>\n<h2>Cost by tenant (from the cost ledger)</h2>\n"
+                  "<p>The simulator writes every pool interval into the ledger; it splits each bill into "
+                  "workload and idle charges to the micro-dollar (idle is the GPUs held but not running a job).</p>\n";
+  std::map<std::string, int> tenants;
+  for (const auto& [policy, rows] : by_policy.items()) {
+    for (const auto& r : rows) tenants[r["tenant"].get<std::string>()] = 0;
+  }
+  const char* colors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac"};
+  int k = 0;
+  for (auto& [t, c] : tenants) c = k++;
+  double max_total = 0;
+  for (const auto& [policy, rows] : by_policy.items()) {
+    double tot = 0;
+    for (const auto& r : rows) tot += r["cost_usd"].get<double>();
+    max_total = std::max(max_total, tot);
+  }
+  const int width = 760, left = 170, bar_h = 26;
+  int height = static_cast<int>(by_policy.size()) * (bar_h + 10) + 30 + 18 * static_cast<int>((tenants.size() + 3) / 4);
+  h += fmt::format("<svg viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"cost by tenant\">\n", width, height);
+  int y = 10;
+  const double scale = max_total > 0 ? (width - left - 20) / max_total : 0;
+  for (const auto& [policy, rows] : by_policy.items()) {
+    h += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"13\">{}</text>\n", left - 8, y + 18, policy);
+    double x = left;
+    for (const auto& r : rows) {
+      double w = r["cost_usd"].get<double>() * scale;
+      const std::string t = r["tenant"].get<std::string>();
+      h += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>{} {}: ${:.2f}</title></rect>\n",
+                       x, y, w, bar_h, colors[tenants[t] % 8], policy, t, r["cost_usd"].get<double>());
+      x += w;
+    }
+    y += bar_h + 10;
+  }
+  int i = 0;
+  for (const auto& [t, c] : tenants) {
+    int lx = left + (i % 4) * 140, ly = y + 14 + (i / 4) * 18;
+    h += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" font-size=\"12\">{}</text>\n",
+                     lx, ly - 10, colors[c % 8], lx + 16, ly, t);
+    ++i;
+  }
+  h += "</svg>\n</section>\n";
+  return h;
 }
 
 std::string Between(const std::string& s, const std::string& a, const std::string& b) {
@@ -109,9 +220,17 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   if (!seeds.has_value()) return ReportError(seeds.error());
   packing_in.seeds = *seeds;
 
+  SimLedgers ledgers;
+  spec.on_pool_interval = [&ledgers](const std::string& policy, const sim::PoolInterval& iv) {
+    (void)ledgers.Record(policy, iv);
+  };
   auto scenario = sim::RunCostScenario(spec, [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; });
   if (!scenario.has_value()) return ReportError(scenario.error());
+  if (!ledgers.status().ok()) return ReportError(ledgers.status());
+  auto by_tenant = ledgers.CostByTenant();
+  if (!by_tenant.has_value()) return ReportError(by_tenant.error());
   nlohmann::json results = report::ScenarioJson(*scenario);
+  results["cost_by_tenant"] = *by_tenant;
   results["generated_by"] = "seedance cost-benchmark";
   results["seed"] = o.seed;
   std::string packing_html;
@@ -125,14 +244,28 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
     std::string page = report::CostReportHtml(*packing);
     packing_css = Between(page, "<style>", "</style>");
     packing_html = Between(page, "<main>", "</main>");
+    // One page, one title: the packing page's heading becomes a section heading.
+    for (auto [from, to] : {std::pair<std::string, std::string>{"<h1", "<h2"}, {"</h1>", "</h2>"}}) {
+      for (auto pos = packing_html.find(from); pos != std::string::npos; pos = packing_html.find(from, pos)) {
+        packing_html.replace(pos, from.size(), to);
+      }
+    }
   }
+  // Health audit section (S7): the bundled enforcement scenario, whose removed nodes get no work.
+  audit::EnforcementSpec audit_spec = audit::DefaultEnforcementSpec();
+  auto enforcement = audit::RunEnforcementScenario(audit_spec);
+  if (!enforcement.has_value()) return ReportError(enforcement.error());
   std::cout << report::ScenarioTable(*scenario);
   if (!packing_table.empty()) std::cout << "\nPacking comparison (openb, FGD protocol):\n" << packing_table;
 
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                     "<title>Seedance cost optimization report</title>\n<style>" + packing_css +
+                     "<title>Seedance cost optimization report</title>\n<style>" +
+                     (packing_css.empty() ? std::string("body{font-family:sans-serif;margin:2em;max-width:70em}"
+                                                        "table{border-collapse:collapse}td,th{padding:2px 8px}")
+                                          : packing_css) +
                      "</style>\n</head>\n<body>\n<main>\n<h1>Seedance cost optimization report</h1>\n" +
-                     report::ScenarioHtmlSection(*scenario) + packing_html + "</main>\n</body>\n</html>\n";
+                     report::ScenarioHtmlSection(*scenario) + TenantSection(*by_tenant) +
+                     report::RenderEnforcementSection(*enforcement, audit_spec.config) + packing_html + "</main>\n</body>\n</html>\n";
   Status s = EnsureDirectory(o.out);
   if (s.ok()) s = WriteFileAtomically(o.out + "/results.json", results.dump(2) + "\n");
   if (s.ok()) s = WriteFileAtomically(o.out + "/cost_optimization_report.html", html);

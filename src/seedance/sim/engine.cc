@@ -132,6 +132,8 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     }
   };
 
+  // Jobs that held GPUs of each pool in the current round (for the ledger observer).
+  std::vector<std::vector<PoolUse>> pool_uses(n_pools);
   // Bills held cloud GPUs over [t0, t1] (owned GPUs are billed by use, in the round loop).
   auto bill_held = [&](double t0, double t1) {
     if (t1 <= t0) return;
@@ -150,6 +152,10 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       double boot_s = 0;
       for (double r : ps.booting) boot_s += std::max(0.0, std::min(r, t1) - t0);
       res.cold_start_idle_usd += fleet.ColdStartIdleUsd(boot_s);
+      if (options.on_pool_interval) {
+        PoolInterval iv{static_cast<int>(p), t0, t1, ps.held, spec.usd_per_gpu_hour, pool_uses[p]};
+        options.on_pool_interval(iv);
+      }
     }
     res.held_gpu_seconds += held_total * (t1 - t0);
     add_util(t0, t1, held_total, 0);
@@ -256,6 +262,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       for (std::size_t p = 0; p < n_pools; ++p) {
         any_held = any_held || (fleet.pools[p].tier != Tier::kOwned && pools[p].held > 0);
       }
+      for (auto& u : pool_uses) u.clear();
       if (any_held || mode == AutoscaleMode::kPredictive) {
         next_t = std::min(next_t, t + options.round_s);
         std::fill(demand.begin(), demand.end(), 0);
@@ -293,6 +300,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     }
     autoscale(demand, t);
 
+    for (auto& u : pool_uses) u.clear();
     // Start what fits on ready GPUs.
     struct Run {
       std::size_t job;
@@ -421,6 +429,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       jr.useful_gpu_seconds += gpus * useful_s;
       res.useful_gpu_seconds += gpus * useful_s;
       res.gpu_seconds_by_pool[static_cast<std::size_t>(r.pool)] += gpu_s;
+      pool_uses[static_cast<std::size_t>(r.pool)].push_back(PoolUse{st.spec->id, st.spec->tenant, gpu_s});
       busy_gpu_s += gpu_s;
       double usd = gpu_s * spec.usd_per_gpu_hour / 3600.0;
       jr.cost_usd += usd;
@@ -489,6 +498,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
   // The reactive autoscaler keeps idle GPUs for its scale-down delay after the last job.
   if (mode == AutoscaleMode::kReactive) {
     for (auto& ps : pools) ps.in_use = 0;
+    for (auto& u : pool_uses) u.clear();
     bill_held(t, t + fleet.scale_down_delay_s);
   }
   for (auto& jr : res.jobs) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -63,6 +64,22 @@ class JobPolicy {
   virtual AutoscaleMode autoscale() const { return AutoscaleMode::kReactive; }
 };
 
+// One pool's bill for one interval and who held its GPUs: what the cost ledger records
+// (ledger::RecordAllocatedInterval splits it into workload, idle and overhead charges).
+struct PoolUse {
+  std::int64_t job_id = 0;
+  std::string tenant;
+  double gpu_seconds = 0;  // GPU time the job held in the interval
+};
+struct PoolInterval {
+  int pool = 0;
+  double start_s = 0;
+  double end_s = 0;
+  int held_gpus = 0;
+  double usd_per_gpu_hour = 0;
+  std::vector<PoolUse> uses;
+};
+
 struct SimOptions {
   double round_s = 360;
   // Gavel's simulator ends a round when the last scheduled job's steps are done (rounds can be
@@ -74,6 +91,8 @@ struct SimOptions {
   std::uint64_t seed = 0;
   double utilization_bucket_s = 3600;  // resolution of the utilization series
   double max_sim_s = 3650.0 * 24 * 3600;  // safety stop (10 years)
+  // Called for every billed interval of an on-demand or spot pool (not owned pools).
+  std::function<void(const PoolInterval&)> on_pool_interval;
 };
 
 struct JobResult {

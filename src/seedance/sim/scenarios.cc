@@ -179,6 +179,9 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
   opt.seed = spec.seed;
   for (auto& e : entries) {
     if (progress) progress("simulating " + e.name + " on " + w.name + " (" + std::to_string(w.jobs.size()) + " jobs)");
+    if (spec.on_pool_interval) {
+      opt.on_pool_interval = [&spec, name = e.name](const PoolInterval& iv) { spec.on_pool_interval(name, iv); };
+    }
     SEEDANCE_ASSIGN_OR_RETURN(SimResult r, Simulate(w, fleet, *e.policy, opt));
     r.policy = e.name;
     out.policies.push_back(PolicyOutcome{e.name, e.description, std::move(r)});

@@ -21,6 +21,8 @@ struct ScenarioSpec {
   SimConfig config;
   std::uint64_t seed = 42;
   std::string data_dir;                   // bundled data root
+  // Optional: every billed pool interval of every policy (e.g. into the cost ledger).
+  std::function<void(const std::string& policy, const PoolInterval&)> on_pool_interval;
 };
 
 struct PolicyOutcome {
