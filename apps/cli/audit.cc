@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "seedance/ledger/ledger.h"
 #include "common.h"
 #include "seedance/audit/admission.h"
 #include "seedance/audit/audit.h"
@@ -50,12 +51,12 @@ std::string Page(const std::string& body) {
 }
 
 int RunAudit(const AuditOptions& o) {
-  if (!o.db.empty()) {
-    return ReportError(InvalidArgumentError(
-        "--db: auditing from the cost ledger is not available yet (the ledger of issue 5 is not "
-        "merged); use --telemetry FILE..."));
+  if (!o.db.empty() && !o.telemetry.empty()) {
+    return ReportError(InvalidArgumentError("give either --db FILE or --telemetry FILE..., not both"));
   }
-  if (o.telemetry.empty()) return ReportError(InvalidArgumentError("give --telemetry FILE..."));
+  if (o.db.empty() && o.telemetry.empty()) {
+    return ReportError(InvalidArgumentError("give --db FILE (a ledger written by `seedance ingest`) or --telemetry FILE..."));
+  }
   std::optional<telemetry::InputFormat> format;
   if (!o.format.empty()) {
     auto f = telemetry::ParseInputFormat(o.format);
@@ -76,7 +77,24 @@ int RunAudit(const AuditOptions& o) {
   }
   auto ledger = AdmissionLedger::LoadFile(StatePath(o));
   if (!ledger.has_value()) return ReportError(ledger.error());
-  auto fleet = LoadTelemetryFiles(o.telemetry, format);
+  Result<std::vector<NodeTelemetry>> fleet = InvalidArgumentError("no telemetry");
+  if (!o.db.empty()) {
+    // The ledger keeps every ingested sample under its exposition series key: replay them as
+    // timestamped Prometheus text through the same parser and adapter.
+    if (!std::filesystem::exists(o.db)) return ReportError(NotFoundError(o.db + ": no such ledger"));
+    auto cost_ledger = ledger::Ledger::Open(o.db);
+    if (!cost_ledger.has_value()) return ReportError(cost_ledger.error());
+    std::string text;
+    Status s = (*cost_ledger)->ForEachSample([&text](std::string_view series, std::int64_t ts_ms, double value) {
+      text += series;
+      text += fmt::format(" {} {}\n", value, ts_ms);
+    });
+    if (!s.ok()) return ReportError(s);
+    if (text.empty()) return ReportError(InvalidArgumentError(o.db + ": the ledger holds no telemetry samples"));
+    fleet = LoadTelemetryText(text, o.db, telemetry::InputFormat::kPrometheus);
+  } else {
+    fleet = LoadTelemetryFiles(o.telemetry, format);
+  }
   if (!fleet.has_value()) return ReportError(fleet.error());
   if (fleet->empty()) {
     return ReportError(InvalidArgumentError("no GPU samples in the telemetry given"));
@@ -195,7 +213,7 @@ Action RegisterAudit(CLI::App& app) {
       "run", "audit nodes from telemetry; write signed health-snapshot-<node>.json per node");
   run->add_option("--telemetry", o->telemetry, "telemetry files (Prometheus, OpenMetrics, "
                                                "dcgm-exporter, OTLP JSON)");
-  run->add_option("--db", o->db, "cost ledger (not available yet)");
+  run->add_option("--db", o->db, "cost ledger written by `seedance ingest` (its telemetry samples)");
   run->add_option("--format", o->format, "prom|openmetrics|dcgm|otlp (default: detect)");
   run->add_option("--out", o->out, "output directory")->capture_default_str();
   run->add_option("--key", o->key, "signing key: HMAC secret file or Ed25519 PEM private key");

@@ -143,6 +143,26 @@ tm::InputFormat DetectFormat(std::string_view head) {
   return tm::InputFormat::kPrometheus;
 }
 
+namespace {
+// Parses one text into `builder`; errors name the source and the first rejected lines.
+Status ParseInto(SeriesBuilder& builder, const std::string& text, const std::string& source,
+                 std::optional<tm::InputFormat> format) {
+  const tm::InputFormat f = format.value_or(DetectFormat(text));
+  tm::ParseStats stats;
+  tm::ParseOptions options;
+  options.source = source;
+  tm::ParseText(f, text, options, builder, stats);
+  if (stats.rejected > 0) {
+    std::string msg = fmt::format("{}: {} line(s) rejected as {}", source, stats.rejected, tm::InputFormatName(f));
+    for (std::size_t k = 0; k < stats.rejections.size() && k < 3; ++k) {
+      msg += "; " + stats.rejections[k].ToString();
+    }
+    return InvalidArgumentError(msg);
+  }
+  return Status::Ok();
+}
+}  // namespace
+
 Result<std::vector<NodeTelemetry>> LoadTelemetryFiles(const std::vector<std::string>& paths,
                                                       std::optional<tm::InputFormat> format) {
   SeriesBuilder builder;
@@ -151,21 +171,15 @@ Result<std::vector<NodeTelemetry>> LoadTelemetryFiles(const std::vector<std::str
     if (!in) return NotFoundError(path + ": cannot open");
     std::stringstream ss;
     ss << in.rdbuf();
-    const std::string text = ss.str();
-    const tm::InputFormat f = format.value_or(DetectFormat(text));
-    tm::ParseStats stats;
-    tm::ParseOptions options;
-    options.source = path;
-    tm::ParseText(f, text, options, builder, stats);
-    if (stats.rejected > 0) {
-      std::string msg = fmt::format("{}: {} line(s) rejected as {}", path, stats.rejected,
-                                    tm::InputFormatName(f));
-      for (std::size_t k = 0; k < stats.rejections.size() && k < 3; ++k) {
-        msg += "; " + stats.rejections[k].ToString();
-      }
-      return InvalidArgumentError(msg);
-    }
+    SEEDANCE_RETURN_IF_ERROR(ParseInto(builder, ss.str(), path, format));
   }
+  return builder.Finish();
+}
+
+Result<std::vector<NodeTelemetry>> LoadTelemetryText(const std::string& text, const std::string& source,
+                                                     std::optional<tm::InputFormat> format) {
+  SeriesBuilder builder;
+  SEEDANCE_RETURN_IF_ERROR(ParseInto(builder, text, source, format));
   return builder.Finish();
 }
 

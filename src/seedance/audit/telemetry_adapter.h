@@ -59,6 +59,10 @@ telemetry::InputFormat DetectFormat(std::string_view head);
 Result<std::vector<NodeTelemetry>> LoadTelemetryFiles(
     const std::vector<std::string>& paths, std::optional<telemetry::InputFormat> format);
 
+// Same for telemetry already in memory (`source` names it in errors).
+Result<std::vector<NodeTelemetry>> LoadTelemetryText(const std::string& text, const std::string& source,
+                                                     std::optional<telemetry::InputFormat> format);
+
 // Renders `node`'s series as dcgm-exporter text with millisecond timestamps (the exporter's
 // metric names and labels: gpu, UUID, modelName, Hostname, DCGM_FI_DRIVER_VERSION).
 std::string RenderDcgmExposition(const NodeTelemetry& node);

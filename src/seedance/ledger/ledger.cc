@@ -190,6 +190,21 @@ Result<std::int64_t> Ledger::CountSamples() {
   return row ? st.Int(0) : 0;
 }
 
+Status Ledger::ForEachSample(
+    const std::function<void(std::string_view key, std::int64_t ts_ms, double value)>& fn) {
+  Stmt st;
+  SEEDANCE_RETURN_IF_ERROR(st.Prepare(db_,
+      "SELECT s.key, x.ts_ms, x.value FROM samples x JOIN series s ON s.id = x.series_id "
+      "WHERE x.value IS NOT NULL ORDER BY s.key, x.ts_ms"));
+  while (true) {
+    SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    const std::string key = st.Text(0);
+    fn(key, st.Int(1), st.Double(2));
+  }
+  return Status::Ok();
+}
+
 Status Ledger::EnsureTransaction() {
   if (in_transaction_) return Status::Ok();
   SEEDANCE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));

@@ -141,6 +141,10 @@ class Ledger final : public ChargeSink {
       std::string source, std::size_t batch_size,
       std::function<void(const IngestProgress&)> on_commit = {});
   Result<std::int64_t> CountSamples();
+  // Calls fn(series key, timestamp ms, value) for every stored sample with a value, ordered by
+  // (series key, time). The key is the exposition form `metric{labels}` (telemetry::SeriesKey),
+  // so the samples can be replayed through the text parser (seedance audit run --db).
+  Status ForEachSample(const std::function<void(std::string_view key, std::int64_t ts_ms, double value)>& fn);
 
   // --- events ---
   Status AddEvents(std::span<const ProcessEvent> events);
