@@ -75,6 +75,7 @@ ClusterState::ClusterState(std::vector<NodeSpec> nodes) : specs_(std::move(nodes
   }
   versions_.assign(nodes_.size(), 0);
   eligibility_.assign(nodes_.size(), NodeEligibility::kAll);
+  weights_.assign(nodes_.size(), 1.0);
 }
 
 void ClusterState::Bind(const PodSpec& pod, NodeId id, const GpuAssignment& gpus) {

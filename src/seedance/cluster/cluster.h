@@ -122,6 +122,11 @@ class ClusterState {
     return Admits(eligibility_[id.value()], pod) && Fits(nodes_[id.value()], pod);
   }
 
+  // Scheduling weight of a node (S7.2: the health grade's coefficient, 1.0 by default). Scoring
+  // policies scale a node's score by it (a higher weight makes the node more attractive).
+  double weight(NodeId id) const { return weights_[id.value()]; }
+  void SetWeight(NodeId id, double w) { weights_[id.value()] = w; }
+
   // Binds `pod` to `node` on `gpus`. REQUIRES: CanPlace(node, pod) (checked).
   void Bind(const PodSpec& pod, NodeId node, const GpuAssignment& gpus);
   // Releases a binding made by Bind.
@@ -132,6 +137,7 @@ class ClusterState {
   std::vector<NodeState> nodes_;
   std::vector<std::uint64_t> versions_;
   std::vector<NodeEligibility> eligibility_;
+  std::vector<double> weights_;
   std::int64_t total_gpus_ = 0;
   std::int64_t used_gpu_milli_ = 0;
 };

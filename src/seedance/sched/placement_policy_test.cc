@@ -159,6 +159,35 @@ INSTANTIATE_TEST_SUITE_P(AllPolicies, PlacementPolicyContractTest,
                          ::testing::Values("random", "dotprod", "clustering", "packing", "bestfit",
                                            "fgd", "seedance", "firstfit"));
 
+// S7.2: the health grade's weight steers placement between otherwise equal nodes, against the
+// tie order, for the scoring policies.
+TEST(GradeWeightTest, AHigherWeightWinsBetweenEqualNodes) {
+  std::vector<NodeSpec> nodes;
+  for (int i = 0; i < 2; ++i) {
+    nodes.push_back(NodeSpec{"w" + std::to_string(i), Millicores(32000), MiB(262144), 4,
+                             *cluster::ParseGpuModel("V100M32")});
+  }
+  PodSpec pod;
+  pod.name = "p";
+  pod.cpu = Millicores(4000);
+  pod.memory = MiB(8192);
+  pod.num_gpu = 1;
+  pod.gpu_milli = 1000;
+  PackingWorkload w = PrepareFgdWorkload(nodes, {pod}, 42, 1.0);
+  for (const char* name : {"bestfit", "fgd", "seedance", "packing"}) {
+    PolicyContext ctx{w.tie_rank, w.typical};
+    auto policy = MakePlacementPolicy(name, ctx);
+    ASSERT_TRUE(policy.has_value());
+    Rng rng(1);
+    ClusterState cluster(nodes);
+    const auto tie_winner = (*policy)->Decide(cluster, pod, rng).node;
+    const cluster::NodeId other(1 - tie_winner.value());
+    cluster.SetWeight(other, 1.25);
+    cluster.SetWeight(tie_winner, 0.75);
+    EXPECT_EQ((*policy)->Decide(cluster, pod, rng).node, other) << name;
+  }
+}
+
 TEST(PlacementPolicyFactoryTest, UnknownNameIsAnErrorNotAThrow) {
   PolicyContext ctx;
   auto p = MakePlacementPolicy("tetris", ctx);

@@ -58,6 +58,10 @@ PlacementDecision ScoringPlacementPolicy::Decide(const ClusterState& cluster, co
     } else {
       s = Score(cluster, NodeId(i), pod);
     }
+    // The node's health-grade weight (S7.2) scales its score: more attractive above 1.
+    if (const double w = cluster.weight(NodeId(i)); w != 1.0) {
+      s.primary = s.primary >= 0 ? s.primary * w : s.primary / w;
+    }
     bool better;
     if (!have) {
       better = true;
