@@ -31,6 +31,8 @@ double EffectiveSpotPrice(const PoolSpec& ps, const FleetSpec& fleet, double exp
   if (std::isfinite(mtbf) && expected_s >= short_job_s) {
     double tau = std::sqrt(2.0 * std::max(1.0, fleet.checkpoint_cost_s) * mtbf);
     price *= 1.0 + fleet.checkpoint_cost_s / tau + (tau / 2 + fleet.restart_s + fleet.cold_start_s) / mtbf;
+    // Each interruption also boots a replacement node: the cold-start idle cost (S3.4), per hour.
+    price += fleet.ColdStartIdleUsd(fleet.cold_start_s) * 3600.0 / mtbf;
   }
   return price;
 }
