@@ -16,6 +16,9 @@
 #include "common.h"
 #include "seedance/core/file_util.h"
 #include "seedance/ledger/ledger.h"
+#ifdef SEEDANCE_HAVE_POSTGRESQL
+#include "seedance/ledger/pg_charge_store.h"
+#endif
 #include "seedance/audit/enforcement.h"
 #include "seedance/report/audit_report.h"
 #include "seedance/report/batching_report.h"
@@ -38,6 +41,7 @@ struct CostBenchmarkOptions {
   std::string prices;
   std::string seeds = "42-51";
   std::string out = "seedance-report";
+  std::string ledger;
   int threads = 0;
 };
 
@@ -65,12 +69,18 @@ class SimLedgers {
  public:
   Status Record(const std::string& policy, const sim::PoolInterval& iv) {
     if (!status_.ok()) return status_;
+    if (policy == "seedance" && keep_seedance_) seedance_intervals_.push_back(iv);
     auto& slot = ledgers_[policy];
     if (!slot) {
       auto l = ledger::Ledger::Open(":memory:");
       if (!l.has_value()) return status_ = l.error();
       slot = std::move(*l);
     }
+    status_ = RecordInto(*slot, iv);
+    return status_;
+  }
+
+  Status RecordInto(ledger::ChargeSink& sink, const sim::PoolInterval& iv) {
     std::vector<ledger::GpuUse> uses;
     const double len = iv.end_s - iv.start_s;
     for (const auto& u : iv.uses) {
@@ -90,11 +100,40 @@ class SimLedgers {
     n.bill = UsdFromDouble(iv.held_gpus * len * iv.usd_per_gpu_hour / 3600.0);
     n.capacity_milli = static_cast<std::int64_t>(iv.held_gpus) * 1000;
     n.uses = uses;
-    status_ = ledger::RecordAllocatedInterval(*slot, n, ledger::IdleShare::kNone, "pool-" + std::to_string(iv.pool),
-                                              [this](std::uint32_t id) -> const ledger::WorkloadDims& { return dims_[id]; });
-    return status_;
+    return ledger::RecordAllocatedInterval(sink, n, ledger::IdleShare::kNone, "pool-" + std::to_string(iv.pool),
+                                           [this](std::uint32_t id) -> const ledger::WorkloadDims& { return dims_[id]; });
   }
   const Status& status() const { return status_; }
+  void KeepSeedance() { keep_seedance_ = true; }
+
+  // Writes the Seedance policy's charges into `target`: a SQLite ledger file, or PostgreSQL when
+  // it is a connection string ("postgresql://..." or "host=..."). Called after the whole run,
+  // so a failed run leaves no partial ledger behind.
+  Status WriteSeedance(const std::string& target, const std::string& workload) {
+    auto record_all = [&](ledger::ChargeSink& sink) -> Status {
+      for (const auto& iv : seedance_intervals_) {
+        SEEDANCE_RETURN_IF_ERROR(RecordInto(sink, iv));
+      }
+      return Status::Ok();
+    };
+    const std::string source = "sim:" + workload + ":seedance";
+    if (target.rfind("postgresql://", 0) == 0 || target.rfind("postgres://", 0) == 0 ||
+        target.find("host=") != std::string::npos) {
+#ifdef SEEDANCE_HAVE_POSTGRESQL
+      SEEDANCE_ASSIGN_OR_RETURN(auto pg, ledger::PgChargeStore::Open(target));
+      pg->set_source(source);
+      SEEDANCE_RETURN_IF_ERROR(record_all(*pg));
+      return pg->Flush();
+#else
+      return InvalidArgumentError("--ledger: this build has no PostgreSQL support (libpq-dev)");
+#endif
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(auto l, ledger::Ledger::Open(target));
+    l->set_source(source);
+    SEEDANCE_RETURN_IF_ERROR(l->DeleteCharges(0, std::numeric_limits<std::int64_t>::max()));
+    SEEDANCE_RETURN_IF_ERROR(record_all(*l));
+    return l->Flush();
+  }
   // {policy: {"tenants": [{tenant, cost_usd, gpu_hours}], "idle_usd", "bill_usd"}}
   Result<nlohmann::json> CostByTenant() {
     nlohmann::json out = nlohmann::json::object();
@@ -118,6 +157,8 @@ class SimLedgers {
   std::map<std::string, std::unique_ptr<ledger::Ledger>> ledgers_;
   std::map<std::uint32_t, ledger::WorkloadDims> dims_;
   Status status_;
+  bool keep_seedance_ = false;
+  std::vector<sim::PoolInterval> seedance_intervals_;
 };
 
 std::string TenantSection(const nlohmann::json& by_policy) {
@@ -221,6 +262,7 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   packing_in.seeds = *seeds;
 
   SimLedgers ledgers;
+  if (!o.ledger.empty()) ledgers.KeepSeedance();
   spec.on_pool_interval = [&ledgers](const std::string& policy, const sim::PoolInterval& iv) {
     (void)ledgers.Record(policy, iv);
   };
@@ -269,8 +311,10 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   Status s = EnsureDirectory(o.out);
   if (s.ok()) s = WriteFileAtomically(o.out + "/results.json", results.dump(2) + "\n");
   if (s.ok()) s = WriteFileAtomically(o.out + "/cost_optimization_report.html", html);
+  if (s.ok() && !o.ledger.empty()) s = ledgers.WriteSeedance(o.ledger, spec.workload);
   if (!s.ok()) return ReportError(s);
   std::cout << "wrote " << o.out << "/cost_optimization_report.html and " << o.out << "/results.json\n";
+  if (!o.ledger.empty()) std::cout << "wrote the seedance policy's charges to the ledger " << o.ledger << "\n";
   return kExitOk;
 }
 
@@ -294,6 +338,9 @@ Action RegisterCostBenchmark(CLI::App& app) {
   cmd->add_option("--duration", opts->duration, "arrival window: SECONDS, or 6h, 7d (default: 7d)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
   cmd->add_option("--seed", opts->seed, "seed of the simulation")->capture_default_str();
+  cmd->add_option("--ledger", opts->ledger,
+                  "also write the seedance policy's charges to this cost ledger: a SQLite file "
+                  "(as `seedance ingest --db`) or a PostgreSQL connection string (postgresql://... or host=...)");
   cmd->add_option("--out", opts->out, "output directory (created if missing)")->capture_default_str();
   cmd->add_flag("--packing,!--no-packing", opts->packing, "add the packing comparison section (default: on)");
   cmd->add_option("--nodes", opts->nodes, "packing section: node list CSV (default: openb's)");

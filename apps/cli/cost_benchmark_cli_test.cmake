@@ -77,6 +77,26 @@ elseif(CASE STREQUAL "kubectl")
   if(NOT rc EQUAL 0 OR NOT EXISTS "${out}/results.json")
     message(FATAL_ERROR "kubectl-seedance failed (${rc})\n${stdout}\n${stderr}")
   endif()
+elseif(CASE STREQUAL "ledger")
+  # The simulator writes into the same ledger `seedance attribute` reads; a rerun replaces it.
+  foreach(run 1 2)
+    execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 1d --no-packing --ledger "${WORK}/l.db"
+                            --out "${WORK}/r${run}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "exit ${rc}\n${stderr}")
+    endif()
+    execute_process(COMMAND "${SEEDANCE}" attribute --db "${WORK}/l.db" --by tenant
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE attr${run} ERROR_VARIABLE stderr)
+    if(NOT rc EQUAL 0 OR NOT attr${run} MATCHES "exact to the micro-dollar" OR NOT attr${run} MATCHES "research")
+      message(FATAL_ERROR "attribute on the simulator's ledger failed (${rc}):\n${attr${run}}\n${stderr}")
+    endif()
+  endforeach()
+  string(REGEX MATCH "reconciliation:[^\n]*" line1 "${attr1}")
+  string(REGEX MATCH "reconciliation:[^\n]*" line2 "${attr2}")
+  if(NOT line1 STREQUAL line2)
+    message(FATAL_ERROR "a rerun changed the ledger:\n${line1}\n${line2}")
+  endif()
 elseif(CASE STREQUAL "determinism")
   foreach(run a b)
     execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 2d --no-packing --seed 7 --out "${WORK}/${run}"
