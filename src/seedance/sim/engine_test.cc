@@ -242,3 +242,41 @@ TEST(SpotDeadline, HalfTheCostOfOnDemandAndNoMisses) {
 }
 }  // namespace
 }  // namespace seedance::sim
+
+namespace seedance::sim {
+namespace {
+// The LP bound on instances whose optimum is known: 10 GPU-hours of work, on-demand $3/h and
+// spot $1/h; with spot always there the bound is $10, with no spot capacity $30; with spot for
+// only part of the time it is in between.
+TEST(LowerBound, KnownOptimaOnTinyFleets) {
+  Workload w;
+  w.name = "w";
+  w.gpu_types = {"V100"};
+  w.jobs.push_back(Job(0, 0, 36000, {1.0}));
+  FleetSpec f = OneTypeFleet(Tier::kOnDemand, 1, 3.0);
+  PoolSpec spot;
+  spot.type = 0;
+  spot.tier = Tier::kSpot;
+  spot.max_gpus = 1;
+  spot.usd_per_gpu_hour = 1.0;
+  f.pools.push_back(spot);
+  LowerBoundOptions o;
+  o.horizon_s = 48 * 3600.0;
+  auto always = CostLowerBound(w, f, o);
+  ASSERT_TRUE(always.has_value()) << always.error().ToString();
+  EXPECT_NEAR(always->usd, 10.0, 1e-6);
+  f.pools[1].spot = SpotSeries(3600, std::vector<int>(48, 0), 1);
+  auto never = CostLowerBound(w, f, o);
+  ASSERT_TRUE(never.has_value());
+  EXPECT_NEAR(never->usd, 30.0, 1e-6);
+  // Spot for the first 4 hours only: 4 h at $1 + 6 h at $3 (buckets of 6 h: 4/6 of the first
+  // bucket is available on average).
+  std::vector<int> early(48, 0);
+  for (int h = 0; h < 4; ++h) early[static_cast<std::size_t>(h)] = 1;
+  f.pools[1].spot = SpotSeries(3600, early, 1);
+  auto part = CostLowerBound(w, f, o);
+  ASSERT_TRUE(part.has_value());
+  EXPECT_NEAR(part->usd, 4 * 1.0 + 6 * 3.0, 1e-6);
+}
+}  // namespace
+}  // namespace seedance::sim
