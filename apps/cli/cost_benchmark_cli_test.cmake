@@ -97,6 +97,28 @@ elseif(CASE STREQUAL "ledger")
   if(NOT line1 STREQUAL line2)
     message(FATAL_ERROR "a rerun changed the ledger:\n${line1}\n${line2}")
   endif()
+elseif(CASE STREQUAL "bench_gavel")
+  execute_process(COMMAND "${SEEDANCE}" bench gavel --rates 2.0 --policies fifo --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "exit ${rc}\n${stderr}")
+  endif()
+  file(READ "${out}/gavel.json" json)
+  foreach(key "\"results\"" "\"policy\": \"fifo\"" "\"rate\": 2.0" "\"seed\": 0" "\"avg_jct_hours\"" "\"total_cost_usd\"")
+    if(NOT json MATCHES "${key}")
+      message(FATAL_ERROR "gavel.json lacks ${key}:\n${json}")
+    endif()
+  endforeach()
+elseif(CASE STREQUAL "bench_gavel_bad")
+  execute_process(COMMAND "${SEEDANCE}" bench gavel --rates 2.0,abc --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--rates: 'abc' is not a positive number")
+  execute_process(COMMAND "${SEEDANCE}" bench gavel --policies fifo,magic --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--policies: unknown policy 'magic'")
+  execute_process(COMMAND "${SEEDANCE}" bench gavel --trace static --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--trace: unknown Gavel trace 'static'")
 elseif(CASE STREQUAL "determinism")
   foreach(run a b)
     execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 2d --no-packing --seed 7 --out "${WORK}/${run}"
