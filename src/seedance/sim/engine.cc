@@ -1,5 +1,7 @@
 #include "seedance/sim/engine.h"
 
+#include "seedance/sim/event_queue.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -97,8 +99,15 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     if (fleet.pools[p].tier == Tier::kOwned) pools[p].held = fleet.pools[p].max_gpus;
   }
   std::vector<JobState> active;  // sorted by id
-  std::size_t next_arrival = 0;
   const auto& jobs = workload.jobs;
+  // The future: every arrival, plus the end of the running round or the next autoscaler tick.
+  EventQueue events;
+  for (std::size_t i = 0; i < jobs.size(); ++i) events.Push(jobs[i].arrival_s, EventKind::kArrival, i);
+  std::size_t arrivals_left = jobs.size();
+  // Earliest pending arrival (between steps the queue holds only arrivals).
+  const auto next_arrival_s = [&events]() {
+    return events.empty() ? std::numeric_limits<double>::infinity() : events.Top().time_s;
+  };
   std::int64_t measured_left = -1;
   if (options.measure_first >= 0) {
     measured_left = 0;
@@ -236,11 +245,15 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
 
   while (true) {
     if (measured_left == 0) break;
-    if (next_arrival == jobs.size() && active.empty()) break;
+    if (arrivals_left == 0 && active.empty()) break;
     if (t > options.max_sim_s) break;
-    // Arrivals.
-    while (next_arrival < jobs.size() && jobs[next_arrival].arrival_s <= t) {
-      const JobSpec& js = jobs[next_arrival++];
+    // Deliver every event due by now (arrivals since the last decision, then the round end or
+    // tick that brought us here).
+    while (!events.empty() && events.Top().time_s <= t) {
+      const Event e = events.Pop();
+      if (e.kind != EventKind::kArrival) continue;
+      --arrivals_left;
+      const JobSpec& js = jobs[e.index];
       JobState st;
       st.spec = &js;
       st.remaining = js.total_steps;
@@ -257,7 +270,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     std::sort(active.begin(), active.end(),
               [](const JobState& a, const JobState& b) { return a.spec->id < b.spec->id; });
     if (active.empty()) {
-      double next_t = jobs[next_arrival].arrival_s;
+      double next_t = next_arrival_s();
       bool any_held = false;
       for (std::size_t p = 0; p < n_pools; ++p) {
         any_held = any_held || (fleet.pools[p].tier != Tier::kOwned && pools[p].held > 0);
@@ -268,6 +281,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
         std::fill(demand.begin(), demand.end(), 0);
         autoscale(demand, t);
       }
+      if (next_t < next_arrival_s()) events.Push(next_t, EventKind::kTick);
       bill_held(t, next_t);
       t = next_t;
       continue;
@@ -353,7 +367,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
         round_end = t;
         for (const auto& r : runs) round_end = std::max(round_end, r.finish);
       } else {
-        round_end = next_arrival < jobs.size() ? std::max(t, jobs[next_arrival].arrival_s) : t + options.round_s;
+        round_end = arrivals_left > 0 ? std::max(t, next_arrival_s()) : t + options.round_s;
       }
     }
     if (round_end <= t) round_end = t + 1e-6;
@@ -492,6 +506,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       }
     }
     active.swap(still);
+    events.Push(round_end, EventKind::kRoundEnd);
     t = round_end;
   }
 

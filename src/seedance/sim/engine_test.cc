@@ -280,3 +280,20 @@ TEST(LowerBound, KnownOptimaOnTinyFleets) {
 }
 }  // namespace
 }  // namespace seedance::sim
+
+#include "seedance/sim/event_queue.h"
+namespace seedance::sim {
+namespace {
+TEST(EventQueue, OrdersByTimeThenPriorityThenSequence) {
+  EventQueue q;
+  q.Push(10, EventKind::kTick, 1);
+  q.Push(10, EventKind::kArrival, 2);
+  q.Push(5, EventKind::kRoundEnd, 3);
+  q.Push(10, EventKind::kArrival, 4);
+  q.Push(10, EventKind::kRoundEnd, 5);
+  std::vector<std::size_t> order;
+  while (!q.empty()) order.push_back(q.Pop().index);
+  EXPECT_EQ(order, (std::vector<std::size_t>{3, 2, 4, 5, 1}));
+}
+}  // namespace
+}  // namespace seedance::sim
