@@ -297,3 +297,27 @@ TEST(EventQueue, OrdersByTimeThenPriorityThenSequence) {
 }
 }  // namespace
 }  // namespace seedance::sim
+
+namespace seedance::sim {
+namespace {
+// The documented example config parses and spells out the defaults.
+TEST(Config, ExampleFileIsValidAndMatchesTheDefaults) {
+  auto c = LoadSimConfig(kData + "/../examples/seedance-config.yaml");
+  ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  SimConfig d;
+  EXPECT_EQ(c->cost_aware.enabled, d.cost_aware.enabled);
+  EXPECT_EQ(c->cost_aware.spot_fallback, d.cost_aware.spot_fallback);
+  EXPECT_DOUBLE_EQ(c->cost_aware.max_price_ratio, d.cost_aware.max_price_ratio);
+  EXPECT_DOUBLE_EQ(c->cost_aware.warmup_window_s, d.cost_aware.warmup_window_s);
+  EXPECT_DOUBLE_EQ(c->cost_aware.min_speed_ratio, d.cost_aware.min_speed_ratio);
+  EXPECT_DOUBLE_EQ(c->cost_aware.spot_patience, d.cost_aware.spot_patience);
+  EXPECT_DOUBLE_EQ(c->cost_aware.max_spot_wait_s, d.cost_aware.max_spot_wait_s);
+  EXPECT_DOUBLE_EQ(c->cost_aware.migrate_min_restarts, d.cost_aware.migrate_min_restarts);
+  EXPECT_EQ(c->cost_aware.autoscale, d.cost_aware.autoscale);
+  EXPECT_DOUBLE_EQ(c->cold_start_s, d.cold_start_s);
+  EXPECT_DOUBLE_EQ(c->scale_down_delay_s, d.scale_down_delay_s);
+  EXPECT_DOUBLE_EQ(c->checkpoint_cost_s, d.checkpoint_cost_s);
+  EXPECT_DOUBLE_EQ(c->restart_s, d.restart_s);
+}
+}  // namespace
+}  // namespace seedance::sim
