@@ -8,6 +8,8 @@
 
 #include "commands.h"
 #include "common.h"
+#include "seedance/cluster/gpu_model.h"
+#include "seedance/cost/price_table.h"
 
 namespace seedance::cli {
 namespace {
@@ -26,34 +28,32 @@ constexpr Instance kInstances[] = {
 };
 
 // GPUs: dense FP16/BF16 tensor TFLOPS, INT8 TOPS (0 = none), memory GiB, bandwidth GB/s, TDP W
-// (NVIDIA datasheets; K80/P100 have no tensor cores: FP16 from their CUDA cores), interconnect;
-// on-demand $/GPU-h from data/prices/gpu_prices.csv; spot = 0.37 x on-demand (the seed's AWS
-// ratio) unless a spot quote exists (RunPod A100-80G 1.19).
+// (NVIDIA datasheets; K80/P100 have no tensor cores: FP16 from their CUDA cores), interconnect.
+// Prices are not here: on-demand $/GPU-h comes from the price table (data/prices/gpu_prices.csv),
+// spot = 0.37 x on-demand (the seed's AWS ratio) unless a spot quote exists (RunPod A100-80G 1.19).
 struct Gpu {
   const char* name;
   double fp16, int8, mem, bw, tdp;
   const char* link;
-  double od, spot;
+  double spot_quote;  // 0: none
 };
 constexpr Gpu kGpus[] = {
-    {"H100", 989, 1979, 80, 3350, 700, "NVLink", 2.99, 2.99 * 0.37},
-    {"A100-80G", 312, 624, 80, 2039, 400, "NVLink", 1.79, 1.19},
-    {"A100", 312, 624, 40, 1555, 400, "NVLink", 1.29, 1.29 * 0.37},
-    {"L4", 121, 242, 24, 300, 72, "PCIe", 0.70, 0.70 * 0.37},
-    {"A10G", 70, 140, 24, 600, 300, "PCIe", 1.01, 1.01 * 0.37},
-    {"A10", 125, 250, 24, 600, 150, "PCIe", 0.75, 0.75 * 0.37},
-    {"T4", 65, 130, 16, 320, 70, "PCIe", 0.35, 0.35 * 0.37},
-    {"V100", 125, 0, 16, 900, 300, "NVLink", 2.85, 2.85 * 0.37},
-    {"P100", 21.2, 0, 16, 732, 300, "NVLink", 1.68, 1.68 * 0.37},
-    {"K80", 8.7, 0, 24, 480, 300, "PCIe", 0.52, 0.52 * 0.37},
+    {"H100", 989, 1979, 80, 3350, 700, "NVLink", 0},  {"A100-80G", 312, 624, 80, 2039, 400, "NVLink", 1.19},
+    {"A100", 312, 624, 40, 1555, 400, "NVLink", 0},   {"L4", 121, 242, 24, 300, 72, "PCIe", 0},
+    {"A10G", 70, 140, 24, 600, 300, "PCIe", 0},       {"A10", 125, 250, 24, 600, 150, "PCIe", 0},
+    {"T4", 65, 130, 16, 320, 70, "PCIe", 0},          {"V100", 125, 0, 16, 900, 300, "NVLink", 0},
+    {"P100", 21.2, 0, 16, 732, 300, "NVLink", 0},     {"K80", 8.7, 0, 24, 480, 300, "PCIe", 0},
 };
+constexpr double kSpotRatio = 0.37;
 
 struct TcoInputs {
   double gpu_price = 12000, life_years = 3, tflops = 312, watts_per_tflops = 300, utilization = 0.5,
          usd_per_kwh = 0.07, pue = 1.45, ops = 0.09;
 };
 
-int Run(const TcoInputs& in) {
+int Run(const TcoInputs& in, const std::string& prices_path) {
+  auto prices = cost::PriceTable::LoadFile(prices_path.empty() ? cost::BundledPriceTablePath() : prices_path);
+  if (!prices.has_value()) return ReportError(prices.error());
   std::cout << "Seed AWS instances (S1.2): FP16 TFLOPS per dollar-hour\n";
   std::cout << fmt::format("{:<14} {:<14} {:>7} {:>9} {:>9} {:>10} {:>10}\n", "instance", "GPUs", "TFLOPS", "OD $/h",
                            "spot $/h", "TFLOPS/$", "spot T/$");
@@ -67,9 +67,14 @@ int Run(const TcoInputs& in) {
   std::cout << fmt::format("{:<9} {:>7} {:>7} {:>5} {:>6} {:>5} {:<7} {:>7} {:>7} {:>9} {:>9}\n", "GPU", "FP16 T", "INT8 T",
                            "GiB", "GB/s", "W", "link", "OD $/h", "spot $", "TFLOPS/$", "spot T/$");
   for (const auto& g : kGpus) {
+    auto model = cluster::ParseGpuModel(g.name);
+    const cost::GpuPrice* p = model.has_value() ? prices->Find(*model) : nullptr;
+    if (p == nullptr) continue;  // not priced in this table
+    const double od = ToUsd(p->usd_per_gpu_hour);
+    const double spot = g.spot_quote > 0 ? g.spot_quote : od * kSpotRatio;
     std::cout << fmt::format("{:<9} {:>7.1f} {:>7} {:>5.0f} {:>6.0f} {:>5.0f} {:<7} {:>7.2f} {:>7.2f} {:>9.1f} {:>9.1f}\n",
                              g.name, g.fp16, g.int8 > 0 ? fmt::format("{:.0f}", g.int8) : "-", g.mem, g.bw, g.tdp,
-                             g.link, g.od, g.spot, g.fp16 / g.od, g.fp16 / g.spot);
+                             g.link, od, spot, g.fp16 / od, g.fp16 / spot);
   }
   // TCO per TFLOPS-year (S1.3).
   const double hours = 8760;
@@ -99,6 +104,7 @@ int Run(const TcoInputs& in) {
 
 Action RegisterCatalog(CLI::App& app) {
   auto in = std::make_shared<TcoInputs>();
+  auto prices = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("catalog", "GPU catalog: TFLOPS per dollar (on-demand, spot) and TCO per TFLOPS-year");
   cmd->add_option("--gpu-price", in->gpu_price, "owned GPU price, USD")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--life", in->life_years, "depreciation life, years")->capture_default_str()->check(CLI::PositiveNumber);
@@ -108,7 +114,8 @@ Action RegisterCatalog(CLI::App& app) {
   cmd->add_option("--usd-per-kwh", in->usd_per_kwh, "electricity price")->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--pue", in->pue, "power usage effectiveness (>= 1)")->capture_default_str()->check(CLI::Range(1.0, 5.0));
   cmd->add_option("--ops", in->ops, "operations $ per TFLOPS-year")->capture_default_str()->check(CLI::NonNegativeNumber);
-  return [cmd, in]() { return cmd->parsed() ? Run(*in) : -1; };
+  cmd->add_option("--prices", *prices, "GPU price CSV (default: data/prices/gpu_prices.csv)");
+  return [cmd, in, prices]() { return cmd->parsed() ? Run(*in, *prices) : -1; };
 }
 
 }  // namespace seedance::cli

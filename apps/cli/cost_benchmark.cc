@@ -235,6 +235,7 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   spec.workload = o.workload;
   spec.seed = o.seed;
   spec.data_dir = DataDir();
+  spec.prices_path = o.prices;
   auto duration = ParseDuration(o.duration);
   if (!duration.has_value()) return ReportError(duration.error());
   spec.duration_s = *duration;
@@ -345,7 +346,7 @@ Action RegisterCostBenchmark(CLI::App& app) {
   cmd->add_flag("--packing,!--no-packing", opts->packing, "add the packing comparison section (default: on)");
   cmd->add_option("--nodes", opts->nodes, "packing section: node list CSV (default: openb's)");
   cmd->add_option("--pods", opts->pods, "packing section: pod list CSV (default: openb default trace)");
-  cmd->add_option("--prices", opts->prices, "packing section: GPU price CSV (default: data/prices/gpu_prices.csv)");
+  cmd->add_option("--prices", opts->prices, "on-demand GPU prices CSV (default: data/prices/gpu_prices.csv)");
   cmd->add_option("--seeds", opts->seeds, "packing section seeds: 42-51, 42,45 or 42")->capture_default_str();
   cmd->add_option("--threads", opts->threads, "packing section worker threads (default: all cores)");
   return [cmd, opts]() { return cmd->parsed() ? RunCostBenchmarkCommand(*opts) : -1; };

@@ -50,6 +50,13 @@ elseif(CASE STREQUAL "bad_duration")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 7x --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("--duration: '7x' is not a positive duration")
+elseif(CASE STREQUAL "unpriced_type")
+  file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_V100\n0,0,a,1,100,2\n")
+  file(WRITE "${WORK}/prices.csv" "gpu_model,usd_per_gpu_hour_on_demand\nT4,0.35\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --prices "${WORK}/prices.csv"
+                          --no-packing --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("prices\\.csv: no on-demand price for GPU type 'V100'")
 elseif(CASE STREQUAL "bad_jobs_csv")
   file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_V100\n0,0,a,1,100,2\n1,10,b,1,-4,2\n")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --out "${out}"
@@ -58,6 +65,7 @@ elseif(CASE STREQUAL "bad_jobs_csv")
 elseif(CASE STREQUAL "bad_spot_series")
   file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_V100\n0,0,a,1,100,2\n")
   file(MAKE_DIRECTORY "${WORK}/data/spot_traces")
+  file(WRITE "${WORK}/data/prices/gpu_prices.csv" "gpu_model,usd_per_gpu_hour_on_demand\nV100,2.85\n")
   file(WRITE "${WORK}/data/spot_traces/aws-10-26-2022_us-west-2a_v100_8.json" "{\"metadata\": {\"gap_seconds\": 600}, \"data\": [1, -2]}")
   file(WRITE "${WORK}/data/spot_traces/aws-10-26-2022_us-west-2b_v100_8.json" "{\"metadata\": {\"gap_seconds\": 600}, \"data\": [1]}")
   execute_process(COMMAND "${CMAKE_COMMAND}" -E env "SEEDANCE_DATA_DIR=${WORK}/data"

@@ -6,6 +6,8 @@
 
 #include "seedance/sim/policies/gavel_policies.h"
 #include "seedance/sim/policies/seedance_cost_policy.h"
+#include "seedance/cluster/gpu_model.h"
+#include "seedance/cost/price_table.h"
 #include "seedance/sim/workloads.h"
 
 namespace seedance::sim {
@@ -15,22 +17,14 @@ namespace {
 // g5.48xlarge 3.86/10.24 = 0.377, g6.24xlarge 2.63/7.12 = 0.369; we use 0.37.
 constexpr double kSpotRatio = 0.37;
 
-// On-demand $/GPU-hour (data/prices/gpu_prices.csv, read at build time of this table so the
-// scenario does not depend on the packing price table's model list).
-struct Price {
-  const char* type;
-  double usd;
-};
-constexpr Price kOnDemand[] = {{"V100", 2.85}, {"P100", 1.68}, {"K80", 0.52},   {"H100", 2.99},
-                               {"A100-80G", 1.79}, {"A100", 1.29}, {"A10G", 1.01}, {"L4", 0.70},
-                               {"G2", 2.85}, {"G3", 2.85}, {"T4", 0.35}, {"V100M16", 2.85},
-                               {"V100M32", 2.85}, {"A10", 0.75}};
-
-double OnDemandPrice(const std::string& type) {
-  for (const auto& p : kOnDemand) {
-    if (type == p.type) return p.usd;
+// On-demand $/GPU-hour of `type` from the price table (data/prices/gpu_prices.csv by default).
+Result<double> OnDemandPrice(const cost::PriceTable& prices, const std::string& type) {
+  auto model = cluster::ParseGpuModel(type);
+  const cost::GpuPrice* p = model.has_value() ? prices.Find(*model) : nullptr;
+  if (p == nullptr) {
+    return InvalidArgumentError(prices.name() + ": no on-demand price for GPU type '" + type + "'");
   }
-  return 0;
+  return ToUsd(p->usd_per_gpu_hour);
 }
 
 Result<SpotSeries> LoadSpot(const std::string& dir, const std::vector<std::string>& files, int gpus_per_instance) {
@@ -60,12 +54,14 @@ void ApplyConfig(const SimConfig& c, FleetSpec* f) {
 
 Status BuildFleet(const ScenarioSpec& spec, const std::vector<std::string>& types, int quota,
                   FleetSpec* fleet) {
+  const std::string price_path =
+      spec.prices_path.empty() ? spec.data_dir + "/prices/gpu_prices.csv" : spec.prices_path;
+  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(price_path));
   fleet->gpu_types = types;
   fleet->pools.clear();
   ApplyConfig(spec.config, fleet);
   for (std::size_t t = 0; t < types.size(); ++t) {
-    double od = OnDemandPrice(types[t]);
-    if (od <= 0) return InvalidArgumentError("no on-demand price for GPU type '" + types[t] + "'");
+    SEEDANCE_ASSIGN_OR_RETURN(double od, OnDemandPrice(prices, types[t]));
     fleet->pools.push_back(Pool(static_cast<int>(t), Tier::kOnDemand, quota, od));
   }
   // Spot pools where a published availability series exists (skypilot-org/spot-traces).
@@ -74,7 +70,8 @@ Status BuildFleet(const ScenarioSpec& spec, const std::vector<std::string>& type
     if (it == types.end()) return Status::Ok();
     auto t = static_cast<int>(it - types.begin());
     SEEDANCE_ASSIGN_OR_RETURN(SpotSeries s, LoadSpot(spec.data_dir, files, gpi));
-    PoolSpec p = Pool(t, Tier::kSpot, 2 * quota, OnDemandPrice(type) * kSpotRatio);
+    SEEDANCE_ASSIGN_OR_RETURN(double od, OnDemandPrice(prices, type));
+    PoolSpec p = Pool(t, Tier::kSpot, 2 * quota, od * kSpotRatio);
     p.spot = std::move(s);
     fleet->pools.push_back(std::move(p));
     return Status::Ok();

@@ -21,6 +21,7 @@ struct ScenarioSpec {
   SimConfig config;
   std::uint64_t seed = 42;
   std::string data_dir;                   // bundled data root
+  std::string prices_path;                // on-demand prices; default data_dir/prices/gpu_prices.csv
   // Optional: every billed pool interval of every policy (e.g. into the cost ledger).
   std::function<void(const std::string& policy, const PoolInterval&)> on_pool_interval;
 };
