@@ -44,6 +44,13 @@ std::string ScenarioTable(const sim::ScenarioResult& r) {
   }
   out += fmt::format("{:<22} {:>12.2f}   (LP relaxation, GLPK: {} columns, {} job classes)\n", "lower bound", r.bound.usd,
                      r.bound.columns, r.bound.job_classes);
+  for (const auto& p : r.policies) {
+    if (p.name != "seedance" || base == nullptr || base->result.total_cost_usd <= 0) continue;
+    out += fmt::format("=> seedance: {:.1f}% {} than fifo, avg JCT {:.2f} h, {:.2f}x the lower bound\n",
+                       std::abs(100.0 * (1.0 - p.result.total_cost_usd / base->result.total_cost_usd)),
+                       p.result.total_cost_usd <= base->result.total_cost_usd ? "cheaper" : "dearer",
+                       p.result.AvgJctHours(), r.bound.usd > 0 ? p.result.total_cost_usd / r.bound.usd : 0.0);
+  }
   for (const auto& n : r.notes) out += "note: " + n + "\n";
   return out;
 }
@@ -104,6 +111,24 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
 
 std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
   std::string h = "<section>\n<h2>Cost of running the workload: " + HtmlEscape(r.workload) + "</h2>\n";
+  // Headline: Seedance against the FIFO baseline and Gavel-LAS, and its distance to the bound.
+  const sim::PolicyOutcome* fifo = nullptr;
+  const sim::PolicyOutcome* las = nullptr;
+  const sim::PolicyOutcome* sd = nullptr;
+  for (const auto& p : r.policies) {
+    if (p.name == "fifo") fifo = &p;
+    if (p.name == "gavel-las") las = &p;
+    if (p.name == "seedance") sd = &p;
+  }
+  if (fifo != nullptr && las != nullptr && sd != nullptr && fifo->result.total_cost_usd > 0) {
+    h += fmt::format(
+        "<p class=\"headline\"><strong>Seedance costs ${:.0f}, {:.1f}% {} than FIFO on on-demand (${:.0f})</strong>, "
+        "with an average JCT of {:.2f} h against Gavel-LAS's {:.2f} h; it is {:.2f}x the LP lower bound (${:.0f}).</p>\n",
+        sd->result.total_cost_usd, std::abs(100.0 * (1.0 - sd->result.total_cost_usd / fifo->result.total_cost_usd)),
+        sd->result.total_cost_usd <= fifo->result.total_cost_usd ? "less" : "more", fifo->result.total_cost_usd,
+        sd->result.AvgJctHours(), las->result.AvgJctHours(),
+        r.bound.usd > 0 ? sd->result.total_cost_usd / r.bound.usd : 0.0, r.bound.usd);
+  }
   h += "<p>" + std::to_string(r.jobs) + " jobs on fleet <code>" + HtmlEscape(r.fleet) +
        "</code>; every policy sees the same arrivals, prices, cold starts and spot availability. "
        "The lower bound is an LP relaxation: no policy can cost less.</p>\n";
