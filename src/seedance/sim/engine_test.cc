@@ -321,3 +321,37 @@ TEST(Config, ExampleFileIsValidAndMatchesTheDefaults) {
 }
 }  // namespace
 }  // namespace seedance::sim
+
+namespace seedance::sim {
+namespace {
+// S3.1 warmup_window: a job placed on on-demand is not moved to spot before its warm-up ends.
+TEST(SeedancePolicy, WarmupWindowDelaysTheMoveToSpot) {
+  Workload w;
+  w.name = "w";
+  w.gpu_types = {"V100"};
+  w.jobs.push_back(Job(0, 0, 4 * 3600, {1.0}));
+  FleetSpec f = OneTypeFleet(Tier::kOnDemand, 1, 3.0);
+  PoolSpec spot;
+  spot.type = 0;
+  spot.tier = Tier::kSpot;
+  spot.max_gpus = 1;
+  spot.usd_per_gpu_hour = 1.0;
+  std::vector<int> series(200, 1);
+  series[0] = 0;  // no spot in the first round: the job starts on on-demand
+  spot.spot = SpotSeries(360, series, 1);
+  f.pools.push_back(spot);
+  auto spot_cost = [&](double warmup_s) {
+    CostAwareConfig c;
+    c.autoscale = AutoscaleMode::kReactive;
+    c.spot_patience = 0;
+    c.warmup_window_s = warmup_s;
+    SeedanceCostPolicy pol(c);
+    auto r = Simulate(w, f, pol, SimOptions{});
+    EXPECT_TRUE(r.has_value());
+    return r->cost_by_pool_usd[1];
+  };
+  EXPECT_GT(spot_cost(0), 0.0);          // moves to spot as soon as it has room
+  EXPECT_EQ(spot_cost(10 * 3600.0), 0.0);  // still warming up when the job ends
+}
+}  // namespace
+}  // namespace seedance::sim

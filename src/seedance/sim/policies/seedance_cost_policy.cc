@@ -54,7 +54,6 @@ double SeedanceCostPolicy::CheckpointInterval(const JobView& /*job*/, const SimV
 void SeedanceCostPolicy::OnCompletion(const JobSpec& job, double /*now*/) {
   pinned_on_demand_.erase(job.id);
   placed_at_.erase(job.id);
-  placed_pool_.erase(job.id);
 }
 
 std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /*rng*/) {
@@ -107,6 +106,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
     }
     if (keep >= 0 && config_.enabled && view.pools[static_cast<std::size_t>(keep)].spec->tier != Tier::kSpot &&
         !pinned_on_demand_.count(s.id) && s.priority != JobPriority::kCritical &&
+        now - placed_at_[s.id] >= config_.warmup_window_s &&
         jv.remaining_steps / best > config_.migrate_min_restarts * std::max(fleet.restart_s, 60.0)) {
       // On-demand -> spot when spot has room: a cheaper pool of a type at least as fast.
       const PoolSpec& cur = *view.pools[static_cast<std::size_t>(keep)].spec;
@@ -203,6 +203,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
       if (spot_exists && waited < budget) choice = -1;
     }
     if (choice < 0) continue;
+    if (choice != jv.pool) placed_at_[s.id] = now;  // warm-up starts on every (re)placement
     left[static_cast<std::size_t>(choice)] -= s.gpus;
     out.push_back(Assignment{s.id, choice});
   }

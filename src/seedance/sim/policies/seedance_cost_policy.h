@@ -12,7 +12,7 @@ struct CostAwareConfig {
   bool enabled = true;
   bool spot_fallback = true;       // spot unavailable or interrupted -> on-demand
   double max_price_ratio = 0.65;   // use spot only while spot <= ratio x on-demand; in (0, 1]
-  double warmup_window_s = 300;    // a job younger than this on its pool is never moved
+  double warmup_window_s = 300;    // a job placed less than this ago is not moved to spot
   // Beyond the seed: the slowest type we accept, as a share of the job's fastest type's speed
   // (keeps JCT in check when a slow type is cheapest per step).
   double min_speed_ratio = 0.7;
@@ -52,8 +52,7 @@ class SeedanceCostPolicy : public JobPolicy {
  private:
   CostAwareConfig config_;
   std::map<std::int64_t, bool> pinned_on_demand_;
-  std::map<std::int64_t, double> placed_at_;
-  std::map<std::int64_t, int> placed_pool_;
+  std::map<std::int64_t, double> placed_at_;  // when the job was last placed on a new pool
 };
 
 // On-demand-only baseline policies for cloud fleets: FIFO heterogeneity-agnostic (random type
