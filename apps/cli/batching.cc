@@ -1,7 +1,6 @@
 // seedance batching: compares the inference batchers (static, static-bucketed, Triton dynamic
 // batcher, vLLM-style continuous batching, Seedance) on an LLM request trace in simulated time;
 // prints a per-policy table and writes batching.json and batching_report.html.
-#include <charconv>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -32,29 +31,11 @@ struct BatchingOptions {
   bool no_mix = false;
 };
 
-// Parses "2s", "100ms", "250us" or a bare number of seconds.
+// A positive duration (2s, 100ms, 250us or bare seconds) for `flag`.
 Result<double> ParseDuration(const std::string& text, const std::string& flag) {
-  double scale = 1;
-  std::string num = text;
-  auto ends = [&](const std::string& suffix) {
-    return num.size() > suffix.size() && num.compare(num.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (ends("ms")) {
-    scale = 1e-3;
-    num.resize(num.size() - 2);
-  } else if (ends("us")) {
-    scale = 1e-6;
-    num.resize(num.size() - 2);
-  } else if (ends("s")) {
-    num.resize(num.size() - 1);
-  }
-  double v = 0;
-  auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-  if (ec != std::errc() || p != num.data() + num.size() || !(v > 0)) {
-    return InvalidArgumentError(
-        fmt::format("{} '{}': expected a positive duration like 2s, 100ms or 250us", flag, text));
-  }
-  return v * scale;
+  if (auto v = ParseDurationSeconds(text)) return *v;
+  return InvalidArgumentError(
+      fmt::format("{} '{}': expected a positive duration like 2s, 100ms or 250us", flag, text));
 }
 
 int RunBatchingCommand(const BatchingOptions& o) {

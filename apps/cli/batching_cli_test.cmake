@@ -10,18 +10,12 @@ set(out "${WORK}/out")
 set(header "TIMESTAMP,ContextTokens,GeneratedTokens")
 set(good "2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:47.1000000,120,9")
 
+include("${CMAKE_CURRENT_LIST_DIR}/cli_test_helpers.cmake")
+
 function(run_bad regex)
   execute_process(COMMAND "${SEEDANCE}" batching --out "${out}" --no-mix ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  if(NOT rc EQUAL 2)
-    message(FATAL_ERROR "expected exit 2, got ${rc}\nstdout: ${stdout}\nstderr: ${stderr}")
-  endif()
-  if(NOT stderr MATCHES "${regex}")
-    message(FATAL_ERROR "stderr does not match '${regex}':\n${stderr}")
-  endif()
-  if(EXISTS "${out}")
-    message(FATAL_ERROR "bad input left output behind in ${out}")
-  endif()
+  expect_exit_2("${regex}")
 endfunction()
 
 function(write_trace text)

@@ -11,20 +11,14 @@ set(out "${WORK}/out")
 set(header "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time")
 set(good "p0,12000,16384,1,1000,,LS,Running,0,10,0")
 
+include("${CMAKE_CURRENT_LIST_DIR}/cli_test_helpers.cmake")
+
 function(run_bad pods_text regex)
   file(WRITE "${WORK}/pods.csv" "${pods_text}")
   execute_process(COMMAND "${SEEDANCE}" bench packing --pods "${WORK}/pods.csv" --seeds 42
                           --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  if(NOT rc EQUAL 2)
-    message(FATAL_ERROR "expected exit 2, got ${rc}\nstdout: ${stdout}\nstderr: ${stderr}")
-  endif()
-  if(NOT stderr MATCHES "${regex}")
-    message(FATAL_ERROR "stderr does not match '${regex}':\n${stderr}")
-  endif()
-  if(EXISTS "${out}")
-    message(FATAL_ERROR "bad input left output behind in ${out}")
-  endif()
+  expect_exit_2("${regex}")
 endfunction()
 
 if(CASE STREQUAL "missing_column")

@@ -30,7 +30,7 @@ constexpr Instance kInstances[] = {
 // GPUs: dense FP16/BF16 tensor TFLOPS, INT8 TOPS (0 = none), memory GiB, bandwidth GB/s, TDP W
 // (NVIDIA datasheets; K80/P100 have no tensor cores: FP16 from their CUDA cores), interconnect.
 // Prices are not here: on-demand $/GPU-h comes from the price table (data/prices/gpu_prices.csv),
-// spot = 0.37 x on-demand (the seed's AWS ratio) unless a spot quote exists (RunPod A100-80G 1.19).
+// spot = cost::kDefaultSpotRatio x on-demand unless a spot quote exists (RunPod A100-80G 1.19).
 struct Gpu {
   const char* name;
   double fp16, int8, mem, bw, tdp;
@@ -44,7 +44,6 @@ constexpr Gpu kGpus[] = {
     {"T4", 65, 130, 16, 320, 70, "PCIe", 0},          {"V100", 125, 0, 16, 900, 300, "NVLink", 0},
     {"P100", 21.2, 0, 16, 732, 300, "NVLink", 0},     {"K80", 8.7, 0, 24, 480, 300, "PCIe", 0},
 };
-constexpr double kSpotRatio = 0.37;
 
 struct TcoInputs {
   double gpu_price = 12000, life_years = 3, tflops = 312, watts_per_tflops = 300, utilization = 0.5,
@@ -71,7 +70,7 @@ int Run(const TcoInputs& in, const std::string& prices_path) {
     const cost::GpuPrice* p = model.has_value() ? prices->Find(*model) : nullptr;
     if (p == nullptr) continue;  // not priced in this table
     const double od = ToUsd(p->usd_per_gpu_hour);
-    const double spot = g.spot_quote > 0 ? g.spot_quote : od * kSpotRatio;
+    const double spot = g.spot_quote > 0 ? g.spot_quote : od * cost::kDefaultSpotRatio;
     std::cout << fmt::format("{:<9} {:>7.1f} {:>7} {:>5.0f} {:>6.0f} {:>5.0f} {:<7} {:>7.2f} {:>7.2f} {:>9.1f} {:>9.1f}\n",
                              g.name, g.fp16, g.int8 > 0 ? fmt::format("{:.0f}", g.int8) : "-", g.mem, g.bw, g.tdp,
                              g.link, od, spot, g.fp16 / od, g.fp16 / spot);

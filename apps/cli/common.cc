@@ -1,7 +1,9 @@
 #include "common.h"
 
 #include <charconv>
+#include <cmath>
 #include <iostream>
+#include <string>
 
 #include "seedance/core/file_util.h"
 
@@ -54,6 +56,29 @@ Result<std::vector<std::uint64_t>> ParseSeedList(const std::string& text, const 
   }
   if (out.empty()) return bad("no seeds");
   return out;
+}
+
+std::optional<double> ParseDurationSeconds(const std::string& text) {
+  struct Unit {
+    const char* suffix;
+    double seconds;
+  };
+  // Longer suffixes first: "ms" before "s".
+  static constexpr Unit kUnits[] = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
+  std::string num = text;
+  double scale = 1;
+  for (const auto& u : kUnits) {
+    const std::size_t n = std::char_traits<char>::length(u.suffix);
+    if (num.size() > n && num.compare(num.size() - n, n, u.suffix) == 0) {
+      num.resize(num.size() - n);
+      scale = u.seconds;
+      break;
+    }
+  }
+  double v = 0;
+  auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  if (ec != std::errc() || p != num.data() + num.size() || !(v > 0) || !std::isfinite(v)) return std::nullopt;
+  return v * scale;
 }
 
 std::string BundledData(const std::string& relative) { return DataDir() + "/" + relative; }

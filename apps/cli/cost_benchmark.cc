@@ -45,22 +45,11 @@ struct CostBenchmarkOptions {
   int threads = 0;
 };
 
-// "600", "90s", "30m", "6h", "7d" -> seconds.
+// --duration: "600", "90s", "30m", "6h", "7d" -> seconds; empty -> 0 (the workload's default).
 Result<double> ParseDuration(const std::string& text) {
   if (text.empty()) return 0.0;
-  std::size_t pos = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &pos);
-  } catch (const std::exception&) {
-    pos = 0;
-  }
-  std::string unit = text.substr(pos);
-  double mult = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : -1;
-  if (pos == 0 || mult < 0 || !(v > 0) || !std::isfinite(v)) {
-    return InvalidArgumentError("--duration: '" + text + "' is not a positive duration (SECONDS, or with s/m/h/d: 6h, 7d)");
-  }
-  return v * mult;
+  if (auto v = ParseDurationSeconds(text)) return *v;
+  return InvalidArgumentError("--duration: '" + text + "' is not a positive duration (SECONDS, or with s/m/h/d: 6h, 7d)");
 }
 
 // The simulator writes every pool interval into a cost ledger per policy (in memory), split by
@@ -206,13 +195,6 @@ std::string TenantSection(const nlohmann::json& by_policy) {
   return h;
 }
 
-std::string Between(const std::string& s, const std::string& a, const std::string& b) {
-  auto i = s.find(a);
-  auto j = s.rfind(b);
-  if (i == std::string::npos || j == std::string::npos || j < i) return "";
-  return s.substr(i + a.size(), j - i - a.size());
-}
-
 // `--workload llm-inference`: the batching engine on the bundled Azure conversation trace.
 int RunInference(const CostBenchmarkOptions& o) {
   auto r = report::RunBundledBatching(&std::cerr);
@@ -277,22 +259,13 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   results["generated_by"] = "seedance cost-benchmark";
   results["seed"] = o.seed;
   std::string packing_html;
-  std::string packing_css;
   std::string packing_table;
   if (o.packing) {
     auto packing = report::RunCostBenchmark(packing_in, /*progress=*/true);
     if (!packing.has_value()) return ReportError(packing.error());
     packing_table = report::FormatCostTable(*packing);
     results["packing_comparison"] = nlohmann::json::parse(report::CostResultsJson(*packing));
-    std::string page = report::CostReportHtml(*packing);
-    packing_css = Between(page, "<style>", "</style>");
-    packing_html = Between(page, "<main>", "</main>");
-    // One page, one title: the packing page's heading becomes a section heading.
-    for (auto [from, to] : {std::pair<std::string, std::string>{"<h1", "<h2"}, {"</h1>", "</h2>"}}) {
-      for (auto pos = packing_html.find(from); pos != std::string::npos; pos = packing_html.find(from, pos)) {
-        packing_html.replace(pos, from.size(), to);
-      }
-    }
+    packing_html = report::CostReportSection(*packing);
   }
   // Health audit section (S7): the bundled enforcement scenario, whose removed nodes get no work.
   audit::EnforcementSpec audit_spec = audit::DefaultEnforcementSpec();
@@ -302,10 +275,7 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   if (!packing_table.empty()) std::cout << "\nPacking comparison (openb, FGD protocol):\n" << packing_table;
 
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                     "<title>Seedance cost optimization report</title>\n<style>" +
-                     (packing_css.empty() ? std::string("body{font-family:sans-serif;margin:2em;max-width:70em}"
-                                                        "table{border-collapse:collapse}td,th{padding:2px 8px}")
-                                          : packing_css) +
+                     "<title>Seedance cost optimization report</title>\n<style>" + report::CostReportCss() +
                      "</style>\n</head>\n<body>\n<main>\n<h1>Seedance cost optimization report</h1>\n" +
                      report::ScenarioHtmlSection(*scenario) + TenantSection(*by_tenant) +
                      report::RenderEnforcementSection(*enforcement, audit_spec.config) + packing_html + "</main>\n</body>\n</html>\n";

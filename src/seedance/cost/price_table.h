@@ -59,6 +59,10 @@ class PriceTable {
   std::vector<GpuPrice> prices_;
 };
 
+// Spot price as a share of on-demand where no spot quote exists: the seed's AWS table (S1.2):
+// p4d.24xlarge 11.92/32.77 = 0.364, g5.48xlarge 3.86/10.24 = 0.377, g6.24xlarge 2.63/7.12 = 0.369.
+inline constexpr double kDefaultSpotRatio = 0.37;
+
 // Returns the path of the bundled table: DataDir() + "/prices/gpu_prices.csv".
 std::string BundledPriceTablePath();
 

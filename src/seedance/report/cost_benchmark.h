@@ -113,6 +113,10 @@ std::string CostResultsJson(const CostBenchmarkResult& r);
 // script, no external reference) with the headline, the cost table, the unallocated-GPU curves
 // of every policy and the price assumptions. Deterministic: holds no timing.
 std::string CostReportHtml(const CostBenchmarkResult& r);
+// The same content as one <section> (under an <h2>) for a larger page, and the stylesheet the
+// page needs for it.
+std::string CostReportSection(const CostBenchmarkResult& r);
+std::string CostReportCss();
 
 // Renders both outputs, then writes DIR/results.json and DIR/cost_optimization_report.html
 // (creating DIR), each atomically. Errors: kUnavailable when DIR or a file cannot be written.

@@ -78,67 +78,59 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   if (!root["scheduler"]) return c;
   YAML::Node s = root["scheduler"];
   SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, s, "scheduler", {"cost_aware", "autoscaling", "checkpoint"}));
+  // One numeric key: where it goes and its allowed range (lo exclusive when lo_open).
+  struct NumberKey {
+    const char* key;
+    double* field;
+    double lo, hi;
+    bool lo_open;
+  };
+  // Checks a section's keys, then reads its numeric keys that are present.
+  auto read_section = [&](const YAML::Node& map, const std::string& path, std::set<std::string> allowed,
+                          const std::vector<NumberKey>& numbers) -> Status {
+    for (const auto& n : numbers) allowed.insert(n.key);
+    SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, map, path, allowed));
+    for (const auto& n : numbers) {
+      if (!map[n.key]) continue;
+      SEEDANCE_ASSIGN_OR_RETURN(*n.field, Number(name, map[n.key], path + "." + n.key, n.lo, n.hi, n.lo_open));
+    }
+    return Status::Ok();
+  };
+  CostAwareConfig& ca_cfg = c.cost_aware;
   if (YAML::Node ca = s["cost_aware"]) {
     const std::string p = "scheduler.cost_aware";
-    SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, ca, p,
-        {"enabled", "spot_fallback", "max_price_ratio", "warmup_window", "min_speed_ratio",
-         "spot_patience", "max_spot_wait", "migrate_min_restarts"}));
-    if (ca["enabled"]) { SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.enabled, Bool(name, ca["enabled"], p + ".enabled")); }
+    SEEDANCE_RETURN_IF_ERROR(read_section(ca, p, {"enabled", "spot_fallback"},
+        {{"max_price_ratio", &ca_cfg.max_price_ratio, 0, 1, true},
+         {"warmup_window", &ca_cfg.warmup_window_s, 0, inf, false},
+         {"min_speed_ratio", &ca_cfg.min_speed_ratio, 0, 1, true},
+         {"spot_patience", &ca_cfg.spot_patience, 0, 1000, false},
+         {"max_spot_wait", &ca_cfg.max_spot_wait_s, 0, inf, false},
+         {"migrate_min_restarts", &ca_cfg.migrate_min_restarts, 0, inf, false}}));
+    if (ca["enabled"]) { SEEDANCE_ASSIGN_OR_RETURN(ca_cfg.enabled, Bool(name, ca["enabled"], p + ".enabled")); }
     if (ca["spot_fallback"]) {
-      SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.spot_fallback, Bool(name, ca["spot_fallback"], p + ".spot_fallback"));
-    }
-    if (ca["max_price_ratio"]) {
-      SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.max_price_ratio,
-                                Number(name, ca["max_price_ratio"], p + ".max_price_ratio", 0, 1, true));
-    }
-    if (ca["warmup_window"]) {
-      SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.warmup_window_s,
-                                Number(name, ca["warmup_window"], p + ".warmup_window", 0, inf, false));
-    }
-    if (ca["min_speed_ratio"]) {
-      SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.min_speed_ratio,
-                                Number(name, ca["min_speed_ratio"], p + ".min_speed_ratio", 0, 1, true));
-    }
-    if (ca["spot_patience"]) {
-      SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.spot_patience,
-                                Number(name, ca["spot_patience"], p + ".spot_patience", 0, 1000, false));
-    }
-    if (ca["max_spot_wait"]) {
-      SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.max_spot_wait_s,
-                                Number(name, ca["max_spot_wait"], p + ".max_spot_wait", 0, inf, false));
-    }
-    if (ca["migrate_min_restarts"]) {
-      SEEDANCE_ASSIGN_OR_RETURN(c.cost_aware.migrate_min_restarts,
-                                Number(name, ca["migrate_min_restarts"], p + ".migrate_min_restarts", 0, inf, false));
+      SEEDANCE_ASSIGN_OR_RETURN(ca_cfg.spot_fallback, Bool(name, ca["spot_fallback"], p + ".spot_fallback"));
     }
   }
   if (YAML::Node as = s["autoscaling"]) {
     const std::string p = "scheduler.autoscaling";
-    SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, as, p, {"mode", "cold_start", "scale_down_delay"}));
+    SEEDANCE_RETURN_IF_ERROR(read_section(as, p, {"mode"},
+        {{"cold_start", &c.cold_start_s, 0, inf, false},
+         {"scale_down_delay", &c.scale_down_delay_s, 0, inf, false}}));
     if (as["mode"]) {
       auto m = as["mode"].as<std::string>("");
       if (m == "reactive") {
-        c.cost_aware.autoscale = AutoscaleMode::kReactive;
+        ca_cfg.autoscale = AutoscaleMode::kReactive;
       } else if (m == "predictive") {
-        c.cost_aware.autoscale = AutoscaleMode::kPredictive;
+        ca_cfg.autoscale = AutoscaleMode::kPredictive;
       } else {
         return InvalidArgumentError(Where(name, as["mode"], p + ".mode") + ": '" + m +
                                     "' (allowed: reactive, predictive)");
       }
     }
-    if (as["cold_start"]) {
-      SEEDANCE_ASSIGN_OR_RETURN(c.cold_start_s, Number(name, as["cold_start"], p + ".cold_start", 0, inf, false));
-    }
-    if (as["scale_down_delay"]) {
-      SEEDANCE_ASSIGN_OR_RETURN(c.scale_down_delay_s,
-                                Number(name, as["scale_down_delay"], p + ".scale_down_delay", 0, inf, false));
-    }
   }
   if (YAML::Node ck = s["checkpoint"]) {
-    const std::string p = "scheduler.checkpoint";
-    SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, ck, p, {"cost", "restart"}));
-    if (ck["cost"]) { SEEDANCE_ASSIGN_OR_RETURN(c.checkpoint_cost_s, Number(name, ck["cost"], p + ".cost", 0, inf, false)); }
-    if (ck["restart"]) { SEEDANCE_ASSIGN_OR_RETURN(c.restart_s, Number(name, ck["restart"], p + ".restart", 0, inf, false)); }
+    SEEDANCE_RETURN_IF_ERROR(read_section(ck, "scheduler.checkpoint", {},
+        {{"cost", &c.checkpoint_cost_s, 0, inf, false}, {"restart", &c.restart_s, 0, inf, false}}));
   }
   return c;
 }

@@ -237,6 +237,10 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     }
   };
 
+  double owned_gpus = 0;
+  for (const auto& spec : fleet.pools) {
+    if (spec.tier == Tier::kOwned) owned_gpus += spec.max_gpus;
+  }
   double t = jobs.empty() ? 0 : jobs.front().arrival_s;
   SimView view;
   view.fleet = &fleet;
@@ -348,8 +352,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       double restart = (st.needs_restart || moved) ? fleet.restart_s : 0.0;
       double ckpt = kInf;
       if (fleet.pools[p].tier == Tier::kSpot) {
-        JobView jv{st.spec, st.remaining, st.pool, st.ever_ran, st.preemptions, st.ran_s};
-        ckpt = policy.CheckpointInterval(jv, view);
+        ckpt = policy.CheckpointInterval(view.jobs[i], view);  // view.jobs is parallel to active
       }
       double rate = thr;
       if (std::isfinite(ckpt) && ckpt > 0) rate = thr * ckpt / (ckpt + fleet.checkpoint_cost_s);
@@ -466,29 +469,9 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       }
     }
     res.busy_gpu_seconds += busy_gpu_s;
-    // Owned capacity counts as held for utilization.
-    double owned = 0;
-    for (std::size_t p = 0; p < n_pools; ++p) {
-      if (fleet.pools[p].tier == Tier::kOwned) owned += fleet.pools[p].max_gpus;
-    }
-    res.held_gpu_seconds += owned * (round_end - t);
-    add_util(t, round_end, owned, 0);
-    {
-      // busy share of the round, spread evenly
-      const double b = options.utilization_bucket_s;
-      double len = round_end - t;
-      double t0 = t;
-      while (t0 < round_end) {
-        auto kb = static_cast<std::size_t>(t0 / b);
-        double e = std::min(round_end, (static_cast<double>(kb) + 1) * b);
-        if (util_busy.size() <= kb) {
-          util_busy.resize(kb + 1, 0);
-          util_held.resize(kb + 1, 0);
-        }
-        util_busy[kb] += busy_gpu_s * (e - t0) / len;
-        t0 = e;
-      }
-    }
+    // Owned capacity counts as held; the round's busy GPU-seconds are spread evenly over it.
+    res.held_gpu_seconds += owned_gpus * (round_end - t);
+    add_util(t, round_end, owned_gpus, busy_gpu_s / (round_end - t));
     bill_held(t, round_end);
     // Completions.
     std::vector<JobState> still;

@@ -13,10 +13,6 @@
 namespace seedance::sim {
 namespace {
 
-// Spot/on-demand price ratio: the seed's AWS table (S1.2): p4d.24xlarge 11.92/32.77 = 0.364,
-// g5.48xlarge 3.86/10.24 = 0.377, g6.24xlarge 2.63/7.12 = 0.369; we use 0.37.
-constexpr double kSpotRatio = 0.37;
-
 // On-demand $/GPU-hour of `type` from the price table (data/prices/gpu_prices.csv by default).
 Result<double> OnDemandPrice(const cost::PriceTable& prices, const std::string& type) {
   auto model = cluster::ParseGpuModel(type);
@@ -71,7 +67,7 @@ Status BuildFleet(const ScenarioSpec& spec, const std::vector<std::string>& type
     auto t = static_cast<int>(it - types.begin());
     SEEDANCE_ASSIGN_OR_RETURN(SpotSeries s, LoadSpot(spec.data_dir, files, gpi));
     SEEDANCE_ASSIGN_OR_RETURN(double od, OnDemandPrice(prices, type));
-    PoolSpec p = Pool(t, Tier::kSpot, 2 * quota, od * kSpotRatio);
+    PoolSpec p = Pool(t, Tier::kSpot, 2 * quota, od * cost::kDefaultSpotRatio);
     p.spot = std::move(s);
     fleet->pools.push_back(std::move(p));
     return Status::Ok();

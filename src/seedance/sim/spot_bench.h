@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/cost/price_table.h"
 
 namespace seedance::sim {
 
@@ -18,7 +19,7 @@ struct SpotBenchOptions {
   int jobs_per_trace = 20;    // start offsets spread over each trace
   bool multi_zone = true;     // pool the nine zones (SkyPilot-style failover), else per zone
   double od_usd_per_hour = 3.06;  // AWS p3.2xlarge on-demand (1 V100)
-  double spot_ratio = 0.37;       // spot price / on-demand (the seed's AWS table)
+  double spot_ratio = cost::kDefaultSpotRatio;  // spot price / on-demand
 };
 
 struct SpotBenchRow {

@@ -8,6 +8,17 @@
 #include "seedance/core/rng.h"
 
 namespace seedance::sim {
+namespace {
+
+// Orders jobs by (arrival, id) and renumbers them 0..n-1 in that order (Workload's invariant).
+void SortByArrivalAndRenumber(Workload& w) {
+  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
+    return a.arrival_s != b.arrival_s ? a.arrival_s < b.arrival_s : a.id < b.id;
+  });
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) w.jobs[i].id = static_cast<std::int64_t>(i);
+}
+
+}  // namespace
 
 Result<GavelThroughputs> GavelThroughputs::LoadFile(const std::string& path) {
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(path));
@@ -136,10 +147,7 @@ Result<Workload> LoadPhillyJobs(const std::string& path, const GavelThroughputs&
     j.steps_per_s = *v;
     w.jobs.push_back(std::move(j));
   }
-  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
-    return a.arrival_s != b.arrival_s ? a.arrival_s < b.arrival_s : a.id < b.id;
-  });
-  for (std::size_t i = 0; i < w.jobs.size(); ++i) w.jobs[i].id = static_cast<std::int64_t>(i);
+  SortByArrivalAndRenumber(w);
   if (skipped != nullptr) *skipped = skip;
   SEEDANCE_RETURN_IF_ERROR(w.Validate());
   return w;
@@ -185,10 +193,7 @@ Result<Workload> LoadOpenbJobs(const std::string& path, const std::vector<std::s
     if (!any) return t.FieldError(row, c_spec, "names no GPU type of the fleet");
     w.jobs.push_back(std::move(j));
   }
-  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
-    return a.arrival_s != b.arrival_s ? a.arrival_s < b.arrival_s : a.id < b.id;
-  });
-  for (std::size_t i = 0; i < w.jobs.size(); ++i) w.jobs[i].id = static_cast<std::int64_t>(i);
+  SortByArrivalAndRenumber(w);
   SEEDANCE_RETURN_IF_ERROR(w.Validate());
   return w;
 }
@@ -361,10 +366,7 @@ Workload GenerateLlmFinetune(std::int64_t num_jobs, double duration_s, std::uint
     }
     w.jobs.push_back(std::move(j));
   }
-  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
-    return a.arrival_s != b.arrival_s ? a.arrival_s < b.arrival_s : a.id < b.id;
-  });
-  for (std::size_t i = 0; i < w.jobs.size(); ++i) w.jobs[i].id = static_cast<std::int64_t>(i);
+  SortByArrivalAndRenumber(w);
   return w;
 }
 

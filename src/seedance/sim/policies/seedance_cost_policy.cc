@@ -37,6 +37,13 @@ double EffectiveSpotPrice(const PoolSpec& ps, const FleetSpec& fleet, double exp
   return price;
 }
 
+// S3.1 max_price_ratio: spot is used only while its price <= ratio x on-demand of the same type.
+bool SpotPriceAllowed(const SimView& view, const PoolSpec& spot, double max_price_ratio) {
+  int twin = OnDemandTwin(view, spot.type);
+  double od = twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].spec->usd_per_gpu_hour : kInf;
+  return spot.usd_per_gpu_hour <= max_price_ratio * od;
+}
+
 }  // namespace
 
 double SeedanceCostPolicy::CheckpointInterval(const JobView& /*job*/, const SimView& view) const {
@@ -115,9 +122,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         const PoolSpec& ps = *view.pools[p].spec;
         double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
         if (ps.tier != Tier::kSpot || left[p] < s.gpus || thr < cur_thr) continue;
-        int twin = OnDemandTwin(view, ps.type);
-        double od = twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].spec->usd_per_gpu_hour : kInf;
-        if (ps.usd_per_gpu_hour > config_.max_price_ratio * od) continue;
+        if (!SpotPriceAllowed(view, ps, config_.max_price_ratio)) continue;
         // Move only for a clear saving (30%) after the expected interruption overhead.
         double eff = EffectiveSpotPrice(ps, fleet, jv.remaining_steps / thr, config_.short_job_s);
         if (eff / thr < 0.7 * cur.usd_per_gpu_hour / cur_thr) {
@@ -146,9 +151,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
           if (!config_.enabled || s.priority == JobPriority::kCritical || pinned_on_demand_.count(s.id)) {
             continue;
           }
-          int twin = OnDemandTwin(view, ps.type);
-          double od = twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].spec->usd_per_gpu_hour : kInf;
-          if (price > config_.max_price_ratio * od) continue;
+          if (!SpotPriceAllowed(view, ps, config_.max_price_ratio)) continue;
           price = EffectiveSpotPrice(ps, fleet, expected_s, config_.short_job_s);
         }
         if (!config_.enabled) price = 1.0;  // agnostic: fastest wins below
@@ -177,30 +180,24 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         choice = -1;  // without fallback, interrupted work waits for spot
       }
     }
-    if (choice >= 0 && keep < 0 && config_.enabled && std::isfinite(s.deadline_s) && !c.urgent &&
-        s.priority != JobPriority::kCritical &&
+    if (choice >= 0 && keep < 0 && config_.enabled && s.priority != JobPriority::kCritical &&
         view.pools[static_cast<std::size_t>(choice)].spec->tier != Tier::kSpot) {
-      // A deadline job with slack waits for spot (the greedy rule of "Can't Be Late"); the
-      // deadline check above moves it to on-demand once the slack is spent.
+      // On-demand was chosen. Wait for spot instead, if a spot pool of an acceptable type exists:
+      // a deadline job while it has slack (the greedy rule of "Can't Be Late"; the deadline check
+      // above moves it to on-demand once the slack is spent), any other job within its patience.
       bool spot_exists = false;
       for (const auto& p : view.pools) {
         double thr = s.steps_per_s[static_cast<std::size_t>(p.spec->type)];
         if (p.spec->tier == Tier::kSpot && thr >= config_.min_speed_ratio * best) spot_exists = true;
       }
-      if (spot_exists) choice = -1;
-    }
-    if (choice >= 0 && keep < 0 && config_.enabled && config_.spot_patience > 0 &&
-        !std::isfinite(s.deadline_s) && s.priority != JobPriority::kCritical &&
-        view.pools[static_cast<std::size_t>(choice)].spec->tier != Tier::kSpot) {
-      // Would a spot pool of an acceptable type be cheaper? Then wait for it, within patience.
-      bool spot_exists = false;
-      for (const auto& p : view.pools) {
-        double thr = s.steps_per_s[static_cast<std::size_t>(p.spec->type)];
-        if (p.spec->tier == Tier::kSpot && thr >= config_.min_speed_ratio * best) spot_exists = true;
+      bool wait = false;
+      if (std::isfinite(s.deadline_s)) {
+        wait = !c.urgent;
+      } else if (config_.spot_patience > 0) {
+        double budget = std::min(config_.max_spot_wait_s, config_.spot_patience * jv.remaining_steps / best);
+        wait = now - s.arrival_s < budget;
       }
-      double waited = now - s.arrival_s;
-      double budget = std::min(config_.max_spot_wait_s, config_.spot_patience * jv.remaining_steps / best);
-      if (spot_exists && waited < budget) choice = -1;
+      if (spot_exists && wait) choice = -1;
     }
     if (choice < 0) continue;
     if (choice != jv.pool) placed_at_[s.id] = now;  // warm-up starts on every (re)placement
