@@ -253,10 +253,12 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     if (t > options.max_sim_s) break;
     // Deliver every event due by now (arrivals since the last decision, then the round end or
     // tick that brought us here).
+    bool arrived = false;
     while (!events.empty() && events.Top().time_s <= t) {
       const Event e = events.Pop();
       if (e.kind != EventKind::kArrival) continue;
       --arrivals_left;
+      arrived = true;
       const JobSpec& js = jobs[e.index];
       JobState st;
       st.spec = &js;
@@ -271,8 +273,10 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       active.push_back(st);
       policy.OnArrival(js, t);
     }
-    std::sort(active.begin(), active.end(),
-              [](const JobState& a, const JobState& b) { return a.spec->id < b.spec->id; });
+    if (arrived) {  // completions keep the order; only arrivals can break it
+      std::sort(active.begin(), active.end(),
+                [](const JobState& a, const JobState& b) { return a.spec->id < b.spec->id; });
+    }
     if (active.empty()) {
       double next_t = next_arrival_s();
       bool any_held = false;
