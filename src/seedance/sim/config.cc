@@ -105,7 +105,9 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
          {"min_speed_ratio", &ca_cfg.min_speed_ratio, 0, 1, true},
          {"spot_patience", &ca_cfg.spot_patience, 0, 1000, false},
          {"max_spot_wait", &ca_cfg.max_spot_wait_s, 0, inf, false},
-         {"migrate_min_restarts", &ca_cfg.migrate_min_restarts, 0, inf, false}}));
+         {"migrate_min_restarts", &ca_cfg.migrate_min_restarts, 0, inf, false},
+         {"spot_return_cooldown", &ca_cfg.spot_return_cooldown_s, 0, inf, false},
+         {"time_value_per_hour", &ca_cfg.time_value_per_hour, 0, inf, false}}));
     if (ca["enabled"]) { SEEDANCE_ASSIGN_OR_RETURN(ca_cfg.enabled, Bool(name, ca["enabled"], p + ".enabled")); }
     if (ca["spot_fallback"]) {
       SEEDANCE_ASSIGN_OR_RETURN(ca_cfg.spot_fallback, Bool(name, ca["spot_fallback"], p + ".spot_fallback"));

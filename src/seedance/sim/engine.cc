@@ -327,6 +327,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     struct Run {
       std::size_t job;
       int pool;
+      double held_from;  // when its GPUs are ready
       double start;    // when progress starts (after a restart)
       double rate;     // steps per second while running
       double steps;    // steps it will do if not interrupted
@@ -334,9 +335,18 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       double ckpt_interval;
     };
     std::vector<Run> runs;
-    std::vector<int> free_ready(n_pools);
+    // When each GPU of a pool can take a job this round, ascending: ready ones now; outside
+    // Gavel's rounds also those still booting that come up before the round ends (a pod binds
+    // as soon as its node is ready, not at the next decision).
+    std::vector<std::vector<double>> usable_at(n_pools);
+    std::vector<std::size_t> next_usable(n_pools, 0);
     for (std::size_t p = 0; p < n_pools; ++p) {
-      free_ready[p] = Ready(pools[p], t);
+      usable_at[p].assign(static_cast<std::size_t>(std::max(0, Ready(pools[p], t))), t);
+      if (!options.gavel_rounds) {
+        for (double r : pools[p].booting) {
+          if (r > t && r < t + options.round_s) usable_at[p].push_back(r);
+        }
+      }
       pools[p].in_use = 0;
     }
     std::vector<char> scheduled(active.size(), 0);
@@ -348,8 +358,10 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       auto p = static_cast<std::size_t>(a.pool);
       JobState& st = active[i];
       double thr = st.spec->steps_per_s[static_cast<std::size_t>(fleet.pools[p].type)];
-      if (thr <= 0 || free_ready[p] < st.spec->gpus) continue;
-      free_ready[p] -= st.spec->gpus;
+      const auto gang = static_cast<std::size_t>(st.spec->gpus);
+      if (thr <= 0 || usable_at[p].size() - next_usable[p] < gang) continue;
+      const double gpus_at = usable_at[p][next_usable[p] + gang - 1];
+      next_usable[p] += gang;
       pools[p].in_use += st.spec->gpus;
       scheduled[i] = 1;
       bool moved = st.ever_ran && st.pool != a.pool;
@@ -360,12 +372,12 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       }
       double rate = thr;
       if (std::isfinite(ckpt) && ckpt > 0) rate = thr * ckpt / (ckpt + fleet.checkpoint_cost_s);
-      double run_s = std::max(0.0, options.round_s - restart);
+      double run_s = std::max(0.0, t + options.round_s - gpus_at - restart);
       double steps = options.gavel_rounds ? std::floor(thr * options.round_s) : rate * run_s;
       steps = std::min(steps, st.remaining);
-      double finish = t + restart + steps / rate;
+      double finish = gpus_at + restart + steps / rate;
       if (moved || st.pool != a.pool) st.since_ckpt_s = 0;
-      runs.push_back(Run{i, a.pool, t + restart, rate, steps, finish, ckpt});
+      runs.push_back(Run{i, a.pool, gpus_at, gpus_at + restart, rate, steps, finish, ckpt});
     }
 
     double round_end = t + options.round_s;
@@ -419,8 +431,8 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       double end = interrupted ? stop_at[k] : std::min(r.finish, round_end);
       double progress_s = std::max(0.0, end - r.start);
       double steps = interrupted ? r.rate * progress_s : r.steps;
-      double held_s = end - t;
-      if (jr.first_start_s < 0) jr.first_start_s = t;
+      double held_s = std::max(0.0, end - r.held_from);
+      if (jr.first_start_s < 0) jr.first_start_s = r.held_from;
       st.ever_ran = true;
       st.needs_restart = false;
       st.pool = r.pool;

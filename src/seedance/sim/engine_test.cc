@@ -29,6 +29,15 @@ JobSpec Job(std::int64_t id, double arrival, double steps, std::vector<double> t
   return j;
 }
 
+// A workload of one single-GPU job of `steps` at 1 step/s on a V100, arriving at 0.
+Workload OneV100Job(double steps) {
+  Workload w;
+  w.name = "w";
+  w.gpu_types = {"V100"};
+  w.jobs.push_back(Job(0, 0, steps, {1.0}));
+  return w;
+}
+
 FleetSpec OneTypeFleet(Tier tier, int gpus, double price) {
   FleetSpec f;
   f.name = "test";
@@ -45,11 +54,59 @@ FleetSpec OneTypeFleet(Tier tier, int gpus, double price) {
   return f;
 }
 
+// One V100 on-demand GPU at $3/h and one spot GPU at $1/h that follows `series` (ticks of
+// gap_s; empty: always there).
+FleetSpec OnDemandAndSpot(std::vector<int> series, double gap_s = 360) {
+  FleetSpec f = OneTypeFleet(Tier::kOnDemand, 1, 3.0);
+  PoolSpec spot;
+  spot.type = 0;
+  spot.tier = Tier::kSpot;
+  spot.max_gpus = 1;
+  spot.usd_per_gpu_hour = 1.0;
+  if (!series.empty()) spot.spot = SpotSeries(gap_s, std::move(series), 1);
+  f.pools.push_back(spot);
+  return f;
+}
+
+// One on-demand GPU of a slow cheap type (K80, $1/h) and one of a fast dear type (V100, $3/h),
+// and a job of 36,000 steps at 1 and 2 steps/s: $10 in 10 h or $15 in 5 h.
+FleetSpec SlowAndFastFleet(Workload* w) {
+  w->name = "w";
+  w->gpu_types = {"K80", "V100"};
+  w->jobs.push_back(Job(0, 0, 36000, {1.0, 2.0}));
+  FleetSpec f;
+  f.name = "two";
+  f.gpu_types = w->gpu_types;
+  for (int t = 0; t < 2; ++t) {
+    PoolSpec p;
+    p.type = t;
+    p.tier = Tier::kOnDemand;
+    p.max_gpus = 1;
+    p.usd_per_gpu_hour = t == 0 ? 1.0 : 3.0;
+    f.pools.push_back(p);
+  }
+  f.cold_start_s = 0;
+  f.restart_s = 0;
+  return f;
+}
+
+// One 4 h job on OnDemandAndSpot(series) under Seedance with reactive scaling, no wait for spot,
+// and the given warm-up and cooldown.
+SimResult RunOneSpotJob(const std::vector<int>& series, double warmup_s, double cooldown_s) {
+  Workload w = OneV100Job(4 * 3600);
+  CostAwareConfig c;
+  c.autoscale = AutoscaleMode::kReactive;
+  c.spot_patience = 0;
+  c.warmup_window_s = warmup_s;
+  c.spot_return_cooldown_s = cooldown_s;
+  SeedanceCostPolicy pol(c);
+  auto r = Simulate(w, OnDemandAndSpot(series), pol, SimOptions{});
+  EXPECT_TRUE(r.has_value());
+  return r.has_value() ? *r : SimResult{};
+}
+
 TEST(Engine, OwnedJobRunsToCompletionAndIsBilledByUse) {
-  Workload w;
-  w.name = "w";
-  w.gpu_types = {"V100"};
-  w.jobs.push_back(Job(0, 0, 3600, {1.0}));  // one hour of work
+  Workload w = OneV100Job(3600);  // one hour of work
   FleetSpec f = OneTypeFleet(Tier::kOwned, 2, 2.0);
   FifoOnDemandPolicy fifo;  // on-demand only... owned counts as not-spot
   auto r = Simulate(w, f, fifo, SimOptions{});
@@ -61,10 +118,7 @@ TEST(Engine, OwnedJobRunsToCompletionAndIsBilledByUse) {
 }
 
 TEST(Engine, OnDemandBillsFromRequestIncludingColdStartAndScaleDownDelay) {
-  Workload w;
-  w.name = "w";
-  w.gpu_types = {"V100"};
-  w.jobs.push_back(Job(0, 0, 3600, {1.0}));
+  Workload w = OneV100Job(3600);
   FleetSpec f = OneTypeFleet(Tier::kOnDemand, 4, 3.6);
   f.cold_start_s = 360;        // one round
   f.scale_down_delay_s = 720;  // two rounds
@@ -79,22 +133,33 @@ TEST(Engine, OnDemandBillsFromRequestIncludingColdStartAndScaleDownDelay) {
   EXPECT_GT(r->idle_held_usd, 0);
 }
 
+// A GPU that finishes booting mid-round takes its job at once (a pod binds when its node is
+// ready), not at the next scheduling round.
+TEST(Engine, JobStartsWhenItsGpuIsReadyMidRound) {
+  Workload w = OneV100Job(3600);
+  FleetSpec f = OneTypeFleet(Tier::kOnDemand, 4, 3.6);
+  f.cold_start_s = 180;  // half a round
+  f.usd_per_core_s = 0;
+  f.usd_per_gib_s = 0;
+  FifoOnDemandPolicy fifo;
+  auto r = Simulate(w, f, fifo, SimOptions{});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NEAR(r->jobs[0].first_start_s, 180, 1e-6);
+  EXPECT_NEAR(r->jobs[0].finish_s, 180 + 3600, 1e-6);
+  // Gavel's rounds start jobs only at round boundaries.
+  SimOptions gavel;
+  gavel.gavel_rounds = true;
+  auto g = Simulate(w, f, fifo, gavel);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_NEAR(g->jobs[0].first_start_s, 360, 1e-6);
+}
+
 TEST(Engine, SpotInterruptionLosesWorkSinceTheLastCheckpoint) {
-  Workload w;
-  w.name = "w";
-  w.gpu_types = {"V100"};
-  w.jobs.push_back(Job(0, 0, 7200, {1.0}));  // two hours
-  FleetSpec f = OneTypeFleet(Tier::kOnDemand, 1, 3.0);
-  PoolSpec spot;
-  spot.type = 0;
-  spot.tier = Tier::kSpot;
-  spot.max_gpus = 1;
-  spot.usd_per_gpu_hour = 1.0;
+  Workload w = OneV100Job(7200);  // two hours
   // Available for 1 h, then gone for 1 h, repeating.
   std::vector<int> series(12, 1);
   series.resize(24, 0);
-  spot.spot = SpotSeries(300, series, 1);
-  f.pools.push_back(spot);
+  FleetSpec f = OnDemandAndSpot(series, 300);
   CostAwareConfig c;
   c.spot_patience = 0;
   c.autoscale = AutoscaleMode::kReactive;
@@ -192,6 +257,55 @@ TEST(LowerBound, NeverAbovePolicyCosts) {
   ASSERT_TRUE(r.has_value()) << r.error().ToString();
   ASSERT_GT(r->bound.usd, 0);
   for (const auto& p : r->policies) EXPECT_LE(r->bound.usd, p.result.total_cost_usd) << p.name;
+  // The bound at gavel-las's JCT holds for gavel-las itself and any policy at least as fast.
+  ASSERT_EQ(r->service_bounds.size(), 1u);
+  const auto& sb = r->service_bounds[0];
+  EXPECT_EQ(sb.policy, "gavel-las");
+  for (const auto& p : r->policies) {
+    if (p.result.AvgJctHours() * 3600.0 <= sb.bound.max_avg_jct_s) {
+      EXPECT_LE(sb.bound.usd, p.result.total_cost_usd) << p.name;
+    }
+  }
+  // And at every policy's own JCT, the bound is below what that policy paid.
+  Workload w;
+  FleetSpec f;
+  std::vector<std::string> notes;
+  ASSERT_TRUE(BuildScenario(spec, &w, &f, &notes).ok());
+  for (const auto& p : r->policies) {
+    if (p.name == "seedance-reactive") continue;  // as fast as seedance; one slow LP is enough
+    LowerBoundOptions o;
+    o.horizon_s = r->bound_horizon_s;
+    o.max_avg_jct_s = p.result.AvgJctHours() * 3600.0;
+    auto b = CostLowerBound(w, f, o);
+    ASSERT_TRUE(b.has_value()) << p.name << ": " << b.error().ToString();
+    EXPECT_LE(b->usd, p.result.total_cost_usd) << p.name;
+    EXPECT_GT(b->usd, 0) << p.name;
+    std::printf("%-18s avg JCT %6.2f h  cost $%9.2f  bound at its JCT $%9.2f (%d columns, %.2f s)\n", p.name.c_str(),
+                p.result.AvgJctHours(), p.result.total_cost_usd, b->usd, b->columns, b->seconds);
+  }
+}
+
+// The service-level bound on one job with a slow cheap type (1 step/s, $1/h) and a fast dear one
+// (2 steps/s, $3/h): 36,000 steps cost $10 in 10 h or $15 in 5 h.
+TEST(LowerBound, AverageJctBudgetForcesTheFastType) {
+  Workload w;
+  FleetSpec f = SlowAndFastFleet(&w);
+  LowerBoundOptions o;
+  o.horizon_s = 48 * 3600.0;
+  auto any = CostLowerBound(w, f, o);
+  ASSERT_TRUE(any.has_value()) << any.error().ToString();
+  EXPECT_NEAR(any->usd, 10.0, 1e-6);
+  o.max_avg_jct_s = 10 * 3600.0;  // the slow type alone meets it: no change
+  auto lax = CostLowerBound(w, f, o);
+  ASSERT_TRUE(lax.has_value()) << lax.error().ToString();
+  EXPECT_NEAR(lax->usd, 10.0, 1e-6);
+  o.max_avg_jct_s = 5 * 3600.0;  // only the fast type finishes in 5 h
+  auto tight = CostLowerBound(w, f, o);
+  ASSERT_TRUE(tight.has_value()) << tight.error().ToString();
+  EXPECT_GT(tight->usd, 10.5);
+  EXPECT_LE(tight->usd, 15.0 + 1e-6);
+  o.max_avg_jct_s = 4 * 3600.0;  // faster than the fastest type: no schedule exists
+  EXPECT_FALSE(CostLowerBound(w, f, o).has_value());
 }
 
 // Issue 3, "Savings" on the bundled llm-finetune workload: Seedance >= 30% below FIFO on-demand
@@ -249,17 +363,8 @@ namespace {
 // spot $1/h; with spot always there the bound is $10, with no spot capacity $30; with spot for
 // only part of the time it is in between.
 TEST(LowerBound, KnownOptimaOnTinyFleets) {
-  Workload w;
-  w.name = "w";
-  w.gpu_types = {"V100"};
-  w.jobs.push_back(Job(0, 0, 36000, {1.0}));
-  FleetSpec f = OneTypeFleet(Tier::kOnDemand, 1, 3.0);
-  PoolSpec spot;
-  spot.type = 0;
-  spot.tier = Tier::kSpot;
-  spot.max_gpus = 1;
-  spot.usd_per_gpu_hour = 1.0;
-  f.pools.push_back(spot);
+  Workload w = OneV100Job(36000);
+  FleetSpec f = OnDemandAndSpot({});
   LowerBoundOptions o;
   o.horizon_s = 48 * 3600.0;
   auto always = CostLowerBound(w, f, o);
@@ -313,6 +418,8 @@ TEST(Config, ExampleFileIsValidAndMatchesTheDefaults) {
   EXPECT_DOUBLE_EQ(c->cost_aware.spot_patience, d.cost_aware.spot_patience);
   EXPECT_DOUBLE_EQ(c->cost_aware.max_spot_wait_s, d.cost_aware.max_spot_wait_s);
   EXPECT_DOUBLE_EQ(c->cost_aware.migrate_min_restarts, d.cost_aware.migrate_min_restarts);
+  EXPECT_DOUBLE_EQ(c->cost_aware.spot_return_cooldown_s, d.cost_aware.spot_return_cooldown_s);
+  EXPECT_DOUBLE_EQ(c->cost_aware.time_value_per_hour, d.cost_aware.time_value_per_hour);
   EXPECT_EQ(c->cost_aware.autoscale, d.cost_aware.autoscale);
   EXPECT_DOUBLE_EQ(c->cold_start_s, d.cold_start_s);
   EXPECT_DOUBLE_EQ(c->scale_down_delay_s, d.scale_down_delay_s);
@@ -326,32 +433,47 @@ namespace seedance::sim {
 namespace {
 // S3.1 warmup_window: a job placed on on-demand is not moved to spot before its warm-up ends.
 TEST(SeedancePolicy, WarmupWindowDelaysTheMoveToSpot) {
-  Workload w;
-  w.name = "w";
-  w.gpu_types = {"V100"};
-  w.jobs.push_back(Job(0, 0, 4 * 3600, {1.0}));
-  FleetSpec f = OneTypeFleet(Tier::kOnDemand, 1, 3.0);
-  PoolSpec spot;
-  spot.type = 0;
-  spot.tier = Tier::kSpot;
-  spot.max_gpus = 1;
-  spot.usd_per_gpu_hour = 1.0;
   std::vector<int> series(200, 1);
   series[0] = 0;  // no spot in the first round: the job starts on on-demand
-  spot.spot = SpotSeries(360, series, 1);
-  f.pools.push_back(spot);
-  auto spot_cost = [&](double warmup_s) {
+  const double cooldown = CostAwareConfig{}.spot_return_cooldown_s;
+  EXPECT_GT(RunOneSpotJob(series, 0, cooldown).cost_by_pool_usd[1], 0.0);  // moves to spot once it has room
+  EXPECT_EQ(RunOneSpotJob(series, 10 * 3600.0, cooldown).cost_by_pool_usd[1], 0.0);  // still warming up at the end
+}
+
+// spot_return_cooldown: after an interruption the job finishes on on-demand instead of flapping
+// back to spot (and being interrupted again) when spot returns.
+TEST(SeedancePolicy, SpotReturnCooldownStopsFlapping) {
+  std::vector<int> series(200, 1);
+  for (int k : {3, 4, 12, 13}) series[static_cast<std::size_t>(k)] = 0;  // two outages
+  SimResult flap = RunOneSpotJob(series, 0, 0);
+  SimResult stay = RunOneSpotJob(series, 0, CostAwareConfig{}.spot_return_cooldown_s);
+  EXPECT_EQ(flap.spot_interruptions, 2);  // back on spot after the first outage, hit again
+  EXPECT_EQ(stay.spot_interruptions, 1);
+  EXPECT_GT(stay.cost_by_pool_usd[0], flap.cost_by_pool_usd[0]);  // it stayed on on-demand
+}
+
+// time_value_per_hour: 0 buys the cheapest steps (the slow type here, $1/h at 1 step/s against
+// $3/h at 2 steps/s); valuing the job's time at $5/h makes the fast type the better buy.
+TEST(SeedancePolicy, TimeValueTradesCostForJct) {
+  Workload w;
+  FleetSpec f = SlowAndFastFleet(&w);
+  auto run = [&](double value) {
     CostAwareConfig c;
-    c.autoscale = AutoscaleMode::kReactive;
-    c.spot_patience = 0;
-    c.warmup_window_s = warmup_s;
+    c.min_speed_ratio = 0.1;
+    c.time_value_per_hour = value;
     SeedanceCostPolicy pol(c);
     auto r = Simulate(w, f, pol, SimOptions{});
     EXPECT_TRUE(r.has_value());
-    return r->cost_by_pool_usd[1];
+    return *r;
   };
-  EXPECT_GT(spot_cost(0), 0.0);          // moves to spot as soon as it has room
-  EXPECT_EQ(spot_cost(10 * 3600.0), 0.0);  // still warming up when the job ends
+  SimResult cheap = run(0);
+  SimResult fast = run(5);
+  EXPECT_GT(cheap.cost_by_pool_usd[0], 0.0);
+  EXPECT_EQ(cheap.cost_by_pool_usd[1], 0.0);
+  EXPECT_EQ(fast.cost_by_pool_usd[0], 0.0);
+  EXPECT_GT(fast.cost_by_pool_usd[1], 0.0);
+  EXPECT_LT(cheap.total_cost_usd, fast.total_cost_usd);
+  EXPECT_LT(fast.AvgJctHours(), cheap.AvgJctHours());
 }
 }  // namespace
 }  // namespace seedance::sim

@@ -22,26 +22,38 @@ int OnDemandTwin(const SimView& view, int type) {
   return -1;
 }
 
-// Spot price inflated by the expected overhead: checkpoints (C / tau) plus the work lost per
-// interruption (tau / 2 + restart) at the pool's interruption rate (S3.2 "expected cost
-// including interruption risk").
-double EffectiveSpotPrice(const PoolSpec& ps, const FleetSpec& fleet, double expected_s, double short_job_s) {
+// Spot price inflated by the expected overhead (S3.2 "expected cost including interruption
+// risk"): checkpoints (C / tau) and, per interruption, the work lost (tau / 2 + restart) plus the
+// replacement GPU: its host's cold-start idle cost (S3.4) and the billed time before it runs a
+// job (cold start, then half a round on average), at the on-demand price it falls back to.
+double EffectiveSpotPrice(const PoolSpec& ps, const FleetSpec& fleet, double fallback_usd_per_gpu_hour,
+                          double round_s, double expected_s, double short_job_s) {
   double price = ps.usd_per_gpu_hour;
   double mtbf = ps.spot.empty() ? kInf : ps.spot.MeanTimeBetweenDrops();
   if (std::isfinite(mtbf) && expected_s >= short_job_s) {
     double tau = std::sqrt(2.0 * std::max(1.0, fleet.checkpoint_cost_s) * mtbf);
-    price *= 1.0 + fleet.checkpoint_cost_s / tau + (tau / 2 + fleet.restart_s + fleet.cold_start_s) / mtbf;
-    // Each interruption also boots a replacement node: the cold-start idle cost (S3.4), per hour.
-    price += fleet.ColdStartIdleUsd(fleet.cold_start_s) * 3600.0 / mtbf;
+    double per_interruption_usd = (tau / 2 + fleet.restart_s) * price / 3600.0 +
+                                  fleet.ColdStartIdleUsd(fleet.cold_start_s) +
+                                  (fleet.cold_start_s + round_s / 2) * fallback_usd_per_gpu_hour / 3600.0;
+    price = price * (1.0 + fleet.checkpoint_cost_s / tau) + per_interruption_usd * 3600.0 / mtbf;
   }
   return price;
 }
 
+double OnDemandPrice(const SimView& view, int type) {
+  int twin = OnDemandTwin(view, type);
+  return twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].spec->usd_per_gpu_hour : kInf;
+}
+
 // S3.1 max_price_ratio: spot is used only while its price <= ratio x on-demand of the same type.
 bool SpotPriceAllowed(const SimView& view, const PoolSpec& spot, double max_price_ratio) {
-  int twin = OnDemandTwin(view, spot.type);
-  double od = twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].spec->usd_per_gpu_hour : kInf;
-  return spot.usd_per_gpu_hour <= max_price_ratio * od;
+  return spot.usd_per_gpu_hour <= max_price_ratio * OnDemandPrice(view, spot.type);
+}
+
+double EffectiveSpotPrice(const SimView& view, const PoolSpec& ps, double expected_s, double short_job_s) {
+  double od = OnDemandPrice(view, ps.type);
+  if (!std::isfinite(od)) od = ps.usd_per_gpu_hour;
+  return EffectiveSpotPrice(ps, *view.fleet, od, view.round_s, expected_s, short_job_s);
 }
 
 }  // namespace
@@ -61,6 +73,18 @@ double SeedanceCostPolicy::CheckpointInterval(const JobView& /*job*/, const SimV
 void SeedanceCostPolicy::OnCompletion(const JobSpec& job, double /*now*/) {
   pinned_on_demand_.erase(job.id);
   placed_at_.erase(job.id);
+  preemptions_seen_.erase(job.id);
+  interrupted_at_.erase(job.id);
+}
+
+// Dollars per step of `job` on pool `p`, spot at its expected price, plus the job's time value.
+double SeedanceCostPolicy::Score(const SimView& view, std::size_t p, const JobView& jv, const JobSpec& s) const {
+  const PoolSpec& ps = *view.pools[p].spec;
+  double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
+  if (thr <= 0) return kInf;
+  double price = ps.usd_per_gpu_hour;
+  if (ps.tier == Tier::kSpot) price = EffectiveSpotPrice(view, ps, jv.remaining_steps / thr, config_.short_job_s);
+  return (price * s.gpus + config_.time_value_per_hour) / thr;
 }
 
 std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /*rng*/) {
@@ -103,6 +127,13 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
     const JobView& jv = *c.job;
     const JobSpec& s = *jv.spec;
     const double best = BestThroughput(s);
+    // Remember when the job was last interrupted (hysteresis for moves back to spot).
+    auto& seen = preemptions_seen_[s.id];
+    if (jv.preemptions > seen) {
+      seen = jv.preemptions;
+      interrupted_at_[s.id] = now;
+    }
+    const bool cooling = interrupted_at_.count(s.id) > 0 && now - interrupted_at_[s.id] < config_.spot_return_cooldown_s;
     // Keep a job where it is during warm-up, and in general unless it must move.
     int keep = -1;
     if (jv.pool >= 0) {
@@ -111,25 +142,33 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
                      (!pinned_on_demand_.count(s.id) && view.pools[p].capacity >= s.gpus);
       if (spot_ok && left[p] >= s.gpus) keep = jv.pool;
     }
-    if (keep >= 0 && config_.enabled && view.pools[static_cast<std::size_t>(keep)].spec->tier != Tier::kSpot &&
-        !pinned_on_demand_.count(s.id) && s.priority != JobPriority::kCritical &&
+    if (keep >= 0 && config_.enabled && s.priority != JobPriority::kCritical && !pinned_on_demand_.count(s.id) &&
         now - placed_at_[s.id] >= config_.warmup_window_s &&
         jv.remaining_steps / best > config_.migrate_min_restarts * std::max(fleet.restart_s, 60.0)) {
-      // On-demand -> spot when spot has room: a cheaper pool of a type at least as fast.
-      const PoolSpec& cur = *view.pools[static_cast<std::size_t>(keep)].spec;
-      double cur_thr = s.steps_per_s[static_cast<std::size_t>(cur.type)];
+      // Move to a better pool when one has room (on-demand -> spot, or a type that fits the job
+      // better): when the rest of the job saves at least twice what the move costs (a restart and
+      // a cold start on the new pool, at its price plus the job's time value).
+      const auto cur_p = static_cast<std::size_t>(keep);
+      const double cur_score = Score(view, cur_p, jv, s);
+      int move_to = -1;
+      double best_score = cur_score;
       for (std::size_t p = 0; p < view.pools.size(); ++p) {
+        if (p == cur_p || left[p] < s.gpus) continue;
         const PoolSpec& ps = *view.pools[p].spec;
         double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
-        if (ps.tier != Tier::kSpot || left[p] < s.gpus || thr < cur_thr) continue;
-        if (!SpotPriceAllowed(view, ps, config_.max_price_ratio)) continue;
-        // Move only for a clear saving (30%) after the expected interruption overhead.
-        double eff = EffectiveSpotPrice(ps, fleet, jv.remaining_steps / thr, config_.short_job_s);
-        if (eff / thr < 0.7 * cur.usd_per_gpu_hour / cur_thr) {
-          keep = static_cast<int>(p);
-          break;
+        if (thr <= 0 || (thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s))) continue;
+        if (ps.tier == Tier::kSpot && (cooling || !SpotPriceAllowed(view, ps, config_.max_price_ratio))) continue;
+        if (std::isfinite(s.deadline_s) && now + jv.remaining_steps / thr + fleet.restart_s > s.deadline_s) continue;
+        double score = Score(view, p, jv, s);
+        double move_s = fleet.cold_start_s + fleet.restart_s;
+        double move_usd = s.gpus * fleet.ColdStartIdleUsd(fleet.cold_start_s) +
+                          move_s / 3600.0 * (ps.usd_per_gpu_hour * s.gpus + config_.time_value_per_hour);
+        if ((cur_score - score) * jv.remaining_steps > 2 * move_usd && score < best_score) {
+          best_score = score;
+          move_to = static_cast<int>(p);
         }
       }
+      if (move_to >= 0) keep = move_to;
     }
     int choice = keep;
     const int passes = jv.ever_ran ? 1 : 2;  // a paused job waits for a fit type
@@ -152,10 +191,10 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
             continue;
           }
           if (!SpotPriceAllowed(view, ps, config_.max_price_ratio)) continue;
-          price = EffectiveSpotPrice(ps, fleet, expected_s, config_.short_job_s);
+          price = EffectiveSpotPrice(view, ps, expected_s, config_.short_job_s);
         }
         if (!config_.enabled) price = 1.0;  // agnostic: fastest wins below
-        double score = config_.enabled ? price * s.gpus / thr : 1.0 / thr;
+        double score = config_.enabled ? (price * s.gpus + config_.time_value_per_hour) / thr : 1.0 / thr;
         // A job with a deadline must still make it on this type.
         if (std::isfinite(s.deadline_s) && now + expected_s + fleet.restart_s > s.deadline_s) continue;
         if (score < best_score - 1e-12) {
@@ -188,7 +227,10 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
       bool spot_exists = false;
       for (const auto& p : view.pools) {
         double thr = s.steps_per_s[static_cast<std::size_t>(p.spec->type)];
-        if (p.spec->tier == Tier::kSpot && thr >= config_.min_speed_ratio * best) spot_exists = true;
+        if (p.spec->tier == Tier::kSpot && thr >= config_.min_speed_ratio * best &&
+            SpotPriceAllowed(view, *p.spec, config_.max_price_ratio)) {
+          spot_exists = true;
+        }
       }
       bool wait = false;
       if (std::isfinite(s.deadline_s)) {

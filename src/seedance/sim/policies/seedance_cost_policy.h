@@ -24,6 +24,15 @@ struct CostAwareConfig {
   // A job running on on-demand moves to spot when spot has room and its remaining run time is at
   // least this many restart costs (the saving pays for the move).
   double migrate_min_restarts = 10;
+  // What an hour of a job's completion time is worth, in USD: the type is the one with the lowest
+  // (price x GPUs + time_value_per_hour) / speed, so 0 buys the cheapest steps and a large value
+  // the fastest. For a budget on average JCT this is the exact per-job trade (the job's length
+  // cancels), so sweeping it traces the cost/JCT frontier.
+  double time_value_per_hour = 0;
+  // A job interrupted on spot is not moved back from on-demand to spot for this long: on the
+  // bundled series spot returns in short, flapping windows (median 20 min on AWS p3), and every
+  // round trip pays two cold starts and a restart.
+  double spot_return_cooldown_s = 7 * 86400.0;
   double short_job_s = 900;        // S3.2: expected duration below this -> spot
   double deadline_margin_s = 1800; // switch to on-demand when slack falls below this
   AutoscaleMode autoscale = AutoscaleMode::kPredictive;
@@ -50,9 +59,13 @@ class SeedanceCostPolicy : public JobPolicy {
   void OnCompletion(const JobSpec& job, double now) override;
 
  private:
+  double Score(const SimView& view, std::size_t pool, const JobView& jv, const JobSpec& s) const;
+
   CostAwareConfig config_;
   std::map<std::int64_t, bool> pinned_on_demand_;
   std::map<std::int64_t, double> placed_at_;  // when the job was last placed on a new pool
+  std::map<std::int64_t, int> preemptions_seen_;
+  std::map<std::int64_t, double> interrupted_at_;  // when the job was last interrupted
 };
 
 // On-demand-only baseline policies for cloud fleets: FIFO heterogeneity-agnostic (random type
