@@ -302,11 +302,11 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "Workloads: llm-finetune (bundled, docs/WORKLOADS.md), gavel (Gavel's generator, 2 jobs/h), "
       "philly (Gavel's Philly-derived jobs), openb (the openb trace with its creation/deletion "
       "times), or a jobs CSV (docs/WORKLOADS.md). --duration bounds the arrival window (default "
-      "7d). --config reads seedance-config.yaml (scheduler.cost_aware, autoscaling, checkpoint). "
+      "7d; openb: the whole 149-day trace). --config reads seedance-config.yaml (scheduler.cost_aware, autoscaling, checkpoint). "
       "Bad input exits 2 naming file:line and field; nothing is written then.");
   cmd->add_option("--workload", opts->workload, "llm-finetune | gavel | philly | openb | llm-inference | FILE.csv")
       ->capture_default_str();
-  cmd->add_option("--duration", opts->duration, "arrival window: SECONDS, or 6h, 7d (default: 7d)");
+  cmd->add_option("--duration", opts->duration, "arrival window: SECONDS, or 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
   cmd->add_option("--seed", opts->seed, "seed of the simulation")->capture_default_str();
   cmd->add_option("--ledger", opts->ledger,

@@ -308,6 +308,25 @@ TEST(LowerBound, AverageJctBudgetForcesTheFastType) {
   EXPECT_FALSE(CostLowerBound(w, f, o).has_value());
 }
 
+// openb's pods sit mostly in the last 30 of its 149 days: replayed whole by default; the one
+// pod deleted when created carries no work and is skipped with a note.
+TEST(CostScenario, OpenbReplaysTheWholeTraceByDefault) {
+  ScenarioSpec spec;
+  spec.workload = "openb";
+  spec.data_dir = kData;
+  Workload w;
+  FleetSpec f;
+  std::vector<std::string> notes;
+  ASSERT_TRUE(BuildScenario(spec, &w, &f, &notes).ok());
+  EXPECT_EQ(w.jobs.size(), 7063u);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_EQ(notes[0].rfind("1 openb pods deleted when created", 0), 0u) << notes[0];
+  spec.duration_s = 7 * 86400.0;
+  notes.clear();
+  ASSERT_TRUE(BuildScenario(spec, &w, &f, &notes).ok());
+  EXPECT_LT(w.jobs.size(), 10u);
+}
+
 // Issue 3, "Savings" on the bundled llm-finetune workload: Seedance >= 30% below FIFO on-demand
 // with average JCT no worse than Gavel-LAS.
 TEST(CostScenario, SeedanceSavesOnLlmFinetune) {
@@ -425,6 +444,11 @@ TEST(Config, ExampleFileIsValidAndMatchesTheDefaults) {
   EXPECT_DOUBLE_EQ(c->scale_down_delay_s, d.scale_down_delay_s);
   EXPECT_DOUBLE_EQ(c->checkpoint_cost_s, d.checkpoint_cost_s);
   EXPECT_DOUBLE_EQ(c->restart_s, d.restart_s);
+  // The operating point at Gavel-LAS's JCT used in docs/BENCHMARKS.md.
+  auto las = LoadSimConfig(kData + "/../examples/seedance-at-las-jct.yaml");
+  ASSERT_TRUE(las.has_value()) << las.error().ToString();
+  EXPECT_EQ(las->cost_aware.spot_patience, 0.0);
+  EXPECT_EQ(las->cost_aware.time_value_per_hour, 6.0);
 }
 }  // namespace
 }  // namespace seedance::sim

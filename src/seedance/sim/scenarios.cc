@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "seedance/sim/policies/gavel_policies.h"
@@ -112,13 +113,18 @@ Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fl
     }
   } else if (w == "openb") {
     std::vector<std::string> types{"G2", "T4", "P100", "V100M16", "V100M32", "G3", "A10"};
-    SEEDANCE_ASSIGN_OR_RETURN(*workload, LoadOpenbJobs(spec.data_dir + "/openb/openb_pod_list_default.csv", types));
+    std::int64_t never_ran = 0;
+    SEEDANCE_ASSIGN_OR_RETURN(*workload, LoadOpenbJobs(spec.data_dir + "/openb/openb_pod_list_default.csv", types,
+                                                       &never_ran));
+    notes->push_back(std::to_string(never_ran) + " openb pods deleted when created (never scheduled) carry no work and were skipped");
     notes->push_back("openb: run times are the trace's deletion - creation times on any allowed type; fractional-GPU pods take a whole GPU; no spot series exists for these types");
     quota = 2000;
   } else {
     SEEDANCE_ASSIGN_OR_RETURN(*workload, LoadJobsCsv(w));
     quota = 64;
   }
+  // openb spans 149 days with most pods in its last 30: without --duration it is replayed whole.
+  if (w == "openb" && spec.duration_s <= 0) duration = std::numeric_limits<double>::infinity();
   workload->TruncateArrivals(duration);
   if (workload->jobs.empty()) {
     return InvalidArgumentError("--duration: no job of workload '" + workload->name + "' arrives within " +

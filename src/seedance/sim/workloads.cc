@@ -153,7 +153,8 @@ Result<Workload> LoadPhillyJobs(const std::string& path, const GavelThroughputs&
   return w;
 }
 
-Result<Workload> LoadOpenbJobs(const std::string& path, const std::vector<std::string>& gpu_types) {
+Result<Workload> LoadOpenbJobs(const std::string& path, const std::vector<std::string>& gpu_types,
+                               std::int64_t* never_ran) {
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(path));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_name, t.ColumnIndex("name"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_gpu, t.ColumnIndex("num_gpu"));
@@ -170,7 +171,11 @@ Result<Workload> LoadOpenbJobs(const std::string& path, const std::vector<std::s
     if (g == 0) continue;  // CPU-only pods are not GPU jobs
     SEEDANCE_ASSIGN_OR_RETURN(std::int64_t c0, t.Int(row, c_create));
     SEEDANCE_ASSIGN_OR_RETURN(std::int64_t c1, t.Int(row, c_delete));
-    if (c1 <= c0) return t.FieldError(row, c_delete, "must be after creation_time");
+    if (c1 < c0) return t.FieldError(row, c_delete, "must not be before creation_time");
+    if (c1 == c0) {  // deleted when created (the trace's never-scheduled Pending pods): no work
+      if (never_ran != nullptr) ++*never_ran;
+      continue;
+    }
     JobSpec j;
     j.id = id++;
     j.job_type = std::string(t.Str(row, c_name));

@@ -46,7 +46,8 @@ Result<Workload> LoadPhillyJobs(const std::string& path, const GavelThroughputs&
 // The openb trace replayed with its creation and deletion times: each GPU pod is a job whose run
 // time (deletion - creation) does not depend on the GPU type; `gpu_spec` limits the types.
 // Fractional-GPU pods occupy one whole GPU here (the time simulator does not share GPUs).
-Result<Workload> LoadOpenbJobs(const std::string& path, const std::vector<std::string>& gpu_types);
+Result<Workload> LoadOpenbJobs(const std::string& path, const std::vector<std::string>& gpu_types,
+                               std::int64_t* never_ran = nullptr);
 
 // Jobs from a CSV file: job_id, arrival_s, job_type, gpus, total_steps, steps_per_s_<TYPE> (one
 // column per GPU type), optional deadline_s (absolute seconds; empty = none), tenant,
