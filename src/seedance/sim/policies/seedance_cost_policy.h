@@ -35,7 +35,9 @@ struct CostAwareConfig {
   double spot_return_cooldown_s = 7 * 86400.0;
   double short_job_s = 900;        // S3.2: expected duration below this -> spot
   double deadline_margin_s = 1800; // switch to on-demand when slack falls below this
-  AutoscaleMode autoscale = AutoscaleMode::kPredictive;
+  // Reactive by default: the seasonal forecaster of kPredictive pre-warms and releases idle GPUs at
+  // once, and pays more in cold starts than it saves on every bundled trace (docs/BENCHMARKS.md).
+  AutoscaleMode autoscale = AutoscaleMode::kReactive;
 };
 
 // SeedanceCostPolicy: cost-aware heterogeneous scheduling (S2.4, S3.1-S3.4).
