@@ -43,17 +43,8 @@ double Published(const std::string& trace, const std::string& policy, double rat
 int Run(const BenchGavelOptions& o) {
   auto trace = sim::ParseGavelTrace(o.trace);
   if (!trace.has_value()) return ReportError(trace.error());
-  std::vector<double> rates;
-  for (const auto& r : SplitCommaList(o.rates)) {
-    try {
-      std::size_t pos = 0;
-      double v = std::stod(r, &pos);
-      if (pos != r.size() || !(v > 0)) throw std::invalid_argument(r);
-      rates.push_back(v);
-    } catch (const std::exception&) {
-      return ReportError(InvalidArgumentError("--rates: '" + r + "' is not a positive number (jobs/hour)"));
-    }
-  }
+  auto rates = ParseNumberList(o.rates, "--rates", /*allow_zero=*/false, "jobs/hour");
+  if (!rates.has_value()) return ReportError(rates.error());
   auto seeds = ParseSeedList(o.seeds, "--seeds");
   if (!seeds.has_value()) return ReportError(seeds.error());
   auto policies = SplitCommaList(o.policies);
@@ -69,7 +60,7 @@ int Run(const BenchGavelOptions& o) {
   std::cout << fmt::format("{:<12} {:>6} {:>5} {:>12} {:>11} {:>10} {:>12} {:>8}\n", "policy", "rate", "seed", "avg JCT h",
                            "published", "diff", "cost $", "wall s");
   for (const auto& p : policies) {
-    for (double rate : rates) {
+    for (double rate : *rates) {
       for (auto seed : *seeds) {
         std::cerr << fmt::format("seedance: gavel {} rate {} seed {}\n", p, rate, seed);
         auto run = sim::RunGavelCell(p, *trace, rate, seed, *thr, BundledData("gavel_peer/jobs_seed0_rate2.csv"));

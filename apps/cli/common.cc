@@ -29,6 +29,26 @@ std::vector<std::string> SplitCommaList(const std::string& text) {
   return out;
 }
 
+Result<std::vector<double>> ParseNumberList(const std::string& text, const std::string& flag, bool allow_zero,
+                                            const std::string& what) {
+  std::vector<double> out;
+  for (const auto& item : SplitCommaList(text)) {
+    double v = 0;
+    std::size_t pos = 0;
+    try {
+      v = std::stod(item, &pos);
+    } catch (const std::exception&) {
+      pos = 0;
+    }
+    if (pos != item.size() || !std::isfinite(v) || v < 0 || (v == 0 && !allow_zero)) {
+      return InvalidArgumentError(flag + ": '" + item + "' is not a " + (allow_zero ? "non-negative" : "positive") +
+                                  " number (" + what + ")");
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
 Result<std::vector<std::uint64_t>> ParseSeedList(const std::string& text, const std::string& flag) {
   std::vector<std::uint64_t> out;
   auto bad = [&](const std::string& why) {

@@ -28,6 +28,11 @@ std::optional<double> ParseDurationSeconds(const std::string& text);
 // Splits "a,b,c" (empty items dropped).
 std::vector<std::string> SplitCommaList(const std::string& text);
 
+// Parses "0.4,2,3.6": every item a number > 0 (or >= 0 with allow_zero). Errors: kInvalidArgument
+// "FLAG: 'x' is not a positive number (WHAT)".
+Result<std::vector<double>> ParseNumberList(const std::string& text, const std::string& flag, bool allow_zero,
+                                            const std::string& what);
+
 // Path of a bundled data file, e.g. BundledData("openb/openb_pod_list_default.csv").
 std::string BundledData(const std::string& relative);
 

@@ -42,6 +42,7 @@ struct CostBenchmarkOptions {
   std::string seeds = "42-51";
   std::string out = "seedance-report";
   std::string ledger;
+  std::string frontier;
   int threads = 0;
 };
 
@@ -221,6 +222,9 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   auto duration = ParseDuration(o.duration);
   if (!duration.has_value()) return ReportError(duration.error());
   spec.duration_s = *duration;
+  auto frontier = ParseNumberList(o.frontier, "--frontier", /*allow_zero=*/true, "USD per job-hour");
+  if (!frontier.has_value()) return ReportError(frontier.error());
+  spec.frontier_time_values = *frontier;
   if (!o.config.empty()) {
     auto cfg = sim::LoadSimConfig(o.config);
     if (!cfg.has_value()) return ReportError(cfg.error());
@@ -312,6 +316,9 @@ Action RegisterCostBenchmark(CLI::App& app) {
   cmd->add_option("--ledger", opts->ledger,
                   "also write the seedance policy's charges to this cost ledger: a SQLite file "
                   "(as `seedance ingest --db`) or a PostgreSQL connection string (postgresql://... or host=...)");
+  cmd->add_option("--frontier", opts->frontier,
+                  "also run Seedance at these values of an hour of a job's time (USD), e.g. 0,3,6,12: "
+                  "the cost/JCT frontier, plotted in the report");
   cmd->add_option("--out", opts->out, "output directory (created if missing)")->capture_default_str();
   cmd->add_flag("--packing,!--no-packing", opts->packing, "add the packing comparison section (default: on)");
   cmd->add_option("--nodes", opts->nodes, "packing section: node list CSV (default: openb's)");

@@ -4,6 +4,7 @@
 #   bad_prices     a bad price row: exit 2, message names file:line:column and field, no output
 #   bad_workload   an unknown --workload: exit 2, the message lists the accepted values
 #   one_seed       the bundled default with one seed: exit 0, both files written
+#   frontier       --frontier adds seedance-tv<value> runs and the cost/JCT chart; bad values exit 2
 cmake_minimum_required(VERSION 3.25)
 
 file(REMOVE_RECURSE "${WORK}")
@@ -132,6 +133,27 @@ elseif(CASE STREQUAL "bench_gavel_bad")
   execute_process(COMMAND "${SEEDANCE}" bench gavel --trace static --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("--trace: unknown Gavel trace 'static'")
+elseif(CASE STREQUAL "frontier")
+  # --frontier adds one Seedance run per job-hour value; a bad value exits 2 before any run.
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 1d --no-packing --frontier 0,6 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "exit ${rc}\n${stderr}")
+  endif()
+  file(READ "${out}/results.json" json)
+  foreach(name seedance-tv0 seedance-tv6)
+    if(NOT json MATCHES "\"name\": \"${name}\"")
+      message(FATAL_ERROR "results.json lacks policy ${name}")
+    endif()
+  endforeach()
+  file(READ "${out}/cost_optimization_report.html" html)
+  if(NOT html MATCHES "Cost against average JCT")
+    message(FATAL_ERROR "the report lacks the cost/JCT chart")
+  endif()
+  file(REMOVE_RECURSE "${out}")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --frontier 3,-1 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--frontier: '-1' is not a non-negative number")
 elseif(CASE STREQUAL "determinism")
   foreach(run a b)
     execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 2d --no-packing --seed 7 --out "${WORK}/${run}"

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <sstream>
 
 #include "seedance/sim/policies/gavel_policies.h"
 #include "seedance/sim/policies/seedance_cost_policy.h"
@@ -173,6 +174,15 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
   entries.push_back({std::make_unique<SeedanceCostPolicy>(other), other_name,
                      "Seedance with " + std::string(AutoscaleModeName(other.autoscale)) +
                          " autoscaling (S3.4 comparison)"});
+  for (double v : spec.frontier_time_values) {
+    CostAwareConfig c = spec.config.cost_aware;
+    c.time_value_per_hour = v;
+    std::ostringstream os;
+    os << v;  // 6, 0.5, 12.25
+    const std::string value = os.str();
+    entries.push_back({std::make_unique<SeedanceCostPolicy>(c), "seedance-tv" + value,
+                       "Seedance valuing an hour of a job's time at $" + value + " (cost/JCT frontier)"});
+  }
   SimOptions opt;
   opt.round_s = 360;
   opt.seed = spec.seed;

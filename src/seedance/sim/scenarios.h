@@ -22,6 +22,9 @@ struct ScenarioSpec {
   std::uint64_t seed = 42;
   std::string data_dir;                   // bundled data root
   std::string prices_path;                // on-demand prices; default data_dir/prices/gpu_prices.csv
+  // Extra Seedance runs, one per value of time_value_per_hour (USD per job-hour): the cost/JCT
+  // frontier, named seedance-tv<value>.
+  std::vector<double> frontier_time_values;
   // Optional: every billed pool interval of every policy (e.g. into the cost ledger).
   std::function<void(const std::string& policy, const PoolInterval&)> on_pool_interval;
 };
@@ -63,7 +66,8 @@ Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fl
 
 // Runs fifo (on-demand, heterogeneity-agnostic, reactive autoscaling), gavel-las (on-demand,
 // reactive), seedance (cost-aware, spot, config's autoscaling) and seedance-reactive or
-// seedance-predictive (the other autoscaler) on the scenario. `progress` gets one line per step.
+// seedance-predictive (the other autoscaler), then seedance-tv<value> for each frontier time value,
+// on the scenario. `progress` gets one line per step.
 Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
                                        const std::function<void(const std::string&)>& progress);
 
