@@ -141,6 +141,17 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
 
 namespace {
 
+// ", and 1.21x the bound for schedules as fast as gavel-las ($100873)" for each service bound.
+std::string ServiceBoundClause(const sim::ScenarioResult& r, const sim::PolicyOutcome& p) {
+  std::string out;
+  for (const auto& sb : r.service_bounds) {
+    if (sb.bound.usd <= 0) continue;
+    out += fmt::format(", and {:.2f}x the bound for schedules as fast as {} on average (${:.0f})",
+                       p.result.total_cost_usd / sb.bound.usd, sb.policy, sb.bound.usd);
+  }
+  return out;
+}
+
 // Cost against average JCT: one point per policy, the Seedance frontier (seedance-tv*) joined by
 // a line, the plain bound as a dashed line and each service-level bound as a cross at its JCT.
 std::string CostJctChart(const sim::ScenarioResult& r) {
@@ -261,11 +272,11 @@ std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
   if (fifo != nullptr && las != nullptr && sd != nullptr && fifo->result.total_cost_usd > 0) {
     h += fmt::format(
         "<p class=\"headline\"><strong>Seedance costs ${:.0f}, {:.1f}% {} than FIFO on on-demand (${:.0f})</strong>, "
-        "with an average JCT of {:.2f} h against Gavel-LAS's {:.2f} h; it is {:.2f}x the LP lower bound (${:.0f}).</p>\n",
+        "with an average JCT of {:.2f} h against Gavel-LAS's {:.2f} h; it is {:.2f}x the LP lower bound (${:.0f}){}.</p>\n",
         sd->result.total_cost_usd, std::abs(100.0 * (1.0 - sd->result.total_cost_usd / fifo->result.total_cost_usd)),
         sd->result.total_cost_usd <= fifo->result.total_cost_usd ? "less" : "more", fifo->result.total_cost_usd,
         sd->result.AvgJctHours(), las->result.AvgJctHours(),
-        r.bound.usd > 0 ? sd->result.total_cost_usd / r.bound.usd : 0.0, r.bound.usd);
+        r.bound.usd > 0 ? sd->result.total_cost_usd / r.bound.usd : 0.0, r.bound.usd, ServiceBoundClause(r, *sd));
   }
   h += "<p>" + std::to_string(r.jobs) + " jobs on fleet <code>" + HtmlEscape(r.fleet) +
        "</code>; every policy sees the same arrivals, prices, cold starts and spot availability. "
