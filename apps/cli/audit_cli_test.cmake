@@ -6,20 +6,7 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(out "${WORK}/out")
 
-function(expect_rc want)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE so ERROR_VARIABLE se)
-  if(NOT rc EQUAL ${want})
-    message(FATAL_ERROR "expected exit ${want}, got ${rc}: ${ARGN}\nstdout: ${so}\nstderr: ${se}")
-  endif()
-  set(stdout "${so}" PARENT_SCOPE)
-  set(stderr "${se}" PARENT_SCOPE)
-endfunction()
-
-function(expect_match text regex)
-  if(NOT text MATCHES "${regex}")
-    message(FATAL_ERROR "output does not match '${regex}':\n${text}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/cli_test_helpers.cmake")
 
 if(CASE STREQUAL "from_db")
   # Telemetry ingested into the cost ledger audits the same as the file it came from.

@@ -9,20 +9,13 @@ set(l1 "DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",UUID=\"GPU-a\",modelName=\"NVIDI
 set(l2 "DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"1\",UUID=\"GPU-b\",modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"node-1\",container=\"\",namespace=\"\",pod=\"\"}")
 set(good "${l1} 0.5 1795910400000\n${l2} 0 1795910400000\n${l1} 0.7 1795910460000\n${l2} 0 1795910460000\n")
 
-function(run expect_rc)
-  execute_process(COMMAND "${SEEDANCE}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err)
-  if(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "seedance ${ARGN}: expected exit ${expect_rc}, got ${rc}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-  set(err "${err}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/cli_test_helpers.cmake")
 
-function(expect_match text regex)
-  if(NOT text MATCHES "${regex}")
-    message(FATAL_ERROR "output does not match '${regex}':\n${text}")
-  endif()
+# `seedance ARGS...` must exit `want`; sets out and err.
+function(run want)
+  expect_rc(${want} "${SEEDANCE}" ${ARGN})
+  set(out "${stdout}" PARENT_SCOPE)
+  set(err "${stderr}" PARENT_SCOPE)
 endfunction()
 
 if(CASE STREQUAL "bad_lines")

@@ -24,6 +24,7 @@ struct JobState {
   bool needs_restart = false;
   double since_ckpt_s = 0;  // run time since the last checkpoint (spot)
   int preemptions = 0;
+  double interrupted_at_s = -1;  // last spot interruption, -1: none
   double ran_s = 0;
 };
 
@@ -40,6 +41,23 @@ int Ready(const PoolState& p, double t) {
   for (double r : p.booting) booting += r > t;
   return p.held - booting;
 }
+
+// A pool's GPUs that can start a job within the current round.
+struct UsableGpus {
+  int ready = 0;                // usable now
+  std::vector<double> boot_at;  // ascending: when each still-booting GPU becomes usable
+  std::size_t next_boot = 0;
+
+  int Left() const { return ready + static_cast<int>(boot_at.size() - next_boot); }
+  // Takes `gang` GPUs (Left() >= gang), ready ones first; returns when the last one is usable.
+  double Take(int gang, double now) {
+    const int from_ready = std::min(ready, gang);
+    ready -= from_ready;
+    if (from_ready == gang) return now;
+    next_boot += static_cast<std::size_t>(gang - from_ready);
+    return boot_at[next_boot - 1];
+  }
+};
 
 void DropBooted(PoolState& p, double t) {
   while (!p.booting.empty() && p.booting.front() <= t) p.booting.pop_front();
@@ -299,7 +317,8 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     view.now = t;
     view.jobs.clear();
     for (const auto& st : active) {
-      view.jobs.push_back(JobView{st.spec, st.remaining, st.pool, st.ever_ran, st.preemptions, st.ran_s});
+      view.jobs.push_back(
+          JobView{st.spec, st.remaining, st.pool, st.ever_ran, st.preemptions, st.interrupted_at_s, st.ran_s});
     }
     view.pools.clear();
     for (std::size_t p = 0; p < n_pools; ++p) {
@@ -335,16 +354,15 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       double ckpt_interval;
     };
     std::vector<Run> runs;
-    // When each GPU of a pool can take a job this round, ascending: ready ones now; outside
-    // Gavel's rounds also those still booting that come up before the round ends (a pod binds
-    // as soon as its node is ready, not at the next decision).
-    std::vector<std::vector<double>> usable_at(n_pools);
-    std::vector<std::size_t> next_usable(n_pools, 0);
+    // GPUs of each pool that can take a job this round: those ready now and, outside Gavel's
+    // rounds, those that finish booting before the round ends (a pod binds as soon as its node is
+    // ready, not at the next decision).
+    std::vector<UsableGpus> usable(n_pools);
     for (std::size_t p = 0; p < n_pools; ++p) {
-      usable_at[p].assign(static_cast<std::size_t>(std::max(0, Ready(pools[p], t))), t);
+      usable[p].ready = std::max(0, Ready(pools[p], t));
       if (!options.gavel_rounds) {
         for (double r : pools[p].booting) {
-          if (r > t && r < t + options.round_s) usable_at[p].push_back(r);
+          if (r > t && r < t + options.round_s) usable[p].boot_at.push_back(r);
         }
       }
       pools[p].in_use = 0;
@@ -358,10 +376,8 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       auto p = static_cast<std::size_t>(a.pool);
       JobState& st = active[i];
       double thr = st.spec->steps_per_s[static_cast<std::size_t>(fleet.pools[p].type)];
-      const auto gang = static_cast<std::size_t>(st.spec->gpus);
-      if (thr <= 0 || usable_at[p].size() - next_usable[p] < gang) continue;
-      const double gpus_at = usable_at[p][next_usable[p] + gang - 1];
-      next_usable[p] += gang;
+      if (thr <= 0 || usable[p].Left() < st.spec->gpus) continue;
+      const double gpus_at = usable[p].Take(st.spec->gpus, t);
       pools[p].in_use += st.spec->gpus;
       scheduled[i] = 1;
       bool moved = st.ever_ran && st.pool != a.pool;
@@ -450,6 +466,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
         st.since_ckpt_s = 0;
         st.needs_restart = true;
         ++st.preemptions;
+        st.interrupted_at_s = stop_at[k];
         ++jr.preemptions;
         ++res.spot_interruptions;
       } else {

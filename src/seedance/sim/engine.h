@@ -21,6 +21,7 @@ struct JobView {
   int pool = -1;              // pool it ran on last round, -1 if none
   bool ever_ran = false;
   int preemptions = 0;        // spot interruptions so far
+  double interrupted_at_s = -1;  // when the last one happened, -1: never
   double ran_s = 0;           // seconds it has run (any pool)
 };
 

@@ -22,7 +22,12 @@ std::string_view AutoscaleModeName(AutoscaleMode mode) {
 }
 
 SpotSeries::SpotSeries(double gap_s, std::vector<int> instances, int gpus_per_instance)
-    : gap_s_(gap_s), gpus_per_instance_(gpus_per_instance), instances_(std::move(instances)) {}
+    : gap_s_(gap_s), gpus_per_instance_(gpus_per_instance), instances_(std::move(instances)) {
+  std::size_t drops = 0;
+  for (std::size_t k = 1; k < instances_.size(); ++k) drops += instances_[k] < instances_[k - 1];
+  double span = gap_s_ * static_cast<double>(instances_.size());
+  mtbf_s_ = drops == 0 ? span : span / static_cast<double>(drops);
+}
 
 Result<SpotSeries> SpotSeries::LoadFile(const std::string& path, int gpus_per_instance) {
   std::ifstream in(path);
@@ -78,13 +83,6 @@ int SpotSeries::AvailableAt(double t) const {
 
 double SpotSeries::NextChangeAfter(double t) const {
   return (std::floor(t / gap_s_) + 1.0) * gap_s_;
-}
-
-double SpotSeries::MeanTimeBetweenDrops() const {
-  std::size_t drops = 0;
-  for (std::size_t k = 1; k < instances_.size(); ++k) drops += instances_[k] < instances_[k - 1];
-  double span = gap_s_ * static_cast<double>(instances_.size());
-  return drops == 0 ? span : span / static_cast<double>(drops);
 }
 
 double SpotSeries::AvailabilityFraction(int gpus) const {

@@ -35,7 +35,7 @@ class SpotSeries {
   // First tick boundary strictly after t.
   double NextChangeAfter(double t) const;
   // Mean time between capacity drops, seconds (for the checkpoint interval; S3.3).
-  double MeanTimeBetweenDrops() const;
+  double MeanTimeBetweenDrops() const { return mtbf_s_; }
   // Fraction of ticks with at least `gpus` available.
   double AvailabilityFraction(int gpus) const;
 
@@ -43,6 +43,7 @@ class SpotSeries {
   double gap_s_ = 0;
   int gpus_per_instance_ = 1;
   std::vector<int> instances_;
+  double mtbf_s_ = 0;  // computed once: policies read it for every job every round
 };
 
 // One capacity pool: GPUs of one type in one tier.

@@ -77,7 +77,6 @@ Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fle
   std::vector<std::vector<std::vector<std::pair<int, double>>>> cap_terms(
       n_pools, std::vector<std::vector<std::pair<int, double>>>(static_cast<std::size_t>(n_buckets)));
   std::vector<std::pair<int, double>> jct_terms;  // sum_c y_c
-  double jct_sum_budget = 0;
   for (const auto& [key, c] : classes) {
     std::vector<std::pair<int, double>> work_terms;
     std::vector<std::vector<std::pair<int, double>>> speed_terms(static_cast<std::size_t>(n_buckets));
@@ -116,8 +115,8 @@ Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fle
     }
   }
   if (jct) {
-    jct_sum_budget = options.max_avg_jct_s * static_cast<double>(workload.jobs.size());
-    lp.AddRow(jct_terms, -std::numeric_limits<double>::infinity(), jct_sum_budget);
+    lp.AddRow(jct_terms, -std::numeric_limits<double>::infinity(),
+              options.max_avg_jct_s * static_cast<double>(workload.jobs.size()));
   }
   for (std::size_t p = 0; p < n_pools; ++p) {
     const PoolSpec& ps = fleet.pools[p];

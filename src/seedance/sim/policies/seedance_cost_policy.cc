@@ -73,8 +73,6 @@ double SeedanceCostPolicy::CheckpointInterval(const JobView& /*job*/, const SimV
 void SeedanceCostPolicy::OnCompletion(const JobSpec& job, double /*now*/) {
   pinned_on_demand_.erase(job.id);
   placed_at_.erase(job.id);
-  preemptions_seen_.erase(job.id);
-  interrupted_at_.erase(job.id);
 }
 
 // Dollars per step of `job` on pool `p`, spot at its expected price, plus the job's time value.
@@ -127,13 +125,8 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
     const JobView& jv = *c.job;
     const JobSpec& s = *jv.spec;
     const double best = BestThroughput(s);
-    // Remember when the job was last interrupted (hysteresis for moves back to spot).
-    auto& seen = preemptions_seen_[s.id];
-    if (jv.preemptions > seen) {
-      seen = jv.preemptions;
-      interrupted_at_[s.id] = now;
-    }
-    const bool cooling = interrupted_at_.count(s.id) > 0 && now - interrupted_at_[s.id] < config_.spot_return_cooldown_s;
+    // Hysteresis: no move back to spot for a while after an interruption.
+    const bool cooling = jv.interrupted_at_s >= 0 && now - jv.interrupted_at_s < config_.spot_return_cooldown_s;
     // Keep a job where it is during warm-up, and in general unless it must move.
     int keep = -1;
     if (jv.pool >= 0) {
@@ -180,7 +173,6 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         const PoolSpec& ps = *view.pools[p].spec;
         double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
         if (thr <= 0 || left[p] < s.gpus) continue;
-        double price = ps.usd_per_gpu_hour;
         if (config_.enabled && thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s) &&
             !relax) {
           continue;
@@ -191,10 +183,9 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
             continue;
           }
           if (!SpotPriceAllowed(view, ps, config_.max_price_ratio)) continue;
-          price = EffectiveSpotPrice(view, ps, expected_s, config_.short_job_s);
         }
-        if (!config_.enabled) price = 1.0;  // agnostic: fastest wins below
-        double score = config_.enabled ? (price * s.gpus + config_.time_value_per_hour) / thr : 1.0 / thr;
+        // Cost-agnostic (enabled: false): the fastest type wins.
+        double score = config_.enabled ? Score(view, p, jv, s) : 1.0 / thr;
         // A job with a deadline must still make it on this type.
         if (std::isfinite(s.deadline_s) && now + expected_s + fleet.restart_s > s.deadline_s) continue;
         if (score < best_score - 1e-12) {

@@ -66,8 +66,6 @@ class SeedanceCostPolicy : public JobPolicy {
   CostAwareConfig config_;
   std::map<std::int64_t, bool> pinned_on_demand_;
   std::map<std::int64_t, double> placed_at_;  // when the job was last placed on a new pool
-  std::map<std::int64_t, int> preemptions_seen_;
-  std::map<std::int64_t, double> interrupted_at_;  // when the job was last interrupted
 };
 
 // On-demand-only baseline policies for cloud fleets: FIFO heterogeneity-agnostic (random type
