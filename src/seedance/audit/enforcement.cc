@@ -37,7 +37,10 @@ std::vector<cluster::PodSpec> EpochPods(int count, int epoch, Rng& rng) {
   std::vector<cluster::PodSpec> pods;
   for (int i = 0; i < count; ++i) {
     cluster::PodSpec p;
-    p.name = "e" + std::to_string(epoch) + "-p" + std::to_string(i);
+    p.name = "e";
+    p.name += std::to_string(epoch);
+    p.name += "-p";
+    p.name += std::to_string(i);
     p.cpu = Millicores(rng.UniformInt(2000, 12000));
     p.memory = MiB(rng.UniformInt(8192, 65536));
     const auto kind = rng.Uniform(4);

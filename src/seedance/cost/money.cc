@@ -75,7 +75,9 @@ std::string FormatUsd(Money m, int decimals) {
   out += GroupThousands(std::to_string(rounded / unit));
   if (decimals > 0) {
     std::string frac = std::to_string(rounded % unit);
-    out += "." + std::string(static_cast<std::size_t>(decimals) - frac.size(), '0') + frac;
+    out += '.';
+    out.append(static_cast<std::size_t>(decimals) - frac.size(), '0');
+    out += frac;
   }
   return out;
 }

@@ -178,7 +178,8 @@ Result<std::string> Ledger::IntegrityCheck() {
   while (true) {
     SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
-    out += (out.empty() ? "" : "\n") + st.Text(0);
+    if (!out.empty()) out += '\n';
+    out += st.Text(0);
   }
   return out;
 }
