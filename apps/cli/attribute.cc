@@ -357,14 +357,14 @@ int RunBreaker(const BreakerOptions& o) {
 
 Action RegisterAttribute(CLI::App& app) {
   auto o = std::make_shared<AttributeOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "attribute", "Attribute GPU cost by a dimension, reconciled to the bill to the micro-dollar.");
-  cmd->footer(
+  CLI::App* cmd = AddCommand(
+      app, "attribute", "Attribute GPU cost by a dimension, reconciled to the bill",
       "Telemetry in the ledger is first charged (every GPU-second of every node to exactly one "
       "workload, idle or overhead; OpenCost max(request, usage); largest-remainder rounding, ties "
       "by id), then the ledger (telemetry and simulator charges) is summed. Dimensions: " +
       ledger::DimensionList() + ". The reconciliation line goes to stdout for table output, to "
-      "stderr otherwise. Exit 1 if the charges do not reconcile.");
+      "stderr otherwise. Exit 1 if the charges do not reconcile.",
+      "seedance attribute --db ledger.db --by namespace");
   AddLedgerOptions(cmd, o->ledger);
   cmd->add_option("--by", o->by, "dimension")->capture_default_str();
   cmd->add_option("--output", o->output, "table | json | csv")->capture_default_str();
@@ -378,10 +378,12 @@ Action RegisterAttribute(CLI::App& app) {
 
 Action RegisterExport(CLI::App& app) {
   auto o = std::make_shared<ExportOptions>();
-  CLI::App* exp = app.add_subcommand("export", "export the ledger");
+  CLI::App* exp = AddCommand(app, "export", "Export the cost ledger in a standard format", "",
+                             "seedance export focus --db ledger.db --out focus.csv");
   exp->require_subcommand(1);
-  CLI::App* cmd = exp->add_subcommand(
-      "focus", "Write the ledger as a FinOps FOCUS 1.2 CSV (one row per hour, node, kind, workload).");
+  CLI::App* cmd = AddCommand(*exp, "focus", "Write the ledger as a FinOps FOCUS 1.2 CSV",
+                             "One row per hour, node, charge kind and workload.",
+                             "seedance export focus --db ledger.db --out focus.csv");
   AddLedgerOptions(cmd, o->ledger);
   cmd->add_option("--out", o->out, "output CSV (written atomically)")->required();
   return [cmd, o]() { return cmd->parsed() ? RunExportFocus(*o) : -1; };
@@ -389,12 +391,12 @@ Action RegisterExport(CLI::App& app) {
 
 Action RegisterBreaker(CLI::App& app) {
   auto o = std::make_shared<BreakerOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "breaker",
-      "Cost circuit breaker: jobs whose hourly cost crossed their threshold, with evidence and a "
-      "priced suggestion; optionally records a pause.");
-  cmd->footer("Thresholds come from --config breaker.jobs / breaker.default_hourly_usd; "
-              "breaker.pause records a pause action in the ledger.");
+  CLI::App* cmd = AddCommand(
+      app, "breaker", "List jobs whose hourly cost crossed their threshold",
+      "The cost circuit breaker: each tripped job with its evidence and a priced suggestion. "
+      "Thresholds come from --config breaker.jobs / breaker.default_hourly_usd; breaker.pause "
+      "records a pause action in the ledger.",
+      "seedance breaker --db ledger.db --config examples/seedance-config.yaml");
   AddLedgerOptions(cmd, o->ledger);
   cmd->add_option("--output", o->output, "table | json")->capture_default_str();
   return [cmd, o]() { return cmd->parsed() ? RunBreaker(*o) : -1; };

@@ -207,10 +207,14 @@ int RunKeygen(const AuditOptions& o) {
 
 Action RegisterAudit(CLI::App& app) {
   auto o = std::make_shared<AuditOptions>();
-  CLI::App* audit = app.add_subcommand("audit", "node health audit and admission (S7)");
+  CLI::App* audit = AddCommand(app, "audit", "Grade node health from telemetry and gate admission",
+                               "Signed health snapshots per node and an admission state machine "
+                               "(observe, remove, readmit) that the placement policies respect.",
+                               "seedance audit run --telemetry dcgm.prom --out audit/");
   audit->require_subcommand(1);
-  CLI::App* run = audit->add_subcommand(
-      "run", "audit nodes from telemetry; write signed health-snapshot-<node>.json per node");
+  CLI::App* run = AddCommand(*audit, "run", "Audit nodes from telemetry and write signed snapshots",
+                             "Writes health-snapshot-<node>.json per node in --out.",
+                             "seedance audit run --telemetry dcgm.prom --key hmac.key --out audit/");
   run->add_option("--telemetry", o->telemetry, "telemetry files (Prometheus, OpenMetrics, "
                                                "dcgm-exporter, OTLP JSON)");
   run->add_option("--db", o->db, "cost ledger written by `seedance ingest` (its telemetry samples)");
@@ -220,15 +224,18 @@ Action RegisterAudit(CLI::App& app) {
   run->add_option("--state", o->state, "admission state file (default: OUT/audit-state.json)");
   run->add_option("--config", o->config, "audit configuration YAML (grades, admission, health)");
   run->add_option("--now", o->now, "audit time (default: the latest sample)");
-  CLI::App* status = audit->add_subcommand("status", "table of nodes: grade, state, since");
+  CLI::App* status = AddCommand(*audit, "status", "Show each node's grade, admission state and since when", "",
+                                "seedance audit status --out audit/");
   status->add_option("--out", o->out, "output directory of `audit run`")->capture_default_str();
   status->add_option("--state", o->state, "admission state file");
-  CLI::App* verify = audit->add_subcommand(
-      "verify", "check a snapshot's signature: exit 0 intact, 1 failed check, 2 usage");
+  CLI::App* verify = AddCommand(*audit, "verify", "Check a health snapshot's signature",
+                                "Exit 0: intact; 1: a check failed; 2: usage error.",
+                                "seedance audit verify audit/health-snapshot-node-0.json --key hmac.key");
   verify->add_option("FILE", o->file, "health-snapshot-<node>.json")->required();
   verify->add_option("--key", o->key, "HMAC secret file");
   verify->add_option("--pubkey", o->pubkey, "Ed25519 PEM public key");
-  CLI::App* keygen = audit->add_subcommand("keygen", "create a signing key");
+  CLI::App* keygen = AddCommand(*audit, "keygen", "Create a key to sign health snapshots", "",
+                                "seedance audit keygen --hmac hmac.key");
   keygen->add_option("--hmac", o->hmac_out, "write a random HMAC-SHA256 secret to FILE");
   keygen->add_option("--ed25519", o->ed25519_out, "write an Ed25519 key pair: PRIVATE PUBLIC")
       ->expected(2);

@@ -76,17 +76,16 @@ int RunBatchingCommand(const BatchingOptions& o) {
 
 Action RegisterBatching(CLI::App& app) {
   auto o = std::make_shared<BatchingOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "batching",
-      "Compare inference batchers (static, static-bucketed, triton, vllm, seedance) on an LLM "
-      "request trace with a latency model fitted from measured profiles; writes batching.json "
-      "and batching_report.html in --out.");
-  cmd->footer(
-      "Default: the bundled Azure LLM conversation trace (19,366 requests, 1 h), Llama-2-7B "
+  CLI::App* cmd = AddCommand(
+      app, "batching", "Compare LLM inference batchers on a request trace",
+      "Static, static-bucketed, Triton-style, vLLM-style and Seedance continuous batching, with a "
+      "latency model fitted from measured profiles; writes batching.json and "
+      "batching_report.html in --out. Default: the bundled Azure LLM conversation trace (19,366 requests, 1 h), Llama-2-7B "
       "FP16 on one A100-80GB (Vidur profiles), priced from data/prices/gpu_prices.csv. "
       "Requests longer than the model's context are rejected with that reason and counted "
       "(--oversize error fails instead). Bad input exits with code 2 naming file:line and field; "
-      "nothing is written then. Progress goes to stderr.");
+      "nothing is written then. Progress goes to stderr.",
+      "seedance batching --out seedance-batching");
   cmd->add_option("--trace", o->trace,
                   "trace CSV: TIMESTAMP,ContextTokens,GeneratedTokens[,qos,tenant] (Azure format)");
   cmd->add_option("--gpu", o->gpu, "a100 | h100")->capture_default_str();

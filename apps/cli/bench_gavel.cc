@@ -99,10 +99,11 @@ int Run(const BenchGavelOptions& o) {
 
 Action RegisterBenchGavel(CLI::App& bench) {
   auto o = std::make_shared<BenchGavelOptions>();
-  CLI::App* cmd = bench.add_subcommand("gavel", "Gavel (OSDI'20) average-JCT reproduction: FIFO, Gavel-LAS, Seedance");
-  cmd->footer("Seed 0 of continuous-single replays Gavel's own job stream (data/gavel_peer), rescaled to each rate; "
-              "other seeds and continuous-multiple use our port of Gavel's generator. Published seed-0 values "
-              "are printed beside ours.");
+  CLI::App* cmd = AddCommand(bench, "gavel", "Reproduce Gavel's (OSDI'20) average JCT: FIFO, Gavel-LAS, Seedance",
+                             "Seed 0 of continuous-single replays Gavel's own job stream (data/gavel_peer), rescaled to "
+                             "each rate; other seeds and continuous-multiple use our port of Gavel's generator. "
+                             "Published seed-0 values are printed beside ours.",
+                             "seedance bench gavel --rates 0.4,2.0 --policies fifo,gavel-las");
   cmd->add_option("--trace", o->trace, "continuous-single | continuous-multiple")->capture_default_str();
   cmd->add_option("--rates", o->rates, "input job rates, jobs/hour")->capture_default_str();
   cmd->add_option("--policies", o->policies, "fifo, gavel-fifo, las, gavel-las, seedance")->capture_default_str();

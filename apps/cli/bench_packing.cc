@@ -59,10 +59,11 @@ int RunBenchPacking(const BenchPackingOptions& o) {
 
 Action RegisterBenchPacking(CLI::App& bench) {
   auto opts = std::make_shared<BenchPackingOptions>();
-  CLI::App* cmd = bench.add_subcommand(
-      "packing",
-      "FGD packing experiment (ATC'23): shuffle by seed, inflate to --tune x GPU capacity, "
-      "place pods one by one, compare unallocated GPU % at 100% arrived.");
+  CLI::App* cmd = AddCommand(
+      bench, "packing", "Reproduce FGD's (ATC'23) GPU packing experiment on the openb trace",
+      "Shuffle by seed, inflate to --tune x GPU capacity, place pods one by one, and compare the "
+      "unallocated GPU % when the arrived workload is 100% of GPU capacity.",
+      "seedance bench packing --seeds 42-51 --policies fgd,seedance");
   cmd->add_option("--nodes", opts->nodes, "node list CSV (default: bundled openb GPU nodes)");
   cmd->add_option("--pods", opts->pods, "pod list CSV (default: bundled openb default trace)");
   cmd->add_option("--policies", opts->policies,

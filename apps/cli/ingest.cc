@@ -127,18 +127,16 @@ int RunIngest(const IngestOptions& o) {
 
 Action RegisterIngest(CLI::App& app) {
   auto o = std::make_shared<IngestOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "ingest",
-      "Read GPU telemetry (or process/pod events) into the cost ledger (SQLite, created if "
-      "missing).");
-  cmd->footer(
-      "Formats: prom (text 0.0.4, ms timestamps), openmetrics (1.0, s timestamps, # EOF), dcgm "
+  CLI::App* cmd = AddCommand(
+      app, "ingest", "Read GPU telemetry or pod events into the cost ledger",
+      "The ledger is SQLite (created if missing). Formats: prom (text 0.0.4, ms timestamps), openmetrics (1.0, s timestamps, # EOF), dcgm "
       "(dcgm-exporter /metrics: mixed label casing, blank sentinels dropped as missing), otlp "
       "(OTLP/HTTP JSON, one request or JSON Lines), events (CSV: gpu_uuid,start,end,pod,namespace,"
       "container,pid,job,node,request_milli,batch_size,precision). '-' reads stdin. Samples without "
       "a timestamp get --time, else the file's modification time. Each bad line is rejected with "
       "file:line and reason; the rest is ingested. Exit 0: all ingested; 1: lines were rejected; 2: "
-      "usage or input error. Re-ingesting a file adds nothing.");
+      "usage or input error. Re-ingesting a file adds nothing.",
+      "seedance ingest --format dcgm --db ledger.db dcgm-metrics.prom");
   cmd->add_option("--format", o->format, "prom | openmetrics | dcgm | otlp | events")->required();
   cmd->add_option("files", o->files, "input files ('-' for stdin)")->required();
   cmd->add_option("--db", o->db, "ledger file (SQLite)")->required();

@@ -10,10 +10,11 @@ namespace seedance::cli {
 
 Action RegisterLint(CLI::App& app) {
   auto files = std::make_shared<std::vector<std::string>>();
-  CLI::App* cmd = app.add_subcommand(
-      "lint",
-      "lint Kubernetes manifests for GPU nodes: containers/init containers without requests, GPU "
-      "requests without limits, missing GPU tolerations (exit 0 clean, 1 findings, 2 error)");
+  CLI::App* cmd = AddCommand(
+      app, "lint", "Lint Kubernetes manifests for GPU workloads",
+      "Finds containers and init containers without requests, GPU requests without limits and "
+      "missing GPU tolerations. Exit 0: clean; 1: findings; 2: error.",
+      "seedance lint deploy/*.yaml");
   cmd->add_option("FILE", *files, "manifest YAML files")->required();
   return [cmd, files]() {
     if (!cmd->parsed()) return -1;

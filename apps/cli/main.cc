@@ -130,11 +130,8 @@ int main(int argc, char** argv) {
   app.name("seedance");
   app.set_version_flag("--version", VersionLine(), "Print the version, the git commit and the build type");
   app.require_subcommand(1);
-  app.footer("Run 'seedance COMMAND --help' for a command's options.\n"
-             "Example: seedance cost-benchmark --workload llm-finetune");
   CLI::App* bench = app.add_subcommand("bench", "Reproduce published experiments");
   bench->require_subcommand(1);
-  bench->footer("Example: seedance bench gavel --rates 2.0");
   std::vector<Action> actions;
   actions.push_back(RegisterBenchPacking(*bench));
   actions.push_back(RegisterCostBenchmark(app));
@@ -148,6 +145,10 @@ int main(int argc, char** argv) {
   actions.push_back(RegisterBreaker(app));
   actions.push_back(RegisterAudit(app));
   actions.push_back(RegisterLint(app));
+  // Footers after the subcommands: CLI11 copies a parent's footer into subcommands created later.
+  app.footer("Run 'seedance COMMAND --help' for a command's options.\n\n"
+             "Example:\n  seedance cost-benchmark --workload llm-finetune");
+  bench->footer("Example:\n  seedance bench gavel --rates 2.0");
   if (argc == 1) {  // bare `seedance`: what it can do and how to learn more, like kubectl
     std::cout << app.help();
     return kExitOk;
