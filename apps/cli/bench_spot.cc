@@ -22,11 +22,11 @@ struct Flags {
   std::string job_fraction;
   std::string slack;
   std::string changeover = "0.02,0.2";
-  int samples = 20;
+  int samples = 8;
   std::uint64_t seed = 1;
   int threads = 2;
   bool no_reproduction = false;
-  int reproduction_samples = 300;
+  int reproduction_samples = 30;
   std::string out = "seedance-spot";
 };
 

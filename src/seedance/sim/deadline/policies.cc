@@ -65,7 +65,10 @@ Instance UniformProgressRule(const Observation& obs) {
 
 }  // namespace
 
-Instance UniformProgressPolicy::Choose(const Observation& obs) { return UniformProgressRule(obs); }
+Instance UniformProgressPolicy::Choose(const Observation& obs) {
+  if (spot_first_ && obs.spot_available) return Instance::kSpot;
+  return UniformProgressRule(obs);
+}
 
 void SpotRunHistory::Reset() {
   next_ = 0;
@@ -168,6 +171,7 @@ Result<std::unique_ptr<DeadlinePolicy>> MakeOnlinePolicy(const std::string& name
   if (name == "on-demand") return std::unique_ptr<DeadlinePolicy>(new OnDemandPolicy());
   if (name == "greedy") return std::unique_ptr<DeadlinePolicy>(new GreedyPolicy());
   if (name == "uniform-progress") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy());
+  if (name == "uniform-progress-spot-first") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy(true));
   if (name == "seedance") return std::unique_ptr<DeadlinePolicy>(new SeedanceDeadlinePolicy());
   return InvalidArgumentError("unknown online deadline policy '" + name + "'");
 }

@@ -66,10 +66,16 @@ bool BehindSchedule(const Observation& obs, std::int64_t at_s);  // cp(t) < ep(a
 
 class UniformProgressPolicy : public OnlinePolicy {
  public:
-  std::string_view Name() const override { return "uniform-progress"; }
+  // `spot_first`: the other reading of Fig. 10, in which available spot overrides the hysteresis
+  // (it then only gates on-demand -> idle). Reported beside Table 3 as "uniform-progress-spot-first".
+  explicit UniformProgressPolicy(bool spot_first = false) : spot_first_(spot_first) {}
+  std::string_view Name() const override { return spot_first_ ? "uniform-progress-spot-first" : "uniform-progress"; }
 
  protected:
   Instance Choose(const Observation& obs) override;
+
+ private:
+  bool spot_first_;
 };
 
 // Spot run lengths seen in a trailing window of the past, kept incrementally as the job advances
