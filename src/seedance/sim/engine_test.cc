@@ -352,30 +352,6 @@ TEST(CostScenario, SeedanceSavesOnLlmFinetune) {
 }  // namespace
 }  // namespace seedance::sim
 
-#include "seedance/sim/spot_bench.h"
-namespace seedance::sim {
-namespace {
-// Issue 3, S3.3: on the spot traces, deadline jobs cost >= 50% less than on-demand only, with
-// zero deadline misses (multi-zone pool, the SkyPilot setting).
-TEST(SpotDeadline, HalfTheCostOfOnDemandAndNoMisses) {
-  SpotBenchOptions o;
-  o.jobs_per_trace = 10;
-  auto rows = RunSpotDeadlineBench(kData, o);
-  ASSERT_TRUE(rows.has_value()) << rows.error().ToString();
-  ASSERT_FALSE(rows->empty());
-  const auto& pooled = rows->front();
-  EXPECT_EQ(pooled.trace, "9 zones");
-  EXPECT_GE(pooled.savings_pct, 50.0);
-  for (const auto& r : *rows) {
-    EXPECT_EQ(r.deadline_misses, 0) << r.trace;
-    std::printf("%-11s avail %.2f  od $%.0f  seedance $%.0f  saving %.1f%%  misses %d  interruptions %d\n",
-                r.trace.c_str(), r.availability, r.on_demand_usd, r.seedance_usd, r.savings_pct, r.deadline_misses,
-                r.interruptions);
-  }
-}
-}  // namespace
-}  // namespace seedance::sim
-
 namespace seedance::sim {
 namespace {
 // The LP bound on instances whose optimum is known: 10 GPU-hours of work, on-demand $3/h and

@@ -1,0 +1,357 @@
+// The deadline-job simulator (hand-worked cases), the omniscient planner against brute force, and
+// the contract suite over every deadline policy: no miss when the Safety Net applies, no look-ahead,
+// determinism.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "seedance/core/rng.h"
+#include "seedance/sim/deadline/omniscient.h"
+#include "seedance/sim/deadline/policies.h"
+#include "seedance/sim/deadline/spot_job.h"
+
+namespace seedance::sim::deadline {
+namespace {
+
+SpotTrace Trace(std::vector<std::uint8_t> a, std::int64_t gap = 600) {
+  SpotTrace t;
+  t.name = "test";
+  t.gap_s = gap;
+  t.available = std::move(a);
+  return t;
+}
+
+// Replays a fixed list of decisions (idle after the list).
+class ScriptPolicy : public DeadlinePolicy {
+ public:
+  explicit ScriptPolicy(std::vector<Instance> s) : script_(std::move(s)) {}
+  std::string_view Name() const override { return "script"; }
+  void Start(const DeadlineJob&, std::int64_t, std::int64_t) override { i_ = 0; }
+  Instance Decide(const Observation&) override {
+    return i_ < script_.size() ? script_[i_++] : Instance::kIdle;
+  }
+
+ private:
+  std::vector<Instance> script_;
+  std::size_t i_ = 0;
+};
+
+constexpr Instance I = Instance::kIdle;
+constexpr Instance S = Instance::kSpot;
+constexpr Instance O = Instance::kOnDemand;
+
+std::unique_ptr<DeadlinePolicy> Make(const std::string& name, const SpotTrace* trace) {
+  if (name == "omniscient") return std::make_unique<OmniscientPolicy>(trace);
+  auto p = MakeOnlinePolicy(name);
+  EXPECT_TRUE(p.has_value()) << name;
+  return std::move(*p);
+}
+
+// On-demand from the start: k (C + d), done at C + d.
+TEST(DeadlineSimulator, OnDemandPaysChangeoverAtItsPrice) {
+  const SpotTrace t = Trace(std::vector<std::uint8_t>(40, 0));
+  OnDemandPolicy p;
+  const JobOutcome r = SimulateJob(t, 0, {7200, 36000, 600, 3.0}, p);
+  EXPECT_EQ(r.od_billed_s, 7800);
+  EXPECT_EQ(r.od_compute_s, 7200);
+  EXPECT_DOUBLE_EQ(r.cost, 3.0 * 7800);
+  EXPECT_EQ(r.finish_s, 7800);
+  EXPECT_EQ(r.changeovers, 1);
+  EXPECT_TRUE(r.met_deadline);
+}
+
+// Spot 2 ticks, preempted at tick 2 (seen then), relaunched at tick 3: each launch pays d = 300 s
+// at the spot price; 1800 s of work ends at 3000 s.
+TEST(DeadlineSimulator, PreemptionSeenAtNextTickAndRelaunchPaysChangeover) {
+  const SpotTrace t = Trace({1, 1, 0, 1, 1, 1, 1, 1});
+  GreedyPolicy p;
+  const JobOutcome r = SimulateJob(t, 0, {1800, 36000, 300, 3.0}, p);
+  EXPECT_EQ(r.spot_billed_s, 2400);
+  EXPECT_EQ(r.spot_compute_s, 1800);
+  EXPECT_EQ(r.od_billed_s, 0);
+  EXPECT_EQ(r.preemptions, 1);
+  EXPECT_EQ(r.changeovers, 2);
+  EXPECT_EQ(r.finish_s, 3000);
+  EXPECT_DOUBLE_EQ(r.cost, 2400);
+  EXPECT_EQ(r.decisions, (std::vector<Instance>{S, S, I, S, S}));
+}
+
+// Per-second billing: a job ending mid-tick pays to its end; a changeover longer than a tick
+// carries over.
+TEST(DeadlineSimulator, PerSecondBillingAndLongChangeover) {
+  const SpotTrace t = Trace(std::vector<std::uint8_t>(10, 1));
+  ScriptPolicy spot({S, S});
+  const JobOutcome a = SimulateJob(t, 0, {700, 36000, 0, 3.0}, spot);
+  EXPECT_EQ(a.spot_billed_s, 700);
+  EXPECT_EQ(a.finish_s, 700);
+  ScriptPolicy od({O, O, O});
+  const JobOutcome b = SimulateJob(t, 0, {600, 36000, 720, 3.0}, od);
+  EXPECT_EQ(b.od_billed_s, 1320);  // 600 changeover, 120 changeover + 480 work, 120 work
+  EXPECT_EQ(b.finish_s, 1320);
+  EXPECT_EQ(StepTick(O, 720, 600, 600).progress_s, 0);
+  EXPECT_EQ(StepTick(O, 120, 600, 600).progress_s, 480);
+}
+
+TEST(DeadlineSimulator, SpotRequestedWhileUnavailableIsCountedAndIdle) {
+  const SpotTrace t = Trace({0, 1, 1, 1});
+  ScriptPolicy p({S, S, S, S});
+  const JobOutcome r = SimulateJob(t, 0, {600, 36000, 0, 3.0}, p);
+  EXPECT_EQ(r.invalid_requests, 1);
+  EXPECT_EQ(r.finish_s, 1200);
+}
+
+// Greedy with no spot at all: idle while the slack allows, then the Safety Net: slack
+// 3600 - 600 i < max(2d, d + tick) = 1200 first at tick 5; 600 + 3600 s on-demand end exactly at
+// the 7200 s deadline.
+TEST(DeadlineSimulator, SafetyNetMeetsTheDeadlineExactly) {
+  const SpotTrace t = Trace(std::vector<std::uint8_t>(20, 0));
+  GreedyPolicy p;
+  const JobOutcome r = SimulateJob(t, 0, {3600, 7200, 600, 3.0}, p);
+  EXPECT_EQ(r.decisions, (std::vector<Instance>{I, I, I, I, I, O, O, O, O, O, O, O}));
+  EXPECT_EQ(r.finish_s, 7200);
+  EXPECT_TRUE(r.met_deadline);
+  EXPECT_DOUBLE_EQ(r.cost, 3.0 * 4200);
+}
+
+// Uniform progress with no spot, worked by hand (C = 3600, R = 7200, so ep(t) = t / 2; d = 300):
+// t=600 behind -> OD; hysteresis holds OD until cp >= ep(t + 600) (t = 2400: 1500 >= 1500);
+// idle at t = 3000 (cp = ep); OD again at 3600 until 5400; idle at 5400; at 6000 the slack 600 is
+// below max(2d, d + tick) = 900: Safety Net, done at 6900.
+TEST(DeadlineSimulator, UniformProgressHysteresisByHand) {
+  const SpotTrace t = Trace(std::vector<std::uint8_t>(20, 0));
+  UniformProgressPolicy p;
+  const JobOutcome r = SimulateJob(t, 0, {3600, 7200, 300, 3.0}, p);
+  EXPECT_EQ(r.decisions, (std::vector<Instance>{I, O, O, O, I, I, O, O, O, I, O, O}));
+  EXPECT_EQ(r.od_billed_s, 4500);
+  EXPECT_EQ(r.changeovers, 3);
+  EXPECT_EQ(r.finish_s, 6900);
+  EXPECT_TRUE(r.met_deadline);
+}
+
+// UP's hysteresis also keeps an on-demand job that is behind off an available spot instance.
+TEST(DeadlineSimulator, UniformProgressHysteresisGatesOnDemandToSpot) {
+  const SpotTrace t = Trace({0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  UniformProgressPolicy up;
+  const JobOutcome r = SimulateJob(t, 0, {3600, 7200, 300, 3.0}, up);
+  // t=600 OD (behind); at t=1200 spot is there but cp = 300 < ep(1800) = 900: stay on OD.
+  ASSERT_GE(r.decisions.size(), 4u);
+  EXPECT_EQ(r.decisions[1], O);
+  EXPECT_EQ(r.decisions[2], O);
+  EXPECT_EQ(r.decisions[3], O);
+}
+
+TEST(SpotRunHistory, CompletedRunsAndAge) {
+  const SpotTrace t = Trace({1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1});
+  SpotRunHistory h(100);
+  h.AdvanceTo(PastView(&t, 8));
+  // The run at tick 0 started before anything was seen: not a complete observation.
+  ASSERT_EQ(h.runs().size(), 1u);
+  EXPECT_EQ(h.runs()[0], (std::pair<std::int64_t, std::int64_t>{3, 2}));
+  EXPECT_EQ(h.current_age(), 2);  // ticks 6, 7 before now (8)
+  h.AdvanceTo(PastView(&t, 12));
+  ASSERT_EQ(h.runs().size(), 2u);
+  EXPECT_EQ(h.runs()[1], (std::pair<std::int64_t, std::int64_t>{6, 3}));
+  EXPECT_EQ(h.current_age(), 2);
+  SpotRunHistory w(4);  // window: runs that start in the last 4 ticks
+  w.AdvanceTo(PastView(&t, 12));
+  EXPECT_TRUE(w.runs().empty());
+}
+
+TEST(PastView, ReadingTheFutureAborts) {
+  const SpotTrace t = Trace({1, 0, 1});
+  PastView v(&t, 1);
+  EXPECT_TRUE(v.At(0));
+  EXPECT_DEATH((void)v.At(2), "future");
+}
+
+// Seedance skips spot runs that its history says are too short to pay their changeover; uniform
+// progress takes them. Spot comes for one tick in every three; d = 500 s of a 600 s tick.
+TEST(SeedanceDeadline, SkipsSpotRunsTooShortToPay) {
+  std::vector<std::uint8_t> a;
+  for (int i = 0; i < 400; ++i) a.push_back(i % 3 == 0 ? 1 : 0);
+  const SpotTrace t = Trace(a);
+  const DeadlineJob job{6 * 3600, 10 * 3600, 500, 3.0};
+  SeedanceDeadlinePolicy sd;
+  UniformProgressPolicy up;
+  const JobOutcome s = SimulateJob(t, 200, job, sd);
+  const JobOutcome u = SimulateJob(t, 200, job, up);
+  EXPECT_TRUE(s.met_deadline);
+  EXPECT_EQ(s.spot_billed_s, 0);
+  EXPECT_GT(u.spot_billed_s, 0);
+  EXPECT_LT(s.cost, u.cost);
+}
+
+// The planner is exact: on small traces it matches the cheapest of all 3^n decision sequences.
+TEST(Omniscient, MatchesBruteForceOnSmallTraces) {
+  Rng rng(7);
+  for (int trial = 0; trial < 12; ++trial) {
+    const int n = 8;
+    std::vector<std::uint8_t> a;
+    for (int i = 0; i < n + 1; ++i) a.push_back(rng.Bernoulli(0.6) ? 1 : 0);
+    const SpotTrace t = Trace(a, 600);
+    const DeadlineJob job{static_cast<std::int64_t>(rng.UniformInt(1200, 3000)), n * 600,
+                          trial % 2 == 0 ? 420 : 700, 3.0};
+    double best = std::numeric_limits<double>::infinity();
+    std::vector<Instance> seq(n, I);
+    std::function<void(int)> rec = [&](int i) {
+      if (i == n) {
+        ScriptPolicy p(seq);
+        const JobOutcome r = SimulateJob(t, 0, job, p);
+        if (r.met_deadline && r.invalid_requests == 0) best = std::min(best, r.cost);
+        return;
+      }
+      for (Instance c : {I, S, O}) {
+        seq[static_cast<std::size_t>(i)] = c;
+        rec(i + 1);
+      }
+    };
+    rec(0);
+    const OmniscientPlan plan = PlanOmniscient(t, 0, job);
+    ASSERT_EQ(plan.feasible, best < std::numeric_limits<double>::infinity()) << trial;
+    if (!plan.feasible) continue;
+    EXPECT_DOUBLE_EQ(plan.cost, best) << trial;
+    OmniscientPolicy p(&t);
+    const JobOutcome r = SimulateJob(t, 0, job, p);
+    EXPECT_TRUE(r.met_deadline);
+    EXPECT_DOUBLE_EQ(r.cost, plan.cost) << trial;
+  }
+}
+
+// Spot for six ticks then none: spot (d + 3000 s of work), then on-demand for the last 600 s:
+// 3600 + 3 x 1200.
+TEST(Omniscient, HandWorkedPlan) {
+  const SpotTrace t = Trace({1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0});
+  const OmniscientPlan plan = PlanOmniscient(t, 0, {3600, 6000, 600, 3.0});
+  ASSERT_TRUE(plan.feasible);
+  EXPECT_DOUBLE_EQ(plan.cost, 3600 + 3.0 * 1200);
+  EXPECT_EQ(plan.decisions, (std::vector<Instance>{S, S, S, S, S, S, O, O}));
+}
+
+// ---- Contract suite over every policy --------------------------------------------------------
+
+struct Case {
+  SpotTrace trace;
+  std::int64_t start = 0;
+  DeadlineJob job;
+};
+
+// Random traces with runs of random lengths, jobs with the Safety Net's room (R >= C + 2d + tick).
+std::vector<Case> RandomCases(std::uint64_t seed, int n) {
+  Rng rng(seed);
+  std::vector<Case> out;
+  for (int i = 0; i < n; ++i) {
+    Case c;
+    const std::int64_t gap = rng.Bernoulli(0.5) ? 600 : 195;
+    std::vector<std::uint8_t> a;
+    bool up = rng.Bernoulli(0.5);
+    while (a.size() < 1400) {
+      const auto len = rng.UniformInt(1, up ? 40 : 25);
+      for (std::int64_t k = 0; k < len; ++k) a.push_back(up ? 1 : 0);
+      up = !up;
+    }
+    c.trace = Trace(a, gap);
+    c.job.compute_s = rng.UniformInt(2, 30) * 1800;
+    c.job.changeover_s = rng.Bernoulli(0.5) ? 72 : 720;
+    const double frac = 0.5 + 0.45 * rng.UniformDouble();
+    c.job.deadline_s = std::max(static_cast<std::int64_t>(static_cast<double>(c.job.compute_s) / frac),
+                                c.job.compute_s + SafetyNetSlack(c.job, gap));
+    c.job.od_price = 2.0 + 2.0 * rng.UniformDouble();
+    const std::int64_t window = c.job.deadline_s / gap + 2;
+    c.start = rng.UniformInt(0, static_cast<std::int64_t>(a.size()) - window);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+class DeadlinePolicyContract : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DeadlinePolicyContract, NeverMissesAndNeverAsksForAbsentSpot) {
+  for (const Case& c : RandomCases(11, 60)) {
+    auto p = Make(GetParam(), &c.trace);
+    const JobOutcome r = SimulateJob(c.trace, c.start, c.job, *p);
+    EXPECT_TRUE(r.met_deadline) << GetParam() << " start " << c.start;
+    EXPECT_EQ(r.invalid_requests, 0) << GetParam();
+    EXPECT_EQ(r.spot_compute_s + r.od_compute_s, c.job.compute_s);
+  }
+}
+
+TEST_P(DeadlinePolicyContract, Deterministic) {
+  for (const Case& c : RandomCases(12, 10)) {
+    auto p = Make(GetParam(), &c.trace);
+    const JobOutcome a = SimulateJob(c.trace, c.start, c.job, *p);
+    const JobOutcome b = SimulateJob(c.trace, c.start, c.job, *p);  // the same object, reused
+    auto q = Make(GetParam(), &c.trace);
+    const JobOutcome e = SimulateJob(c.trace, c.start, c.job, *q);
+    EXPECT_EQ(a.decisions, b.decisions);
+    EXPECT_EQ(a.decisions, e.decisions);
+    EXPECT_DOUBLE_EQ(a.cost, e.cost);
+  }
+}
+
+TEST_P(DeadlinePolicyContract, NeverCheaperThanOmniscient) {
+  for (const Case& c : RandomCases(13, 30)) {
+    auto p = Make(GetParam(), &c.trace);
+    const JobOutcome r = SimulateJob(c.trace, c.start, c.job, *p);
+    const OmniscientPlan best = PlanOmniscient(c.trace, c.start, c.job);
+    ASSERT_TRUE(best.feasible);
+    EXPECT_GE(r.cost, best.cost - 1e-6) << GetParam();
+  }
+}
+
+// Scrambles the series after tick `after` (every later tick redrawn).
+SpotTrace ScrambleAfter(const SpotTrace& t, std::int64_t after, std::uint64_t seed) {
+  SpotTrace s = t;
+  Rng rng(seed);
+  for (std::int64_t i = after + 1; i < s.ticks(); ++i) s.available[static_cast<std::size_t>(i)] = rng.Bernoulli(0.5) ? 1 : 0;
+  return s;
+}
+
+// Returns the number of cases in which a decision at or before the scramble point changed.
+int LookAheadViolations(const std::string& policy, std::uint64_t seed) {
+  int violations = 0;
+  Rng rng(seed);
+  for (const Case& c : RandomCases(seed, 25)) {
+    auto p = Make(policy, &c.trace);
+    const JobOutcome a = SimulateJob(c.trace, c.start, c.job, *p);
+    const auto t = rng.UniformInt(0, static_cast<std::int64_t>(a.decisions.size()) - 1);
+    const SpotTrace scrambled = ScrambleAfter(c.trace, c.start + t, rng.Next());
+    auto q = Make(policy, &scrambled);
+    const JobOutcome b = SimulateJob(scrambled, c.start, c.job, *q);
+    for (std::int64_t i = 0; i <= t; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      if (k >= b.decisions.size() || a.decisions[k] != b.decisions[k]) {
+        ++violations;
+        break;
+      }
+    }
+  }
+  return violations;
+}
+
+TEST_P(DeadlinePolicyContract, NoLookAhead) {
+  if (GetParam() == "omniscient") GTEST_SKIP() << "the labelled reference: it reads the future (see below)";
+  for (std::uint64_t seed : {21u, 22u, 23u}) EXPECT_EQ(LookAheadViolations(GetParam(), seed), 0) << GetParam();
+}
+
+// The property test can fail: the omniscient planner, which reads the future, breaks it.
+TEST(DeadlinePolicyContractSelfCheck, OmniscientFailsTheLookAheadTest) {
+  int v = 0;
+  for (std::uint64_t seed : {21u, 22u, 23u}) v += LookAheadViolations("omniscient", seed);
+  EXPECT_GT(v, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, DeadlinePolicyContract, ::testing::ValuesIn(PolicyNames()),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string n = p.param;
+                           for (char& ch : n) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace seedance::sim::deadline

@@ -1,0 +1,179 @@
+#include "seedance/sim/deadline/policies.h"
+
+#include <algorithm>
+
+namespace seedance::sim::deadline {
+
+std::int64_t SafetyNetSlack(const DeadlineJob& job, std::int64_t gap_s) {
+  return std::max(2 * job.changeover_s, job.changeover_s + gap_s);
+}
+
+void OnlinePolicy::Start(const DeadlineJob& job, std::int64_t gap_s, std::int64_t start_tick) {
+  committed_ = false;
+  OnStart(job, gap_s, start_tick);
+}
+
+Instance OnlinePolicy::Decide(const Observation& obs) {
+  if (committed_) return Instance::kOnDemand;
+  const Instance choice = Choose(obs);
+  const bool keeps_spot = obs.current == Instance::kSpot && choice == Instance::kSpot;
+  if (!keeps_spot &&
+      obs.remaining_time_s - obs.remaining_compute_s < SafetyNetSlack(*obs.job, obs.gap_s)) {
+    committed_ = true;
+    return Instance::kOnDemand;
+  }
+  return choice;
+}
+
+Instance OnDemandPolicy::Choose(const Observation& /*obs*/) { return Instance::kOnDemand; }
+
+Instance GreedyPolicy::Choose(const Observation& obs) {
+  return obs.spot_available ? Instance::kSpot : Instance::kIdle;
+}
+
+bool BehindSchedule(const Observation& obs, std::int64_t at_s) {
+  const DeadlineJob& j = *obs.job;
+  const std::int64_t cp = j.compute_s - obs.remaining_compute_s;
+  // cp < C(0) * at / R(0), in integers (seconds; products stay far below 2^63).
+  return cp * j.deadline_s < j.compute_s * at_s;
+}
+
+namespace {
+
+// Rules 1 and 3 when the job does not take spot: on-demand keeps the job until it is ahead of
+// ep(t + 2d) (hysteresis); an idle job goes on-demand when it is behind ep(t).
+Instance UniformProgressWithoutSpot(const Observation& obs) {
+  if (obs.current == Instance::kOnDemand) {
+    return BehindSchedule(obs, obs.elapsed_s + 2 * obs.job->changeover_s) ? Instance::kOnDemand : Instance::kIdle;
+  }
+  return BehindSchedule(obs, obs.elapsed_s) ? Instance::kOnDemand : Instance::kIdle;
+}
+
+// Rule 2 (Taking Risks) except that the hysteresis also keeps an on-demand job that is not yet
+// ahead of ep(t + 2d) off spot; Exploitation keeps a running spot instance.
+Instance UniformProgressRule(const Observation& obs) {
+  if (obs.current == Instance::kSpot) return Instance::kSpot;
+  if (obs.spot_available) {
+    if (obs.current == Instance::kOnDemand &&
+        BehindSchedule(obs, obs.elapsed_s + 2 * obs.job->changeover_s)) {
+      return Instance::kOnDemand;
+    }
+    return Instance::kSpot;
+  }
+  return UniformProgressWithoutSpot(obs);
+}
+
+}  // namespace
+
+Instance UniformProgressPolicy::Choose(const Observation& obs) {
+  if (spot_first_ && obs.spot_available) return Instance::kSpot;
+  return UniformProgressRule(obs);
+}
+
+void SpotRunHistory::Reset() {
+  next_ = 0;
+  run_start_ = -1;
+  run_start_seen_ = false;
+  seen_down_ = false;
+  runs_.clear();
+}
+
+void SpotRunHistory::AdvanceTo(const PastView& past) {
+  const std::int64_t now = past.now();
+  const std::int64_t first = std::max<std::int64_t>(0, now - window_ticks_);
+  if (next_ < first) {  // a fresh start (or a jump): forget what cannot be joined up
+    next_ = first;
+    run_start_ = -1;
+    seen_down_ = false;
+  }
+  for (; next_ <= now; ++next_) {
+    if (past.At(next_)) {
+      if (run_start_ < 0) {
+        run_start_ = next_;
+        run_start_seen_ = seen_down_;
+      }
+    } else {
+      if (run_start_ >= 0 && run_start_seen_) runs_.emplace_back(run_start_, next_ - run_start_);
+      run_start_ = -1;
+      seen_down_ = true;
+    }
+  }
+  while (!runs_.empty() && runs_.front().first < first) runs_.pop_front();
+}
+
+std::int64_t SpotRunHistory::current_age() const {
+  return run_start_ < 0 ? 0 : next_ - 1 - run_start_;
+}
+
+SeedanceDeadlinePolicy::SeedanceDeadlinePolicy(SeedanceDeadlineConfig config)
+    : config_(config), history_(0) {}
+
+void SeedanceDeadlinePolicy::OnStart(const DeadlineJob& /*job*/, std::int64_t gap_s, std::int64_t /*start_tick*/) {
+  history_ = SpotRunHistory(std::max<std::int64_t>(1, config_.window_s / gap_s));
+}
+
+bool SeedanceDeadlinePolicy::ExpectedBenefit(const Observation& obs, bool extra_od_changeover,
+                                             double* benefit) const {
+  if (static_cast<int>(history_.runs().size()) < config_.min_runs) return false;
+  const double k = obs.job->od_price;
+  const double d = static_cast<double>(obs.job->changeover_s);
+  const double g = static_cast<double>(obs.gap_s);
+  const std::int64_t age = history_.current_age();
+  auto gain = [&](double life_s) {
+    return k * std::max(0.0, life_s - d) - life_s - (extra_od_changeover ? k * d : 0.0);
+  };
+  double sum = 0;
+  int n = 0;
+  for (const auto& [start, len] : history_.runs()) {
+    if (len <= age) continue;
+    sum += gain(static_cast<double>(len - age) * g);
+    ++n;
+  }
+  // Older than every run in the window: expect it to live about as long again.
+  *benefit = n > 0 ? sum / n : gain(static_cast<double>(std::max<std::int64_t>(age, 1)) * g);
+  return true;
+}
+
+Instance SeedanceDeadlinePolicy::Choose(const Observation& obs) {
+  history_.AdvanceTo(obs.past);
+  if (obs.current == Instance::kSpot) return Instance::kSpot;  // Exploitation
+  if (obs.spot_available) {
+    double benefit = 0;
+    if (!ExpectedBenefit(obs, obs.current == Instance::kOnDemand, &benefit)) {
+      return UniformProgressRule(obs);  // too little history
+    }
+    if (benefit > 0) return Instance::kSpot;
+  }
+  // Leaving on-demand for idle only pays if a later spot run may be worth taking; when none in the
+  // window was, the job would come back to on-demand and pay the changeover again.
+  if (obs.current == Instance::kOnDemand && !SpotMayPay(obs)) return Instance::kOnDemand;
+  return UniformProgressWithoutSpot(obs);
+}
+
+bool SeedanceDeadlinePolicy::SpotMayPay(const Observation& obs) const {
+  if (static_cast<int>(history_.runs().size()) < config_.min_runs) return true;
+  const double k = obs.job->od_price;
+  const double d = static_cast<double>(obs.job->changeover_s);
+  for (const auto& [start, len] : history_.runs()) {
+    const double life = static_cast<double>(len * obs.gap_s);
+    if (k * (life - d) - life > 0) return true;
+  }
+  return false;
+}
+
+const std::vector<std::string>& PolicyNames() {
+  static const std::vector<std::string> kNames = {"on-demand", "greedy", "uniform-progress", "omniscient",
+                                                  "seedance"};
+  return kNames;
+}
+
+Result<std::unique_ptr<DeadlinePolicy>> MakeOnlinePolicy(const std::string& name) {
+  if (name == "on-demand") return std::unique_ptr<DeadlinePolicy>(new OnDemandPolicy());
+  if (name == "greedy") return std::unique_ptr<DeadlinePolicy>(new GreedyPolicy());
+  if (name == "uniform-progress") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy());
+  if (name == "uniform-progress-spot-first") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy(true));
+  if (name == "seedance") return std::unique_ptr<DeadlinePolicy>(new SeedanceDeadlinePolicy());
+  return InvalidArgumentError("unknown online deadline policy '" + name + "'");
+}
+
+}  // namespace seedance::sim::deadline

@@ -1,0 +1,143 @@
+#pragma once
+
+// The deadline policies of `seedance bench spot`. All but `omniscient` see only an Observation
+// (the job's state and the series up to now). Names are the ones written to spot.json.
+//   on-demand         on-demand from the start to the end.
+//   greedy            "Can't Be Late" S3.4: spot whenever available, idle otherwise, Safety Net.
+//   uniform-progress  S5.2 with hysteresis (rules 1-3 + Safety Net). Reading of Fig. 10: the
+//                     hysteresis gates every exit from on-demand, to spot as well as to idle
+//                     (the text: it exists to stop a short spot run wasting 2d from on-demand).
+//   seedance          uniform progress with the S5.4 "next spot lifetime" rules, the oracle
+//                     replaced by an estimate from the past of the series (SeedanceDeadlinePolicy).
+//   omniscient        the offline optimum with the whole future known (omniscient.h); a labelled
+//                     reference, not a competitor.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "seedance/core/status.h"
+#include "seedance/sim/deadline/spot_job.h"
+
+namespace seedance::sim::deadline {
+
+// The Safety Net (S3.3) on the tick grid: unless the job keeps a running spot instance, it commits
+// to on-demand for the rest of the job once its slack R - C falls below
+// max(2d, d + tick). With 2d it can still take one more spot launch and fall back to on-demand;
+// with d + tick it can idle one more tick and still switch (the paper's continuous-time rule is
+// R < C + 2d; the d + tick term only matters when a tick is longer than d).
+std::int64_t SafetyNetSlack(const DeadlineJob& job, std::int64_t gap_s);
+
+// Base of the online policies: applies the Safety Net (and Thrifty: the simulator stops a finished
+// job) on top of Choose().
+class OnlinePolicy : public DeadlinePolicy {
+ public:
+  void Start(const DeadlineJob& job, std::int64_t gap_s, std::int64_t start_tick) override;
+  Instance Decide(const Observation& obs) final;
+
+ protected:
+  virtual void OnStart(const DeadlineJob& /*job*/, std::int64_t /*gap_s*/, std::int64_t /*start_tick*/) {}
+  virtual Instance Choose(const Observation& obs) = 0;
+
+ private:
+  bool committed_ = false;
+};
+
+class OnDemandPolicy : public OnlinePolicy {
+ public:
+  std::string_view Name() const override { return "on-demand"; }
+
+ protected:
+  Instance Choose(const Observation& obs) override;
+};
+
+class GreedyPolicy : public OnlinePolicy {
+ public:
+  std::string_view Name() const override { return "greedy"; }
+
+ protected:
+  Instance Choose(const Observation& obs) override;
+};
+
+// Uniform progress: cp(t) = C(0) - C(t), ep(t) = C(0) t / R(0).
+bool BehindSchedule(const Observation& obs, std::int64_t at_s);  // cp(t) < ep(at_s)
+
+class UniformProgressPolicy : public OnlinePolicy {
+ public:
+  // `spot_first`: the other reading of Fig. 10, in which available spot overrides the hysteresis
+  // (it then only gates on-demand -> idle). Reported beside Table 3 as "uniform-progress-spot-first".
+  explicit UniformProgressPolicy(bool spot_first = false) : spot_first_(spot_first) {}
+  std::string_view Name() const override { return spot_first_ ? "uniform-progress-spot-first" : "uniform-progress"; }
+
+ protected:
+  Instance Choose(const Observation& obs) override;
+
+ private:
+  bool spot_first_;
+};
+
+// Spot run lengths seen in a trailing window of the past, kept incrementally as the job advances
+// (each tick is read once, and never beyond now).
+class SpotRunHistory {
+ public:
+  explicit SpotRunHistory(std::int64_t window_ticks) : window_ticks_(window_ticks) {}
+  void Reset();
+  // Reads every tick up to past.now() not read yet.
+  void AdvanceTo(const PastView& past);
+  // Completed runs (in ticks) that started inside the window, oldest first.
+  const std::deque<std::pair<std::int64_t, std::int64_t>>& runs() const { return runs_; }  // (start, length)
+  // Consecutive available ticks before now (0 if the run started now or spot is unavailable).
+  std::int64_t current_age() const;
+
+ private:
+  std::int64_t window_ticks_;
+  std::int64_t next_ = 0;        // first tick not read yet
+  std::int64_t run_start_ = -1;  // start of the open run, -1 when spot is unavailable
+  bool run_start_seen_ = false;  // the open run's start was observed (not cut by the window)
+  bool seen_down_ = false;       // an unavailable tick has been read
+  std::deque<std::pair<std::int64_t, std::int64_t>> runs_;
+};
+
+struct SeedanceDeadlineConfig {
+  std::int64_t window_s = 7 * 24 * 3600;  // trailing window of spot history (issue 11: 7 days)
+  int min_runs = 3;                       // fewer completed runs: behave as uniform-progress
+};
+
+// Seedance's deadline policy. Uniform progress (rules 1-2, Safety Net) decides when the job must run;
+// whether to take an available spot instance is decided on the expected benefit of the spot run,
+// from the empirical distribution of spot run lengths in the trailing window, conditioned on the
+// age of the current run: for a remaining lifetime L, a spot run saves k (L - d)+ - L against buying
+// the same progress on-demand, and k (L - d)+ - L - k d when the job leaves on-demand for it (it
+// must pay d again to come back): the S5.4 oracle rules L > kd/(k-1) and L > 2kd/(k-1), taken in
+// expectation. An on-demand job with no spot in sight keeps the S5.2 hysteresis, unless no spot
+// run in the window paid its changeover (then it stays on on-demand rather than idle and relaunch).
+class SeedanceDeadlinePolicy : public OnlinePolicy {
+ public:
+  explicit SeedanceDeadlinePolicy(SeedanceDeadlineConfig config = {});
+  std::string_view Name() const override { return "seedance"; }
+
+ protected:
+  void OnStart(const DeadlineJob& job, std::int64_t gap_s, std::int64_t start_tick) override;
+  Instance Choose(const Observation& obs) override;
+
+ private:
+  // Expected benefit (spot-price seconds) of holding the current spot run; `extra_od_changeover`
+  // when the job leaves on-demand. Returns false when the history is too thin to say.
+  bool ExpectedBenefit(const Observation& obs, bool extra_od_changeover, double* benefit) const;
+  // Some spot run in the window was long enough to pay its changeover (or the window is too thin
+  // to say).
+  bool SpotMayPay(const Observation& obs) const;
+
+  SeedanceDeadlineConfig config_;
+  SpotRunHistory history_;
+};
+
+// The policy names, in table order.
+const std::vector<std::string>& PolicyNames();
+
+// Builds an online policy by name (not "omniscient", which needs the future: see omniscient.h).
+Result<std::unique_ptr<DeadlinePolicy>> MakeOnlinePolicy(const std::string& name);
+
+}  // namespace seedance::sim::deadline

@@ -1,0 +1,110 @@
+#include "seedance/sim/deadline/spot_job.h"
+
+#include <algorithm>
+
+#include "seedance/core/check.h"
+#include "seedance/sim/fleet.h"
+
+namespace seedance::sim::deadline {
+
+const char* InstanceName(Instance i) {
+  switch (i) {
+    case Instance::kIdle: return "idle";
+    case Instance::kSpot: return "spot";
+    case Instance::kOnDemand: return "on-demand";
+  }
+  return "?";
+}
+
+Result<SpotTrace> LoadSpotTrace(const std::string& path, const std::string& name, int min_instances) {
+  SEEDANCE_ASSIGN_OR_RETURN(SpotSeries s, SpotSeries::LoadFile(path, 1));
+  const double gap = s.gap_s();
+  if (gap != static_cast<double>(static_cast<std::int64_t>(gap))) {
+    return InvalidArgumentError(path + ": field 'metadata.gap_seconds': must be a whole number of seconds");
+  }
+  SpotTrace t;
+  t.name = name;
+  t.gap_s = static_cast<std::int64_t>(gap);
+  t.available.reserve(s.ticks());
+  for (std::size_t i = 0; i < s.ticks(); ++i) {
+    // Sampled at the middle of tick i, so that floating point cannot pick the neighbour.
+    const int n = s.AvailableAt((static_cast<double>(i) + 0.5) * gap);
+    t.available.push_back(n >= min_instances ? 1 : 0);
+  }
+  return t;
+}
+
+bool PastView::At(std::int64_t tick) const {
+  SEEDANCE_CHECK(tick <= now_) << "policy read spot tick " << tick << " in the future of tick " << now_;
+  return trace_->At(tick);
+}
+
+TickStep StepTick(Instance inst, std::int64_t changeover_left, std::int64_t remaining, std::int64_t gap_s) {
+  TickStep s;
+  if (inst == Instance::kIdle) return s;
+  s.billed_s = std::min(gap_s, changeover_left + remaining);
+  const std::int64_t served = std::min(changeover_left, s.billed_s);
+  s.progress_s = s.billed_s - served;
+  s.changeover_left_s = changeover_left - served;
+  return s;
+}
+
+JobOutcome SimulateJob(const SpotTrace& trace, std::int64_t start_tick, const DeadlineJob& job,
+                       DeadlinePolicy& policy) {
+  JobOutcome out;
+  const std::int64_t g = trace.gap_s;
+  const std::int64_t max_ticks = (job.deadline_s + job.compute_s + job.changeover_s) / g + 2;
+  policy.Start(job, g, start_tick);
+  Instance cur = Instance::kIdle;
+  std::int64_t co = 0;
+  std::int64_t left = job.compute_s;
+  if (left <= 0) out.finish_s = 0;
+  for (std::int64_t i = 0; left > 0 && i < max_ticks; ++i) {
+    const std::int64_t tick = start_tick + i;
+    const bool avail = trace.At(tick);
+    if (cur == Instance::kSpot && !avail) {
+      cur = Instance::kIdle;
+      co = 0;
+      ++out.preemptions;
+    }
+    Observation obs;
+    obs.job = &job;
+    obs.gap_s = g;
+    obs.start_tick = start_tick;
+    obs.now_tick = tick;
+    obs.elapsed_s = i * g;
+    obs.remaining_compute_s = left;
+    obs.remaining_time_s = job.deadline_s - i * g;
+    obs.current = cur;
+    obs.changeover_left_s = co;
+    obs.spot_available = avail;
+    obs.past = PastView(&trace, tick);
+    Instance want = policy.Decide(obs);
+    out.decisions.push_back(want);
+    if (want == Instance::kSpot && !avail) {
+      ++out.invalid_requests;
+      want = Instance::kIdle;
+    }
+    if (want != cur) {
+      cur = want;
+      co = cur == Instance::kIdle ? 0 : job.changeover_s;
+      if (cur != Instance::kIdle) ++out.changeovers;
+    }
+    const TickStep s = StepTick(cur, co, left, g);
+    co = s.changeover_left_s;
+    left -= s.progress_s;
+    if (cur == Instance::kSpot) {
+      out.spot_billed_s += s.billed_s;
+      out.spot_compute_s += s.progress_s;
+    } else if (cur == Instance::kOnDemand) {
+      out.od_billed_s += s.billed_s;
+      out.od_compute_s += s.progress_s;
+    }
+    if (left == 0) out.finish_s = i * g + s.billed_s;
+  }
+  out.cost = static_cast<double>(out.spot_billed_s) + job.od_price * static_cast<double>(out.od_billed_s);
+  out.met_deadline = out.finish_s >= 0 && out.finish_s <= job.deadline_s;
+  return out;
+}
+
+}  // namespace seedance::sim::deadline

@@ -1,0 +1,122 @@
+#pragma once
+
+// One deadline job on one spot market, in the model of "Can't Be Late" (Wu et al., NSDI'24, S3):
+// the job is idle, on a spot instance or on an on-demand instance; every switch into a spot or
+// on-demand instance (a relaunch after a preemption included) costs a changeover delay d, billed at
+// the new instance's price, during which no progress is made; going idle is free. Spot costs 1 per
+// second, on-demand k per second, billed per second. Time advances in the series' ticks; spot
+// availability is constant within a tick and a preemption is seen at the start of the next tick
+// (the job then is idle at that decision point). Everything is in integer seconds, so a run is
+// exactly reproducible.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "seedance/core/status.h"
+
+namespace seedance::sim::deadline {
+
+enum class Instance : std::uint8_t { kIdle, kSpot, kOnDemand };
+const char* InstanceName(Instance i);
+
+// Availability of one spot instance type in one zone: available[i] == 1 when a spot instance can
+// be held during tick i (time [i * gap_s, (i + 1) * gap_s)). Series tick 0 is simulation time 0.
+struct SpotTrace {
+  std::string name;
+  std::int64_t gap_s = 0;
+  std::vector<std::uint8_t> available;
+
+  std::int64_t ticks() const { return static_cast<std::int64_t>(available.size()); }
+  // Ticks outside the series count as unavailable.
+  bool At(std::int64_t tick) const {
+    return tick >= 0 && tick < ticks() && available[static_cast<std::size_t>(tick)] != 0;
+  }
+};
+
+// Loads a skypilot-org/spot-traces JSON file (1 = available, the public files' encoding; see
+// data/spot_traces/SOURCE.md). `min_instances` > 1 reads a multi-node file as "all N available".
+// Errors name the file and the field.
+Result<SpotTrace> LoadSpotTrace(const std::string& path, const std::string& name, int min_instances = 1);
+
+struct DeadlineJob {
+  std::int64_t compute_s = 0;     // C(0): work on one instance
+  std::int64_t deadline_s = 0;    // R(0): time from the start to the deadline
+  std::int64_t changeover_s = 0;  // d
+  double od_price = 3.0;          // k: on-demand price / spot price (> 1)
+};
+
+// Read-only window on the series up to the current tick: what a scheduler could have recorded.
+class PastView {
+ public:
+  PastView(const SpotTrace* trace, std::int64_t now) : trace_(trace), now_(now) {}
+  std::int64_t now() const { return now_; }
+  // REQUIRES: tick <= now() (aborts otherwise: reading the future is a contract violation).
+  bool At(std::int64_t tick) const;
+
+ private:
+  const SpotTrace* trace_;
+  std::int64_t now_;
+};
+
+// What a policy sees at one decision point (a tick boundary).
+struct Observation {
+  const DeadlineJob* job = nullptr;
+  std::int64_t gap_s = 0;
+  std::int64_t start_tick = 0;           // series tick at which the job started
+  std::int64_t now_tick = 0;             // series tick of this decision
+  std::int64_t elapsed_s = 0;            // t
+  std::int64_t remaining_compute_s = 0;  // C(t)
+  std::int64_t remaining_time_s = 0;     // R(t)
+  Instance current = Instance::kIdle;    // after any preemption seen at this tick
+  std::int64_t changeover_left_s = 0;    // of the current instance
+  bool spot_available = false;           // now
+  PastView past{nullptr, 0};             // the series up to now_tick
+};
+
+// A deadline policy: one decision per tick. Decide may return kSpot only when spot_available.
+class DeadlinePolicy {
+ public:
+  virtual ~DeadlinePolicy() = default;
+  virtual std::string_view Name() const = 0;
+  // Called before the first decision of each job; resets any per-job state.
+  virtual void Start(const DeadlineJob& job, std::int64_t gap_s, std::int64_t start_tick) = 0;
+  virtual Instance Decide(const Observation& obs) = 0;
+};
+
+struct JobOutcome {
+  double cost = 0;                    // spot_billed_s + k * od_billed_s (spot-price seconds)
+  std::int64_t spot_billed_s = 0;     // changeovers included
+  std::int64_t od_billed_s = 0;
+  std::int64_t spot_compute_s = 0;    // progress made on spot
+  std::int64_t od_compute_s = 0;
+  std::int64_t finish_s = -1;         // time of completion from the start; -1 = never
+  int changeovers = 0;
+  int preemptions = 0;
+  int invalid_requests = 0;           // spot asked for while unavailable (treated as idle)
+  bool met_deadline = false;
+  std::vector<Instance> decisions;    // one per tick, as returned by the policy
+
+  double CostUsd(double spot_usd_per_hour, double od_usd_per_hour) const {
+    return (static_cast<double>(spot_billed_s) * spot_usd_per_hour +
+            static_cast<double>(od_billed_s) * od_usd_per_hour) / 3600.0;
+  }
+};
+
+// Runs `job` from series tick `start_tick` under `policy`. The run stops when the job is done, or
+// (a miss) when the job cannot finish any more by the deadline plus C(0) + d.
+JobOutcome SimulateJob(const SpotTrace& trace, std::int64_t start_tick, const DeadlineJob& job,
+                       DeadlinePolicy& policy);
+
+// The tick-level dynamics shared by the simulator and the omniscient planner: holding `inst`
+// (with `changeover_left` seconds of changeover still to serve) for one tick of `gap_s` with
+// `remaining` compute left. Per-second billing: a job that ends mid-tick pays only to its end.
+struct TickStep {
+  std::int64_t billed_s = 0;
+  std::int64_t progress_s = 0;
+  std::int64_t changeover_left_s = 0;
+};
+TickStep StepTick(Instance inst, std::int64_t changeover_left, std::int64_t remaining, std::int64_t gap_s);
+
+}  // namespace seedance::sim::deadline
