@@ -5,6 +5,9 @@
 namespace seedance::audit {
 
 Result<GpuAuditSpec> FindGpuAuditSpec(cluster::GpuModelIndex model) {
+  if (model >= gpu::Catalog().size()) {
+    return NotFoundError("no GPU model (index " + std::to_string(model) + ") in the audit catalog");
+  }
   const gpu::GpuFacts& g = gpu::GpuAt(model);
   if (!g.disclosed || g.tdp_w <= 0 || g.fp16_tflops <= 0) {
     return NotFoundError("GPU model '" + std::string(g.name) +

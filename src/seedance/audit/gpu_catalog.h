@@ -19,7 +19,8 @@ struct GpuAuditSpec {
 // Returns the spec of `model` from the GPU catalog (gpu::Catalog(): datasheet figures, cited
 // there; dense INT8 TOPS where the model has INT8 tensor cores, else dense FP16 TFLOPS; the
 // board power limit per GPU), or kNotFound naming the model when the catalog has no such facts
-// (the openb trace's undisclosed G2/G3). GPU names are parsed by gpu::ParseGpuName.
+// (the openb trace's undisclosed G2/G3) or no such model (kNoGpuModel). GPU names are parsed
+// by gpu::ParseGpuName.
 Result<GpuAuditSpec> FindGpuAuditSpec(cluster::GpuModelIndex model);
 
 }  // namespace seedance::audit
