@@ -26,7 +26,8 @@ constexpr std::string_view kUndisclosed =
 
 constexpr std::string_view kV100Source =
     "NVIDIA Tesla V100 datasheet (volta-v100-datasheet-update-us-1165301-r5), "
-    "https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf";
+    "https://images.nvidia.com/content/technologies/volta/pdf/"
+    "volta-v100-datasheet-update-us-1165301-r5.pdf";
 constexpr std::string_view kA100Source =
     "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4), "
     "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
