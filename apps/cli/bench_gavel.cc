@@ -82,11 +82,16 @@ int Run(const BenchGavelOptions& o) {
       }
     }
   }
+  nlohmann::json prices = nlohmann::json::object();  // the prices the simulated cluster bills at
+  const sim::FleetSpec fleet = sim::GavelFleet(36, 36, 36);
+  for (const sim::PoolSpec& pool : fleet.pools) {
+    prices[fleet.gpu_types[static_cast<std::size_t>(pool.type)]] = pool.usd_per_gpu_hour;
+  }
   nlohmann::json doc = {{"generated_by", "seedance bench gavel"},
                         {"trace", o.trace},
                         {"cluster", "36 V100 + 36 P100 + 36 K80"},
                         {"measured_jobs", "4000-4999"},
-                        {"prices_usd_per_gpu_hour", {{"V100", 2.85}, {"P100", 1.68}, {"K80", 0.52}}},
+                        {"prices_usd_per_gpu_hour", prices},
                         {"results", results}};
   Status s = EnsureDirectory(o.out);
   if (s.ok()) s = WriteFileAtomically(o.out + "/gavel.json", doc.dump(2) + "\n");

@@ -2,14 +2,17 @@
 // ownership per TFLOPS-year of owned GPUs (S1.3).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "common.h"
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/cost/price_table.h"
+#include "seedance/gpu/catalog.h"
 
 namespace seedance::cli {
 namespace {
@@ -25,24 +28,6 @@ constexpr Instance kInstances[] = {
     {"p4d.24xlarge", "8x A100 40GB", 235, 32.77, 11.92},
     {"g5.48xlarge", "8x A10G", 140, 10.24, 3.86},
     {"g6.24xlarge", "4x L4", 112, 7.12, 2.63},
-};
-
-// GPUs: dense FP16/BF16 tensor TFLOPS, INT8 TOPS (0 = none), memory GiB, bandwidth GB/s, TDP W
-// (NVIDIA datasheets; K80/P100 have no tensor cores: FP16 from their CUDA cores), interconnect.
-// Prices are not here: on-demand $/GPU-h comes from the price table (data/prices/gpu_prices.csv),
-// spot = cost::kDefaultSpotRatio x on-demand unless a spot quote exists (RunPod A100-80G 1.19).
-struct Gpu {
-  const char* name;
-  double fp16, int8, mem, bw, tdp;
-  const char* link;
-  double spot_quote;  // 0: none
-};
-constexpr Gpu kGpus[] = {
-    {"H100", 989, 1979, 80, 3350, 700, "NVLink", 0},  {"A100-80G", 312, 624, 80, 2039, 400, "NVLink", 1.19},
-    {"A100", 312, 624, 40, 1555, 400, "NVLink", 0},   {"L4", 121, 242, 24, 300, 72, "PCIe", 0},
-    {"A10G", 70, 140, 24, 600, 300, "PCIe", 0},       {"A10", 125, 250, 24, 600, 150, "PCIe", 0},
-    {"T4", 65, 130, 16, 320, 70, "PCIe", 0},          {"V100", 125, 0, 16, 900, 300, "NVLink", 0},
-    {"P100", 21.2, 0, 16, 732, 300, "NVLink", 0},     {"K80", 8.7, 0, 24, 480, 300, "PCIe", 0},
 };
 
 struct TcoInputs {
@@ -62,19 +47,33 @@ int Run(const TcoInputs& in, const std::string& prices_path) {
   }
   std::cout << "(the seed prints spot TFLOPS/$ 19.71, 36.27, 42.59: reproduced; its TFLOPS are its own figures, below\n"
                " the datasheet sums, e.g. 8 x A100 = 2,496 dense FP16 TFLOPS)\n\n";
-  std::cout << "GPU catalog (S1.1): datasheet dense FP16 TFLOPS, per-GPU prices\n";
+  // GPUs: facts from the GPU catalog (src/seedance/gpu/catalog.cc, each row cited there), prices
+  // from the price table (spot = its quoted spot price, else cost::kDefaultSpotRatio x on-demand).
+  std::cout << "GPU catalog (S1.1): datasheet dense FP16 TFLOPS per GPU (src/seedance/gpu/catalog.cc), "
+               "prices per GPU from " << prices->name() << "\n";
   std::cout << fmt::format("{:<9} {:>7} {:>7} {:>5} {:>6} {:>5} {:<7} {:>7} {:>7} {:>9} {:>9}\n", "GPU", "FP16 T", "INT8 T",
                            "GiB", "GB/s", "W", "link", "OD $/h", "spot $", "TFLOPS/$", "spot T/$");
-  for (const auto& g : kGpus) {
-    auto model = cluster::ParseGpuModel(g.name);
-    const cost::GpuPrice* p = model.has_value() ? prices->Find(*model) : nullptr;
-    if (p == nullptr) continue;  // not priced in this table
-    const double od = ToUsd(p->usd_per_gpu_hour);
-    const double spot = g.spot_quote > 0 ? g.spot_quote : od * cost::kDefaultSpotRatio;
-    std::cout << fmt::format("{:<9} {:>7.1f} {:>7} {:>5.0f} {:>6.0f} {:>5.0f} {:<7} {:>7.2f} {:>7.2f} {:>9.1f} {:>9.1f}\n",
-                             g.name, g.fp16, g.int8 > 0 ? fmt::format("{:.0f}", g.int8) : "-", g.mem, g.bw, g.tdp,
-                             g.link, od, spot, g.fp16 / od, g.fp16 / spot);
+  std::vector<cluster::GpuModelIndex> rows;  // priced models with known facts, fastest FP16 first
+  for (std::size_t i = 0; i < gpu::Catalog().size(); ++i) {
+    const auto m = static_cast<cluster::GpuModelIndex>(i);
+    if (gpu::GpuAt(m).disclosed && prices->Find(m) != nullptr) rows.push_back(m);
   }
+  std::stable_sort(rows.begin(), rows.end(), [](cluster::GpuModelIndex a, cluster::GpuModelIndex b) {
+    return gpu::GpuAt(a).fp16_tflops > gpu::GpuAt(b).fp16_tflops;
+  });
+  for (cluster::GpuModelIndex m : rows) {
+    const gpu::GpuFacts& g = gpu::GpuAt(m);
+    const cost::GpuPrice* p = prices->Find(m);
+    const double od = ToUsd(p->usd_per_gpu_hour);
+    const double spot = p->spot_usd_per_gpu_hour.raw() > 0 ? ToUsd(p->spot_usd_per_gpu_hour) : od * cost::kDefaultSpotRatio;
+    const std::string_view link = g.interconnect.starts_with("NVLink") ? "NVLink" : "PCIe";
+    std::cout << fmt::format("{:<9} {:>7.1f} {:>7} {:>5.0f} {:>6.0f} {:>5.0f} {:<7} {:>7.2f} {:>7.2f} {:>9.1f} {:>9.1f}\n",
+                             g.name, g.fp16_tflops, g.int8_tops > 0 ? fmt::format("{:.0f}", g.int8_tops) : "-", g.memory_gib,
+                             g.memory_gb_s, g.tdp_w, link, od, spot, g.fp16_tflops / od, g.fp16_tflops / spot);
+  }
+  std::cout << "(one GPU as clouds bill it: the K80 row is one of the board's two GPUs; FP16 on tensor cores where\n"
+               " present, else CUDA cores; spot is a quoted price where the price table has one, else "
+            << cost::kDefaultSpotRatio << " x on-demand)\n";
   // TCO per TFLOPS-year (S1.3).
   const double hours = 8760;
   double depreciation = in.gpu_price / in.life_years / in.tflops;

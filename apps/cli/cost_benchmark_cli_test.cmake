@@ -47,7 +47,10 @@ elseif(CASE STREQUAL "catalog")
     message(FATAL_ERROR "exit ${rc}\n${stderr}")
   endif()
   # The seed's spot TFLOPS per dollar (S1.2), reproduced from its prices and TFLOPS.
-  foreach(v "19\\.71" "36\\.27" "42\\.59" "total +146\\.28 +0\\.87")
+  # GPU rows come from the GPU catalog: the K80 is one GPU of its board (12 GiB, 4.37 TFLOPS,
+  # 150 W), the A100-80G's spot price is the price table's quote.
+  foreach(v "19\\.71" "36\\.27" "42\\.59" "total +146\\.28 +0\\.87"
+            "K80 +4\\.4 +- +12 +240 +150 PCIe +0\\.52" "A100-80G +312\\.0 +624 +80 +2039 +400 NVLink +1\\.79 +1\\.19")
     if(NOT stdout MATCHES "${v}")
       message(FATAL_ERROR "catalog output lacks ${v}:\n${stdout}")
     endif()

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "seedance/audit/gpu_catalog.h"
+#include "seedance/gpu/catalog.h"
 
 namespace seedance::audit {
 
@@ -157,7 +158,7 @@ GpuAudit AuditGpu(const GpuSeries& g, const AuditConfig& cfg, std::int64_t now_s
   a.model_name = g.model_name;
   const std::string who = "GPU " + (g.uuid.empty() ? std::string("?") : g.uuid);
   bool ok = true;
-  auto model = RecognizeGpuModel(g.model_name);
+  auto model = gpu::ParseGpuName(g.model_name, gpu::NameMatch::kProduct);
   std::optional<GpuAuditSpec> spec;
   if (!model.has_value()) {
     issues.push_back(who + ": field 'modelName': " + model.error().message());
@@ -201,7 +202,7 @@ GpuAudit AuditGpu(const GpuSeries& g, const AuditConfig& cfg, std::int64_t now_s
       std::lower_bound(g.t_s.begin(), g.t_s.end(), now_s - window_s) - g.t_s.begin());
   const auto e = static_cast<std::size_t>(
       std::upper_bound(g.t_s.begin(), g.t_s.end(), now_s) - g.t_s.begin());
-  const bool tensor_cores = !(spec.has_value() && a.model == *cluster::ParseGpuModel("P100"));
+  const bool tensor_cores = !(spec.has_value() && !gpu::GpuAt(a.model).tensor_cores);
   double sum_p = 0, sum_u = 0, sum_act = 0, max_t = -1e300, max_used = 0, mem_total = 0;
   std::int64_t n_p = 0, n_u = 0, n_act = 0, n_t = 0;
   CounterDelta pcie, ecc;

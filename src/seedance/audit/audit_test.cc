@@ -32,23 +32,19 @@ bool HasIssue(const NodeAudit& n, const std::string& needle) {
   return false;
 }
 
-TEST(GpuCatalogTest, RecognizesDcgmModelNames) {
-  const std::pair<const char*, const char*> cases[] = {
-      {"NVIDIA A100-SXM4-80GB", "A100-80G"}, {"NVIDIA A100-SXM4-40GB", "A100"},
-      {"NVIDIA A100 80GB PCIe", "A100-80G"}, {"NVIDIA H100 80GB HBM3", "H100"},
-      {"NVIDIA H200", "H200"},               {"Tesla V100-SXM2-32GB", "V100M32"},
-      {"Tesla V100-SXM2-16GB", "V100M16"},   {"Tesla T4", "T4"},
-      {"NVIDIA L4", "L4"},                   {"NVIDIA L40S", "L40S"},
-      {"NVIDIA A10G", "A10G"},               {"NVIDIA A10", "A10"},
-      {"A100-80G", "A100-80G"},
-  };
-  for (const auto& [dcgm, ours] : cases) {
-    auto m = RecognizeGpuModel(dcgm);
-    ASSERT_TRUE(m.has_value()) << dcgm;
-    EXPECT_EQ(cluster::GpuModelName(*m), ours) << dcgm;
-  }
-  EXPECT_FALSE(RecognizeGpuModel("NVIDIA TITAN V").has_value());
-  EXPECT_FALSE(RecognizeGpuModel("Quadro RTX 6000").has_value());
+// The audit's peak and power limit come from the GPU catalog (names are parsed there too:
+// gpu/catalog_test.cc).
+TEST(GpuAuditSpecTest, ReadsTheGpuCatalog) {
+  auto spec = [](const char* name) { return FindGpuAuditSpec(*cluster::ParseGpuModel(name)); };
+  ASSERT_TRUE(spec("T4").has_value());
+  EXPECT_EQ(spec("T4")->precision, "int8");
+  EXPECT_EQ(spec("T4")->dense_tops, 130);
+  EXPECT_EQ(spec("T4")->tdp_w, 70);
+  EXPECT_EQ(spec("V100M32")->precision, "fp16");  // no INT8 tensor cores
+  EXPECT_EQ(spec("V100M32")->dense_tops, 125);
+  EXPECT_EQ(spec("H100")->dense_tops, 1979);
+  EXPECT_EQ(spec("K80")->tdp_w, 150);  // one GPU of the 300 W board
+  EXPECT_FALSE(spec("G2").has_value());
 }
 
 TEST(AuditTest, HealthyFleetPassesWithAllTwelveMetrics) {
@@ -102,9 +98,9 @@ TEST(AuditTest, UnknownGpuModelNamesTheField) {
   auto a = AuditFleet(fleet, AuditConfig{}, kNow);
   EXPECT_EQ(a->nodes[0].outcome, AuditOutcome::kIncomplete);
   EXPECT_TRUE(HasIssue(a->nodes[0], "field 'modelName': unknown GPU model 'NVIDIA TITAN V'"));
-  fleet[0].gpus[0].model_name = "Tesla K80";  // recognized, but no TOPS in the catalog
+  fleet[0].gpus[0].model_name = "G2";  // recognized, but undisclosed: no TOPS in the catalog
   a = AuditFleet(fleet, AuditConfig{}, kNow);
-  EXPECT_TRUE(HasIssue(a->nodes[0], "field 'modelName': GPU model 'K80' has no entry"));
+  EXPECT_TRUE(HasIssue(a->nodes[0], "field 'modelName': GPU model 'G2' has no entry"));
 }
 
 TEST(AuditTest, ClockSkewIsIncompleteEvidence) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "seedance/audit/gpu_catalog.h"
+#include "seedance/gpu/catalog.h"
 #include "seedance/sched/frag.h"
 #include "seedance/sched/placement_policy.h"
 
@@ -87,7 +88,8 @@ Result<EnforcementResult> RunEnforcementScenario(const EnforcementSpec& spec) {
   for (const SyntheticNode& n : spec.nodes) {
     r.hosts.push_back(n.host);
     full.push_back(GenerateNodeTelemetry(n, spec.start_s, end_s, spec.step_s, telemetry_rng));
-    SEEDANCE_ASSIGN_OR_RETURN(cluster::GpuModelIndex model, RecognizeGpuModel(n.model_name));
+    SEEDANCE_ASSIGN_OR_RETURN(cluster::GpuModelIndex model,
+                              gpu::ParseGpuName(n.model_name, gpu::NameMatch::kProduct));
     node_specs.push_back(
         cluster::NodeSpec{n.host, Millicores(96000), MiB(1 << 20), n.gpus, model});
     r.ledger.nodes[n.host] = NodeAdmission{};

@@ -1,8 +1,6 @@
 #pragma once
 
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/core/status.h"
@@ -18,15 +16,11 @@ struct GpuAuditSpec {
   double tdp_w = 0;       // board power limit, W
 };
 
-// Returns the catalog (datasheet figures; sources in gpu_catalog.cc).
-const std::vector<GpuAuditSpec>& GpuAuditCatalog();
-
-// Returns the spec of `model`, or kNotFound naming the model when the catalog lacks it.
+// Returns the spec of `model` from the GPU catalog (gpu::Catalog(): datasheet figures, cited
+// there; dense INT8 TOPS where the model has INT8 tensor cores, else dense FP16 TFLOPS; the
+// board power limit per GPU), or kNotFound naming the model when the catalog has no such facts
+// (the openb trace's undisclosed G2/G3) or no such model (kNoGpuModel). GPU names are parsed
+// by gpu::ParseGpuName.
 Result<GpuAuditSpec> FindGpuAuditSpec(cluster::GpuModelIndex model);
-
-// Recognizes a GPU model from a dcgm-exporter `modelName` label value ("NVIDIA A100-SXM4-80GB",
-// "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-32GB", "Tesla T4") or a catalog name ("A100-80G").
-// Errors: kInvalidArgument "unknown GPU model '...'" listing the recognized families.
-Result<cluster::GpuModelIndex> RecognizeGpuModel(std::string_view model_name);
 
 }  // namespace seedance::audit

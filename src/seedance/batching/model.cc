@@ -5,16 +5,32 @@
 
 #include <fmt/format.h>
 
+#include "seedance/gpu/catalog.h"
+
 namespace seedance::batching {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+// Swap preemption copies KV blocks over the host link at this share of its x16 per-direction
+// rate (an assumption: 25 GB/s on PCIe 4, 50 GB/s on PCIe 5).
+constexpr double kSwapLinkEfficiency = 0.78125;
+
+// A Vidur profile directory (data/vidur_profiles/compute/<name>) and the catalog row of the GPU
+// it was measured on; every fact comes from the GPU catalog.
+GpuSpec FromCatalog(std::string_view profile, std::string_view model) {
+  const gpu::GpuFacts& g = gpu::GpuAt(*gpu::ParseGpuName(model, gpu::NameMatch::kCanonical));
+  return GpuSpec{std::string(profile),
+                 std::string(g.name),
+                 g.memory_gib * kGiB,
+                 g.memory_gb_s * 1e9,
+                 g.fp16_tflops * 1e12,
+                 g.host_link_gb_s * kSwapLinkEfficiency * 1e9,
+                 g.fp8_tflops > 0};
+}
+
 std::vector<GpuSpec> Gpus() {
-  return {
-      {"a100", "A100-80G", 80 * kGiB, 2.039e12, 312e12, 25e9, false},
-      {"h100", "H100", 80 * kGiB, 3.35e12, 989e12, 50e9, true},
-  };
+  return {FromCatalog("a100", "A100-80G"), FromCatalog("h100", "H100")};
 }
 
 }  // namespace

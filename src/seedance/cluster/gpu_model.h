@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/gpu/catalog.h"
 
 namespace seedance::cluster {
 
-// Index of a GPU model in the known-model table (KnownGpuModels()). Small, so a set of models is
-// a 32-bit mask.
-using GpuModelIndex = std::uint8_t;
+// Index of a GPU model: its row in the GPU catalog (gpu::Catalog(), the same order as
+// KnownGpuModels()). Small, so a set of models is a 32-bit mask.
+using GpuModelIndex = gpu::GpuIndex;
 inline constexpr GpuModelIndex kNoGpuModel = 0xff;
 
 // A set of allowed GPU models. Empty means "any model".
@@ -39,12 +40,12 @@ class GpuModelSet {
   std::uint32_t mask_ = 0;
 };
 
-// The GPU model names the trace loaders accept: the openb trace's (G2 and G3 are Alibaba's
-// undisclosed types) and the common data-centre models of the catalog.
+// The GPU model names the trace loaders accept: the catalog's canonical names (the openb trace's
+// G2 and G3 are Alibaba's undisclosed types).
 const std::vector<std::string>& KnownGpuModels();
 
-// Returns the index of `name` (exact, case-sensitive), or kInvalidArgument listing the known
-// names.
+// Returns the index of `name` (exact, case-sensitive: gpu::NameMatch::kCanonical), or
+// kInvalidArgument listing the known names. Free-form product strings: gpu::ParseGpuName.
 Result<GpuModelIndex> ParseGpuModel(std::string_view name);
 std::string_view GpuModelName(GpuModelIndex m);
 

@@ -26,6 +26,7 @@ Result<PriceTable> PriceTable::FromCsv(const CsvTable& t) {
   const std::ptrdiff_t c_basis = t.FindColumn("basis");
   const std::ptrdiff_t c_source = t.FindColumn("source");
   const std::ptrdiff_t c_note = t.FindColumn("note");
+  const std::ptrdiff_t c_spot = t.FindColumn("usd_per_gpu_hour_spot");
   auto optional_str = [&](const CsvTable::Row& row, std::ptrdiff_t col) {
     return col < 0 ? std::string() : std::string(t.Str(row, static_cast<std::size_t>(col)));
   };
@@ -44,6 +45,13 @@ Result<PriceTable> PriceTable::FromCsv(const CsvTable& t) {
     if (!price.has_value()) return t.FieldError(row, c_price, price.error().message());
     if (price->raw() <= 0) return t.FieldError(row, c_price, "the price must be positive");
     p.usd_per_gpu_hour = *price;
+    if (c_spot >= 0 && !t.Str(row, static_cast<std::size_t>(c_spot)).empty()) {
+      const auto col = static_cast<std::size_t>(c_spot);
+      auto spot = ParseUsd(t.Str(row, col));
+      if (!spot.has_value()) return t.FieldError(row, col, spot.error().message());
+      if (spot->raw() <= 0) return t.FieldError(row, col, "the price must be positive");
+      p.spot_usd_per_gpu_hour = *spot;
+    }
     if (c_basis >= 0) {
       const auto col = static_cast<std::size_t>(c_basis);
       const std::string_view basis = t.Str(row, col);

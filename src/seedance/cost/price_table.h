@@ -24,6 +24,7 @@ std::string_view PriceBasisName(PriceBasis basis);
 struct GpuPrice {
   cluster::GpuModelIndex model = cluster::kNoGpuModel;
   Money usd_per_gpu_hour;  // micro-USD per GPU-hour
+  Money spot_usd_per_gpu_hour;  // a quoted spot price; 0 = none (use kDefaultSpotRatio)
   PriceBasis basis = PriceBasis::kQuoted;
   std::string source;
   std::string note;
@@ -33,6 +34,7 @@ struct GpuPrice {
 //   gpu_model                   a name of cluster::KnownGpuModels() (required)
 //   usd_per_gpu_hour_on_demand  decimal USD, at most 6 decimals, > 0 (required)
 //   basis                       quoted | proxy (optional; default quoted)
+//   usd_per_gpu_hour_spot       a quoted spot price, decimal USD > 0 (optional; empty = none)
 //   source, note                free text (optional)
 // data/prices/SOURCE.md documents the bundled table. At most one row per model.
 // Thread-safety: immutable after loading; safe to read from many threads.

@@ -33,6 +33,9 @@ TEST(PriceTableTest, LoadsTheBundledTableWithEveryOpenbModel) {
   EXPECT_EQ(t->Find(Model("K80"))->usd_per_gpu_hour, MicroUsd(520'000));
   EXPECT_EQ(t->Find(Model("P100"))->usd_per_gpu_hour, MicroUsd(1'680'000));
   EXPECT_EQ(t->Find(Model("V100"))->usd_per_gpu_hour, MicroUsd(2'850'000));
+  // The one quoted spot price (RunPod A100 80 GB); the others have none.
+  EXPECT_EQ(t->Find(Model("A100-80G"))->spot_usd_per_gpu_hour, MicroUsd(1'190'000));
+  EXPECT_EQ(t->Find(Model("H100"))->spot_usd_per_gpu_hour.raw(), 0);
 }
 
 TEST(PriceTableTest, OptionalColumnsDefault) {
@@ -41,6 +44,7 @@ TEST(PriceTableTest, OptionalColumnsDefault) {
   ASSERT_EQ(t->prices().size(), 1u);
   EXPECT_EQ(t->prices()[0].basis, PriceBasis::kQuoted);
   EXPECT_EQ(t->prices()[0].usd_per_gpu_hour, MicroUsd(350'000));
+  EXPECT_EQ(t->prices()[0].spot_usd_per_gpu_hour.raw(), 0);
   EXPECT_EQ(t->Find(Model("A10")), nullptr);
   EXPECT_EQ(t->name(), "prices.csv");
 }
@@ -83,6 +87,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "prices.csv:1: missing column 'usd_per_gpu_hour_on_demand'"},
         BadTable{std::string(kHead), StatusCode::kInvalidArgument,
                  "prices.csv: the price table has no rows"},
+        BadTable{"gpu_model,usd_per_gpu_hour_on_demand,usd_per_gpu_hour_spot\nT4,0.35,x\n",
+                 StatusCode::kInvalidArgument,
+                 "prices.csv:2:9: field 'usd_per_gpu_hour_spot': expected a non-negative"},
         BadTable{std::string(kHead) + "T4,0.35\n", StatusCode::kInvalidArgument,
                  "prices.csv:2: expected 3 fields, got 2"}));
 

@@ -7,25 +7,14 @@
 
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/cost/money.h"
+#include "seedance/gpu/catalog.h"
 #include "seedance/telemetry/sample.h"
 
 namespace seedance::ledger {
 
 int GpuMemoryGib(std::string_view m) {
-  struct Row {
-    std::string_view model;
-    int gib;
-  };
-  static constexpr Row kRows[] = {
-      {"H200", 141}, {"H100", 80},  {"H800", 80},    {"A100-80G", 80}, {"A800", 80},
-      {"A100", 40},  {"L40S", 48},  {"A10G", 24},    {"A10", 24},      {"L4", 24},
-      {"RTX6000", 24}, {"V100M32", 32}, {"V100", 16}, {"V100M16", 16}, {"T4", 16},
-      {"P100", 16},  {"K80", 12},   {"2080Ti", 11},
-  };
-  for (const Row& r : kRows) {
-    if (r.model == m) return r.gib;
-  }
-  return 0;
+  auto model = gpu::ParseGpuName(m, gpu::NameMatch::kCanonical);
+  return model.has_value() ? static_cast<int>(gpu::GpuAt(*model).memory_gib) : 0;
 }
 
 std::vector<BreakerFinding> EvaluateBreaker(

@@ -42,7 +42,7 @@ std::vector<BreakerFinding> EvaluateBreaker(
     const std::map<std::pair<std::string, std::int64_t>, JobEvidence>& evidence,
     const LedgerConfig& config, const cost::PriceTable* catalog);
 
-// Memory of a catalog GPU model in GiB (0 when unknown).
+// Memory of a catalog GPU model in GiB, from gpu::Catalog() (0 when unknown or undisclosed).
 int GpuMemoryGib(std::string_view catalog_model);
 
 }  // namespace seedance::ledger

@@ -118,7 +118,7 @@ Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fl
     SEEDANCE_ASSIGN_OR_RETURN(*workload, LoadOpenbJobs(spec.data_dir + "/openb/openb_pod_list_default.csv", types,
                                                        &never_ran));
     notes->push_back(std::to_string(never_ran) + " openb pods deleted when created (never scheduled) carry no work and were skipped");
-    notes->push_back("openb: run times are the trace's deletion - creation times on any allowed type; fractional-GPU pods take a whole GPU; no spot series exists for these types");
+    notes->push_back(OpenbSpeedNote(types));
     quota = 2000;
   } else {
     SEEDANCE_ASSIGN_OR_RETURN(*workload, LoadJobsCsv(w));

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 #include "seedance/core/csv.h"
 #include "seedance/core/rng.h"
+#include "seedance/gpu/catalog.h"
 
 namespace seedance::sim {
 namespace {
@@ -16,6 +18,13 @@ void SortByArrivalAndRenumber(Workload& w) {
     return a.arrival_s != b.arrival_s ? a.arrival_s < b.arrival_s : a.id < b.id;
   });
   for (std::size_t i = 0; i < w.jobs.size(); ++i) w.jobs[i].id = static_cast<std::int64_t>(i);
+}
+
+// The openb replay's run-time reference: a pod that names no GPU type ran on a V100-class GPU.
+constexpr std::string_view kOpenbReferenceType = "V100";
+
+const gpu::GpuFacts& CatalogRow(std::string_view type) {
+  return gpu::GpuAt(*gpu::ParseGpuName(type, gpu::NameMatch::kCanonical));
 }
 
 }  // namespace
@@ -161,6 +170,17 @@ Result<Workload> LoadOpenbJobs(const std::string& path, const std::vector<std::s
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_spec, t.ColumnIndex("gpu_spec"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_create, t.ColumnIndex("creation_time"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_delete, t.ColumnIndex("deletion_time"));
+  std::vector<double> speed;  // per fleet type, relative to a V100
+  for (const auto& type : gpu_types) {
+    auto model = gpu::ParseGpuName(type, gpu::NameMatch::kCanonical);
+    if (!model.has_value()) return model.error();
+    speed.push_back(gpu::GpuAt(*model).speed_vs_v100);
+    if (speed.back() <= 0) {
+      return InvalidArgumentError("openb: GPU type '" + type +
+                                  "' has no relative training speed in the GPU catalog");
+    }
+  }
+  const double reference_speed = CatalogRow(kOpenbReferenceType).speed_vs_v100;
   Workload w;
   w.name = "openb";
   w.gpu_types = gpu_types;
@@ -181,26 +201,50 @@ Result<Workload> LoadOpenbJobs(const std::string& path, const std::vector<std::s
     j.job_type = std::string(t.Str(row, c_name));
     j.gpus = static_cast<int>(g);
     j.arrival_s = static_cast<double>(c0);
-    j.total_steps = static_cast<double>(c1 - c0);
     j.steps_per_s.assign(gpu_types.size(), 0.0);
     std::string spec(t.Str(row, c_spec));
     bool any = false;
+    double named_speed = 0;  // sum over the allowed types when the pod names some
+    int named = 0;
     for (std::size_t k = 0; k < gpu_types.size(); ++k) {
       bool allowed = spec.empty();
       std::stringstream ss(spec);
       std::string item;
       while (std::getline(ss, item, '|')) allowed = allowed || item == gpu_types[k];
       if (allowed) {
-        j.steps_per_s[k] = 1.0;
+        j.steps_per_s[k] = speed[k];
         any = true;
+        named_speed += speed[k];
+        ++named;
       }
     }
+    // Work in V100-seconds: the recorded run time at the speed of the GPU it was measured on.
+    const double measured_on = spec.empty() || named == 0 ? reference_speed : named_speed / named;
+    j.total_steps = static_cast<double>(c1 - c0) * measured_on;
     if (!any) return t.FieldError(row, c_spec, "names no GPU type of the fleet");
     w.jobs.push_back(std::move(j));
   }
   SortByArrivalAndRenumber(w);
   SEEDANCE_RETURN_IF_ERROR(w.Validate());
   return w;
+}
+
+std::string OpenbSpeedNote(const std::vector<std::string>& gpu_types) {
+  std::string speeds;
+  for (const auto& type : gpu_types) {
+    auto model = gpu::ParseGpuName(type, gpu::NameMatch::kCanonical);
+    if (!model.has_value()) continue;
+    const gpu::GpuFacts& g = gpu::GpuAt(*model);
+    std::ostringstream one;
+    one << (speeds.empty() ? "" : ", ") << g.name << ' ' << std::fixed << std::setprecision(2)
+        << g.speed_vs_v100 << " (" << g.speed_basis << ')';
+    speeds += one.str();
+  }
+  const std::string ref(kOpenbReferenceType);
+  return "openb assumes: a pod's recorded run time (deletion - creation) is on a " + ref +
+         "-class GPU (on its named types if any); speeds vs " + ref + ": " + speeds +
+         " (docs/WORKLOADS.md); fractional-GPU pods take a whole GPU; no spot series exists for "
+         "these types";
 }
 
 Result<Workload> LoadJobsCsv(const std::string& path) {
@@ -295,14 +339,17 @@ std::string JobsToCsv(const Workload& w) {
 }
 
 Workload GenerateLlmFinetune(std::int64_t num_jobs, double duration_s, std::uint64_t seed) {
-  // GPU types: dense FP16/BF16 tensor TFLOPS (NVIDIA datasheets) and memory GiB.
+  // GPU types: dense FP16/BF16 tensor TFLOPS and memory GiB from the GPU catalog.
   struct Gpu {
-    const char* name;
+    std::string_view name;
     double tflops;
     double mem_gib;
   };
-  const Gpu gpus[] = {{"H100", 989, 80}, {"A100-80G", 312, 80}, {"A100", 312, 40},
-                      {"A10G", 70, 24},  {"L4", 121, 24}};
+  std::vector<Gpu> gpus;
+  for (std::string_view name : {"H100", "A100-80G", "A100", "A10G", "L4"}) {
+    const gpu::GpuFacts& g = CatalogRow(name);
+    gpus.push_back({g.name, g.fp16_tflops, g.memory_gib});
+  }
   // Templates: parameters (billions), full fine-tune or LoRA, GPUs, tokens to train (billions),
   // share of arrivals, tenant.
   struct Template {
@@ -324,7 +371,7 @@ Workload GenerateLlmFinetune(std::int64_t num_jobs, double duration_s, std::uint
   Rng rng(seed);
   Workload w;
   w.name = "llm-finetune";
-  for (const auto& g : gpus) w.gpu_types.push_back(g.name);
+  for (const auto& g : gpus) w.gpu_types.emplace_back(g.name);
   // Diurnal pulse: arrivals follow rate(t) ~ 1 + 0.8 sin(2 pi t / day); sampled by thinning.
   const double day = 86400.0;
   const double mean_rate = static_cast<double>(num_jobs) / duration_s;

@@ -43,11 +43,19 @@ Workload GenerateGavel(const GavelThroughputs& thr, double rate_per_hour, std::i
 Result<Workload> LoadPhillyJobs(const std::string& path, const GavelThroughputs& thr,
                                 std::int64_t* skipped);
 
-// The openb trace replayed with its creation and deletion times: each GPU pod is a job whose run
-// time (deletion - creation) does not depend on the GPU type; `gpu_spec` limits the types.
-// Fractional-GPU pods occupy one whole GPU here (the time simulator does not share GPUs).
+// The openb trace replayed with its creation and deletion times: each GPU pod is a job whose
+// recorded run time (deletion - creation) is taken as its run time on the types its `gpu_spec`
+// names (at their mean speed), or on a V100-class GPU when it names none (the trace does not say
+// which GPU a pod ran on). Work is counted in V100-seconds; each type runs at its relative speed
+// from the GPU catalog (gpu::GpuFacts::speed_vs_v100; docs/WORKLOADS.md "openb speeds").
+// `gpu_spec` limits the types. Fractional-GPU pods occupy one whole GPU here (the time simulator
+// does not share GPUs). Errors: a type of `gpu_types` without a catalog speed; bad rows (file:line).
 Result<Workload> LoadOpenbJobs(const std::string& path, const std::vector<std::string>& gpu_types,
                                std::int64_t* never_ran = nullptr);
+
+// The one-line "assumes" note for the openb replay on `gpu_types`: the run-time reference and
+// each type's speed with its source.
+std::string OpenbSpeedNote(const std::vector<std::string>& gpu_types);
 
 // Jobs from a CSV file: job_id, arrival_s, job_type, gpus, total_steps, steps_per_s_<TYPE> (one
 // column per GPU type), optional deadline_s (absolute seconds; empty = none), tenant,

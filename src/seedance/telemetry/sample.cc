@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "seedance/gpu/catalog.h"
+
 namespace seedance::telemetry {
 namespace {
 
@@ -17,10 +19,6 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
     }
   }
   return true;
-}
-
-bool Contains(std::string_view hay, std::string_view needle) {
-  return hay.find(needle) != std::string_view::npos;
 }
 
 template <class Str>
@@ -223,26 +221,8 @@ bool IsDcgmBlank(double value) {
 }
 
 std::string_view CatalogModelName(std::string_view name) {
-  // Order matters: longer/more specific names first (A100 80GB before A100, A10G before A10,
-  // L40S before L4).
-  bool gb80 = Contains(name, "80GB") || Contains(name, "80G");
-  bool gb32 = Contains(name, "32GB");
-  if (Contains(name, "H200")) return "H200";
-  if (Contains(name, "H800")) return "H800";
-  if (Contains(name, "H100")) return "H100";
-  if (Contains(name, "A800")) return "A800";
-  if (Contains(name, "A100")) return gb80 ? "A100-80G" : "A100";
-  if (Contains(name, "A10G")) return "A10G";
-  if (Contains(name, "A10")) return "A10";
-  if (Contains(name, "L40S")) return "L40S";
-  if (Contains(name, "L4")) return "L4";
-  if (Contains(name, "V100")) return gb32 ? "V100M32" : "V100";
-  if (Contains(name, "P100")) return "P100";
-  if (Contains(name, "T4")) return "T4";
-  if (Contains(name, "K80")) return "K80";
-  if (Contains(name, "RTX 6000") || Contains(name, "RTX6000")) return "RTX6000";
-  if (Contains(name, "2080 Ti") || Contains(name, "2080Ti")) return "2080Ti";
-  return "";
+  auto model = gpu::ParseGpuName(name, gpu::NameMatch::kProduct);
+  return model.has_value() ? gpu::GpuAt(*model).name : std::string_view();
 }
 
 Sample Sample::FromView(const SampleView& view) {

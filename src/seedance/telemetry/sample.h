@@ -137,7 +137,8 @@ std::string_view FieldUnit(Field field);
 bool IsDcgmBlank(double value);
 
 // Maps a dcgm-exporter modelName ("NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-32GB") to the
-// catalog's model name ("H100", "V100M32"), or "" when it is not recognised.
+// catalog's model name ("H100", "V100M32"), or "" when it is not recognised. The rules are
+// gpu::ParseGpuName's (NameMatch::kProduct).
 std::string_view CatalogModelName(std::string_view dcgm_model_name);
 
 // One sample, viewing the parser's buffers: valid only during SampleSink::OnSample. Copy what

@@ -73,6 +73,9 @@ TEST(SampleTest, CatalogModelNames) {
   EXPECT_EQ(CatalogModelName("NVIDIA A100-SXM4-80GB"), "A100-80G");
   EXPECT_EQ(CatalogModelName("NVIDIA A100-SXM4-40GB"), "A100");
   EXPECT_EQ(CatalogModelName("Tesla V100-SXM2-32GB"), "V100M32");
+  EXPECT_EQ(CatalogModelName("Tesla V100-SXM2-16GB"), "V100M16");  // the catalog's 16 GB row
+  EXPECT_EQ(CatalogModelName("nvidia a10g"), "A10G");              // any case
+  EXPECT_EQ(CatalogModelName("NVIDIA GeForce RTX 2080 Ti"), "2080Ti");
   EXPECT_EQ(CatalogModelName("NVIDIA A10G"), "A10G");
   EXPECT_EQ(CatalogModelName("NVIDIA L40S"), "L40S");
   EXPECT_EQ(CatalogModelName("NVIDIA L4"), "L4");

@@ -1,0 +1,71 @@
+#include "seedance/sim/workloads.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "seedance/core/file_util.h"
+
+namespace seedance::sim {
+namespace {
+
+std::string WriteOpenbPods(const std::string& name, const std::string& rows) {
+  const std::string path = testing::TempDir() + "/" + name;
+  const std::string head =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+      "deletion_time,scheduled_time\n";
+  EXPECT_TRUE(WriteFileAtomically(path, head + rows).ok());
+  return path;
+}
+
+// openb speeds (docs/WORKLOADS.md): a pod's recorded run time is its run time on the types it
+// names (at their mean speed), else on a V100-class GPU; each type runs at its catalog speed.
+TEST(OpenbSpeeds, RecordedRunTimeIsOnTheNamedTypesElseAV100) {
+  const std::string path = WriteOpenbPods(
+      "openb_speeds.csv",
+      "any,1000,1024,1,1000,,LS,Running,0,1000,0\n"
+      "t4,1000,1024,1,1000,T4,LS,Running,10,1010,10\n"
+      "mixed,1000,1024,2,1000,V100M16|T4,LS,Running,20,1020,20\n");
+  const std::vector<std::string> types{"G2", "T4", "P100", "V100M16", "A10"};
+  auto w = LoadOpenbJobs(path, types);
+  ASSERT_TRUE(w.has_value()) << w.error().ToString();
+  ASSERT_EQ(w->jobs.size(), 3u);
+  const JobSpec& any = w->jobs[0];
+  EXPECT_DOUBLE_EQ(any.total_steps, 1000.0);  // V100-seconds: measured on the reference
+  const std::vector<double> speeds{1.0, 0.516, 0.943, 1.0, 1.987};
+  EXPECT_EQ(any.steps_per_s, speeds);
+  // Named T4: 1,000 s on a T4 is 516 V100-seconds, and the T4 needs its 1,000 s again.
+  const JobSpec& t4 = w->jobs[1];
+  EXPECT_DOUBLE_EQ(t4.total_steps, 516.0);
+  EXPECT_EQ(t4.steps_per_s, (std::vector<double>{0, 0.516, 0, 0, 0}));
+  EXPECT_DOUBLE_EQ(t4.total_steps / t4.steps_per_s[1], 1000.0);
+  const JobSpec& mixed = w->jobs[2];
+  EXPECT_DOUBLE_EQ(mixed.total_steps, 1000.0 * (1.0 + 0.516) / 2);
+}
+
+TEST(OpenbSpeeds, ATypeWithoutACatalogSpeedIsAnError) {
+  const std::string path =
+      WriteOpenbPods("openb_no_speed.csv", "any,1000,1024,1,1000,,LS,Running,0,1000,0\n");
+  auto w = LoadOpenbJobs(path, {"T4", "H100"});
+  ASSERT_FALSE(w.has_value());
+  EXPECT_EQ(w.error().message(),
+            "openb: GPU type 'H100' has no relative training speed in the GPU catalog");
+  EXPECT_FALSE(LoadOpenbJobs(path, {"T4", "B200"}).has_value());
+}
+
+TEST(OpenbSpeeds, TheNoteStatesTheAssumptionAndEachSpeed) {
+  const std::string note = OpenbSpeedNote({"G2", "T4", "P100", "A10"});
+  EXPECT_EQ(note.rfind("openb assumes: a pod's recorded run time (deletion - creation) is on a "
+                       "V100-class GPU",
+                       0),
+            0u)
+      << note;
+  for (const char* part : {"G2 1.00 (assumed)", "T4 0.52 (FP32 ratio)", "P100 0.94 (Gavel)",
+                           "A10 1.99 (FP32 ratio)", "docs/WORKLOADS.md"}) {
+    EXPECT_NE(note.find(part), std::string::npos) << part << " in " << note;
+  }
+}
+
+}  // namespace
+}  // namespace seedance::sim
