@@ -44,7 +44,7 @@ struct GpuFacts {
   double host_link_gb_s = 0;    // host link per direction (PCIe x16: Gen3 16, Gen4 32, Gen5 64)
   double speed_vs_v100 = 0;     // relative training speed (one V100 = 1) used by the openb replay;
                                 // 0 = not defined for this model
-  std::string_view speed_basis = {};   // in a word or two: "Gavel", "FP32 ratio", "assumed"
+  std::string_view speed_basis = {};   // in a word or two: "Gavel", "FP16 tensor ratio", "assumed"
   std::string_view speed_source = {};  // how speed_vs_v100 was obtained, in full
   std::string_view source = {};      // the datasheet (name and URL) the facts come from
   std::string_view note = {};        // where old tables disagreed, what was decided and why
