@@ -123,8 +123,9 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
   std::vector<std::pair<int, std::size_t>> col_pool;  // (column, pool)
   std::vector<std::vector<std::vector<std::pair<int, double>>>> cap_terms(
       n_pools, std::vector<std::vector<std::pair<int, double>>>(static_cast<std::size_t>(n_buckets)));
-  // sum_g U_gk per bucket (service level only).
+  // sum_g U_gk per bucket, and every column's gang-seconds (service level only).
   std::vector<std::vector<std::pair<int, double>>> work_by_bucket(static_cast<std::size_t>(n_buckets));
+  std::vector<std::pair<int, double>> gang_seconds;
   for (const auto& [key, g] : groups) {
     double first_arrival = kInf, last_due = 0, total = 0;
     for (const auto& j : g.jobs) {
@@ -146,7 +147,10 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
         cap_terms[p][static_cast<std::size_t>(k)].emplace_back(col, 1.0);
         gang_terms.emplace_back(col, 1.0 / g.gpus);
         work_terms.emplace_back(col, r / g.gpus);
-        if (jct) work_by_bucket[static_cast<std::size_t>(k)].emplace_back(col, r / g.gpus);
+        if (jct) {
+          work_by_bucket[static_cast<std::size_t>(k)].emplace_back(col, r / g.gpus);
+          gang_seconds.emplace_back(col, 1.0 / g.gpus);
+        }
       }
       if (gang_terms.empty()) return InternalError("a job group has no pool of a type it can run on");
       const Envelope env = EnvelopeAt(g.jobs, start(k), end(k));
@@ -195,6 +199,7 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
       jct_terms.emplace_back(y, 1.0);
     }
     lp.AddRow(jct_terms, -kInf, max_avg_jct_s * static_cast<double>(w.jobs.size()));  // (5)
+    lp.AddRow(gang_seconds, -kInf, max_avg_jct_s * static_cast<double>(w.jobs.size()));  // (6)
     for (int k = 0; k < n_buckets; ++k) {  // sum_n V_nk = sum_g U_gk
       auto terms = bin_work[static_cast<std::size_t>(k)];
       for (const auto& [col, coef] : work_by_bucket[static_cast<std::size_t>(k)]) terms.emplace_back(col, -coef);

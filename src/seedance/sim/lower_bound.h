@@ -54,19 +54,23 @@ struct LowerBound {
 // every such schedule (with r rounded up, scale each x by r / r_rounded: the work per bucket is
 // the true one, (1) and (2) still hold and the cost is no higher); the optimum is a lower bound.
 //
-// With max_avg_jct_s, groups are also split by T_j (bins of ratio 1.25), the buckets are refined
-// (an integer division of the plain bound's, so the service LP refines the plain one) and rows
-// bound the sum of JCTs. A job's work is done at rate <= 1, so C_j >= M_j + T_j / 2, where M_j is
-// the mean time of its work and M_j >= a_j; as the mean time of work in bucket k is >= s_k,
+// With max_avg_jct_s, the buckets are finer (never coarser than the plain LP's) and rows bound
+// the sum of JCTs. Jobs are put in bins n by T_j (ratio 1.25, across the speed groups); V_nk, the
+// work of bin n's jobs in bucket k, meets bin n's envelopes (3), and sum_n V_nk = sum_g U_gk. A
+// job's work is done at rate <= 1, so C_j >= M_j + T_j / 2, where M_j is the mean time of its
+// work and M_j >= a_j; as the mean time of work in bucket k is >= s_k, over bin n
 //   sum_j (C_j - a_j) >= sum_j T_j / 2 + sum_j (T_j / T_max)(M_j - a_j)       (M_j - a_j >= 0)
-//                     >= sum_j T_j / 2 + (sum_k s_k U_gk - sum_j T_j a_j) / T_max
-// with T_max the group's largest T_j; and C_j - a_j >= T_j. So the group's JCT sum y_g obeys
-//   (4) y_g >= sum_j T_j,  y_g >= sum_j T_j / 2 + (sum_k s_k U_gk - sum_j T_j a_j) / T_max
-//   (5) sum_g y_g <= N max_avg_jct_s
-// which every schedule meeting the service level satisfies. The service LP has every plain row
-// (refined), so its optimum is >= the plain bound's; the reported value is the larger of the two
-// (both are valid for schedules that meet the service level on this horizon), so the bound at a
-// service level is never below the plain bound.
+//                     >= sum_j T_j / 2 + (sum_k s_k V_nk - sum_j T_j a_j) / T_max
+// with T_max the bin's largest T_j; and C_j - a_j >= T_j. So the bin's JCT sum y_n obeys
+//   (4) y_n >= sum_j T_j,  y_n >= sum_j T_j / 2 + (sum_k s_k V_nk - sum_j T_j a_j) / T_max
+//   (5) sum_n y_n <= N max_avg_jct_s
+// And as a job runs one gang at a time, its JCT is at least the gang-seconds it runs (on a slow
+// type, more than T_j):
+//   (6) sum_{g,p,k} x[g,p,k] / gpus_g <= N max_avg_jct_s
+// Every schedule that meets the service level on this horizon gives a feasible point of these
+// rows at its own cost, so the service LP is a lower bound for such schedules; so is the plain
+// LP (it has fewer rows). The reported value is the larger of the two, so the bound at a service
+// level is never below the plain bound on the same horizon.
 // It ignores queueing, cold starts, checkpoints and interruptions, so no policy can beat it.
 Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fleet,
                                   const LowerBoundOptions& options = {});
