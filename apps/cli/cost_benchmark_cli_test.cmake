@@ -6,7 +6,8 @@
 #   one_seed       the bundled default with one seed: exit 0, both files written
 #   frontier       --frontier adds seedance-tv<value> runs and the cost/JCT chart; bad values exit 2
 #   seeds          --seeds 0,1: mean ± sd per policy in the table, results.json (seeds, summary,
-#                  per_seed, best_baseline, bound_at_best_baseline_usd) and the report, assumptions
+#                  per_seed, best_baseline, bound_at_best_baseline_usd) and the report, assumptions;
+#                  a second run gives the same results.json apart from timing keys
 #   bad_seeds      a bad --seeds list, or --seed with --seeds: exit 2 naming the flag, no output
 #   seed_instance  --seed 0 and --seed 1 generate different llm-finetune instances
 cmake_minimum_required(VERSION 3.25)
@@ -199,6 +200,15 @@ elseif(CASE STREQUAL "seeds")
       message(FATAL_ERROR "results.json lacks ${key}")
     endif()
   endforeach()
+  # Same seeds, same bytes (apart from timing keys).
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 1d --no-packing --seeds 0,1 --out "${WORK}/again"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout2 ERROR_VARIABLE stderr)
+  file(READ "${WORK}/again/results.json" json2)
+  string(REGEX REPLACE "\"(wall_seconds|solve_seconds)\": [0-9.e+-]+" "" a "${json}")
+  string(REGEX REPLACE "\"(wall_seconds|solve_seconds)\": [0-9.e+-]+" "" b "${json2}")
+  if(NOT rc EQUAL 0 OR NOT a STREQUAL b)
+    message(FATAL_ERROR "results.json differs between two runs with the same seeds (${rc})")
+  endif()
   file(READ "${out}/cost_optimization_report.html" html)
   foreach(v "Cost over workload seeds 0,1" "Assumes: " "best baseline")
     if(NOT html MATCHES "${v}")
