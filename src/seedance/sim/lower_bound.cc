@@ -13,6 +13,7 @@ namespace seedance::sim {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kHour = 3600.0;
 // Above this many (gang size, relative-speed vector) groups, speeds are rounded up to a grid.
 constexpr std::size_t kMaxSpeedGroups = 48;
 // Run-time bins of the service-level LP: T_j / T_max >= 1 / kRuntimeRatio within a group.
@@ -55,7 +56,9 @@ std::map<std::pair<int, std::vector<double>>, Group> MakeGroups(const Workload& 
     g.gpus = j.gpus;
     g.speed = std::move(rel);
     // A deadline (or horizon) no schedule can meet is relaxed to the earliest possible finish.
-    g.jobs.push_back({work, j.arrival_s, std::max(j.arrival_s + work, std::min(horizon, j.deadline_s))});
+    // In hours (the LP is better conditioned in hours than in seconds).
+    const double due = std::max(j.arrival_s + work, std::min(horizon, j.deadline_s));
+    g.jobs.push_back({work / kHour, j.arrival_s / kHour, due / kHour});
   }
   return groups;
 }
@@ -113,8 +116,11 @@ int AddCumulative(LinearProgram& lp, std::vector<std::pair<int, double>> work, c
 Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, int n_buckets, double q,
                      double max_avg_jct_s) {
   const bool jct = max_avg_jct_s > 0;
-  const double b = horizon / n_buckets;
   const auto groups = MakeGroups(w, horizon, q);
+  // Times below are hours: columns are GPU-hours, work is hours on the fastest type.
+  const double level_h = max_avg_jct_s / kHour;
+  horizon /= kHour;
+  const double b = horizon / n_buckets;
   const std::size_t n_pools = fleet.pools.size();
   auto start = [&](int k) { return k * b; };
   auto end = [&](int k) { return k == n_buckets - 1 ? horizon : (k + 1) * b; };
@@ -142,7 +148,7 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
         const PoolSpec& ps = fleet.pools[p];
         const double r = g.speed[static_cast<std::size_t>(ps.type)];
         if (r <= 0) continue;
-        const int col = lp.AddColumn(ps.usd_per_gpu_hour / 3600.0, 0.0, kInf);
+        const int col = lp.AddColumn(ps.usd_per_gpu_hour, 0.0, kInf);
         col_pool.emplace_back(col, p);
         cap_terms[p][static_cast<std::size_t>(k)].emplace_back(col, 1.0);
         gang_terms.emplace_back(col, 1.0 / g.gpus);
@@ -161,7 +167,7 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
   for (std::size_t p = 0; p < n_pools; ++p) {
     for (int k = 0; k < n_buckets; ++k) {
       auto& terms = cap_terms[p][static_cast<std::size_t>(k)];
-      if (!terms.empty()) lp.AddRow(terms, -kInf, Capacity(fleet.pools[p], start(k), end(k)));  // (1)
+      if (!terms.empty()) lp.AddRow(terms, -kInf, Capacity(fleet.pools[p], start(k) * kHour, end(k) * kHour) / kHour);  // (1)
     }
   }
   // The plain rows first; the service level's rows then start from that optimal basis.
@@ -198,8 +204,8 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
       lp.AddRow(delay_terms, -kInf, work_arrival / t_max - 0.5 * total);
       jct_terms.emplace_back(y, 1.0);
     }
-    lp.AddRow(jct_terms, -kInf, max_avg_jct_s * static_cast<double>(w.jobs.size()));  // (5)
-    lp.AddRow(gang_seconds, -kInf, max_avg_jct_s * static_cast<double>(w.jobs.size()));  // (6)
+    lp.AddRow(jct_terms, -kInf, level_h * static_cast<double>(w.jobs.size()));     // (5)
+    lp.AddRow(gang_seconds, -kInf, level_h * static_cast<double>(w.jobs.size()));  // (6)
     for (int k = 0; k < n_buckets; ++k) {  // sum_n V_nk = sum_g U_gk
       auto terms = bin_work[static_cast<std::size_t>(k)];
       for (const auto& [col, coef] : work_by_bucket[static_cast<std::size_t>(k)]) terms.emplace_back(col, -coef);
@@ -213,7 +219,7 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
   out.plain_usd = plain_usd;
   out.usd_by_pool.assign(n_pools, 0.0);
   for (const auto& [col, p] : col_pool) {
-    out.usd_by_pool[p] += lp.value(col) * fleet.pools[p].usd_per_gpu_hour / 3600.0;
+    out.usd_by_pool[p] += lp.value(col) * fleet.pools[p].usd_per_gpu_hour;
   }
   out.columns = lp.columns();
   out.rows = lp.rows();
