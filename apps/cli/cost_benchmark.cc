@@ -4,6 +4,7 @@
 // and cost_optimization_report.html.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -23,6 +24,7 @@
 #include "seedance/report/audit_report.h"
 #include "seedance/report/batching_report.h"
 #include "seedance/report/cost_benchmark.h"
+#include "seedance/report/html.h"
 #include "seedance/report/scenario_report.h"
 #include "seedance/sim/config.h"
 #include "seedance/sim/scenarios.h"
@@ -35,15 +37,17 @@ struct CostBenchmarkOptions {
   std::string duration;
   std::string config;
   std::uint64_t seed = 42;
+  std::string seeds;  // workload seeds; empty: --seed
   bool packing = true;
   std::string nodes;
   std::string pods;
   std::string prices;
-  std::string seeds = "42-51";
+  std::string packing_seeds = "42-51";
   std::string out = "seedance-report";
   std::string ledger;
   std::string frontier;
   int threads = 0;
+  bool seed_given = false;
 };
 
 // --duration: "600", "90s", "30m", "6h", "7d" -> seconds; empty -> 0 (the workload's default).
@@ -151,7 +155,7 @@ class SimLedgers {
   std::vector<sim::PoolInterval> seedance_intervals_;
 };
 
-std::string TenantSection(const nlohmann::json& by_policy) {
+std::string TenantSection(const nlohmann::json& by_policy, const std::string& assumes) {
   std::string h = "<section>\n<h2>Cost by tenant (from the cost ledger)</h2>\n"
                   "<p>The simulator writes every pool interval into the ledger; it splits each bill into "
                   "workload and idle charges to the micro-dollar (idle is the GPUs held but not running a job).</p>\n";
@@ -192,7 +196,9 @@ std::string TenantSection(const nlohmann::json& by_policy) {
                      lx, ly - 10, colors[c % 8], lx + 16, ly, t);
     ++i;
   }
-  h += "</svg>\n</section>\n";
+  h += "</svg>\n";
+  if (!assumes.empty()) h += "<p class=\"note\">" + report::HtmlEscape(assumes) + "</p>\n";
+  h += "</section>\n";
   return h;
 }
 
@@ -244,24 +250,40 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   packing_in.pods_path = o.pods;
   packing_in.prices_path = o.prices;
   packing_in.threads = o.threads;
-  auto seeds = ParseSeedList(o.seeds, "--seeds");
-  if (!seeds.has_value()) return ReportError(seeds.error());
-  packing_in.seeds = *seeds;
+  auto packing_seeds = ParseSeedList(o.packing_seeds, "--packing-seeds");
+  if (!packing_seeds.has_value()) return ReportError(packing_seeds.error());
+  packing_in.seeds = *packing_seeds;
+  // Workload seeds: --seeds LIST, else --seed.
+  std::vector<std::uint64_t> seeds{o.seed};
+  if (!o.seeds.empty()) {
+    if (o.seed_given) return ReportError(InvalidArgumentError("--seeds: give either --seed N or --seeds LIST, not both"));
+    auto list = ParseSeedList(o.seeds, "--seeds");
+    if (!list.has_value()) return ReportError(list.error());
+    std::vector<std::uint64_t> sorted = *list;
+    std::sort(sorted.begin(), sorted.end());
+    if (auto d = std::adjacent_find(sorted.begin(), sorted.end()); d != sorted.end()) {
+      return ReportError(InvalidArgumentError("--seeds '" + o.seeds + "': seed " + std::to_string(*d) + " given twice"));
+    }
+    seeds = *list;
+  }
 
   SimLedgers ledgers;
   if (!o.ledger.empty()) ledgers.KeepSeedance();
   spec.on_pool_interval = [&ledgers](const std::string& policy, const sim::PoolInterval& iv) {
     (void)ledgers.Record(policy, iv);
   };
-  auto scenario = sim::RunCostScenario(spec, [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; });
-  if (!scenario.has_value()) return ReportError(scenario.error());
+  spec.seed = seeds.front();
+  auto sweep = sim::RunCostScenarioSeeds(spec, seeds, [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; });
+  if (!sweep.has_value()) return ReportError(sweep.error());
   if (!ledgers.status().ok()) return ReportError(ledgers.status());
+  const sim::ScenarioResult* scenario = &sweep->runs.front();  // the ledger's instance
+  const bool many = seeds.size() > 1;
   auto by_tenant = ledgers.CostByTenant();
   if (!by_tenant.has_value()) return ReportError(by_tenant.error());
-  nlohmann::json results = report::ScenarioJson(*scenario);
+  nlohmann::json results = many ? report::SweepJson(*sweep) : report::ScenarioJson(*scenario);
   results["cost_by_tenant"] = *by_tenant;
+  if (many) results["cost_by_tenant_seed"] = scenario->seed;
   results["generated_by"] = "seedance cost-benchmark";
-  results["seed"] = o.seed;
   std::string packing_html;
   std::string packing_table;
   if (o.packing) {
@@ -275,13 +297,14 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   audit::EnforcementSpec audit_spec = audit::DefaultEnforcementSpec();
   auto enforcement = audit::RunEnforcementScenario(audit_spec);
   if (!enforcement.has_value()) return ReportError(enforcement.error());
-  std::cout << report::ScenarioTable(*scenario);
+  std::cout << (many ? report::SweepTable(*sweep) : report::ScenarioTable(*scenario));
   if (!packing_table.empty()) std::cout << "\nPacking comparison (openb, FGD protocol):\n" << packing_table;
 
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<title>Seedance cost optimization report</title>\n<style>" + report::CostReportCss() +
                      "</style>\n</head>\n<body>\n<main>\n<h1>Seedance cost optimization report</h1>\n" +
-                     report::ScenarioHtmlSection(*scenario) + TenantSection(*by_tenant) +
+                     (many ? report::SweepHtmlSection(*sweep) : "") + report::ScenarioHtmlSection(*scenario) +
+                     TenantSection(*by_tenant, scenario->AssumesLine(sim::Assumption::kLedger)) +
                      report::RenderEnforcementSection(*enforcement, audit_spec.config) + packing_html + "</main>\n</body>\n</html>\n";
   Status s = EnsureDirectory(o.out);
   if (s.ok()) s = WriteFileAtomically(o.out + "/results.json", results.dump(2) + "\n");
@@ -307,12 +330,19 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "philly (Gavel's Philly-derived jobs), openb (the openb trace with its creation/deletion "
       "times), or a jobs CSV (docs/WORKLOADS.md). --duration bounds the arrival window (default "
       "7d; openb: the whole 149-day trace). --config reads seedance-config.yaml (scheduler.cost_aware, autoscaling, checkpoint). "
-      "Bad input exits 2 naming file:line and field; nothing is written then.");
+      "Bad input exits 2 naming file:line and field; nothing is written then.\n"
+      "Example: seedance cost-benchmark --workload llm-finetune --seeds 0-4 --no-packing --out report\n"
+      "  runs llm-finetune instances 0..4 and prints mean ± sd per policy, savings against FIFO on-demand and the "
+      "best baseline (the cheapest baseline that finished every job), and the bounds.");
   cmd->add_option("--workload", opts->workload, "llm-finetune | gavel | philly | openb | llm-inference | FILE.csv")
       ->capture_default_str();
   cmd->add_option("--duration", opts->duration, "arrival window: SECONDS, or 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
-  cmd->add_option("--seed", opts->seed, "seed of the simulation")->capture_default_str();
+  cmd->add_option("--seed", opts->seed, "workload seed: generates the llm-finetune / gavel instance and seeds the simulation")
+      ->capture_default_str()
+      ->each([opts](const std::string&) { opts->seed_given = true; });
+  cmd->add_option("--seeds", opts->seeds,
+                  "run once per workload seed and report mean ± sd per policy: 0-4, 0,1,2 or 7 (not with --seed)");
   cmd->add_option("--ledger", opts->ledger,
                   "also write the seedance policy's charges to this cost ledger: a SQLite file "
                   "(as `seedance ingest --db`) or a PostgreSQL connection string (postgresql://... or host=...)");
@@ -324,7 +354,8 @@ Action RegisterCostBenchmark(CLI::App& app) {
   cmd->add_option("--nodes", opts->nodes, "packing section: node list CSV (default: openb's)");
   cmd->add_option("--pods", opts->pods, "packing section: pod list CSV (default: openb default trace)");
   cmd->add_option("--prices", opts->prices, "on-demand GPU prices CSV (default: data/prices/gpu_prices.csv)");
-  cmd->add_option("--seeds", opts->seeds, "packing section seeds: 42-51, 42,45 or 42")->capture_default_str();
+  cmd->add_option("--packing-seeds", opts->packing_seeds, "packing section seeds: 42-51, 42,45 or 42")
+      ->capture_default_str();
   cmd->add_option("--threads", opts->threads, "packing section worker threads (default: all cores)");
   return [cmd, opts]() { return cmd->parsed() ? RunCostBenchmarkCommand(*opts) : -1; };
 }

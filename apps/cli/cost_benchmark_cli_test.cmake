@@ -5,6 +5,11 @@
 #   bad_workload   an unknown --workload: exit 2, the message lists the accepted values
 #   one_seed       the bundled default with one seed: exit 0, both files written
 #   frontier       --frontier adds seedance-tv<value> runs and the cost/JCT chart; bad values exit 2
+#   seeds          --seeds 0,1: mean ± sd per policy in the table, results.json (seeds, summary,
+#                  per_seed, best_baseline, bound_at_best_baseline_usd) and the report, assumptions;
+#                  a second run gives the same results.json apart from timing keys
+#   bad_seeds      a bad --seeds list, or --seed with --seeds: exit 2 naming the flag, no output
+#   seed_instance  --seed 0 and --seed 1 generate different llm-finetune instances
 cmake_minimum_required(VERSION 3.25)
 
 file(REMOVE_RECURSE "${WORK}")
@@ -171,11 +176,74 @@ elseif(CASE STREQUAL "determinism")
     message(FATAL_ERROR "results.json differs between two runs with the same seed")
   endif()
   foreach(key "\"policies\"" "\"lower_bound_usd\"" "\"name\": \"fifo\"" "\"name\": \"gavel-las\""
-              "\"name\": \"seedance\"" "\"total_cost_usd\"" "\"avg_jct_hours\"" "\"deadline_misses\"")
+              "\"name\": \"seedance\"" "\"total_cost_usd\"" "\"avg_jct_hours\"" "\"deadline_misses\""
+              "\"best_baseline\": {" "\"bound_at_best_baseline_usd\": [0-9]" "\"savings_vs_best_baseline_pct\""
+              "\"assumptions\"" "\"seed\": 7")
     if(NOT json_a MATCHES "${key}")
       message(FATAL_ERROR "results.json lacks ${key}")
     endif()
   endforeach()
+elseif(CASE STREQUAL "seeds")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 1d --no-packing --seeds 0,1 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "exit ${rc}\n${stderr}")
+  endif()
+  foreach(v "workload seeds 0,1: mean ± sd" "fifo +[0-9.]+ ± [0-9.]+" "lower bound @ " "=> Over 2 workload seeds"
+            "assumes: speeds from llm-finetune")
+    if(NOT stdout MATCHES "${v}")
+      message(FATAL_ERROR "the table lacks '${v}':\n${stdout}")
+    endif()
+  endforeach()
+  file(READ "${out}/results.json" json)
+  foreach(key "\"seeds\": \\[" "\"summary\": {" "\"per_seed\": \\[" "\"best_baseline\": {"
+              "\"bound_at_best_baseline_usd\": [0-9]" "\"mean\": [0-9]" "\"sd\": [0-9]" "\"total_cost_usd_sd\""
+              "\"seed\": 0" "\"seed\": 1")
+    if(NOT json MATCHES "${key}")
+      message(FATAL_ERROR "results.json lacks ${key}")
+    endif()
+  endforeach()
+  # Same seeds, same bytes (apart from timing keys).
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 1d --no-packing --seeds 0,1 --out "${WORK}/again"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout2 ERROR_VARIABLE stderr)
+  file(READ "${WORK}/again/results.json" json2)
+  string(REGEX REPLACE "\"(wall_seconds|solve_seconds)\": [0-9.e+-]+" "" a "${json}")
+  string(REGEX REPLACE "\"(wall_seconds|solve_seconds)\": [0-9.e+-]+" "" b "${json2}")
+  if(NOT rc EQUAL 0 OR NOT a STREQUAL b)
+    message(FATAL_ERROR "results.json differs between two runs with the same seeds (${rc})")
+  endif()
+  file(READ "${out}/cost_optimization_report.html" html)
+  foreach(v "Cost over workload seeds 0,1" "Assumes: " "best baseline")
+    if(NOT html MATCHES "${v}")
+      message(FATAL_ERROR "the report lacks '${v}'")
+    endif()
+  endforeach()
+elseif(CASE STREQUAL "bad_seeds")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --seeds 4-0 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--seeds '4-0': range goes backwards")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --seeds 1,x --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--seeds '1,x': not a seed: 'x'")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --seeds 1,1 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--seeds '1,1': seed 1 given twice")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --seed 3 --seeds 0-1 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--seeds: give either --seed N or --seeds LIST")
+elseif(CASE STREQUAL "seed_instance")
+  foreach(seed 0 1)
+    execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 6h --no-packing --seed ${seed} --out "${WORK}/s${seed}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "exit ${rc}\n${stderr}")
+    endif()
+    file(READ "${WORK}/s${seed}/results.json" json)
+    string(REGEX MATCH "\"work_gpu_hours_on_fastest_type\": [0-9.e+-]+" work${seed} "${json}")
+  endforeach()
+  if(work0 STREQUAL "" OR work0 STREQUAL work1)
+    message(FATAL_ERROR "--seed 0 and --seed 1 gave the same llm-finetune instance: ${work0} / ${work1}")
+  endif()
 elseif(CASE STREQUAL "one_seed")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --seeds 42 --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)

@@ -4,11 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "seedance/report/html.h"
 #include "seedance/report/svg_chart.h"
 
 namespace seedance::report {
+
+const char* const kBestBaselineRule =
+    "the cheapest policy flagged baseline that finished every job (never a reference row); ties go to the lower "
+    "average JCT, then to the smaller name";
+
 namespace {
 
 double Round(double v, double q) { return std::round(v / q) * q; }
@@ -19,6 +25,27 @@ const sim::PolicyOutcome* Baseline(const sim::ScenarioResult& r) {
   }
   return r.policies.empty() ? nullptr : &r.policies.front();
 }
+
+// A row's label in tables and charts: reference rows say that they know the future.
+constexpr const char* kReferenceLabel = "reference (knows the future)";
+
+std::string Role(bool baseline, bool reference, bool best) {
+  if (reference) return kReferenceLabel;
+  if (best) return "best baseline";
+  return baseline ? "baseline" : "";
+}
+
+// 100 (1 - cost / base), or 0 without a base.
+double SavingPct(double cost, double base) { return base > 0 ? 100.0 * (1.0 - cost / base) : 0.0; }
+
+// (best - cost) / (best - bound): the share of the gap between the best baseline and the bound at
+// its JCT that a policy closes; nullopt when the gap is not positive.
+std::optional<double> GapClosed(double cost, double best, double bound) {
+  if (!(best - bound > 0)) return std::nullopt;
+  return (best - cost) / (best - bound);
+}
+
+std::string Pct(double v) { return fmt::format("{:.1f}%", v); }
 
 double CostPerUsefulGpuHour(const sim::SimResult& s) {
   return s.useful_gpu_seconds > 0 ? s.total_cost_usd / (s.useful_gpu_seconds / 3600.0) : 0;
@@ -31,39 +58,55 @@ constexpr std::size_t kNumColors = sizeof(kColors) / sizeof(kColors[0]);
 }  // namespace
 
 std::string ScenarioTable(const sim::ScenarioResult& r) {
-  std::string out = fmt::format("workload {} ({} jobs, arrivals over {:.1f} h) on fleet {}\n", r.workload, r.jobs,
-                                r.duration_s / 3600.0, r.fleet);
-  out += fmt::format("{:<22} {:>12} {:>10} {:>9} {:>9} {:>7} {:>8} {:>6} {:>10} {:>9}\n", "policy", "total $",
-                     "$/useful", "avg JCT", "p99 JCT", "misses", "spot int", "util", "vs fifo", "vs bound");
+  std::string out = fmt::format("workload {} ({} jobs, arrivals over {:.1f} h, seed {}) on fleet {}\n", r.workload,
+                                r.jobs, r.duration_s / 3600.0, r.seed, r.fleet);
+  out += fmt::format("{:<22} {:>12} {:>10} {:>9} {:>9} {:>7} {:>8} {:>6} {:>9} {:>9} {:>9}  {}\n", "policy", "total $",
+                     "$/useful", "avg JCT", "p99 JCT", "misses", "spot int", "util", "vs fifo", "vs best", "vs bound",
+                     "role");
   const auto* base = Baseline(r);
+  const auto* best = r.Find(r.best_baseline);
   for (const auto& p : r.policies) {
     const auto& s = p.result;
-    double save = base ? 100.0 * (1.0 - s.total_cost_usd / base->result.total_cost_usd) : 0;
+    double save = base ? SavingPct(s.total_cost_usd, base->result.total_cost_usd) : 0;
     double over = r.bound.usd > 0 ? 100.0 * (s.total_cost_usd / r.bound.usd - 1.0) : 0;
-    out += fmt::format("{:<22} {:>12.2f} {:>10.3f} {:>8.2f}h {:>8.2f}h {:>7} {:>8} {:>5.1f}% {:>9.1f}% {:>8.1f}%\n",
+    out += fmt::format("{:<22} {:>12.2f} {:>10.3f} {:>8.2f}h {:>8.2f}h {:>7} {:>8} {:>5.1f}% {:>8.1f}% {:>9} {:>8.1f}%  {}\n",
                        p.name, s.total_cost_usd, CostPerUsefulGpuHour(s), s.AvgJctHours(), s.P99JctHours(),
-                       s.deadline_misses, s.spot_interruptions, 100.0 * s.Utilization(), save, over);
+                       s.deadline_misses, s.spot_interruptions, 100.0 * s.Utilization(), save,
+                       best ? Pct(SavingPct(s.total_cost_usd, best->result.total_cost_usd)) : "-", over,
+                       Role(p.baseline, p.reference, best == &p));
   }
-  out += fmt::format("{:<22} {:>12.2f}   (LP relaxation, GLPK, any JCT within fifo's span: {} columns, {:.2f} s)\n",
-                     "lower bound", r.bound.usd, r.bound.columns, r.bound.seconds);
+  out += fmt::format("{:<22} {:>12.2f}   (LP relaxation, GLPK, any JCT, every job done within {:.1f} h: {} columns, "
+                     "{:.2f} s)\n", "lower bound", r.bound.usd, r.bound_horizon_s / 3600.0, r.bound.columns,
+                     r.bound.seconds);
   for (const auto& sb : r.service_bounds) {
     out += fmt::format("{:<22} {:>12.2f}   (the same at avg JCT <= {}'s {:.2f} h: {} columns, {:.2f} s)\n",
                        "lower bound @ " + sb.policy, sb.bound.usd, sb.policy, sb.bound.max_avg_jct_s / 3600,
                        sb.bound.columns, sb.bound.seconds);
   }
-  for (const auto& p : r.policies) {
-    if (p.name != "seedance" || base == nullptr || base->result.total_cost_usd <= 0) continue;
-    out += fmt::format("=> seedance: {:.1f}% {} than fifo, avg JCT {:.2f} h, {:.2f}x the lower bound",
-                       std::abs(100.0 * (1.0 - p.result.total_cost_usd / base->result.total_cost_usd)),
-                       p.result.total_cost_usd <= base->result.total_cost_usd ? "cheaper" : "dearer",
-                       p.result.AvgJctHours(), r.bound.usd > 0 ? p.result.total_cost_usd / r.bound.usd : 0.0);
-    for (const auto& sb : r.service_bounds) {
-      out += fmt::format(", {:.2f}x the bound at {}'s JCT", sb.bound.usd > 0 ? p.result.total_cost_usd / sb.bound.usd : 0.0,
-                         sb.policy);
+  const auto* sd = r.Find("seedance");
+  if (sd != nullptr && base != nullptr && base->result.total_cost_usd > 0) {
+    const auto& s = sd->result;
+    if (best != nullptr) {
+      out += fmt::format("=> seedance: {:.1f}% {} than the best baseline ({}, ${:.2f}), avg JCT {:.2f} h vs {:.2f} h ({})",
+                         std::abs(SavingPct(s.total_cost_usd, best->result.total_cost_usd)),
+                         s.total_cost_usd <= best->result.total_cost_usd ? "cheaper" : "dearer", best->name,
+                         best->result.total_cost_usd, s.AvgJctHours(), best->result.AvgJctHours(),
+                         s.AvgJctHours() <= best->result.AvgJctHours() ? "no worse" : "worse");
+      const sim::LowerBound* at = r.BoundAtBestBaseline();
+      auto gap = at ? GapClosed(s.total_cost_usd, best->result.total_cost_usd, at->usd) : std::nullopt;
+      if (gap) out += fmt::format("; closes {:.0f}% of the gap to the bound at its JCT (${:.2f})", 100 * *gap, at->usd);
+      out += fmt::format("; {:.1f}% {} than fifo on-demand\n", std::abs(SavingPct(s.total_cost_usd, base->result.total_cost_usd)),
+                         s.total_cost_usd <= base->result.total_cost_usd ? "cheaper" : "dearer");
+    } else {
+      out += fmt::format("=> seedance: {:.1f}% {} than fifo, avg JCT {:.2f} h, {:.2f}x the lower bound (no baseline "
+                         "finished every job)\n",
+                         std::abs(SavingPct(s.total_cost_usd, base->result.total_cost_usd)),
+                         s.total_cost_usd <= base->result.total_cost_usd ? "cheaper" : "dearer", s.AvgJctHours(),
+                         r.bound.usd > 0 ? s.total_cost_usd / r.bound.usd : 0.0);
     }
-    out += "\n";
   }
   for (const auto& n : r.notes) out += "note: " + n + "\n";
+  for (const auto& a : r.assumptions) out += "assumes: " + a.text + "\n";
   return out;
 }
 
@@ -78,6 +121,8 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
                    {"work_gpu_hours_on_fastest_type", Round(r.total_work_gpu_hours_fastest, 1e-3)},
                    {"notes", r.notes}};
   const auto* base = Baseline(r);
+  const auto* best = r.Find(r.best_baseline);
+  const sim::LowerBound* at_best = r.BoundAtBestBaseline();
   nlohmann::json pols = nlohmann::json::array();
   for (const auto& p : r.policies) {
     const auto& s = p.result;
@@ -104,8 +149,31 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
                      r.bound.usd > 0 ? Round(100.0 * (s.total_cost_usd / r.bound.usd - 1.0), 1e-4) : 0.0},
                     {"cost_by_pool_usd", by_pool},
                     {"wall_seconds", s.wall_seconds}});
+    nlohmann::json& row = pols.back();
+    row["baseline"] = p.baseline;
+    row["reference"] = p.reference;
+    row["role"] = Role(p.baseline, p.reference, best == &p);
+    if (best != nullptr) {
+      row["savings_vs_best_baseline_pct"] = Round(SavingPct(s.total_cost_usd, best->result.total_cost_usd), 1e-4);
+      row["avg_jct_no_worse_than_best_baseline"] = s.unfinished == 0 && s.AvgJctHours() <= best->result.AvgJctHours();
+      auto gap = at_best ? GapClosed(s.total_cost_usd, best->result.total_cost_usd, at_best->usd) : std::nullopt;
+      if (!p.baseline && gap) row["gap_closed"] = Round(*gap, 1e-6);
+    }
   }
   j["policies"] = pols;
+  j["seed"] = r.seed;
+  if (best != nullptr) {
+    j["best_baseline"] = {{"name", best->name},
+                          {"total_cost_usd", Round(best->result.total_cost_usd, 1e-6)},
+                          {"avg_jct_hours", Round(best->result.AvgJctHours(), 1e-6)},
+                          {"rule", kBestBaselineRule}};
+  } else {
+    j["best_baseline"] = nullptr;
+  }
+  j["bound_at_best_baseline_usd"] = at_best ? nlohmann::json(Round(at_best->usd, 1e-6)) : nlohmann::json(nullptr);
+  nlohmann::json assumptions = nlohmann::json::array();
+  for (const auto& a : r.assumptions) assumptions.push_back(a.text);
+  j["assumptions"] = assumptions;
   j["lower_bound_usd"] = Round(r.bound.usd, 1e-6);
   nlohmann::json lb_pool = nlohmann::json::object();
   for (std::size_t k = 0; k < r.bound.usd_by_pool.size() && k < r.pool_names.size(); ++k) {
@@ -114,7 +182,10 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
   j["lower_bound"] = {{"usd_by_pool", lb_pool},
                       {"method", "LP relaxation (GLPK simplex) of the cheapest assignment of every job's work to "
                                  "the fleet's pools per time bucket, with pool capacity, spot availability, "
-                                 "per-job speed and deadlines, over FIFO's span"},
+                                 "per-job speed, arrivals and deadlines; every job done within the horizon (the "
+                                 "latest makespan of a policy that finished every job)"},
+                      {"horizon_hours", Round(r.bound_horizon_s / 3600.0, 1e-6)},
+                      {"speed_grid", r.bound.speed_grid},
                       {"bucket_hours", Round(r.bound.bucket_s / 3600.0, 1e-6)},
                       {"columns", r.bound.columns},
                       {"job_classes", r.bound.job_classes},
@@ -126,9 +197,10 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
       sl_pool[r.pool_names[k]] = Round(sb.bound.usd_by_pool[k], 1e-6);
     }
     sls.push_back({{"usd", Round(sb.bound.usd, 1e-6)},
-                   {"method", "the same LP with one more row: the jobs' completion-time lower bounds (mean busy "
-                              "time + half the run time, or the run time) sum to at most N x the average JCT; "
-                              "work may also run after the horizon, in an open-ended bucket"},
+                   {"method", "the same LP on the same horizon (finer buckets, groups split by run time) with "
+                              "rows bounding each group's JCT sum (mean time of its work + half the run time, or "
+                              "the run time) and their total by N x the average JCT; never below the plain bound"},
+                   {"plain_bound_kept", sb.bound.plain_kept},
                    {"max_avg_jct_hours", Round(sb.bound.max_avg_jct_s / 3600.0, 1e-6)},
                    {"service_level_of", sb.policy},
                    {"usd_by_pool", sl_pool},
@@ -142,17 +214,6 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
 }
 
 namespace {
-
-// ", and 1.21x the bound for schedules as fast as gavel-las ($100873)" for each service bound.
-std::string ServiceBoundClause(const sim::ScenarioResult& r, const sim::PolicyOutcome& p) {
-  std::string out;
-  for (const auto& sb : r.service_bounds) {
-    if (sb.bound.usd <= 0) continue;
-    out += fmt::format(", and {:.2f}x the bound for schedules as fast as {} on average (${:.0f})",
-                       p.result.total_cost_usd / sb.bound.usd, sb.policy, sb.bound.usd);
-  }
-  return out;
-}
 
 // Approximate width in px of an 11 px label.
 double LabelWidth(const std::string& text) { return 6.2 * static_cast<double>(text.size()); }
@@ -224,7 +285,7 @@ std::string CostJctChart(const sim::ScenarioResult& r) {
     double px = x(p.result.AvgJctHours()), py = y(p.result.total_cost_usd);
     const bool on_frontier = p.name.rfind("seedance-tv", 0) == 0;
     if (on_frontier) frontier.emplace_back(px, py);
-    std::string text = on_frontier ? "$" + p.name.substr(11) + "/h" : p.name;
+    std::string text = on_frontier ? "$" + p.name.substr(11) + "/h" : p.reference ? p.name + " (reference)" : p.name;
     if (p.result.AvgJctHours() > max_jct) text += fmt::format(" ({:.0f} h) →", p.result.AvgJctHours());
     h += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\"><title>{}: ${:.0f}, {:.2f} h</title></circle>\n",
                      px, py, kColors[k % kNumColors], HtmlEscape(p.name), p.result.total_cost_usd, p.result.AvgJctHours());
@@ -269,34 +330,55 @@ std::string CostJctChart(const sim::ScenarioResult& r) {
   return h;
 }
 
+std::string AssumesParagraph(const sim::ScenarioResult& r, sim::Assumption::Section section) {
+  const std::string line = r.AssumesLine(section);
+  return line.empty() ? "" : "<p class=\"note\">" + HtmlEscape(line) + "</p>\n";
+}
+
+// The headline: Seedance against the best baseline (and FIFO on-demand), and the gap it closes.
+std::string ScenarioHeadline(const sim::ScenarioResult& r) {
+  const sim::PolicyOutcome* fifo = r.Find("fifo");
+  const sim::PolicyOutcome* best = r.Find(r.best_baseline);
+  const sim::PolicyOutcome* sd = r.Find("seedance");
+  if (fifo == nullptr || sd == nullptr || fifo->result.total_cost_usd <= 0) return "";
+  const auto& s = sd->result;
+  const auto vs_fifo = fmt::format("{:.1f}% {} than FIFO on on-demand (${:.0f})",
+                                   std::abs(SavingPct(s.total_cost_usd, fifo->result.total_cost_usd)),
+                                   s.total_cost_usd <= fifo->result.total_cost_usd ? "less" : "more",
+                                   fifo->result.total_cost_usd);
+  if (best == nullptr) {
+    return fmt::format("<p class=\"headline\"><strong>Seedance costs ${:.0f}</strong>, {}; no baseline finished every "
+                       "job.</p>\n", s.total_cost_usd, vs_fifo);
+  }
+  std::string gap;
+  const sim::LowerBound* at = r.BoundAtBestBaseline();
+  if (auto g = at ? GapClosed(s.total_cost_usd, best->result.total_cost_usd, at->usd) : std::nullopt) {
+    gap = fmt::format("; it closes {:.0f}% of the gap between {} and the bound at its average JCT (${:.0f})", 100 * *g,
+                      HtmlEscape(best->name), at->usd);
+  }
+  return fmt::format(
+      "<p class=\"headline\"><strong>Seedance costs ${:.0f}, {:.1f}% {} than the best baseline, {} (${:.0f})</strong>, "
+      "with an average JCT of {:.2f} h against {:.2f} h ({}){}. Against FIFO on on-demand: {}.</p>\n",
+      s.total_cost_usd, std::abs(SavingPct(s.total_cost_usd, best->result.total_cost_usd)),
+      s.total_cost_usd <= best->result.total_cost_usd ? "less" : "more", HtmlEscape(best->name),
+      best->result.total_cost_usd, s.AvgJctHours(), best->result.AvgJctHours(),
+      s.AvgJctHours() <= best->result.AvgJctHours() ? "no worse" : "worse", gap, vs_fifo);
+}
+
 }  // namespace
 
 std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
   std::string h = "<section>\n<h2>Cost of running the workload: " + HtmlEscape(r.workload) + "</h2>\n";
-  // Headline: Seedance against the FIFO baseline and Gavel-LAS, and its distance to the bound.
-  const sim::PolicyOutcome* fifo = nullptr;
-  const sim::PolicyOutcome* las = nullptr;
-  const sim::PolicyOutcome* sd = nullptr;
-  for (const auto& p : r.policies) {
-    if (p.name == "fifo") fifo = &p;
-    if (p.name == "gavel-las") las = &p;
-    if (p.name == "seedance") sd = &p;
-  }
-  if (fifo != nullptr && las != nullptr && sd != nullptr && fifo->result.total_cost_usd > 0) {
-    h += fmt::format(
-        "<p class=\"headline\"><strong>Seedance costs ${:.0f}, {:.1f}% {} than FIFO on on-demand (${:.0f})</strong>, "
-        "with an average JCT of {:.2f} h against Gavel-LAS's {:.2f} h; it is {:.2f}x the LP lower bound (${:.0f}){}.</p>\n",
-        sd->result.total_cost_usd, std::abs(100.0 * (1.0 - sd->result.total_cost_usd / fifo->result.total_cost_usd)),
-        sd->result.total_cost_usd <= fifo->result.total_cost_usd ? "less" : "more", fifo->result.total_cost_usd,
-        sd->result.AvgJctHours(), las->result.AvgJctHours(),
-        r.bound.usd > 0 ? sd->result.total_cost_usd / r.bound.usd : 0.0, r.bound.usd, ServiceBoundClause(r, *sd));
-  }
-  h += "<p>" + std::to_string(r.jobs) + " jobs on fleet <code>" + HtmlEscape(r.fleet) +
+  h += ScenarioHeadline(r);
+  h += "<p>" + std::to_string(r.jobs) + " jobs (seed " + std::to_string(r.seed) + ") on fleet <code>" +
+       HtmlEscape(r.fleet) +
        "</code>; every policy sees the same arrivals, prices, cold starts and spot availability. "
-       "The lower bound is an LP relaxation: no policy can cost less. It may defer work to cheap spot hours "
-       "anywhere in FIFO's span; the bound at Gavel-LAS's average JCT holds the relaxation to that service level "
-       "instead (a valid bound for any schedule at least as fast on average), which is the fair yardstick for "
-       "a policy held to Gavel-LAS's JCT.</p>\n";
+       "The lower bound is an LP relaxation: no schedule that finishes every job within the same horizon and meets "
+       "every deadline can cost less. It may defer work to cheap spot hours anywhere in that span; the bound at the "
+       "best baseline's average JCT holds the relaxation to that service level on the same horizon (a valid bound "
+       "for any schedule at least as fast on average), the fair yardstick for a policy held to that JCT. Rows marked "
+       "<em>" + std::string(kReferenceLabel) + "</em> see true job sizes and the whole spot series: no online "
+       "scheduler can reach them, and they are never the best baseline.</p>\n";
   // Bar chart: total cost per policy with the lower bound as a dashed line.
   double max_cost = r.bound.usd;
   for (const auto& p : r.policies) max_cost = std::max(max_cost, p.result.total_cost_usd);
@@ -310,7 +392,7 @@ std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
   for (const auto& p : r.policies) {
     double w = p.result.total_cost_usd * scale;
     h += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"13\">{}</text>\n", left - 8,
-                     y + bar_h / 2 + 5, HtmlEscape(p.name));
+                     y + bar_h / 2 + 5, HtmlEscape(p.reference ? p.name + " (reference)" : p.name));
     h += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>{}: ${:.2f}</title></rect>\n",
                      left, y, w, bar_h, kColors[k % kNumColors], HtmlEscape(p.name), p.result.total_cost_usd);
     h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"12\">${:.0f}</text>\n", left + w + 6, y + bar_h / 2 + 5,
@@ -323,25 +405,38 @@ std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
                    y);
   h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"12\">lower bound ${:.0f}</text>\n", lb + 4, y + 16, r.bound.usd);
   h += "</svg>\n";
+  h += AssumesParagraph(r, sim::Assumption::kCharts);
   // Table.
-  h += "<table>\n<tr><th>policy</th><th>total $</th><th>$ per useful GPU-h</th><th>avg JCT h</th><th>p99 JCT h</th>"
-       "<th>deadline misses</th><th>spot interruptions</th><th>GPU util</th><th>cold-start idle $</th></tr>\n";
+  const auto* fifo = Baseline(r);
+  const auto* best = r.Find(r.best_baseline);
+  h += "<table>\n<tr><th>policy</th><th>role</th><th>total $</th><th>$ per useful GPU-h</th><th>avg JCT h</th>"
+       "<th>p99 JCT h</th><th>vs fifo</th><th>vs best baseline</th><th>deadline misses</th><th>spot interruptions</th>"
+       "<th>GPU util</th><th>cold-start idle $</th></tr>\n";
   for (const auto& p : r.policies) {
     const auto& s = p.result;
-    h += fmt::format("<tr><td title=\"{}\">{}</td><td>{:.2f}</td><td>{:.3f}</td><td>{:.2f}</td><td>{:.2f}</td><td>{}</td>"
-                     "<td>{}</td><td>{:.1f}%</td><td>{:.2f}</td></tr>\n",
-                     HtmlEscape(p.description), HtmlEscape(p.name), s.total_cost_usd, CostPerUsefulGpuHour(s),
-                     s.AvgJctHours(), s.P99JctHours(), s.deadline_misses, s.spot_interruptions, 100 * s.Utilization(),
-                     s.cold_start_idle_usd);
-  }
-  h += fmt::format("<tr><td>lower bound</td><td>{:.2f}</td><td colspan=\"7\">LP relaxation (GLPK), any JCT, work done "
-                   "within FIFO's span</td></tr>\n", r.bound.usd);
-  for (const auto& sb : r.service_bounds) {
-    h += fmt::format("<tr><td>lower bound @ {}</td><td>{:.2f}</td><td colspan=\"7\">the same for schedules whose average "
-                     "JCT is at most {}'s ({:.2f} h), with no horizon</td></tr>\n",
-                     HtmlEscape(sb.policy), sb.bound.usd, HtmlEscape(sb.policy), sb.bound.max_avg_jct_s / 3600);
+    h += fmt::format("<tr><td title=\"{}\">{}</td><td>{}</td><td>{:.2f}</td><td>{:.3f}</td><td>{:.2f}</td><td>{:.2f}</td>"
+                     "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}%</td><td>{:.2f}</td></tr>\n",
+                     HtmlEscape(p.description), HtmlEscape(p.name), Role(p.baseline, p.reference, best == &p),
+                     s.total_cost_usd, CostPerUsefulGpuHour(s), s.AvgJctHours(), s.P99JctHours(),
+                     fifo ? Pct(SavingPct(s.total_cost_usd, fifo->result.total_cost_usd)) : "-",
+                     best ? Pct(SavingPct(s.total_cost_usd, best->result.total_cost_usd)) : "-", s.deadline_misses,
+                     s.spot_interruptions, 100 * s.Utilization(), s.cold_start_idle_usd);
   }
   h += "</table>\n";
+  h += AssumesParagraph(r, sim::Assumption::kCosts);
+  h += "<h3>Lower bounds</h3>\n<table>\n<tr><th>bound</th><th>$</th><th>holds for</th><th>LP columns</th>"
+       "<th>solve s</th></tr>\n";
+  h += fmt::format("<tr><td>lower bound</td><td>{:.2f}</td><td>any schedule that finishes every job within {:.1f} h and "
+                   "meets every deadline</td><td>{}</td><td>{:.2f}</td></tr>\n",
+                   r.bound.usd, r.bound_horizon_s / 3600.0, r.bound.columns, r.bound.seconds);
+  for (const auto& sb : r.service_bounds) {
+    h += fmt::format("<tr><td>lower bound @ {}</td><td>{:.2f}</td><td>the same, with an average JCT of at most {}'s "
+                     "({:.2f} h)</td><td>{}</td><td>{:.2f}</td></tr>\n",
+                     HtmlEscape(sb.policy), sb.bound.usd, HtmlEscape(sb.policy), sb.bound.max_avg_jct_s / 3600,
+                     sb.bound.columns, sb.bound.seconds);
+  }
+  h += "</table>\n";
+  h += AssumesParagraph(r, sim::Assumption::kBounds);
   h += CostJctChart(r);
   // Utilization over time.
   std::vector<ChartSeries> series;
@@ -370,7 +465,182 @@ std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
   spec.y.label = "GPUs";
   spec.y.min = 0;
   h += RenderLineChart(spec, series);
+  h += AssumesParagraph(r, sim::Assumption::kCharts);
   for (const auto& n : r.notes) h += "<p class=\"note\">" + HtmlEscape(n) + "</p>\n";
+  h += "</section>\n";
+  return h;
+}
+
+namespace {
+
+std::string PlusMinus(const sim::MeanSd& v, const char* fmt_one) {
+  return fmt::format(fmt::runtime(fmt_one), v.mean) + " ± " + fmt::format(fmt::runtime(fmt_one), v.sd);
+}
+
+const sim::SeedSweep::PolicySummary* FindSummary(const sim::SeedSweep& s, const std::string& name) {
+  for (const auto& p : s.policies) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::string SeedList(const std::vector<std::uint64_t>& seeds) {
+  std::string out;
+  for (auto v : seeds) out += (out.empty() ? "" : ",") + std::to_string(v);
+  return out;
+}
+
+// One sentence: Seedance's mean cost against the best baseline's and FIFO's, and the gap closed.
+std::string SweepHeadline(const sim::SeedSweep& s) {
+  const auto* fifo = FindSummary(s, "fifo");
+  const auto* best = FindSummary(s, s.best_baseline);
+  const auto* sd = FindSummary(s, "seedance");
+  if (fifo == nullptr || sd == nullptr || best == nullptr) return "";
+  const double c = sd->total_cost_usd.mean, b = best->total_cost_usd.mean;
+  std::string out = fmt::format(
+      "Over {} workload seeds, Seedance costs ${:.0f} ± {:.0f}, {:.1f}% {} than the best baseline {} (${:.0f} ± {:.0f}), "
+      "average JCT {:.2f} h against {:.2f} h ({})",
+      s.seeds.size(), c, sd->total_cost_usd.sd, std::abs(SavingPct(c, b)), c <= b ? "less" : "more", best->name, b,
+      best->total_cost_usd.sd, sd->avg_jct_hours.mean, best->avg_jct_hours.mean,
+      sd->avg_jct_hours.mean <= best->avg_jct_hours.mean ? "no worse" : "worse");
+  if (auto g = GapClosed(c, b, s.bound_at_best_baseline_usd.mean)) {
+    out += fmt::format("; it closes {:.0f}% of the gap to the bound at {}'s JCT (${:.0f})", 100 * *g, best->name,
+                       s.bound_at_best_baseline_usd.mean);
+  }
+  out += fmt::format("; {:.1f}% {} than FIFO on on-demand (${:.0f}).", std::abs(SavingPct(c, fifo->total_cost_usd.mean)),
+                     c <= fifo->total_cost_usd.mean ? "less" : "more", fifo->total_cost_usd.mean);
+  return out;
+}
+
+}  // namespace
+
+std::string SweepTable(const sim::SeedSweep& s) {
+  const sim::ScenarioResult& first = s.runs.front();
+  std::string out = fmt::format("workload {} ({} jobs in seed {}) on fleet {}, workload seeds {}: mean ± sd\n",
+                                first.workload, first.jobs, first.seed, first.fleet, SeedList(s.seeds));
+  out += fmt::format("{:<22} {:>22} {:>16} {:>16} {:>9} {:>9}  {}\n", "policy", "total $", "avg JCT h", "p99 JCT h",
+                     "vs fifo", "vs best", "role");
+  const auto* fifo = FindSummary(s, "fifo");
+  const auto* best = FindSummary(s, s.best_baseline);
+  for (const auto& p : s.policies) {
+    out += fmt::format("{:<22} {:>22} {:>16} {:>16} {:>9} {:>9}  {}{}\n", p.name, PlusMinus(p.total_cost_usd, "{:.2f}"),
+                       PlusMinus(p.avg_jct_hours, "{:.2f}"), PlusMinus(p.p99_jct_hours, "{:.2f}"),
+                       fifo ? Pct(SavingPct(p.total_cost_usd.mean, fifo->total_cost_usd.mean)) : "-",
+                       best ? Pct(SavingPct(p.total_cost_usd.mean, best->total_cost_usd.mean)) : "-",
+                       Role(p.baseline, p.reference, best == &p),
+                       p.unfinished_runs > 0 ? fmt::format(" (unfinished jobs on {} seeds)", p.unfinished_runs) : "");
+  }
+  out += fmt::format("{:<22} {:>22}   (LP relaxation, any JCT)\n", "lower bound", PlusMinus(s.lower_bound_usd, "{:.2f}"));
+  if (best != nullptr) {
+    out += fmt::format("{:<22} {:>22}   (at {}'s average JCT on each seed)\n", "lower bound @ " + best->name,
+                       PlusMinus(s.bound_at_best_baseline_usd, "{:.2f}"), best->name);
+  }
+  const std::string headline = SweepHeadline(s);
+  if (!headline.empty()) out += "=> " + headline + "\n";
+  for (const auto& a : first.assumptions) out += "assumes: " + a.text + "\n";
+  return out;
+}
+
+nlohmann::json SweepJson(const sim::SeedSweep& s) {
+  const auto* fifo = FindSummary(s, "fifo");
+  const auto* best = FindSummary(s, s.best_baseline);
+  auto mean_sd = [](const sim::MeanSd& v) {
+    return nlohmann::json{{"mean", Round(v.mean, 1e-6)}, {"sd", Round(v.sd, 1e-6)}};
+  };
+  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::json flat = nlohmann::json::array();  // the single-seed keys, from the means
+  for (const auto& p : s.policies) {
+    nlohmann::json row = {{"name", p.name},
+                          {"description", p.description},
+                          {"baseline", p.baseline},
+                          {"reference", p.reference},
+                          {"role", Role(p.baseline, p.reference, best == &p)},
+                          {"total_cost_usd", mean_sd(p.total_cost_usd)},
+                          {"avg_jct_hours", mean_sd(p.avg_jct_hours)},
+                          {"p99_jct_hours", mean_sd(p.p99_jct_hours)},
+                          {"unfinished_runs", p.unfinished_runs}};
+    nlohmann::json f = {{"name", p.name},
+                        {"baseline", p.baseline},
+                        {"reference", p.reference},
+                        {"total_cost_usd", Round(p.total_cost_usd.mean, 1e-6)},
+                        {"total_cost_usd_sd", Round(p.total_cost_usd.sd, 1e-6)},
+                        {"avg_jct_hours", Round(p.avg_jct_hours.mean, 1e-6)},
+                        {"avg_jct_hours_sd", Round(p.avg_jct_hours.sd, 1e-6)},
+                        {"p99_jct_hours", Round(p.p99_jct_hours.mean, 1e-6)},
+                        {"p99_jct_hours_sd", Round(p.p99_jct_hours.sd, 1e-6)}};
+    if (fifo != nullptr) {
+      row["savings_vs_fifo_pct"] = f["savings_vs_fifo_pct"] =
+          Round(SavingPct(p.total_cost_usd.mean, fifo->total_cost_usd.mean), 1e-4);
+    }
+    if (best != nullptr) {
+      row["savings_vs_best_baseline_pct"] = f["savings_vs_best_baseline_pct"] =
+          Round(SavingPct(p.total_cost_usd.mean, best->total_cost_usd.mean), 1e-4);
+      row["avg_jct_no_worse_than_best_baseline"] = f["avg_jct_no_worse_than_best_baseline"] =
+          p.unfinished_runs == 0 && p.avg_jct_hours.mean <= best->avg_jct_hours.mean;
+      auto gap = GapClosed(p.total_cost_usd.mean, best->total_cost_usd.mean, s.bound_at_best_baseline_usd.mean);
+      if (!p.baseline && gap) row["gap_closed"] = f["gap_closed"] = Round(*gap, 1e-6);
+    }
+    rows.push_back(row);
+    flat.push_back(f);
+  }
+  nlohmann::json best_json = nullptr;
+  if (best != nullptr) {
+    best_json = {{"name", best->name},
+                 {"total_cost_usd", Round(best->total_cost_usd.mean, 1e-6)},
+                 {"avg_jct_hours", Round(best->avg_jct_hours.mean, 1e-6)},
+                 {"rule", std::string(kBestBaselineRule) + ", applied to the means over the seeds"}};
+  }
+  nlohmann::json j;
+  const nlohmann::json first = ScenarioJson(s.runs.front());
+  j["workload"] = first["workload"];
+  j["seeds"] = s.seeds;
+  j["policies"] = flat;
+  j["best_baseline"] = best_json;
+  j["lower_bound_usd"] = Round(s.lower_bound_usd.mean, 1e-6);
+  j["bound_at_best_baseline_usd"] = best ? nlohmann::json(Round(s.bound_at_best_baseline_usd.mean, 1e-6)) : nullptr;
+  j["assumptions"] = first["assumptions"];
+  j["summary"] = {{"policies", rows},
+                  {"best_baseline", best_json},
+                  {"lower_bound_usd", mean_sd(s.lower_bound_usd)},
+                  {"bound_at_best_baseline_usd", mean_sd(s.bound_at_best_baseline_usd)},
+                  {"headline", SweepHeadline(s)}};
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& r : s.runs) runs.push_back(ScenarioJson(r));
+  j["per_seed"] = runs;
+  return j;
+}
+
+std::string SweepHtmlSection(const sim::SeedSweep& s) {
+  const sim::ScenarioResult& first = s.runs.front();
+  std::string h = "<section>\n<h2>Cost over workload seeds " + HtmlEscape(SeedList(s.seeds)) + ": " +
+                  HtmlEscape(first.workload) + "</h2>\n";
+  const std::string headline = SweepHeadline(s);
+  if (!headline.empty()) h += "<p class=\"headline\"><strong>" + HtmlEscape(headline) + "</strong></p>\n";
+  h += "<p>Each seed generates a new workload instance (llm-finetune, gavel) and seeds the simulation; mean ± sample "
+       "standard deviation over the seeds. The best baseline is " + std::string(kBestBaselineRule) +
+       ", applied to the means. Rows marked <em>" + std::string(kReferenceLabel) +
+       "</em> are references no online scheduler can reach.</p>\n";
+  const auto* fifo = FindSummary(s, "fifo");
+  const auto* best = FindSummary(s, s.best_baseline);
+  h += "<table>\n<tr><th>policy</th><th>role</th><th>total $</th><th>avg JCT h</th><th>p99 JCT h</th><th>vs fifo</th>"
+       "<th>vs best baseline</th></tr>\n";
+  for (const auto& p : s.policies) {
+    h += fmt::format("<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                     HtmlEscape(p.description), HtmlEscape(p.name), Role(p.baseline, p.reference, best == &p),
+                     PlusMinus(p.total_cost_usd, "{:.2f}"), PlusMinus(p.avg_jct_hours, "{:.2f}"),
+                     PlusMinus(p.p99_jct_hours, "{:.2f}"),
+                     fifo ? Pct(SavingPct(p.total_cost_usd.mean, fifo->total_cost_usd.mean)) : "-",
+                     best ? Pct(SavingPct(p.total_cost_usd.mean, best->total_cost_usd.mean)) : "-");
+  }
+  h += fmt::format("<tr><td>lower bound</td><td></td><td>{}</td><td colspan=\"4\">LP relaxation, any JCT</td></tr>\n",
+                   PlusMinus(s.lower_bound_usd, "{:.2f}"));
+  if (best != nullptr) {
+    h += fmt::format("<tr><td>lower bound @ {0}</td><td></td><td>{1}</td><td colspan=\"4\">at {0}'s average JCT on "
+                     "each seed</td></tr>\n", HtmlEscape(best->name), PlusMinus(s.bound_at_best_baseline_usd, "{:.2f}"));
+  }
+  h += "</table>\n";
+  h += AssumesParagraph(first, sim::Assumption::kCosts);
+  h += AssumesParagraph(first, sim::Assumption::kBounds);
   h += "</section>\n";
   return h;
 }

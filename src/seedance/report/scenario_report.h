@@ -7,6 +7,9 @@
 
 namespace seedance::report {
 
+// How results.json's best_baseline is chosen (sim::BestBaseline), in words.
+extern const char* const kBestBaselineRule;
+
 // Rendering of a cost scenario (seedance cost-benchmark, issue 3): the per-policy table for
 // stdout, the results.json fields and the HTML section with the cost-by-policy chart (with the
 // LP lower bound) and utilization over time. Deterministic apart from keys named wall_seconds /
@@ -17,11 +20,24 @@ std::string ScenarioTable(const sim::ScenarioResult& r);
 // description, total_cost_usd, gpu_cost_usd, cold_start_idle_usd, idle_held_usd,
 // cost_per_useful_gpu_hour_usd, avg_jct_hours, p99_jct_hours, deadline_misses,
 // spot_interruptions, gpu_utilization, unfinished_jobs, savings_vs_fifo_pct,
-// over_lower_bound_pct, cost_by_pool_usd {pool: usd}, wall_seconds}], lower_bound_usd,
-// lower_bound {columns, job_classes, solve_seconds}.
+// over_lower_bound_pct, cost_by_pool_usd {pool: usd}, wall_seconds, baseline, reference, role,
+// savings_vs_best_baseline_pct, avg_jct_no_worse_than_best_baseline, gap_closed (non-baseline
+// rows: (best - cost) / (best - bound at best's JCT))}], seed, best_baseline {name,
+// total_cost_usd, avg_jct_hours, rule} or null, bound_at_best_baseline_usd or null, assumptions
+// [text], lower_bound_usd, lower_bound {..., solve_seconds}, lower_bounds_at_service_level [...].
 nlohmann::json ScenarioJson(const sim::ScenarioResult& r);
 
 // An HTML <section> (no page wrapper).
 std::string ScenarioHtmlSection(const sim::ScenarioResult& r);
+
+// `--seeds` with more than one seed: the table of mean +- sd per policy, results.json (seeds,
+// per_seed [ScenarioJson of each], summary {policies [{name, baseline, reference, role,
+// total_cost_usd {mean, sd}, avg_jct_hours, p99_jct_hours, unfinished_runs, savings_vs_fifo_pct,
+// savings_vs_best_baseline_pct, gap_closed}], lower_bound_usd, bound_at_best_baseline_usd,
+// best_baseline}, plus top-level policies / best_baseline / bound_at_best_baseline_usd from the
+// means so that readers of the single-seed format find them) and the report section.
+std::string SweepTable(const sim::SeedSweep& s);
+nlohmann::json SweepJson(const sim::SeedSweep& s);
+std::string SweepHtmlSection(const sim::SeedSweep& s);
 
 }  // namespace seedance::report

@@ -64,8 +64,10 @@ Status LinearProgram::Solve() {
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = GLP_OFF;
   int rc = glp_simplex(P(lp_), &parm);
-  if (rc != 0) {
-    // Retry from scratch with presolve (handles a bad warm start).
+  if (rc != 0 || glp_get_status(P(lp_)) != GLP_OPT) {
+    // Retry from scratch with presolve (handles a bad warm start, and a wrong verdict of
+    // infeasibility reached from one).
+    glp_std_basis(P(lp_));
     parm.presolve = GLP_ON;
     rc = glp_simplex(P(lp_), &parm);
   }

@@ -30,6 +30,7 @@ class LinearProgram {
   double objective() const { return objective_; }
   double value(int col) const { return values_[static_cast<std::size_t>(col)]; }
   int columns() const { return columns_; }
+  int rows() const { return rows_; }
 
  private:
   void* lp_;  // glp_prob*

@@ -19,6 +19,8 @@ struct ScenarioSpec {
   std::string workload = "llm-finetune";  // llm-finetune | gavel | philly | openb | a CSV path
   double duration_s = 0;                  // arrival window; 0 = the workload's default (7 days)
   SimConfig config;
+  // Seeds the workload generators (llm-finetune, gavel: a new instance per seed) and the
+  // simulation's own rng.
   std::uint64_t seed = 42;
   std::string data_dir;                   // bundled data root
   std::string prices_path;                // on-demand prices; default data_dir/prices/gpu_prices.csv
@@ -32,7 +34,16 @@ struct ScenarioSpec {
 struct PolicyOutcome {
   std::string name;
   std::string description;
+  bool baseline = false;   // a policy users would run instead (candidates for the best baseline)
+  bool reference = false;  // knows the future (e.g. true sizes): a reference, never a baseline
   SimResult result;
+};
+
+// One modelling assumption behind the figures, and the report sections it shapes.
+struct Assumption {
+  enum Section : unsigned { kCosts = 1, kCharts = 2, kBounds = 4, kLedger = 8 };
+  unsigned sections = 0;  // bitmask of Section
+  std::string text;       // one sentence
 };
 
 struct ScenarioResult {
@@ -43,19 +54,63 @@ struct ScenarioResult {
   double total_work_gpu_hours_fastest = 0;  // sum of jobs' GPU-hours on their fastest type
   std::vector<std::string> gpu_types;
   std::vector<std::string> pool_names;      // "V100 spot", ...
+  std::uint64_t seed = 0;                   // the workload and simulation seed
   std::vector<PolicyOutcome> policies;      // fifo first (the baseline)
   LowerBound bound;
-  double bound_horizon_s = 0;  // the LP's time span
-  // Bounds for schedules whose average JCT is at most a policy's (S2.5 at a service level): at
-  // gavel-las's, the JCT the savings target allows. (At seedance's own JCT the LP takes over a
-  // minute on llm-finetune and moves the bound by 1%: the average-JCT row binds weakly.)
+  double bound_horizon_s = 0;  // the LP's time span: the latest makespan of a policy that finished
+  // The best baseline (BestBaseline's rule), or empty when no baseline finished every job.
+  std::string best_baseline;
+  // Bounds for schedules whose average JCT is at most a policy's (S2.5 at a service level), on
+  // the same horizon: first at the best baseline's, then at gavel-las's when it is another.
   struct ServiceBound {
     std::string policy;
     LowerBound bound;
   };
   std::vector<ServiceBound> service_bounds;
   std::vector<std::string> notes;
+  std::vector<Assumption> assumptions;  // facts the figures rest on, per report section
+
+  const PolicyOutcome* Find(const std::string& name) const;
+  // The bound at the best baseline's average JCT, or nullptr.
+  const LowerBound* BoundAtBestBaseline() const;
+  // "Assumes: a; b; c." for the assumptions that shape `section` (empty when none).
+  std::string AssumesLine(Assumption::Section section) const;
 };
+
+// The best baseline among `policies`: the cheapest policy flagged baseline (never reference)
+// that finished every job; ties go to the lower average JCT, then to the smaller name. Returns
+// its index, or -1 when no baseline finished every job.
+int BestBaseline(const std::vector<PolicyOutcome>& policies);
+
+// Mean and sample standard deviation (0 for one value).
+struct MeanSd {
+  double mean = 0;
+  double sd = 0;
+};
+MeanSd MeanAndSd(const std::vector<double>& values);
+
+// `cost-benchmark --seeds`: the scenario once per workload seed, and a summary per policy.
+struct SeedSweep {
+  std::vector<std::uint64_t> seeds;
+  std::vector<ScenarioResult> runs;  // parallel to seeds
+  struct PolicySummary {
+    std::string name, description;
+    bool baseline = false, reference = false;
+    MeanSd total_cost_usd, avg_jct_hours, p99_jct_hours;
+    int unfinished_runs = 0;  // seeds where it left jobs unfinished
+  };
+  std::vector<PolicySummary> policies;  // in the runs' policy order
+  MeanSd lower_bound_usd;
+  MeanSd bound_at_best_baseline_usd;    // over the seeds that have one
+  // BestBaseline's rule applied to the means, over baselines that finished every job on every
+  // seed; empty when none did.
+  std::string best_baseline;
+};
+
+// Runs RunCostScenario for each seed (spec.seed replaced) and summarizes; spec.on_pool_interval
+// sees the first seed's run only (the ledger section shows one instance).
+Result<SeedSweep> RunCostScenarioSeeds(const ScenarioSpec& spec, const std::vector<std::uint64_t>& seeds,
+                                       const std::function<void(const std::string&)>& progress);
 
 // Names of the bundled workloads.
 std::vector<std::string> ScenarioWorkloadNames();
@@ -67,7 +122,9 @@ Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fl
 // Runs fifo (on-demand, heterogeneity-agnostic, reactive autoscaling), gavel-las (on-demand,
 // reactive), seedance (cost-aware, spot, config's autoscaling) and seedance-reactive or
 // seedance-predictive (the other autoscaler), then seedance-tv<value> for each frontier time value,
-// on the scenario. `progress` gets one line per step.
+// on the scenario; then the plain bound over the latest makespan of a policy that finished every
+// job, and the bound at the best baseline's average JCT on that horizon (and at gavel-las's when
+// it is not the best). `progress` gets one line per step.
 Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
                                        const std::function<void(const std::string&)>& progress);
 
