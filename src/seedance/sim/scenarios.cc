@@ -8,6 +8,7 @@
 
 #include "seedance/sim/policies/gavel_policies.h"
 #include "seedance/sim/policies/seedance_cost_policy.h"
+#include "seedance/sim/policies/skypilot_policy.h"
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/sim/workloads.h"
@@ -156,18 +157,35 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
   struct Entry {
     std::unique_ptr<JobPolicy> policy;
     std::string name, description;
+    bool baseline = false, reference = false;
   };
   std::vector<Entry> entries;
   entries.push_back({std::make_unique<FifoOnDemandPolicy>(), "fifo",
-                     "FIFO, heterogeneity-agnostic, on-demand only, reactive autoscaling (baseline)"});
+                     "FIFO, heterogeneity-agnostic, on-demand only, reactive autoscaling (baseline)", true});
   auto las = std::make_unique<GavelLasPolicy>(false);
   las->exclude_spot = true;
   entries.push_back({std::move(las), "gavel-las",
-                     "Gavel-LAS: heterogeneity-aware max-min fairness (LP), on-demand only, reactive"});
+                     "Gavel-LAS: heterogeneity-aware max-min fairness (LP), on-demand only, reactive (baseline)", true});
+  entries.push_back({std::make_unique<SkyPilotPolicy>(), "skypilot",
+                     "SkyPilot managed jobs: one GPU type per job (cheapest per step on-demand), spot first, "
+                     "EAGER_NEXT_REGION recovery, on-demand when spot cannot launch, 30-min checkpoints (baseline)",
+                     true});
+  auto las_spot = std::make_unique<GavelLasPolicy>(false);
+  las_spot->spot_recovery = true;
+  entries.push_back({std::move(las_spot), "gavel-las-spot",
+                     "Gavel-LAS with spot pools as worker types, SkyPilot's recovery (on-demand of the same type "
+                     "when spot has no room), 30-min checkpoints (baseline)",
+                     true});
   entries.push_back({std::make_unique<SeedanceCostPolicy>(spec.config.cost_aware), "seedance",
-                     std::string("Seedance cost-aware: type by throughput per dollar, spot with fallback, "
-                                 "Young/Daly checkpoints, deadline switch, ") +
+                     std::string("Seedance cost-aware: sizes estimated online, spot statistics of the past 7 days, "
+                                 "type by throughput per dollar, spot with fallback, Young/Daly checkpoints, "
+                                 "deadline switch, ") +
                          std::string(AutoscaleModeName(spec.config.cost_aware.autoscale)) + " autoscaling"});
+  entries.push_back({std::make_unique<SeedanceCostPolicy>(spec.config.cost_aware, /*oracle=*/true),
+                     "seedance-oracle",
+                     "Reference, not an online scheduler: Seedance given the true job sizes and the whole spot "
+                     "series (future included)",
+                     false, true});
   CostAwareConfig other = spec.config.cost_aware;
   other.autoscale = other.autoscale == AutoscaleMode::kPredictive ? AutoscaleMode::kReactive : AutoscaleMode::kPredictive;
   std::string other_name = std::string("seedance-") + std::string(AutoscaleModeName(other.autoscale));
@@ -191,9 +209,12 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
     if (spec.on_pool_interval) {
       opt.on_pool_interval = [&spec, name = e.name](const PoolInterval& iv) { spec.on_pool_interval(name, iv); };
     }
+    if (spec.on_decision) {
+      opt.on_decision = [&spec, name = e.name](const Decision& d) { spec.on_decision(name, d); };
+    }
     SEEDANCE_ASSIGN_OR_RETURN(SimResult r, Simulate(w, fleet, *e.policy, opt));
     r.policy = e.name;
-    out.policies.push_back(PolicyOutcome{e.name, e.description, std::move(r)});
+    out.policies.push_back(PolicyOutcome{e.name, e.description, std::move(r), e.baseline, e.reference});
   }
   if (progress) progress("solving the LP lower bound (GLPK)");
   // The bound is taken over the span the baseline needs to finish the trace: the cheapest way to

@@ -30,7 +30,7 @@ class TimedPolicy : public JobPolicy {
     if (!view.jobs.empty()) per_job_ns.push_back(ns / static_cast<double>(view.jobs.size()));
     return out;
   }
-  void OnCompletion(const JobSpec& j, double now) override { inner_.OnCompletion(j, now); }
+  void OnCompletion(const JobInfo& j, double steps, double now) override { inner_.OnCompletion(j, steps, now); }
   AutoscaleMode autoscale() const override { return inner_.autoscale(); }
   std::vector<double> per_job_ns;
 

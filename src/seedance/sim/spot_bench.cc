@@ -41,6 +41,7 @@ Result<SpotBenchRow> RunTrace(const std::string& name, const SpotSeries& series,
     j.arrival_s = start;
     j.job_type = "train";
     j.total_steps = job_s;
+    j.user_estimate_steps = job_s;  // Can't Be Late's setting: the job's length is known
     j.steps_per_s = {1.0};
     j.deadline_s = start + window;
     w.jobs.push_back(j);
