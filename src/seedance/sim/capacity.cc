@@ -141,6 +141,15 @@ UsableGpus Capacity::Usable(std::size_t p, double t, bool ready_only) {
   return u;
 }
 
+void Capacity::ReleaseAll(double t) {
+  for (std::size_t p = 0; p < pools_.size(); ++p) {
+    if (fleet_.pools[p].tier == Tier::kOwned || pools_[p].held == 0) continue;
+    Emit(t, DecisionAction::kRelease, p, pools_[p].held);
+    pools_[p].held = 0;
+    pools_[p].booting.clear();
+  }
+}
+
 void Capacity::ClearInUse() {
   for (auto& ps : pools_) ps.in_use = 0;
 }

@@ -56,6 +56,8 @@ class Capacity {
   // `ready_only`, those that finish booting before the round ends.
   UsableGpus Usable(std::size_t p, double t, bool ready_only);
   void ClearInUse();
+  // The end of the run: every cloud GPU still held is released at t.
+  void ReleaseAll(double t);
   void AddInUse(std::size_t p, int gpus) { pools_[p].in_use += gpus; }
 
   // When spot capacity drops in (t, round_end] below what runs there, the latest-started (highest

@@ -349,6 +349,9 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     capacity.ClearInUse();
     billing.ClearUses();
     billing.BillHeld(capacity, t, t + fleet.scale_down_delay_s);
+    capacity.ReleaseAll(t + fleet.scale_down_delay_s);
+  } else {
+    capacity.ReleaseAll(t);
   }
   for (auto& jr : res.jobs) {
     if (jr.finish_s < 0) {

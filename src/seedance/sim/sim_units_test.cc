@@ -6,6 +6,7 @@
 #include "seedance/sim/billing.h"
 #include "seedance/sim/capacity.h"
 #include "seedance/sim/observation.h"
+#include "seedance/sim/policies/seedance_cost_policy.h"
 
 namespace seedance::sim {
 namespace {
@@ -147,6 +148,44 @@ TEST(Observer, ViewsCarryAttainedWorkAndTheTrailingSpotStatistics) {
   OracleView oracle = obs.BuildOracle(active);
   EXPECT_EQ(oracle.remaining_steps[0], 60);
   EXPECT_EQ(oracle.spot_mtbf_s[0], f.pools[0].spot.MeanTimeBetweenDrops());
+}
+
+TEST(DecisionLog, StartsStopsAndPoolChangesInOrder) {
+  // One 1-GPU job of 1,000 steps on spot that drops to 0 at t=360 and returns at 720; the
+  // on-demand-only FIFO logs provision + start, then release after the scale-down delay.
+  Workload w;
+  w.name = "w";
+  w.gpu_types = {"V100"};
+  JobSpec j;
+  j.id = 0;
+  j.job_type = "t";
+  j.total_steps = 1000;
+  j.steps_per_s = {1.0};
+  w.jobs.push_back(j);
+  FleetSpec f = Fleet(Tier::kOnDemand, 1);
+  std::vector<Decision> log;
+  SimOptions o;
+  o.on_decision = [&log](const Decision& d) { log.push_back(d); };
+  FifoOnDemandPolicy fifo;
+  ASSERT_TRUE(Simulate(w, f, fifo, o).has_value());
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[0].action, DecisionAction::kProvision);
+  EXPECT_EQ(log[1].action, DecisionAction::kStart);
+  EXPECT_EQ(log[1].job_id, 0);
+  EXPECT_EQ(log[2].action, DecisionAction::kRelease);
+  // On spot: the drop at 360 stops the job; it starts again when spot returns.
+  f = Fleet(Tier::kSpot, 1, {1, 0, 1, 1, 1, 1});
+  log.clear();
+  CostAwareConfig c;
+  SeedanceCostPolicy seed(c);
+  auto r = Simulate(w, f, seed, o);
+  ASSERT_TRUE(r.has_value());
+  std::vector<std::string> jobs;
+  for (const auto& d : log) {
+    if (d.job_id >= 0) jobs.push_back(std::string(DecisionActionName(d.action)) + "@" + std::to_string(static_cast<int>(d.time_s)));
+  }
+  EXPECT_EQ(jobs, (std::vector<std::string>{"start@0", "stop@360", "start@720"}));
+  EXPECT_EQ(r->spot_interruptions, 1);
 }
 
 }  // namespace
