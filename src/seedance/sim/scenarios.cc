@@ -170,6 +170,13 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
                      "SkyPilot managed jobs: one GPU type per job (cheapest per step on-demand), spot first, "
                      "EAGER_NEXT_REGION recovery, on-demand when spot cannot launch, 30-min checkpoints (baseline)",
                      true});
+  // Both ways a SkyPilot user picks the one GPU type: the rows are swept together because neither
+  // dominates (cheapest per step is cheaper on llm-finetune, philly and gavel; fastest has the
+  // lower average JCT), and the best-baseline rule picks whichever is eligible.
+  SkyPilotPolicy::Options fastest;
+  fastest.type = SkyPilotPolicy::TypeChoice::kFastest;
+  entries.push_back({std::make_unique<SkyPilotPolicy>(fastest), "skypilot-fastest",
+                     "SkyPilot managed jobs as above, each job requesting its fastest GPU type (baseline)", true});
   auto las_spot = std::make_unique<GavelLasPolicy>(false);
   las_spot->spot_recovery = true;
   entries.push_back({std::move(las_spot), "gavel-las-spot",
