@@ -46,6 +46,7 @@ struct CostBenchmarkOptions {
   std::string out = "seedance-report";
   std::string ledger;
   std::string frontier;
+  std::string decisions;
   int threads = 0;
   bool seed_given = false;
 };
@@ -272,6 +273,14 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   spec.on_pool_interval = [&ledgers](const std::string& policy, const sim::PoolInterval& iv) {
     (void)ledgers.Record(policy, iv);
   };
+  // --decisions: every policy's decisions as CSV (the first seed's instance), written with the
+  // other outputs.
+  std::string decisions_csv = "time_s,policy,job,action,pool\n";
+  if (!o.decisions.empty()) {
+    spec.on_decision = [&decisions_csv](const std::string& policy, const sim::Decision& d) {
+      decisions_csv += fmt::format("{},{},{},{},{}\n", d.time_s, policy, d.job_id, sim::DecisionActionName(d.action), d.pool);
+    };
+  }
   spec.seed = seeds.front();
   auto sweep = sim::RunCostScenarioSeeds(spec, seeds, [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; });
   if (!sweep.has_value()) return ReportError(sweep.error());
@@ -310,8 +319,10 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   if (s.ok()) s = WriteFileAtomically(o.out + "/results.json", results.dump(2) + "\n");
   if (s.ok()) s = WriteFileAtomically(o.out + "/cost_optimization_report.html", html);
   if (s.ok() && !o.ledger.empty()) s = ledgers.WriteSeedance(o.ledger, spec.workload);
+  if (s.ok() && !o.decisions.empty()) s = WriteFileAtomically(o.decisions, decisions_csv);
   if (!s.ok()) return ReportError(s);
   std::cout << "wrote " << o.out << "/cost_optimization_report.html and " << o.out << "/results.json\n";
+  if (!o.decisions.empty()) std::cout << "wrote every policy's decisions to " << o.decisions << "\n";
   if (!o.ledger.empty()) std::cout << "wrote the seedance policy's charges to the ledger " << o.ledger << "\n";
   return kExitOk;
 }
@@ -349,6 +360,9 @@ Action RegisterCostBenchmark(CLI::App& app) {
   cmd->add_option("--frontier", opts->frontier,
                   "also run Seedance at these values of an hour of a job's time (USD), e.g. 0,3,6,12: "
                   "the cost/JCT frontier, plotted in the report");
+  cmd->add_option("--decisions", opts->decisions,
+                  "write every policy's decisions as CSV time_s,policy,job,action,pool "
+                  "(action: start, stop, migrate, provision, release)");
   cmd->add_option("--out", opts->out, "output directory (created if missing)")->capture_default_str();
   cmd->add_flag("--packing,!--no-packing", opts->packing, "add the packing comparison section (default: on)");
   cmd->add_option("--nodes", opts->nodes, "packing section: node list CSV (default: openb's)");

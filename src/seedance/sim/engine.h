@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,11 +15,35 @@
 
 namespace seedance::sim {
 
+// The information contract (docs/ARCHITECTURE.md "What a policy sees"): a policy sees what a
+// real scheduler could know at that instant. Jobs: what was submitted (JobInfo: no true size),
+// attained service and the engine's own record of where and how long each ran. Pools: the public
+// part (PoolInfo: no availability series), capacity now and statistics of spot capacity over a
+// trailing window of the past. True sizes and future series stay in the engine; only a policy
+// whose is_oracle() is true gets them, through the separate OracleView channel.
+
+// Trailing statistics of one spot pool's capacity, over the ticks of its series that started in
+// the last SimOptions::spot_history_window_s (computed incrementally by the observation layer).
+struct SpotHistory {
+  bool tracked = false;     // a spot pool with an availability series
+  double observed_s = 0;    // span of the window observed so far (ticks x gap)
+  int drops = 0;            // capacity drops within it
+  double available_s = 0;   // of which seconds with at least one GPU available
+  double mean_gpus = 0;     // time-average capacity over it
+
+  // Mean time between drops over the window; infinity when none was observed.
+  double MeanTimeBetweenDrops() const;
+  // Share of the window with at least one GPU available; 1 when nothing was observed yet.
+  double Availability() const;
+};
+
 // What a policy sees of one active (arrived, unfinished) job.
 struct JobView {
-  const JobSpec* spec = nullptr;
-  double remaining_steps = 0;
+  const JobInfo* info = nullptr;
+  double attained_steps = 0;  // progress kept so far (steps)
+  std::span<const double> service_s_by_pool;  // seconds it held GPUs of each pool
   int pool = -1;              // pool it ran on last round, -1 if none
+  bool running = false;       // holds GPUs now: ran to the end of the last round, not interrupted
   bool ever_ran = false;
   int preemptions = 0;        // spot interruptions so far
   double interrupted_at_s = -1;  // when the last one happened, -1: never
@@ -27,19 +52,27 @@ struct JobView {
 
 // What a policy sees of one pool.
 struct PoolView {
-  const PoolSpec* spec = nullptr;
+  const PoolInfo* info = nullptr;
   int held = 0;       // GPUs provisioned (billed); owned: max_gpus
   int ready = 0;      // of which usable now
-  int capacity = 0;   // GPUs obtainable now (quota, or spot availability)
+  int capacity = 0;   // GPUs obtainable now (quota, or spot availability now)
+  SpotHistory spot;   // tier kSpot: the past window; untracked otherwise
 };
 
 class SimView {
  public:
   double now = 0;
   double round_s = 360;
-  const FleetSpec* fleet = nullptr;
+  const FleetInfo* fleet = nullptr;
   std::vector<JobView> jobs;   // active jobs, by id
   std::vector<PoolView> pools;  // by pool index
+};
+
+// The oracle channel: what no online scheduler knows. Passed only to a policy whose is_oracle()
+// is true (the `seedance-oracle` reference row), before each Schedule call.
+struct OracleView {
+  std::vector<double> remaining_steps;  // parallel to SimView::jobs: true remaining work
+  std::vector<double> spot_mtbf_s;      // by pool: whole-series mean time between drops (inf: none)
 };
 
 // A policy's wish for the next round: run `job_id` on pool `pool`. Order matters: when a pool has
@@ -56,13 +89,28 @@ class JobPolicy {
   virtual ~JobPolicy() = default;
   virtual std::string_view name() const = 0;
   virtual std::vector<Assignment> Schedule(const SimView& view, Rng& rng) = 0;
-  virtual void OnArrival(const JobSpec& /*job*/, double /*now*/) {}
-  virtual void OnCompletion(const JobSpec& /*job*/, double /*now*/) {}
+  virtual void OnArrival(const JobInfo& /*job*/, double /*now*/) {}
+  // A job finished; a real system learns its final size then (what estimators learn from).
+  virtual void OnCompletion(const JobInfo& /*job*/, double /*total_steps*/, double /*now*/) {}
   // The job ran `seconds` on `pool` during the round that just ended.
   virtual void OnExecuted(std::int64_t /*job_id*/, int /*pool*/, double /*seconds*/) {}
   // Checkpoint interval for a job on spot (S3.3); infinity: never checkpoint.
   virtual double CheckpointInterval(const JobView& /*job*/, const SimView& /*view*/) const;
   virtual AutoscaleMode autoscale() const { return AutoscaleMode::kReactive; }
+  // Reference policies only: true makes the engine call ObserveOracle before every Schedule.
+  virtual bool is_oracle() const { return false; }
+  virtual void ObserveOracle(const OracleView& /*oracle*/) {}
+};
+
+// The decision log (SimOptions::on_decision): what the engine did, as an operator would see it.
+enum class DecisionAction { kStart, kStop, kMigrate, kProvision, kRelease };
+std::string_view DecisionActionName(DecisionAction action);
+struct Decision {
+  double time_s = 0;
+  std::int64_t job_id = -1;  // -1 for provision/release
+  DecisionAction action = DecisionAction::kStart;
+  int pool = 0;
+  int gpus = 0;              // GPUs started, stopped, moved, provisioned or released
 };
 
 // One pool's bill for one interval and who held its GPUs: what the cost ledger records
@@ -94,6 +142,13 @@ struct SimOptions {
   double max_sim_s = 3650.0 * 24 * 3600;  // safety stop (10 years)
   // Called for every billed interval of an on-demand or spot pool (not owned pools).
   std::function<void(const PoolInterval&)> on_pool_interval;
+  // Called for every decision, in time order: start (a job that was not running gets GPUs; at the
+  // round's start), stop (a running job is left out of a round, or spot takes its GPUs; at that
+  // instant), migrate (a running job moves pool), provision / release (a pool's held count grows
+  // or shrinks). Completions are not decisions and are not logged.
+  std::function<void(const Decision&)> on_decision;
+  // Trailing window of the spot statistics policies see (PoolView::spot).
+  double spot_history_window_s = 7 * 86400.0;
 };
 
 struct JobResult {

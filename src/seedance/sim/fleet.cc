@@ -115,7 +115,7 @@ Status FleetSpec::Validate() const {
   return Status::Ok();
 }
 
-double FleetSpec::ColdStartIdleUsd(double seconds) const {
+double FleetInfo::ColdStartIdleUsd(double seconds) const {
   return seconds * (host_cores_per_gpu * usd_per_core_s + host_gib_per_gpu * usd_per_gib_s);
 }
 

@@ -34,8 +34,13 @@ class SpotSeries {
   int AvailableAt(double t) const;
   // First tick boundary strictly after t.
   double NextChangeAfter(double t) const;
-  // Mean time between capacity drops, seconds (for the checkpoint interval; S3.3).
+  // Mean time between capacity drops over the whole series, future included, seconds. Only the
+  // engine, the lower bound and the oracle reference may read it: policies see trailing
+  // statistics (PoolView) instead.
   double MeanTimeBetweenDrops() const { return mtbf_s_; }
+  // Instances at tick k (k < ticks()); for tests that rewrite a series' future.
+  int InstancesAtTick(std::size_t k) const { return instances_[k]; }
+  int gpus_per_instance() const { return gpus_per_instance_; }
   // Fraction of ticks with at least `gpus` available.
   double AvailabilityFraction(int gpus) const;
 
@@ -46,12 +51,17 @@ class SpotSeries {
   double mtbf_s_ = 0;  // computed once: policies read it for every job every round
 };
 
-// One capacity pool: GPUs of one type in one tier.
-struct PoolSpec {
+// What a scheduler may know about a pool: GPUs of one type in one tier at a price.
+struct PoolInfo {
   int type = 0;        // index into FleetSpec::gpu_types
   Tier tier = Tier::kOnDemand;
   int max_gpus = 0;    // quota (owned: the count)
   double usd_per_gpu_hour = 0;
+};
+
+// One capacity pool: its public part and, for spot, the availability series over the whole run
+// (the future included), which only the engine and the lower bound read.
+struct PoolSpec : PoolInfo {
   SpotSeries spot;     // tier == kSpot: availability; empty = always max_gpus
 };
 
@@ -62,11 +72,11 @@ enum class AutoscaleMode {
 };
 std::string_view AutoscaleModeName(AutoscaleMode mode);
 
-// FleetSpec: GPU types, pools and the time constants of provisioning and recovery.
-struct FleetSpec {
+// What a scheduler may know about a fleet: its GPU types and the time constants of provisioning
+// and recovery (no pool, so no availability series).
+struct FleetInfo {
   std::string name;
   std::vector<std::string> gpu_types;
-  std::vector<PoolSpec> pools;
   double cold_start_s = 180;        // request -> usable (on-demand and spot)
   double scale_down_delay_s = 600;  // reactive autoscaler: idle time before release
   double restart_s = 60;            // restore from checkpoint after a preemption or a move
@@ -77,11 +87,17 @@ struct FleetSpec {
   double usd_per_core_s = 0.00012;
   double usd_per_gib_s = 0.00003;
 
+  // Cold-start idle cost of one GPU for `seconds` (S3.4 formula).
+  double ColdStartIdleUsd(double seconds) const;
+};
+
+// FleetSpec: GPU types, pools and the time constants of provisioning and recovery.
+struct FleetSpec : FleetInfo {
+  std::vector<PoolSpec> pools;
+
   // Index of the pool (type, tier) or -1.
   int FindPool(int type, Tier tier) const;
   Status Validate() const;
-  // Cold-start idle cost of one GPU for `seconds` (S3.4 formula).
-  double ColdStartIdleUsd(double seconds) const;
 };
 
 }  // namespace seedance::sim

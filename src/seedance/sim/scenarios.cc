@@ -9,6 +9,7 @@
 
 #include "seedance/sim/policies/gavel_policies.h"
 #include "seedance/sim/policies/seedance_cost_policy.h"
+#include "seedance/sim/policies/skypilot_policy.h"
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/sim/workloads.h"
@@ -359,17 +360,40 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
   auto las = std::make_unique<GavelLasPolicy>(false);
   las->exclude_spot = true;
   entries.push_back({std::move(las), "gavel-las",
-                     "Gavel-LAS: heterogeneity-aware max-min fairness (LP), on-demand only, reactive", true});
+                     "Gavel-LAS: heterogeneity-aware max-min fairness (LP), on-demand only, reactive (baseline)", true});
+  entries.push_back({std::make_unique<SkyPilotPolicy>(), "skypilot",
+                     "SkyPilot managed jobs: one GPU type per job (cheapest per step on-demand), spot first, "
+                     "EAGER_NEXT_REGION recovery, on-demand when spot cannot launch, 30-min checkpoints (baseline)",
+                     true});
+  // Both ways a SkyPilot user picks the one GPU type: the rows are swept together because neither
+  // dominates (cheapest per step is cheaper on llm-finetune, philly and gavel; fastest has the
+  // lower average JCT), and the best-baseline rule picks whichever is eligible.
+  SkyPilotPolicy::Options fastest;
+  fastest.type = SkyPilotPolicy::TypeChoice::kFastest;
+  entries.push_back({std::make_unique<SkyPilotPolicy>(fastest), "skypilot-fastest",
+                     "SkyPilot managed jobs as above, each job requesting its fastest GPU type (baseline)", true});
+  auto las_spot = std::make_unique<GavelLasPolicy>(false);
+  las_spot->spot_recovery = true;
+  entries.push_back({std::move(las_spot), "gavel-las-spot",
+                     "Gavel-LAS with spot pools as worker types, SkyPilot's recovery (on-demand of the same type "
+                     "when spot has no room), 30-min checkpoints (baseline)",
+                     true});
   entries.push_back({std::make_unique<SeedanceCostPolicy>(spec.config.cost_aware), "seedance",
-                     std::string("Seedance cost-aware: type by throughput per dollar, spot with fallback, "
-                                 "Young/Daly checkpoints, deadline switch, ") +
+                     std::string("Seedance cost-aware: sizes estimated online, spot statistics of the past 7 days, "
+                                 "type by throughput per dollar, spot with fallback, Young/Daly checkpoints, "
+                                 "deadline switch, ") +
                          std::string(AutoscaleModeName(spec.config.cost_aware.autoscale)) + " autoscaling"});
+  entries.push_back({std::make_unique<SeedanceCostPolicy>(spec.config.cost_aware, /*oracle=*/true),
+                     "seedance-oracle",
+                     "Reference, not an online scheduler: Seedance given the true job sizes and the whole spot "
+                     "series (future included)",
+                     false, true});
   CostAwareConfig other = spec.config.cost_aware;
   other.autoscale = other.autoscale == AutoscaleMode::kPredictive ? AutoscaleMode::kReactive : AutoscaleMode::kPredictive;
   std::string other_name = std::string("seedance-") + std::string(AutoscaleModeName(other.autoscale));
   entries.push_back({std::make_unique<SeedanceCostPolicy>(other), other_name,
                      "Seedance with " + std::string(AutoscaleModeName(other.autoscale)) +
-                         " autoscaling (S3.4 comparison)"});
+                         " autoscaling (the autoscaler comparison)"});
   for (double v : spec.frontier_time_values) {
     CostAwareConfig c = spec.config.cost_aware;
     c.time_value_per_hour = v;
@@ -386,6 +410,9 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
     if (progress) progress("simulating " + e.name + " on " + w.name + " (" + std::to_string(w.jobs.size()) + " jobs)");
     if (spec.on_pool_interval) {
       opt.on_pool_interval = [&spec, name = e.name](const PoolInterval& iv) { spec.on_pool_interval(name, iv); };
+    }
+    if (spec.on_decision) {
+      opt.on_decision = [&spec, name = e.name](const Decision& d) { spec.on_decision(name, d); };
     }
     SEEDANCE_ASSIGN_OR_RETURN(SimResult r, Simulate(w, fleet, *e.policy, opt));
     r.policy = e.name;
@@ -404,7 +431,10 @@ Result<SeedSweep> RunCostScenarioSeeds(const ScenarioSpec& spec, const std::vect
   for (std::size_t i = 0; i < seeds.size(); ++i) {
     ScenarioSpec s = spec;
     s.seed = seeds[i];
-    if (i > 0) s.on_pool_interval = nullptr;
+    if (i > 0) {  // the ledger and the decision log hold the first seed's instance
+      s.on_pool_interval = nullptr;
+      s.on_decision = nullptr;
+    }
     if (progress) progress("workload seed " + std::to_string(seeds[i]));
     SEEDANCE_ASSIGN_OR_RETURN(ScenarioResult r, RunCostScenario(s, progress));
     out.runs.push_back(std::move(r));

@@ -29,12 +29,14 @@ struct ScenarioSpec {
   std::vector<double> frontier_time_values;
   // Optional: every billed pool interval of every policy (e.g. into the cost ledger).
   std::function<void(const std::string& policy, const PoolInterval&)> on_pool_interval;
+  // Optional: every decision of every policy (cost-benchmark --decisions).
+  std::function<void(const std::string& policy, const Decision&)> on_decision;
 };
 
 struct PolicyOutcome {
   std::string name;
   std::string description;
-  bool baseline = false;   // a policy users would run instead (candidates for the best baseline)
+  bool baseline = false;   // what users would run instead (fifo, gavel-las, skypilot, gavel-las-spot)
   bool reference = false;  // knows the future (e.g. true sizes): a reference, never a baseline
   SimResult result;
 };

@@ -32,11 +32,16 @@ class TimedPolicy : public JobPolicy {
     auto out = inner_.Schedule(view, rng);
     double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
     if (!view.jobs.empty()) per_job_ns.push_back(ns / static_cast<double>(view.jobs.size()));
+    active_sum += static_cast<std::int64_t>(view.jobs.size());
     return out;
   }
-  void OnCompletion(const JobSpec& j, double now) override { inner_.OnCompletion(j, now); }
+  void OnCompletion(const JobInfo& j, double steps, double now) override { inner_.OnCompletion(j, steps, now); }
   AutoscaleMode autoscale() const override { return inner_.autoscale(); }
+  bool is_oracle() const override { return inner_.is_oracle(); }
+  void ObserveOracle(const OracleView& o) override { inner_.ObserveOracle(o); }
+  double CheckpointInterval(const JobView& j, const SimView& v) const override { return inner_.CheckpointInterval(j, v); }
   std::vector<double> per_job_ns;
+  std::int64_t active_sum = 0;
 
  private:
   JobPolicy& inner_;
@@ -50,7 +55,7 @@ void BM_Simulate100kJobs10kGpus(benchmark::State& state) {
   for (auto _ : state) {
     CostAwareConfig c;
     c.autoscale = AutoscaleMode::kReactive;
-    SeedanceCostPolicy inner(c);
+    SeedanceCostPolicy inner(c, state.range(0) == 1);
     TimedPolicy pol(inner);
     SimOptions o;
     auto r = Simulate(w, fleet, pol, o);
@@ -58,11 +63,12 @@ void BM_Simulate100kJobs10kGpus(benchmark::State& state) {
     std::sort(pol.per_job_ns.begin(), pol.per_job_ns.end());
     state.counters["jobs"] = static_cast<double>(r->jobs.size());
     state.counters["rounds"] = static_cast<double>(r->rounds);
+    state.counters["avg_active"] = static_cast<double>(pol.active_sum) / static_cast<double>(r->rounds);
     state.counters["decision_p50_us"] = pol.per_job_ns[pol.per_job_ns.size() / 2] / 1000.0;
     state.counters["decision_p99_us"] = pol.per_job_ns[pol.per_job_ns.size() * 99 / 100] / 1000.0;
   }
 }
-BENCHMARK(BM_Simulate100kJobs10kGpus)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_Simulate100kJobs10kGpus)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
 
 void BM_LowerBoundDefaultWorkload(benchmark::State& state) {
   ScenarioSpec spec;

@@ -18,14 +18,22 @@ namespace seedance::sim {
 // and at least `min_reset_s` (Gavel: 1,920 s) passed since the last reset.
 class GavelRoundPolicy : public JobPolicy {
  public:
-  void OnArrival(const JobSpec& job, double now) override;
-  void OnCompletion(const JobSpec& job, double now) override;
+  void OnArrival(const JobInfo& job, double now) override;
+  void OnCompletion(const JobInfo& job, double total_steps, double now) override;
+  double CheckpointInterval(const JobView& job, const SimView& view) const override;
   void OnExecuted(std::int64_t job_id, int pool, double seconds) override;
   std::vector<Assignment> Schedule(const SimView& view, Rng& rng) override;
 
   double min_reset_s = 1920;
-  // Cloud fleets: the Gavel baselines run on owned/on-demand capacity only.
+  // Cloud fleets: `gavel-las` runs on owned/on-demand capacity only.
   bool exclude_spot = false;
+  // `gavel-las-spot`: spot pools are worker types like any other (their capacity now enters the
+  // allocation) and recover the way SkyPilot managed jobs do (skypilot_policy.h): a job whose
+  // allocation puts it on a spot pool that has no room this round runs on the on-demand pool of
+  // the same type instead (any_of spot/on-demand); its type never changes.
+  bool spot_recovery = false;
+  // On spot, a checkpoint every this many seconds (the user's fixed choice, as for skypilot).
+  double spot_checkpoint_interval_s = 1800;
 
  protected:
   using Allocation = std::map<std::int64_t, std::vector<double>>;  // job -> share per pool

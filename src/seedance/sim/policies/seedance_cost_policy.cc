@@ -9,14 +9,14 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double BestThroughput(const JobSpec& s) {
+double BestThroughput(const JobInfo& s) {
   return *std::max_element(s.steps_per_s.begin(), s.steps_per_s.end());
 }
 
 // On-demand pool of the same GPU type, or -1.
 int OnDemandTwin(const SimView& view, int type) {
   for (std::size_t p = 0; p < view.pools.size(); ++p) {
-    const PoolSpec& s = *view.pools[p].spec;
+    const PoolInfo& s = *view.pools[p].info;
     if (s.type == type && s.tier != Tier::kSpot) return static_cast<int>(p);
   }
   return -1;
@@ -26,10 +26,9 @@ int OnDemandTwin(const SimView& view, int type) {
 // risk"): checkpoints (C / tau) and, per interruption, the work lost (tau / 2 + restart) plus the
 // replacement GPU: its host's cold-start idle cost (S3.4) and the billed time before it runs a
 // job (cold start, then half a round on average), at the on-demand price it falls back to.
-double EffectiveSpotPrice(const PoolSpec& ps, const FleetSpec& fleet, double fallback_usd_per_gpu_hour,
+double EffectiveSpotPrice(const PoolInfo& ps, const FleetInfo& fleet, double mtbf, double fallback_usd_per_gpu_hour,
                           double round_s, double expected_s, double short_job_s) {
   double price = ps.usd_per_gpu_hour;
-  double mtbf = ps.spot.empty() ? kInf : ps.spot.MeanTimeBetweenDrops();
   if (std::isfinite(mtbf) && expected_s >= short_job_s) {
     double tau = std::sqrt(2.0 * std::max(1.0, fleet.checkpoint_cost_s) * mtbf);
     double per_interruption_usd = (tau / 2 + fleet.restart_s) * price / 3600.0 +
@@ -42,62 +41,78 @@ double EffectiveSpotPrice(const PoolSpec& ps, const FleetSpec& fleet, double fal
 
 double OnDemandPrice(const SimView& view, int type) {
   int twin = OnDemandTwin(view, type);
-  return twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].spec->usd_per_gpu_hour : kInf;
+  return twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].info->usd_per_gpu_hour : kInf;
 }
 
 // S3.1 max_price_ratio: spot is used only while its price <= ratio x on-demand of the same type.
-bool SpotPriceAllowed(const SimView& view, const PoolSpec& spot, double max_price_ratio) {
+bool SpotPriceAllowed(const SimView& view, const PoolInfo& spot, double max_price_ratio) {
   return spot.usd_per_gpu_hour <= max_price_ratio * OnDemandPrice(view, spot.type);
-}
-
-double EffectiveSpotPrice(const SimView& view, const PoolSpec& ps, double expected_s, double short_job_s) {
-  double od = OnDemandPrice(view, ps.type);
-  if (!std::isfinite(od)) od = ps.usd_per_gpu_hour;
-  return EffectiveSpotPrice(ps, *view.fleet, od, view.round_s, expected_s, short_job_s);
 }
 
 }  // namespace
 
+double SeedanceCostPolicy::SpotMtbf(const SimView& view, std::size_t p) const {
+  if (oracle_) return oracle_view_.spot_mtbf_s[p];
+  const SpotHistory& h = view.pools[p].spot;
+  if (!h.tracked) return kInf;
+  return (h.observed_s + config_.spot_mtbf_prior_s) / (h.drops + 1.0);
+}
+
+double SeedanceCostPolicy::Remaining(const SimView& view, std::size_t index) const {
+  if (oracle_) return oracle_view_.remaining_steps[index];
+  const JobView& jv = view.jobs[index];
+  return estimator_.EstimateRemaining(*jv.info, jv.attained_steps).remaining_steps;
+}
+
+double SeedanceCostPolicy::EffectivePrice(const SimView& view, std::size_t p, double expected_s) const {
+  const PoolInfo& ps = *view.pools[p].info;
+  double od = OnDemandPrice(view, ps.type);
+  if (!std::isfinite(od)) od = ps.usd_per_gpu_hour;
+  return EffectiveSpotPrice(ps, *view.fleet, SpotMtbf(view, p), od, view.round_s, expected_s, config_.short_job_s);
+}
+
 double SeedanceCostPolicy::CheckpointInterval(const JobView& /*job*/, const SimView& view) const {
-  // Young/Daly: tau = sqrt(2 C M). M from the worst spot series of the fleet.
+  // Young/Daly: tau = sqrt(2 C M). M from the worst spot pool of the fleet.
   double mtbf = kInf;
-  for (const auto& p : view.pools) {
-    if (p.spec->tier == Tier::kSpot && !p.spec->spot.empty()) {
-      mtbf = std::min(mtbf, p.spec->spot.MeanTimeBetweenDrops());
-    }
+  for (std::size_t p = 0; p < view.pools.size(); ++p) {
+    if (view.pools[p].info->tier == Tier::kSpot) mtbf = std::min(mtbf, SpotMtbf(view, p));
   }
   if (!std::isfinite(mtbf)) return kInf;
   return std::sqrt(2.0 * std::max(1.0, view.fleet->checkpoint_cost_s) * mtbf);
 }
 
-void SeedanceCostPolicy::OnCompletion(const JobSpec& job, double /*now*/) {
+void SeedanceCostPolicy::OnCompletion(const JobInfo& job, double total_steps, double /*now*/) {
+  estimator_.Observe(job, total_steps);
   pinned_on_demand_.erase(job.id);
   placed_at_.erase(job.id);
 }
 
-// Dollars per step of `job` on pool `p`, spot at its expected price, plus the job's time value.
-double SeedanceCostPolicy::Score(const SimView& view, std::size_t p, const JobView& jv, const JobSpec& s) const {
-  const PoolSpec& ps = *view.pools[p].spec;
+// Dollars per step of job `s` on pool `p`, spot at its expected price, plus the job's time value.
+double SeedanceCostPolicy::Score(const SimView& view, std::size_t p, const JobInfo& s, double remaining) const {
+  const PoolInfo& ps = *view.pools[p].info;
   double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
   if (thr <= 0) return kInf;
   double price = ps.usd_per_gpu_hour;
-  if (ps.tier == Tier::kSpot) price = EffectiveSpotPrice(view, ps, jv.remaining_steps / thr, config_.short_job_s);
+  if (ps.tier == Tier::kSpot) price = EffectivePrice(view, p, remaining / thr);
   return (price * s.gpus + config_.time_value_per_hour) / thr;
 }
 
 std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /*rng*/) {
-  const FleetSpec& fleet = *view.fleet;
+  const FleetInfo& fleet = *view.fleet;
   const double now = view.now;
   struct Cand {
     const JobView* job;
     double key;
     bool urgent;
+    double remaining;  // expected remaining steps
   };
   std::vector<Cand> order;
-  for (const auto& jv : view.jobs) {
-    const JobSpec& s = *jv.spec;
+  for (std::size_t i = 0; i < view.jobs.size(); ++i) {
+    const JobView& jv = view.jobs[i];
+    const JobInfo& s = *jv.info;
+    const double remaining = Remaining(view, i);
     double best = BestThroughput(s);
-    double remaining_s = jv.remaining_steps / best;
+    double remaining_s = remaining / best;
     bool urgent = false;
     if (std::isfinite(s.deadline_s)) {
       double slack = s.deadline_s - now - remaining_s - fleet.restart_s - view.round_s;
@@ -110,12 +125,12 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
     double wait = std::max(0.0, now - s.arrival_s);
     double key = remaining_s / (1.0 + wait / std::max(remaining_s, 3600.0));
     if (jv.pool >= 0) key *= 0.5;  // running jobs keep their place
-    order.push_back(Cand{&jv, key, urgent || s.priority == JobPriority::kCritical});
+    order.push_back(Cand{&jv, key, urgent || s.priority == JobPriority::kCritical, remaining});
   }
   std::sort(order.begin(), order.end(), [](const Cand& a, const Cand& b) {
     if (a.urgent != b.urgent) return a.urgent;
     if (a.key != b.key) return a.key < b.key;
-    return a.job->spec->id < b.job->spec->id;
+    return a.job->info->id < b.job->info->id;
   });
 
   std::vector<int> left(view.pools.size());
@@ -123,7 +138,8 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
   std::vector<Assignment> out;
   for (const auto& c : order) {
     const JobView& jv = *c.job;
-    const JobSpec& s = *jv.spec;
+    const JobInfo& s = *jv.info;
+    const double remaining = c.remaining;
     const double best = BestThroughput(s);
     // Hysteresis: no move back to spot for a while after an interruption.
     const bool cooling = jv.interrupted_at_s >= 0 && now - jv.interrupted_at_s < config_.spot_return_cooldown_s;
@@ -131,32 +147,32 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
     int keep = -1;
     if (jv.pool >= 0) {
       auto p = static_cast<std::size_t>(jv.pool);
-      bool spot_ok = view.pools[p].spec->tier != Tier::kSpot ||
+      bool spot_ok = view.pools[p].info->tier != Tier::kSpot ||
                      (!pinned_on_demand_.count(s.id) && view.pools[p].capacity >= s.gpus);
       if (spot_ok && left[p] >= s.gpus) keep = jv.pool;
     }
     if (keep >= 0 && config_.enabled && s.priority != JobPriority::kCritical && !pinned_on_demand_.count(s.id) &&
         now - placed_at_[s.id] >= config_.warmup_window_s &&
-        jv.remaining_steps / best > config_.migrate_min_restarts * std::max(fleet.restart_s, 60.0)) {
+        remaining / best > config_.migrate_min_restarts * std::max(fleet.restart_s, 60.0)) {
       // Move to a better pool when one has room (on-demand -> spot, or a type that fits the job
       // better): when the rest of the job saves at least twice what the move costs (a restart and
       // a cold start on the new pool, at its price plus the job's time value).
       const auto cur_p = static_cast<std::size_t>(keep);
-      const double cur_score = Score(view, cur_p, jv, s);
+      const double cur_score = Score(view, cur_p, s, remaining);
       int move_to = -1;
       double best_score = cur_score;
       for (std::size_t p = 0; p < view.pools.size(); ++p) {
         if (p == cur_p || left[p] < s.gpus) continue;
-        const PoolSpec& ps = *view.pools[p].spec;
+        const PoolInfo& ps = *view.pools[p].info;
         double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
         if (thr <= 0 || (thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s))) continue;
         if (ps.tier == Tier::kSpot && (cooling || !SpotPriceAllowed(view, ps, config_.max_price_ratio))) continue;
-        if (std::isfinite(s.deadline_s) && now + jv.remaining_steps / thr + fleet.restart_s > s.deadline_s) continue;
-        double score = Score(view, p, jv, s);
+        if (std::isfinite(s.deadline_s) && now + remaining / thr + fleet.restart_s > s.deadline_s) continue;
+        double score = Score(view, p, s, remaining);
         double move_s = fleet.cold_start_s + fleet.restart_s;
         double move_usd = s.gpus * fleet.ColdStartIdleUsd(fleet.cold_start_s) +
                           move_s / 3600.0 * (ps.usd_per_gpu_hour * s.gpus + config_.time_value_per_hour);
-        if ((cur_score - score) * jv.remaining_steps > 2 * move_usd && score < best_score) {
+        if ((cur_score - score) * remaining > 2 * move_usd && score < best_score) {
           best_score = score;
           move_to = static_cast<int>(p);
         }
@@ -170,14 +186,14 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
       const bool relax = pass == 1;
       double best_score = kInf;
       for (std::size_t p = 0; p < view.pools.size(); ++p) {
-        const PoolSpec& ps = *view.pools[p].spec;
+        const PoolInfo& ps = *view.pools[p].info;
         double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
         if (thr <= 0 || left[p] < s.gpus) continue;
         if (config_.enabled && thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s) &&
             !relax) {
           continue;
         }
-        double expected_s = jv.remaining_steps / thr;
+        double expected_s = remaining / thr;
         if (ps.tier == Tier::kSpot) {
           if (!config_.enabled || s.priority == JobPriority::kCritical || pinned_on_demand_.count(s.id)) {
             continue;
@@ -185,7 +201,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
           if (!SpotPriceAllowed(view, ps, config_.max_price_ratio)) continue;
         }
         // Cost-agnostic (enabled: false): the fastest type wins.
-        double score = config_.enabled ? Score(view, p, jv, s) : 1.0 / thr;
+        double score = config_.enabled ? Score(view, p, s, remaining) : 1.0 / thr;
         // A job with a deadline must still make it on this type.
         if (std::isfinite(s.deadline_s) && now + expected_s + fleet.restart_s > s.deadline_s) continue;
         if (score < best_score - 1e-12) {
@@ -197,7 +213,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         // Nothing can make the deadline any more: run as fast as possible.
         double best_thr = 0;
         for (std::size_t p = 0; p < view.pools.size(); ++p) {
-          const PoolSpec& ps = *view.pools[p].spec;
+          const PoolInfo& ps = *view.pools[p].info;
           double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
           if (ps.tier == Tier::kSpot || left[p] < s.gpus || thr <= best_thr) continue;
           best_thr = thr;
@@ -205,21 +221,21 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         }
       }
       if (choice >= 0 && !config_.spot_fallback && jv.preemptions > 0 &&
-          view.pools[static_cast<std::size_t>(choice)].spec->tier != Tier::kSpot &&
+          view.pools[static_cast<std::size_t>(choice)].info->tier != Tier::kSpot &&
           !pinned_on_demand_.count(s.id)) {
         choice = -1;  // without fallback, interrupted work waits for spot
       }
     }
     if (choice >= 0 && keep < 0 && config_.enabled && s.priority != JobPriority::kCritical &&
-        view.pools[static_cast<std::size_t>(choice)].spec->tier != Tier::kSpot) {
+        view.pools[static_cast<std::size_t>(choice)].info->tier != Tier::kSpot) {
       // On-demand was chosen. Wait for spot instead, if a spot pool of an acceptable type exists:
       // a deadline job while it has slack (the greedy rule of "Can't Be Late"; the deadline check
       // above moves it to on-demand once the slack is spent), any other job within its patience.
       bool spot_exists = false;
       for (const auto& p : view.pools) {
-        double thr = s.steps_per_s[static_cast<std::size_t>(p.spec->type)];
-        if (p.spec->tier == Tier::kSpot && thr >= config_.min_speed_ratio * best &&
-            SpotPriceAllowed(view, *p.spec, config_.max_price_ratio)) {
+        double thr = s.steps_per_s[static_cast<std::size_t>(p.info->type)];
+        if (p.info->tier == Tier::kSpot && thr >= config_.min_speed_ratio * best &&
+            SpotPriceAllowed(view, *p.info, config_.max_price_ratio)) {
           spot_exists = true;
         }
       }
@@ -227,7 +243,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
       if (std::isfinite(s.deadline_s)) {
         wait = !c.urgent;
       } else if (config_.spot_patience > 0) {
-        double budget = std::min(config_.max_spot_wait_s, config_.spot_patience * jv.remaining_steps / best);
+        double budget = std::min(config_.max_spot_wait_s, config_.spot_patience * remaining / best);
         wait = now - s.arrival_s < budget;
       }
       if (spot_exists && wait) choice = -1;
@@ -243,32 +259,32 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
 std::vector<Assignment> FifoOnDemandPolicy::Schedule(const SimView& view, Rng& rng) {
   std::vector<int> left(view.pools.size());
   for (std::size_t p = 0; p < view.pools.size(); ++p) {
-    left[p] = view.pools[p].spec->tier == Tier::kSpot ? 0 : view.pools[p].capacity;
+    left[p] = view.pools[p].info->tier == Tier::kSpot ? 0 : view.pools[p].capacity;
   }
   std::vector<Assignment> out;
   // Running jobs keep their GPUs; then arrivals in order, each on a random type with room.
   for (const auto& jv : view.jobs) {
-    auto it = pool_of_.find(jv.spec->id);
+    auto it = pool_of_.find(jv.info->id);
     if (it == pool_of_.end()) continue;
-    left[static_cast<std::size_t>(it->second)] -= jv.spec->gpus;
-    out.push_back(Assignment{jv.spec->id, it->second});
+    left[static_cast<std::size_t>(it->second)] -= jv.info->gpus;
+    out.push_back(Assignment{jv.info->id, it->second});
   }
   for (const auto& jv : view.jobs) {
-    if (pool_of_.count(jv.spec->id)) continue;
+    if (pool_of_.count(jv.info->id)) continue;
     std::vector<int> cands;
     for (std::size_t p = 0; p < view.pools.size(); ++p) {
-      double thr = jv.spec->steps_per_s[static_cast<std::size_t>(view.pools[p].spec->type)];
-      if (thr > 0 && left[p] >= jv.spec->gpus) cands.push_back(static_cast<int>(p));
+      double thr = jv.info->steps_per_s[static_cast<std::size_t>(view.pools[p].info->type)];
+      if (thr > 0 && left[p] >= jv.info->gpus) cands.push_back(static_cast<int>(p));
     }
     if (cands.empty()) break;  // FIFO: nobody jumps the queue
     int p = cands[static_cast<std::size_t>(rng.Uniform(cands.size()))];
-    left[static_cast<std::size_t>(p)] -= jv.spec->gpus;
-    pool_of_[jv.spec->id] = p;
-    out.push_back(Assignment{jv.spec->id, p});
+    left[static_cast<std::size_t>(p)] -= jv.info->gpus;
+    pool_of_[jv.info->id] = p;
+    out.push_back(Assignment{jv.info->id, p});
   }
   return out;
 }
 
-void FifoOnDemandPolicy::OnCompletion(const JobSpec& job, double /*now*/) { pool_of_.erase(job.id); }
+void FifoOnDemandPolicy::OnCompletion(const JobInfo& job, double /*total_steps*/, double /*now*/) { pool_of_.erase(job.id); }
 
 }  // namespace seedance::sim

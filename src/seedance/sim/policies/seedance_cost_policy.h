@@ -4,6 +4,7 @@
 #include <string>
 
 #include "seedance/sim/engine.h"
+#include "seedance/sim/remaining_work.h"
 
 namespace seedance::sim {
 
@@ -33,6 +34,10 @@ struct CostAwareConfig {
   // bundled series spot returns in short, flapping windows (median 20 min on AWS p3), and every
   // round trip pays two cold starts and a restart.
   double spot_return_cooldown_s = 7 * 86400.0;
+  // Spot interruption rate before and while history builds up: the trailing window's drops count
+  // with one more drop per this many seconds, (observed + prior) / (drops + 1). An assumption, not
+  // a measurement (docs/ARCHITECTURE.md).
+  double spot_mtbf_prior_s = 6 * 3600.0;
   double short_job_s = 900;        // S3.2: expected duration below this -> spot
   double deadline_margin_s = 1800; // switch to on-demand when slack falls below this
   // Reactive by default: the seasonal forecaster of kPredictive pre-warms and releases idle GPUs at
@@ -51,19 +56,36 @@ struct CostAwareConfig {
 // - Deadlines: a job whose slack on on-demand falls below deadline_margin_s moves to on-demand
 //   and stays there (the "Can't Be Late" safety rule).
 // - Non-preemptive otherwise: a running job keeps its pool (no time-slicing churn).
+//
+// Information (docs/ARCHITECTURE.md "What a policy sees"): remaining work comes from the online
+// RemainingWorkEstimator (completed jobs of the same class, attained service), spot interruption
+// rates from the trailing spot statistics of PoolView, with a prior of one drop per
+// spot_mtbf_prior_s. With `oracle` (the `seedance-oracle` reference row) the same policy reads the
+// true remaining work and the whole series' mean time between drops from the OracleView channel
+// instead: a bound on what knowing the future is worth, not an online scheduler.
 class SeedanceCostPolicy : public JobPolicy {
  public:
-  explicit SeedanceCostPolicy(CostAwareConfig config) : config_(config) {}
-  std::string_view name() const override { return "seedance"; }
+  explicit SeedanceCostPolicy(CostAwareConfig config, bool oracle = false) : config_(config), oracle_(oracle) {}
+  std::string_view name() const override { return oracle_ ? "seedance-oracle" : "seedance"; }
   std::vector<Assignment> Schedule(const SimView& view, Rng& rng) override;
   double CheckpointInterval(const JobView& job, const SimView& view) const override;
   AutoscaleMode autoscale() const override { return config_.autoscale; }
-  void OnCompletion(const JobSpec& job, double now) override;
+  void OnCompletion(const JobInfo& job, double total_steps, double now) override;
+  bool is_oracle() const override { return oracle_; }
+  void ObserveOracle(const OracleView& oracle) override { oracle_view_ = oracle; }
 
  private:
-  double Score(const SimView& view, std::size_t pool, const JobView& jv, const JobSpec& s) const;
+  double Score(const SimView& view, std::size_t pool, const JobInfo& s, double remaining) const;
+  // Expected remaining steps of view.jobs[index].
+  double Remaining(const SimView& view, std::size_t index) const;
+  // Mean time between spot drops of pool p (infinity: not a spot pool with a series).
+  double SpotMtbf(const SimView& view, std::size_t p) const;
+  double EffectivePrice(const SimView& view, std::size_t p, double expected_s) const;
 
   CostAwareConfig config_;
+  bool oracle_ = false;
+  OracleView oracle_view_;
+  RemainingWorkEstimator estimator_;
   std::map<std::int64_t, bool> pinned_on_demand_;
   std::map<std::int64_t, double> placed_at_;  // when the job was last placed on a new pool
 };
@@ -74,7 +96,7 @@ class FifoOnDemandPolicy : public JobPolicy {
  public:
   std::string_view name() const override { return "fifo"; }
   std::vector<Assignment> Schedule(const SimView& view, Rng& rng) override;
-  void OnCompletion(const JobSpec& job, double now) override;
+  void OnCompletion(const JobInfo& job, double total_steps, double now) override;
 
  private:
   std::map<std::int64_t, int> pool_of_;

@@ -1,0 +1,268 @@
+// The contract every job policy keeps (like the placement contract suite in seedance/sched):
+// determinism, never more GPUs than a pool has now, gang jobs whole on one feasible pool, and no
+// look-ahead: rewriting the true sizes of unfinished jobs and the spot series after a time t
+// leaves every decision before t byte-identical. Only the `seedance-oracle` reference may see
+// the future, and a test shows that it does (so the look-ahead test can fail).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "seedance/core/rng.h"
+#include "seedance/sim/engine.h"
+#include "seedance/sim/policies/gavel_policies.h"
+#include "seedance/sim/policies/seedance_cost_policy.h"
+#include "seedance/sim/policies/skypilot_policy.h"
+
+namespace seedance::sim {
+namespace {
+
+std::unique_ptr<JobPolicy> MakePolicy(const std::string& name) {
+  if (name == "fifo") return std::make_unique<FifoOnDemandPolicy>();
+  if (name == "gavel-las" || name == "gavel-las-spot") {
+    auto p = std::make_unique<GavelLasPolicy>(false);
+    if (name == "gavel-las") {
+      p->exclude_spot = true;
+    } else {
+      p->spot_recovery = true;
+    }
+    return p;
+  }
+  if (name == "skypilot") return std::make_unique<SkyPilotPolicy>();
+  CostAwareConfig c;
+  if (name == "seedance-oracle") return std::make_unique<SeedanceCostPolicy>(c, /*oracle=*/true);
+  return std::make_unique<SeedanceCostPolicy>(c);
+}
+
+// 40 jobs of three classes over two days on K80 and V100, gangs of 1, 2 and 4 GPUs.
+Workload ContractWorkload(std::uint64_t seed) {
+  Rng rng(seed);
+  Workload w;
+  w.name = "contract";
+  w.gpu_types = {"K80", "V100"};
+  const char* classes[] = {"resnet", "bert", "llm"};
+  for (int i = 0; i < 40; ++i) {
+    JobSpec j;
+    j.id = i;
+    j.arrival_s = i * 4000.0 + rng.UniformDouble() * 3000.0;
+    j.job_type = classes[i % 3];
+    j.tenant = i % 2 ? "alice" : "bob";
+    j.gpus = 1 << (i % 3);
+    double v100 = 1.0 + (i % 3);
+    j.steps_per_s = {v100 * (0.3 + 0.2 * rng.UniformDouble()), v100};
+    j.total_steps = v100 * 3600.0 * (0.3 + 8.0 * rng.UniformDouble() * rng.UniformDouble());
+    if (i % 7 == 3) j.deadline_s = j.arrival_s + 40 * 3600.0;
+    w.jobs.push_back(j);
+  }
+  return w;
+}
+
+// On-demand K80 ($0.9/h) and V100 ($3/h), 8 each, and V100 spot ($1/h) following a random
+// series of 30 days (no wrap-around within a run).
+FleetSpec ContractFleet(std::uint64_t seed) {
+  Rng rng(seed * 7 + 1);
+  FleetSpec f;
+  f.name = "contract";
+  f.gpu_types = {"K80", "V100"};
+  f.cold_start_s = 120;
+  const double prices[] = {0.9, 3.0};
+  for (int t = 0; t < 2; ++t) {
+    PoolSpec p;
+    p.type = t;
+    p.tier = Tier::kOnDemand;
+    p.max_gpus = 8;
+    p.usd_per_gpu_hour = prices[t];
+    f.pools.push_back(p);
+  }
+  std::vector<int> series;
+  int level = 6;
+  for (int k = 0; k < 30 * 240; ++k) {
+    if (rng.UniformDouble() < 0.05) level = static_cast<int>(rng.Uniform(9));
+    series.push_back(level);
+  }
+  PoolSpec spot;
+  spot.type = 1;
+  spot.tier = Tier::kSpot;
+  spot.max_gpus = 8;
+  spot.usd_per_gpu_hour = 1.0;
+  spot.spot = SpotSeries(360, series, 1);
+  f.pools.push_back(spot);
+  return f;
+}
+
+// Checks every Schedule answer against the view it was given.
+class ContractChecker : public JobPolicy {
+ public:
+  explicit ContractChecker(JobPolicy& inner) : inner_(inner) {}
+  std::string_view name() const override { return inner_.name(); }
+  std::vector<Assignment> Schedule(const SimView& view, Rng& rng) override {
+    auto out = inner_.Schedule(view, rng);
+    std::map<std::int64_t, const JobView*> jobs;
+    for (const auto& jv : view.jobs) jobs[jv.info->id] = &jv;
+    std::vector<int> used(view.pools.size(), 0);
+    std::set<std::int64_t> seen;
+    for (const auto& a : out) {
+      ++assignments;
+      auto it = jobs.find(a.job_id);
+      if (it == jobs.end() || a.pool < 0 || a.pool >= static_cast<int>(view.pools.size())) {
+        violations.push_back("unknown job or pool");
+        continue;
+      }
+      const JobInfo& job = *it->second->info;
+      const auto p = static_cast<std::size_t>(a.pool);
+      if (!seen.insert(a.job_id).second) violations.push_back("job assigned twice: gang split");
+      if (job.steps_per_s[static_cast<std::size_t>(view.pools[p].info->type)] <= 0) {
+        violations.push_back("job on a type it cannot run on");
+      }
+      used[p] += job.gpus;  // the whole gang on one pool
+    }
+    for (std::size_t p = 0; p < used.size(); ++p) {
+      if (used[p] > view.pools[p].capacity) violations.push_back("over capacity at t=" + std::to_string(view.now));
+    }
+    return out;
+  }
+  void OnArrival(const JobInfo& j, double now) override { inner_.OnArrival(j, now); }
+  void OnCompletion(const JobInfo& j, double steps, double now) override { inner_.OnCompletion(j, steps, now); }
+  void OnExecuted(std::int64_t id, int pool, double s) override { inner_.OnExecuted(id, pool, s); }
+  double CheckpointInterval(const JobView& j, const SimView& v) const override { return inner_.CheckpointInterval(j, v); }
+  AutoscaleMode autoscale() const override { return inner_.autoscale(); }
+  bool is_oracle() const override { return inner_.is_oracle(); }
+  void ObserveOracle(const OracleView& o) override { inner_.ObserveOracle(o); }
+
+  std::vector<std::string> violations;
+  std::int64_t assignments = 0;
+
+ private:
+  JobPolicy& inner_;
+};
+
+struct Logged {
+  SimResult result;
+  std::vector<std::pair<double, std::string>> decisions;  // (time, byte-exact line)
+  std::vector<Decision> raw;
+};
+
+Logged RunPolicy(const std::string& policy, const Workload& w, const FleetSpec& f, ContractChecker** checker = nullptr) {
+  auto pol = MakePolicy(policy);
+  static std::unique_ptr<ContractChecker> keep;
+  keep = std::make_unique<ContractChecker>(*pol);
+  Logged out;
+  SimOptions o;
+  o.seed = 3;
+  o.on_decision = [&out](const Decision& d) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%a,%lld,%s,%d,%d", d.time_s, static_cast<long long>(d.job_id),
+                  std::string(DecisionActionName(d.action)).c_str(), d.pool, d.gpus);
+    out.decisions.emplace_back(d.time_s, buf);
+    out.raw.push_back(d);
+  };
+  auto r = Simulate(w, f, *keep, o);
+  EXPECT_TRUE(r.has_value()) << r.error().message();
+  out.result = *r;
+  if (checker) *checker = keep.get();
+  return out;
+}
+
+// Decisions strictly before t.
+std::vector<std::string> Before(const Logged& l, double t) {
+  std::vector<std::string> v;
+  for (const auto& [time, line] : l.decisions) {
+    if (time < t) v.push_back(line);
+  }
+  return v;
+}
+
+// Rewrites what no policy may know at t: the true size of every job unfinished at t (never below
+// the work it had done by then) and the spot series from the first tick after t.
+void ScrambleFuture(const SimResult& run, double t, std::uint64_t seed, Workload* w, FleetSpec* f) {
+  Rng rng(seed);
+  std::map<std::int64_t, double> finish;
+  for (const auto& j : run.jobs) finish[j.id] = j.finish_s;
+  for (auto& j : w->jobs) {
+    auto it = finish.find(j.id);
+    const bool done = it != finish.end() && it->second >= 0 && it->second <= t;
+    if (done) continue;
+    const double factor = j.arrival_s > t ? 0.3 + 3.0 * rng.UniformDouble() : 1.05 + 3.0 * rng.UniformDouble();
+    j.total_steps *= factor;
+  }
+  for (auto& p : f->pools) {
+    if (p.spot.empty()) continue;
+    std::vector<int> v;
+    for (std::size_t k = 0; k < p.spot.ticks(); ++k) {
+      const bool future = static_cast<double>(k) * p.spot.gap_s() > t;
+      v.push_back(future ? static_cast<int>(rng.Uniform(9)) : p.spot.InstancesAtTick(k));
+    }
+    p.spot = SpotSeries(p.spot.gap_s(), v, p.spot.gpus_per_instance());
+  }
+}
+
+// Number of (seed, t) trials whose decisions before t changed after scrambling the future.
+int LookAheadFailures(const std::string& policy, int trials) {
+  int failures = 0;
+  for (int s = 0; s < trials; ++s) {
+    const auto seed = static_cast<std::uint64_t>(11 + s);
+    Workload w = ContractWorkload(seed);
+    FleetSpec f = ContractFleet(seed);
+    Logged base = RunPolicy(policy, w, f);
+    Rng rng(seed * 31);
+    const double t = w.jobs.front().arrival_s + (0.2 + 0.6 * rng.UniformDouble()) * base.result.makespan_s;
+    ScrambleFuture(base.result, t, seed + 100, &w, &f);
+    Logged scrambled = RunPolicy(policy, w, f);
+    EXPECT_FALSE(Before(base, t).empty());
+    failures += Before(base, t) != Before(scrambled, t);
+  }
+  return failures;
+}
+
+class PolicyContract : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PolicyContract, DeterministicForASeed) {
+  Workload w = ContractWorkload(1);
+  FleetSpec f = ContractFleet(1);
+  Logged a = RunPolicy(GetParam(), w, f);
+  Logged b = RunPolicy(GetParam(), w, f);
+  EXPECT_EQ(a.decisions, b.decisions);
+  EXPECT_EQ(a.result.total_cost_usd, b.result.total_cost_usd);
+  EXPECT_EQ(a.result.unfinished, 0);
+}
+
+TEST_P(PolicyContract, NeverOverCapacityAndGangsWholeOnAFeasiblePool) {
+  for (std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{2}}) {
+    ContractChecker* checker = nullptr;
+    const Workload w = ContractWorkload(seed);
+    Logged l = RunPolicy(GetParam(), w, ContractFleet(seed), &checker);
+    EXPECT_GT(checker->assignments, 0);
+    EXPECT_TRUE(checker->violations.empty()) << checker->violations.front();
+    // What the engine started, stopped and moved is always a whole gang.
+    for (const auto& d : l.raw) {
+      if (d.job_id < 0) continue;
+      EXPECT_EQ(d.gpus, w.jobs[static_cast<std::size_t>(d.job_id)].gpus) << DecisionActionName(d.action);
+    }
+  }
+}
+
+TEST_P(PolicyContract, NoLookAhead) {
+  if (GetParam() == "seedance-oracle") GTEST_SKIP() << "the oracle reference is exempt (see OracleSeesTheFuture)";
+  EXPECT_EQ(LookAheadFailures(GetParam(), 20), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllJobPolicies, PolicyContract,
+                         ::testing::Values("fifo", "gavel-las", "gavel-las-spot", "skypilot", "seedance",
+                                           "seedance-oracle"),
+                         [](const auto& param_info) {
+                           std::string n = param_info.param;
+                           for (auto& c : n) c = c == '-' ? '_' : c;
+                           return n;
+                         });
+
+TEST(PolicyContractOracle, OracleSeesTheFuture) {
+  // The same look-ahead test catches the reference policy that reads true sizes and whole series.
+  EXPECT_GT(LookAheadFailures("seedance-oracle", 6), 0);
+}
+
+}  // namespace
+}  // namespace seedance::sim
