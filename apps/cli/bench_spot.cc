@@ -149,7 +149,7 @@ int Run(const Flags& f) {
       {"results", res},
       {"reproduction", repro},
       {"assumptions",
-       {{"model", "Can't Be Late (NSDI'24) S3: idle/spot/on-demand, changeover d on every launch billed at the new "
+       {{"model", "Can't Be Late (NSDI'24) §3: idle/spot/on-demand, changeover d on every launch billed at the new "
                   "instance's price, preemption seen at the next tick, per-second billing"},
         {"trace_encoding", "skypilot-org/spot-traces files, 1 = spot available (the authors' simulator data is the inverse)"},
         {"prices_2023", fmt::format("on-demand ${:.2f}/h, spot ${:.3f}/h", o->od_usd_per_hour, o->spot_usd_per_hour)},
@@ -168,14 +168,13 @@ int Run(const Flags& f) {
 
 Action RegisterBenchSpot(CLI::App& bench) {
   auto f = std::make_shared<Flags>();
-  CLI::App* cmd = bench.add_subcommand(
-      "spot",
-      "Deadline jobs on the AWS spot traces (Can't Be Late, NSDI'24): on-demand, greedy, uniform-progress, seedance "
-      "and the omniscient reference, on the 2023 p3.2xlarge series (9 zones), plus the paper's Table 3 / 5 settings");
-  cmd->footer(
-      "Example: seedance bench spot --job-hours 24,48 --slack 0.25 --changeover-hours 0.2 --samples 50 --out /tmp/s\n"
-      "Writes DIR/spot.json: results[] {trace, job_hours, deadline_hours, changeover_hours, policy, cost_usd,\n"
-      "on_demand_usd, savings_pct, deadline_misses} and reproduction[] (paper's figures beside ours).");
+  CLI::App* cmd = AddCommand(
+      bench, "spot", "Run deadline jobs on spot traces, reproducing Can't Be Late (NSDI'24)",
+      "On-demand, greedy, uniform-progress, seedance and the omniscient reference, on the 2023 "
+      "p3.2xlarge series (9 zones), plus the paper's Table 3 / 5 settings. Writes DIR/spot.json: "
+      "results[] {trace, job_hours, deadline_hours, changeover_hours, policy, cost_usd, on_demand_usd, "
+      "savings_pct, deadline_misses} and reproduction[] (the paper's figures beside ours).",
+      "seedance bench spot --job-hours 24,48 --slack 0.25 --changeover-hours 0.2 --samples 50 --out /tmp/s");
   cmd->add_option("--job-hours", f->job_hours, "job lengths in hours of compute, comma-separated")->capture_default_str();
   cmd->add_option("--slack", f->slack,
                   "deadline slacks, comma-separated: deadline = job x (1 + slack) (default: job fractions 0.5,0.7,0.8,0.9)");

@@ -38,7 +38,7 @@ struct TcoInputs {
 int Run(const TcoInputs& in, const std::string& prices_path) {
   auto prices = cost::PriceTable::LoadFile(prices_path.empty() ? cost::BundledPriceTablePath() : prices_path);
   if (!prices.has_value()) return ReportError(prices.error());
-  std::cout << "Seed AWS instances (S1.2): FP16 TFLOPS per dollar-hour\n";
+  std::cout << "Seed AWS instances: FP16 TFLOPS per dollar-hour\n";
   std::cout << fmt::format("{:<14} {:<14} {:>7} {:>9} {:>9} {:>10} {:>10}\n", "instance", "GPUs", "TFLOPS", "OD $/h",
                            "spot $/h", "TFLOPS/$", "spot T/$");
   for (const auto& i : kInstances) {
@@ -49,7 +49,7 @@ int Run(const TcoInputs& in, const std::string& prices_path) {
                " the datasheet sums, e.g. 8 x A100 = 2,496 dense FP16 TFLOPS)\n\n";
   // GPUs: facts from the GPU catalog (src/seedance/gpu/catalog.cc, each row cited there), prices
   // from the price table (spot = its quoted spot price, else cost::kDefaultSpotRatio x on-demand).
-  std::cout << "GPU catalog (S1.1): datasheet dense FP16 TFLOPS per GPU (src/seedance/gpu/catalog.cc), "
+  std::cout << "GPU catalog: datasheet dense FP16 TFLOPS per GPU (src/seedance/gpu/catalog.cc), "
                "prices per GPU from " << prices->name() << "\n";
   std::cout << fmt::format("{:<9} {:>7} {:>7} {:>5} {:>6} {:>5} {:<7} {:>7} {:>7} {:>9} {:>9}\n", "GPU", "FP16 T", "INT8 T",
                            "GiB", "GB/s", "W", "link", "OD $/h", "spot $", "TFLOPS/$", "spot T/$");
@@ -80,7 +80,7 @@ int Run(const TcoInputs& in, const std::string& prices_path) {
   double power = in.watts_per_tflops / 1000.0 * in.utilization * hours * in.usd_per_kwh;
   double cooling = power * (in.pue - 1.0);
   double total = depreciation + power + cooling + in.ops;
-  std::cout << fmt::format("\nTCO per TFLOPS-year of an owned GPU (S1.3): ${:.0f} GPU, {:.0f} years, {:.0f} TFLOPS, {:.0f} W/TFLOPS "
+  std::cout << fmt::format("\nTCO per TFLOPS-year of an owned GPU: ${:.0f} GPU, {:.0f} years, {:.0f} TFLOPS, {:.0f} W/TFLOPS "
                            "at {:.0f}% utilization, ${:.2f}/kWh, PUE {:.2f}, ops ${:.2f}\n",
                            in.gpu_price, in.life_years, in.tflops, in.watts_per_tflops, 100 * in.utilization,
                            in.usd_per_kwh, in.pue, in.ops);
@@ -103,7 +103,11 @@ int Run(const TcoInputs& in, const std::string& prices_path) {
 Action RegisterCatalog(CLI::App& app) {
   auto in = std::make_shared<TcoInputs>();
   auto prices = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("catalog", "GPU catalog: TFLOPS per dollar (on-demand, spot) and TCO per TFLOPS-year");
+  CLI::App* cmd = AddCommand(app, "catalog", "Show GPU TFLOPS per dollar and the TCO of owned GPUs",
+                             "From the one GPU catalog (datasheet facts) and the price table: TFLOPS "
+                             "per dollar on-demand and spot, and the total cost of ownership per "
+                             "TFLOPS-year of an owned GPU.",
+                             "seedance catalog --prices data/prices/gpu_prices.csv");
   cmd->add_option("--gpu-price", in->gpu_price, "owned GPU price, USD")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--life", in->life_years, "depreciation life, years")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--tflops", in->tflops, "the GPU's FP16 TFLOPS")->capture_default_str()->check(CLI::PositiveNumber);

@@ -331,20 +331,19 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
 
 Action RegisterCostBenchmark(CLI::App& app) {
   auto opts = std::make_shared<CostBenchmarkOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "cost-benchmark",
-      "Replay a workload on a cloud fleet (on-demand quota + spot with real availability series) "
-      "under FIFO, Gavel-LAS and Seedance, with the LP cost lower bound; plus the packing "
-      "comparison on openb. Prints tables; writes cost_optimization_report.html + results.json.");
-  cmd->footer(
-      "Workloads: llm-finetune (bundled, docs/WORKLOADS.md), gavel (Gavel's generator, 2 jobs/h), "
+  CLI::App* cmd = AddCommand(
+      app, "cost-benchmark", "Compare scheduling policies' cost on a workload, with a lower bound",
+      "Replays a workload on a cloud fleet (on-demand quota + spot with real availability series) "
+      "under the baselines users run (FIFO, Gavel-LAS, SkyPilot managed jobs, Gavel-LAS with spot) "
+      "and Seedance, with the LP cost lower bound; plus the packing comparison on openb. Prints "
+      "tables; writes cost_optimization_report.html + results.json. Workloads: llm-finetune (bundled, docs/WORKLOADS.md), gavel (Gavel's generator, 2 jobs/h), "
       "philly (Gavel's Philly-derived jobs), openb (the openb trace with its creation/deletion "
       "times), or a jobs CSV (docs/WORKLOADS.md). --duration bounds the arrival window (default "
       "7d; openb: the whole 149-day trace). --config reads seedance-config.yaml (scheduler.cost_aware, autoscaling, checkpoint). "
-      "Bad input exits 2 naming file:line and field; nothing is written then.\n"
-      "Example: seedance cost-benchmark --workload llm-finetune --seeds 0-4 --no-packing --out report\n"
-      "  runs llm-finetune instances 0..4 and prints mean ± sd per policy, savings against FIFO on-demand and the "
-      "best baseline (the cheapest baseline that finished every job), and the bounds.");
+      "Bad input exits 2 naming file:line and field; nothing is written then. --seeds 0-4 runs "
+      "instances 0..4 and prints mean ± sd per policy, savings against FIFO on-demand and the best "
+      "baseline (the cheapest baseline that finished every job), and the bounds.",
+      "seedance cost-benchmark --workload llm-finetune --seeds 0-4 --no-packing --out report");
   cmd->add_option("--workload", opts->workload, "llm-finetune | gavel | philly | openb | llm-inference | FILE.csv")
       ->capture_default_str();
   cmd->add_option("--duration", opts->duration, "arrival window: SECONDS, or 6h, 7d (default: 7d; openb: whole trace)");

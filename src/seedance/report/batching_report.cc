@@ -239,7 +239,7 @@ std::string BatchingHtmlSection(const BatchingResults& r) {
                            r.pareto_choice >= 0 ? r.pareto[static_cast<std::size_t>(r.pareto_choice)].batch : 0);
   spec.x.label = "step latency (ms)";
   spec.y.label = "tokens/s";
-  h += "<h3>Pareto batch size (S5.3)</h3>\n" + RenderLineChart(spec, front);
+  h += "<h3>Pareto batch size</h3>\n" + RenderLineChart(spec, front);
   LineChartSpec mspec;
   mspec.id = "pareto_memory";
   mspec.title = "Memory per batch size";

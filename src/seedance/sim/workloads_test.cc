@@ -33,15 +33,15 @@ TEST(OpenbSpeeds, RecordedRunTimeIsOnTheNamedTypesElseAV100) {
   ASSERT_EQ(w->jobs.size(), 3u);
   const JobSpec& any = w->jobs[0];
   EXPECT_DOUBLE_EQ(any.total_steps, 1000.0);  // V100-seconds: measured on the reference
-  const std::vector<double> speeds{1.0, 0.516, 0.943, 1.0, 1.987};
+  const std::vector<double> speeds{1.0, 0.52, 0.943, 1.0, 1.0};
   EXPECT_EQ(any.steps_per_s, speeds);
-  // Named T4: 1,000 s on a T4 is 516 V100-seconds, and the T4 needs its 1,000 s again.
+  // Named T4: 1,000 s on a T4 is 520 V100-seconds, and the T4 needs its 1,000 s again.
   const JobSpec& t4 = w->jobs[1];
-  EXPECT_DOUBLE_EQ(t4.total_steps, 516.0);
-  EXPECT_EQ(t4.steps_per_s, (std::vector<double>{0, 0.516, 0, 0, 0}));
+  EXPECT_DOUBLE_EQ(t4.total_steps, 520.0);
+  EXPECT_EQ(t4.steps_per_s, (std::vector<double>{0, 0.52, 0, 0, 0}));
   EXPECT_DOUBLE_EQ(t4.total_steps / t4.steps_per_s[1], 1000.0);
   const JobSpec& mixed = w->jobs[2];
-  EXPECT_DOUBLE_EQ(mixed.total_steps, 1000.0 * (1.0 + 0.516) / 2);
+  EXPECT_DOUBLE_EQ(mixed.total_steps, 1000.0 * (1.0 + 0.52) / 2);
 }
 
 TEST(OpenbSpeeds, ATypeWithoutACatalogSpeedIsAnError) {
@@ -61,8 +61,8 @@ TEST(OpenbSpeeds, TheNoteStatesTheAssumptionAndEachSpeed) {
                        0),
             0u)
       << note;
-  for (const char* part : {"G2 1.00 (assumed)", "T4 0.52 (FP32 ratio)", "P100 0.94 (Gavel)",
-                           "A10 1.99 (FP32 ratio)", "docs/WORKLOADS.md"}) {
+  for (const char* part : {"G2 1.00 (assumed)", "T4 0.52 (FP16 tensor ratio)", "P100 0.94 (Gavel)",
+                           "A10 1.00 (FP16 tensor ratio)", "docs/WORKLOADS.md"}) {
     EXPECT_NE(note.find(part), std::string::npos) << part << " in " << note;
   }
 }
