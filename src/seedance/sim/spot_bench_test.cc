@@ -21,7 +21,8 @@ double ImpliedSavingsPct(double od_h, double spot_h) {
 
 // Table 3 (2-week traces, 8 pairs x 300 starts, 48 h job, deadline 60 h, d = 0.2 h): uniform
 // progress within 10% of the paper's savings; no online policy misses; the omniscient reference is
-// the cheapest and seedance saves more than uniform progress.
+// the cheapest; "uniform-progress" is the stronger of the two readings of Fig. 10, and seedance
+// saves more than it.
 TEST(SpotBench, ReproducesTable3) {
   SpotBenchOptions o;
   o.reproduction_samples = 300;
@@ -45,6 +46,7 @@ TEST(SpotBench, ReproducesTable3) {
   EXPECT_NEAR(ours, paper, 0.10 * paper);
   EXPECT_GT(t3["omniscient"].savings_pct, t3["uniform-progress"].savings_pct);
   EXPECT_GT(t3["uniform-progress"].savings_pct, t3["greedy"].savings_pct);
+  EXPECT_GT(t3["uniform-progress"].savings_pct, t3["uniform-progress-hysteresis"].savings_pct);
   EXPECT_GT(t3["seedance"].savings_pct, t3["uniform-progress"].savings_pct);
   EXPECT_NEAR(t3["on-demand"].od_hours, 48.0, 1e-9);
 }

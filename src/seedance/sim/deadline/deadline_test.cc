@@ -123,7 +123,10 @@ TEST(DeadlineSimulator, SafetyNetMeetsTheDeadlineExactly) {
 // below max(2d, d + tick) = 900: Safety Net, done at 6900.
 TEST(DeadlineSimulator, UniformProgressHysteresisByHand) {
   const SpotTrace t = Trace(std::vector<std::uint8_t>(20, 0));
-  UniformProgressPolicy p;
+  UniformProgressPolicy p;  // with no spot both readings of Fig. 10 decide the same
+  UniformProgressPolicy gated(/*spot_first=*/false);
+  EXPECT_EQ(SimulateJob(t, 0, {3600, 7200, 300, 3.0}, gated).decisions,
+            SimulateJob(t, 0, {3600, 7200, 300, 3.0}, p).decisions);
   const JobOutcome r = SimulateJob(t, 0, {3600, 7200, 300, 3.0}, p);
   EXPECT_EQ(r.decisions, (std::vector<Instance>{I, O, O, O, I, I, O, O, O, I, O, O}));
   EXPECT_EQ(r.od_billed_s, 4500);
@@ -132,16 +135,44 @@ TEST(DeadlineSimulator, UniformProgressHysteresisByHand) {
   EXPECT_TRUE(r.met_deadline);
 }
 
-// UP's hysteresis also keeps an on-demand job that is behind off an available spot instance.
+// In the "uniform-progress-hysteresis" reading the hysteresis also keeps an on-demand job that is
+// behind off an available spot instance; in the spot-first reading ("uniform-progress") spot wins.
 TEST(DeadlineSimulator, UniformProgressHysteresisGatesOnDemandToSpot) {
   const SpotTrace t = Trace({0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
-  UniformProgressPolicy up;
-  const JobOutcome r = SimulateJob(t, 0, {3600, 7200, 300, 3.0}, up);
+  UniformProgressPolicy gated(/*spot_first=*/false);
+  EXPECT_EQ(gated.Name(), "uniform-progress-hysteresis");
+  const JobOutcome r = SimulateJob(t, 0, {3600, 7200, 300, 3.0}, gated);
   // t=600 OD (behind); at t=1200 spot is there but cp = 300 < ep(1800) = 900: stay on OD.
   ASSERT_GE(r.decisions.size(), 4u);
   EXPECT_EQ(r.decisions[1], O);
   EXPECT_EQ(r.decisions[2], O);
   EXPECT_EQ(r.decisions[3], O);
+  UniformProgressPolicy spot_first;
+  EXPECT_EQ(spot_first.Name(), "uniform-progress");
+  const JobOutcome f = SimulateJob(t, 0, {3600, 7200, 300, 3.0}, spot_first);
+  ASSERT_GE(f.decisions.size(), 3u);
+  EXPECT_EQ(f.decisions[1], O);
+  EXPECT_EQ(f.decisions[2], S);
+}
+
+// Seedance's on-demand hold, by hand (C = 3600, R = 7200, d = 300, no spot): behind at t = 600 ->
+// on-demand; it would leave only once cp >= ep(t + 48 d) = (t + 14400) / 2 >= 7200 > C, so it runs
+// to the end: 300 + 3600 s on-demand, one changeover, done at 4500 s. Uniform progress pays three
+// changeovers (4500 s on-demand, UniformProgressHysteresisByHand).
+TEST(SeedanceDeadline, HoldsOnDemandUntilFarAhead) {
+  const SpotTrace t = Trace(std::vector<std::uint8_t>(20, 0));
+  SeedanceDeadlinePolicy sd;
+  const JobOutcome r = SimulateJob(t, 0, {3600, 7200, 300, 3.0}, sd);
+  EXPECT_EQ(r.decisions, (std::vector<Instance>{I, O, O, O, O, O, O, O}));
+  EXPECT_EQ(r.od_billed_s, 3900);
+  EXPECT_EQ(r.changeovers, 1);
+  EXPECT_EQ(r.finish_s, 4500);
+  SeedanceDeadlineConfig up_hold;
+  up_hold.on_demand_hold_changeovers = 2;  // uniform progress's hysteresis: the same as UP here
+  SeedanceDeadlinePolicy like_up(up_hold);
+  UniformProgressPolicy up;
+  EXPECT_EQ(SimulateJob(t, 0, {3600, 7200, 300, 3.0}, like_up).decisions,
+            SimulateJob(t, 0, {3600, 7200, 300, 3.0}, up).decisions);
 }
 
 TEST(SpotRunHistory, CompletedRunsAndAge) {
@@ -344,7 +375,13 @@ TEST(DeadlinePolicyContractSelfCheck, OmniscientFailsTheLookAheadTest) {
   EXPECT_GT(v, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPolicies, DeadlinePolicyContract, ::testing::ValuesIn(PolicyNames()),
+std::vector<std::string> ContractPolicies() {
+  std::vector<std::string> v = PolicyNames();
+  v.push_back("uniform-progress-hysteresis");
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, DeadlinePolicyContract, ::testing::ValuesIn(ContractPolicies()),
                          [](const ::testing::TestParamInfo<std::string>& p) {
                            std::string n = p.param;
                            for (char& ch : n) {

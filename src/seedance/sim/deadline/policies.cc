@@ -1,6 +1,7 @@
 #include "seedance/sim/deadline/policies.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace seedance::sim::deadline {
 
@@ -41,10 +42,11 @@ bool BehindSchedule(const Observation& obs, std::int64_t at_s) {
 namespace {
 
 // Rules 1 and 3 when the job does not take spot: on-demand keeps the job until it is ahead of
-// ep(t + 2d) (hysteresis); an idle job goes on-demand when it is behind ep(t).
-Instance UniformProgressWithoutSpot(const Observation& obs) {
+// ep(t + hold) (hysteresis; uniform progress: hold = 2d); an idle job goes on-demand when it is
+// behind ep(t).
+Instance UniformProgressWithoutSpot(const Observation& obs, std::int64_t hold_s) {
   if (obs.current == Instance::kOnDemand) {
-    return BehindSchedule(obs, obs.elapsed_s + 2 * obs.job->changeover_s) ? Instance::kOnDemand : Instance::kIdle;
+    return BehindSchedule(obs, obs.elapsed_s + hold_s) ? Instance::kOnDemand : Instance::kIdle;
   }
   return BehindSchedule(obs, obs.elapsed_s) ? Instance::kOnDemand : Instance::kIdle;
 }
@@ -60,7 +62,7 @@ Instance UniformProgressRule(const Observation& obs) {
     }
     return Instance::kSpot;
   }
-  return UniformProgressWithoutSpot(obs);
+  return UniformProgressWithoutSpot(obs, 2 * obs.job->changeover_s);
 }
 
 }  // namespace
@@ -139,26 +141,13 @@ Instance SeedanceDeadlinePolicy::Choose(const Observation& obs) {
   if (obs.current == Instance::kSpot) return Instance::kSpot;  // Exploitation
   if (obs.spot_available) {
     double benefit = 0;
-    if (!ExpectedBenefit(obs, obs.current == Instance::kOnDemand, &benefit)) {
-      return UniformProgressRule(obs);  // too little history
+    // Too little history to judge the run: take it (spot-first).
+    if (!ExpectedBenefit(obs, obs.current == Instance::kOnDemand, &benefit) || benefit > 0) {
+      return Instance::kSpot;
     }
-    if (benefit > 0) return Instance::kSpot;
   }
-  // Leaving on-demand for idle only pays if a later spot run may be worth taking; when none in the
-  // window was, the job would come back to on-demand and pay the changeover again.
-  if (obs.current == Instance::kOnDemand && !SpotMayPay(obs)) return Instance::kOnDemand;
-  return UniformProgressWithoutSpot(obs);
-}
-
-bool SeedanceDeadlinePolicy::SpotMayPay(const Observation& obs) const {
-  if (static_cast<int>(history_.runs().size()) < config_.min_runs) return true;
-  const double k = obs.job->od_price;
-  const double d = static_cast<double>(obs.job->changeover_s);
-  for (const auto& [start, len] : history_.runs()) {
-    const double life = static_cast<double>(len * obs.gap_s);
-    if (k * (life - d) - life > 0) return true;
-  }
-  return false;
+  return UniformProgressWithoutSpot(
+      obs, std::llround(config_.on_demand_hold_changeovers * static_cast<double>(obs.job->changeover_s)));
 }
 
 const std::vector<std::string>& PolicyNames() {
@@ -170,8 +159,8 @@ const std::vector<std::string>& PolicyNames() {
 Result<std::unique_ptr<DeadlinePolicy>> MakeOnlinePolicy(const std::string& name) {
   if (name == "on-demand") return std::unique_ptr<DeadlinePolicy>(new OnDemandPolicy());
   if (name == "greedy") return std::unique_ptr<DeadlinePolicy>(new GreedyPolicy());
-  if (name == "uniform-progress") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy());
-  if (name == "uniform-progress-spot-first") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy(true));
+  if (name == "uniform-progress") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy(true));
+  if (name == "uniform-progress-hysteresis") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy(false));
   if (name == "seedance") return std::unique_ptr<DeadlinePolicy>(new SeedanceDeadlinePolicy());
   return InvalidArgumentError("unknown online deadline policy '" + name + "'");
 }
