@@ -58,6 +58,16 @@ TEST(BestBaseline, CheapestFinishedBaselineNeverAReference) {
   EXPECT_EQ(sim::BestBaseline(none), -1);
 }
 
+TEST(BestBaseline, ACheaperButSlowerBaselineIsNotTheBestAtAServiceLevel) {
+  // skypilot-like: cheapest, but slower than seedance (7 h); gavel-las is the cheapest at <= 7 h.
+  std::vector<sim::PolicyOutcome> p = {Policy("fifo", 1000, 10, true), Policy("slow-cheap", 300, 9, true),
+                                       Policy("fast", 900, 6, true), Policy("faster", 950, 5, true)};
+  EXPECT_EQ(sim::BestBaseline(p), 1);          // any JCT: the cheapest
+  EXPECT_EQ(sim::BestBaseline(p, 7.0), 2);     // at seedance's 7 h: the cheapest that fast
+  EXPECT_EQ(sim::BestBaseline(p, 5.0), 3);     // exactly as fast counts
+  EXPECT_EQ(sim::BestBaseline(p, 4.0), 3);     // none that fast: the fastest
+}
+
 TEST(ScenarioJson, BestBaselineSavingsAndGapClosed) {
   const nlohmann::json j = ScenarioJson(Scenario());
   EXPECT_EQ(j["best_baseline"]["name"], "gavel-las");
