@@ -279,19 +279,19 @@ Status AddBounds(const Workload& w, const FleetSpec& fleet, const std::function<
   const double service = seedance != nullptr && seedance->result.unfinished == 0
                              ? seedance->result.AvgJctHours()
                              : std::numeric_limits<double>::infinity();
-  const int best = BestBaseline(out->policies, service);
+  const int best = BestBaseline(out->policies);
   if (best >= 0) {
     out->best_baseline = out->policies[static_cast<std::size_t>(best)].name;
     levels.push_back(&out->policies[static_cast<std::size_t>(best)]);
   }
-  const int cheapest = BestBaseline(out->policies);
-  if (cheapest >= 0) {
-    out->cheapest_baseline = out->policies[static_cast<std::size_t>(cheapest)].name;
-    if (cheapest != best) levels.push_back(&out->policies[static_cast<std::size_t>(cheapest)]);
+  const int matched = BestBaseline(out->policies, service);
+  if (matched >= 0) {
+    out->matched_baseline = out->policies[static_cast<std::size_t>(matched)].name;
+    if (matched != best) levels.push_back(&out->policies[static_cast<std::size_t>(matched)]);
   }
   const PolicyOutcome* las = out->Find("gavel-las");
   if (las != nullptr && las->result.unfinished == 0 && las->name != out->best_baseline &&
-      las->name != out->cheapest_baseline) {
+      las->name != out->matched_baseline) {
     levels.push_back(las);
   }
   for (const PolicyOutcome* p : levels) {
@@ -493,9 +493,9 @@ Result<SeedSweep> RunCostScenarioSeeds(const ScenarioSpec& spec, const std::vect
   for (const auto& ps : out.policies) {
     if (ps.name == "seedance" && ps.unfinished_runs == 0) service = ps.avg_jct_hours.mean;
   }
-  const int cheapest = BestCandidate(means);
-  if (cheapest >= 0) out.cheapest_baseline = out.policies[static_cast<std::size_t>(cheapest)].name;
-  const int best = BestCandidateAtService(means, service);
+  const int matched = BestCandidateAtService(means, service);
+  if (matched >= 0) out.matched_baseline = out.policies[static_cast<std::size_t>(matched)].name;
+  const int best = BestCandidate(means);
   if (best < 0) return out;
   out.best_baseline = out.policies[static_cast<std::size_t>(best)].name;
   // The bound at that policy's JCT on every seed (a seed whose own best baseline is another
