@@ -419,6 +419,10 @@ TEST(Config, ExampleFileIsValidAndMatchesTheDefaults) {
   EXPECT_DOUBLE_EQ(c->cost_aware.migrate_min_restarts, d.cost_aware.migrate_min_restarts);
   EXPECT_DOUBLE_EQ(c->cost_aware.spot_return_cooldown_s, d.cost_aware.spot_return_cooldown_s);
   EXPECT_DOUBLE_EQ(c->cost_aware.time_value_per_hour, d.cost_aware.time_value_per_hour);
+  EXPECT_DOUBLE_EQ(c->cost_aware.overflow_speed_ratio, d.cost_aware.overflow_speed_ratio);
+  EXPECT_DOUBLE_EQ(c->cost_aware.max_step_price_ratio, d.cost_aware.max_step_price_ratio);
+  EXPECT_EQ(c->cost_aware.migrate_after_queue, d.cost_aware.migrate_after_queue);
+  EXPECT_DOUBLE_EQ(c->cost_aware.spot_mtbf_prior_s, d.cost_aware.spot_mtbf_prior_s);
   EXPECT_EQ(c->cost_aware.autoscale, d.cost_aware.autoscale);
   EXPECT_DOUBLE_EQ(c->cold_start_s, d.cold_start_s);
   EXPECT_DOUBLE_EQ(c->scale_down_delay_s, d.scale_down_delay_s);
