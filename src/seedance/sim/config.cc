@@ -99,16 +99,23 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   CostAwareConfig& ca_cfg = c.cost_aware;
   if (YAML::Node ca = s["cost_aware"]) {
     const std::string p = "scheduler.cost_aware";
-    SEEDANCE_RETURN_IF_ERROR(read_section(ca, p, {"enabled", "spot_fallback"},
+    SEEDANCE_RETURN_IF_ERROR(read_section(ca, p, {"enabled", "spot_fallback", "migrate_after_queue"},
         {{"max_price_ratio", &ca_cfg.max_price_ratio, 0, 1, true},
          {"warmup_window", &ca_cfg.warmup_window_s, 0, inf, false},
          {"min_speed_ratio", &ca_cfg.min_speed_ratio, 0, 1, true},
+         {"overflow_speed_ratio", &ca_cfg.overflow_speed_ratio, 0, 1, false},
+         {"max_step_price_ratio", &ca_cfg.max_step_price_ratio, 0, inf, false},
          {"spot_patience", &ca_cfg.spot_patience, 0, 1000, false},
          {"max_spot_wait", &ca_cfg.max_spot_wait_s, 0, inf, false},
          {"migrate_min_restarts", &ca_cfg.migrate_min_restarts, 0, inf, false},
          {"spot_return_cooldown", &ca_cfg.spot_return_cooldown_s, 0, inf, false},
-         {"time_value_per_hour", &ca_cfg.time_value_per_hour, 0, inf, false}}));
+         {"time_value_per_hour", &ca_cfg.time_value_per_hour, 0, inf, false},
+         {"spot_mtbf_prior", &ca_cfg.spot_mtbf_prior_s, 0, inf, true}}));
     if (ca["enabled"]) { SEEDANCE_ASSIGN_OR_RETURN(ca_cfg.enabled, Bool(name, ca["enabled"], p + ".enabled")); }
+    if (ca["migrate_after_queue"]) {
+      SEEDANCE_ASSIGN_OR_RETURN(ca_cfg.migrate_after_queue,
+                                Bool(name, ca["migrate_after_queue"], p + ".migrate_after_queue"));
+    }
     if (ca["spot_fallback"]) {
       SEEDANCE_ASSIGN_OR_RETURN(ca_cfg.spot_fallback, Bool(name, ca["spot_fallback"], p + ".spot_fallback"));
     }

@@ -10,7 +10,10 @@ namespace seedance::sim {
 // seedance-config.yaml, the parts the simulator reads (S3.1, S3.3, S3.4):
 //   scheduler:
 //     cost_aware: {enabled: bool, spot_fallback: bool, max_price_ratio: (0,1],
-//                  warmup_window: seconds >= 0, min_speed_ratio: (0,1]}
+//                  warmup_window: seconds >= 0, min_speed_ratio: (0,1], overflow_speed_ratio:
+//                  [0,1], max_step_price_ratio: >= 0, spot_patience, max_spot_wait,
+//                  migrate_min_restarts, migrate_after_queue: bool, spot_return_cooldown,
+//                  time_value_per_hour, spot_mtbf_prior: seconds > 0}
 //     autoscaling: {mode: reactive|predictive, cold_start: s, scale_down_delay: s}
 //     checkpoint: {cost: s, restart: s}
 // Every key is optional; unknown keys and bad values are errors naming file:line and the key.

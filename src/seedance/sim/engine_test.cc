@@ -419,6 +419,10 @@ TEST(Config, ExampleFileIsValidAndMatchesTheDefaults) {
   EXPECT_DOUBLE_EQ(c->cost_aware.migrate_min_restarts, d.cost_aware.migrate_min_restarts);
   EXPECT_DOUBLE_EQ(c->cost_aware.spot_return_cooldown_s, d.cost_aware.spot_return_cooldown_s);
   EXPECT_DOUBLE_EQ(c->cost_aware.time_value_per_hour, d.cost_aware.time_value_per_hour);
+  EXPECT_DOUBLE_EQ(c->cost_aware.overflow_speed_ratio, d.cost_aware.overflow_speed_ratio);
+  EXPECT_DOUBLE_EQ(c->cost_aware.max_step_price_ratio, d.cost_aware.max_step_price_ratio);
+  EXPECT_EQ(c->cost_aware.migrate_after_queue, d.cost_aware.migrate_after_queue);
+  EXPECT_DOUBLE_EQ(c->cost_aware.spot_mtbf_prior_s, d.cost_aware.spot_mtbf_prior_s);
   EXPECT_EQ(c->cost_aware.autoscale, d.cost_aware.autoscale);
   EXPECT_DOUBLE_EQ(c->cold_start_s, d.cold_start_s);
   EXPECT_DOUBLE_EQ(c->scale_down_delay_s, d.scale_down_delay_s);
@@ -478,6 +482,63 @@ TEST(SeedancePolicy, TimeValueTradesCostForJct) {
   EXPECT_GT(fast.cost_by_pool_usd[1], 0.0);
   EXPECT_LT(cheap.total_cost_usd, fast.total_cost_usd);
   EXPECT_LT(fast.AvgJctHours(), cheap.AvgJctHours());
+}
+
+// max_step_price_ratio: a second job arrives while the cheap type (K80, $1 per 3,600 steps) is
+// busy. With the limit at 1.0 it queues for the K80 instead of buying dearer steps on the idle
+// V100 ($1.50 per 3,600 steps); without a limit it starts on the V100 at once.
+TEST(SeedancePolicy, MaxStepPriceRatioQueuesForTheCheapType) {
+  Workload w;
+  FleetSpec f = SlowAndFastFleet(&w);
+  w.jobs.push_back(Job(1, 60, 36000, {1.0, 2.0}));
+  auto run = [&](double ratio) {
+    CostAwareConfig c;
+    c.min_speed_ratio = 0.1;
+    c.max_step_price_ratio = ratio;
+    SeedanceCostPolicy pol(c);
+    auto r = Simulate(w, f, pol, SimOptions{});
+    EXPECT_TRUE(r.has_value());
+    return r.has_value() ? *r : SimResult{};
+  };
+  SimResult queue = run(1.0);
+  SimResult spill = run(0);
+  EXPECT_EQ(queue.cost_by_pool_usd[1], 0.0);
+  EXPECT_GT(spill.cost_by_pool_usd[1], 0.0);
+  EXPECT_LT(queue.total_cost_usd, spill.total_cost_usd);
+  EXPECT_GT(queue.AvgJctHours(), spill.AvgJctHours());
+}
+
+// migrate_after_queue: one spot GPU appears while job 0 runs on on-demand and job 1 waits. Moves
+// taken first hand it to job 0 (a restart, and more moves after); taken after the queue, job 1
+// starts on spot and nobody moves.
+TEST(SeedancePolicy, MigrateAfterQueueLeavesSpotToWaitingJobs) {
+  std::vector<int> series(200, 1);
+  series[0] = 0;  // no spot in the first round: job 0 starts on on-demand
+  Workload w = OneV100Job(4 * 3600);
+  w.jobs.push_back(Job(1, 100, 4 * 3600, {1.0}));
+  FleetSpec f = OnDemandAndSpot(series);
+  f.pools[0].max_gpus = 2;
+  auto run = [&](bool after_queue) {
+    CostAwareConfig c;
+    c.spot_patience = 0;
+    c.warmup_window_s = 0;
+    c.migrate_after_queue = after_queue;
+    SeedanceCostPolicy pol(c);
+    std::vector<std::string> moves;
+    SimOptions o;
+    o.on_decision = [&](const Decision& d) {
+      if (d.job_id >= 0) {
+        moves.push_back(std::string(DecisionActionName(d.action)) + " " + std::to_string(d.job_id) + " " +
+                        std::to_string(d.pool));
+      }
+    };
+    auto r = Simulate(w, f, pol, o);
+    EXPECT_TRUE(r.has_value());
+    return moves;
+  };
+  std::vector<std::string> first = run(false);
+  EXPECT_NE(std::find(first.begin(), first.end(), "migrate 0 1"), first.end());
+  EXPECT_EQ(run(true), (std::vector<std::string>{"start 0 0", "start 1 1"}));
 }
 }  // namespace
 }  // namespace seedance::sim

@@ -97,6 +97,45 @@ double SeedanceCostPolicy::Score(const SimView& view, std::size_t p, const JobIn
   return (price * s.gpus + config_.time_value_per_hour) / thr;
 }
 
+// A better pool for running job `jv` (on `cur_p`) with room in `left`, or -1: on-demand -> spot, or
+// a type that fits the job better, when the rest of the job saves at least twice what the move
+// costs (a restart and a cold start on the new pool, at its price plus the job's time value).
+int SeedanceCostPolicy::BestMove(const SimView& view, const JobView& jv, std::size_t cur_p, double remaining,
+                                 const std::vector<int>& left) const {
+  const FleetInfo& fleet = *view.fleet;
+  const JobInfo& s = *jv.info;
+  const double now = view.now;
+  const double best = BestThroughput(s);
+  auto placed = placed_at_.find(s.id);
+  if (!config_.enabled || s.priority == JobPriority::kCritical || pinned_on_demand_.count(s.id) ||
+      (placed != placed_at_.end() && now - placed->second < config_.warmup_window_s) ||
+      remaining / best <= config_.migrate_min_restarts * std::max(fleet.restart_s, 60.0)) {
+    return -1;
+  }
+  // Hysteresis: no move back to spot for a while after an interruption.
+  const bool cooling = jv.interrupted_at_s >= 0 && now - jv.interrupted_at_s < config_.spot_return_cooldown_s;
+  const double cur_score = Score(view, cur_p, s, remaining);
+  int move_to = -1;
+  double best_score = cur_score;
+  for (std::size_t p = 0; p < view.pools.size(); ++p) {
+    if (p == cur_p || left[p] < s.gpus) continue;
+    const PoolInfo& ps = *view.pools[p].info;
+    double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
+    if (thr <= 0 || (thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s))) continue;
+    if (ps.tier == Tier::kSpot && (cooling || !SpotPriceAllowed(view, ps, config_.max_price_ratio))) continue;
+    if (std::isfinite(s.deadline_s) && now + remaining / thr + fleet.restart_s > s.deadline_s) continue;
+    double score = Score(view, p, s, remaining);
+    double move_s = fleet.cold_start_s + fleet.restart_s;
+    double move_usd = s.gpus * fleet.ColdStartIdleUsd(fleet.cold_start_s) +
+                      move_s / 3600.0 * (ps.usd_per_gpu_hour * s.gpus + config_.time_value_per_hour);
+    if ((cur_score - score) * remaining > 2 * move_usd && score < best_score) {
+      best_score = score;
+      move_to = static_cast<int>(p);
+    }
+  }
+  return move_to;
+}
+
 std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /*rng*/) {
   const FleetInfo& fleet = *view.fleet;
   const double now = view.now;
@@ -136,13 +175,16 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
   std::vector<int> left(view.pools.size());
   for (std::size_t p = 0; p < view.pools.size(); ++p) left[p] = view.pools[p].capacity;
   std::vector<Assignment> out;
+  struct Movable {
+    const Cand* cand;
+    std::size_t out;  // its assignment in `out`
+  };
+  std::vector<Movable> movable;  // migrate_after_queue: running jobs that may move once the queue is placed
   for (const auto& c : order) {
     const JobView& jv = *c.job;
     const JobInfo& s = *jv.info;
     const double remaining = c.remaining;
     const double best = BestThroughput(s);
-    // Hysteresis: no move back to spot for a while after an interruption.
-    const bool cooling = jv.interrupted_at_s >= 0 && now - jv.interrupted_at_s < config_.spot_return_cooldown_s;
     // Keep a job where it is during warm-up, and in general unless it must move.
     int keep = -1;
     if (jv.pool >= 0) {
@@ -151,35 +193,23 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
                      (!pinned_on_demand_.count(s.id) && view.pools[p].capacity >= s.gpus);
       if (spot_ok && left[p] >= s.gpus) keep = jv.pool;
     }
-    if (keep >= 0 && config_.enabled && s.priority != JobPriority::kCritical && !pinned_on_demand_.count(s.id) &&
-        now - placed_at_[s.id] >= config_.warmup_window_s &&
-        remaining / best > config_.migrate_min_restarts * std::max(fleet.restart_s, 60.0)) {
-      // Move to a better pool when one has room (on-demand -> spot, or a type that fits the job
-      // better): when the rest of the job saves at least twice what the move costs (a restart and
-      // a cold start on the new pool, at its price plus the job's time value).
-      const auto cur_p = static_cast<std::size_t>(keep);
-      const double cur_score = Score(view, cur_p, s, remaining);
-      int move_to = -1;
-      double best_score = cur_score;
-      for (std::size_t p = 0; p < view.pools.size(); ++p) {
-        if (p == cur_p || left[p] < s.gpus) continue;
-        const PoolInfo& ps = *view.pools[p].info;
-        double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
-        if (thr <= 0 || (thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s))) continue;
-        if (ps.tier == Tier::kSpot && (cooling || !SpotPriceAllowed(view, ps, config_.max_price_ratio))) continue;
-        if (std::isfinite(s.deadline_s) && now + remaining / thr + fleet.restart_s > s.deadline_s) continue;
-        double score = Score(view, p, s, remaining);
-        double move_s = fleet.cold_start_s + fleet.restart_s;
-        double move_usd = s.gpus * fleet.ColdStartIdleUsd(fleet.cold_start_s) +
-                          move_s / 3600.0 * (ps.usd_per_gpu_hour * s.gpus + config_.time_value_per_hour);
-        if ((cur_score - score) * remaining > 2 * move_usd && score < best_score) {
-          best_score = score;
-          move_to = static_cast<int>(p);
-        }
-      }
+    if (keep >= 0 && !config_.migrate_after_queue) {
+      const int move_to = BestMove(view, jv, static_cast<std::size_t>(keep), remaining, left);
       if (move_to >= 0) keep = move_to;
     }
+    if (keep >= 0 && config_.migrate_after_queue) movable.push_back({&c, out.size()});
     int choice = keep;
+    // max_step_price_ratio: the dearest step accepted, relative to the cheapest on-demand step of
+    // an acceptable type whether or not it has room now (dearer: queue for it instead).
+    double max_score = kInf;
+    if (config_.enabled && config_.max_step_price_ratio > 0 && !std::isfinite(s.deadline_s)) {
+      for (std::size_t p = 0; p < view.pools.size(); ++p) {
+        const PoolInfo& ps = *view.pools[p].info;
+        const double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
+        if (ps.tier == Tier::kSpot || thr <= 0 || thr < config_.min_speed_ratio * best) continue;
+        max_score = std::min(max_score, config_.max_step_price_ratio * Score(view, p, s, remaining));
+      }
+    }
     const int passes = jv.ever_ran ? 1 : 2;  // a paused job waits for a fit type
     for (int pass = 0; pass < passes && choice < 0; ++pass) {
       // Second pass: rather than queue, accept a slower type (still the cheapest per step).
@@ -189,8 +219,8 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         const PoolInfo& ps = *view.pools[p].info;
         double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
         if (thr <= 0 || left[p] < s.gpus) continue;
-        if (config_.enabled && thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s) &&
-            !relax) {
+        if (config_.enabled && !std::isfinite(s.deadline_s) &&
+            thr < (relax ? config_.overflow_speed_ratio : config_.min_speed_ratio) * best) {
           continue;
         }
         double expected_s = remaining / thr;
@@ -202,6 +232,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         }
         // Cost-agnostic (enabled: false): the fastest type wins.
         double score = config_.enabled ? Score(view, p, s, remaining) : 1.0 / thr;
+        if (config_.enabled && score > max_score) continue;
         // A job with a deadline must still make it on this type.
         if (std::isfinite(s.deadline_s) && now + expected_s + fleet.restart_s > s.deadline_s) continue;
         if (score < best_score - 1e-12) {
@@ -252,6 +283,18 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
     if (choice != jv.pool) placed_at_[s.id] = now;  // warm-up starts on every (re)placement
     left[static_cast<std::size_t>(choice)] -= s.gpus;
     out.push_back(Assignment{s.id, choice});
+  }
+  // Moves use only the room the queue left: under saturated spot capacity a move only swaps which
+  // job runs on spot, and pays a cold start and a restart for it.
+  for (const Movable& m : movable) {
+    Assignment& a = out[m.out];
+    const JobInfo& s = *m.cand->job->info;
+    const int move_to = BestMove(view, *m.cand->job, static_cast<std::size_t>(a.pool), m.cand->remaining, left);
+    if (move_to < 0) continue;
+    left[static_cast<std::size_t>(a.pool)] += s.gpus;
+    left[static_cast<std::size_t>(move_to)] -= s.gpus;
+    a.pool = move_to;
+    placed_at_[s.id] = now;
   }
   return out;
 }
