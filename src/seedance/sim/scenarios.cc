@@ -429,6 +429,11 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
   SimOptions opt;
   opt.round_s = 360;
   opt.seed = spec.seed;
+  if (!spec.only_policies.empty()) {
+    std::erase_if(entries, [&spec](const Entry& e) {
+      return std::find(spec.only_policies.begin(), spec.only_policies.end(), e.name) == spec.only_policies.end();
+    });
+  }
   for (auto& e : entries) {
     if (progress) progress("simulating " + e.name + " on " + w.name + " (" + std::to_string(w.jobs.size()) + " jobs)");
     if (spec.on_pool_interval) {

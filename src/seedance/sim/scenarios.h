@@ -28,6 +28,8 @@ struct ScenarioSpec {
   // Extra Seedance runs, one per value of time_value_per_hour (USD per job-hour): the cost/JCT
   // frontier, named seedance-tv<value>.
   std::vector<double> frontier_time_values;
+  // Non-empty: run only the policies named here (tests that need a few rows of a long sweep).
+  std::vector<std::string> only_policies;
   // Optional: every billed pool interval of every policy (e.g. into the cost ledger).
   std::function<void(const std::string& policy, const PoolInterval&)> on_pool_interval;
   // Optional: every decision of every policy (cost-benchmark --decisions).
