@@ -514,7 +514,10 @@ const sim::SeedSweep::PolicySummary* FindSummary(const sim::SeedSweep& s, const 
 
 std::string SeedList(const std::vector<std::uint64_t>& seeds) {
   std::string out;
-  for (auto v : seeds) out += (out.empty() ? "" : ",") + std::to_string(v);
+  for (auto v : seeds) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(v);
+  }
   return out;
 }
 
