@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "seedance/sim/testing/jobs.h"
+
 #include <cmath>
 #include <string>
 
@@ -18,16 +20,7 @@ namespace {
 
 const std::string kData = SEEDANCE_TEST_DATA_DIR;
 
-JobSpec Job(std::int64_t id, double arrival, double steps, std::vector<double> thr, int gpus = 1) {
-  JobSpec j;
-  j.id = id;
-  j.arrival_s = arrival;
-  j.job_type = "t";
-  j.total_steps = steps;
-  j.steps_per_s = std::move(thr);
-  j.gpus = gpus;
-  return j;
-}
+using testing::Job;
 
 // A workload of one single-GPU job of `steps` at 1 step/s on a V100, arriving at 0.
 Workload OneV100Job(double steps) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "seedance/sim/testing/jobs.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -18,15 +20,7 @@ namespace {
 
 const std::string kData = SEEDANCE_TEST_DATA_DIR;
 
-JobSpec Job(std::int64_t id, double arrival, double steps, std::vector<double> thr) {
-  JobSpec j;
-  j.id = id;
-  j.arrival_s = arrival;
-  j.job_type = "t";
-  j.total_steps = steps;
-  j.steps_per_s = std::move(thr);
-  return j;
-}
+using testing::Job;
 
 // One on-demand GPU each of a slow cheap type (K80, 1 step/s, $1/h) and a fast dear one (V100,
 // 2 steps/s, $3/h).
