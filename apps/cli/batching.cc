@@ -29,6 +29,15 @@ struct BatchingOptions {
   std::string oversize = "reject";
   bool sweep = false;
   bool no_mix = false;
+  std::string kv_dtype = "fp16";
+  double noise_sd = batching::DefaultStepNoise().sigma;
+  double slow_step_prob = batching::DefaultStepNoise().slow_prob;
+  double slow_step_factor = batching::DefaultStepNoise().slow_factor;
+  bool exact_predictor = false;
+  bool ablation = false;
+  bool sweep_knobs = false;
+  bool stock_knobs = false;
+  std::uint64_t seed = 42;
 };
 
 // A positive duration (2s, 100ms, 250us or bare seconds) for `flag`.
@@ -49,6 +58,23 @@ int RunBatchingCommand(const BatchingOptions& o) {
   c.rate_scale = o.rate_scale;
   c.sweep = o.sweep;
   c.multi_tenant = !o.no_mix;
+  c.ablation = o.ablation;
+  c.knob_sweep = o.sweep_knobs;
+  c.use_best_knobs = !o.stock_knobs;
+  c.split_profiles = !o.exact_predictor;
+  c.seed = o.seed;
+  c.noise.sigma = o.noise_sd;
+  c.noise.slow_prob = o.slow_step_prob;
+  c.noise.slow_factor = o.slow_step_factor;
+  if (o.kv_dtype == "fp16" || o.kv_dtype == "fp8") {
+    c.kv_bits = o.kv_dtype == "fp8" ? 8 : 16;
+  } else {
+    return ReportError(InvalidArgumentError(
+        fmt::format("--kv-dtype '{}': expected fp16 or fp8", o.kv_dtype)));
+  }
+  if (c.ablation && !c.sweep) {
+    return ReportError(InvalidArgumentError("--ablation needs --sweep (it measures sustained rates)"));
+  }
   auto ttft = ParseDuration(o.slo_ttft, "--slo-ttft");
   if (!ttft.has_value()) return ReportError(ttft.error());
   auto tpot = ParseDuration(o.slo_tpot, "--slo-tpot");
@@ -82,17 +108,28 @@ Action RegisterBatching(CLI::App& app) {
       "latency model fitted from measured profiles; writes batching.json and "
       "batching_report.html in --out. Default: the bundled Azure LLM conversation trace (19,366 requests, 1 h), Llama-2-7B "
       "FP16 on one A100-80GB (Vidur profiles), priced from data/prices/gpu_prices.csv. "
+      "Fair by construction: every policy gets the same KV precision (--kv-dtype), vLLM and "
+      "Seedance run at the best knobs of their own sweep on the conversation trace "
+      "(--sweep-knobs re-runs it), the replay times steps with a noisy ground truth fitted on "
+      "half of the profile points while the policies predict with a fit on the other half. "
+      "seedance-kvtiers (lossy 4/6-bit cold KV) is a labelled variant. The code and arxiv "
+      "traces were never tuned on. "
       "Requests longer than the model's context are rejected with that reason and counted "
       "(--oversize error fails instead). Bad input exits with code 2 naming file:line and field; "
       "nothing is written then. Progress goes to stderr.",
       "seedance batching --out seedance-batching");
   cmd->add_option("--trace", o->trace,
-                  "trace CSV: TIMESTAMP,ContextTokens,GeneratedTokens[,qos,tenant] (Azure format)");
+                  "conv (default; the tuning trace), code or arxiv (held out), or a CSV: "
+                  "TIMESTAMP,ContextTokens,GeneratedTokens[,qos,tenant] (Azure format) or "
+                  "num_prefill_tokens,num_decode_tokens (lengths only: Poisson arrivals)");
   cmd->add_option("--gpu", o->gpu, "a100 | h100")->capture_default_str();
   cmd->add_option("--model", o->model, "llama-2-7b")->capture_default_str();
   cmd->add_option("--precision", o->precision, "fp16 | fp8 | int8 | int4")->capture_default_str();
   cmd->add_option("--policies", o->policies,
-                  "all, or a comma list of static, static-bucketed, triton, vllm, seedance")
+                  "all, or a comma list of static, static-bucketed, triton, vllm, seedance, "
+                  "seedance-kvtiers")
+      ->capture_default_str();
+  cmd->add_option("--kv-dtype", o->kv_dtype, "fp16 | fp8: KV cache precision for every policy")
       ->capture_default_str();
   cmd->add_option("--slo-ttft", o->slo_ttft, "time-to-first-token SLO")->capture_default_str();
   cmd->add_option("--slo-tpot", o->slo_tpot, "time-per-output-token SLO")->capture_default_str();
@@ -105,6 +142,23 @@ Action RegisterBatching(CLI::App& app) {
                 "sweep the rate, find where vllm attains 90% of requests within SLO, and report "
                 "there (and each policy's sustainable rate)");
   cmd->add_flag("--no-mix", o->no_mix, "skip the multi-tenant QoS mix");
+  cmd->add_flag("--ablation", o->ablation,
+                "with --sweep: Seedance's sustained rate with each mechanism toggled");
+  cmd->add_flag("--sweep-knobs", o->sweep_knobs,
+                "sweep vLLM's and Seedance's engine knobs (token budget, max sequences, chunked "
+                "prefill, preemption); slow: about 150 sustained-rate searches");
+  cmd->add_flag("--stock-knobs", o->stock_knobs,
+                "run vLLM and Seedance at vLLM's stock defaults instead of their best swept knobs");
+  cmd->add_option("--noise-sd", o->noise_sd, "ground truth: log-sd of the per-step time noise")
+      ->capture_default_str();
+  cmd->add_option("--slow-step-prob", o->slow_step_prob, "ground truth: probability of a slow step")
+      ->capture_default_str();
+  cmd->add_option("--slow-step-factor", o->slow_step_factor, "ground truth: a slow step's time factor")
+      ->capture_default_str();
+  cmd->add_flag("--exact-predictor", o->exact_predictor,
+                "reference only: policies predict with the ground truth's own fit (no noise split)");
+  cmd->add_option("--seed", o->seed, "seed of the noise, the Poisson arrivals and the tenant mix")
+      ->capture_default_str();
   return [cmd, o]() { return cmd->parsed() ? RunBatchingCommand(*o) : -1; };
 }
 

@@ -17,10 +17,46 @@ enum class OversizePolicy {
   kError,   // fail the run: kInvalidArgument naming file:line and field
 };
 
+// The ground truth's step noise by default (docs/ARCHITECTURE.md "Inference batching"):
+// log-sd 0.05 per step and 1% slow steps at 2x. Vidur's repeated kernel profiles spread far less
+// (median std/mean 0.5%, p90 1.2% over the nine linear ops of mlp.csv; a max/median of 1.05 at
+// p90); the cpu_overheads.csv means run up to 39% above their medians (sampler at batch 96), a
+// heavy host-side tail. We take ~4x the kernel spread and a tail of rare whole-step stalls, so
+// a policy that leans on exact predictions is exposed.
+StepNoise DefaultStepNoise();
+
+// The engine knobs vLLM users set (and Seedance shares).
+struct EngineKnobs {
+  int max_num_batched_tokens = 2048;
+  int max_num_seqs = 256;
+  bool chunked_prefill = true;
+  PreemptionMode preemption = PreemptionMode::kRecompute;
+  void ApplyTo(ContinuousConfig* c) const;
+  std::string ToString() const;   // "tokens 2048, seqs 256, chunked, recompute"
+};
+// The best knobs of the sweep on the tuning trace (Azure conversation, FP16 KV, noisy executor;
+// docs/BENCHMARKS.md "Batching knob sweep"), used by default for vLLM and for Seedance.
+EngineKnobs BestVllmKnobs();
+EngineKnobs BestSeedanceKnobs();
+// The sweep grid: max_num_batched_tokens 512..8192 x max_num_seqs 64..512 x chunked prefill
+// on/off x recompute/swap; chunked prefill off needs max_num_batched_tokens >= the context
+// (vLLM refuses otherwise), so those points are left out.
+std::vector<EngineKnobs> KnobGrid(int max_context);
+
 // The inputs of `seedance batching`. Plain aggregate; the defaults are the bundled run.
 struct BatchingConfig {
   std::string data_dir;          // bundled data (DataDir())
-  std::string trace_path;        // empty: data/azure_llm/AzureLLMInferenceTrace_conv.csv
+  // A path, or a bundled trace: "conv" (default, the tuning trace), "code" or "arxiv" (held
+  // out). A lengths-only CSV gets Poisson arrivals (lengths_count requests at lengths_rate_rps).
+  std::string trace_path;
+  int kv_bits = 16;              // KV cache precision for every policy: 16 or 8 (--kv-dtype)
+  StepNoise noise = DefaultStepNoise();  // ground-truth noise; its seed is `seed`
+  bool split_profiles = true;    // truth fitted on the even profile points, predictor on the odd
+  bool ablation = false;         // capacity with each Seedance mechanism toggled (needs sweep)
+  bool knob_sweep = false;       // capacity of vLLM and Seedance over KnobGrid (slow)
+  bool use_best_knobs = true;    // vLLM and Seedance at Best*Knobs (false: stock defaults)
+  double lengths_rate_rps = 1.0;
+  std::size_t lengths_count = 4000;
   std::string gpu = "a100";
   std::string model = "llama-2-7b";
   std::string precision = "fp16";
@@ -45,6 +81,20 @@ struct SweepPoint {
   std::vector<double> goodput_rps;
 };
 
+// One row of the ablation: Seedance with one mechanism toggled from its default.
+struct AblationRow {
+  std::string mechanism;         // MechanismNames(), or "all" (Seedance as defaulted)
+  bool on = false;               // the mechanism's state in this row
+  double capacity_rps = 0;       // max rate at >= 90 % attainment
+  double share_of_gain = 0;      // (full - this) / (full - vllm) for a mechanism turned off
+};
+
+struct KnobPoint {
+  std::string policy;
+  EngineKnobs knobs;
+  double capacity_rps = 0;
+};
+
 struct BatchingResults {
   BatchingConfig config;
   std::string trace_name;
@@ -56,9 +106,11 @@ struct BatchingResults {
   std::vector<SweepPoint> sweep;
   double vllm_90_scale = 0;       // rate scale where vLLM attains 90 % (0: no sweep)
   std::vector<double> capacity_rps;  // per policy: max rate with >= 90 % attainment (sweep)
-  // Seedance with FP16 KV (S5.7 tiers off): what the lossless mechanisms alone give.
-  PolicyResult ablation_fp16_kv;
-  double ablation_capacity_rps = 0;
+  std::vector<AblationRow> ablation;   // when config.ablation
+  double ablation_vllm_capacity_rps = 0;
+  std::vector<KnobPoint> knob_sweep;   // when config.knob_sweep
+  EngineKnobs vllm_knobs, seedance_knobs;  // the knobs the policies ran with
+  bool lengths_only = false;      // the trace had no arrivals: Poisson ones were drawn
   std::vector<BatchPoint> pareto;    // decode-step candidates at the trace's mean context
   int pareto_choice = -1;
   double pareto_context = 0;
@@ -69,9 +121,27 @@ struct BatchingResults {
   double kv_capacity_bytes = 0;
 };
 
+// The bundled trace for a name ("conv", "code", "arxiv"), or `name` itself when it is a path.
+std::string ResolveTracePath(const std::string& data_dir, const std::string& name);
+
 // Runs the configured comparison. Progress lines go to `progress` when not null.
 // Errors: kInvalidArgument / kNotFound for bad names, files or values (nothing is run).
 Result<BatchingResults> RunBatching(const BatchingConfig& config, std::ostream* progress);
+
+// S5.4 step response: Seedance (as configured in `config`, predictor/truth split and noise
+// included) replays Poisson arrivals of the trace's lengths at `rate_rps` for `step_at_s`
+// seconds and at twice that rate for as long again; returns the controller's ticks.
+struct StepResponse {
+  double rate_rps = 0;
+  double step_at_s = 0;
+  std::vector<CapSample> ticks;
+  // Ticks after the step until the cap stays within +-10% of its final value (the median of
+  // the last quarter of the ticks); -1 when it never does.
+  int settle_ticks = -1;
+  double max_deviation_after_settle = 0;  // relative to the final value
+};
+Result<StepResponse> ControllerStepResponse(const BatchingConfig& config, double rate_rps,
+                                            double step_at_s);
 
 // Median relative error of the linear-stack curve at the token counts held out of the fit
 // (every `stride`-th token count, fitted on the rest).

@@ -27,7 +27,29 @@ std::vector<double> PrefillFeatures(double c, double k) {
   return {1.0, c, c * k / 1024.0, c * c / 1024.0};
 }
 
-Result<AttentionFit> FitAttention(const CsvTable& t) {
+bool InSplit(std::size_t index, ProfileSplit split) {
+  switch (split) {
+    case ProfileSplit::kAll: return true;
+    case ProfileSplit::kEven: return index % 2 == 0;
+    case ProfileSplit::kOdd: return index % 2 == 1;
+  }
+  return true;
+}
+
+// The curve restricted to `split`, keeping both end points.
+Curve SplitCurve(const Curve& c, ProfileSplit split) {
+  if (split == ProfileSplit::kAll) return c;
+  std::vector<double> xs, ys;
+  for (std::size_t i = 0; i < c.xs().size(); ++i) {
+    if (InSplit(i, split) || i == 0 || i + 1 == c.xs().size()) {
+      xs.push_back(c.xs()[i]);
+      ys.push_back(c.ys()[i]);
+    }
+  }
+  return Curve(std::move(xs), std::move(ys));
+}
+
+Result<AttentionFit> FitAttention(const CsvTable& t, ProfileSplit split) {
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t tp, t.ColumnIndex("tp"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t is_prefill, t.ColumnIndex("is_prefill"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t batch, t.ColumnIndex("batch_size"));
@@ -36,9 +58,11 @@ Result<AttentionFit> FitAttention(const CsvTable& t) {
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t ms, t.ColumnIndex("attn_median_ms"));
   std::vector<std::vector<double>> da, pa;
   std::vector<double> db, pb;
+  std::size_t index = 0;
   for (const auto& row : t.rows()) {
     SEEDANCE_ASSIGN_OR_RETURN(std::int64_t tp_v, t.Int(row, tp));
     if (tp_v != 1) continue;
+    if (!InSplit(index++, split)) continue;
     SEEDANCE_ASSIGN_OR_RETURN(double b, t.Double(row, batch));
     SEEDANCE_ASSIGN_OR_RETURN(double c, t.Double(row, chunk));
     SEEDANCE_ASSIGN_OR_RETURN(double k, t.Double(row, kv));
@@ -80,6 +104,21 @@ Result<AttentionFit> FitAttention(const CsvTable& t) {
 
 }  // namespace
 
+double KvReadFactor(int bits) {
+  if (bits >= 16) return 1.0;
+  if (bits >= 8) return bits / 16.0 + 0.10;
+  return bits / 16.0 + 0.25;
+}
+
+std::string_view ProfileSplitName(ProfileSplit s) {
+  switch (s) {
+    case ProfileSplit::kAll: return "all";
+    case ProfileSplit::kEven: return "even";
+    case ProfileSplit::kOdd: return "odd";
+  }
+  return "?";
+}
+
 std::int64_t BatchShape::Tokens() const {
   std::int64_t t = decodes;
   for (const auto& p : prefills) t += p.tokens;
@@ -103,19 +142,21 @@ std::string MlpProfilePath(const std::string& data_dir, const GpuSpec& gpu, cons
 Result<std::unique_ptr<ProfiledExecutor>> ProfiledExecutor::Load(const std::string& data_dir,
                                                                  const GpuSpec& gpu,
                                                                  const ModelSpec& model,
-                                                                 Precision precision) {
+                                                                 Precision precision,
+                                                                 ProfileSplit split) {
   std::unique_ptr<ProfiledExecutor> e(new ProfiledExecutor());
   e->gpu_ = gpu;
   e->model_ = model;
   e->precision_ = precision;
   e->factors_ = FactorsFor(precision, gpu);
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable mlp, CsvTable::ReadFile(MlpProfilePath(data_dir, gpu, model)));
-  SEEDANCE_ASSIGN_OR_RETURN(e->linear_ms_, LoadCurve(mlp, "num_tokens", LinearOpColumns(),
+  SEEDANCE_ASSIGN_OR_RETURN(Curve linear, LoadCurve(mlp, "num_tokens", LinearOpColumns(),
                                                      "num_tensor_parallel_workers", "1"));
+  e->linear_ms_ = SplitCurve(linear, split);
   // Attention is profiled on A100 only (data/vidur_profiles/SOURCE.md).
   const std::string a100_dir = data_dir + "/vidur_profiles/compute/a100/" + model.profile_dir;
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable attn, CsvTable::ReadFile(a100_dir + "/attention_sampled.csv"));
-  SEEDANCE_ASSIGN_OR_RETURN(AttentionFit fit, FitAttention(attn));
+  SEEDANCE_ASSIGN_OR_RETURN(AttentionFit fit, FitAttention(attn, split));
   e->decode_coef_ = fit.decode;
   e->prefill_coef_ = fit.prefill;
   e->decode_fit_error_ = fit.decode_error;

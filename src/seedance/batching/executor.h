@@ -22,7 +22,9 @@ struct PrefillChunk {
 struct BatchShape {
   std::vector<PrefillChunk> prefills;
   std::int32_t decodes = 0;
-  std::int64_t decode_kv_sum = 0;   // sum of the decoding sequences' context lengths
+  // Sum of the decoding sequences' context lengths, each token weighted by KvReadFactor of the
+  // precision it is stored at (plain token count for an FP16 cache).
+  std::int64_t decode_kv_sum = 0;
   double extra_seconds = 0;         // swap-in / decompression time the scheduler adds
 
   std::int64_t Tokens() const;      // prefill tokens + decodes
@@ -44,6 +46,19 @@ struct StepCost {
   double dram_active = 0;
 };
 
+// Cost of reading one KV token in decode attention, relative to an FP16 token, when the cache
+// stores it at `bits` (16, 8, 6 or 4). Decode attention is memory bound, so the read shrinks
+// with the bytes, but the kernel must convert every element back to FP16 before the dot
+// products (there is no FP8 / INT4 tensor-core path for it on A100):
+//   factor = bits / 16 + dequant(bits); dequant(16) = 0, dequant(8) = 0.10, dequant(6 or 4) = 0.25.
+// FP8 (vLLM `--kv-cache-dtype fp8`): one cvt per element fused into the paged-attention
+// kernel, counted as 10% of the FP16 read. 4/6-bit (the Seedance heat tiers): unpacking and
+// per-group scaling on CUDA cores, counted as 25% of the FP16 read; QServe (Lin et al.,
+// MLSys'25, section 5.3) reports that naive KV4 dequantization makes A100 decode attention
+// compute bound, and BitDecoding (arXiv:2503.18773, section 1) that early low-bit KV kernels
+// miss the bandwidth speed-up, so these are favourable to low-bit KV, not against it.
+double KvReadFactor(int bits);
+
 // Executor: the model runtime the engine drives. The simulation uses ProfiledExecutor; tests
 // use a fake one. Implementations are immutable and thread-safe.
 class Executor {
@@ -62,6 +77,14 @@ class Executor {
 // prepare_inputs + process_model_outputs medians of cpu_overheads.csv (schedule excluded: the
 // scheduler's own cost is measured by the benchmark). Weight precision scales linear(T) (see
 // FactorsFor).
+//
+// A split selects which profile points the fits use: the replay's ground truth is fitted on
+// the even-numbered points and the policies' predictor on the odd-numbered ones, so that no
+// policy predicts with the model that times it (both keep the first and last token count of
+// the linear curve, so neither extrapolates).
+enum class ProfileSplit { kAll, kEven, kOdd };
+std::string_view ProfileSplitName(ProfileSplit s);
+
 class ProfiledExecutor : public Executor {
  public:
   // Loads <data_dir>/vidur_profiles/... for the GPU and model. Errors: kNotFound for a missing
@@ -69,7 +92,8 @@ class ProfiledExecutor : public Executor {
   static Result<std::unique_ptr<ProfiledExecutor>> Load(const std::string& data_dir,
                                                         const GpuSpec& gpu,
                                                         const ModelSpec& model,
-                                                        Precision precision);
+                                                        Precision precision,
+                                                        ProfileSplit split = ProfileSplit::kAll);
 
   StepCost Step(const BatchShape& shape) const override;
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "seedance/core/rng.h"
+
 namespace seedance::batching {
 
 double Percentile(std::vector<double> v, double p) {
@@ -28,13 +30,20 @@ Result<PolicyResult> Replay(const Trace& trace, Scheduler& scheduler, const Exec
   std::size_t next = 0;
   Batch batch;
   double kv_time = 0, busy = 0;
+  const StepNoise& noise = options.noise;
+  Rng rng(noise.seed);
   for (;;) {
     while (next < reqs.size() && reqs[next].arrival_s <= now) {
       scheduler.Admit(reqs[next], reqs[next].arrival_s);
       ++next;
     }
     if (scheduler.NextBatch(now, &batch)) {
-      const StepCost cost = executor.Step(batch.shape);
+      StepCost cost = executor.Step(batch.shape);
+      if (noise.enabled()) {
+        double f = std::exp(noise.sigma * rng.Normal() - 0.5 * noise.sigma * noise.sigma);
+        if (rng.Bernoulli(noise.slow_prob)) f *= noise.slow_factor;
+        cost.seconds *= f;
+      }
       const double used = static_cast<double>(scheduler.blocks().used_blocks()) / total_blocks;
       kv_time += used * cost.seconds;
       busy += cost.seconds;

@@ -12,10 +12,23 @@
 
 namespace seedance::batching {
 
+// Per-iteration latency noise of the ground truth: each step's time is multiplied by a
+// lognormal factor of mean 1 and log-sd `sigma`, and with probability `slow_prob` by
+// `slow_factor` as well (a slow step: a host-side stall). Drawn from a stream seeded with
+// `seed`, one draw per step, so a replay is deterministic. Zero sigma and slow_prob: none.
+struct StepNoise {
+  double sigma = 0;
+  double slow_prob = 0;
+  double slow_factor = 1;
+  std::uint64_t seed = 0;
+  bool enabled() const { return sigma > 0 || slow_prob > 0; }
+};
+
 struct ReplayOptions {
   double slo_ttft_s = 2.0;
   double slo_tpot_s = 0.1;
   double usd_per_gpu_hour = 0;  // price of the replica's GPU
+  StepNoise noise;              // applied to the executor's step times
 };
 
 struct ClassResult {

@@ -78,7 +78,8 @@ struct EngineConfig {
   int block_size = 0;              // 0: the policy's default (DefaultBlockSize)
   double watermark = 0.01;
   int max_context = 4096;
-  double kv_bytes_per_token = 0;   // FP16 KV bytes per token
+  double kv_bytes_per_token = 0;   // KV bytes per token at kv_bits
+  int kv_bits = 16;                // KV cache precision for every policy: 16 (FP16) or 8 (FP8)
   double pcie_bytes_per_s = 25e9;  // swap link
   double dram_bytes_per_s = 2e12;  // decompression of cold KV
   double slo_ttft_s = 2.0;
@@ -103,22 +104,33 @@ struct TritonConfig {
 // Continuous (iteration-level) batching. Defaults are vLLM's (V1 engine, online serving):
 // FCFS, max_num_seqs 256, max_num_batched_tokens 2048, chunked prefill, recompute preemption
 // of the most recently admitted running request, watermark for admissions, no admission
-// after a preemption in the same step.
+// after a preemption in the same step. The benchmark replaces the knobs by the best setting
+// of its sweep (docs/BENCHMARKS.md) for vLLM and Seedance alike.
 struct ContinuousConfig {
   int max_num_seqs = 256;
-  int max_num_batched_tokens = 2048;
+  int max_num_batched_tokens = 2048;  // also the ceiling of Seedance's SLO budget
   bool chunked_prefill = true;
   PreemptionMode preemption = PreemptionMode::kRecompute;
-  // Seedance mechanisms (all off = vLLM):
+  // Seedance mechanisms (all off = vLLM), each a named switch with an ablation row:
   bool qos_priority = false;      // S5.6 class order + guaranteed preempts lower classes
-  bool length_aware = false;      // shortest remaining prompt first, with aging
+  bool length_aware = false;      // "ordering": shortest remaining prompt first, with aging
   double aging_tokens_per_s = 2000;  // a request gains this many tokens of priority per second
-  bool slo_aware = false;         // SLO token budget per step; late requests behind on-time ones
-  bool pareto_controller = false; // S5.3 batch cap + S5.4 200 ms controller
-  bool kv_tiers = false;          // S5.7 KV precision tiers by heat (running and paused)
+  bool slo_aware = false;         // "slo-budget": SLO token budget per step; late requests last
+  bool admit_after_preemption = false;  // "admission": keep admitting in a step that preempted
+  bool growth_reserve = false;    // "admission": one free block per running sequence to admit
+  bool pareto_cap = false;        // S5.3 "pareto-cap": running set <= the Pareto batch size
+  bool feedback_controller = false;  // S5.4 "controller": 200 ms SM/DRAM loop moves the cap
+  bool kv_tiers = false;          // S5.7 "kv-tiers": lossy 4/6-bit KV for cold tokens
   double kv_tier_tau_tokens = 512;  // heat = exp(-age / tau)
   bool fairness = false;          // S4.5 tenant compensation in ordering
-  bool growth_reserve = false;    // keep one block per running sequence free when admitting
+  bool record_cap_history = false;  // keep (time, cap) at every controller tick (tests, plots)
+};
+
+// One controller tick: the batch cap in force after it.
+struct CapSample {
+  double t = 0;
+  int cap = 0;
+  int running = 0;
 };
 
 // Scheduler: decides iteration by iteration what runs on one replica. The driver calls
@@ -145,10 +157,23 @@ class Scheduler {
   virtual bool HasWork() const = 0;
   virtual const BlockManager& blocks() const = 0;
   virtual SchedulerStats stats() const = 0;
+  // Controller ticks, when the policy has a controller and was asked to record them.
+  virtual const std::vector<CapSample>& cap_history() const {
+    static const std::vector<CapSample> kNone;
+    return kNone;
+  }
 };
 
-// The policy names compared in one run, in report order.
+// The policy names compared in one run, in report order. "seedance-kvtiers" is Seedance with
+// the lossy S5.7 KV tiers on: a labelled variant that never carries the headline.
 const std::vector<std::string>& PolicyNames();
+
+// The names of Seedance's mechanisms, in ablation order, and a switch for each.
+const std::vector<std::string>& MechanismNames();
+// Sets mechanism `name` (one of MechanismNames()) on or off in `c`. Errors: kInvalidArgument.
+Status SetMechanism(ContinuousConfig* c, std::string_view name, bool on);
+// Whether mechanism `name` is on in `c` (false for an unknown name).
+bool MechanismOn(const ContinuousConfig& c, std::string_view name);
 
 struct PolicySettings {
   EngineConfig engine;

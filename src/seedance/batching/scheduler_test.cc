@@ -129,7 +129,7 @@ TEST(StepTest, RequestsThatCanNeverFitAreRejectedWithAReason) {
 }
 
 TEST(SeedanceStepTest, GuaranteedPreemptsBestEffortAndBestEffortStillFinishes) {
-  Harness h("seedance", 2, 10, 16);
+  Harness h("seedance-kvtiers", 2, 10, 16);
   h.sched->Admit(Req(0, 120, 30, 0, QosClass::kBestEffort), 0);
   ASSERT_TRUE(h.Step());
   EXPECT_EQ(h.sched->blocks().Held(0), 8);
@@ -143,6 +143,21 @@ TEST(SeedanceStepTest, GuaranteedPreemptsBestEffortAndBestEffortStillFinishes) {
   EXPECT_LT(h.records[1].finish_s, h.records[0].finish_s);
   EXPECT_EQ(h.records[0].outcome, Outcome::kFinished);
   EXPECT_TRUE(h.records[0].lowbit_kv);
+}
+
+TEST(SeedanceStepTest, LosslessSeedanceRecomputesInsteadOfCompressing) {
+  Harness h("seedance", 2, 10, 16);
+  h.sched->Admit(Req(0, 120, 30, 0, QosClass::kBestEffort), 0);
+  ASSERT_TRUE(h.Step());
+  h.sched->Admit(Req(1, 100, 5, h.now, QosClass::kGuaranteed), h.now);
+  ASSERT_TRUE(h.Step());
+  EXPECT_EQ(h.ItemIds(), (std::vector<std::uint32_t>{1}));
+  EXPECT_EQ(h.records[0].preemptions, 1);
+  EXPECT_EQ(h.sched->stats().kv_compressions, 0);
+  EXPECT_EQ(h.sched->stats().recompute_preemptions, 1);
+  h.RunToEnd();
+  EXPECT_EQ(h.records[0].outcome, Outcome::kFinished);
+  EXPECT_FALSE(h.records[0].lowbit_kv);
 }
 
 TEST(SeedanceStepTest, ShortPromptsFirstWithinAClass) {

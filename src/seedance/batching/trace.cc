@@ -80,7 +80,43 @@ Result<Trace> FromTable(const CsvTable& t) {
   return Finish(t.name(), std::move(reqs));
 }
 
+Result<Trace> FromLengthsTable(const CsvTable& t) {
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t pre, t.ColumnIndex("num_prefill_tokens"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t dec, t.ColumnIndex("num_decode_tokens"));
+  std::vector<Request> reqs;
+  reqs.reserve(t.rows().size());
+  for (const auto& row : t.rows()) {
+    Request r;
+    r.line = row.line;
+    SEEDANCE_ASSIGN_OR_RETURN(std::int64_t p, t.Int(row, pre));
+    SEEDANCE_ASSIGN_OR_RETURN(std::int64_t o, t.Int(row, dec));
+    if (p < 1 || p > 10'000'000) return t.FieldError(row, pre, fmt::format("must be in 1..10000000, got {}", p));
+    if (o < 1 || o > 10'000'000) return t.FieldError(row, dec, fmt::format("must be in 1..10000000, got {}", o));
+    r.prompt = static_cast<std::int32_t>(p);
+    r.output = static_cast<std::int32_t>(o);
+    reqs.push_back(r);
+  }
+  if (reqs.empty()) return InvalidArgumentError(t.name() + ": no requests");
+  return Finish(t.name(), std::move(reqs));
+}
+
 }  // namespace
+
+Result<Trace> LoadLengthsTrace(const std::string& path) {
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(path));
+  return FromLengthsTable(t);
+}
+
+Result<Trace> ParseLengthsTrace(std::string name, std::string text) {
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::Parse(std::move(name), std::move(text)));
+  return FromLengthsTable(t);
+}
+
+Result<Trace> LoadAnyTrace(const std::string& path, bool* lengths_only) {
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(path));
+  *lengths_only = t.FindColumn("TIMESTAMP") < 0 && t.FindColumn("num_prefill_tokens") >= 0;
+  return *lengths_only ? FromLengthsTable(t) : FromTable(t);
+}
 
 std::string_view QosName(QosClass q) {
   switch (q) {

@@ -41,6 +41,16 @@ struct Trace {
 Result<Trace> LoadAzureTrace(const std::string& path);
 Result<Trace> ParseAzureTrace(std::string name, std::string text);
 
+// Loads a lengths-only trace (Vidur's processed traces: columns num_prefill_tokens,
+// num_decode_tokens; other columns ignored). Every request arrives at 0; give it arrivals with
+// PoissonTrace. Errors as LoadAzureTrace.
+Result<Trace> LoadLengthsTrace(const std::string& path);
+Result<Trace> ParseLengthsTrace(std::string name, std::string text);
+
+// Loads either format, told apart by the header: TIMESTAMP (Azure) or num_prefill_tokens
+// (lengths only). Sets *lengths_only for the latter.
+Result<Trace> LoadAnyTrace(const std::string& path, bool* lengths_only);
+
 // Parses "2023-11-16 18:15:46.6805900" into seconds since 1970-01-01 (UTC, no leap seconds).
 Result<double> ParseTimestamp(std::string_view text);
 

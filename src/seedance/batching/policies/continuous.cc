@@ -2,6 +2,7 @@
 // with the Seedance mechanisms as switches (ContinuousConfig), so that every difference in
 // the results comes from a named mechanism.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <queue>
@@ -30,14 +31,15 @@ class ContinuousScheduler final : public Scheduler {
         cold_owner_base_(static_cast<std::uint32_t>(records->size())) {
     ordered_ = c.qos_priority || c.length_aware || c.slo_aware || c.fairness;
     stats_.batch_cap = c.max_num_seqs;
-    pareto_cap_ = c.max_num_seqs;
+    controller_cap_ = c.max_num_seqs;
     tenant_tokens_.assign(1, 0);
-    if (c.pareto_controller && executor_ != nullptr) UpdateParetoCap();
+    if (c.pareto_cap && executor_ != nullptr) UpdateParetoCap();
   }
 
   std::string_view name() const override { return name_; }
   const BlockManager& blocks() const override { return blocks_; }
   SchedulerStats stats() const override { return stats_; }
+  const std::vector<CapSample>& cap_history() const override { return cap_history_; }
   bool HasWork() const override { return !running_.empty() || WaitingSize() > 0; }
 
   void Admit(const Request& r, double now) override {
@@ -94,7 +96,7 @@ class ContinuousScheduler final : public Scheduler {
       budget -= need;
     }
     // 2. Waiting sequences (vLLM: only when nothing was preempted this step).
-    if (!preempted || ordered_) AdmitWaiting(batch, &budget);
+    if (!preempted || cfg_.admit_after_preemption) AdmitWaiting(batch, &budget);
     BuildShape(batch);
     if (batch->items.empty()) {
       pending_extra_s_ = batch->shape.extra_seconds;
@@ -126,7 +128,7 @@ class ContinuousScheduler final : public Scheduler {
     if (finished_any) {
       std::erase_if(running_, [&](std::uint32_t id) { return seqs_[id].state == State::kDone; });
     }
-    if (cfg_.pareto_controller && executor_ != nullptr) Control(batch, end_s, cost);
+    if (Capped()) Control(batch, end_s, cost);
   }
 
  private:
@@ -231,25 +233,33 @@ class ContinuousScheduler final : public Scheduler {
   }
 
   // ---- budget, Pareto cap and controller ----
+  // The step's token budget. With the SLO budget: the most prefill tokens that keep the
+  // predicted step within 0.9 x the TPOT SLO while decodes run, never above the configured
+  // max_num_batched_tokens (the same ceiling vLLM gets).
   std::int64_t TokenBudget() const {
-    if (!cfg_.slo_aware || executor_ == nullptr) return cfg_.max_num_batched_tokens;
+    const std::int64_t ceiling = cfg_.max_num_batched_tokens;
+    if (!cfg_.slo_aware || executor_ == nullptr) return ceiling;
     BatchShape shape;
     for (std::uint32_t id : running_) {
       const Seq& s = seqs_[id];
       if (Remaining(s) == 1) {
         ++shape.decodes;
-        shape.decode_kv_sum += s.computed + 1;
+        shape.decode_kv_sum += ReadCost(s.computed + 1);
       }
     }
     const double target = 0.9 * engine_.slo_tpot_s;
-    if (shape.decodes == 0) return 8192;
-    std::int64_t lo = 128, hi = 8192;
+    if (shape.decodes == 0) return ceiling;
+    std::int64_t lo = std::min<std::int64_t>(128, ceiling), hi = ceiling;
     while (lo < hi) {
       const std::int64_t mid = (lo + hi + 1) / 2;
       shape.prefills.assign(1, PrefillChunk{static_cast<std::int32_t>(mid), 0});
       if (executor_->Step(shape).seconds <= target) lo = mid; else hi = mid - 1;
     }
     return lo + shape.decodes;
+  }
+
+  bool Capped() const {
+    return (cfg_.pareto_cap || cfg_.feedback_controller) && executor_ != nullptr;
   }
 
   void UpdateParetoCap() {
@@ -262,7 +272,7 @@ class ContinuousScheduler final : public Scheduler {
     for (int b = 1; b <= cfg_.max_num_seqs; ++b) {
       BatchShape shape;
       shape.decodes = b;
-      shape.decode_kv_sum = static_cast<std::int64_t>(b * mean_context_);
+      shape.decode_kv_sum = ReadCost(static_cast<std::int64_t>(b * mean_context_));
       const double lat = executor_->Step(shape).seconds;
       if (lat > target || b * mean_context_ > capacity) break;
       const double tput = b / lat;
@@ -271,8 +281,15 @@ class ContinuousScheduler final : public Scheduler {
         best = b;
       }
     }
-    pareto_cap_ = best;
-    controller_cap_ = std::clamp(controller_cap_ == 0 ? best : controller_cap_, 1, best);
+    pareto_best_ = best;
+    SetCap();
+  }
+
+  // The cap in force: the Pareto batch size (or max_num_seqs without it) less the
+  // controller's trim.
+  void SetCap() {
+    const int base = cfg_.pareto_cap ? pareto_best_ : cfg_.max_num_seqs;
+    controller_cap_ = std::clamp(base - trim_, 1, base);
     stats_.batch_cap = controller_cap_;
   }
 
@@ -285,21 +302,38 @@ class ContinuousScheduler final : public Scheduler {
       const double ctx = static_cast<double>(batch.shape.decode_kv_sum) / batch.shape.decodes;
       mean_context_ = 0.98 * mean_context_ + 0.02 * ctx;
     }
+    at_cap_ = at_cap_ || static_cast<int>(running_.size()) >= controller_cap_;
     if (end_s < next_tick_s_) return;
     next_tick_s_ = end_s + kControllerPeriodS;
-    if (window_s_ > 0) {
-      // S5.4: score = 0.7 SM-active + 0.3 DRAM-active over the last 200 ms.
+    if (cfg_.feedback_controller && window_s_ > 0) {
+      // S5.4: score = 0.7 SM-active + 0.3 DRAM-active over the last 200 ms; above 0.92 the cap
+      // drops by 2, below 0.65 it grows back by 1. The controller trims the model's choice
+      // (the Pareto batch size follows the load at once; the trim corrects the model where the
+      // measured activity disagrees), and only grows the cap back when the cap bound the
+      // running set in the window (anti-windup: an idle replica does not ratchet it up).
       const double score = (0.7 * window_sm_ + 0.3 * window_dram_) / window_s_;
-      if (score > 0.92) controller_cap_ = std::max(1, controller_cap_ - 2);
-      else if (score < 0.65) controller_cap_ = std::min(256, controller_cap_ + 1);
+      const int base = cfg_.pareto_cap ? pareto_best_ : cfg_.max_num_seqs;
+      if (score > 0.92) {
+        trim_ = std::min(base - 1, trim_ + 2);
+      } else if (score < 0.65 && at_cap_) {
+        trim_ = std::max(0, trim_ - 1);
+      }
     }
     window_s_ = window_sm_ = window_dram_ = 0;
+    at_cap_ = false;
     ++stats_.controller_updates;
-    UpdateParetoCap();
+    if (cfg_.pareto_cap) {
+      UpdateParetoCap();
+    } else {
+      SetCap();
+    }
+    if (cfg_.record_cap_history) {
+      cap_history_.push_back(CapSample{end_s, controller_cap_, static_cast<int>(running_.size())});
+    }
   }
 
   int MaxRunning() const {
-    return cfg_.pareto_controller ? std::min(cfg_.max_num_seqs, controller_cap_) : cfg_.max_num_seqs;
+    return Capped() ? std::min(cfg_.max_num_seqs, controller_cap_) : cfg_.max_num_seqs;
   }
 
   // ---- admission ----
@@ -338,7 +372,8 @@ class ContinuousScheduler final : public Scheduler {
     }
     if (s.cold_blocks > 0) {  // restore the 4/6-bit copy to 16 bits
       blocks_.Free(cold_owner_base_ + id);
-      pending_extra_s_ += s.computed * engine_.kv_bytes_per_token * (1 + s.cold_bits / 16.0) /
+      pending_extra_s_ += s.computed * engine_.kv_bytes_per_token *
+                          (1 + s.cold_bits / static_cast<double>(engine_.kv_bits)) /
                           engine_.dram_bytes_per_s;
       (*records_)[id].lowbit_kv = true;
       std::erase(cold_, id);
@@ -409,11 +444,10 @@ class ContinuousScheduler final : public Scheduler {
       batch->useful_tokens += item.tokens;
       if (item.tokens == 1 && Remaining(s) == 1 && (*records_)[item.seq].generated > 0) {
         const std::int64_t context = s.computed + 1;
-        const std::int64_t stored = KvTokens(context);
         ++batch->shape.decodes;
-        batch->shape.decode_kv_sum += stored;  // attention reads the stored bytes
+        batch->shape.decode_kv_sum += ReadCost(context);  // the stored bytes + dequantization
         stats_.kv_token_reads += context;
-        if (stored < context) {
+        if (cfg_.kv_tiers && context > HotTokens()) {
           stats_.kv_lowbit_token_reads += context - std::min<std::int64_t>(context, HotTokens());
           (*records_)[item.seq].lowbit_kv = true;
         }
@@ -430,15 +464,31 @@ class ContinuousScheduler final : public Scheduler {
   std::int64_t HotTokens() const {
     return static_cast<std::int64_t>(cfg_.kv_tier_tau_tokens * -std::log(0.7));
   }
+  // Returns the cache footprint of `tokens` tokens in tokens at the engine's KV precision.
   std::int64_t KvTokens(std::int64_t tokens) const {
     if (!cfg_.kv_tiers) return tokens;
+    const auto [h, w, c] = Tiers(tokens);
+    const double bits = engine_.kv_bits;
+    return static_cast<std::int64_t>(std::ceil(h + w * 6.0 / bits + c * 4.0 / bits));
+  }
+  // Hot, warm (6-bit) and cold (4-bit) token counts of a context of `tokens`.
+  std::array<double, 3> Tiers(std::int64_t tokens) const {
     const double hot = cfg_.kv_tier_tau_tokens * -std::log(0.7);
     const double warm_end = cfg_.kv_tier_tau_tokens * -std::log(0.3);
     const auto l = static_cast<double>(tokens);
-    const double h = std::min(l, hot);
-    const double w = std::clamp(l - hot, 0.0, warm_end - hot);
-    const double c = std::max(0.0, l - warm_end);
-    return static_cast<std::int64_t>(std::ceil(h + w * 6.0 / 16.0 + c * 4.0 / 16.0));
+    return {std::min(l, hot), std::clamp(l - hot, 0.0, warm_end - hot), std::max(0.0, l - warm_end)};
+  }
+  // Decode-attention read cost of a context of `tokens` in FP16-token equivalents
+  // (KvReadFactor: bytes at the stored precision plus its dequantization).
+  std::int64_t ReadCost(std::int64_t tokens) const {
+    if (!cfg_.kv_tiers) {
+      return engine_.kv_bits == 16
+                 ? tokens
+                 : static_cast<std::int64_t>(std::ceil(static_cast<double>(tokens) * KvReadFactor(engine_.kv_bits)));
+    }
+    const auto [h, w, c] = Tiers(tokens);
+    return static_cast<std::int64_t>(
+        std::ceil(h * KvReadFactor(engine_.kv_bits) + w * KvReadFactor(6) + c * KvReadFactor(4)));
   }
 
   // ---- preemption ----
@@ -471,7 +521,8 @@ class ContinuousScheduler final : public Scheduler {
   void Compress(std::uint32_t id, int bits) {
     Seq& s = seqs_[id];
     const std::int64_t full = std::max(blocks_.Held(id), s.cold_blocks);
-    const std::int64_t cold = std::min(full, blocks_.BlocksFor((s.computed * bits + 15) / 16));
+    const std::int64_t cold = std::min(
+        full, blocks_.BlocksFor((s.computed * bits + engine_.kv_bits - 1) / engine_.kv_bits));
     blocks_.Free(id);
     blocks_.Free(cold_owner_base_ + id);
     SEEDANCE_CHECK(blocks_.Allocate(cold_owner_base_ + id, cold));
@@ -521,8 +572,11 @@ class ContinuousScheduler final : public Scheduler {
   std::int64_t admit_counter_ = 0;
   double pending_extra_s_ = 0;
   SchedulerStats stats_;
-  int pareto_cap_ = 256;
-  int controller_cap_ = 0;
+  int controller_cap_ = 0;         // the cap in force
+  int pareto_best_ = 256;          // the last S5.3 choice
+  int trim_ = 0;                   // the S5.4 controller's reduction of it
+  bool at_cap_ = false;            // the running set reached the cap in this window
+  std::vector<CapSample> cap_history_;
   double mean_context_ = 1024;
   double next_tick_s_ = 0;
   double window_s_ = 0, window_sm_ = 0, window_dram_ = 0;
