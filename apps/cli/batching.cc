@@ -146,7 +146,7 @@ Action RegisterBatching(CLI::App& app) {
                 "with --sweep: Seedance's sustained rate with each mechanism toggled");
   cmd->add_flag("--sweep-knobs", o->sweep_knobs,
                 "sweep vLLM's and Seedance's engine knobs (token budget, max sequences, chunked "
-                "prefill, preemption); slow: about 150 sustained-rate searches");
+                "prefill, preemption); slow: 112 sustained-rate searches");
   cmd->add_flag("--stock-knobs", o->stock_knobs,
                 "run vLLM and Seedance at vLLM's stock defaults instead of their best swept knobs");
   cmd->add_option("--noise-sd", o->noise_sd, "ground truth: log-sd of the per-step time noise")

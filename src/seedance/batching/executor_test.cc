@@ -98,3 +98,31 @@ TEST(ParetoTest, ExecutorFrontGrowsThroughputWithBatch) {
 
 }  // namespace
 }  // namespace seedance::batching
+
+namespace seedance::batching {
+namespace {
+
+TEST(ProfileSplitTest, TruthAndPredictorAreFittedOnDifferentPointsAndDisagreeALittle) {
+  auto g = FindGpu("a100");
+  auto m = FindModel("llama-2-7b");
+  auto even = ProfiledExecutor::Load(kData, *g, *m, Precision::kFp16, ProfileSplit::kEven);
+  auto odd = ProfiledExecutor::Load(kData, *g, *m, Precision::kFp16, ProfileSplit::kOdd);
+  ASSERT_TRUE(even.has_value() && odd.has_value());
+  BatchShape s;
+  s.decodes = 64;
+  s.decode_kv_sum = 64 * 1200;
+  s.prefills.push_back(PrefillChunk{1000, 0});
+  const double a = (*even)->Step(s).seconds, b = (*odd)->Step(s).seconds;
+  EXPECT_NE(a, b);
+  EXPECT_NEAR(a / b, 1.0, 0.1);  // same hardware, different samples
+}
+
+TEST(KvReadFactorTest, LowBitReadsCostTheirBytesPlusDequantization) {
+  EXPECT_DOUBLE_EQ(KvReadFactor(16), 1.0);
+  EXPECT_DOUBLE_EQ(KvReadFactor(8), 0.6);
+  EXPECT_DOUBLE_EQ(KvReadFactor(4), 0.5);
+  EXPECT_GT(KvReadFactor(6), KvReadFactor(4));
+}
+
+}  // namespace
+}  // namespace seedance::batching

@@ -263,6 +263,24 @@ TEST(ReplayTest, DeterministicAndCountsEveryRequest) {
   }
 }
 
+TEST(ReplayTest, StepNoiseIsSeededAndChangesTheTiming) {
+  Trace t;
+  for (std::uint32_t i = 0; i < 100; ++i) t.requests.push_back(Req(i, 200, 50, i * 0.05));
+  auto run = [&](StepNoise noise) {
+    Harness h("vllm", t.requests.size(), 400, 16);
+    FakeExecutor ex;
+    ReplayOptions o;
+    o.noise = noise;
+    return Replay(t, *h.sched, ex, h.records, o).value();
+  };
+  StepNoise n{0.05, 0.01, 2.0, 7};
+  const PolicyResult quiet = run(StepNoise{}), a = run(n), b = run(n);
+  EXPECT_EQ(a.makespan_s, b.makespan_s);
+  EXPECT_NE(a.makespan_s, quiet.makespan_s);
+  n.seed = 8;
+  EXPECT_NE(run(n).makespan_s, a.makespan_s);
+}
+
 TEST(SchedulerFactoryTest, RejectsUnknownPolicyAndBadKnobs) {
   std::vector<RequestRecord> rec(1);
   PolicySettings s;

@@ -94,3 +94,24 @@ TEST(RunBatchingTest, BadConfigIsInvalidArgument) {
 
 }  // namespace
 }  // namespace seedance::batching
+
+namespace seedance::batching {
+namespace {
+
+TEST(LengthsTraceTest, LoadsTheBundledArxivLengthsAndNamesBadFields) {
+  bool lengths_only = false;
+  auto t = LoadAnyTrace(ResolveTracePath(SEEDANCE_TEST_DATA_DIR, "arxiv"), &lengths_only);
+  ASSERT_TRUE(t.has_value()) << t.error().ToString();
+  EXPECT_TRUE(lengths_only);
+  EXPECT_EQ(t->requests.size(), 28257u);
+  auto bad = ParseLengthsTrace("l.csv", "num_prefill_tokens,num_decode_tokens\n10,2\n0,3\n");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("l.csv:3:1: field 'num_prefill_tokens'"), std::string::npos)
+      << bad.error().message();
+  auto missing = ParseLengthsTrace("l.csv", "num_prefill_tokens\n10\n");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message().find("num_decode_tokens"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace seedance::batching
