@@ -79,7 +79,10 @@ void BM_ReplayConversationTrace(benchmark::State& state, const std::string& poli
   for (auto _ : state) {
     std::vector<RequestRecord> records(trace.requests.size());
     auto sched = std::move(MakeScheduler(policy, s, exec.get(), &records)).value();
-    auto r = Replay(trace, *sched, *exec, records, ReplayOptions{});
+    ReplayOptions o;
+    o.noise = DefaultStepNoise();  // as `seedance batching` runs it
+    o.noise.seed = 42;
+    auto r = Replay(trace, *sched, *exec, records, o);
     steps = r->steps;
     benchmark::DoNotOptimize(r->goodput_rps);
   }
@@ -91,6 +94,7 @@ BENCHMARK_CAPTURE(BM_ReplayConversationTrace, static_bucketed, std::string("stat
 BENCHMARK_CAPTURE(BM_ReplayConversationTrace, triton, std::string("triton"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ReplayConversationTrace, vllm, std::string("vllm"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ReplayConversationTrace, seedance, std::string("seedance"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ReplayConversationTrace, seedance_kvtiers, std::string("seedance-kvtiers"))->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace seedance::batching
