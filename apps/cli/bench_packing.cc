@@ -33,6 +33,18 @@ struct BenchPackingOptions {
 
 using namespace seedance::report;  // NOLINT
 
+// Prints the table of `result` (or its error), writes its files under `out`, and says where.
+template <class T, class Format, class Write>
+int PrintAndWrite(const Result<T>& result, Format format, Write write, const std::string& out,
+                  const std::string& files) {
+  if (!result.has_value()) return ReportError(result.error());
+  std::cout << format(*result);
+  Status s = write(*result, out);
+  if (!s.ok()) return ReportError(s);
+  std::cout << "wrote " << out << "/summary.json and " << out << "/" << files << "\n";
+  return kExitOk;
+}
+
 int RunTuningGrid(const BenchPackingOptions& o) {
   PackingGridInput in;
   in.reserve_factors = {0.40, 0.50, 0.55, 0.60, 0.70, 0.80, 0.90, 1.00};
@@ -58,13 +70,8 @@ int RunSplit(const BenchPackingOptions& o, const std::vector<std::string>& polic
   in.policies = policies;
   in.openb_dir = BundledData("openb");
   in.threads = o.threads;
-  auto rows = RunPackingSplitBench(in, /*progress=*/true);
-  if (!rows.has_value()) return ReportError(rows.error());
-  std::cout << FormatPackingSplitTable(*rows);
-  Status s = WritePackingSplitOutputs(*rows, o.out);
-  if (!s.ok()) return ReportError(s);
-  std::cout << "wrote " << o.out << "/summary.json and " << o.out << "/<variant>-<split>/\n";
-  return kExitOk;
+  return PrintAndWrite(RunPackingSplitBench(in, /*progress=*/true), FormatPackingSplitTable,
+                       WritePackingSplitOutputs, o.out, "<variant>-<split>/");
 }
 
 int RunBenchPacking(const BenchPackingOptions& o) {
@@ -89,13 +96,8 @@ int RunBenchPacking(const BenchPackingOptions& o) {
     return ReportError(InvalidArgumentError("--tune must be in (0, 10], got " +
                                             fmt::format("{}", o.tune)));
   }
-  auto result = RunPackingBench(in, /*progress=*/true);
-  if (!result.has_value()) return ReportError(result.error());
-  std::cout << FormatPackingTable(*result);
-  Status s = WritePackingOutputs(*result, o.out);
-  if (!s.ok()) return ReportError(s);
-  std::cout << "wrote " << o.out << "/summary.json and " << o.out << "/curves/*.csv\n";
-  return kExitOk;
+  return PrintAndWrite(RunPackingBench(in, /*progress=*/true), FormatPackingTable,
+                       WritePackingOutputs, o.out, "curves/*.csv");
 }
 
 }  // namespace
