@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "common.h"
 #include "seedance/report/packing_bench.h"
+#include "seedance/report/packing_split.h"
 #include "seedance/cluster/trace_loader.h"
 #include "seedance/core/file_util.h"
 #include "seedance/sched/packing_experiment.h"
@@ -26,11 +27,60 @@ struct BenchPackingOptions {
   double tune = 1.3;
   std::string out = "seedance-packing";
   int threads = 0;
+  std::string split;  // empty: one trace (--pods) on --seeds
+  bool tuning_grid = false;
 };
 
 using namespace seedance::report;  // NOLINT
 
+// Prints the table of `result` (or its error), writes its files under `out`, and says where.
+template <class T, class Format, class Write>
+int PrintAndWrite(const Result<T>& result, Format format, Write write, const std::string& out,
+                  const std::string& files) {
+  if (!result.has_value()) return ReportError(result.error());
+  std::cout << format(*result);
+  Status s = write(*result, out);
+  if (!s.ok()) return ReportError(s);
+  std::cout << "wrote " << out << "/summary.json and " << out << "/" << files << "\n";
+  return kExitOk;
+}
+
+int RunTuningGrid(const BenchPackingOptions& o) {
+  PackingGridInput in;
+  in.reserve_factors = {0.40, 0.50, 0.55, 0.60, 0.70, 0.80, 0.90, 1.00};
+  in.temperatures_gpu = {0.8, 1.0, 1.2, 1.4, 1.6};
+  in.openb_dir = BundledData("openb");
+  in.threads = o.threads;
+  auto grid = RunPackingTuningGrid(in, /*progress=*/true);
+  if (!grid.has_value()) return ReportError(grid.error());
+  std::cout << FormatPackingGrid(*grid);
+  return kExitOk;
+}
+
+int RunSplit(const BenchPackingOptions& o, const std::vector<std::string>& policies) {
+  PackingSplitBenchInput in;
+  if (o.split == "tuning" || o.split == "all") in.parts.push_back(sched::PackingSplitPart::kTuning);
+  if (o.split == "held-out" || o.split == "all") {
+    in.parts.push_back(sched::PackingSplitPart::kHeldOut);
+  }
+  if (in.parts.empty()) {
+    return ReportError(InvalidArgumentError("--split must be tuning, held-out or all, got '" +
+                                            o.split + "'"));
+  }
+  in.policies = policies;
+  in.openb_dir = BundledData("openb");
+  in.threads = o.threads;
+  return PrintAndWrite(RunPackingSplitBench(in, /*progress=*/true), FormatPackingSplitTable,
+                       WritePackingSplitOutputs, o.out, "<variant>-<split>/");
+}
+
 int RunBenchPacking(const BenchPackingOptions& o) {
+  if (o.tuning_grid) return RunTuningGrid(o);
+  if (!o.split.empty()) {
+    auto policies = ParsePolicyList(o.policies);
+    if (!policies.has_value()) return ReportError(policies.error());
+    return RunSplit(o, *policies);
+  }
   PackingBenchInput in;
   in.nodes_path = o.nodes.empty() ? BundledData("openb/openb_node_list_gpu_node.csv") : o.nodes;
   in.pods_path = o.pods.empty() ? BundledData("openb/openb_pod_list_default.csv") : o.pods;
@@ -46,13 +96,8 @@ int RunBenchPacking(const BenchPackingOptions& o) {
     return ReportError(InvalidArgumentError("--tune must be in (0, 10], got " +
                                             fmt::format("{}", o.tune)));
   }
-  auto result = RunPackingBench(in, /*progress=*/true);
-  if (!result.has_value()) return ReportError(result.error());
-  std::cout << FormatPackingTable(*result);
-  Status s = WritePackingOutputs(*result, o.out);
-  if (!s.ok()) return ReportError(s);
-  std::cout << "wrote " << o.out << "/summary.json and " << o.out << "/curves/*.csv\n";
-  return kExitOk;
+  return PrintAndWrite(RunPackingBench(in, /*progress=*/true), FormatPackingTable,
+                       WritePackingOutputs, o.out, "curves/*.csv");
 }
 
 }  // namespace
@@ -62,17 +107,40 @@ Action RegisterBenchPacking(CLI::App& bench) {
   CLI::App* cmd = AddCommand(
       bench, "packing", "Reproduce FGD's (ATC'23) GPU packing experiment on the openb trace",
       "Shuffle by seed, inflate to --tune x GPU capacity, place pods one by one, and compare the "
-      "unallocated GPU % when the arrived workload is 100% of GPU capacity.",
+      "unallocated GPU % when the arrived workload is 100% of GPU capacity. Each row says whether "
+      "its seeds are in-sample (tuning: Seedance's constants were chosen on them) or held out; "
+      "--split runs the split over all bundled variants.",
       "seedance bench packing --seeds 42-51 --policies fgd,seedance");
-  cmd->add_option("--nodes", opts->nodes, "node list CSV (default: bundled openb GPU nodes)");
-  cmd->add_option("--pods", opts->pods, "pod list CSV (default: bundled openb default trace)");
+  CLI::Option* nodes =
+      cmd->add_option("--nodes", opts->nodes, "node list CSV (default: bundled openb GPU nodes)");
+  CLI::Option* pods =
+      cmd->add_option("--pods", opts->pods, "pod list CSV (default: bundled openb default trace)");
   cmd->add_option("--policies", opts->policies,
                   "all, or a comma list of: random,dotprod,clustering,packing,bestfit,fgd,"
                   "seedance,firstfit")
       ->capture_default_str();
-  cmd->add_option("--seeds", opts->seeds, "seeds: 42-51, 42,45 or 42")->capture_default_str();
-  cmd->add_option("--tune", opts->tune, "inflate the workload to this multiple of GPU capacity")
-      ->capture_default_str();
+  CLI::Option* seeds =
+      cmd->add_option("--seeds", opts->seeds, "seeds: 42-51, 42,45 or 42")->capture_default_str();
+  CLI::Option* tune =
+      cmd->add_option("--tune", opts->tune, "inflate the workload to this multiple of GPU capacity")
+          ->capture_default_str();
+  CLI::Option* split =
+      cmd->add_option("--split", opts->split,
+                      "run every bundled openb variant on the seeds of one part of the split "
+                      "Seedance's packer was tuned on: tuning (in-sample), held-out, or all; "
+                      "one row per variant and part")
+          ->excludes(nodes)
+          ->excludes(pods)
+          ->excludes(seeds)
+          ->excludes(tune);
+  cmd->add_flag("--tuning-grid", opts->tuning_grid,
+                "re-run the reserve factor x temperature grid of the Seedance packer on the "
+                "tuning part of the split only, and print the grid and its best point")
+      ->excludes(split)
+      ->excludes(nodes)
+      ->excludes(pods)
+      ->excludes(seeds)
+      ->excludes(tune);
   cmd->add_option("--out", opts->out, "output directory")->capture_default_str();
   cmd->add_option("--threads", opts->threads, "worker threads (default: all cores)");
   return [cmd, opts]() { return cmd->parsed() ? RunBenchPacking(*opts) : -1; };

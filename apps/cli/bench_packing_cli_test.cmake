@@ -46,6 +46,23 @@ elseif(CASE STREQUAL "bad_seeds")
   if(NOT rc EQUAL 2 OR NOT stderr MATCHES "--seeds '51-42': range goes backwards" OR EXISTS "${out}")
     message(FATAL_ERROR "bad --seeds: rc=${rc} ${stderr}")
   endif()
+elseif(CASE STREQUAL "bad_split")
+  execute_process(COMMAND "${SEEDANCE}" bench packing --split test --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--split must be tuning, held-out or all, got 'test'")
+elseif(CASE STREQUAL "split_excludes_seeds")
+  # The split fixes the seeds; --seeds beside it would silently be ignored.
+  execute_process(COMMAND "${SEEDANCE}" bench packing --split held-out --seeds 42 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("excludes")
+elseif(CASE STREQUAL "split_column")
+  # Seeds 46,47 of the default trace: 46 is a tuning seed, 47 held out; the table says so per row.
+  expect_rc(0 "${SEEDANCE}" bench packing --policies fgd --seeds 46,47 --out "${out}")
+  expect_match("${stdout}" "fgd .* mixed\n")
+  expect_match("${stdout}" "fgd +tuning .* 46\n")
+  expect_match("${stdout}" "fgd +held-out .* 47\n")
+  file(READ "${out}/summary.json" summary)
+  expect_match("${summary}" "\"seed\": 47,\n +\"split\": \"held-out\"")
 elseif(CASE STREQUAL "determinism")
   foreach(run a b)
     execute_process(COMMAND "${SEEDANCE}" bench packing --policies bestfit,fgd,seedance

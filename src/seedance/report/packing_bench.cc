@@ -11,10 +11,29 @@
 #include "seedance/cluster/trace_loader.h"
 #include "seedance/core/file_util.h"
 #include "seedance/sched/placement_policy.h"
+#include "seedance/sched/seedance_packing.h"
 
 namespace seedance::report {
 
 using nlohmann::ordered_json;
+
+namespace {
+
+// Returns "tuning" or "held-out" when every seed of `policy` in `r` falls in that part of
+// SeedancePackingSplit(), "mixed" otherwise.
+std::string SplitLabel(const PackingBenchResult& r, const std::string& policy) {
+  const sched::PackingSplit& split = sched::SeedancePackingSplit();
+  int tuning = 0, held_out = 0;
+  for (const auto& run : r.runs) {
+    if (run.policy != policy) continue;
+    (split.PartOf(r.workload, run.seed) == sched::PackingSplitPart::kTuning ? tuning : held_out)++;
+  }
+  if (tuning > 0 && held_out > 0) return "mixed";
+  return std::string(sched::PackingSplitPartName(tuning > 0 ? sched::PackingSplitPart::kTuning
+                                                            : sched::PackingSplitPart::kHeldOut));
+}
+
+}  // namespace
 
 Result<std::vector<std::string>> ParsePolicyList(const std::string& text) {
   const auto& all = sched::PlacementPolicyNames();
@@ -94,9 +113,9 @@ std::string FormatPackingTable(const PackingBenchResult& r) {
   std::string out = fmt::format(
       "FGD packing experiment: {} ({} pods) on {} nodes / {} GPUs, tune {}, {} seed(s)\n",
       r.workload, r.trace_pods, r.nodes.size(), r.total_gpus, r.input.tune, r.input.seeds.size());
-  out += fmt::format("{:<11} {:>9} {:>6} {:>9} {:>16} {:>8} {:>7} {:>8} {:>8}\n", "policy",
+  out += fmt::format("{:<11} {:>9} {:>6} {:>9} {:>16} {:>8} {:>7} {:>8} {:>8} {:>9}\n", "policy",
                      "unalloc%", "sd", "median", "published", "faithful", "frag%", "entropy",
-                     "wall s");
+                     "wall s", "split");
   for (std::size_t i = 0; i < r.summary.size(); ++i) {
     const auto& s = r.summary[i];
     std::string pub = "-", ok = "-";
@@ -107,10 +126,38 @@ std::string FormatPackingTable(const PackingBenchResult& r) {
                ? "yes"
                : "NO";
     }
-    out += fmt::format("{:<11} {:>9.2f} {:>6.2f} {:>9.2f} {:>16} {:>8} {:>7.2f} {:>8.3f} {:>8.2f}\n",
-                       s.policy, s.mean_unallocated_pct_at_100, s.sd_unallocated_pct_at_100,
-                       s.median_unallocated_pct_at_100, pub, ok, s.mean_frag_pct_at_100,
-                       s.mean_entropy_at_100, s.wall_seconds);
+    out += fmt::format(
+        "{:<11} {:>9.2f} {:>6.2f} {:>9.2f} {:>16} {:>8} {:>7.2f} {:>8.3f} {:>8.2f} {:>9}\n",
+        s.policy, s.mean_unallocated_pct_at_100, s.sd_unallocated_pct_at_100,
+        s.median_unallocated_pct_at_100, pub, ok, s.mean_frag_pct_at_100, s.mean_entropy_at_100,
+        s.wall_seconds, SplitLabel(r, s.policy));
+  }
+  // Rows that mix tuning and held-out seeds are repeated per part.
+  const sched::PackingSplit& split = sched::SeedancePackingSplit();
+  std::string by_part;
+  for (const auto& s : r.summary) {
+    if (SplitLabel(r, s.policy) != "mixed") continue;
+    for (auto part : {sched::PackingSplitPart::kTuning, sched::PackingSplitPart::kHeldOut}) {
+      std::vector<sched::PackingRunResult> mine;
+      std::vector<std::uint64_t> seeds;
+      for (const auto& run : r.runs) {
+        if (run.policy == s.policy && split.PartOf(r.workload, run.seed) == part) {
+          mine.push_back(run);
+          seeds.push_back(run.seed);
+        }
+      }
+      const sched::PackingSummary p = sched::SummarizePacking(mine).front();
+      by_part += fmt::format("{:<11} {:>9} {:>9.2f} {:>6.2f}  {}\n", s.policy,
+                             sched::PackingSplitPartName(part), p.mean_unallocated_pct_at_100,
+                             p.sd_unallocated_pct_at_100, fmt::join(seeds, ","));
+    }
+  }
+  if (!by_part.empty()) {
+    out += fmt::format("by split (tuning = seeds {} of {}; everything else held out):\n",
+                       fmt::join(split.tuning_seeds, ","), fmt::join(split.tuning_variants, ", "));
+    out += fmt::format("{:<11} {:>9} {:>9} {:>6}  {}\n", "policy", "split", "unalloc%", "sd",
+                       "seeds");
+    out += by_part;
   }
   return out;
 }
@@ -151,6 +198,7 @@ std::string PackingSummaryJson(const PackingBenchResult& r) {
       e["within_published_tolerance"] =
           std::abs(s.mean_unallocated_pct_at_100 - p.mean) <= sched::FaithfulTolerance(p);
     }
+    e["split"] = SplitLabel(r, s.policy);
     e["runs"] = s.runs;
     e["wall_seconds"] = s.wall_seconds;
     summary.push_back(e);
@@ -160,6 +208,8 @@ std::string PackingSummaryJson(const PackingBenchResult& r) {
   for (const auto& run : r.runs) {
     runs.push_back({{"policy", run.policy},
                     {"seed", run.seed},
+                    {"split", sched::PackingSplitPartName(
+                                  sched::SeedancePackingSplit().PartOf(r.workload, run.seed))},
                     {"unallocated_gpu_pct_at_100", NumberOrNull(Round4(run.unallocated_pct_at_100))},
                     {"frag_gpu_pct_at_100", NumberOrNull(Round4(run.frag_pct_at_100))},
                     {"allocation_entropy_bits_at_100", Round4(run.entropy_at_100)},

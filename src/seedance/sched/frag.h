@@ -75,10 +75,13 @@ namespace seedance::sched {
 
 // Seedance's capacity-aware fragmentation of `node`, milli-GPU: like NodeFrag, but a typical pod
 // t only "uses" as many of the node's fitting GPUs as the node's CPU and memory can feed copies
-// of t. The first copy needs t's full CPU and memory; further copies are counted at
-// `reserve_factor` x t's request (pods that come later are a mix, not copies of t). The idle
-// capacity of fitting GPUs that no copy could be fed is fragment, as are GPUs with too little
-// idle for t. A multi-GPU typical pod counts each fitting GPU it could be fed (rather than FGD's
+// of t. t must fit the free CPU and memory at its full request (else all idle is fragment for
+// t); the node then feeds min(cpu_left / trunc(reserve_factor x t.cpu),
+// mem_left / trunc(reserve_factor x t.memory)) copies (integer division; a zero divisor does not
+// limit), i.e. every copy, the first included, counts at `reserve_factor` x t's request (pods
+// that come later are a mix, not copies of t). The fed GPUs are the fitting ones with the most
+// idle; the idle capacity of fitting GPUs that no copy could be fed is fragment, as are GPUs
+// with too little idle for t. A multi-GPU typical pod counts each fitting GPU it could be fed (rather than FGD's
 // all-or-nothing), so rare 8-GPU shapes do not dominate the gradient on big nodes.
 // REQUIRES: 0 < reserve_factor <= 1.
 double CapacityAwareNodeFrag(const cluster::NodeState& node, const std::vector<TypicalPod>& typical,

@@ -87,6 +87,17 @@ TEST(FragTest, CapacityAwareFragCountsGpusTheCpuCannotFeed) {
   EXPECT_DOUBLE_EQ(CapacityAwareNodeFrag(Node({1000}, 4000), t, 0.55), 1000);
 }
 
+TEST(FragTest, CapacityAwareFragCountsEveryCopyAtTheReserveFactor) {
+  // 12 free cores, an 8-core task, factor 0.6: copies = floor(12000 / (8000 * 0.6)) = 2, so two
+  // of the four free GPUs are fed. (Counting the first copy at its full request and only further
+  // ones at 60% would feed one: 1 + floor(4000 / 4800).)
+  NodeState n = Node({1000, 1000, 1000, 1000}, 12000);
+  std::vector<TypicalPod> t = {Typical(1000, 1, 8000)};
+  EXPECT_DOUBLE_EQ(CapacityAwareNodeFrag(n, t, 0.6), 2000);
+  // The first copy must still fit at its full request: 7.9 cores feed no 8-core copy.
+  EXPECT_DOUBLE_EQ(CapacityAwareNodeFrag(Node({1000, 1000}, 7900), t, 0.6), 2000);
+}
+
 TEST(FragTest, EntropyIsZeroForAnEmptyClusterAndGrowsWithRemnants) {
   cluster::ClusterState c({cluster::NodeSpec{"a", Millicores(64000), MiB(1 << 20), 4,
                                               *cluster::ParseGpuModel("G2")}});

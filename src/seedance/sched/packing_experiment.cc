@@ -6,6 +6,7 @@
 #include <limits>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "seedance/core/clock.h"
@@ -118,12 +119,26 @@ PackingWorkload PrepareFgdWorkload(const std::vector<NodeSpec>& nodes,
   return w;
 }
 
+namespace {
+
+PlacementPolicyFactory NamedPolicy(std::string name) {
+  return [name = std::move(name)](const PolicyContext& c) { return MakePlacementPolicy(name, c); };
+}
+
+}  // namespace
+
 Result<PackingRunResult> RunPacking(const std::vector<NodeSpec>& nodes,
                                     const PackingWorkload& workload, std::string_view policy_name,
                                     std::uint64_t seed, const PackingRunOptions& options) {
+  return RunPacking(nodes, workload, NamedPolicy(std::string(policy_name)), seed, options);
+}
+
+Result<PackingRunResult> RunPacking(const std::vector<NodeSpec>& nodes,
+                                    const PackingWorkload& workload,
+                                    const PlacementPolicyFactory& make, std::uint64_t seed,
+                                    const PackingRunOptions& options) {
   PolicyContext context{workload.tie_rank, workload.typical};
-  SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<PlacementPolicy> policy,
-                            MakePlacementPolicy(policy_name, context));
+  SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<PlacementPolicy> policy, make(context));
   SteadyClock wall;
   const Duration start = wall.Now();
   ClusterState cluster(nodes);
@@ -180,6 +195,16 @@ Result<PackingRunResult> RunPacking(const std::vector<NodeSpec>& nodes,
 Result<std::vector<PackingRunResult>> RunPackingBenchmark(
     const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& pods,
     const std::vector<std::string>& policies, const std::vector<std::uint64_t>& seeds,
+    double tune, int threads) {
+  std::vector<PlacementPolicyFactory> factories;
+  factories.reserve(policies.size());
+  for (const std::string& p : policies) factories.push_back(NamedPolicy(p));
+  return RunPackingBenchmark(nodes, pods, factories, seeds, tune, threads);
+}
+
+Result<std::vector<PackingRunResult>> RunPackingBenchmark(
+    const std::vector<NodeSpec>& nodes, const std::vector<PodSpec>& pods,
+    const std::vector<PlacementPolicyFactory>& policies, const std::vector<std::uint64_t>& seeds,
     double tune, int threads) {
   // Workloads depend only on the seed: build each once.
   std::vector<PackingWorkload> workloads;

@@ -1,12 +1,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "seedance/cluster/cluster.h"
 #include "seedance/core/status.h"
 #include "seedance/sched/frag.h"
+#include "seedance/sched/placement_policy.h"
 
 namespace seedance::sched {
 
@@ -50,16 +53,32 @@ struct PackingRunOptions {
   bool record_decision_times = false;
 };
 
+// Builds the policy of one run from the run's context (e.g. a policy with non-default constants).
+using PlacementPolicyFactory =
+    std::function<Result<std::unique_ptr<PlacementPolicy>>(const PolicyContext&)>;
+
 // Runs `policy` on the prepared workload. Errors: kInvalidArgument for an unknown policy.
 Result<PackingRunResult> RunPacking(const std::vector<cluster::NodeSpec>& nodes,
                                     const PackingWorkload& workload, std::string_view policy,
                                     std::uint64_t seed, const PackingRunOptions& options);
+
+// Same, with the policy built by `make`. Errors: make's.
+Result<PackingRunResult> RunPacking(const std::vector<cluster::NodeSpec>& nodes,
+                                    const PackingWorkload& workload,
+                                    const PlacementPolicyFactory& make, std::uint64_t seed,
+                                    const PackingRunOptions& options);
 
 // Runs every (policy, seed) pair on up to `threads` threads. Results are ordered policy-major,
 // then by seed, whatever the thread count. Errors: the first failing run's.
 Result<std::vector<PackingRunResult>> RunPackingBenchmark(
     const std::vector<cluster::NodeSpec>& nodes, const std::vector<cluster::PodSpec>& pods,
     const std::vector<std::string>& policies, const std::vector<std::uint64_t>& seeds,
+    double tune, int threads);
+
+// Same, with each policy built by a factory (one workload per seed, shared by all factories).
+Result<std::vector<PackingRunResult>> RunPackingBenchmark(
+    const std::vector<cluster::NodeSpec>& nodes, const std::vector<cluster::PodSpec>& pods,
+    const std::vector<PlacementPolicyFactory>& policies, const std::vector<std::uint64_t>& seeds,
     double tune, int threads);
 
 // Summary statistics of one policy over seeds.
