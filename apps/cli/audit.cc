@@ -136,14 +136,18 @@ int RunAudit(const AuditOptions& o) {
   }
   std::cout << fmt::format("audit at {} of {} node(s){}\n", FormatUtc(now_s), audit->nodes.size(),
                            key.has_value() ? "" : " (unsigned snapshots: no --key)");
-  std::cout << fmt::format("{:<24} {:<20} {:<12} {:<11} {}\n", "node", "grade", "state",
-                           "audit", "kW/TOPS");
+  std::cout << fmt::format("{:<24} {:<20} {:<12} {:<11} {:<10} {}\n", "node", "grade", "state",
+                           "audit", "kW/TOPS", "missing");
   for (const NodeAudit& n : audit->nodes) {
     const auto& e = n.metrics.energy_ratio_kw_per_tops;
-    std::cout << fmt::format("{:<24} {:<20} {:<12} {:<11} {}\n", n.host, n.grade,
+    std::string missing;  // grade criteria not measured (the grade is capped without them)
+    for (const auto& m : n.grade_missing) missing += (missing.empty() ? "" : ",") + m;
+    if (missing.empty()) missing = "-";
+    if (n.grade_capped) missing += " (grade capped)";
+    std::cout << fmt::format("{:<24} {:<20} {:<12} {:<11} {:<10} {}\n", n.host, n.grade,
                              AdmissionStateName(ledger->nodes[n.host].state),
                              AuditOutcomeName(n.outcome),
-                             e.has_value() ? fmt::format("{:.4g}", *e) : "n/a");
+                             e.has_value() ? fmt::format("{:.4g}", *e) : "n/a", missing);
     for (const auto& i : n.issues) std::cerr << "seedance: audit: " << n.host << ": " << i << "\n";
   }
   for (const Transition& t : transitions) {

@@ -73,5 +73,33 @@ TEST(AuditEnforcementTest, FaultyNodesAreObservedThenRemovedAndGetNoNewWork) {
   EXPECT_EQ(again->ledger.ToJson(), r->ledger.ToJson());
 }
 
+// The placement weight is the grade's after the partial-evidence cap: two healthy, identical
+// nodes, node-0 without schedule records (capped at "good", 1.00 rather than 1.25 on energy
+// alone) and node-1 with them (1 % deviation: "excellent", 1.25). Ties go to node-0, so node-1
+// draws the work only through its weight.
+TEST(AuditEnforcementTest, PlacementUsesTheCappedGradeWeight) {
+  EnforcementSpec spec;
+  for (int i = 0; i < 2; ++i) {
+    SyntheticNode n;
+    n.host = "node-" + std::to_string(i);
+    n.activity = 0.5;
+    n.schedule_deviation = i == 1 ? 0.01 : 0;
+    spec.nodes.push_back(n);
+  }
+  spec.epochs = 3;
+  spec.pods_per_epoch = 8;
+  auto r = RunEnforcementScenario(spec);
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  EXPECT_EQ(r->last_audit.nodes[0].grade, "good");
+  EXPECT_TRUE(r->last_audit.nodes[0].grade_capped);
+  EXPECT_EQ(r->last_audit.nodes[1].grade, "excellent");
+  const EnforcementEpoch& e = r->epochs.back();
+  ASSERT_EQ(e.state, (std::vector<AdmissionState>{AdmissionState::kAdmitted,
+                                                  AdmissionState::kAdmitted}));
+  EXPECT_EQ(e.weight, (std::vector<double>{1.00, 1.25}));
+  EXPECT_GT(e.placed_guaranteed[1] + e.placed_best_effort[1],
+            e.placed_guaranteed[0] + e.placed_best_effort[0]);
+}
+
 }  // namespace
 }  // namespace seedance::audit

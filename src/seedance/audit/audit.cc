@@ -586,13 +586,17 @@ Result<FleetAudit> AuditFleet(const std::vector<NodeTelemetry>& fleet, const Aud
       }
     }
     const auto& dev = n.metrics.scheduling_deviation_pct;
+    const GradeDecision grade = cfg.grades.Decide(n.metrics.energy_ratio_kw_per_tops, dev);
+    n.grade_missing.assign(grade.missing.begin(), grade.missing.end());
+    // No power samples means incomplete evidence (the field is required), so a node is never
+    // graded without its energy ratio; a missing deviation caps the grade (GradeTable).
     if (!complete || !n.metrics.energy_ratio_kw_per_tops.has_value()) {
       n.outcome = AuditOutcome::kIncomplete;
       continue;
     }
-    const GradeRow& grade = cfg.grades.Grade(*n.metrics.energy_ratio_kw_per_tops, dev);
-    n.grade = grade.name;
-    n.weight = grade.weight;
+    n.grade = grade.row->name;
+    n.weight = grade.row->weight;
+    n.grade_capped = grade.capped;
     for (std::size_t c = 0; c < kHealthCategoryCount; ++c) {
       if (n.health[c].result == HealthResult::kFail) {
         n.failures.push_back(fmt::format("{} FAIL: {}",

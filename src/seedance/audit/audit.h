@@ -66,6 +66,7 @@ struct AuditConfig {
 //   diagnostics_window_hours, require_scheduling_deviation,
 //   grades: [{name, energy_ratio_below | energy_ratio_at_most, deviation_pct_below |
 //             deviation_pct_at_most, weight}, ...],
+//   partial_evidence_cap (a grade name; see GradeTable),
 //   admission: {pending_evidence_hours, removal_failures, recovery_clean_audits},
 //   health: {xid_fail_codes, thermal_warn_c, thermal_fail_c, power_warn_pct, power_fail_pct,
 //            power_over_tdp_pct, pcie_warn_per_min, pcie_fail_per_min, healthy_deviation_pct}.
@@ -132,7 +133,11 @@ struct NodeAudit {
   RawMetrics metrics;
   std::array<CategoryVerdict, kHealthCategoryCount> health{};
   std::string grade = "ungraded";  // "ungraded" when the evidence is incomplete
-  double weight = 0;
+  double weight = 0;               // the grade's weight (after the partial-evidence cap)
+  // Grade criteria that were not measured (kEnergyRatioCriterion, kDeviationCriterion), also for
+  // an ungraded node, and whether they capped the grade (GradeTable's partial-evidence rule).
+  std::vector<std::string> grade_missing;
+  bool grade_capped = false;
   AuditOutcome outcome = AuditOutcome::kIncomplete;
   std::vector<std::string> issues;    // incomplete-evidence reasons, each naming its field
   std::vector<std::string> failures;  // why the audit failed (FAIL categories, deviation)

@@ -54,7 +54,12 @@ TEST(AuditTest, HealthyFleetPassesWithAllTwelveMetrics) {
   for (const NodeAudit& n : a->nodes) {
     EXPECT_EQ(n.outcome, AuditOutcome::kPass) << n.host << " " << (n.issues.empty() ? "" : n.issues[0]);
     EXPECT_NEAR(n.evidence_hours, 72, 0.1);
-    EXPECT_EQ(n.grade, "excellent");  // A100 at ~40 % tensor activity: far below 0.18 kW/TOPS
+    // A100 at ~40 % tensor activity is far below 0.18 kW/TOPS, but with no schedule records the
+    // deviation is unmeasured, so the grade is capped at "good" (GradeTable).
+    EXPECT_EQ(n.grade, "good");
+    EXPECT_EQ(n.weight, 1.00);
+    EXPECT_EQ(n.grade_missing, std::vector<std::string>{"scheduling_deviation_pct"});
+    EXPECT_TRUE(n.grade_capped);
     int measured = 0;
     for (const auto& [name, v] : n.metrics.List()) measured += v.has_value();
     EXPECT_EQ(measured, 11) << "all but the scheduling deviation (no schedule records)";
@@ -79,6 +84,11 @@ TEST(AuditTest, MissingMetricNamesTheField) {
   EXPECT_TRUE(HasIssue(n, "GPU GPU-node-0-1: field 'DCGM_FI_DEV_POWER_USAGE' is missing"))
       << n.issues[0];
   EXPECT_EQ(n.grade, "ungraded");
+  EXPECT_EQ(n.weight, 0);
+  // No energy ratio without every GPU's power: listed as missing, and the node stays ungraded.
+  EXPECT_EQ(n.grade_missing,
+            (std::vector<std::string>{"energy_ratio_kw_per_tops", "scheduling_deviation_pct"}));
+  EXPECT_FALSE(n.grade_capped);
   EXPECT_EQ(a->nodes[1].outcome, AuditOutcome::kPass);
   NodeAdmission rec;
   EXPECT_FALSE(ApplyAudit(AdmissionConfig{}, n.host, n.Verdict(), kNow, rec).has_value());
@@ -190,6 +200,34 @@ TEST(AuditTest, SchedulingDeviationGradesAndFails) {
   strict.require_scheduling_deviation = true;
   a = AuditFleet(Fleet(1, 72), strict, kNow);
   EXPECT_TRUE(HasIssue(a->nodes[0], "field 'schedule'"));
+}
+
+// No grade without its evidence: the same healthy node is "excellent" (1.25) only when its
+// scheduling deviation was measured (1 %); without schedule records it is capped at "good".
+TEST(AuditTest, ExcellentNeedsMeasuredSchedulingDeviation) {
+  SyntheticNode n;
+  n.host = "e";
+  n.gpus = 2;
+  n.schedule_deviation = 0.01;  // |start| 0.5 % + |runtime| 0.5 % of planned = 1 %
+  Rng rng(3);
+  std::vector<NodeTelemetry> fleet = {GenerateNodeTelemetry(n, kNow - 72 * 3600, kNow, 60, rng)};
+  auto a = AuditFleet(fleet, AuditConfig{}, kNow);
+  ASSERT_TRUE(a.has_value());
+  const NodeAudit& with = a->nodes[0];
+  EXPECT_NEAR(*with.metrics.scheduling_deviation_pct, 1.0, 1e-9);
+  EXPECT_LT(*with.metrics.energy_ratio_kw_per_tops, 0.18);
+  EXPECT_EQ(with.grade, "excellent");
+  EXPECT_EQ(with.weight, 1.25);
+  EXPECT_TRUE(with.grade_missing.empty());
+  EXPECT_FALSE(with.grade_capped);
+  fleet[0].schedule.clear();
+  a = AuditFleet(fleet, AuditConfig{}, kNow);
+  const NodeAudit& without = a->nodes[0];
+  EXPECT_EQ(without.grade, "good");
+  EXPECT_EQ(without.weight, 1.00);
+  EXPECT_EQ(without.grade_missing, std::vector<std::string>{"scheduling_deviation_pct"});
+  EXPECT_TRUE(without.grade_capped);
+  EXPECT_EQ(without.outcome, AuditOutcome::kPass);  // capped, not failed
 }
 
 TEST(AuditTest, DuplicateHostIsAnError) {

@@ -102,8 +102,8 @@ Status ParseRoot(const YamlReader& r, const YAML::Node& root, AuditConfig& c) {
   SEEDANCE_RETURN_IF_ERROR(r.CheckKeys(
       root, "",
       {"window_hours", "power_residual_hours", "min_evidence_hours", "max_clock_skew_s",
-       "diagnostics_window_hours", "require_scheduling_deviation", "grades", "admission",
-       "health"}));
+       "diagnostics_window_hours", "require_scheduling_deviation", "grades",
+       "partial_evidence_cap", "admission", "health"}));
   SEEDANCE_RETURN_IF_ERROR(r.Double(root, "", "window_hours", c.window_hours));
   SEEDANCE_RETURN_IF_ERROR(r.Double(root, "", "power_residual_hours", c.power_residual_hours));
   SEEDANCE_RETURN_IF_ERROR(r.Double(root, "", "min_evidence_hours", c.min_evidence_hours));
@@ -132,6 +132,13 @@ Status ParseRoot(const YamlReader& r, const YAML::Node& root, AuditConfig& c) {
       c.grades.rows.push_back(gr);
     }
     if (Status s = c.grades.Validate(); !s.ok()) return r.Error(g, "grades", s.message());
+  }
+  if (const YAML::Node cap = root["partial_evidence_cap"]) {
+    if (!cap.IsScalar()) return r.Error(cap, "partial_evidence_cap", "expected a grade name");
+    c.grades.partial_evidence_cap = cap.Scalar();
+    if (Status s = c.grades.Validate(); !s.ok()) {
+      return r.Error(cap, "partial_evidence_cap", s.message());
+    }
   }
   if (const YAML::Node a = root["admission"]) {
     SEEDANCE_RETURN_IF_ERROR(r.CheckKeys(

@@ -104,12 +104,14 @@ Result<EnforcementResult> RunEnforcementScenario(const EnforcementSpec& spec) {
       const AdmissionState s = r.ledger.nodes.at(r.hosts[i]).state;
       epoch.state.push_back(s);
       cluster.SetEligibility(cluster::NodeId(static_cast<std::uint32_t>(i)), EligibilityOf(s));
-      // The grade's scheduling weight (S7.2) steers placement among admitted nodes.
+      // The grade's scheduling weight (S7.2) steers placement among admitted nodes: the last
+      // complete audit's grade, already capped when a criterion was missing.
       double weight = 1.0;
       for (const auto& row : spec.config.grades.rows) {
         if (row.name == r.ledger.nodes.at(r.hosts[i]).grade) weight = row.weight;
       }
       cluster.SetWeight(cluster::NodeId(static_cast<std::uint32_t>(i)), weight);
+      epoch.weight.push_back(weight);
     }
     // Place this epoch's pods; they all finish at the epoch's end.
     const std::vector<cluster::PodSpec> pods = EpochPods(spec.pods_per_epoch, e, pod_rng);

@@ -34,6 +34,7 @@ EnforcementSpec DefaultEnforcementSpec();
 struct EnforcementEpoch {
   std::int64_t start_s = 0;
   std::vector<AdmissionState> state;   // per node (spec order), during this epoch
+  std::vector<double> weight;          // per node: the grade's placement weight (1 ungraded)
   std::vector<int> placed_guaranteed;  // per node: new non-best-effort pods
   std::vector<int> placed_best_effort;  // per node: new Bronze pods
   int unschedulable = 0;

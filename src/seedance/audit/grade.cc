@@ -42,16 +42,48 @@ Status GradeTable::Validate() const {
                                   "' has no bounds, so the grades after it are unreachable");
     }
   }
+  if (!partial_evidence_cap.empty()) {
+    if (names.count(partial_evidence_cap) == 0) {
+      return InvalidArgumentError("partial_evidence_cap: no grade named '" + partial_evidence_cap +
+                                  "'");
+    }
+    if (rows.size() > 1 && rows.front().name == partial_evidence_cap) {
+      return InvalidArgumentError("partial_evidence_cap: '" + partial_evidence_cap +
+                                  "' is the best grade; a node lacking a criterion must not get "
+                                  "it on an unchecked bound");
+    }
+  }
   return Status::Ok();
 }
 
-const GradeRow& GradeTable::Grade(double energy_ratio, std::optional<double> deviation_pct) const {
-  for (const GradeRow& r : rows) {
-    if (!r.energy_ratio.Accepts(energy_ratio)) continue;
-    if (deviation_pct.has_value() && !r.deviation_pct.Accepts(*deviation_pct)) continue;
-    return r;
+std::size_t GradeTable::PartialEvidenceCapIndex() const {
+  for (std::size_t i = 0; i < rows.size() && !partial_evidence_cap.empty(); ++i) {
+    if (rows[i].name == partial_evidence_cap) return i;
   }
-  return rows.back();
+  return rows.size() > 1 ? 1 : 0;
+}
+
+GradeDecision GradeTable::Decide(std::optional<double> energy_ratio,
+                                 std::optional<double> deviation_pct) const {
+  GradeDecision d;
+  if (!energy_ratio.has_value()) d.missing.push_back(kEnergyRatioCriterion);
+  if (!deviation_pct.has_value()) d.missing.push_back(kDeviationCriterion);
+  const std::size_t cap = PartialEvidenceCapIndex();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const GradeRow& r = rows[i];
+    if (energy_ratio.has_value() && !r.energy_ratio.Accepts(*energy_ratio)) continue;
+    if (deviation_pct.has_value() && !r.deviation_pct.Accepts(*deviation_pct)) continue;
+    const bool unchecked = (!energy_ratio.has_value() && r.energy_ratio.set) ||
+                           (!deviation_pct.has_value() && r.deviation_pct.set);
+    if (unchecked && i < cap) {
+      d.capped = true;  // its measured bounds hold; the missing criterion withholds it
+      continue;
+    }
+    d.row = &r;
+    return d;
+  }
+  d.row = &rows.back();  // unreachable for a valid table: the catch-all accepts everything
+  return d;
 }
 
 }  // namespace seedance::audit

@@ -99,7 +99,11 @@ Result<std::string> RenderSnapshot(const NodeAudit& a, const NodeAdmission& admi
         {"result", HealthResultName(a.health[c].result)}, {"evidence", a.health[c].evidence}};
   }
   j["health"] = health;
-  j["grade"] = {{"name", a.grade}, {"weight", Round6(a.weight)}};
+  // "missing" and "capped" came after the schema's first files; verify does not require them.
+  j["grade"] = {{"name", a.grade},
+                {"weight", Round6(a.weight)},
+                {"missing", a.grade_missing},
+                {"capped", a.grade_capped}};
   j["admission"] = {{"state", AdmissionStateName(admission.state)},
                     {"since", FormatUtc(admission.since_s)},
                     {"audit_outcome", AuditOutcomeName(a.outcome)}};

@@ -14,7 +14,9 @@ inline constexpr std::string_view kSnapshotSchema = "seedance.health-snapshot/1"
 
 // Renders `health-snapshot-<node>.json` (S7.4): schema, timestamp, node, device fingerprint
 // (host, driver, GPU UUIDs and models), window, the 12 raw metrics (null = not measured), health
-// categories, grade, admission state, evidence issues and the signature.
+// categories, grade (name, weight, the grade criteria that were not measured as "missing", and
+// "capped": whether they withheld a better grade), admission state, evidence issues and the
+// signature.
 //
 // Canonical form: the file is exactly nlohmann::json's dump(2) of its own content plus "\n"
 // (keys sorted, fixed number formatting); the signed message is the compact dump() of the

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "seedance/audit/synthetic.h"
 
 namespace seedance::audit {
@@ -121,6 +123,41 @@ TEST(SnapshotTest, RecordsFingerprintMetricsAndState) {
     EXPECT_NE(text.find(s), std::string::npos) << s;
   }
   EXPECT_EQ(SnapshotFileName("node/7 a"), "health-snapshot-node_7_a.json");
+}
+
+// The snapshot says which grade criteria were missing and whether they capped the grade; a
+// snapshot written before those fields existed still verifies.
+TEST(SnapshotTest, GradeListsMissingCriteriaAndTheCap) {
+  const SnapshotKey key = HmacKey();
+  const NodeAudit capped = AuditOneNode();  // no schedule records
+  const std::string text = *RenderSnapshot(capped, NodeAdmission{}, kNow, &key);
+  nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["grade"]["name"], "good");
+  EXPECT_EQ(j["grade"]["weight"], 1.0);
+  EXPECT_EQ(j["grade"]["missing"], nlohmann::json::array({"scheduling_deviation_pct"}));
+  EXPECT_EQ(j["grade"]["capped"], true);
+  EXPECT_TRUE(j["metrics"]["scheduling_deviation_pct"].is_null());
+
+  Rng rng(5);
+  SyntheticNode spec;
+  spec.host = "gpu-node-8";
+  spec.gpus = 2;
+  spec.schedule_deviation = 0.01;
+  auto full = AuditFleet({GenerateNodeTelemetry(spec, kNow - 6 * 3600, kNow, 300, rng)},
+                         AuditConfig{}, kNow);
+  ASSERT_TRUE(full.has_value());
+  const nlohmann::json f =
+      nlohmann::json::parse(*RenderSnapshot(full->nodes.at(0), NodeAdmission{}, kNow, &key));
+  EXPECT_EQ(f["grade"]["name"], "excellent");
+  EXPECT_EQ(f["grade"]["weight"], 1.25);
+  EXPECT_EQ(f["grade"]["missing"], nlohmann::json::array());
+  EXPECT_EQ(f["grade"]["capped"], false);
+
+  j["grade"].erase("missing");
+  j["grade"].erase("capped");
+  j["signature"].erase("value");
+  j["signature"]["value"] = HexEncode(*key.Sign(j.dump()));
+  EXPECT_TRUE(VerifySnapshot(j.dump(2) + "\n", key).ok());
 }
 
 TEST(SigningTest, HexIsStrict) {

@@ -115,11 +115,17 @@ std::string RenderAuditSection(const audit::FleetAudit& a, const audit::Admissio
     const std::string since = it == ledger.nodes.end() ? "" : audit::FormatUtc(it->second.since_s);
     std::string evidence;
     for (const auto& e : n.Verdict().evidence) evidence += HtmlEscape(e) + "<br>";
+    // The grade criteria that were not measured, and whether they capped the grade.
+    std::string grade = HtmlEscape(n.grade);
+    if (!n.grade_missing.empty()) {
+      grade += n.grade_capped ? "<br>capped, missing:" : "<br>missing:";
+      for (const auto& m : n.grade_missing) grade += " " + HtmlEscape(m);
+    }
     s += fmt::format(
         "<tr><td>{}</td><td style=\"color:{}\">{}</td><td>{:g}</td>"
         "<td style=\"background:{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        HtmlEscape(n.host), GradeColor(n.grade), HtmlEscape(n.grade), n.weight, StateColor(st),
+        HtmlEscape(n.host), GradeColor(n.grade), grade, n.weight, StateColor(st),
         audit::AdmissionStateName(st), since, audit::AuditOutcomeName(n.outcome),
         Opt(n.metrics.energy_ratio_kw_per_tops), Opt(n.metrics.scheduling_deviation_pct, "{:.2f}"),
         Opt(n.metrics.idle_decay_index, "{:.3f}"), Opt(n.metrics.power_residual_pct, "{:+.1f}"),
