@@ -37,7 +37,7 @@ inline constexpr std::string_view kDeviationCriterion = "scheduling_deviation_pc
 
 // What GradeTable::Decide awarded and on what evidence.
 struct GradeDecision {
-  const GradeRow* row = nullptr;          // the grade; never null after Decide
+  const GradeRow* row = nullptr;          // the grade, a row of the table; never null
   std::vector<std::string_view> missing;  // criteria not measured, energy ratio first
   // True when a better row than `row` was withheld only because it bounds a missing criterion
   // (its measured bounds were met): the grade was capped by the partial-evidence rule.
@@ -60,7 +60,8 @@ struct GradeDecision {
 //     (rows[1]; rows[0] for a one-row table). Seed table: a node with no scheduling records and
 //     0.10 kW/TOPS is "good" (1.00), not "excellent"; at 0.30 kW/TOPS it is
 //     "needs_optimization". 2 rows (best, catch-all): a node lacking a criterion the best row
-//     bounds gets the catch-all. 4 rows: it gets at best the second row.
+//     bounds gets the catch-all. 4 rows: at best the second row (unless the best row does not
+//     bound the missing criterion).
 //   - with nothing measured, the cap row (no measured bound can demote the node below it).
 // Thread-safety: a value type.
 struct GradeTable {
