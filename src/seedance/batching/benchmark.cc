@@ -198,7 +198,10 @@ Result<BatchingResults> RunBatching(const BatchingConfig& cfg, std::ostream* pro
   for (const auto& p : policies) {
     if (std::find(PolicyNames().begin(), PolicyNames().end(), p) == PolicyNames().end()) {
       std::string names;
-      for (const auto& n : PolicyNames()) names += ", " + n;
+      for (const auto& n : PolicyNames()) {
+        names += ", ";
+        names += n;
+      }
       return InvalidArgumentError(
           fmt::format("--policies: unknown policy '{}' (accepted: all{})", p, names));
     }
