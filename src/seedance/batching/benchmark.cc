@@ -95,6 +95,24 @@ PolicySettings PrepareSettings(const BatchingConfig& cfg, const GpuSpec& gpu, co
   return s;
 }
 
+// The ground truth and the policies' predictor, fitted on disjoint profile points (or both on
+// all of them without split_profiles).
+struct Executors {
+  std::unique_ptr<ProfiledExecutor> truth;
+  std::unique_ptr<ProfiledExecutor> predictor;
+};
+Result<Executors> LoadExecutors(const BatchingConfig& cfg, const GpuSpec& gpu,
+                                const ModelSpec& model, Precision precision) {
+  Executors ex;
+  SEEDANCE_ASSIGN_OR_RETURN(
+      ex.truth, ProfiledExecutor::Load(cfg.data_dir, gpu, model, precision,
+                                       cfg.split_profiles ? ProfileSplit::kEven : ProfileSplit::kAll));
+  SEEDANCE_ASSIGN_OR_RETURN(
+      ex.predictor, ProfiledExecutor::Load(cfg.data_dir, gpu, model, precision,
+                                           cfg.split_profiles ? ProfileSplit::kOdd : ProfileSplit::kAll));
+  return ex;
+}
+
 ReplayOptions PrepareReplay(const BatchingConfig& cfg) {
   ReplayOptions options{cfg.slo_ttft_s, cfg.slo_tpot_s, cfg.usd_per_gpu_hour, cfg.noise};
   options.noise.seed = cfg.seed;
@@ -220,13 +238,9 @@ Result<BatchingResults> RunBatching(const BatchingConfig& cfg, std::ostream* pro
     return InvalidArgumentError(
         "step noise: sigma must be >= 0, slow-step probability in [0, 1], factor >= 1");
   }
-  // The ground truth and the policies' predictor are fitted on disjoint profile points.
-  SEEDANCE_ASSIGN_OR_RETURN(
-      auto truth, ProfiledExecutor::Load(cfg.data_dir, gpu, model, precision,
-                                         cfg.split_profiles ? ProfileSplit::kEven : ProfileSplit::kAll));
-  SEEDANCE_ASSIGN_OR_RETURN(
-      auto predictor, ProfiledExecutor::Load(cfg.data_dir, gpu, model, precision,
-                                             cfg.split_profiles ? ProfileSplit::kOdd : ProfileSplit::kAll));
+  SEEDANCE_ASSIGN_OR_RETURN(Executors ex, LoadExecutors(cfg, gpu, model, precision));
+  auto& truth = ex.truth;
+  auto& predictor = ex.predictor;
   const ProfiledExecutor* exec = truth.get();
   const std::string trace_path = ResolveTracePath(cfg.data_dir, cfg.trace_path);
   bool lengths_only = false;
@@ -388,12 +402,9 @@ Result<StepResponse> ControllerStepResponse(const BatchingConfig& cfg, double ra
   SEEDANCE_ASSIGN_OR_RETURN(GpuSpec gpu, FindGpu(cfg.gpu));
   SEEDANCE_ASSIGN_OR_RETURN(ModelSpec model, FindModel(cfg.model));
   SEEDANCE_ASSIGN_OR_RETURN(Precision precision, ParsePrecision(cfg.precision));
-  SEEDANCE_ASSIGN_OR_RETURN(
-      auto truth, ProfiledExecutor::Load(cfg.data_dir, gpu, model, precision,
-                                         cfg.split_profiles ? ProfileSplit::kEven : ProfileSplit::kAll));
-  SEEDANCE_ASSIGN_OR_RETURN(
-      auto predictor, ProfiledExecutor::Load(cfg.data_dir, gpu, model, precision,
-                                             cfg.split_profiles ? ProfileSplit::kOdd : ProfileSplit::kAll));
+  SEEDANCE_ASSIGN_OR_RETURN(Executors ex, LoadExecutors(cfg, gpu, model, precision));
+  auto& truth = ex.truth;
+  auto& predictor = ex.predictor;
   bool lengths_only = false;
   SEEDANCE_ASSIGN_OR_RETURN(Trace lengths,
                             LoadAnyTrace(ResolveTracePath(cfg.data_dir, cfg.trace_path), &lengths_only));
