@@ -114,12 +114,18 @@ std::string RenderAuditSection(const audit::FleetAudit& a, const audit::Admissio
     const AdmissionState st = it == ledger.nodes.end() ? AdmissionState::kPending : it->second.state;
     const std::string since = it == ledger.nodes.end() ? "" : audit::FormatUtc(it->second.since_s);
     std::string evidence;
-    for (const auto& e : n.Verdict().evidence) evidence += HtmlEscape(e) + "<br>";
+    for (const auto& e : n.Verdict().evidence) {
+      evidence += HtmlEscape(e);
+      evidence += "<br>";
+    }
     // The grade criteria that were not measured, and whether they capped the grade.
     std::string grade = HtmlEscape(n.grade);
     if (!n.grade_missing.empty()) {
       grade += n.grade_capped ? "<br>capped, missing:" : "<br>missing:";
-      for (const auto& m : n.grade_missing) grade += " " + HtmlEscape(m);
+      for (const auto& m : n.grade_missing) {
+        grade += ' ';
+        grade += HtmlEscape(m);
+      }
     }
     s += fmt::format(
         "<tr><td>{}</td><td style=\"color:{}\">{}</td><td>{:g}</td>"
