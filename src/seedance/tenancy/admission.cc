@@ -1,0 +1,429 @@
+#include "seedance/tenancy/admission.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "seedance/core/check.h"
+
+namespace seedance::tenancy {
+
+std::string_view TenancyModeName(TenancyMode m) {
+  switch (m) {
+    case TenancyMode::kStrict: return "strict";
+    case TenancyMode::kBorrowing: return "borrowing";
+    case TenancyMode::kSeedance: return "seedance";
+    case TenancyMode::kKueue: return "kueue";
+  }
+  return "?";
+}
+
+std::optional<TenancyMode> ParseTenancyMode(std::string_view s) {
+  for (auto m : {TenancyMode::kStrict, TenancyMode::kBorrowing, TenancyMode::kSeedance, TenancyMode::kKueue})
+    if (TenancyModeName(m) == s) return m;
+  return std::nullopt;
+}
+
+bool Admitter::Key::operator<(const Key& o) const {
+  return std::tie(neg_priority, creation_s, id) < std::tie(o.neg_priority, o.creation_s, o.id);
+}
+
+Admitter::Admitter(QuotaBook book, TenancyMode mode, const TenancyConfig& config)
+    : book_(std::move(book)), mode_(mode), config_(config) {
+  const auto n = static_cast<std::size_t>(book_.num_tenants());
+  queues_.resize(n);
+  compensation_.assign(n, 0.0);
+  elastic_.assign(n, 1.0);
+  tenant_tier_.assign(n, Tier::kSilver);
+  for (const auto& t : config_.tenants) {
+    const int i = book_.TenantIndex(t.name);
+    if (i >= 0) tenant_tier_[static_cast<std::size_t>(i)] = t.tier;
+  }
+  cohort_members_.resize(n);
+  for (int a = 0; a < book_.num_tenants(); ++a) {
+    for (int b = 0; b < book_.num_tenants(); ++b) {
+      const bool same = a == b || (book_.cohort_of(a) >= 0 && book_.cohort_of(a) == book_.cohort_of(b));
+      if (same) cohort_members_[static_cast<std::size_t>(a)].push_back(b);
+    }
+  }
+}
+
+void Admitter::Submit(WorkloadRequest w) {
+  SEEDANCE_CHECK(w.tenant >= 0 && w.tenant < book_.num_tenants());
+  SEEDANCE_CHECK(static_cast<int>(w.request.size()) == book_.num_resources());
+  std::int64_t h = static_cast<std::int64_t>(w.priority);
+  for (auto q : w.request) h = h * 1000003 + q;  // equivalence by value; collisions only merge
+  h = h * 31 + w.tenant;                         // queues (checked again below)
+  auto [it, fresh] = hash_ids_.emplace(h, static_cast<std::int64_t>(hash_ids_.size()));
+  Entry e;
+  e.hash = it->second;
+  e.w = std::move(w);
+  auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
+  q.heap.insert(KeyOf(e.w));
+  entries_[e.w.id] = std::move(e);
+}
+
+std::size_t Admitter::pending() const {
+  std::size_t n = 0;
+  for (const auto& q : queues_) n += q.heap.size() + q.inadmissible.size();
+  return n + unplaceable_.size();
+}
+
+bool Admitter::IsAdmitted(std::int64_t id) const { return admitted_.count(id) > 0; }
+
+double Admitter::OrderShare(const Entry& e) const {
+  if (mode_ != TenancyMode::kSeedance) return 0.0;
+  const auto t = static_cast<std::size_t>(e.w.tenant);
+  double share = 0;
+  for (int r = 0; r < book_.num_resources(); ++r) {
+    const auto req = e.w.request[static_cast<std::size_t>(r)];
+    if (req == 0) continue;
+    const auto nom = book_.nominal(e.w.tenant, r);
+    const double used = static_cast<double>(book_.usage(e.w.tenant, r) + req);
+    share = std::max(share, nom > 0 ? used / static_cast<double>(nom) : 1e6);
+  }
+  // The elastic scale (S4.2) is the tenant's weight: a busy tenant's entitlement grows to 1.5x,
+  // an idle one's decays; the compensation (S4.5) moves an under-served tenant forward.
+  return share / std::max(1e-3, elastic_[t]) - config_.fairness_compensation * compensation_[t];
+}
+
+Admitter::Nomination Admitter::Nominate(const Entry& e, AdmissionEnv& /*env*/) {
+  if (e.waiting_on > 0) return Nomination::kWait;
+  const auto fit = book_.Check(e.w.tenant, e.w.request);
+  if (fit == FitKind::kFit) return Nomination::kFit;
+  if (fit == FitKind::kBorrow) return Nomination::kBorrow;
+  for (int r = 0; r < book_.num_resources(); ++r)
+    if (e.w.request[static_cast<std::size_t>(r)] > book_.PotentialAvailable(e.w.tenant, r)) return Nomination::kNoFit;
+  // Classical preemption: only a preemptor that can fit within its own quota once victims are gone
+  // (Kueue: nominal; Seedance: the guaranteed share of its tenant's tier) may preempt; whether
+  // it then does is decided by the victim search (ChooseVictims).
+  const double share = mode_ == TenancyMode::kSeedance ? GuaranteedShare(e.w.tenant) : 1.0;
+  bool may = true;
+  for (int r = 0; r < book_.num_resources(); ++r) {
+    const auto req = e.w.request[static_cast<std::size_t>(r)];
+    if (req > 0 && static_cast<double>(req) > share * static_cast<double>(book_.nominal(e.w.tenant, r)) + 1e-9) may = false;
+  }
+  return may ? Nomination::kPreempt : Nomination::kNoFit;
+}
+
+bool Admitter::QuotaCandidate(const Entry& p, const Entry& v, const AdmissionEnv& env) const {
+  const bool same_tenant = p.w.tenant == v.w.tenant;
+  const bool same_cohort = !same_tenant && book_.cohort_of(p.w.tenant) >= 0 &&
+                           book_.cohort_of(p.w.tenant) == book_.cohort_of(v.w.tenant);
+  const bool lower = v.w.priority < p.w.priority;
+  switch (mode_) {
+    case TenancyMode::kStrict:
+      return same_tenant && lower;
+    case TenancyMode::kKueue:
+      return (same_tenant && lower) || (same_cohort && book_.IsBorrowing(v.w.tenant));
+    case TenancyMode::kBorrowing:
+      return (same_tenant && lower) || (same_cohort && lower && book_.IsBorrowing(v.w.tenant));
+    case TenancyMode::kSeedance: {
+      // A lower tier never preempts Gold (issue 13, guarantee 1).
+      if (v.w.tier == Tier::kGold && p.w.tier != Tier::kGold) return false;
+      if (static_cast<int>(v.w.tier) < static_cast<int>(p.w.tier)) return false;
+      if (same_tenant) return lower;
+      if (same_cohort && book_.IsBorrowing(v.w.tenant)) return true;  // reclaim what was lent
+      const RunningState rs = env.Running(v.w.id);
+      if (rs.idle_s >= TierOf(v.w.tier).reclaim_after_s) return true;  // idle past its trigger
+      // S4.4: a guaranteed-class candidate may preempt a non-guaranteed task (one in the part of
+      // its tenant's usage above the tier's guaranteed share) when slo < 0.8 x executed.
+      if (p.w.tier == Tier::kGold && v.w.tier != Tier::kGold) {
+        const double share = GuaranteedShare(v.w.tenant);
+        const std::vector<Quantity> none(static_cast<std::size_t>(book_.num_resources()), 0);
+        const bool above_share = !book_.WithinShare(v.w.tenant, none, share);
+        return above_share && config_.cycle_s < 0.8 * rs.executed_s;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& env, bool quota_needed) {
+  // Candidates in Kueue's classical order: other tenants first, lower priority, most recently
+  // admitted, id. Seedance orders by the work each would lose instead.
+  struct Cand {
+    const Entry* entry;
+    double cost;
+  };
+  std::vector<Cand> cands;
+  for (auto id : admitted_) {
+    const Entry& v = entries_.at(id);
+    if (!QuotaCandidate(e, v, env)) continue;
+    const double cost = mode_ == TenancyMode::kSeedance ? env.Running(id).lost_if_preempted + 1e-3 : 0.0;
+    cands.push_back({&v, cost});
+  }
+  if (cands.empty()) return {};
+  if (mode_ == TenancyMode::kSeedance) {
+    std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
+      return std::tie(a.cost, a.entry->w.id) < std::tie(b.cost, b.entry->w.id);
+    });
+  } else {
+    std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) {
+      const bool ao = a.entry->w.tenant != e.w.tenant, bo = b.entry->w.tenant != e.w.tenant;
+      return std::make_tuple(!ao, a.entry->w.priority, -a.entry->admitted_at, a.entry->w.id) <
+             std::make_tuple(!bo, b.entry->w.priority, -b.entry->admitted_at, b.entry->w.id);
+    });
+  }
+  std::vector<std::int64_t> chosen;
+  std::vector<const Entry*> removed;  // from the book while deciding; restored at the end
+  auto fits = [&] {
+    const auto f = book_.Check(e.w.tenant, e.w.request);
+    // Kueue: the preemptor must fit without borrowing; Seedance reclaims its guaranteed part.
+    if (mode_ != TenancyMode::kSeedance) return f == FitKind::kFit;
+    return f != FitKind::kNoFit && book_.WithinShare(e.w.tenant, e.w.request, GuaranteedShare(e.w.tenant));
+  };
+  auto remove = [&](const Entry* v) {
+    book_.Remove(v->w.tenant, v->w.request);
+    removed.push_back(v);
+  };
+  if (mode_ == TenancyMode::kSeedance) {
+    // One node first: the victims that free a placement the candidate can use.
+    std::vector<VictimCandidate> vc;
+    vc.reserve(cands.size());
+    for (const auto& c : cands) vc.push_back({c.entry->w.id, c.cost, c.entry->w.priority});
+    auto node = env.VictimsForFit(e.w, vc);
+    if (!node) return {};
+    for (auto id : *node) {
+      remove(&entries_.at(id));
+      chosen.push_back(id);
+    }
+  }
+  const std::size_t fixed = chosen.size();
+  if (quota_needed && !fits()) {
+    for (const auto& c : cands) {
+      if (std::find(chosen.begin(), chosen.end(), c.entry->w.id) != chosen.end()) continue;
+      const bool other = c.entry->w.tenant != e.w.tenant;
+      // A borrower of another tenant stops being a candidate once it is back within nominal
+      // (an idle allocation past its trigger stays one).
+      if (other && !book_.IsBorrowing(c.entry->w.tenant) &&
+          !(mode_ == TenancyMode::kSeedance && env.Running(c.entry->w.id).idle_s >= TierOf(c.entry->w.tier).reclaim_after_s))
+        continue;
+      remove(c.entry);
+      chosen.push_back(c.entry->w.id);
+      if (fits()) break;
+    }
+    if (!fits()) chosen.clear();
+  }
+  if (!chosen.empty() && chosen.size() > fixed) {
+    // Minimise: add back the quota victims (latest first) the candidate does not need.
+    for (std::size_t k = chosen.size(); k-- > fixed;) {
+      const Entry& v = entries_.at(chosen[k]);
+      book_.Add(v.w.tenant, v.w.request);
+      if (fits()) {
+        removed.erase(std::find(removed.begin(), removed.end(), &v));
+        chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        book_.Remove(v.w.tenant, v.w.request);
+      }
+    }
+  }
+  for (const Entry* v : removed) book_.Add(v->w.tenant, v->w.request);
+  return chosen;
+}
+
+void Admitter::MakeInadmissible(Queue& q, std::int64_t id) {
+  Entry& e = entries_.at(id);
+  q.heap.erase(KeyOf(e.w));
+  e.state = State::kInadmissible;
+  q.inadmissible.push_back(id);
+  if (q.sticky == id) q.sticky = -1;
+  // Scheduling-equivalence hashing: the same class in the same queue cannot fit either.
+  for (auto it = q.heap.begin(); it != q.heap.end();) {
+    Entry& o = entries_.at(it->id);
+    if (o.hash == e.hash && o.w.request == e.w.request && o.w.priority == e.w.priority) {
+      o.state = State::kInadmissible;
+      q.inadmissible.push_back(o.w.id);
+      it = q.heap.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void Admitter::RequeueCohort(int tenant) {
+  for (int m : cohort_members_[static_cast<std::size_t>(tenant)]) {
+    auto& q = queues_[static_cast<std::size_t>(m)];
+    for (auto id : q.inadmissible) {
+      Entry& e = entries_.at(id);
+      e.state = State::kPending;
+      q.heap.insert(KeyOf(e.w));
+    }
+    q.inadmissible.clear();
+  }
+  for (auto id : unplaceable_) {
+    Entry& e = entries_.at(id);
+    e.state = State::kPending;
+    queues_[static_cast<std::size_t>(e.w.tenant)].heap.insert(KeyOf(e.w));
+  }
+  unplaceable_.clear();
+}
+
+void Admitter::Admit(Entry& e, double now) {
+  auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
+  q.heap.erase(KeyOf(e.w));
+  if (q.sticky == e.w.id) q.sticky = -1;
+  book_.Add(e.w.tenant, e.w.request);
+  e.state = State::kAdmitted;
+  e.admitted_at = now;
+  admitted_.insert(e.w.id);
+  ++stats_.admitted;
+}
+
+void Admitter::Evict(Entry& v, const Entry& preemptor, bool reclaim, std::vector<AdmissionDecision>* out) {
+  v.state = State::kEvicting;
+  v.evicted_for = preemptor.w.id;
+  admitted_.erase(v.w.id);
+  ++stats_.evictions;
+  out->push_back({AdmissionDecision::Kind::kEvict, v.w.id, preemptor.w.id, false, reclaim});
+}
+
+bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDecision>* out) {
+  ++stats_.cycles;
+  bool changed = false;
+  std::vector<Head> heads;
+  for (std::size_t t = 0; t < queues_.size(); ++t) {
+    auto& q = queues_[t];
+    while (true) {
+      std::int64_t id = q.sticky;
+      if (id < 0) {
+        if (q.heap.empty()) break;
+        id = q.heap.begin()->id;
+      }
+      const Entry& e = entries_.at(id);
+      ++stats_.heads_considered;
+      const auto kind = Nominate(e, env);
+      if (kind == Nomination::kWait) break;
+      if (kind == Nomination::kNoFit) {
+        MakeInadmissible(q, id);  // BestEffortFIFO: the next workload becomes the head
+        changed = true;
+        continue;
+      }
+      heads.push_back({id, kind, OrderShare(e)});
+      break;
+    }
+  }
+  std::sort(heads.begin(), heads.end(), [&](const Head& a, const Head& b) {
+    const Entry& x = entries_.at(a.id);
+    const Entry& y = entries_.at(b.id);
+    const bool xb = a.kind == Nomination::kBorrow, yb = b.kind == Nomination::kBorrow;
+    return std::make_tuple(xb, -x.w.priority, a.order_share, x.w.creation_s, x.w.id) <
+           std::make_tuple(yb, -y.w.priority, b.order_share, y.w.creation_s, y.w.id);
+  });
+  for (const Head& h : heads) {
+    Entry& e = entries_.at(h.id);
+    auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
+    if (h.kind == Nomination::kPreempt) {
+      if (book_.Check(e.w.tenant, e.w.request) != FitKind::kNoFit) continue;  // freed meanwhile: next pass
+      auto victims = ChooseVictims(e, env, /*quota_needed=*/true);
+      if (victims.empty()) {
+        MakeInadmissible(q, e.w.id);
+        changed = true;
+        continue;
+      }
+      for (auto v : victims) {
+        Entry& ve = entries_.at(v);
+        const bool reclaim = env.Running(v).idle_s >= TierOf(ve.w.tier).reclaim_after_s;
+        Evict(ve, e, reclaim, out);
+      }
+      e.waiting_on += static_cast<int>(victims.size());
+      q.sticky = e.w.id;
+      changed = true;
+      continue;
+    }
+    const auto fit = book_.Check(e.w.tenant, e.w.request);
+    if (fit == FitKind::kNoFit) continue;  // taken by an earlier head: nominated again next pass
+    if (env.CanPlace(e.w)) {
+      Admit(e, now);
+      out->push_back({AdmissionDecision::Kind::kAdmit, e.w.id, -1, fit == FitKind::kBorrow, false});
+      changed = true;
+      continue;
+    }
+    // Quota fits, no node does: free one node. Seedance: its quota candidates, by lost work.
+    // Others: kube-scheduler's default preemption (strictly lower priority, anywhere).
+    std::vector<std::int64_t> victims;
+    if (mode_ == TenancyMode::kSeedance) {
+      victims = ChooseVictims(e, env, /*quota_needed=*/false);
+    } else {
+      std::vector<VictimCandidate> vc;
+      for (auto id : admitted_) {
+        const Entry& v = entries_.at(id);
+        if (v.w.priority < e.w.priority) vc.push_back({id, 1.0 + v.w.priority * 1e-3, v.w.priority});
+      }
+      if (!vc.empty()) {
+        if (auto node = env.VictimsForFit(e.w, vc)) victims = std::move(*node);
+      }
+    }
+    if (victims.empty()) {
+      q.heap.erase(KeyOf(e.w));
+      e.state = State::kInadmissible;
+      unplaceable_.push_back(e.w.id);
+      changed = true;
+      continue;
+    }
+    for (auto v : victims) {
+      Entry& ve = entries_.at(v);
+      const bool reclaim = env.Running(v).idle_s >= TierOf(ve.w.tier).reclaim_after_s;
+      Evict(ve, e, reclaim, out);
+    }
+    e.waiting_on += static_cast<int>(victims.size());
+    q.sticky = e.w.id;
+    changed = true;
+  }
+  return changed;
+}
+
+void Admitter::Cycle(double now, AdmissionEnv& env, std::vector<AdmissionDecision>* out) {
+  // Each pass is one Kueue scheduling cycle (one head per queue); at one instant they repeat
+  // until nothing changes. Every pass that changes something moves a workload out of a heap or
+  // admits/evicts, so this ends.
+  for (int guard = 0; guard < 1000000 && CyclePass(now, env, out); ++guard) {
+  }
+}
+
+void Admitter::Release(Entry& e) {
+  book_.Remove(e.w.tenant, e.w.request);
+  admitted_.erase(e.w.id);
+  if (e.evicted_for >= 0) {
+    auto it = entries_.find(e.evicted_for);
+    if (it != entries_.end() && it->second.waiting_on > 0) --it->second.waiting_on;
+    e.evicted_for = -1;
+  }
+}
+
+void Admitter::Finished(std::int64_t id) {
+  auto it = entries_.find(id);
+  SEEDANCE_CHECK(it != entries_.end());
+  Release(it->second);
+  const int t = it->second.w.tenant;
+  entries_.erase(it);
+  RequeueCohort(t);
+}
+
+void Admitter::Evicted(std::int64_t id, bool requeue) {
+  auto it = entries_.find(id);
+  SEEDANCE_CHECK(it != entries_.end());
+  Entry& e = it->second;
+  Release(e);
+  const int t = e.w.tenant;
+  if (requeue) {
+    e.state = State::kPending;
+    queues_[static_cast<std::size_t>(t)].heap.insert(KeyOf(e.w));
+  } else {
+    entries_.erase(it);
+  }
+  RequeueCohort(t);
+}
+
+std::vector<std::int64_t> Admitter::IdleSweep(const AdmissionEnv& env) const {
+  std::vector<std::int64_t> out;
+  if (mode_ != TenancyMode::kSeedance) return out;
+  for (auto id : admitted_) {
+    const Entry& e = entries_.at(id);
+    if (env.Running(id).idle_s >= TierOf(e.w.tier).max_idle_s) out.push_back(id);
+  }
+  return out;
+}
+
+}  // namespace seedance::tenancy

@@ -1,0 +1,182 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "seedance/core/status.h"
+#include "seedance/tenancy/quota.h"
+#include "seedance/tenancy/tiers.h"
+
+namespace seedance::tenancy {
+
+// How tenants share (issue 13; the three rows of `cost-benchmark --tenancy`):
+//  - kStrict: every tenant within its nominal quota, nothing borrowed (static partitions);
+//  - kBorrowing: Kueue's classical semantics, as a user would configure Kueue to protect Gold:
+//    borrowing within the cohort, reclaimWithinCohort LowerPriority, withinClusterQueue
+//    LowerPriority, BestEffortFIFO; victims chosen on quota alone (Kueue does not see nodes), and
+//    when the admitted workload still fits no node, kube-scheduler's default preemption (fewest,
+//    lowest-priority pods on one node; blind to checkpoints);
+//  - kSeedance: borrowing plus the tiers (guaranteed shares, reclaim of idle allocations), the
+//    S4.4 rule, checkpoint-aware victim sets that free a fit on one node (sched::FindVictimsForFit
+//    through AdmissionEnv), the elastic quota (S4.2) and fairness compensation (S4.5) in ordering.
+// kKueue: exactly Kueue's performance-test configuration (reclaimWithinCohort Any), for
+// `seedance bench kueue`.
+enum class TenancyMode { kStrict, kBorrowing, kSeedance, kKueue };
+std::string_view TenancyModeName(TenancyMode m);
+std::optional<TenancyMode> ParseTenancyMode(std::string_view s);
+
+// What admission knows of a workload (the information contract): what was submitted. No size.
+struct WorkloadRequest {
+  std::int64_t id = 0;          // stable, unique; the last tie-breaker everywhere
+  int tenant = 0;               // QuotaBook tenant index
+  Tier tier = Tier::kSilver;
+  int priority = 0;             // higher first (Kueue spec.priority)
+  double creation_s = 0;        // queue order timestamp; kept across preemptions
+  std::vector<Quantity> request;  // by QuotaBook resource index
+};
+
+// What admission sees of an admitted workload when it considers preempting it: telemetry and the
+// workload's own record, never its remaining work.
+struct RunningState {
+  double admitted_at_s = 0;
+  double executed_s = 0;       // run time since it was (last) admitted
+  double lost_if_preempted = 0;  // GPU-seconds of progress since its last checkpoint
+  double idle_s = 0;           // how long its utilization has been at or below its tier's trigger
+};
+
+struct VictimCandidate {
+  std::int64_t id = 0;
+  double cost = 0;  // what preempting it costs (the mode decides: lost work, or priority)
+  int priority = 0;
+};
+
+// The driver's side: nodes and telemetry. A driver without nodes (Kueue's scenario) says every
+// workload can be placed.
+class AdmissionEnv {
+ public:
+  virtual ~AdmissionEnv() = default;
+  virtual RunningState Running(std::int64_t id) const = 0;
+  // True if some node can take `w` now, with the workloads being evicted already gone.
+  virtual bool CanPlace(const WorkloadRequest& w) = 0;
+  // The victims among `candidates` whose removal frees a fit for `w` on one node (cheapest by
+  // cost); nullopt when no single node can be freed.
+  virtual std::optional<std::vector<std::int64_t>> VictimsForFit(const WorkloadRequest& w,
+                                                                 std::span<const VictimCandidate> candidates) = 0;
+};
+
+// One outcome of a cycle: admit `id`, or evict `id` to make room for `for_id`.
+struct AdmissionDecision {
+  enum class Kind { kAdmit, kEvict } kind = Kind::kAdmit;
+  std::int64_t id = 0;
+  std::int64_t for_id = -1;
+  bool borrowing = false;  // admit: the workload borrows cohort quota
+  bool reclaim = false;    // evict: the victim was idle past its tier's trigger (S4.1 reclaim)
+};
+
+struct AdmitterStats {
+  std::int64_t cycles = 0;
+  std::int64_t heads_considered = 0;
+  std::int64_t admitted = 0;
+  std::int64_t evictions = 0;
+};
+
+// Admitter: the admission step (SPEC S4) shared by the simulator and the online drivers.
+// Workloads wait in one queue per tenant; each Cycle takes one head per tenant, decides fit /
+// borrow / preempt against the QuotaBook (and the env's nodes), processes the heads in Kueue's
+// classical order (non-borrowing first, then priority, then - Seedance only - the fairness- and
+// elastic-weighted share, then creation time, then id), and repeats until nothing changes.
+// Admitted workloads hold quota until Finished or Evicted. Deterministic; thread-compatible.
+class Admitter {
+ public:
+  Admitter(QuotaBook book, TenancyMode mode, const TenancyConfig& config);
+
+  const QuotaBook& book() const { return book_; }
+  TenancyMode mode() const { return mode_; }
+
+  // A new workload (or, with the same id, one that was evicted and is requeued by Evicted).
+  // REQUIRES: id unknown; request sized num_resources().
+  void Submit(WorkloadRequest w);
+  // Runs cycles at `now` until no more decisions; appends them to `out`.
+  void Cycle(double now, AdmissionEnv& env, std::vector<AdmissionDecision>* out);
+  // An admitted workload ended: its quota returns; the cohort's inadmissible workloads requeue.
+  void Finished(std::int64_t id);
+  // An evicted workload is gone from its node: its quota returns; it rejoins its queue with its
+  // original creation time unless `requeue` is false (it ended while evicting).
+  void Evicted(std::int64_t id, bool requeue);
+  // Seedance's idle reclaim sweep (S4.1): admitted workloads idle at least their tier's
+  // max_idle_s. The driver releases them (Evicted or Finished). Empty in other modes.
+  std::vector<std::int64_t> IdleSweep(const AdmissionEnv& env) const;
+
+  // Seedance only: the tenant's fairness compensation weight (S4.5) and elastic scale (S4.2).
+  void SetCompensation(int tenant, double weight) { compensation_[static_cast<std::size_t>(tenant)] = weight; }
+  void SetElasticScale(int tenant, double scale) { elastic_[static_cast<std::size_t>(tenant)] = scale; }
+
+  std::size_t pending() const;
+  bool IsAdmitted(std::int64_t id) const;
+  const AdmitterStats& stats() const { return stats_; }
+
+ private:
+  enum class State { kPending, kInadmissible, kAdmitted, kEvicting };
+  struct Entry {
+    WorkloadRequest w;
+    State state = State::kPending;
+    double admitted_at = 0;
+    std::int64_t hash = 0;  // scheduling-equivalence class within its tenant
+    std::int64_t evicted_for = -1;  // kEvicting: the preemptor it makes room for
+    int waiting_on = 0;             // a preemptor: victims not gone yet
+  };
+  struct Key {
+    int neg_priority;
+    double creation_s;
+    std::int64_t id;
+    bool operator<(const Key& o) const;
+  };
+  struct Queue {
+    std::set<Key> heap;
+    std::vector<std::int64_t> inadmissible;
+    std::int64_t sticky = -1;  // a head waiting for its victims to leave
+  };
+  enum class Nomination { kFit, kBorrow, kPreempt, kNoFit, kWait };
+  struct Head {
+    std::int64_t id;
+    Nomination kind;
+    double order_share;
+  };
+
+  static Key KeyOf(const WorkloadRequest& w) { return {-w.priority, w.creation_s, w.id}; }
+  bool CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDecision>* out);
+  Nomination Nominate(const Entry& e, AdmissionEnv& env);
+  // Victims for `e` (quota and/or placement), empty when none would make it admissible.
+  std::vector<std::int64_t> ChooseVictims(const Entry& e, AdmissionEnv& env, bool quota_needed);
+  bool QuotaCandidate(const Entry& preemptor, const Entry& victim, const AdmissionEnv& env) const;
+  void MakeInadmissible(Queue& q, std::int64_t id);
+  void RequeueCohort(int tenant);
+  void Release(Entry& e);
+  void Evict(Entry& victim, const Entry& preemptor, bool reclaim, std::vector<AdmissionDecision>* out);
+  void Admit(Entry& e, double now);
+  double OrderShare(const Entry& e) const;
+  double GuaranteedShare(int tenant) const {
+    return TierOf(tenant_tier_[static_cast<std::size_t>(tenant)]).guaranteed_share;
+  }
+  const TierParams& TierOf(Tier t) const { return config_.tiers[static_cast<std::size_t>(t)]; }
+
+  QuotaBook book_;
+  TenancyMode mode_;
+  TenancyConfig config_;
+  std::unordered_map<std::int64_t, Entry> entries_;
+  std::vector<Queue> queues_;  // by tenant
+  std::vector<double> compensation_, elastic_;
+  std::unordered_map<std::int64_t, std::int64_t> hash_ids_;  // interned (priority, request) classes
+  std::set<std::int64_t> admitted_;              // admitted (not evicting) ids
+  std::vector<std::int64_t> unplaceable_;       // fit quota, no node: retried on any release
+  std::vector<Tier> tenant_tier_;               // by tenant (config), default silver
+  std::vector<std::vector<int>> cohort_members_;  // by tenant: tenants sharing its cohort (itself included)
+  AdmitterStats stats_;
+};
+
+}  // namespace seedance::tenancy

@@ -1,0 +1,211 @@
+#include "seedance/tenancy/admission.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "seedance/tenancy/fairness.h"
+#include "seedance/tenancy/quota.h"
+
+namespace seedance::tenancy {
+namespace {
+
+// No nodes (Kueue's performance test has none): everything can be placed; telemetry by id.
+class FakeEnv : public AdmissionEnv {
+ public:
+  std::map<std::int64_t, RunningState> running;
+  bool place = true;
+  RunningState Running(std::int64_t id) const override {
+    auto it = running.find(id);
+    return it == running.end() ? RunningState{} : it->second;
+  }
+  bool CanPlace(const WorkloadRequest&) override { return place; }
+  std::optional<std::vector<std::int64_t>> VictimsForFit(const WorkloadRequest&,
+                                                         std::span<const VictimCandidate>) override {
+    return std::vector<std::int64_t>{};
+  }
+};
+
+TenantConfig Cq(std::string name, std::string cohort, double nominal, std::optional<double> borrow = std::nullopt,
+                std::optional<double> lend = std::nullopt, Tier tier = Tier::kSilver) {
+  TenantConfig t;
+  t.name = std::move(name);
+  t.cohort = std::move(cohort);
+  t.tier = tier;
+  t.quota.push_back({"cpu", nominal, borrow, lend});
+  return t;
+}
+
+WorkloadRequest Wl(std::int64_t id, int tenant, double cpu, int priority, double created = 0, Tier tier = Tier::kSilver) {
+  return {id, tenant, tier, priority, created, {ToQuantity(cpu)}};
+}
+
+struct Harness {
+  Admitter a;
+  FakeEnv env;
+  std::vector<AdmissionDecision> out;
+  Harness(std::vector<TenantConfig> tenants, TenancyMode mode)
+      : a(*QuotaBook::Build(tenants, mode != TenancyMode::kStrict), mode, Config(tenants)) {}
+  static TenancyConfig Config(std::vector<TenantConfig> t) {
+    TenancyConfig c;
+    c.tenants = std::move(t);
+    return c;
+  }
+  std::vector<AdmissionDecision> Cycle(double now = 0) {
+    out.clear();
+    a.Cycle(now, env, &out);
+    return out;
+  }
+};
+
+TEST(QuotaBookTest, KueueQuotaMath) {
+  // Nominal 12 with lending limit 1 keeps 11 (PROTOCOLS.md section 6).
+  auto b = *QuotaBook::Build(std::vector<TenantConfig>{Cq("a", "c", 12, std::nullopt, 1), Cq("b", "c", 4)}, true);
+  EXPECT_EQ(FromQuantity(b.Available(1, 0)), 5);  // own 4 + a's lendable 1
+  EXPECT_EQ(b.Check(1, std::vector<Quantity>{ToQuantity(5)}), FitKind::kBorrow);
+  EXPECT_EQ(b.Check(1, std::vector<Quantity>{ToQuantity(6)}), FitKind::kNoFit);
+  EXPECT_EQ(b.Check(1, std::vector<Quantity>{ToQuantity(4)}), FitKind::kFit);
+  b.Add(1, std::vector<Quantity>{ToQuantity(5)});
+  EXPECT_EQ(FromQuantity(b.Available(0, 0)), 11);  // what it keeps; its lendable unit is lent
+  EXPECT_TRUE(b.IsBorrowing(1));
+}
+
+TEST(QuotaBookTest, BorrowingLimitCapsBorrowing) {
+  auto b = *QuotaBook::Build(std::vector<TenantConfig>{Cq("a", "c", 20, 5), Cq("b", "c", 20)}, true);
+  EXPECT_EQ(FromQuantity(b.Available(0, 0)), 25);
+  EXPECT_EQ(b.Check(0, std::vector<Quantity>{ToQuantity(26)}), FitKind::kNoFit);
+  EXPECT_EQ(FromQuantity(b.PotentialAvailable(0, 0)), 25);
+  EXPECT_EQ(FromQuantity(b.PotentialAvailable(1, 0)), 40);
+}
+
+TEST(QuotaBookTest, NoBorrowingWithoutCohortOrInStrictMode) {
+  auto strict = *QuotaBook::Build(std::vector<TenantConfig>{Cq("a", "c", 20), Cq("b", "c", 20)}, false);
+  EXPECT_EQ(strict.Check(0, std::vector<Quantity>{ToQuantity(21)}), FitKind::kNoFit);
+  auto loner = *QuotaBook::Build(std::vector<TenantConfig>{Cq("a", "", 20), Cq("b", "c", 20)}, true);
+  EXPECT_EQ(loner.Check(0, std::vector<Quantity>{ToQuantity(21)}), FitKind::kNoFit);
+}
+
+// reclaimWithinCohort: Any - a tenant back within nominal preempts a borrower of any priority.
+TEST(AdmitterTest, ReclaimWithinCohortAny) {
+  Harness r({Cq("a", "c", 20, 100), Cq("b", "c", 20, 100)}, TenancyMode::kKueue);
+  r.a.Submit(Wl(1, 1, 40, /*priority=*/200));
+  ASSERT_EQ(r.Cycle().size(), 1u);  // b borrows a's 20
+  r.a.Submit(Wl(2, 0, 5, /*priority=*/50, 1));
+  auto d = r.Cycle(1);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, AdmissionDecision::Kind::kEvict);
+  EXPECT_EQ(d[0].id, 1);
+  EXPECT_EQ(r.Cycle(1).size(), 0u);  // sticky head waits for the eviction
+  r.a.Evicted(1, /*requeue=*/true);
+  d = r.Cycle(2);
+  ASSERT_GE(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 2);  // the reclaimer, non-borrowing first
+}
+
+// The borrowing mode (reclaimWithinCohort LowerPriority) keeps a higher-priority borrower.
+TEST(AdmitterTest, ReclaimLowerPriorityKeepsHigherPriorityBorrower) {
+  Harness r({Cq("a", "c", 20, 100), Cq("b", "c", 20, 100)}, TenancyMode::kBorrowing);
+  r.a.Submit(Wl(1, 1, 40, 200));
+  ASSERT_EQ(r.Cycle().size(), 1u);
+  r.a.Submit(Wl(2, 0, 5, 50, 1));
+  EXPECT_EQ(r.Cycle(1).size(), 0u);
+}
+
+// withinClusterQueue: LowerPriority - only strictly lower priority in the same queue.
+TEST(AdmitterTest, WithinClusterQueueLowerPriority) {
+  Harness r({Cq("a", "", 20)}, TenancyMode::kKueue);
+  r.a.Submit(Wl(1, 0, 20, 100));
+  ASSERT_EQ(r.Cycle().size(), 1u);
+  r.a.Submit(Wl(2, 0, 10, 100, 1));  // equal priority: no preemption
+  EXPECT_EQ(r.Cycle(1).size(), 0u);
+  r.a.Submit(Wl(3, 0, 10, 150, 2));
+  auto d = r.Cycle(2);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, AdmissionDecision::Kind::kEvict);
+  EXPECT_EQ(d[0].for_id, 3);
+}
+
+// BestEffortFIFO: a head that does not fit steps aside; the next smaller one is admitted.
+TEST(AdmitterTest, BestEffortFifoSkipsAHeadThatDoesNotFit) {
+  Harness r({Cq("a", "", 20)}, TenancyMode::kKueue);
+  r.a.Submit(Wl(1, 0, 15, 100));
+  r.a.Submit(Wl(2, 0, 10, 100, 1));  // does not fit after 1
+  r.a.Submit(Wl(3, 0, 5, 100, 2));
+  auto d = r.Cycle();
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].id, 1);
+  EXPECT_EQ(d[1].id, 3);
+  r.a.Finished(1);  // quota released: the inadmissible one returns
+  d = r.Cycle(5);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 2);
+}
+
+TEST(AdmitterTest, NonBorrowingBeforeBorrowingThenPriority) {
+  Harness r({Cq("a", "c", 10, 100), Cq("b", "c", 10, 100)}, TenancyMode::kKueue);
+  r.a.Submit(Wl(1, 0, 15, 500));  // borrows 5, high priority
+  r.a.Submit(Wl(2, 1, 10, 1, 1));  // within nominal, low priority
+  auto d = r.Cycle();
+  ASSERT_EQ(d.size(), 1u);  // only one fits the 20 in the cohort after the other
+  EXPECT_EQ(d[0].id, 2);
+}
+
+TEST(AdmitterTest, SeedanceNeverLetsALowerTierPreemptGold) {
+  Harness r({Cq("a", "c", 20, 100, std::nullopt, Tier::kGold), Cq("b", "c", 20, 100, std::nullopt, Tier::kBronze)},
+        TenancyMode::kSeedance);
+  r.a.Submit(Wl(1, 0, 40, 300, 0, Tier::kGold));  // Gold borrows b's quota
+  ASSERT_EQ(r.Cycle().size(), 1u);
+  r.a.Submit(Wl(2, 1, 5, 100, 1, Tier::kBronze));
+  EXPECT_EQ(r.Cycle(1).size(), 0u);
+}
+
+TEST(AdmitterTest, SeedanceGoldReclaimsWithinOneCycle) {
+  Harness r({Cq("a", "c", 20, 100, std::nullopt, Tier::kGold), Cq("b", "c", 20, 100, std::nullopt, Tier::kBronze)},
+        TenancyMode::kSeedance);
+  r.a.Submit(Wl(1, 1, 30, 100, 0, Tier::kBronze));
+  r.a.Submit(Wl(2, 1, 10, 100, 0.5, Tier::kBronze));
+  ASSERT_EQ(r.Cycle().size(), 2u);  // b holds all 40
+  r.env.running[1] = {.admitted_at_s = 0, .executed_s = 100, .lost_if_preempted = 900, .idle_s = 0};
+  r.env.running[2] = {.admitted_at_s = 0, .executed_s = 100, .lost_if_preempted = 50, .idle_s = 0};
+  r.a.Submit(Wl(3, 0, 8, 300, 1, Tier::kGold));
+  auto d = r.Cycle(1);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 2);  // the victim that loses the least work and frees enough
+}
+
+TEST(AdmitterTest, SeedanceIdleSweepUsesTierMaxIdle) {
+  Harness r({Cq("a", "", 20, std::nullopt, std::nullopt, Tier::kBronze)}, TenancyMode::kSeedance);
+  r.a.Submit(Wl(1, 0, 5, 100, 0, Tier::kBronze));
+  r.a.Submit(Wl(2, 0, 5, 100, 0, Tier::kGold));
+  ASSERT_EQ(r.Cycle().size(), 2u);
+  r.env.running[1].idle_s = 91;  // Bronze tolerates 90 s
+  r.env.running[2].idle_s = 600;  // Gold tolerates 15 min
+  EXPECT_EQ(r.a.IdleSweep(r.env), std::vector<std::int64_t>{1});
+}
+
+TEST(FairnessTest, JainAndWaterFill) {
+  EXPECT_DOUBLE_EQ(JainIndex(std::vector<double>{1, 1, 1}), 1.0);
+  EXPECT_NEAR(JainIndex(std::vector<double>{1, 0}), 0.5, 1e-12);
+  auto f = WaterFill(10, std::vector<double>{2, 100, 100}, std::vector<double>{1, 1, 2});
+  EXPECT_NEAR(f[0], 2, 1e-9);
+  EXPECT_NEAR(f[1], 8.0 / 3, 1e-9);
+  EXPECT_NEAR(f[2], 16.0 / 3, 1e-9);
+  EXPECT_NEAR(CompensationWeight(-0.123), 0.18, 0.001);
+  EXPECT_NEAR(CompensationWeight(0.057), -0.07, 0.001);
+}
+
+TEST(TiersTest, SeedDefaultsAndElasticScale) {
+  auto p = DefaultTierParams();
+  EXPECT_EQ(p[0].guaranteed_share, 1.0);
+  EXPECT_EQ(p[1].guaranteed_share, 0.8);
+  EXPECT_EQ(p[2].guaranteed_share, 0.5);
+  EXPECT_EQ(p[2].max_idle_s, 90);
+  EXPECT_NEAR(ElasticScale(p[0], 300, 0), 0.3 + 0.7 / std::exp(1.0), 1e-12);
+  EXPECT_NEAR(ElasticScale(p[1], 0, 1.0), 0.8 * 1.5, 1e-12);
+  EXPECT_EQ(ParseTier("GOLD"), Tier::kGold);
+  EXPECT_FALSE(ParseTier("platinum"));
+}
+
+}  // namespace
+}  // namespace seedance::tenancy
