@@ -336,6 +336,7 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
     if (fit == FitKind::kNoFit) continue;  // taken by an earlier head: nominated again next pass
     if (env.CanPlace(e.w)) {
       Admit(e, now);
+      env.OnAdmit(e.w);
       out->push_back({AdmissionDecision::Kind::kAdmit, e.w.id, -1, fit == FitKind::kBorrow, false});
       changed = true;
       continue;

@@ -67,6 +67,9 @@ class AdmissionEnv {
   // cost); nullopt when no single node can be freed.
   virtual std::optional<std::vector<std::int64_t>> VictimsForFit(const WorkloadRequest& w,
                                                                  std::span<const VictimCandidate> candidates) = 0;
+  // Called the moment `w` is admitted (before later heads of the same cycle are considered), so
+  // a driver with nodes binds it at once and CanPlace stays truthful within one cycle.
+  virtual void OnAdmit(const WorkloadRequest& /*w*/) {}
 };
 
 // One outcome of a cycle: admit `id`, or evict `id` to make room for `for_id`.
