@@ -1,6 +1,7 @@
 #include "seedance/sim/tenancy_replay.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -21,13 +22,12 @@
 
 namespace seedance::sim {
 
-using tenancy::Tier;
 
-int TierPriority(Tier tier) {
+int TierPriority(tenancy::Tier tier) {
   switch (tier) {
-    case Tier::kGold: return 300;
-    case Tier::kSilver: return 200;
-    case Tier::kBronze: return 100;
+    case tenancy::Tier::kGold: return 300;
+    case tenancy::Tier::kSilver: return 200;
+    case tenancy::Tier::kBronze: return 100;
   }
   return 0;
 }
@@ -102,7 +102,7 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
       best = k;
     }
   }
-  auto model = gpu::ParseGpuName(w.gpu_types[best], gpu::NameMatch::kAny);
+  auto model = gpu::ParseGpuName(w.gpu_types[best], gpu::NameMatch::kName);
   if (!model.has_value()) return model.error();
   TenancyScenario s;
   s.name = w.name;
@@ -113,17 +113,26 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
   s.config.tenants.clear();
   std::map<std::string, int> tenant_index;
   std::set<std::string> names;
-  for (const auto& j : w.jobs) names.insert(j.tenant.empty() ? "default" : j.tenant);
+  for (const auto& j : w.jobs)
+    if (j.arrival_s < window_s) names.insert(j.tenant.empty() ? "default" : j.tenant);
   for (const auto& n : names) tenant_index.emplace(n, static_cast<int>(tenant_index.size()));
-  std::vector<double> demand(names.size(), 0.0);
+  std::vector<double> demand(names.size(), 0.0);  // GPU-seconds over the whole workload
   Rng rng(o.seed ^ 0x7e4a9c11ULL);
   int skipped = 0;
-  double offered = 0;
+  double offered = 0;  // GPU-seconds of work inside the window
+  double trace_end = 0;
   for (const auto& j : w.jobs) {
     if (j.steps_per_s[best] <= 0) {
       ++skipped;
       continue;
     }
+    auto ti = tenant_index.find(j.tenant.empty() ? "default" : j.tenant);
+    if (ti == tenant_index.end()) continue;  // a tenant with no job in the window
+    const int tenant = ti->second;
+    const double work = j.total_steps / j.steps_per_s[best];
+    demand[static_cast<std::size_t>(tenant)] += std::min(j.gpus, kGpusPerNode) * work;
+    trace_end = std::max(trace_end, j.arrival_s);
+    if (j.arrival_s >= window_s) continue;
     TenancyJob t;
     t.id = j.id;
     t.tenant = tenant_index.at(j.tenant.empty() ? "default" : j.tenant);
@@ -135,7 +144,6 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
     t.pod.creation_s = static_cast<std::int64_t>(j.arrival_s);
     SeedJobTruth(t, rng, o);
     const double in_window = std::max(0.0, std::min(t.work_s, window_s - t.arrival_s));
-    demand[static_cast<std::size_t>(t.tenant)] += t.pod.num_gpu * in_window;
     offered += t.pod.num_gpu * in_window;
     s.jobs.push_back(std::move(t));
   }
@@ -143,8 +151,8 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
   for (int i = 0; i < gpus / kGpusPerNode; ++i) {
     cluster::NodeSpec n;
     n.name = "node-" + std::to_string(i);
-    n.cpu = MilliCpu(96000);
-    n.memory = Mebibytes(768 * 1024);
+    n.cpu = Millicores(96000);
+    n.memory = MiB(768 * 1024);
     n.gpu_count = kGpusPerNode;
     n.model = cluster::GpuModelIndex(static_cast<std::int32_t>(*model));
     s.nodes.push_back(n);
@@ -159,7 +167,7 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
     t.name = name;
     t.cohort = "all";
     auto it = configured.find(name);
-    t.tier = it != configured.end() ? it->second->tier : static_cast<Tier>(k % tenancy::kNumTiers);
+    t.tier = it != configured.end() ? it->second->tier : static_cast<tenancy::Tier>(k % tenancy::kNumTiers);
     t.quota.push_back({"gpu", static_cast<double>(quota[static_cast<std::size_t>(k)]), std::nullopt, std::nullopt});
     s.config.tenants.push_back(std::move(t));
     ++k;
@@ -168,8 +176,10 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "Cluster: %d x 8 %s (offered GPU demand over the %.1f-day window = %.0f%% of it); %zu tenants in one "
-                "cohort, nominal GPU quota = each tenant's share of that demand (whole GPUs); tiers %s.",
+                "cohort, nominal GPU quota = each tenant's share of GPU demand over the whole %.0f-day workload (whole "
+                "GPUs, at least 1; set from history, not from the replayed week); tiers %s.",
                 gpus / kGpusPerNode, s.gpu_type.c_str(), window_s / 86400, o.target_load * 100, names.size(),
+                std::max(window_s, trace_end) / 86400,
                 config.tenants.empty() ? "by tenant name in turn gold / silver / bronze" : "from the config");
   s.assumptions.push_back(buf);
   if (skipped > 0) s.assumptions.push_back(std::to_string(skipped) + " jobs that cannot run on " + s.gpu_type + " skipped");
@@ -191,10 +201,10 @@ Result<TenancyScenario> OpenbTenancyScenario(const std::string& nodes_csv, const
   // QoS -> tenant and tier.
   struct Class {
     const char* name;
-    Tier tier;
+    tenancy::Tier tier;
   };
-  const Class classes[] = {{"ls", Tier::kGold}, {"guaranteed", Tier::kSilver}, {"burstable", Tier::kSilver},
-                           {"be", Tier::kBronze}};
+  const Class classes[] = {{"ls", tenancy::Tier::kGold}, {"guaranteed", tenancy::Tier::kSilver}, {"burstable", tenancy::Tier::kSilver},
+                           {"be", tenancy::Tier::kBronze}};
   auto class_of = [](cluster::Qos q) {
     switch (q) {
       case cluster::Qos::kLatencySensitive: return 0;
@@ -287,6 +297,8 @@ struct JobRun {
   cluster::NodeId node;
   cluster::GpuAssignment gpus;
   bool gold_check = false;
+  int kube_waiting = 0;       // kube-scheduler preemption: victims still terminating
+  bool kube_evicted = false;  // evicted by kube-scheduler's preemption
   int preemptions = 0;
   std::int64_t evicted_by = -1;
 };
@@ -322,22 +334,28 @@ class Replay final : public tenancy::AdmissionEnv {
   void Integrate(double t1);
   void Apply(const std::vector<tenancy::AdmissionDecision>& d);
   void Release(JobRun& r);
+  void Start(std::size_t i, const sched::PlacementDecision& d);
+  void KubeSchedule();
+  void EvictJob(std::size_t i, std::int64_t for_id, bool kube);
   void UpdateSeedanceSignals();
 
   const TenancyScenario& s_;
   tenancy::TenancyMode mode_;
   bool compensation_;
   cluster::ClusterState state_;
+  sched::PolicyContext ctx_;
   std::unique_ptr<sched::PlacementPolicy> placer_;
   Rng placer_rng_{0};
   std::unique_ptr<tenancy::Admitter> admitter_;
   std::unique_ptr<tenancy::FairShareTracker> fair_;
   std::vector<JobRun> runs_;
   std::map<std::int64_t, std::size_t> index_;
+  std::set<std::size_t> unscheduled_;  // admitted on quota, waiting for a node (Kueue modes)
   std::set<std::size_t> live_;  // jobs holding GPUs (running, idle tail, evicting)
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::int64_t seq_ = 0;
   double now_ = 0, last_t_ = 0;
+  std::size_t unstarted_ = 0;  // jobs arrived in the window that have not started yet
   std::size_t nt_ = 0;
   std::vector<double> held_, demand_, work_held_;  // by tenant (GPUs)
   std::vector<std::multiset<int>> pending_gpus_;   // waiting jobs' GPU counts, by tenant
@@ -371,7 +389,7 @@ tenancy::RunningState Replay::Running(std::int64_t id) const {
 bool Replay::CanPlace(const tenancy::WorkloadRequest& w) {
   const auto& pod = runs_[Index(w.id)].job->pod;
   for (std::size_t n = 0; n < state_.size(); ++n)
-    if (state_.CanPlace(cluster::NodeId(static_cast<std::int32_t>(n)), pod)) return true;
+    if (state_.CanPlace(cluster::NodeId(static_cast<std::uint32_t>(n)), pod)) return true;
   return false;
 }
 
@@ -391,9 +409,18 @@ std::optional<std::vector<std::int64_t>> Replay::VictimsForFit(const tenancy::Wo
 
 void Replay::OnAdmit(const tenancy::WorkloadRequest& w) {
   const std::size_t i = Index(w.id);
+  auto d = placer_->Decide(state_, runs_[i].job->pod, placer_rng_);
+  if (d.placed()) {
+    Start(i, d);
+  } else {
+    // Admitted on quota (Kueue); the pod waits for kube-scheduler (KubeSchedule).
+    SEEDANCE_CHECK(mode_ != tenancy::TenancyMode::kSeedance) << "admitted job " << w.id << " has no node";
+    unscheduled_.insert(i);
+  }
+}
+
+void Replay::Start(std::size_t i, const sched::PlacementDecision& d) {
   JobRun& r = runs_[i];
-  auto d = placer_->Decide(state_, r.job->pod, placer_rng_);
-  SEEDANCE_CHECK(d.placed()) << "admitted job " << w.id << " has no node";
   state_.Bind(r.job->pod, d.node, d.gpus);
   live_.insert(i);
   r.node = d.node;
@@ -402,6 +429,7 @@ void Replay::OnAdmit(const tenancy::WorkloadRequest& w) {
   r.run_start = now_;
   if (r.first_start < 0) {
     r.first_start = now_;
+    if (r.job->arrival_s < s_.window_s) --unstarted_;
     if (r.gold_check && now_ - r.job->arrival_s > s_.config.cycle_s) ++out_.gold_guarantee_violations;
   }
   const auto t = static_cast<std::size_t>(r.job->tenant);
@@ -411,6 +439,41 @@ void Replay::OnAdmit(const tenancy::WorkloadRequest& w) {
   pending_gpus_[t].erase(pending_gpus_[t].find(r.job->pod.num_gpu));
   ++r.gen;
   Push(now_ + r.remaining_s, EventKind::kWorkDone, i, r.gen);
+}
+
+void Replay::KubeSchedule() {
+  // kube-scheduler for pods Kueue admitted on quota: bind where one fits, else DefaultPreemption:
+  // the node whose strictly-lower-priority pods, fewest and lowest first, free a fit. A pod whose
+  // victims are terminating waits for them (its nominated node).
+  std::vector<std::size_t> order(unscheduled_.begin(), unscheduled_.end());
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto& x = *runs_[a].job;
+    const auto& y = *runs_[b].job;
+    return std::make_tuple(-TierPriority(x.tier), x.arrival_s, x.id) < std::make_tuple(-TierPriority(y.tier), y.arrival_s, y.id);
+  });
+  for (std::size_t i : order) {
+    JobRun& r = runs_[i];
+    if (r.kube_waiting > 0) continue;
+    auto d = placer_->Decide(state_, r.job->pod, placer_rng_);
+    if (d.placed()) {
+      unscheduled_.erase(i);
+      Start(i, d);
+      continue;
+    }
+    const int prio = TierPriority(r.job->tier);
+    std::vector<sched::PreemptionCandidate> cands;
+    for (std::size_t k : live_) {
+      const JobRun& v = runs_[k];
+      if (v.state == JobState::kEvicting || TierPriority(v.job->tier) >= prio) continue;
+      cands.push_back({v.job->id, v.node, v.job->pod, v.gpus, 1.0 + TierPriority(v.job->tier) * 1e-3});
+    }
+    auto vs = sched::FindVictimsForFit(state_, r.job->pod, cands);
+    if (!vs || vs->victims.empty()) continue;
+    for (auto id : vs->victims) {
+      EvictJob(Index(id), r.job->id, /*kube=*/true);
+      ++r.kube_waiting;
+    }
+  }
 }
 
 void Replay::Release(JobRun& r) {
@@ -440,11 +503,11 @@ void Replay::Integrate(double t1) {
     }
     fair_->Advance(a, b, s_.total_gpus, demand_, held_);
   }
-  // Share-over-time buckets (whole run).
+  // Share-over-time buckets (the window).
   double x = t0;
-  while (x < t1) {
+  while (x < std::min(t1, s_.window_s)) {
     const auto k = static_cast<std::size_t>(x / bucket_s_);
-    const double edge = std::min(t1, static_cast<double>(k + 1) * bucket_s_);
+    const double edge = std::min({t1, s_.window_s, static_cast<double>(k + 1) * bucket_s_});
     if (buckets_.size() <= k) buckets_.resize(k + 1, std::vector<double>(nt_, 0.0));
     for (std::size_t t = 0; t < nt_; ++t) buckets_[k][t] += held_[t] * (edge - x) / bucket_s_;
     x = edge;
@@ -486,40 +549,48 @@ void Replay::Apply(const std::vector<tenancy::AdmissionDecision>& ds) {
       continue;  // bound in OnAdmit
     }
     ++out_.admission_decisions;
-    const std::size_t i = Index(d.id);
-    JobRun& r = runs_[i];
-    const JobRun& by = runs_[Index(d.for_id)];
-    if (r.state == JobState::kTail) {
-      ++out_.idle_reclaims;  // nothing lost: its work was done
-    } else {
-      ++out_.preemptions;
-      ++r.preemptions;
-      if (r.job->tier == Tier::kGold && static_cast<int>(by.job->tier) > static_cast<int>(Tier::kGold))
-        ++out_.gold_preempted_by_lower;
-      // Work since the last checkpoint is lost; the job stops making progress now.
-      const double done = r.kept_at_start + (now_ - r.run_start);
-      const double kept = std::floor(done / r.job->checkpoint_s) * r.job->checkpoint_s;
-      const double lost = done - kept;
-      out_.work_lost_gpu_hours += lost * r.job->pod.num_gpu / 3600.0;
-      r.kept_at_start = kept;
-      r.remaining_s = r.job->work_s - kept;
-      work_held_[static_cast<std::size_t>(r.job->tenant)] -= r.job->pod.num_gpu;
-    }
-    r.evicted_by = d.for_id;
-    r.state = JobState::kEvicting;
-    ++r.gen;
-    Push(now_ + s_.config.grace_s, EventKind::kEvictDone, i, r.gen);
+    EvictJob(Index(d.id), d.for_id, /*kube=*/false);
   }
 }
 
+void Replay::EvictJob(std::size_t i, std::int64_t for_id, bool kube) {
+  JobRun& r = runs_[i];
+  if (r.state == JobState::kEvicting) return;  // already on its way out
+  if (unscheduled_.erase(i) > 0) {
+    // Admitted on quota but never bound (waiting for kube-scheduler): it just loses its quota.
+    ++out_.preemptions;
+    ++r.preemptions;
+    admitter_->Evicted(r.job->id, /*requeue=*/true);
+    return;
+  }
+  const JobRun& by = runs_[Index(for_id)];
+  if (r.state == JobState::kTail) {
+    ++out_.idle_reclaims;  // nothing lost: its work was done
+  } else {
+    ++out_.preemptions;
+    ++r.preemptions;
+    if (r.job->tier == tenancy::Tier::kGold && static_cast<int>(by.job->tier) > static_cast<int>(tenancy::Tier::kGold))
+      ++out_.gold_preempted_by_lower;
+    // Work since the last checkpoint is lost; the job stops making progress now.
+    const double done = r.kept_at_start + (now_ - r.run_start);
+    const double kept = std::floor(done / r.job->checkpoint_s) * r.job->checkpoint_s;
+    out_.work_lost_gpu_hours += (done - kept) * r.job->pod.num_gpu / 3600.0;
+    r.kept_at_start = kept;
+    r.remaining_s = r.job->work_s - kept;
+    work_held_[static_cast<std::size_t>(r.job->tenant)] -= r.job->pod.num_gpu;
+  }
+  r.evicted_by = for_id;
+  r.kube_evicted = kube;
+  r.state = JobState::kEvicting;
+  ++r.gen;
+  Push(now_ + s_.config.grace_s, EventKind::kEvictDone, i, r.gen);
+}
+
 Result<TenancyOutcome> Replay::Run() {
-  SEEDANCE_ASSIGN_OR_RETURN(placer_, sched::MakePlacementPolicy("bestfit", sched::PolicyContext{
-                                                                              [&] {
-                                                                                std::vector<std::uint32_t> r(s_.nodes.size());
-                                                                                for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<std::uint32_t>(i);
-                                                                                return r;
-                                                                              }(),
-                                                                              {}}));
+  // The policy keeps a reference to its context: it lives as long as the replay.
+  ctx_.tie_rank.resize(s_.nodes.size());
+  for (std::size_t i = 0; i < s_.nodes.size(); ++i) ctx_.tie_rank[i] = static_cast<std::uint32_t>(i);
+  SEEDANCE_ASSIGN_OR_RETURN(placer_, sched::MakePlacementPolicy("bestfit", ctx_));
   SEEDANCE_ASSIGN_OR_RETURN(auto book, tenancy::QuotaBook::Build(s_.config.tenants, mode_ != tenancy::TenancyMode::kStrict));
   const int gpu_r = book.ResourceIndex("gpu");
   if (gpu_r < 0) return InvalidArgumentError("tenancy replay: tenants have no 'gpu' quota");
@@ -552,8 +623,14 @@ Result<TenancyOutcome> Replay::Run() {
   double next_tick = -1;
   const double tick = mode_ == tenancy::TenancyMode::kSeedance ? std::min(s_.config.cycle_s, s_.config.reclaim_sweep_s)
                                                                : s_.config.cycle_s;
+  // Runs until every job that arrived in the window has started (waits are then known) and the
+  // window is over; jobs still running then are cut off (their work past it shapes no figure).
+  unstarted_ = 0;
+  for (const auto& j : s_.jobs) unstarted_ += j.arrival_s < s_.window_s ? 1 : 0;
+  const double hard_stop = s_.window_s * 10;
   while (!events_.empty()) {
     const double t = events_.top().t;
+    if (t >= s_.window_s && (unstarted_ == 0 || t > hard_stop)) break;
     Integrate(t);
     now_ = t;
     bool ticked = false;
@@ -581,7 +658,7 @@ Result<TenancyOutcome> Replay::Run() {
           w.creation_s = r.job->arrival_s;
           w.request.assign(static_cast<std::size_t>(nr), 0);
           w.request[static_cast<std::size_t>(gpu_r)] = tenancy::ToQuantity(g);
-          if (r.job->tier == Tier::kGold) {
+          if (r.job->tier == tenancy::Tier::kGold) {
             // Guarantee 1: a Gold workload that fits within its tenant's unborrowed guaranteed quota.
             r.gold_check = admitter_->book().WithinShare(w.tenant, w.request, s_.config.tiers[0].guaranteed_share);
             if (r.gold_check && r.job->arrival_s < s_.window_s) ++out_.gold_guarantee_checks;
@@ -612,6 +689,11 @@ Result<TenancyOutcome> Replay::Run() {
         case EventKind::kEvictDone: {
           Release(r);
           ++r.gen;
+          if (r.kube_evicted) {
+            JobRun& p = runs_[Index(r.evicted_by)];
+            if (p.kube_waiting > 0) --p.kube_waiting;
+            r.kube_evicted = false;
+          }
           if (r.remaining_s <= 0) {  // reclaimed in its idle tail: the job is over
             r.state = JobState::kDone;
             demand_[ten] -= g;
@@ -646,9 +728,12 @@ Result<TenancyOutcome> Replay::Run() {
         }
       }
     }
+    // Pods already admitted and waiting for a node go first (their nominated nodes are theirs).
+    if (!unscheduled_.empty()) KubeSchedule();
     decisions.clear();
     admitter_->Cycle(t, *this, &decisions);
     Apply(decisions);
+    if (!unscheduled_.empty()) KubeSchedule();
     // Periodic cycles while work waits or (Seedance) idle allocations may need reclaiming.
     if (active > 0 && (next_tick < 0 || next_tick <= t)) {
       next_tick = t + tick;
@@ -674,7 +759,7 @@ Result<TenancyOutcome> Replay::Run() {
       ++o.jobs;
       o.preemptions += r.preemptions;
       waits.push_back(((r.first_start >= 0 ? r.first_start : now_) - r.job->arrival_s) / 3600.0);
-      if (r.state != JobState::kDone) ++out_.unfinished;
+      if (r.first_start < 0) ++out_.unstarted;
     }
     std::sort(waits.begin(), waits.end());
     auto pct = [&](double q) {
@@ -730,7 +815,11 @@ Result<TenancyComparison> RunTenancyComparison(const ScenarioSpec& spec, const s
     Workload w;
     FleetSpec fleet;
     std::vector<std::string> notes;
-    SEEDANCE_RETURN_IF_ERROR(BuildScenario(spec, &w, &fleet, &notes));
+    // Quotas come from the workload's whole history (Philly: its 125 days), the replay from the
+    // arrival window.
+    ScenarioSpec whole = spec;
+    if (spec.workload == "philly") whole.duration_s = 400 * 86400.0;
+    SEEDANCE_RETURN_IF_ERROR(BuildScenario(whole, &w, &fleet, &notes));
     const double window = spec.duration_s > 0 ? spec.duration_s : 7 * 86400.0;
     SEEDANCE_ASSIGN_OR_RETURN(c.scenario, TenancyScenarioFromWorkload(w, spec.config.tenancy, window, 0.0, opts));
     SEEDANCE_ASSIGN_OR_RETURN(c.scenario.usd_per_gpu_hour, price_of(c.scenario.gpu_type));

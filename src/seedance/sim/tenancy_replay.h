@@ -57,7 +57,7 @@ int TierPriority(tenancy::Tier tier);
 // gold / silver / bronze. Per job, seeded: checkpoint interval U(15, 60) min, busy utilization
 // U(0.5, 1.0), and with probability `idle_tail_prob` an idle tail Exp(mean `idle_tail_mean_s`).
 struct TenancyScenarioOptions {
-  double target_load = 0.85;
+  double target_load = 1.0;
   double idle_tail_prob = 0.25;
   double idle_tail_mean_s = 7200;
   std::uint64_t seed = 0;
@@ -100,7 +100,7 @@ struct TenancyOutcome {
   int preemptions = 0;
   int idle_reclaims = 0;           // allocations released by the idle sweep or preempted while idle
   double work_lost_gpu_hours = 0;
-  int unfinished = 0;
+  int unstarted = 0;  // jobs of the window that never started (the run stops at 10x the window)
   std::int64_t admission_decisions = 0;
   std::vector<TenantOutcome> per_tenant;
   double bucket_s = 0;

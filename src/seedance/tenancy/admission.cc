@@ -7,6 +7,9 @@
 #include "seedance/core/check.h"
 
 namespace seedance::tenancy {
+namespace {
+constexpr double kYieldAbove = 0.10;  // compensation weight of an under-served tenant
+}  // namespace
 
 std::string_view TenancyModeName(TenancyMode m) {
   switch (m) {
@@ -71,6 +74,13 @@ std::size_t Admitter::pending() const {
 
 bool Admitter::IsAdmitted(std::int64_t id) const { return admitted_.count(id) > 0; }
 
+double Admitter::GuaranteedShare(int tenant) const {
+  const auto t = static_cast<std::size_t>(tenant);
+  const double base = TierOf(tenant_tier_[t]).guaranteed_share;
+  if (mode_ != TenancyMode::kSeedance || !config_.fairness_compensation) return base;
+  return std::min(1.0, base + std::max(0.0, compensation_[t]));
+}
+
 double Admitter::OrderShare(const Entry& e) const {
   if (mode_ != TenancyMode::kSeedance) return 0.0;
   const auto t = static_cast<std::size_t>(e.w.tenant);
@@ -84,7 +94,8 @@ double Admitter::OrderShare(const Entry& e) const {
   }
   // The elastic scale (S4.2) is the tenant's weight: a busy tenant's entitlement grows to 1.5x,
   // an idle one's decays; the compensation (S4.5) moves an under-served tenant forward.
-  return share / std::max(1e-3, elastic_[t]) - config_.fairness_compensation * compensation_[t];
+  const double comp = config_.fairness_compensation ? compensation_[t] : 0.0;
+  return share / std::max(1e-3, elastic_[t]) * (1.0 - comp);
 }
 
 Admitter::Nomination Admitter::Nominate(const Entry& e, AdmissionEnv& /*env*/) {
@@ -121,9 +132,11 @@ bool Admitter::QuotaCandidate(const Entry& p, const Entry& v, const AdmissionEnv
     case TenancyMode::kSeedance: {
       // A lower tier never preempts Gold (issue 13, guarantee 1).
       if (v.w.tier == Tier::kGold && p.w.tier != Tier::kGold) return false;
-      if (static_cast<int>(v.w.tier) < static_cast<int>(p.w.tier)) return false;
       if (same_tenant) return lower;
-      if (same_cohort && book_.IsBorrowing(v.w.tenant)) return true;  // reclaim what was lent
+      // Borrowed capacity is never guaranteed: an owner reclaims what it lent (Kueue's
+      // reclaimWithinCohort), from any tier but Gold.
+      if (same_cohort && book_.IsBorrowing(v.w.tenant)) return true;
+      if (static_cast<int>(v.w.tier) < static_cast<int>(p.w.tier)) return false;
       const RunningState rs = env.Running(v.w.id);
       if (rs.idle_s >= TierOf(v.w.tier).reclaim_after_s) return true;  // idle past its trigger
       // S4.4: a guaranteed-class candidate may preempt a non-guaranteed task (one in the part of
@@ -140,7 +153,7 @@ bool Admitter::QuotaCandidate(const Entry& p, const Entry& v, const AdmissionEnv
   return false;
 }
 
-std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& env, bool quota_needed) {
+std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& env, bool quota_needed, bool idle_only) {
   // Candidates in Kueue's classical order: other tenants first, lower priority, most recently
   // admitted, id. Seedance orders by the work each would lose instead.
   struct Cand {
@@ -151,6 +164,7 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
   for (auto id : admitted_) {
     const Entry& v = entries_.at(id);
     if (!QuotaCandidate(e, v, env)) continue;
+    if (idle_only && env.Running(id).idle_s < TierOf(v.w.tier).reclaim_after_s) continue;
     const double cost = mode_ == TenancyMode::kSeedance ? env.Running(id).lost_if_preempted + 1e-3 : 0.0;
     cands.push_back({&v, cost});
   }
@@ -304,16 +318,43 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
       break;
     }
   }
+  // Kueue's classical iterator: a head whose preemptions completed first (it reserved them),
+  // then non-borrowing before borrowing, then priority, (Seedance: weighted share), creation, id.
   std::sort(heads.begin(), heads.end(), [&](const Head& a, const Head& b) {
     const Entry& x = entries_.at(a.id);
     const Entry& y = entries_.at(b.id);
+    const bool xs = queues_[static_cast<std::size_t>(x.w.tenant)].sticky != x.w.id;
+    const bool ys = queues_[static_cast<std::size_t>(y.w.tenant)].sticky != y.w.id;
     const bool xb = a.kind == Nomination::kBorrow, yb = b.kind == Nomination::kBorrow;
-    return std::make_tuple(xb, -x.w.priority, a.order_share, x.w.creation_s, x.w.id) <
-           std::make_tuple(yb, -y.w.priority, b.order_share, y.w.creation_s, y.w.id);
+    // Seedance orders borrowers by weighted share first (who gets the idle capacity is a
+    // fairness question; the tiers' guarantees live in the non-borrowing part).
+    const double xp = mode_ == TenancyMode::kSeedance && xb ? 0 : -x.w.priority;
+    const double yp = mode_ == TenancyMode::kSeedance && yb ? 0 : -y.w.priority;
+    const double xo = mode_ == TenancyMode::kSeedance && xb ? a.order_share : 0;
+    const double yo = mode_ == TenancyMode::kSeedance && yb ? b.order_share : 0;
+    return std::make_tuple(xs, xb, xo, xp, a.order_share, x.w.creation_s, x.w.id) <
+           std::make_tuple(ys, yb, yo, yp, b.order_share, y.w.creation_s, y.w.id);
   });
+  // S4.5: while a tenant that history under-served (compensation above kYieldAbove) has work
+  // waiting, tenants it over-served (compensation below zero) do not borrow: the capacity they
+  // would take is left for the under-served tenant's next fit.
+  std::vector<bool> yields(queues_.size(), false);
+  if (mode_ == TenancyMode::kSeedance && config_.fairness_compensation) {
+    for (std::size_t t = 0; t < queues_.size(); ++t) {
+      if (compensation_[t] <= kYieldAbove) continue;
+      const auto& q = queues_[t];
+      const bool waiting = !q.heap.empty() || !q.inadmissible.empty() ||
+                           std::any_of(unplaceable_.begin(), unplaceable_.end(),
+                                       [&](std::int64_t id) { return entries_.at(id).w.tenant == static_cast<int>(t); });
+      if (!waiting) continue;
+      for (int m : cohort_members_[t])
+        if (compensation_[static_cast<std::size_t>(m)] < 0) yields[static_cast<std::size_t>(m)] = true;
+    }
+  }
   for (const Head& h : heads) {
     Entry& e = entries_.at(h.id);
     auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
+    if (h.kind == Nomination::kBorrow && yields[static_cast<std::size_t>(e.w.tenant)]) continue;
     if (h.kind == Nomination::kPreempt) {
       if (book_.Check(e.w.tenant, e.w.request) != FitKind::kNoFit) continue;  // freed meanwhile: next pass
       auto victims = ChooseVictims(e, env, /*quota_needed=*/true);
@@ -334,28 +375,20 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
     }
     const auto fit = book_.Check(e.w.tenant, e.w.request);
     if (fit == FitKind::kNoFit) continue;  // taken by an earlier head: nominated again next pass
-    if (env.CanPlace(e.w)) {
+    // Kueue admits on quota alone (the pod then waits for kube-scheduler, which the driver
+    // models); Seedance admits only what a node can take now.
+    if (mode_ != TenancyMode::kSeedance || env.CanPlace(e.w)) {
       Admit(e, now);
       env.OnAdmit(e.w);
       out->push_back({AdmissionDecision::Kind::kAdmit, e.w.id, -1, fit == FitKind::kBorrow, false});
       changed = true;
       continue;
     }
-    // Quota fits, no node does: free one node. Seedance: its quota candidates, by lost work.
-    // Others: kube-scheduler's default preemption (strictly lower priority, anywhere).
-    std::vector<std::int64_t> victims;
-    if (mode_ == TenancyMode::kSeedance) {
-      victims = ChooseVictims(e, env, /*quota_needed=*/false);
-    } else {
-      std::vector<VictimCandidate> vc;
-      for (auto id : admitted_) {
-        const Entry& v = entries_.at(id);
-        if (v.w.priority < e.w.priority) vc.push_back({id, 1.0 + v.w.priority * 1e-3, v.w.priority});
-      }
-      if (!vc.empty()) {
-        if (auto node = env.VictimsForFit(e.w, vc)) victims = std::move(*node);
-      }
-    }
+    // Seedance, quota fits, no node does: free one node among its candidates, by lost work. A
+    // head beyond its tier's guaranteed share (or borrowing) may take only allocations idle past
+    // their trigger (it may not preempt working jobs to borrow: Kueue's borrowWithinCohort Never).
+    const bool guaranteed = fit == FitKind::kFit && book_.WithinShare(e.w.tenant, e.w.request, GuaranteedShare(e.w.tenant));
+    const std::vector<std::int64_t> victims = ChooseVictims(e, env, /*quota_needed=*/false, /*idle_only=*/!guaranteed);
     if (victims.empty()) {
       q.heap.erase(KeyOf(e.w));
       e.state = State::kInadmissible;

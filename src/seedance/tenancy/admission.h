@@ -18,9 +18,9 @@ namespace seedance::tenancy {
 //  - kStrict: every tenant within its nominal quota, nothing borrowed (static partitions);
 //  - kBorrowing: Kueue's classical semantics, as a user would configure Kueue to protect Gold:
 //    borrowing within the cohort, reclaimWithinCohort LowerPriority, withinClusterQueue
-//    LowerPriority, BestEffortFIFO; victims chosen on quota alone (Kueue does not see nodes), and
-//    when the admitted workload still fits no node, kube-scheduler's default preemption (fewest,
-//    lowest-priority pods on one node; blind to checkpoints);
+//    LowerPriority, BestEffortFIFO; admission and victims on quota alone (Kueue does not see
+//    nodes); an admitted pod that fits no node waits for kube-scheduler, whose default preemption
+//    (fewest, lowest-priority pods on one node; blind to checkpoints) the driver models;
 //  - kSeedance: borrowing plus the tiers (guaranteed shares, reclaim of idle allocations), the
 //    S4.4 rule, checkpoint-aware victim sets that free a fit on one node (sched::FindVictimsForFit
 //    through AdmissionEnv), the elastic quota (S4.2) and fairness compensation (S4.5) in ordering.
@@ -61,7 +61,8 @@ class AdmissionEnv {
  public:
   virtual ~AdmissionEnv() = default;
   virtual RunningState Running(std::int64_t id) const = 0;
-  // True if some node can take `w` now, with the workloads being evicted already gone.
+  // True if some node can take `w` now (Seedance admits only then; Kueue's modes admit on quota
+  // and leave node placement, and kube-scheduler's preemption, to the driver).
   virtual bool CanPlace(const WorkloadRequest& w) = 0;
   // The victims among `candidates` whose removal frees a fit for `w` on one node (cheapest by
   // cost); nullopt when no single node can be freed.
@@ -155,7 +156,7 @@ class Admitter {
   bool CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDecision>* out);
   Nomination Nominate(const Entry& e, AdmissionEnv& env);
   // Victims for `e` (quota and/or placement), empty when none would make it admissible.
-  std::vector<std::int64_t> ChooseVictims(const Entry& e, AdmissionEnv& env, bool quota_needed);
+  std::vector<std::int64_t> ChooseVictims(const Entry& e, AdmissionEnv& env, bool quota_needed, bool idle_only = false);
   bool QuotaCandidate(const Entry& preemptor, const Entry& victim, const AdmissionEnv& env) const;
   void MakeInadmissible(Queue& q, std::int64_t id);
   void RequeueCohort(int tenant);
@@ -163,9 +164,9 @@ class Admitter {
   void Evict(Entry& victim, const Entry& preemptor, bool reclaim, std::vector<AdmissionDecision>* out);
   void Admit(Entry& e, double now);
   double OrderShare(const Entry& e) const;
-  double GuaranteedShare(int tenant) const {
-    return TierOf(tenant_tier_[static_cast<std::size_t>(tenant)]).guaranteed_share;
-  }
+  // The tier's guaranteed share of the tenant's nominal quota; with fairness compensation on
+  // (Seedance), an under-served tenant's positive weight raises it (capped at 100%).
+  double GuaranteedShare(int tenant) const;
   const TierParams& TierOf(Tier t) const { return config_.tiers[static_cast<std::size_t>(t)]; }
 
   QuotaBook book_;
