@@ -308,7 +308,10 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
       const Entry& e = entries_.at(id);
       ++stats_.heads_considered;
       const auto kind = Nominate(e, env);
-      if (kind == Nomination::kWait) break;
+      if (kind == Nomination::kWait) {  // holds its place in the order (see kWait below)
+        heads.push_back({id, kind, OrderShare(e)});
+        break;
+      }
       if (kind == Nomination::kNoFit) {
         MakeInadmissible(q, id);  // BestEffortFIFO: the next workload becomes the head
         changed = true;
@@ -351,9 +354,23 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
         if (compensation_[static_cast<std::size_t>(m)] < 0) yields[static_cast<std::size_t>(m)] = true;
     }
   }
+  // A preemptor's request is reserved for the rest of the pass, from the moment it issues its
+  // evictions and in every pass while it waits for its victims to leave (Kueue adds a preempting
+  // entry's usage to the cycle's snapshot, and the sticky head does so again each cycle). Without
+  // this, workloads that borrow take the room it counted on, and when its victims are gone it no
+  // longer fits and preempts again, without end.
+  std::vector<const Entry*> reserved;
+  auto reserve = [&](const Entry& p) {
+    book_.Add(p.w.tenant, p.w.request);
+    reserved.push_back(&p);
+  };
   for (const Head& h : heads) {
     Entry& e = entries_.at(h.id);
     auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
+    if (h.kind == Nomination::kWait) {
+      reserve(e);
+      continue;
+    }
     if (h.kind == Nomination::kBorrow && yields[static_cast<std::size_t>(e.w.tenant)]) continue;
     if (h.kind == Nomination::kPreempt) {
       if (book_.Check(e.w.tenant, e.w.request) != FitKind::kNoFit) continue;  // freed meanwhile: next pass
@@ -370,6 +387,7 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
       }
       e.waiting_on += static_cast<int>(victims.size());
       q.sticky = e.w.id;
+      reserve(e);
       changed = true;
       continue;
     }
@@ -403,8 +421,10 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
     }
     e.waiting_on += static_cast<int>(victims.size());
     q.sticky = e.w.id;
+    reserve(e);
     changed = true;
   }
+  for (const Entry* p : reserved) book_.Remove(p->w.tenant, p->w.request);
   return changed;
 }
 

@@ -151,6 +151,112 @@ TEST(AdmitterTest, NonBorrowingBeforeBorrowingThenPriority) {
   EXPECT_EQ(d[0].id, 2);
 }
 
+// Borrowing limit: a queue may grow to nominal + borrowing limit, no further, even with the
+// cohort idle; the one that fits is flagged as borrowing.
+TEST(AdmitterTest, KueueBorrowingLimitCapsAdmission) {
+  Harness r({Cq("a", "c", 20, 5), Cq("b", "c", 20, 100)}, TenancyMode::kKueue);
+  r.a.Submit(Wl(1, 0, 26, 100));
+  EXPECT_EQ(r.Cycle().size(), 0u);  // 26 > 20 + 5
+  r.a.Submit(Wl(2, 0, 25, 100, 1));
+  auto d = r.Cycle(1);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 2);
+  EXPECT_TRUE(d[0].borrowing);
+  EXPECT_FALSE(r.a.IsAdmitted(1));
+}
+
+// With borrowWithinCohort unset, a queue never preempts in order to borrow: a request above its
+// nominal waits even though a borrower of lower priority holds the cohort's quota.
+TEST(AdmitterTest, KueueDoesNotPreemptToBorrow) {
+  Harness r({Cq("a", "c", 20, 100), Cq("b", "c", 20, 100)}, TenancyMode::kKueue);
+  r.a.Submit(Wl(1, 1, 40, 50));
+  ASSERT_EQ(r.Cycle().size(), 1u);
+  r.a.Submit(Wl(2, 0, 25, 200, 1));
+  EXPECT_EQ(r.Cycle(1).size(), 0u);
+  EXPECT_EQ(r.a.pending(), 1u);
+}
+
+// Reclaim takes the most recently admitted borrower's workload first, and no more than needed.
+TEST(AdmitterTest, KueueReclaimEvictsMostRecentlyAdmittedFirst) {
+  Harness r({Cq("a", "c", 20, 100), Cq("b", "c", 20, 100)}, TenancyMode::kKueue);
+  r.a.Submit(Wl(1, 1, 15, 100));
+  ASSERT_EQ(r.Cycle(0).size(), 1u);
+  r.a.Submit(Wl(2, 1, 15, 100, 1));
+  ASSERT_EQ(r.Cycle(1).size(), 1u);  // b holds 30: borrows 10 of a's 20
+  r.a.Submit(Wl(3, 0, 12, 50, 2));   // a has 10 left in the cohort: needs one victim
+  auto d = r.Cycle(2);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, AdmissionDecision::Kind::kEvict);
+  EXPECT_EQ(d[0].id, 2);
+  EXPECT_TRUE(r.a.IsAdmitted(1));
+}
+
+// reclaimWithinCohort takes only from queues that borrow: once nobody borrows, a preemptor whose
+// own queue holds nothing of lower priority waits, though its cohort-mates hold the quota.
+TEST(AdmitterTest, KueueReclaimsOnlyFromBorrowers) {
+  Harness r({Cq("a", "c", 20, 100), Cq("b", "c", 20, 100), Cq("x", "c", 20, 100)}, TenancyMode::kKueue);
+  r.a.Submit(Wl(1, 1, 20, 100));
+  r.a.Submit(Wl(3, 2, 20, 100, 2));
+  r.a.Submit(Wl(4, 0, 10, 100, 3));
+  ASSERT_EQ(r.Cycle(0).size(), 3u);
+  r.a.Submit(Wl(2, 1, 10, 100, 1));  // b borrows a's unused 10: the cohort is full
+  ASSERT_EQ(r.Cycle(1).size(), 1u);
+  r.a.Submit(Wl(5, 0, 10, 200, 4));
+  auto d = r.Cycle(4);
+  ASSERT_EQ(d.size(), 1u);  // only b's borrowed 10 goes
+  EXPECT_EQ(d[0].id, 2);
+  r.a.Evicted(2, true);
+  d = r.Cycle(5);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 5);
+  r.a.Submit(Wl(6, 0, 5, 100, 6));  // a at nominal; b and x within theirs; nothing lower in a
+  EXPECT_EQ(r.Cycle(6).size(), 0u);
+  EXPECT_EQ(r.a.pending(), 2u);  // 6 and the requeued 2
+}
+
+// A preemptor holds the room it counted on while its victims leave (Kueue reserves a preempting
+// entry's usage in each cycle's snapshot). Before this, a borrower took the 2 free cpu in the same
+// instant, the preemptor no longer fit once its victim was gone and preempted again; in Kueue's
+// baseline scenario that never ended.
+TEST(AdmitterTest, KueuePreemptorKeepsItsRoomWhileVictimsLeave) {
+  Harness r({Cq("a", "c", 20, 100), Cq("b", "c", 20, 100)}, TenancyMode::kKueue);
+  r.a.Submit(Wl(1, 1, 20, 100));
+  ASSERT_EQ(r.Cycle(0).size(), 1u);
+  r.a.Submit(Wl(2, 1, 18, 100, 1));
+  ASSERT_EQ(r.Cycle(1).size(), 1u);  // b holds 38 of the cohort's 40
+  r.a.Submit(Wl(4, 0, 20, 200, 2));
+  r.a.Submit(Wl(3, 1, 1, 50, 2.5));  // would borrow one of the 2 free cpu
+  auto d = r.Cycle(3);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, AdmissionDecision::Kind::kEvict);
+  EXPECT_EQ(d[0].id, 2);
+  r.a.Evicted(2, true);
+  d = r.Cycle(4);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, AdmissionDecision::Kind::kAdmit);
+  EXPECT_EQ(d[0].id, 4);
+  EXPECT_EQ(r.a.stats().evictions, 1);
+}
+
+// Scheduling-equivalence hashing: when a head does not fit, the queue's workloads of the same
+// class step aside with it, so the next class is considered without re-trying each copy.
+TEST(AdmitterTest, KueueEquivalentWorkloadsStepAsideTogether) {
+  Harness r({Cq("a", "", 20)}, TenancyMode::kKueue);
+  r.a.Submit(Wl(100, 0, 15, 100));
+  ASSERT_EQ(r.Cycle().size(), 1u);
+  const auto before = r.a.stats().heads_considered;
+  for (int i = 0; i < 10; ++i) r.a.Submit(Wl(i + 1, 0, 10, 100, 1 + i));
+  r.a.Submit(Wl(50, 0, 5, 100, 20));
+  auto d = r.Cycle(1);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 50);
+  EXPECT_EQ(r.a.stats().heads_considered - before, 2);  // one 10-cpu head, then the 5-cpu one
+  r.a.Finished(100);  // all ten return with the release; one fits next to the 5
+  d = r.Cycle(2);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 1);
+}
+
 TEST(AdmitterTest, SeedanceNeverLetsALowerTierPreemptGold) {
   Harness r({Cq("a", "c", 20, 100, std::nullopt, Tier::kGold), Cq("b", "c", 20, 100, std::nullopt, Tier::kBronze)},
         TenancyMode::kSeedance);
