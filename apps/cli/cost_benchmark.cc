@@ -10,6 +10,7 @@
 #include <map>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -26,8 +27,10 @@
 #include "seedance/report/cost_benchmark.h"
 #include "seedance/report/html.h"
 #include "seedance/report/scenario_report.h"
+#include "seedance/report/tenancy_report.h"
 #include "seedance/sim/config.h"
 #include "seedance/sim/scenarios.h"
+#include "seedance/sim/tenancy_replay.h"
 
 namespace seedance::cli {
 namespace {
@@ -49,7 +52,27 @@ struct CostBenchmarkOptions {
   std::string decisions;
   int threads = 0;
   bool seed_given = false;
+  std::string tenancy = "all";  // all | none | strict | borrowing | seedance (comma list)
 };
+
+// --tenancy: "all" (strict, borrowing, seedance), "none", or a comma list of modes.
+Result<std::vector<tenancy::TenancyMode>> ParseTenancyModes(const std::string& text) {
+  using tenancy::TenancyMode;
+  if (text == "all") return std::vector<TenancyMode>{TenancyMode::kStrict, TenancyMode::kBorrowing, TenancyMode::kSeedance};
+  if (text == "none") return std::vector<TenancyMode>{};
+  std::vector<TenancyMode> modes;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    auto m = tenancy::ParseTenancyMode(item);
+    if (!m.has_value() || *m == TenancyMode::kKueue) {
+      return InvalidArgumentError("--tenancy: unknown mode '" + item + "' (accepted: all, none, strict, borrowing, seedance)");
+    }
+    if (std::find(modes.begin(), modes.end(), *m) == modes.end()) modes.push_back(*m);
+  }
+  if (modes.empty()) return InvalidArgumentError("--tenancy: no mode given");
+  return modes;
+}
 
 // --duration: "600", "90s", "30m", "6h", "7d" -> seconds; empty -> 0 (the workload's default).
 Result<double> ParseDuration(const std::string& text) {
@@ -245,6 +268,8 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
     return ReportError(InvalidArgumentError("--workload: unknown workload '" + o.workload + "' (accepted: " + list +
                                             ", llm-inference, or a jobs CSV file)"));
   }
+  auto tenancy_modes = ParseTenancyModes(o.tenancy);
+  if (!tenancy_modes.has_value()) return ReportError(tenancy_modes.error());
   // Validate the packing inputs before the long run.
   report::CostBenchmarkInput packing_in;
   packing_in.nodes_path = o.nodes;
@@ -302,11 +327,24 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
     results["packing_comparison"] = nlohmann::json::parse(report::CostResultsJson(*packing));
     packing_html = report::CostReportSection(*packing);
   }
+  // Tenancy section (S4): the same workload's tenants under strict quotas, Kueue-style borrowing
+  // and Seedance, in one run.
+  std::string tenancy_html;
+  std::string tenancy_table;
+  if (!tenancy_modes->empty()) {
+    auto tenancy = sim::RunTenancyComparison(spec, *tenancy_modes, [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; });
+    if (!tenancy.has_value()) return ReportError(tenancy.error());
+    tenancy_table = report::TenancyTable(*tenancy);
+    results["tenancy"] = report::TenancyJson(*tenancy);
+    results["tenancy_scenario"] = report::TenancyScenarioJson(*tenancy);
+    tenancy_html = report::TenancyHtmlSection(*tenancy);
+  }
   // Health audit section (S7): the bundled enforcement scenario, whose removed nodes get no work.
   audit::EnforcementSpec audit_spec = audit::DefaultEnforcementSpec();
   auto enforcement = audit::RunEnforcementScenario(audit_spec);
   if (!enforcement.has_value()) return ReportError(enforcement.error());
   std::cout << (many ? report::SweepTable(*sweep) : report::ScenarioTable(*scenario));
+  if (!tenancy_table.empty()) std::cout << "\n" << tenancy_table;
   if (!packing_table.empty()) std::cout << "\nPacking comparison (openb, FGD protocol):\n" << packing_table;
 
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -314,7 +352,7 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
                      "</style>\n</head>\n<body>\n<main>\n<h1>Seedance cost optimization report</h1>\n" +
                      (many ? report::SweepHtmlSection(*sweep) : "") + report::ScenarioHtmlSection(*scenario) +
                      TenantSection(*by_tenant, scenario->AssumesLine(sim::Assumption::kLedger)) +
-                     report::RenderEnforcementSection(*enforcement, audit_spec.config) + packing_html + "</main>\n</body>\n</html>\n";
+                     tenancy_html + report::RenderEnforcementSection(*enforcement, audit_spec.config) + packing_html + "</main>\n</body>\n</html>\n";
   Status s = EnsureDirectory(o.out);
   if (s.ok()) s = WriteFileAtomically(o.out + "/results.json", results.dump(2) + "\n");
   if (s.ok()) s = WriteFileAtomically(o.out + "/cost_optimization_report.html", html);
@@ -342,7 +380,9 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "7d; openb: the whole 149-day trace). --config reads seedance-config.yaml (scheduler.cost_aware, autoscaling, checkpoint). "
       "Bad input exits 2 naming file:line and field; nothing is written then. --seeds 0-4 runs "
       "instances 0..4 and prints mean ± sd per policy, savings against FIFO on-demand and the best "
-      "baseline (the cheapest baseline that finished every job), and the bounds.",
+      "baseline (the cheapest baseline that finished every job), and the bounds. The tenancy section "
+      "(--tenancy) replays the same workload's tenants on a GPU cluster under strict quotas, Kueue-style "
+      "borrowing and Seedance (tiers, reclaim, preemption, fairness), side by side.",
       "seedance cost-benchmark --workload llm-finetune --seeds 0-4 --no-packing --out report");
   cmd->add_option("--workload", opts->workload, "llm-finetune | gavel | philly | openb | llm-inference | FILE.csv")
       ->capture_default_str();
@@ -370,6 +410,9 @@ Action RegisterCostBenchmark(CLI::App& app) {
   cmd->add_option("--packing-seeds", opts->packing_seeds, "packing section seeds: 42-51, 42,45 or 42")
       ->capture_default_str();
   cmd->add_option("--threads", opts->threads, "packing section worker threads (default: all cores)");
+  cmd->add_option("--tenancy", opts->tenancy,
+                  "tenancy section: all (strict, borrowing, seedance compared in one run), none, or a comma list of modes")
+      ->capture_default_str();
   return [cmd, opts]() { return cmd->parsed() ? RunCostBenchmarkCommand(*opts) : -1; };
 }
 
