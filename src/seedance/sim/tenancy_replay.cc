@@ -336,6 +336,8 @@ class Replay final : public tenancy::AdmissionEnv {
   void Release(JobRun& r);
   void Start(std::size_t i, const sched::PlacementDecision& d);
   void KubeSchedule();
+  sched::PlacementDecision Decide(std::size_t i);
+  void DropNomination(std::size_t i);
   void EvictJob(std::size_t i, std::int64_t for_id, bool kube);
   void UpdateSeedanceSignals();
 
@@ -350,6 +352,7 @@ class Replay final : public tenancy::AdmissionEnv {
   std::unique_ptr<tenancy::FairShareTracker> fair_;
   std::vector<JobRun> runs_;
   std::map<std::int64_t, std::size_t> index_;
+  std::map<std::uint32_t, std::size_t> nominated_;  // node -> pod whose victims terminate there
   std::set<std::size_t> unscheduled_;  // admitted on quota, waiting for a node (Kueue modes)
   std::set<std::size_t> live_;  // jobs holding GPUs (running, idle tail, evicting)
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
@@ -407,9 +410,31 @@ std::optional<std::vector<std::int64_t>> Replay::VictimsForFit(const tenancy::Wo
   return vs->victims;
 }
 
+sched::PlacementDecision Replay::Decide(std::size_t i) {
+  // kube-scheduler's nominated nodes: a node where a preemptor's victims are terminating is kept
+  // for it against pods of no higher priority.
+  const int prio = TierPriority(runs_[i].job->tier);
+  std::vector<cluster::NodeId> masked;
+  for (const auto& [node, pod] : nominated_) {
+    if (pod == i || TierPriority(runs_[pod].job->tier) < prio) continue;
+    const cluster::NodeId n(node);
+    if (state_.eligibility(n) == cluster::NodeEligibility::kAll) {
+      state_.SetEligibility(n, cluster::NodeEligibility::kNone);
+      masked.push_back(n);
+    }
+  }
+  auto d = placer_->Decide(state_, runs_[i].job->pod, placer_rng_);
+  for (auto n : masked) state_.SetEligibility(n, cluster::NodeEligibility::kAll);
+  return d;
+}
+
+void Replay::DropNomination(std::size_t i) {
+  for (auto it = nominated_.begin(); it != nominated_.end();) it = it->second == i ? nominated_.erase(it) : std::next(it);
+}
+
 void Replay::OnAdmit(const tenancy::WorkloadRequest& w) {
   const std::size_t i = Index(w.id);
-  auto d = placer_->Decide(state_, runs_[i].job->pod, placer_rng_);
+  auto d = Decide(i);
   if (d.placed()) {
     Start(i, d);
   } else {
@@ -421,6 +446,7 @@ void Replay::OnAdmit(const tenancy::WorkloadRequest& w) {
 
 void Replay::Start(std::size_t i, const sched::PlacementDecision& d) {
   JobRun& r = runs_[i];
+  DropNomination(i);
   state_.Bind(r.job->pod, d.node, d.gpus);
   live_.insert(i);
   r.node = d.node;
@@ -454,7 +480,7 @@ void Replay::KubeSchedule() {
   for (std::size_t i : order) {
     JobRun& r = runs_[i];
     if (r.kube_waiting > 0) continue;
-    auto d = placer_->Decide(state_, r.job->pod, placer_rng_);
+    auto d = Decide(i);
     if (d.placed()) {
       unscheduled_.erase(i);
       Start(i, d);
@@ -469,6 +495,8 @@ void Replay::KubeSchedule() {
     }
     auto vs = sched::FindVictimsForFit(state_, r.job->pod, cands);
     if (!vs || vs->victims.empty()) continue;
+    DropNomination(i);
+    nominated_[vs->node.value()] = i;
     for (auto id : vs->victims) {
       EvictJob(Index(id), r.job->id, /*kube=*/true);
       ++r.kube_waiting;
@@ -557,6 +585,7 @@ void Replay::EvictJob(std::size_t i, std::int64_t for_id, bool kube) {
   JobRun& r = runs_[i];
   if (r.state == JobState::kEvicting) return;  // already on its way out
   if (unscheduled_.erase(i) > 0) {
+    DropNomination(i);
     // Admitted on quota but never bound (waiting for kube-scheduler): it just loses its quota.
     ++out_.preemptions;
     ++r.preemptions;

@@ -139,13 +139,12 @@ bool Admitter::QuotaCandidate(const Entry& p, const Entry& v, const AdmissionEnv
       if (static_cast<int>(v.w.tier) < static_cast<int>(p.w.tier)) return false;
       const RunningState rs = env.Running(v.w.id);
       if (rs.idle_s >= TierOf(v.w.tier).reclaim_after_s) return true;  // idle past its trigger
-      // S4.4: a guaranteed-class candidate may preempt a non-guaranteed task (one in the part of
-      // its tenant's usage above the tier's guaranteed share) when slo < 0.8 x executed.
+      // S4.4: a guaranteed-class (Gold) candidate that stays within its guaranteed quota may
+      // preempt a non-guaranteed-class (Silver, Bronze) running task when its SLO latency (one
+      // admission cycle) < 0.8 x the task's executed time.
       if (p.w.tier == Tier::kGold && v.w.tier != Tier::kGold) {
-        const double share = GuaranteedShare(v.w.tenant);
-        const std::vector<Quantity> none(static_cast<std::size_t>(book_.num_resources()), 0);
-        const bool above_share = !book_.WithinShare(v.w.tenant, none, share);
-        return above_share && config_.cycle_s < 0.8 * rs.executed_s;
+        return book_.WithinShare(p.w.tenant, p.w.request, GuaranteedShare(p.w.tenant)) &&
+               config_.cycle_s < 0.8 * rs.executed_s;
       }
       return false;
     }
