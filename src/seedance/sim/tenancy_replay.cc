@@ -169,6 +169,14 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
     auto it = configured.find(name);
     t.tier = it != configured.end() ? it->second->tier : static_cast<tenancy::Tier>(k % tenancy::kNumTiers);
     t.quota.push_back({"gpu", static_cast<double>(quota[static_cast<std::size_t>(k)]), std::nullopt, std::nullopt});
+    if (it != configured.end()) {
+      // A configured `gpu` quota (with its cohort and limits) replaces the derived one.
+      for (const auto& q : it->second->quota) {
+        if (q.resource != "gpu") continue;
+        t.quota = {q};
+        t.cohort = it->second->cohort;
+      }
+    }
     s.config.tenants.push_back(std::move(t));
     ++k;
   }
@@ -177,7 +185,8 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
   std::snprintf(buf, sizeof buf,
                 "Cluster: %d x 8 %s (offered GPU demand over the %.1f-day window = %.0f%% of it); %zu tenants in one "
                 "cohort, nominal GPU quota = each tenant's share of GPU demand over the whole %.0f-day workload (whole "
-                "GPUs, at least 1; set from history, not from the replayed week); tiers %s.",
+                "GPUs, at least 1; set from history, not from the replayed week) unless the config gives a tenant a "
+                "'gpu' quota; tiers %s.",
                 gpus / kGpusPerNode, s.gpu_type.c_str(), window_s / 86400, o.target_load * 100, names.size(),
                 std::max(window_s, trace_end) / 86400,
                 config.tenants.empty() ? "by tenant name in turn gold / silver / bronze" : "from the config");
