@@ -34,7 +34,7 @@ struct VictimSet {
   double cost = 0;
 };
 
-// Nodes with at most this many admissible candidates are searched exactly; above it, greedily.
+// Nodes holding at most this many candidates are searched exactly; above it, greedily.
 inline constexpr int kExactVictimSearchMaxCandidates = 12;
 
 // Returns the cheapest set of candidates, all on one node, whose release lets `pod` be placed on
