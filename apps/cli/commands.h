@@ -27,6 +27,7 @@ Action RegisterBenchPacking(CLI::App& bench);
 Action RegisterCostBenchmark(CLI::App& app);
 Action RegisterBenchGavel(CLI::App& bench);
 Action RegisterBenchSpot(CLI::App& bench);
+Action RegisterBenchKueue(CLI::App& bench);
 Action RegisterCatalog(CLI::App& app);
 Action RegisterBatching(CLI::App& app);
 Action RegisterIngest(CLI::App& app);

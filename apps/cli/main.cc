@@ -137,6 +137,7 @@ int main(int argc, char** argv) {
   actions.push_back(RegisterCostBenchmark(app));
   actions.push_back(RegisterBenchGavel(*bench));
   actions.push_back(RegisterBenchSpot(*bench));
+  actions.push_back(RegisterBenchKueue(*bench));
   actions.push_back(RegisterCatalog(app));
   actions.push_back(RegisterBatching(app));
   actions.push_back(RegisterIngest(app));

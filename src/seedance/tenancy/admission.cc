@@ -1,6 +1,7 @@
 #include "seedance/tenancy/admission.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -54,15 +55,13 @@ Admitter::Admitter(QuotaBook book, TenancyMode mode, const TenancyConfig& config
 void Admitter::Submit(WorkloadRequest w) {
   SEEDANCE_CHECK(w.tenant >= 0 && w.tenant < book_.num_tenants());
   SEEDANCE_CHECK(static_cast<int>(w.request.size()) == book_.num_resources());
-  std::int64_t h = static_cast<std::int64_t>(w.priority);
-  for (auto q : w.request) h = h * 1000003 + q;  // equivalence by value; collisions only merge
-  h = h * 31 + w.tenant;                         // queues (checked again below)
-  auto [it, fresh] = hash_ids_.emplace(h, static_cast<std::int64_t>(hash_ids_.size()));
+  auto [it, fresh] =
+      hash_ids_.emplace(std::make_tuple(w.tenant, w.priority, w.request), static_cast<std::int64_t>(hash_ids_.size()));
   Entry e;
   e.hash = it->second;
   e.w = std::move(w);
   auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
-  q.heap.insert(KeyOf(e.w));
+  q.heap.insert(KeyOf(e));
   entries_[e.w.id] = std::move(e);
 }
 
@@ -160,8 +159,8 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
     double cost;
   };
   std::vector<Cand> cands;
-  for (auto id : admitted_) {
-    const Entry& v = entries_.at(id);
+  for (const auto& [id, ptr] : admitted_) {
+    const Entry& v = *ptr;
     if (!QuotaCandidate(e, v, env)) continue;
     if (idle_only && env.Running(id).idle_s < TierOf(v.w.tier).reclaim_after_s) continue;
     const double cost = mode_ == TenancyMode::kSeedance ? env.Running(id).lost_if_preempted + 1e-3 : 0.0;
@@ -237,17 +236,20 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
 }
 
 void Admitter::MakeInadmissible(Queue& q, std::int64_t id) {
-  Entry& e = entries_.at(id);
-  q.heap.erase(KeyOf(e.w));
-  e.state = State::kInadmissible;
-  q.inadmissible.push_back(id);
+  const Entry& e = entries_.at(id);
+  const Key key = KeyOf(e);
+  q.heap.erase(key);
+  q.inadmissible.push_back(key);
   if (q.sticky == id) q.sticky = -1;
-  // Scheduling-equivalence hashing: the same class in the same queue cannot fit either.
-  for (auto it = q.heap.begin(); it != q.heap.end();) {
-    Entry& o = entries_.at(it->id);
-    if (o.hash == e.hash && o.w.request == e.w.request && o.w.priority == e.w.priority) {
-      o.state = State::kInadmissible;
-      q.inadmissible.push_back(o.w.id);
+  // Scheduling-equivalence hashing: the same class (tenant, priority, request) in the same queue
+  // cannot fit either. Equivalent workloads share the priority, so only that slice of the heap is
+  // scanned.
+  constexpr double kEarliest = -std::numeric_limits<double>::infinity();
+  constexpr auto kFirstId = std::numeric_limits<std::int64_t>::min();
+  const auto end = q.heap.lower_bound({-e.w.priority + 1, kEarliest, kFirstId, 0});
+  for (auto it = q.heap.lower_bound({-e.w.priority, kEarliest, kFirstId, 0}); it != end;) {
+    if (it->hash == e.hash) {
+      q.inadmissible.push_back(*it);
       it = q.heap.erase(it);
     } else {
       ++it;
@@ -258,29 +260,25 @@ void Admitter::MakeInadmissible(Queue& q, std::int64_t id) {
 void Admitter::RequeueCohort(int tenant) {
   for (int m : cohort_members_[static_cast<std::size_t>(tenant)]) {
     auto& q = queues_[static_cast<std::size_t>(m)];
-    for (auto id : q.inadmissible) {
-      Entry& e = entries_.at(id);
-      e.state = State::kPending;
-      q.heap.insert(KeyOf(e.w));
-    }
+    q.heap.insert(q.inadmissible.begin(), q.inadmissible.end());
     q.inadmissible.clear();
   }
   for (auto id : unplaceable_) {
     Entry& e = entries_.at(id);
     e.state = State::kPending;
-    queues_[static_cast<std::size_t>(e.w.tenant)].heap.insert(KeyOf(e.w));
+    queues_[static_cast<std::size_t>(e.w.tenant)].heap.insert(KeyOf(e));
   }
   unplaceable_.clear();
 }
 
 void Admitter::Admit(Entry& e, double now) {
   auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
-  q.heap.erase(KeyOf(e.w));
+  q.heap.erase(KeyOf(e));
   if (q.sticky == e.w.id) q.sticky = -1;
   book_.Add(e.w.tenant, e.w.request);
   e.state = State::kAdmitted;
   e.admitted_at = now;
-  admitted_.insert(e.w.id);
+  admitted_.emplace(e.w.id, &e);
   ++stats_.admitted;
 }
 
@@ -407,7 +405,7 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
     const bool guaranteed = fit == FitKind::kFit && book_.WithinShare(e.w.tenant, e.w.request, GuaranteedShare(e.w.tenant));
     const std::vector<std::int64_t> victims = ChooseVictims(e, env, /*quota_needed=*/false, /*idle_only=*/!guaranteed);
     if (victims.empty()) {
-      q.heap.erase(KeyOf(e.w));
+      q.heap.erase(KeyOf(e));
       e.state = State::kInadmissible;
       unplaceable_.push_back(e.w.id);
       changed = true;
@@ -462,7 +460,7 @@ void Admitter::Evicted(std::int64_t id, bool requeue) {
   const int t = e.w.tenant;
   if (requeue) {
     e.state = State::kPending;
-    queues_[static_cast<std::size_t>(t)].heap.insert(KeyOf(e.w));
+    queues_[static_cast<std::size_t>(t)].heap.insert(KeyOf(e));
   } else {
     entries_.erase(it);
   }
@@ -472,8 +470,8 @@ void Admitter::Evicted(std::int64_t id, bool requeue) {
 std::vector<std::int64_t> Admitter::IdleSweep(const AdmissionEnv& env) const {
   std::vector<std::int64_t> out;
   if (mode_ != TenancyMode::kSeedance) return out;
-  for (auto id : admitted_) {
-    const Entry& e = entries_.at(id);
+  for (const auto& [id, ptr] : admitted_) {
+    const Entry& e = *ptr;
     if (env.Running(id).idle_s >= TierOf(e.w.tier).max_idle_s) out.push_back(id);
   }
   return out;

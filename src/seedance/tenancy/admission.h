@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -125,6 +127,7 @@ class Admitter {
   const AdmitterStats& stats() const { return stats_; }
 
  private:
+  // kPending: in its queue's heap or inadmissible list; kInadmissible: fits quota but no node.
   enum class State { kPending, kInadmissible, kAdmitted, kEvicting };
   struct Entry {
     WorkloadRequest w;
@@ -138,11 +141,12 @@ class Admitter {
     int neg_priority;
     double creation_s;
     std::int64_t id;
+    std::int64_t hash;  // the entry's equivalence class; not part of the order
     bool operator<(const Key& o) const;
   };
   struct Queue {
     std::set<Key> heap;
-    std::vector<std::int64_t> inadmissible;
+    std::vector<Key> inadmissible;
     std::int64_t sticky = -1;  // a head waiting for its victims to leave
   };
   enum class Nomination { kFit, kBorrow, kPreempt, kNoFit, kWait };
@@ -152,7 +156,7 @@ class Admitter {
     double order_share;
   };
 
-  static Key KeyOf(const WorkloadRequest& w) { return {-w.priority, w.creation_s, w.id}; }
+  static Key KeyOf(const Entry& e) { return {-e.w.priority, e.w.creation_s, e.w.id, e.hash}; }
   bool CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDecision>* out);
   Nomination Nominate(const Entry& e, AdmissionEnv& env);
   // Victims for `e` (quota and/or placement), empty when none would make it admissible.
@@ -175,8 +179,11 @@ class Admitter {
   std::unordered_map<std::int64_t, Entry> entries_;
   std::vector<Queue> queues_;  // by tenant
   std::vector<double> compensation_, elastic_;
-  std::unordered_map<std::int64_t, std::int64_t> hash_ids_;  // interned (priority, request) classes
-  std::set<std::int64_t> admitted_;              // admitted (not evicting) ids
+  // Interned scheduling-equivalence classes: (tenant, priority, request) -> Entry::hash.
+  std::map<std::tuple<int, int, std::vector<Quantity>>, std::int64_t> hash_ids_;
+  // Admitted (not evicting) workloads by id; entries_ is node-based, so the pointers stay valid
+  // until the entry is erased (which removes it from here first).
+  std::map<std::int64_t, const Entry*> admitted_;
   std::vector<std::int64_t> unplaceable_;       // fit quota, no node: retried on any release
   std::vector<Tier> tenant_tier_;               // by tenant (config), default silver
   std::vector<std::vector<int>> cohort_members_;  // by tenant: tenants sharing its cohort (itself included)
