@@ -4,6 +4,7 @@
 
 #include "seedance/core/status.h"
 #include "seedance/sim/policies/seedance_cost_policy.h"
+#include "seedance/tenancy/tiers.h"
 
 namespace seedance::sim {
 
@@ -16,6 +17,7 @@ namespace seedance::sim {
 //                  time_value_per_hour, spot_mtbf_prior: seconds > 0}
 //     autoscaling: {mode: reactive|predictive, cold_start: s, scale_down_delay: s}
 //     checkpoint: {cost: s, restart: s}
+//   tenancy: tiers, tenants and their quotas (S4.1-S4.3): tenancy::ParseTenancyConfig
 // Every key is optional; unknown keys and bad values are errors naming file:line and the key.
 struct SimConfig {
   CostAwareConfig cost_aware;
@@ -23,6 +25,7 @@ struct SimConfig {
   double scale_down_delay_s = 600;
   double checkpoint_cost_s = 30;
   double restart_s = 60;
+  tenancy::TenancyConfig tenancy;
 };
 
 Result<SimConfig> LoadSimConfig(const std::string& path);

@@ -24,7 +24,8 @@ Result<TenancyConfig> Parse(const std::string& text) {
   return ParseTenancyConfig("t.yaml", section);
 }
 
-void ExpectDefaults(const TenancyConfig& c) {
+// Expects the default of every setting but the tenants.
+void ExpectDefaultSettings(const TenancyConfig& c) {
   TenancyConfig d;
   EXPECT_DOUBLE_EQ(c.cycle_s, d.cycle_s);
   EXPECT_DOUBLE_EQ(c.reclaim_sweep_s, d.reclaim_sweep_s);
@@ -39,7 +40,6 @@ void ExpectDefaults(const TenancyConfig& c) {
     EXPECT_DOUBLE_EQ(c.tiers[i].max_idle_s, seed[i].max_idle_s) << i;
     EXPECT_DOUBLE_EQ(c.tiers[i].elastic_base, seed[i].elastic_base) << i;
   }
-  EXPECT_TRUE(c.tenants.empty());
 }
 
 TEST(TenancyConfigTest, AbsentOrEmptySectionGivesTheDefaults) {
@@ -47,8 +47,29 @@ TEST(TenancyConfigTest, AbsentOrEmptySectionGivesTheDefaults) {
                            "tenancy:\n  tiers:\n  fairness:\n  tenants:\n", "tenancy:\n  tenants: []\n"}) {
     auto c = Parse(text);
     ASSERT_TRUE(c.has_value()) << text << c.error().ToString();
-    ExpectDefaults(*c);
+    ExpectDefaultSettings(*c);
+    EXPECT_TRUE(c->tenants.empty());
   }
+}
+
+// The documented example spells out the defaults and adds a tenant pair in one cohort.
+TEST(TenancyConfigTest, ExampleFileIsValidAndSpellsOutTheDefaults) {
+  const std::string path = std::string(SEEDANCE_TEST_DATA_DIR) + "/../examples/seedance-config.yaml";
+  YAML::Node root = YAML::LoadFile(path);
+  ASSERT_TRUE(root["tenancy"]) << path;
+  auto c = ParseTenancyConfig(path, root["tenancy"]);
+  ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  ExpectDefaultSettings(*c);
+  ASSERT_EQ(c->tenants.size(), 2u);
+  EXPECT_EQ(c->tenants[0].name, "team-a");
+  EXPECT_EQ(c->tenants[0].tier, Tier::kGold);
+  EXPECT_EQ(c->tenants[1].name, "team-b");
+  EXPECT_EQ(c->tenants[1].tier, Tier::kBronze);
+  EXPECT_EQ(c->tenants[0].cohort, "pool-1");
+  EXPECT_EQ(c->tenants[1].cohort, "pool-1");
+  ASSERT_EQ(c->tenants[0].quota.size(), 3u);
+  EXPECT_EQ(c->tenants[0].quota[2].resource, "gpu/A100-80G");
+  EXPECT_EQ(c->tenants[0].quota[2].lending_limit, 4.0);
 }
 
 // A valid section that sets every key (the round-trip example and the fuzz seed).
