@@ -166,7 +166,7 @@ Status ReadTiers(const Reader& r, const YAML::Node& map, const std::string& path
   return Status::Ok();
 }
 
-// Returns the canonical resource name of quota key `key` ("cpu", "memory", "gpu", "gpu/<model>").
+// Returns the canonical resource name of quota key `f.key` ("cpu", "memory", "gpu", "gpu/<model>").
 Result<std::string> ResourceName(const Reader& r, const Field& f, const std::string& path) {
   if (f.key == "cpu" || f.key == "memory" || f.key == "gpu") return f.key;
   if (f.key.rfind("gpu/", 0) == 0) {
