@@ -3,6 +3,8 @@
 # Cases:
 #   bad_prices     a bad price row: exit 2, message names file:line:column and field, no output
 #   bad_workload   an unknown --workload: exit 2, the message lists the accepted values
+#   bad_tenancy_*  an inconsistent tenancy: section (a limit without a cohort, lending above
+#                  nominal): exit 2, the message names file:line and the key, no output
 #   one_seed       the bundled default with one seed: exit 0, both files written
 #   frontier       --frontier adds seedance-tv<value> runs and the cost/JCT chart; bad values exit 2
 #   seeds          --seeds 0,1: mean ± sd per policy in the table, results.json (seeds, summary,
@@ -42,6 +44,18 @@ elseif(CASE STREQUAL "bad_config_window")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("c\\.yaml:3: key 'scheduler\\.cost_aware\\.warmup_window': -5 is out of range")
+elseif(CASE STREQUAL "bad_tenancy_no_cohort")
+  file(WRITE "${WORK}/c.yaml" "tenancy:\n  tenants:\n    - name: team-a\n      quota:\n"
+                              "        gpu/A100-80G: {nominal: 16, borrowing_limit: 8}\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("c\\.yaml:5: key 'tenancy\\.tenants\\[0\\]\\.quota\\.gpu/A100-80G\\.borrowing_limit': needs a cohort")
+elseif(CASE STREQUAL "bad_tenancy_lending")
+  file(WRITE "${WORK}/c.yaml" "tenancy:\n  tenants:\n    - {name: team-a, cohort: p}\n    - name: team-b\n"
+                              "      cohort: p\n      quota:\n        gpu: {nominal: 2, lending_limit: 3}\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("c\\.yaml:7: key 'tenancy\\.tenants\\[1\\]\\.quota\\.gpu\\.lending_limit': 3 exceeds nominal 2")
 elseif(CASE STREQUAL "bad_duration")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 7x --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)

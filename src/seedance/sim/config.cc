@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "seedance/tenancy/config.h"
+
 namespace seedance::sim {
 namespace {
 
@@ -74,7 +76,10 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   SimConfig c;
   if (root.IsNull()) return c;
   const double inf = std::numeric_limits<double>::infinity();
-  SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, root, "", {"scheduler"}));
+  SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, root, "", {"scheduler", "tenancy"}));
+  if (root["tenancy"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(c.tenancy, tenancy::ParseTenancyConfig(name, root["tenancy"]));
+  }
   if (!root["scheduler"]) return c;
   YAML::Node s = root["scheduler"];
   SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, s, "scheduler", {"cost_aware", "autoscaling", "checkpoint"}));
