@@ -377,7 +377,7 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "tables; writes cost_optimization_report.html + results.json. Workloads: llm-finetune (bundled, docs/WORKLOADS.md), gavel (Gavel's generator, 2 jobs/h), "
       "philly (Gavel's Philly-derived jobs), openb (the openb trace with its creation/deletion "
       "times), or a jobs CSV (docs/WORKLOADS.md). --duration bounds the arrival window (default "
-      "7d; openb: the whole 149-day trace). --config reads seedance-config.yaml (scheduler.cost_aware, autoscaling, checkpoint). "
+      "7d; openb: the whole 149-day trace). --config reads seedance-config.yaml (scheduler.cost_aware, autoscaling, checkpoint; tenancy: tiers, tenants and quotas). "
       "Bad input exits 2 naming file:line and field; nothing is written then. --seeds 0-4 runs "
       "instances 0..4 and prints mean ± sd per policy, savings against FIFO on-demand and the best "
       "baseline (the cheapest baseline that finished every job), and the bounds. The tenancy section "

@@ -13,6 +13,7 @@ TEST_P(PhillyHeldOut, MeetsIssue13) {
   auto [days, seed] = GetParam();
   auto c = RunTenancyComparison(testing::TenancySpec("philly", days, seed), testing::AllTenancyModes());
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  testing::PrintOutcomes(*c);
   testing::ExpectGuarantees(*c);
   testing::ExpectUtilizationOverStrict(*c, 15.0);
   testing::ExpectCompensationRaisesJain(*c);
@@ -25,6 +26,7 @@ INSTANTIATE_TEST_SUITE_P(SeedsAndWindows, PhillyHeldOut,
 TEST(OpenbHeldOut, QosTiersKeepGoldGuarantees) {
   auto c = RunTenancyComparison(testing::TenancySpec("openb", 0, 0), testing::AllTenancyModes());
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  testing::PrintOutcomes(*c);
   testing::ExpectGuarantees(*c);
 }
 

@@ -247,16 +247,38 @@ Result<TenancyScenario> OpenbTenancyScenario(const std::string& nodes_csv, const
     return std::tie(a.arrival_s, a.id) < std::tie(b.arrival_s, b.id);
   });
   s.window_s = end;
-  // The trace's cluster is far larger than its load; keep the first nodes (file order) until they
-  // hold offered / target_load GPUs, so tenants contend.
+  // The trace's cluster is far larger than its load; keep every k-th GPU node (file order) so the
+  // sample holds offered / target_load GPUs with the trace's mix of GPU models, and tenants contend.
   const double want = offered / end / o.target_load;
+  double all_gpus = 0;
+  for (const auto& n : nodes) all_gpus += n.gpu_count;
+  const std::size_t stride = std::max<std::size_t>(1, static_cast<std::size_t>(std::floor(all_gpus / std::max(1.0, want))));
   double gpus = 0;
-  for (const auto& n : nodes) {
-    if (gpus >= want) break;
-    s.nodes.push_back(n);
-    gpus += n.gpu_count;
+  for (std::size_t k = 0; k < nodes.size() && gpus < want; k += stride) {
+    if (nodes[k].gpu_count == 0) continue;
+    s.nodes.push_back(nodes[k]);
+    gpus += nodes[k].gpu_count;
   }
   s.total_gpus = gpus;
+  // Pods no node of the sample can ever hold (GPU model, size) are left out: they never run in
+  // any mode.
+  {
+    const cluster::ClusterState empty(s.nodes);
+    std::size_t dropped = 0;
+    std::vector<TenancyJob> kept;
+    for (auto& j : s.jobs) {
+      bool fits = false;
+      for (std::size_t n = 0; n < empty.size() && !fits; ++n) fits = empty.CanPlace(cluster::NodeId(static_cast<std::uint32_t>(n)), j.pod);
+      if (fits) {
+        kept.push_back(std::move(j));
+      } else {
+        ++dropped;
+        demand[static_cast<std::size_t>(j.tenant)] -= static_cast<double>(j.pod.total_gpu_milli()) / cluster::kMilliPerGpu * j.work_s;
+      }
+    }
+    s.jobs = std::move(kept);
+    if (dropped > 0) s.assumptions.push_back(std::to_string(dropped) + " pods that no node of the sample can hold are left out");
+  }
   std::vector<double> used;
   std::vector<int> used_class;
   for (int c = 0; c < 4; ++c) {
@@ -282,7 +304,7 @@ Result<TenancyScenario> OpenbTenancyScenario(const std::string& nodes_csv, const
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "openb: %zu GPU pods over %.0f days, QoS -> tier (LS gold; Guaranteed, Burstable silver; BE bronze), "
-                "one tenant per QoS class, nominal quota = its share of GPU demand; cluster = the first %zu nodes of "
+                "one tenant per QoS class, nominal quota = its share of GPU demand; cluster = %zu nodes, every k-th of "
                 "the node list (%.0f GPUs, offered demand = %.0f%% of it); run time = deletion - creation.",
                 s.jobs.size(), end / 86400, s.nodes.size(), gpus, o.target_load * 100);
   s.assumptions.push_back(buf);

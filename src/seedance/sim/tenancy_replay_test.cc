@@ -13,6 +13,7 @@ using tenancy::TenancyMode;
 TEST(TenancyReplayTest, PhillyTuningWeekMeetsIssue13) {
   auto c = RunTenancyComparison(testing::TenancySpec("philly", 7, 0), testing::AllTenancyModes());
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  testing::PrintOutcomes(*c);
   testing::ExpectGuarantees(*c);
   testing::ExpectUtilizationOverStrict(*c, 15.0);
   testing::ExpectCompensationRaisesJain(*c);
@@ -24,6 +25,7 @@ TEST(TenancyReplayTest, PhillyTuningWeekMeetsIssue13) {
 TEST(TenancyReplayTest, LlmFinetuneKeepsGoldGuarantees) {
   auto c = RunTenancyComparison(testing::TenancySpec("llm-finetune", 7, 42), testing::AllTenancyModes());
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  testing::PrintOutcomes(*c);
   testing::ExpectGuarantees(*c);
   // Idle reclaim: Seedance's busy share of the cluster is above Kueue's, which keeps idle tails.
   EXPECT_GT(testing::Find(*c, "seedance").busy_allocation_pct, testing::Find(*c, "borrowing").busy_allocation_pct + 5);

@@ -343,10 +343,9 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
     for (std::size_t t = 0; t < queues_.size(); ++t) {
       if (compensation_[t] <= kYieldAbove) continue;
       const auto& q = queues_[t];
-      const bool waiting = !q.heap.empty() || !q.inadmissible.empty() ||
-                           std::any_of(unplaceable_.begin(), unplaceable_.end(),
-                                       [&](std::int64_t id) { return entries_.at(id).w.tenant == static_cast<int>(t); });
-      if (!waiting) continue;
+      // Waiting on quota (a head nominated this pass or held inadmissible); work waiting for a node
+      // does not count (it may never fit).
+      if (q.heap.empty() && q.inadmissible.empty()) continue;
       for (int m : cohort_members_[t])
         if (compensation_[static_cast<std::size_t>(m)] < 0) yields[static_cast<std::size_t>(m)] = true;
     }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,17 @@ inline const TenancyOutcome& Find(const TenancyComparison& c, const std::string&
     if (o.mode == mode) return o;
   ADD_FAILURE() << "no mode " << mode;
   return c.outcomes.front();
+}
+
+// One line per mode, for the test log.
+inline void PrintOutcomes(const TenancyComparison& c) {
+  for (const auto& o : c.outcomes) {
+    std::printf("  %-26s alloc %5.1f%% busy %5.1f%% jain %.3f gold %d/%d by-lower %d preempt %d reclaim %d lost %.1f GPU-h "
+                "unstarted %d\n",
+                o.mode.c_str(), o.gpu_allocation_pct, o.busy_allocation_pct, o.jain_index, o.gold_guarantee_violations,
+                o.gold_guarantee_checks, o.gold_preempted_by_lower, o.preemptions, o.idle_reclaims, o.work_lost_gpu_hours,
+                o.unstarted);
+  }
 }
 
 // Guarantee 1: Seedance starts every Gold workload that fits its tenant's unborrowed guaranteed
