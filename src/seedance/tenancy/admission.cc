@@ -44,6 +44,7 @@ Admitter::Admitter(QuotaBook book, TenancyMode mode, const TenancyConfig& config
     if (i >= 0) tenant_tier_[static_cast<std::size_t>(i)] = t.tier;
   }
   cohort_members_.resize(n);
+  admitted_by_tenant_.resize(n);
   for (int a = 0; a < book_.num_tenants(); ++a) {
     for (int b = 0; b < book_.num_tenants(); ++b) {
       const bool same = a == b || (book_.cohort_of(a) >= 0 && book_.cohort_of(a) == book_.cohort_of(b));
@@ -159,12 +160,16 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
     double cost;
   };
   std::vector<Cand> cands;
-  for (const auto& [id, ptr] : admitted_) {
-    const Entry& v = *ptr;
-    if (!QuotaCandidate(e, v, env)) continue;
-    if (idle_only && env.Running(id).idle_s < TierOf(v.w.tier).reclaim_after_s) continue;
-    const double cost = mode_ == TenancyMode::kSeedance ? env.Running(id).lost_if_preempted + 1e-3 : 0.0;
-    cands.push_back({&v, cost});
+  // Only the preemptor's cohort (or its own tenant) can hold candidates; the sort below is a total
+  // order, so the visiting order does not matter.
+  for (int m : cohort_members_[static_cast<std::size_t>(e.w.tenant)]) {
+    for (const auto& [id, ptr] : admitted_by_tenant_[static_cast<std::size_t>(m)]) {
+      const Entry& v = *ptr;
+      if (!QuotaCandidate(e, v, env)) continue;
+      if (idle_only && env.Running(id).idle_s < TierOf(v.w.tier).reclaim_after_s) continue;
+      const double cost = mode_ == TenancyMode::kSeedance ? env.Running(id).lost_if_preempted + 1e-3 : 0.0;
+      cands.push_back({&v, cost});
+    }
   }
   if (cands.empty()) return {};
   if (mode_ == TenancyMode::kSeedance) {
@@ -279,6 +284,7 @@ void Admitter::Admit(Entry& e, double now) {
   e.state = State::kAdmitted;
   e.admitted_at = now;
   admitted_.emplace(e.w.id, &e);
+  admitted_by_tenant_[static_cast<std::size_t>(e.w.tenant)].emplace(e.w.id, &e);
   ++stats_.admitted;
 }
 
@@ -286,6 +292,7 @@ void Admitter::Evict(Entry& v, const Entry& preemptor, bool reclaim, std::vector
   v.state = State::kEvicting;
   v.evicted_for = preemptor.w.id;
   admitted_.erase(v.w.id);
+  admitted_by_tenant_[static_cast<std::size_t>(v.w.tenant)].erase(v.w.id);
   ++stats_.evictions;
   out->push_back({AdmissionDecision::Kind::kEvict, v.w.id, preemptor.w.id, false, reclaim});
 }
@@ -435,6 +442,7 @@ void Admitter::Cycle(double now, AdmissionEnv& env, std::vector<AdmissionDecisio
 void Admitter::Release(Entry& e) {
   book_.Remove(e.w.tenant, e.w.request);
   admitted_.erase(e.w.id);
+  admitted_by_tenant_[static_cast<std::size_t>(e.w.tenant)].erase(e.w.id);
   if (e.evicted_for >= 0) {
     auto it = entries_.find(e.evicted_for);
     if (it != entries_.end() && it->second.waiting_on > 0) --it->second.waiting_on;

@@ -184,6 +184,7 @@ class Admitter {
   // Admitted (not evicting) workloads by id; entries_ is node-based, so the pointers stay valid
   // until the entry is erased (which removes it from here first).
   std::map<std::int64_t, const Entry*> admitted_;
+  std::vector<std::map<std::int64_t, const Entry*>> admitted_by_tenant_;  // the same, by tenant
   std::vector<std::int64_t> unplaceable_;       // fit quota, no node: retried on any release
   std::vector<Tier> tenant_tier_;               // by tenant (config), default silver
   std::vector<std::vector<int>> cohort_members_;  // by tenant: tenants sharing its cohort (itself included)
