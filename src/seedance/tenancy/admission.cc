@@ -158,31 +158,43 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
   struct Cand {
     const Entry* entry;
     double cost;
+    bool own;  // the preemptor's tenant (Kueue takes other tenants' workloads first)
   };
   std::vector<Cand> cands;
-  // Only the preemptor's cohort (or its own tenant) can hold candidates; the sort below is a total
+  // Only the preemptor's cohort (or its own tenant) can hold candidates; the order below is a total
   // order, so the visiting order does not matter.
   for (int m : cohort_members_[static_cast<std::size_t>(e.w.tenant)]) {
+    // Kueue's modes take another tenant's workloads only while that tenant borrows: skip the
+    // tenant whole (the common case; keeps one decision within the latency budget).
+    if (mode_ != TenancyMode::kSeedance && m != e.w.tenant && !book_.IsBorrowing(m)) continue;
     for (const auto& [id, ptr] : admitted_by_tenant_[static_cast<std::size_t>(m)]) {
       const Entry& v = *ptr;
       if (!QuotaCandidate(e, v, env)) continue;
       if (idle_only && env.Running(id).idle_s < TierOf(v.w.tier).reclaim_after_s) continue;
       const double cost = mode_ == TenancyMode::kSeedance ? env.Running(id).lost_if_preempted + 1e-3 : 0.0;
-      cands.push_back({&v, cost});
+      cands.push_back({&v, cost, m == e.w.tenant});
     }
   }
   if (cands.empty()) return {};
-  if (mode_ == TenancyMode::kSeedance) {
-    std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
-      return std::tie(a.cost, a.entry->w.id) < std::tie(b.cost, b.entry->w.id);
-    });
-  } else {
-    std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) {
-      const bool ao = a.entry->w.tenant != e.w.tenant, bo = b.entry->w.tenant != e.w.tenant;
-      return std::make_tuple(!ao, a.entry->w.priority, -a.entry->admitted_at, a.entry->w.id) <
-             std::make_tuple(!bo, b.entry->w.priority, -b.entry->admitted_at, b.entry->w.id);
-    });
-  }
+  // `before(a, b)`: a is preempted first. Seedance: least lost work, then id. Kueue's classical
+  // order: other tenants first, lower priority, most recently admitted, id.
+  auto before = [&](const Cand& a, const Cand& b) {
+    if (mode_ == TenancyMode::kSeedance) return std::tie(a.cost, a.entry->w.id) < std::tie(b.cost, b.entry->w.id);
+    if (a.own != b.own) return !a.own;
+    if (a.entry->w.priority != b.entry->w.priority) return a.entry->w.priority < b.entry->w.priority;
+    if (a.entry->admitted_at != b.entry->admitted_at) return a.entry->admitted_at > b.entry->admitted_at;
+    return a.entry->w.id < b.entry->w.id;
+  };
+  // The greedy pass below usually takes a few candidates: a heap yields them in order without
+  // sorting all of them.
+  auto after = [&](const Cand& a, const Cand& b) { return before(b, a); };
+  std::make_heap(cands.begin(), cands.end(), after);
+  std::size_t heap_end = cands.size();  // [0, heap_end) is the heap; the tail holds popped ones
+  auto pop = [&]() -> const Cand* {
+    if (heap_end == 0) return nullptr;
+    std::pop_heap(cands.begin(), cands.begin() + static_cast<std::ptrdiff_t>(heap_end), after);
+    return &cands[--heap_end];
+  };
   std::vector<std::int64_t> chosen;
   std::vector<const Entry*> removed;  // from the book while deciding; restored at the end
   auto fits = [&] {
@@ -200,6 +212,7 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
     std::vector<VictimCandidate> vc;
     vc.reserve(cands.size());
     for (const auto& c : cands) vc.push_back({c.entry->w.id, c.cost, c.entry->w.priority});
+    std::sort(vc.begin(), vc.end(), [](const VictimCandidate& a, const VictimCandidate& b) { return a.id < b.id; });
     auto node = env.VictimsForFit(e.w, vc);
     if (!node) return {};
     for (auto id : *node) {
@@ -209,7 +222,8 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
   }
   const std::size_t fixed = chosen.size();
   if (quota_needed && !fits()) {
-    for (const auto& c : cands) {
+    while (const Cand* cp = pop()) {
+      const Cand& c = *cp;
       if (std::find(chosen.begin(), chosen.end(), c.entry->w.id) != chosen.end()) continue;
       const bool other = c.entry->w.tenant != e.w.tenant;
       // A borrower of another tenant stops being a candidate once it is back within nominal
