@@ -1,6 +1,8 @@
 #include "seedance/tenancy/admission.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -45,6 +47,7 @@ Admitter::Admitter(QuotaBook book, TenancyMode mode, const TenancyConfig& config
   }
   cohort_members_.resize(n);
   admitted_by_tenant_.resize(n);
+  victim_order_.resize(n);
   for (int a = 0; a < book_.num_tenants(); ++a) {
     for (int b = 0; b < book_.num_tenants(); ++b) {
       const bool same = a == b || (book_.cohort_of(a) >= 0 && book_.cohort_of(a) == book_.cohort_of(b));
@@ -158,43 +161,59 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
   struct Cand {
     const Entry* entry;
     double cost;
-    bool own;  // the preemptor's tenant (Kueue takes other tenants' workloads first)
   };
   std::vector<Cand> cands;
-  // Only the preemptor's cohort (or its own tenant) can hold candidates; the order below is a total
-  // order, so the visiting order does not matter.
-  for (int m : cohort_members_[static_cast<std::size_t>(e.w.tenant)]) {
-    // Kueue's modes take another tenant's workloads only while that tenant borrows: skip the
-    // tenant whole (the common case; keeps one decision within the latency budget).
-    if (mode_ != TenancyMode::kSeedance && m != e.w.tenant && !book_.IsBorrowing(m)) continue;
-    for (const auto& [id, ptr] : admitted_by_tenant_[static_cast<std::size_t>(m)]) {
-      const Entry& v = *ptr;
-      if (!QuotaCandidate(e, v, env)) continue;
-      if (idle_only && env.Running(id).idle_s < TierOf(v.w.tier).reclaim_after_s) continue;
-      const double cost = mode_ == TenancyMode::kSeedance ? env.Running(id).lost_if_preempted + 1e-3 : 0.0;
-      cands.push_back({&v, cost, m == e.w.tenant});
+  // `next()` yields the candidates in preemption order. Seedance: least lost work first, then id
+  // (all its candidates are collected and heap-ordered). Kueue's modes: other tenants first, lower
+  // priority, most recently admitted, id; each tenant's admitted workloads are kept in that order
+  // (victim_order_), so the cohort's borrowing tenants are merged lazily and a decision that
+  // takes k victims costs O(T + k T), not a scan of every admitted workload.
+  std::function<const Entry*()> next;
+  struct Cursor {
+    std::set<VictimKey>::const_iterator it, end;
+  };
+  std::vector<Cursor> others;
+  Cursor own{};
+  std::size_t heap_end = 0;
+  auto after = [](const Cand& a, const Cand& b) { return std::tie(b.cost, b.entry->w.id) < std::tie(a.cost, a.entry->w.id); };
+  if (mode_ == TenancyMode::kSeedance) {
+    // Only the preemptor's cohort (or its own tenant) can hold candidates.
+    for (int m : cohort_members_[static_cast<std::size_t>(e.w.tenant)]) {
+      for (const auto& [id, ptr] : admitted_by_tenant_[static_cast<std::size_t>(m)]) {
+        const Entry& v = *ptr;
+        if (!QuotaCandidate(e, v, env)) continue;
+        if (idle_only && env.Running(id).idle_s < TierOf(v.w.tier).reclaim_after_s) continue;
+        cands.push_back({&v, env.Running(id).lost_if_preempted + 1e-3});
+      }
     }
+    if (cands.empty()) return {};
+    std::make_heap(cands.begin(), cands.end(), after);
+    heap_end = cands.size();
+    next = [&]() -> const Entry* {
+      if (heap_end == 0) return nullptr;
+      std::pop_heap(cands.begin(), cands.begin() + static_cast<std::ptrdiff_t>(heap_end), after);
+      return cands[--heap_end].entry;
+    };
+  } else {
+    const VictimKey below{e.w.priority, -std::numeric_limits<double>::infinity(), std::numeric_limits<std::int64_t>::min(), nullptr};
+    for (int m : cohort_members_[static_cast<std::size_t>(e.w.tenant)]) {
+      const auto& order = victim_order_[static_cast<std::size_t>(m)];
+      if (m == e.w.tenant) {
+        own = {order.begin(), order.lower_bound(below)};  // withinClusterQueue: LowerPriority
+      } else if (mode_ != TenancyMode::kStrict && book_.IsBorrowing(m)) {
+        // reclaimWithinCohort: Any (kueue) or LowerPriority (borrowing)
+        others.push_back({order.begin(), mode_ == TenancyMode::kKueue ? order.end() : order.lower_bound(below)});
+      }
+    }
+    next = [&]() -> const Entry* {
+      Cursor* best = nullptr;
+      for (auto& c : others)
+        if (c.it != c.end && (best == nullptr || *c.it < *best->it)) best = &c;
+      if (best == nullptr) best = own.it != own.end ? &own : nullptr;
+      if (best == nullptr) return nullptr;
+      return (best->it++)->entry;
+    };
   }
-  if (cands.empty()) return {};
-  // `before(a, b)`: a is preempted first. Seedance: least lost work, then id. Kueue's classical
-  // order: other tenants first, lower priority, most recently admitted, id.
-  auto before = [&](const Cand& a, const Cand& b) {
-    if (mode_ == TenancyMode::kSeedance) return std::tie(a.cost, a.entry->w.id) < std::tie(b.cost, b.entry->w.id);
-    if (a.own != b.own) return !a.own;
-    if (a.entry->w.priority != b.entry->w.priority) return a.entry->w.priority < b.entry->w.priority;
-    if (a.entry->admitted_at != b.entry->admitted_at) return a.entry->admitted_at > b.entry->admitted_at;
-    return a.entry->w.id < b.entry->w.id;
-  };
-  // The greedy pass below usually takes a few candidates: a heap yields them in order without
-  // sorting all of them.
-  auto after = [&](const Cand& a, const Cand& b) { return before(b, a); };
-  std::make_heap(cands.begin(), cands.end(), after);
-  std::size_t heap_end = cands.size();  // [0, heap_end) is the heap; the tail holds popped ones
-  auto pop = [&]() -> const Cand* {
-    if (heap_end == 0) return nullptr;
-    std::pop_heap(cands.begin(), cands.begin() + static_cast<std::ptrdiff_t>(heap_end), after);
-    return &cands[--heap_end];
-  };
   std::vector<std::int64_t> chosen;
   std::vector<const Entry*> removed;  // from the book while deciding; restored at the end
   auto fits = [&] {
@@ -222,17 +241,16 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
   }
   const std::size_t fixed = chosen.size();
   if (quota_needed && !fits()) {
-    while (const Cand* cp = pop()) {
-      const Cand& c = *cp;
-      if (std::find(chosen.begin(), chosen.end(), c.entry->w.id) != chosen.end()) continue;
-      const bool other = c.entry->w.tenant != e.w.tenant;
+    while (const Entry* v = next()) {
+      if (std::find(chosen.begin(), chosen.end(), v->w.id) != chosen.end()) continue;
+      const bool other = v->w.tenant != e.w.tenant;
       // A borrower of another tenant stops being a candidate once it is back within nominal
       // (an idle allocation past its trigger stays one).
-      if (other && !book_.IsBorrowing(c.entry->w.tenant) &&
-          !(mode_ == TenancyMode::kSeedance && env.Running(c.entry->w.id).idle_s >= TierOf(c.entry->w.tier).reclaim_after_s))
+      if (other && !book_.IsBorrowing(v->w.tenant) &&
+          !(mode_ == TenancyMode::kSeedance && env.Running(v->w.id).idle_s >= TierOf(v->w.tier).reclaim_after_s))
         continue;
-      remove(c.entry);
-      chosen.push_back(c.entry->w.id);
+      remove(v);
+      chosen.push_back(v->w.id);
       if (fits()) break;
     }
     if (!fits()) chosen.clear();
@@ -299,6 +317,7 @@ void Admitter::Admit(Entry& e, double now) {
   e.admitted_at = now;
   admitted_.emplace(e.w.id, &e);
   admitted_by_tenant_[static_cast<std::size_t>(e.w.tenant)].emplace(e.w.id, &e);
+  victim_order_[static_cast<std::size_t>(e.w.tenant)].insert(VictimKeyOf(e));
   ++stats_.admitted;
 }
 
@@ -307,6 +326,7 @@ void Admitter::Evict(Entry& v, const Entry& preemptor, bool reclaim, std::vector
   v.evicted_for = preemptor.w.id;
   admitted_.erase(v.w.id);
   admitted_by_tenant_[static_cast<std::size_t>(v.w.tenant)].erase(v.w.id);
+  victim_order_[static_cast<std::size_t>(v.w.tenant)].erase(VictimKeyOf(v));
   ++stats_.evictions;
   out->push_back({AdmissionDecision::Kind::kEvict, v.w.id, preemptor.w.id, false, reclaim});
 }
@@ -457,6 +477,7 @@ void Admitter::Release(Entry& e) {
   book_.Remove(e.w.tenant, e.w.request);
   admitted_.erase(e.w.id);
   admitted_by_tenant_[static_cast<std::size_t>(e.w.tenant)].erase(e.w.id);
+  victim_order_[static_cast<std::size_t>(e.w.tenant)].erase(VictimKeyOf(e));
   if (e.evicted_for >= 0) {
     auto it = entries_.find(e.evicted_for);
     if (it != entries_.end() && it->second.waiting_on > 0) --it->second.waiting_on;

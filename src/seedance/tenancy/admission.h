@@ -185,6 +185,18 @@ class Admitter {
   // until the entry is erased (which removes it from here first).
   std::map<std::int64_t, const Entry*> admitted_;
   std::vector<std::map<std::int64_t, const Entry*>> admitted_by_tenant_;  // the same, by tenant
+  // Kueue's preemption order within a tenant: lower priority, most recently admitted, id.
+  struct VictimKey {
+    int priority;
+    double neg_admitted_at;
+    std::int64_t id;
+    const Entry* entry;
+    bool operator<(const VictimKey& o) const {
+      return std::tie(priority, neg_admitted_at, id) < std::tie(o.priority, o.neg_admitted_at, o.id);
+    }
+  };
+  static VictimKey VictimKeyOf(const Entry& e) { return {e.w.priority, -e.admitted_at, e.w.id, &e}; }
+  std::vector<std::set<VictimKey>> victim_order_;  // by tenant
   std::vector<std::int64_t> unplaceable_;       // fit quota, no node: retried on any release
   std::vector<Tier> tenant_tier_;               // by tenant (config), default silver
   std::vector<std::vector<int>> cohort_members_;  // by tenant: tenants sharing its cohort (itself included)
