@@ -64,14 +64,37 @@ void Admitter::Submit(WorkloadRequest w) {
   Entry e;
   e.hash = it->second;
   e.w = std::move(w);
-  auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
-  q.heap.insert(KeyOf(e));
-  entries_[e.w.id] = std::move(e);
+  const std::int64_t id = e.w.id;
+  entries_[id] = std::move(e);
+  QueueInsert(entries_.at(id));
+}
+
+void Admitter::QueueInsert(const Entry& e) {
+  queues_[static_cast<std::size_t>(e.w.tenant)].classes[e.hash].members.insert(KeyOf(e));
+}
+
+void Admitter::QueueErase(const Entry& e) {
+  auto& classes = queues_[static_cast<std::size_t>(e.w.tenant)].classes;
+  auto it = classes.find(e.hash);
+  if (it == classes.end()) return;
+  it->second.members.erase(KeyOf(e));
+  if (it->second.members.empty()) classes.erase(it);
+}
+
+std::int64_t Admitter::HeadOf(const Queue& q) {
+  if (q.sticky >= 0) return q.sticky;
+  const Key* best = nullptr;
+  for (const auto& [hash, c] : q.classes) {
+    if (c.inadmissible || c.members.empty()) continue;
+    if (best == nullptr || *c.members.begin() < *best) best = &*c.members.begin();
+  }
+  return best == nullptr ? -1 : best->id;
 }
 
 std::size_t Admitter::pending() const {
   std::size_t n = 0;
-  for (const auto& q : queues_) n += q.heap.size() + q.inadmissible.size();
+  for (const auto& q : queues_)
+    for (const auto& [hash, c] : q.classes) n += c.members.size();
   return n + unplaceable_.size();
 }
 
@@ -273,44 +296,29 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
 }
 
 void Admitter::MakeInadmissible(Queue& q, std::int64_t id) {
-  const Entry& e = entries_.at(id);
-  const Key key = KeyOf(e);
-  q.heap.erase(key);
-  q.inadmissible.push_back(key);
-  if (q.sticky == id) q.sticky = -1;
   // Scheduling-equivalence hashing: the same class (tenant, priority, request) in the same queue
-  // cannot fit either. Equivalent workloads share the priority, so only that slice of the heap is
-  // scanned.
-  constexpr double kEarliest = -std::numeric_limits<double>::infinity();
-  constexpr auto kFirstId = std::numeric_limits<std::int64_t>::min();
-  const auto end = q.heap.lower_bound({-e.w.priority + 1, kEarliest, kFirstId, 0});
-  for (auto it = q.heap.lower_bound({-e.w.priority, kEarliest, kFirstId, 0}); it != end;) {
-    if (it->hash == e.hash) {
-      q.inadmissible.push_back(*it);
-      it = q.heap.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  // cannot fit either, so the whole class steps aside (BestEffortFIFO: the next class's first
+  // workload becomes the head).
+  const Entry& e = entries_.at(id);
+  q.classes.at(e.hash).inadmissible = true;
+  if (q.sticky == id) q.sticky = -1;
 }
 
 void Admitter::RequeueCohort(int tenant) {
   for (int m : cohort_members_[static_cast<std::size_t>(tenant)]) {
-    auto& q = queues_[static_cast<std::size_t>(m)];
-    q.heap.insert(q.inadmissible.begin(), q.inadmissible.end());
-    q.inadmissible.clear();
+    for (auto& [hash, c] : queues_[static_cast<std::size_t>(m)].classes) c.inadmissible = false;
   }
   for (auto id : unplaceable_) {
     Entry& e = entries_.at(id);
     e.state = State::kPending;
-    queues_[static_cast<std::size_t>(e.w.tenant)].heap.insert(KeyOf(e));
+    QueueInsert(e);
   }
   unplaceable_.clear();
 }
 
 void Admitter::Admit(Entry& e, double now) {
   auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
-  q.heap.erase(KeyOf(e));
+  QueueErase(e);
   if (q.sticky == e.w.id) q.sticky = -1;
   book_.Add(e.w.tenant, e.w.request);
   e.state = State::kAdmitted;
@@ -338,11 +346,8 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
   for (std::size_t t = 0; t < queues_.size(); ++t) {
     auto& q = queues_[t];
     while (true) {
-      std::int64_t id = q.sticky;
-      if (id < 0) {
-        if (q.heap.empty()) break;
-        id = q.heap.begin()->id;
-      }
+      const std::int64_t id = HeadOf(q);
+      if (id < 0) break;
       const Entry& e = entries_.at(id);
       ++stats_.heads_considered;
       const auto kind = Nominate(e, env);
@@ -386,7 +391,7 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
       const auto& q = queues_[t];
       // Waiting on quota (a head nominated this pass or held inadmissible); work waiting for a node
       // does not count (it may never fit).
-      if (q.heap.empty() && q.inadmissible.empty()) continue;
+      if (q.classes.empty()) continue;
       for (int m : cohort_members_[t])
         if (compensation_[static_cast<std::size_t>(m)] < 0) yields[static_cast<std::size_t>(m)] = true;
     }
@@ -445,7 +450,7 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
     const bool guaranteed = fit == FitKind::kFit && book_.WithinShare(e.w.tenant, e.w.request, GuaranteedShare(e.w.tenant));
     const std::vector<std::int64_t> victims = ChooseVictims(e, env, /*quota_needed=*/false, /*idle_only=*/!guaranteed);
     if (victims.empty()) {
-      q.heap.erase(KeyOf(e));
+      QueueErase(e);
       e.state = State::kInadmissible;
       unplaceable_.push_back(e.w.id);
       changed = true;
@@ -502,7 +507,7 @@ void Admitter::Evicted(std::int64_t id, bool requeue) {
   const int t = e.w.tenant;
   if (requeue) {
     e.state = State::kPending;
-    queues_[static_cast<std::size_t>(t)].heap.insert(KeyOf(e));
+    QueueInsert(e);
   } else {
     entries_.erase(it);
   }

@@ -144,11 +144,21 @@ class Admitter {
     std::int64_t hash;  // the entry's equivalence class; not part of the order
     bool operator<(const Key& o) const;
   };
+  // One scheduling-equivalence class of a queue (same tenant, priority and request): its waiting
+  // workloads in queue order, and whether the class is inadmissible (Kueue's hashing moves the
+  // whole class at once; a quota release brings it back). Flipping the flag is O(1).
+  struct ClassQueue {
+    std::set<Key> members;
+    bool inadmissible = false;
+  };
   struct Queue {
-    std::set<Key> heap;
-    std::vector<Key> inadmissible;
+    std::map<std::int64_t, ClassQueue> classes;  // by Entry::hash; only non-empty classes
     std::int64_t sticky = -1;  // a head waiting for its victims to leave
   };
+  void QueueInsert(const Entry& e);
+  void QueueErase(const Entry& e);
+  // The queue's head: the sticky preemptor, else the first workload of the admissible classes.
+  static std::int64_t HeadOf(const Queue& q);
   enum class Nomination { kFit, kBorrow, kPreempt, kNoFit, kWait };
   struct Head {
     std::int64_t id;
