@@ -194,6 +194,7 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
   std::function<const Entry*()> next;
   struct Cursor {
     std::set<VictimKey>::const_iterator it, end;
+    int tenant = -1;
   };
   std::vector<Cursor> others;
   Cursor own{};
@@ -222,16 +223,20 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
     for (int m : cohort_members_[static_cast<std::size_t>(e.w.tenant)]) {
       const auto& order = victim_order_[static_cast<std::size_t>(m)];
       if (m == e.w.tenant) {
-        own = {order.begin(), order.lower_bound(below)};  // withinClusterQueue: LowerPriority
+        own = {order.begin(), order.lower_bound(below), m};  // withinClusterQueue: LowerPriority
       } else if (mode_ != TenancyMode::kStrict && book_.IsBorrowing(m)) {
         // reclaimWithinCohort: Any (kueue) or LowerPriority (borrowing)
-        others.push_back({order.begin(), mode_ == TenancyMode::kKueue ? order.end() : order.lower_bound(below)});
+        others.push_back({order.begin(), mode_ == TenancyMode::kKueue ? order.end() : order.lower_bound(below), m});
       }
     }
     next = [&]() -> const Entry* {
       Cursor* best = nullptr;
-      for (auto& c : others)
+      for (auto& c : others) {
+        // A tenant back within its nominal quota offers no more victims (the greedy pass below
+        // would skip each of them): drop its cursor instead of walking it.
+        if (c.it != c.end && !book_.IsBorrowing(c.tenant)) c.it = c.end;
         if (c.it != c.end && (best == nullptr || *c.it < *best->it)) best = &c;
+      }
       if (best == nullptr) best = own.it != own.end ? &own : nullptr;
       if (best == nullptr) return nullptr;
       return (best->it++)->entry;
