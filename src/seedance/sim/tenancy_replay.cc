@@ -681,6 +681,7 @@ Result<TenancyOutcome> Replay::Run() {
   std::size_t active = 0;  // arrived, not done
   std::vector<tenancy::AdmissionDecision> decisions;
   double next_tick = -1;
+  double next_sweep = 0;
   const double tick = mode_ == tenancy::TenancyMode::kSeedance ? std::min(s_.config.cycle_s, s_.config.reclaim_sweep_s)
                                                                : s_.config.cycle_s;
   // Runs until every job that arrived in the window has started (waits are then known) and the
@@ -772,8 +773,10 @@ Result<TenancyOutcome> Replay::Run() {
     }
     if (mode_ == tenancy::TenancyMode::kSeedance) {
       UpdateSeedanceSignals();
-      if (ticked) {
-        // S4.1 idle reclaim: allocations idle beyond their tier's tolerance are released.
+      if (ticked && t >= next_sweep) {
+        // S4.1 idle reclaim, every reclaim_sweep_s: allocations idle beyond their tier's
+        // tolerance are released.
+        next_sweep = t + s_.config.reclaim_sweep_s;
         for (auto id : admitter_->IdleSweep(*this)) {
           JobRun& r = runs_[Index(id)];
           if (r.state != JobState::kTail) continue;
