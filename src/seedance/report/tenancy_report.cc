@@ -102,6 +102,11 @@ std::string TenancyHtmlSection(const sim::TenancyComparison& c) {
                      o.gold_preempted_by_lower, o.preemptions, o.idle_reclaims, o.work_lost_gpu_hours);
   }
   h += "</table>\n";
+  h += "<p>Gold guarantee violations: Gold arrivals that fit their tenant's unborrowed guaranteed quota and did not start "
+       "within one scheduling cycle, over such arrivals. Per tenant below: <i>guaranteed share honoured</i> is the share of "
+       "the time the tenant had work waiting in which no waiting job would have fit in the unused part of its guaranteed "
+       "quota (a job larger than the guarantee is not covered by it); <i>held / fair</i> compares the GPU-hours it held "
+       "with its max-min fair share (weights = nominal quotas), the ratios behind Jain's index.</p>\n";
   for (const auto& o : c.outcomes) {
     h += fmt::format("<h3>{}: per tenant</h3>\n<table>\n<tr><th>tenant</th><th>tier</th><th>nominal GPUs</th><th>jobs</th>"
                      "<th>wait p50 (h)</th><th>wait p99 (h)</th><th>guaranteed share honoured %</th><th>borrowed GPU-h</th>"
