@@ -78,6 +78,12 @@ ClusterState::ClusterState(std::vector<NodeSpec> nodes) : specs_(std::move(nodes
   weights_.assign(nodes_.size(), 1.0);
 }
 
+bool ClusterState::CanPlaceAnywhere(const PodSpec& pod) const {
+  for (std::uint32_t n = 0; n < nodes_.size(); ++n)
+    if (CanPlace(NodeId(n), pod)) return true;
+  return false;
+}
+
 void ClusterState::Bind(const PodSpec& pod, NodeId id, const GpuAssignment& gpus) {
   NodeState& n = nodes_[id.value()];
   SEEDANCE_CHECK(Fits(n, pod)) << "bind of " << pod.name << " to " << specs_[id.value()].name;

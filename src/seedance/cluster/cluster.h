@@ -121,6 +121,8 @@ class ClusterState {
   bool CanPlace(NodeId id, const PodSpec& pod) const {
     return Admits(eligibility_[id.value()], pod) && Fits(nodes_[id.value()], pod);
   }
+  // True if CanPlace holds on some node.
+  bool CanPlaceAnywhere(const PodSpec& pod) const;
 
   // Scheduling weight of a node (S7.2: the health grade's coefficient, 1.0 by default). Scoring
   // policies scale a node's score by it (a higher weight makes the node more attractive).

@@ -72,13 +72,6 @@ ClusterState Without(ClusterState state, const std::vector<PreemptionCandidate>&
   return state;
 }
 
-bool AnyNodeCanPlace(const ClusterState& state, const PodSpec& pod) {
-  for (std::uint32_t n = 0; n < state.size(); ++n) {
-    if (state.CanPlace(NodeId(n), pod)) return true;
-  }
-  return false;
-}
-
 NodeId NodeOf(const std::vector<PreemptionCandidate>& candidates, std::int64_t id) {
   for (const PreemptionCandidate& c : candidates) {
     if (c.id == id) return c.node;
@@ -108,14 +101,14 @@ TEST(FindVictimsForFitTest, FreesOneNodeWhereQuotaOnlyPreemptionScattersGpus) {
   candidates.push_back(BindPod(state, 3, Whole(2), 8, 5.0));
   ASSERT_EQ(state.used_gpu_milli(), 32000);
   const PodSpec pod = Whole(4, cluster::Qos::kGuaranteed);
-  ASSERT_FALSE(AnyNodeCanPlace(state, pod));
+  ASSERT_FALSE(state.CanPlaceAnywhere(pod));
 
   // Quota-only: the three cheapest free 4 GPUs, over three nodes; no node can take the pod.
   const std::vector<std::int64_t> quota = QuotaOnlyVictims(pod, candidates);
   EXPECT_THAT(quota, ElementsAre(1, 2, 3));
   const ClusterState after_quota = Without(state, candidates, quota);
   EXPECT_GE(state.used_gpu_milli() - after_quota.used_gpu_milli(), 4000);
-  EXPECT_FALSE(AnyNodeCanPlace(after_quota, pod));
+  EXPECT_FALSE(after_quota.CanPlaceAnywhere(pod));
 
   // Fit-aware: all on node 3, and the pod fits there afterwards.
   const auto set = FindVictimsForFit(state, pod, candidates);
@@ -209,7 +202,7 @@ TEST(FindVictimsForFitTest, CountsMilliGpuPerDevice) {
   on(1, Share(300), 2, 1.0);  // GPU 1: likewise
   on(2, Whole(1), 3, 5.0);    // GPU 2: full, 1000 once preempted
   const PodSpec pod = Share(500);
-  ASSERT_FALSE(AnyNodeCanPlace(state, pod));
+  ASSERT_FALSE(state.CanPlaceAnywhere(pod));
 
   const auto set = FindVictimsForFit(state, pod, candidates);
   ASSERT_TRUE(set.has_value());
@@ -218,7 +211,7 @@ TEST(FindVictimsForFitTest, CountsMilliGpuPerDevice) {
   // Quota-only takes the two cheap share pods: 600 milli freed, on two devices; no fit.
   const auto quota = QuotaOnlyVictims(pod, candidates);
   EXPECT_THAT(quota, ElementsAre(1, 2));
-  EXPECT_FALSE(AnyNodeCanPlace(Without(state, candidates, quota), pod));
+  EXPECT_FALSE(Without(state, candidates, quota).CanPlaceAnywhere(pod));
 
   // A share victim on a device with room to spare is enough once it is the cheapest.
   candidates[0].cost = 0.5;  // id 1, GPU 0
@@ -365,7 +358,7 @@ TEST(FindVictimsForFitTest, GreedySetOnCrowdedNodesFitsAndIsMinimal) {
       }
     }
     const PodSpec pod = Whole(static_cast<int>(rng.UniformInt(2, 6)));
-    if (AnyNodeCanPlace(state, pod)) continue;
+    if (state.CanPlaceAnywhere(pod)) continue;
     ++searched;
     const auto set = FindVictimsForFit(state, pod, candidates);
     ASSERT_TRUE(set.has_value()) << "seed " << seed;

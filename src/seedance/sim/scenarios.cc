@@ -17,16 +17,6 @@
 namespace seedance::sim {
 namespace {
 
-// On-demand $/GPU-hour of `type` from the price table (data/prices/gpu_prices.csv by default).
-Result<double> OnDemandPrice(const cost::PriceTable& prices, const std::string& type) {
-  auto model = cluster::ParseGpuModel(type);
-  const cost::GpuPrice* p = model.has_value() ? prices.Find(*model) : nullptr;
-  if (p == nullptr) {
-    return InvalidArgumentError(prices.name() + ": no on-demand price for GPU type '" + type + "'");
-  }
-  return ToUsd(p->usd_per_gpu_hour);
-}
-
 Result<SpotSeries> LoadSpot(const std::string& dir, const std::vector<std::string>& files, int gpus_per_instance) {
   std::vector<SpotSeries> parts;
   for (const auto& f : files) {
@@ -65,9 +55,6 @@ const std::vector<SpotSource>& SpotSources() {
   return sources;
 }
 
-std::string PricePath(const ScenarioSpec& spec) {
-  return spec.prices_path.empty() ? spec.data_dir + "/prices/gpu_prices.csv" : spec.prices_path;
-}
 
 void ApplyConfig(const SimConfig& c, FleetSpec* f) {
   f->cold_start_s = c.cold_start_s;
@@ -101,6 +88,20 @@ Status BuildFleet(const ScenarioSpec& spec, const std::vector<std::string>& type
 }
 
 }  // namespace
+
+Result<double> OnDemandPrice(const cost::PriceTable& prices, const std::string& type) {
+  auto model = cluster::ParseGpuModel(type);
+  const cost::GpuPrice* p = model.has_value() ? prices.Find(*model) : nullptr;
+  if (p == nullptr) {
+    return InvalidArgumentError(prices.name() + ": no on-demand price for GPU type '" + type + "'");
+  }
+  return ToUsd(p->usd_per_gpu_hour);
+}
+
+
+std::string PricePath(const ScenarioSpec& spec) {
+  return spec.prices_path.empty() ? spec.data_dir + "/prices/gpu_prices.csv" : spec.prices_path;
+}
 
 std::vector<std::string> ScenarioWorkloadNames() { return {"llm-finetune", "gavel", "philly", "openb"}; }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/cost/price_table.h"
 #include "seedance/sim/config.h"
 #include "seedance/sim/engine.h"
 #include "seedance/sim/lower_bound.h"
@@ -125,6 +126,11 @@ Result<SeedSweep> RunCostScenarioSeeds(const ScenarioSpec& spec, const std::vect
 
 // Names of the bundled workloads.
 std::vector<std::string> ScenarioWorkloadNames();
+
+// The price table `spec` reads: spec.prices_path, else data_dir/prices/gpu_prices.csv.
+std::string PricePath(const ScenarioSpec& spec);
+// On-demand $/GPU-hour of GPU type `type` in `prices`; kInvalidArgument naming the table if none.
+Result<double> OnDemandPrice(const cost::PriceTable& prices, const std::string& type);
 
 // Builds the workload and fleet of `spec` (for tests and the LP benchmark).
 Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fleet,

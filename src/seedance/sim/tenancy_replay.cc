@@ -267,9 +267,7 @@ Result<TenancyScenario> OpenbTenancyScenario(const std::string& nodes_csv, const
     std::size_t dropped = 0;
     std::vector<TenancyJob> kept;
     for (auto& j : s.jobs) {
-      bool fits = false;
-      for (std::size_t n = 0; n < empty.size() && !fits; ++n) fits = empty.CanPlace(cluster::NodeId(static_cast<std::uint32_t>(n)), j.pod);
-      if (fits) {
+      if (empty.CanPlaceAnywhere(j.pod)) {
         kept.push_back(std::move(j));
       } else {
         ++dropped;
@@ -421,10 +419,7 @@ tenancy::RunningState Replay::Running(std::int64_t id) const {
 }
 
 bool Replay::CanPlace(const tenancy::WorkloadRequest& w) {
-  const auto& pod = runs_[Index(w.id)].job->pod;
-  for (std::size_t n = 0; n < state_.size(); ++n)
-    if (state_.CanPlace(cluster::NodeId(static_cast<std::uint32_t>(n)), pod)) return true;
-  return false;
+  return state_.CanPlaceAnywhere(runs_[Index(w.id)].job->pod);
 }
 
 std::optional<std::vector<std::int64_t>> Replay::VictimsForFit(const tenancy::WorkloadRequest& w,
@@ -603,12 +598,9 @@ void Replay::UpdateSeedanceSignals() {
 
 void Replay::Apply(const std::vector<tenancy::AdmissionDecision>& ds) {
   for (const auto& d : ds) {
-    if (d.kind == tenancy::AdmissionDecision::Kind::kAdmit) {
-      ++out_.admission_decisions;
-      continue;  // bound in OnAdmit
-    }
     ++out_.admission_decisions;
-    EvictJob(Index(d.id), d.for_id, /*kube=*/false);
+    // Admissions were bound in OnAdmit; evictions start their grace period here.
+    if (d.kind == tenancy::AdmissionDecision::Kind::kEvict) EvictJob(Index(d.id), d.for_id, /*kube=*/false);
   }
 }
 
@@ -856,21 +848,13 @@ Result<TenancyOutcome> RunTenancyReplay(const TenancyScenario& scenario, tenancy
 
 Result<TenancyComparison> RunTenancyComparison(const ScenarioSpec& spec, const std::vector<tenancy::TenancyMode>& modes,
                                                const std::function<void(const std::string&)>& progress) {
-  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices,
-                            cost::PriceTable::LoadFile(spec.prices_path.empty() ? spec.data_dir + "/prices/gpu_prices.csv"
-                                                                                : spec.prices_path));
-  auto price_of = [&](const std::string& type) -> Result<double> {
-    auto model = cluster::ParseGpuModel(type);
-    const cost::GpuPrice* p = model.has_value() ? prices.Find(*model) : nullptr;
-    if (p == nullptr) return InvalidArgumentError(prices.name() + ": no on-demand price for GPU type '" + type + "'");
-    return ToUsd(p->usd_per_gpu_hour);
-  };
+  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(PricePath(spec)));
   TenancyScenarioOptions opts;
   opts.seed = spec.seed;
   TenancyComparison c;
   if (spec.workload == "openb") {
     // openb's GPU models are priced like a V100 (the price table's proxy rows say why).
-    SEEDANCE_ASSIGN_OR_RETURN(double usd, price_of("V100M16"));
+    SEEDANCE_ASSIGN_OR_RETURN(double usd, OnDemandPrice(prices, "V100M16"));
     SEEDANCE_ASSIGN_OR_RETURN(c.scenario, OpenbTenancyScenario(spec.data_dir + "/openb/openb_node_list_gpu_node.csv",
                                                                spec.data_dir + "/openb/openb_pod_list_default.csv",
                                                                spec.config.tenancy, usd, opts));
@@ -885,7 +869,7 @@ Result<TenancyComparison> RunTenancyComparison(const ScenarioSpec& spec, const s
     SEEDANCE_RETURN_IF_ERROR(BuildScenario(whole, &w, &fleet, &notes));
     const double window = spec.duration_s > 0 ? spec.duration_s : 7 * 86400.0;
     SEEDANCE_ASSIGN_OR_RETURN(c.scenario, TenancyScenarioFromWorkload(w, spec.config.tenancy, window, 0.0, opts));
-    SEEDANCE_ASSIGN_OR_RETURN(c.scenario.usd_per_gpu_hour, price_of(c.scenario.gpu_type));
+    SEEDANCE_ASSIGN_OR_RETURN(c.scenario.usd_per_gpu_hour, OnDemandPrice(prices, c.scenario.gpu_type));
   }
   std::vector<std::pair<tenancy::TenancyMode, bool>> runs;
   for (auto m : modes) runs.push_back({m, true});

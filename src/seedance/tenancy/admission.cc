@@ -411,6 +411,18 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
     book_.Add(p.w.tenant, p.w.request);
     reserved.push_back(&p);
   };
+  // Evicts `victims` for `e`, which becomes its queue's sticky head and keeps its room reserved.
+  auto preempt = [&](Entry& e, Queue& q, const std::vector<std::int64_t>& victims) {
+    for (auto v : victims) {
+      Entry& ve = entries_.at(v);
+      const bool reclaim = env.Running(v).idle_s >= TierOf(ve.w.tier).reclaim_after_s;
+      Evict(ve, e, reclaim, out);
+    }
+    e.waiting_on += static_cast<int>(victims.size());
+    q.sticky = e.w.id;
+    reserve(e);
+    changed = true;
+  };
   for (const Head& h : heads) {
     Entry& e = entries_.at(h.id);
     auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
@@ -427,15 +439,7 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
         changed = true;
         continue;
       }
-      for (auto v : victims) {
-        Entry& ve = entries_.at(v);
-        const bool reclaim = env.Running(v).idle_s >= TierOf(ve.w.tier).reclaim_after_s;
-        Evict(ve, e, reclaim, out);
-      }
-      e.waiting_on += static_cast<int>(victims.size());
-      q.sticky = e.w.id;
-      reserve(e);
-      changed = true;
+      preempt(e, q, victims);
       continue;
     }
     const auto fit = book_.Check(e.w.tenant, e.w.request);
@@ -461,15 +465,7 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
       changed = true;
       continue;
     }
-    for (auto v : victims) {
-      Entry& ve = entries_.at(v);
-      const bool reclaim = env.Running(v).idle_s >= TierOf(ve.w.tier).reclaim_after_s;
-      Evict(ve, e, reclaim, out);
-    }
-    e.waiting_on += static_cast<int>(victims.size());
-    q.sticky = e.w.id;
-    reserve(e);
-    changed = true;
+    preempt(e, q, victims);
   }
   for (const Entry* p : reserved) book_.Remove(p->w.tenant, p->w.request);
   return changed;
