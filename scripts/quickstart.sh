@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # Debian 12 packages the build needs; nothing is downloaded from anywhere else.
 PACKAGES=(cmake ninja-build g++ pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev libglpk-dev libyaml-cpp-dev
-          libsqlite3-dev libeigen3-dev libpq-dev libssl-dev)
+          libsqlite3-dev libeigen3-dev libpq-dev libssl-dev libcpp-httplib-dev)
 
 install_missing() {
   local missing=()

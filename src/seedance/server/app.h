@@ -1,0 +1,102 @@
+#pragma once
+
+// The server's shared state and its parts. `seedance server` builds one App, then one Service
+// per part (admin, extender, telemetry), registers their routes on one cpp-httplib server and
+// runs until SIGTERM/SIGINT. Each part owns its own state; what two parts share lives here
+// (metrics, the health and breaker boards, the current config).
+//
+// Threads: cpp-httplib calls handlers from a worker pool, so everything reachable from App is
+// thread-safe (the boards and Metrics lock inside; the config is an immutable snapshot).
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "seedance/core/status.h"
+#include "seedance/server/boards.h"
+#include "seedance/server/config.h"
+#include "seedance/server/metrics.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace seedance::server {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::string config_path;  // empty: ServerConfig::Defaults()
+  std::string db = "seedance-ledger.db";  // SQLite path or postgresql://
+  std::string tls_cert, tls_key, client_ca;
+  std::string token_file;   // bearer token for writes (first line of the file)
+  std::size_t max_body_bytes = 64u << 20;  // OTLP's recommended 64 MiB; 413 above
+  double rate_limit_rps = 0;   // per client address; 0 = unlimited
+  double rate_limit_burst = 0;
+  int threads = 0;             // HTTP worker threads; 0 = hardware concurrency x 2
+};
+
+// The current config: an immutable snapshot swapped as a whole on SIGHUP.
+class ConfigHolder {
+ public:
+  std::shared_ptr<const ServerConfig> Get() const {
+    std::lock_guard lock(mu_);
+    return config_;
+  }
+  void Set(std::shared_ptr<const ServerConfig> config) {
+    std::lock_guard lock(mu_);
+    config_ = std::move(config);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const ServerConfig> config_ = std::make_shared<ServerConfig>(ServerConfig::Defaults());
+};
+
+struct App {
+  ServerOptions options;
+  // Wall clock, Unix milliseconds; tests inject their own.
+  std::function<std::int64_t()> now_ms;
+  Metrics metrics;
+  HealthBoard health;
+  BreakerBoard breaker;
+  ConfigHolder config;
+
+  // One structured log line on stderr: {"ts":"...","level":"info","event":"...",...fields}.
+  void Log(std::string_view level, std::string_view event, nlohmann::json fields = {}) const;
+};
+
+// One part of the server.
+class Service {
+ public:
+  virtual ~Service() = default;
+  virtual void Register(httplib::Server& http) = 0;
+  // SIGHUP: every part checks the new config first; only when all accept is it applied.
+  virtual Status CheckConfig(const ServerConfig& /*config*/) { return Status::Ok(); }
+  virtual void ApplyConfig(const std::shared_ptr<const ServerConfig>& /*config*/) {}
+  // Background work (scrapes, breaker and audit loops); Stop joins it.
+  virtual Status Start() { return Status::Ok(); }
+  virtual void Stop() {}
+};
+
+std::unique_ptr<Service> MakeAdminService(App& app);      // /healthz, /metrics, /v1/config
+std::unique_ptr<Service> MakeExtenderService(App& app);   // /extender/*, /v1/nodes, /v1/pods, /v1/decisions
+std::unique_ptr<Service> MakeTelemetryService(App& app);  // /v1/metrics, /v1/ingest/prom, /v1/breaker/*, /v1/cost, scrapes, audit loop
+
+// Replies. Errors are JSON: {"error":"<message>","field":"<request field or empty>"}.
+void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body);
+void ReplyError(httplib::Response& res, int status, std::string_view field, std::string_view message);
+// Maps a Status to 400 (kInvalidArgument), 404, 409, 413 (kResourceExhausted), 503 (kUnavailable),
+// 500 otherwise.
+int HttpStatusOf(const Status& status);
+
+}  // namespace seedance::server

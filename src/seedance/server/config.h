@@ -1,0 +1,58 @@
+#pragma once
+
+// The server's configuration: seedance-config.yaml's `tenancy:` section (tenancy::TenancyConfig)
+// and its `server:` section below. Without a file the server runs on Defaults(): one tenant
+// ("default", Gold, no quota limit), the bundled price table, bestfit placement, seed 0.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "seedance/core/status.h"
+#include "seedance/core/units.h"
+#include "seedance/tenancy/tiers.h"
+
+namespace seedance::server {
+
+struct ScrapeTarget {
+  std::string name;      // label attached to what it yields ("dcgm-node-1")
+  std::string url;       // http://host:port/metrics (text) or http://host:port (Prometheus API)
+  std::string kind;      // "exposition" (dcgm-exporter or any /metrics) | "prometheus" (query_range)
+  std::string query;     // kind == prometheus: the PromQL expression
+  std::int64_t interval_ms = 15'000;
+};
+
+struct ServerConfig {
+  std::string source;  // file the config came from ("<defaults>" when none)
+
+  tenancy::TenancyConfig tenancy;
+
+  // Placement (the same factory and seed as `bench packing`).
+  std::string placement_policy = "bestfit";
+  std::uint64_t seed = 0;
+
+  // Cost breaker (S6.7): hourly thresholds per namespace and per job (0 = not watched).
+  Money breaker_default_hourly;
+  std::map<std::string, Money> breaker_namespaces;
+  std::map<std::string, Money> breaker_jobs;
+  std::int64_t breaker_cooldown_ms = 3'600'000;  // a trip clears by itself after this (0 = reset only)
+  std::int64_t breaker_interval_ms = 60'000;     // how often the breaker evaluates the ledger
+
+  // Audit (S7): how often the audit re-grades nodes from ingested telemetry.
+  std::int64_t audit_interval_ms = 300'000;
+
+  // Unit cost (S1.4): recalibration period and its inputs.
+  std::int64_t unit_cost_period_ms = 900'000;
+  double cooling_usd_per_hour = 0;  // C_cooling for w_cooling = 1 + 0.32 min(cooling/100, 1)
+  double opex_usd_per_hour = 0;     // C_opex
+
+  std::vector<ScrapeTarget> scrape;
+
+  // Errors: kNotFound (cannot open), kInvalidArgument naming file:line and the key.
+  static Result<ServerConfig> LoadFile(const std::string& path);
+  static Result<ServerConfig> Parse(const std::string& name, const std::string& yaml_text);
+  static ServerConfig Defaults();
+};
+
+}  // namespace seedance::server
