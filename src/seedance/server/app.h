@@ -91,6 +91,7 @@ class Service {
 std::unique_ptr<Service> MakeAdminService(App& app);      // /healthz, /metrics, /v1/config
 std::unique_ptr<Service> MakeExtenderService(App& app);   // /extender/*, /v1/nodes, /v1/pods, /v1/decisions
 std::unique_ptr<Service> MakeTelemetryService(App& app);  // /v1/metrics, /v1/ingest/prom, /v1/breaker/*, /v1/cost, scrapes, audit loop
+std::unique_ptr<Service> MakeAdmissionService(App& app);  // /v1/workloads: the tenancy Admitter driven online (Kueue's scenario)
 
 // Replies. Errors are JSON: {"error":"<message>","field":"<request field or empty>"}.
 void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body);
