@@ -27,6 +27,8 @@ struct ServerConfig {
   std::string source;  // file the config came from ("<defaults>" when none)
 
   tenancy::TenancyConfig tenancy;
+  // How /v1/workloads admits (tenancy::ParseTenancyMode: strict | borrowing | seedance | kueue).
+  std::string admission_mode = "seedance";
 
   // Placement (the same factory and seed as `bench packing`).
   std::string placement_policy = "bestfit";
