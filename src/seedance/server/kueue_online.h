@@ -1,0 +1,48 @@
+#pragma once
+
+// `seedance bench kueue --online`: Kueue's scheduler-performance baseline (sim/kueue_scenario.h)
+// played against a running server's /v1/workloads API in wall time, as Kueue's test runner plays
+// it against kube-apiserver: workloads are created on the scenario's schedule (divided by
+// `speedup`), each admitted workload runs for its runtime (divided by `speedup`) and is then
+// reported finished, an evicted one is reported gone at once (the server requeues it). Every
+// decision crosses HTTP on loopback; wall time is measured from the first creation.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "seedance/core/status.h"
+#include "seedance/sim/kueue_scenario.h"
+#include "seedance/tenancy/tiers.h"
+
+namespace seedance::server {
+
+// The scenario's ClusterQueues as tenants (cpu quotas, one cohort per 6 CQs), for the server's
+// config: what RunKueueScenario builds in simulation.
+std::vector<tenancy::TenantConfig> KueueTenants(const sim::KueueScenarioSpec& spec);
+
+struct KueueOnlineOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  std::string token;     // bearer token for the writes ("" = none)
+  double speedup = 1.0;  // 1 = Kueue's real schedule; > 1 compresses creation intervals and runtimes
+};
+
+struct KueueOnlineResult {
+  std::vector<sim::KueueClassResult> classes;  // admission times in wall seconds, scaled back by speedup
+  double wall_s = 0;            // first creation to the last finish, wall clock
+  std::int64_t admissions = 0;  // admit decisions (re-admissions included)
+  std::int64_t preemptions = 0;
+  std::int64_t requests = 0;    // HTTP requests sent
+  double request_p50_ms = 0, request_p99_ms = 0;  // round trip of one /v1/workloads request
+  double usage_pct = 0;         // Kueue's usage metric over the wall run
+};
+
+// Errors: kUnavailable when the server cannot be reached or answers an error (its message).
+Result<KueueOnlineResult> RunKueueOnline(const sim::KueueScenarioSpec& spec, const KueueOnlineOptions& options);
+
+nlohmann::json KueueOnlineJson(const KueueOnlineOptions& options, const KueueOnlineResult& r);
+
+}  // namespace seedance::server
