@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Load test of `seedance server` on loopback with wrk (Debian package `wrk`), bounded in time:
+#   1. kube-scheduler extender: filter + prioritize (alternating) for a 1-GPU pod over 1,000 nodes
+#      (node-cache mode), target >= 2,000 requests/s, p99 <= 5 ms, zero errors;
+#   2. OTLP/HTTP JSON ingest at /v1/metrics, 1,000 data points per request, target >= 200,000
+#      samples/s, every one committed to the SQLite ledger before the 200.
+# Usage: scripts/bench-server.sh [SEEDANCE_BINARY] [SECONDS per phase, default 15] [OUT.json]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-build/release/apps/cli/seedance}
+secs=${2:-15}
+out=${3:-}
+command -v wrk >/dev/null || { echo "bench-server: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
+command -v curl >/dev/null || { echo "bench-server: curl is not installed (apt-get install curl)" >&2; exit 2; }
+[ -x "$bin" ] || { echo "bench-server: $bin not found (build the release preset first)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+nodes=${SEEDANCE_NODES:-1000}
+export SEEDANCE_NODES=$nodes
+echo "seedance-bench-token" >"$work/token"
+"$bin" server --listen 127.0.0.1:0 --db "$work/ledger.db" --token-file "$work/token" 2>"$work/server.log" &
+pid=$!
+port=""
+for _ in $(seq 1 200); do
+  port=$(grep -o '"event":"listening"[^}]*' "$work/server.log" | grep -o '"port":[0-9]*' | head -1 | cut -d: -f2 || true)
+  [ -n "$port" ] && break
+  sleep 0.05
+done
+[ -n "$port" ] || { echo "bench-server: the server did not start:" >&2; cat "$work/server.log" >&2; exit 1; }
+url=http://127.0.0.1:$port
+# 1,000 nodes of 8 GPUs (A100-80G, 96 cores, 1 TiB), as a v1.NodeList.
+{
+  printf '{"kind":"NodeList","items":['
+  for ((i = 0; i < nodes; i++)); do
+    [ "$i" -gt 0 ] && printf ','
+    printf '{"metadata":{"name":"gpu-node-%04d","labels":{"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"}},' "$i"
+    printf '"status":{"allocatable":{"cpu":"96","memory":"1Ti","nvidia.com/gpu":"8"}}}'
+  done
+  printf ']}'
+} >"$work/nodes.json"
+curl -sf -H "Authorization: Bearer seedance-bench-token" -H 'Content-Type: application/json' \
+  --data-binary @"$work/nodes.json" "$url/v1/nodes" >/dev/null
+echo "== extender: filter + prioritize over $nodes nodes, ${secs} s, 1 wrk thread, 8 connections"
+ext=$(wrk -t1 -c8 -d"${secs}s" --latency -s bench/server/extender.lua "$url" | tee /dev/stderr | grep '^RESULT' | cut -c8-)
+echo "== OTLP ingest: /v1/metrics, 1,000 points per request, ${secs} s, 1 wrk thread, 4 connections"
+otlp=$(SEEDANCE_TOKEN=seedance-bench-token wrk -t1 -c4 -d"${secs}s" --latency -s bench/server/otlp.lua "$url" \
+  | tee /dev/stderr | grep '^RESULT' | cut -c8-)
+committed=$(curl -sf "$url/metrics" | grep -E '^seedance_ingest_samples_total' | awk '{s+=$2} END {print s+0}')
+summary="{\"nodes\":$nodes,\"seconds\":$secs,\"extender\":$ext,\"otlp\":$otlp,\"ingest_samples_total\":$committed}"
+echo "$summary"
+[ -n "$out" ] && echo "$summary" >"$out"
+exit 0
