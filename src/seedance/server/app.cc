@@ -1,1 +1,51 @@
-// Placeholder: filled in by issue 14 work.
+#include "seedance/server/app.h"
+
+#include <httplib.h>
+
+#include <cstdio>
+#include <string>
+
+#include "seedance/telemetry/parse.h"
+
+namespace seedance::server {
+
+void App::Log(std::string_view level, std::string_view event, nlohmann::json fields) const {
+  nlohmann::json line = nlohmann::json::object();
+  line["ts"] = telemetry::FormatTimestamp(now_ms ? now_ms() : 0);
+  line["level"] = level;
+  line["event"] = event;
+  if (fields.is_object()) {
+    for (auto& [k, v] : fields.items()) line[k] = std::move(v);
+  } else if (!fields.is_null()) {
+    line["detail"] = std::move(fields);
+  }
+  // One write per line so lines from several threads do not interleave.
+  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  text += '\n';
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+}
+
+void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body) {
+  res.status = status;
+  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
+}
+
+void ReplyError(httplib::Response& res, int status, std::string_view field, std::string_view message) {
+  ReplyJson(res, status, {{"error", message}, {"field", field}});
+}
+
+int HttpStatusOf(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk: return 200;
+    case StatusCode::kInvalidArgument: return 400;
+    case StatusCode::kNotFound: return 404;
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kFailedPrecondition: return 409;
+    case StatusCode::kResourceExhausted: return 413;
+    case StatusCode::kUnavailable: return 503;
+    default: return 500;
+  }
+}
+
+}  // namespace seedance::server

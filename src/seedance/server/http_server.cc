@@ -1,1 +1,356 @@
-// Placeholder: filled in by issue 14 work.
+#include "seedance/server/http_server.h"
+
+#include <httplib.h>
+#include <openssl/crypto.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace seedance::server {
+namespace {
+
+// A token bucket per client address. Clock: App::now_ms (tests step it).
+class RateLimiter {
+ public:
+  RateLimiter(double rps, double burst) : rps_(rps), burst_(std::max(burst, std::max(rps, 1.0))) {}
+
+  // Takes one token for `client` at `now_ms`; returns 0 when allowed, else the whole seconds
+  // until a token is back (for Retry-After, at least 1).
+  std::int64_t Take(const std::string& client, std::int64_t now_ms) {
+    std::lock_guard lock(mu_);
+    if (buckets_.size() > kMaxClients) Prune(now_ms);
+    auto [it, fresh] = buckets_.try_emplace(client, Bucket{burst_, now_ms});
+    Bucket& b = it->second;
+    if (!fresh) Refill(b, now_ms);
+    if (b.tokens >= 1.0) {
+      b.tokens -= 1.0;
+      return 0;
+    }
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil((1.0 - b.tokens) / rps_)));
+  }
+
+ private:
+  static constexpr std::size_t kMaxClients = 10'000;
+  struct Bucket {
+    double tokens;
+    std::int64_t at_ms;
+  };
+  void Refill(Bucket& b, std::int64_t now_ms) const {
+    if (now_ms > b.at_ms) {
+      b.tokens = std::min(burst_, b.tokens + rps_ * static_cast<double>(now_ms - b.at_ms) / 1000.0);
+      b.at_ms = now_ms;
+    }
+  }
+  // Drops the buckets that are full again (the same as absent).
+  void Prune(std::int64_t now_ms) {
+    for (auto it = buckets_.begin(); it != buckets_.end();) {
+      Refill(it->second, now_ms);
+      it = it->second.tokens >= burst_ ? buckets_.erase(it) : std::next(it);
+    }
+  }
+
+  double rps_;
+  double burst_;
+  std::mutex mu_;
+  std::map<std::string, Bucket> buckets_;
+};
+
+// The route label of a request path: the paths the parts answered (at most kMaxPaths of them,
+// so a scan of random URLs cannot grow the metric without bound), else "other".
+class PathLabels {
+ public:
+  std::string Label(const std::string& path, bool answered_by_route) {
+    std::lock_guard lock(mu_);
+    if (known_.count(path) != 0) return path;
+    if (answered_by_route && known_.size() < kMaxPaths) {
+      known_.insert(path);
+      return path;
+    }
+    return "other";
+  }
+
+ private:
+  static constexpr std::size_t kMaxPaths = 64;
+  std::mutex mu_;
+  std::set<std::string> known_;
+};
+
+bool IsWrite(const std::string& method) {
+  return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
+}
+
+// kube-scheduler calls these without credentials; they change no state.
+bool IsPureExtenderVerb(const std::string& path) {
+  return path == "/extender/filter" || path == "/extender/prioritize" || path == "/extender/preempt";
+}
+
+std::string_view RejectReason(int status) {
+  switch (status) {
+    case 400: return "bad_request";
+    case 401: return "unauthorized";
+    case 413: return "body_too_large";
+    case 429: return "rate_limited";
+    default: return "";
+  }
+}
+
+Result<std::string> ReadToken(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFoundError(path + ": cannot open token file");
+  std::string token;
+  std::getline(in, token);
+  const auto not_space = [](unsigned char c) { return std::isspace(c) == 0; };
+  token.erase(token.begin(), std::find_if(token.begin(), token.end(), not_space));
+  token.erase(std::find_if(token.rbegin(), token.rend(), not_space).base(), token.end());
+  if (token.empty()) return InvalidArgumentError(path + ": the token file's first line is empty");
+  return token;
+}
+
+bool CheckFileReadable(const std::string& path) { return std::ifstream(path).good(); }
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  std::unique_ptr<httplib::Server> http;
+  std::vector<std::unique_ptr<Service>> parts;
+  std::string token;
+  bool mtls = false;
+  std::unique_ptr<RateLimiter> limiter;
+  PathLabels paths;
+  std::mutex reload_mu;
+  std::atomic<bool> stop_requested{false};
+  std::atomic<bool> run_finished{false};
+};
+
+HttpServer::HttpServer(std::unique_ptr<App> app) : app_(std::move(app)), impl_(std::make_unique<Impl>()) {}
+
+HttpServer::~HttpServer() {
+  Stop();
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
+                                                       std::function<std::int64_t()> now_ms) {
+  auto app = std::make_unique<App>();
+  app->options = options;
+  app->now_ms = std::move(now_ms);
+  if (!app->now_ms) {
+    app->now_ms = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+  ServerConfig config = ServerConfig::Defaults();
+  if (!options.config_path.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(config, ServerConfig::LoadFile(options.config_path));
+  }
+  app->config.Set(std::make_shared<const ServerConfig>(std::move(config)));
+
+  std::unique_ptr<HttpServer> server(new HttpServer(std::move(app)));
+  Impl& impl = *server->impl_;
+  App& a = *server->app_;
+  if (!options.token_file.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(impl.token, ReadToken(options.token_file));
+  }
+
+  // Transport.
+  if (options.tls_cert.empty() != options.tls_key.empty()) {
+    return InvalidArgumentError("--tls-cert and --tls-key go together");
+  }
+  if (!options.client_ca.empty() && options.tls_cert.empty()) {
+    return InvalidArgumentError("--client-ca needs --tls-cert and --tls-key (mTLS is a TLS mode)");
+  }
+  if (options.tls_cert.empty()) {
+    impl.http = std::make_unique<httplib::Server>();
+  } else {
+    for (const std::string* f : {&options.tls_cert, &options.tls_key, &options.client_ca}) {
+      if (!f->empty() && !CheckFileReadable(*f)) return NotFoundError(*f + ": cannot open TLS file");
+    }
+    impl.http = std::make_unique<httplib::SSLServer>(
+        options.tls_cert.c_str(), options.tls_key.c_str(),
+        options.client_ca.empty() ? nullptr : options.client_ca.c_str());
+    impl.mtls = !options.client_ca.empty();
+  }
+  if (!impl.http->is_valid()) {
+    return InvalidArgumentError("cannot load the TLS certificate, key or client CA (" + options.tls_cert + ", " +
+                                options.tls_key + (options.client_ca.empty() ? "" : ", " + options.client_ca) + ")");
+  }
+  if (options.rate_limit_rps > 0) {
+    impl.limiter = std::make_unique<RateLimiter>(options.rate_limit_rps, options.rate_limit_burst);
+  }
+
+  httplib::Server& http = *impl.http;
+  const int threads = options.threads > 0 ? options.threads
+                                          : std::max(32, 4 * static_cast<int>(std::thread::hardware_concurrency()));
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  http.set_keep_alive_max_count(100'000);
+  http.set_payload_max_length(options.max_body_bytes);
+
+  a.metrics.DeclareCounter("seedance_http_requests_total", "HTTP requests answered, by route and status code.");
+  a.metrics.DeclareCounter("seedance_rejected_inputs_total",
+                           "Requests rejected before or by a handler, by reason (bad_request, unauthorized, "
+                           "body_too_large, rate_limited).");
+  a.metrics.DeclareCounter("seedance_config_reloads_total", "Config reloads (SIGHUP), by result (applied, rejected).");
+  a.metrics.DeclareGauge("seedance_config_loaded_timestamp_seconds", "When the config in use was loaded (Unix s).");
+  a.metrics.Set("seedance_config_loaded_timestamp_seconds", {}, static_cast<double>(a.now_ms()) / 1000.0);
+
+  Impl* ip = &impl;
+  http.set_pre_routing_handler([ip, &a](const httplib::Request& req, httplib::Response& res) {
+    auto reject = [&res](int status, std::string_view field, std::string_view message) {
+      ReplyError(res, status, field, message);
+      // The body was not read: the connection cannot carry another request.
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    };
+    if (ip->limiter) {
+      if (std::int64_t wait_s = ip->limiter->Take(req.remote_addr, a.now_ms()); wait_s > 0) {
+        res.set_header("Retry-After", std::to_string(wait_s));
+        return reject(429, "", "rate limit exceeded for " + req.remote_addr);
+      }
+    }
+    if (req.has_header("Content-Length")) {
+      const std::string& text = req.get_header_value("Content-Length");
+      std::size_t length = 0;
+      bool ok = !text.empty() && text.size() <= 19 &&
+                std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (ok) length = std::stoull(text);
+      if (!ok) return reject(400, "Content-Length", "Content-Length is not a number");
+      if (length > a.options.max_body_bytes) {
+        return reject(413, "", "request body of " + text + " bytes is over the limit of " +
+                                   std::to_string(a.options.max_body_bytes) + " bytes");
+      }
+    }
+    if (IsWrite(req.method) && !IsPureExtenderVerb(req.path) && (!ip->token.empty() || ip->mtls)) {
+      bool authorized = false;
+      if (!ip->token.empty()) {
+        const std::string& auth = req.get_header_value("Authorization");
+        constexpr std::string_view kBearer = "Bearer ";
+        if (auth.size() == kBearer.size() + ip->token.size() && auth.compare(0, kBearer.size(), kBearer) == 0) {
+          authorized = CRYPTO_memcmp(auth.data() + kBearer.size(), ip->token.data(), ip->token.size()) == 0;
+        }
+      }
+      if (!authorized && ip->mtls && req.ssl != nullptr) {
+        authorized = SSL_get0_peer_certificate(req.ssl) != nullptr && SSL_get_verify_result(req.ssl) == X509_V_OK;
+      }
+      if (!authorized) {
+        res.set_header("WWW-Authenticate", "Bearer realm=\"seedance\"");
+        return reject(401, "Authorization", "writes need 'Authorization: Bearer <token>' or a client certificate");
+      }
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  http.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    std::string message = "HTTP " + std::to_string(res.status);
+    if (res.status == 404) message = "no route for " + req.method + " " + req.path;
+    if (res.status == 413) message = "request body is over the size limit";
+    if (res.status == 414) message = "request URI is too long";
+    ReplyError(res, res.status, "", message);
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+  http.set_logger([ip, &a](const httplib::Request& req, const httplib::Response& res) {
+    // A route answered when the status is not the router's own 404 / 405 or a pre-routing reject.
+    const bool routed = res.status != 404 && res.status != 405 && res.status != 401 && res.status != 413 &&
+                        res.status != 429;
+    const std::string code = std::to_string(res.status);
+    a.metrics.Inc("seedance_http_requests_total", {{"path", ip->paths.Label(req.path, routed)}, {"code", code}});
+    if (std::string_view reason = RejectReason(res.status); !reason.empty()) {
+      a.metrics.Inc("seedance_rejected_inputs_total", {{"reason", std::string(reason)}});
+    }
+    if (res.status >= 500) {
+      a.Log("error", "http_error", {{"method", req.method}, {"path", req.path}, {"status", res.status},
+                                    {"body", res.body.substr(0, 512)}});
+    }
+  });
+
+  impl.parts.push_back(MakeAdminService(a));
+  impl.parts.push_back(MakeExtenderService(a));
+  impl.parts.push_back(MakeTelemetryService(a));
+  impl.parts.push_back(MakeAdmissionService(a));
+  for (auto& part : impl.parts) part->Register(http);
+
+  if (options.port == 0) {
+    server->port_ = http.bind_to_any_port(options.host);
+    if (server->port_ < 0) return UnavailableError("cannot bind " + options.host + " on any port");
+  } else {
+    if (options.port < 0 || options.port > 65535) {
+      return InvalidArgumentError("port " + std::to_string(options.port) + " is out of range [0, 65535]");
+    }
+    if (!http.bind_to_port(options.host, options.port)) {
+      return UnavailableError("cannot bind " + options.host + ":" + std::to_string(options.port) +
+                              " (in use, or not an address of this host)");
+    }
+    server->port_ = options.port;
+  }
+  if (impl.token.empty() && !impl.mtls) {
+    a.Log("warn", "writes_open", {{"message", "no --token-file and no --client-ca: anyone who reaches the port can write"}});
+  }
+  return server;
+}
+
+Status HttpServer::Run() {
+  Impl& impl = *impl_;
+  std::size_t started = 0;
+  Status status = Status::Ok();
+  for (; started < impl.parts.size(); ++started) {
+    status = impl.parts[started]->Start();
+    if (!status.ok()) break;
+  }
+  if (status.ok() && !impl.stop_requested.load()) {
+    app_->Log("info", "serving", {{"host", app_->options.host}, {"port", port_}});
+    if (!impl.http->listen_after_bind() && !impl.stop_requested.load()) {
+      status = UnavailableError("the HTTP server stopped serving unexpectedly");
+    }
+  }
+  for (std::size_t i = started; i-- > 0;) impl.parts[i]->Stop();
+  impl.run_finished = true;
+  return status;
+}
+
+bool HttpServer::running() const { return impl_->http && impl_->http->is_running(); }
+
+void HttpServer::Stop() {
+  Impl& impl = *impl_;
+  impl.stop_requested = true;
+  if (!impl.http) return;
+  // Run may be between starting its parts and listening: wait (bounded) until it listens.
+  for (int i = 0; i < 500 && !impl.http->is_running() && !impl.run_finished.load(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  impl.http->stop();
+}
+
+Status HttpServer::Reload() {
+  Impl& impl = *impl_;
+  std::lock_guard lock(impl.reload_mu);
+  App& a = *app_;
+  auto reject = [&a](const Status& why) {
+    a.metrics.Inc("seedance_config_reloads_total", {{"result", "rejected"}});
+    a.Log("error", "config_rejected", {{"reason", why.message()}, {"kept", a.config.Get()->source}});
+    return why;
+  };
+  Result<ServerConfig> loaded =
+      a.options.config_path.empty() ? Result<ServerConfig>(ServerConfig::Defaults())
+                                    : ServerConfig::LoadFile(a.options.config_path);
+  if (!loaded.has_value()) return reject(loaded.error());
+  auto config = std::make_shared<const ServerConfig>(std::move(*loaded));
+  for (auto& part : impl.parts) {
+    if (Status s = part->CheckConfig(*config); !s.ok()) return reject(s);
+  }
+  a.config.Set(config);
+  for (auto& part : impl.parts) part->ApplyConfig(config);
+  a.metrics.Inc("seedance_config_reloads_total", {{"result", "applied"}});
+  a.metrics.Set("seedance_config_loaded_timestamp_seconds", {}, static_cast<double>(a.now_ms()) / 1000.0);
+  a.Log("info", "config_applied", {{"source", config->source}, {"tenants", config->tenancy.tenants.size()}});
+  return Status::Ok();
+}
+
+}  // namespace seedance::server
