@@ -221,8 +221,10 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
   if (const YAML::Node n = s["breaker_default_hourly"]) {
     SEEDANCE_ASSIGN_OR_RETURN(c.breaker_default_hourly, w.Usd(n, "server.breaker_default_hourly"));
   }
-  SEEDANCE_RETURN_IF_ERROR(ReadMoneyMap(w, s["breaker_namespaces"], "server.breaker_namespaces", c.breaker_namespaces));
-  SEEDANCE_RETURN_IF_ERROR(ReadMoneyMap(w, s["breaker_jobs"], "server.breaker_jobs", c.breaker_jobs));
+  if (const YAML::Node n = s["breaker_namespaces"]) {
+    SEEDANCE_RETURN_IF_ERROR(ReadMoneyMap(w, n, "server.breaker_namespaces", c.breaker_namespaces));
+  }
+  if (const YAML::Node n = s["breaker_jobs"]) SEEDANCE_RETURN_IF_ERROR(ReadMoneyMap(w, n, "server.breaker_jobs", c.breaker_jobs));
   struct DurationKey {
     const char* key;
     std::int64_t* field;
@@ -242,7 +244,8 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
   if (const YAML::Node n = s["opex_usd_per_hour"]) {
     SEEDANCE_ASSIGN_OR_RETURN(c.opex_usd_per_hour, w.Number(n, "server.opex_usd_per_hour", 0));
   }
-  return ReadScrape(w, s["scrape"], c.scrape);
+  if (const YAML::Node n = s["scrape"]) SEEDANCE_RETURN_IF_ERROR(ReadScrape(w, n, c.scrape));
+  return Status::Ok();
 }
 
 }  // namespace

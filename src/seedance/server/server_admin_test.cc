@@ -1,0 +1,256 @@
+// The server's shell end to end, in-process over loopback HTTP: auth, body limit, rate limit,
+// mTLS, config reload, /metrics and /v1/config.
+#include <httplib.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "seedance/server/http_server.h"
+#include "seedance/server/testing/test_server.h"
+#include "seedance/telemetry/parse.h"
+
+namespace seedance::server {
+namespace {
+
+using testing::StartTestServer;
+using testing::TestDir;
+using testing::WriteFile;
+
+ServerOptions WithToken(const std::string& dir, const std::string& token = "s3cret") {
+  ServerOptions o;
+  o.token_file = dir + "/token";
+  WriteFile(o.token_file, token + "\n");
+  return o;
+}
+
+// The JSON error body of a rejected request names what is wrong.
+std::string ErrorOf(const httplib::Result& r) {
+  auto j = nlohmann::json::parse(r->body, nullptr, false);
+  return j.is_object() && j.contains("error") ? j["error"].get<std::string>() : "<not a JSON error: " + r->body + ">";
+}
+
+TEST(ServerAdminTest, HealthzAndConfigOnDefaults) {
+  auto s = StartTestServer({});
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  auto h = c.Get("/healthz");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->status, 200);
+  EXPECT_EQ(h->body, "ok\n");
+  auto cfg = c.Get("/v1/config");
+  ASSERT_TRUE(cfg);
+  ASSERT_EQ(cfg->status, 200);
+  auto j = nlohmann::json::parse(cfg->body);
+  EXPECT_EQ(j["source"], "<defaults>");
+  EXPECT_EQ(j["loaded"], "2026-11-29T10:00:00Z");
+  EXPECT_EQ(j["tenants"][0]["name"], "default");
+  EXPECT_EQ(j["tenants"][0]["tier"], "gold");
+  EXPECT_EQ(j["placement"]["policy"], "bestfit");
+  auto missing = c.Get("/no/such/route");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(ErrorOf(missing), "no route for GET /no/such/route");
+}
+
+TEST(ServerAdminTest, WritesNeedTheBearerTokenExceptPureExtenderVerbs) {
+  auto s = StartTestServer(WithToken(TestDir()));
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  auto none = c.Post("/v1/nodes", "{}", "application/json");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  EXPECT_EQ(none->get_header_value("WWW-Authenticate"), "Bearer realm=\"seedance\"");
+  EXPECT_NE(ErrorOf(none).find("Authorization: Bearer"), std::string::npos);
+  // The same keep-alive client goes on working after a rejected write.
+  auto after = c.Get("/healthz");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+
+  auto wrong = c.Post("/v1/nodes", {{"Authorization", "Bearer s3cre"}}, "{}", "application/json");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401);
+  auto bind = c.Post("/extender/bind", "{}", "application/json");
+  ASSERT_TRUE(bind);
+  EXPECT_EQ(bind->status, 401);  // bind changes state: a write
+
+  auto right = c.Post("/v1/nodes", {{"Authorization", "Bearer s3cret"}}, "{}", "application/json");
+  ASSERT_TRUE(right);
+  EXPECT_NE(right->status, 401);
+  for (const char* verb : {"/extender/filter", "/extender/prioritize", "/extender/preempt"}) {
+    auto r = c.Post(verb, "{}", "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_NE(r->status, 401) << verb;
+  }
+  auto get = c.Get("/metrics");  // reads stay open
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 200);
+  EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "unauthorized"}}), 3);
+}
+
+TEST(ServerAdminTest, OversizedBodyIs413BeforeItIsRead) {
+  ServerOptions o = WithToken(TestDir());
+  o.max_body_bytes = 1024;
+  auto s = StartTestServer(o);
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  const httplib::Headers auth = {{"Authorization", "Bearer s3cret"}};
+  auto big = c.Post("/v1/metrics", auth, std::string(4096, 'x'), "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_NE(ErrorOf(big).find("4096 bytes is over the limit of 1024"), std::string::npos);
+  auto fits = c.Post("/v1/metrics", auth, std::string(1024, 'x'), "application/json");
+  ASSERT_TRUE(fits);
+  EXPECT_NE(fits->status, 413);
+  // Even an unauthenticated pure verb is bounded.
+  auto filter = c.Post("/extender/filter", std::string(2048, ' '), "application/json");
+  ASSERT_TRUE(filter);
+  EXPECT_EQ(filter->status, 413);
+  EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "body_too_large"}}), 2);
+}
+
+TEST(ServerAdminTest, RateLimitPerClientWithRetryAfter) {
+  ServerOptions o;
+  o.rate_limit_rps = 1;
+  o.rate_limit_burst = 2;
+  auto s = StartTestServer(o);
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  EXPECT_EQ(c.Get("/healthz")->status, 200);
+  EXPECT_EQ(c.Get("/healthz")->status, 200);
+  auto limited = c.Get("/healthz");
+  ASSERT_TRUE(limited);
+  EXPECT_EQ(limited->status, 429);
+  EXPECT_EQ(limited->get_header_value("Retry-After"), "1");
+  *s->clock_ms += 1000;  // one token back
+  EXPECT_EQ(c.Get("/healthz")->status, 200);
+  EXPECT_EQ(c.Get("/healthz")->status, 429);
+  EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "rate_limited"}}), 2);
+}
+
+TEST(ServerAdminTest, MetricsCountRoutesAndParseBack) {
+  auto s = StartTestServer({});
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(c.Get("/healthz"));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(c.Get("/random/" + std::to_string(i)));
+  auto m = c.Get("/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  telemetry::CollectingSink sink;
+  telemetry::ParseStats stats;
+  telemetry::ParseText(telemetry::InputFormat::kPrometheus, m->body, {}, sink, stats);
+  EXPECT_EQ(stats.rejected, 0u);
+  std::map<std::string, double> requests;  // path|code -> count
+  for (const auto& x : sink.samples) {
+    if (x.metric != "seedance_http_requests_total") continue;
+    ASSERT_EQ(x.labels.size(), 2u);
+    requests[x.labels[0].value + "|" + x.labels[1].value] = x.value;
+  }
+  EXPECT_EQ(requests["/healthz|200"], 3);
+  EXPECT_EQ(requests["other|404"], 5);  // unknown URLs share one series
+  EXPECT_EQ(requests.size(), 2u);       // /metrics is counted after it renders
+}
+
+TEST(ServerAdminTest, ReloadKeepsTheOldConfigWhenTheNewOneIsBroken) {
+  const std::string dir = TestDir();
+  ServerOptions o;
+  o.config_path = dir + "/seedance-config.yaml";
+  WriteFile(o.config_path, "server:\n  placement_policy: fgd\ntenancy:\n  tenants:\n    - {name: team-a}\n");
+  auto s = StartTestServer(o);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->app().config.Get()->placement_policy, "fgd");
+
+  WriteFile(o.config_path, "server:\n  placement_policy: fgd\n  seed: lots\n");
+  Status bad = s->server->Reload();
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find(o.config_path + ":3: key 'server.seed'"), std::string::npos) << bad.message();
+  EXPECT_EQ(s->app().config.Get()->tenancy.tenants.at(0).name, "team-a");
+  EXPECT_EQ(s->app().metrics.Value("seedance_config_reloads_total", {{"result", "rejected"}}), 1);
+
+  WriteFile(o.config_path, "server:\n  placement_policy: packing\n  seed: 7\n");
+  *s->clock_ms += 60'000;
+  ASSERT_TRUE(s->server->Reload().ok());
+  EXPECT_EQ(s->app().config.Get()->placement_policy, "packing");
+  EXPECT_EQ(s->app().config.Get()->seed, 7u);
+  EXPECT_EQ(s->app().metrics.Value("seedance_config_reloads_total", {{"result", "applied"}}), 1);
+  httplib::Client c("127.0.0.1", s->port());
+  auto j = nlohmann::json::parse(c.Get("/v1/config")->body);
+  EXPECT_EQ(j["placement"]["policy"], "packing");
+  EXPECT_EQ(j["loaded"], "2026-11-29T10:01:00Z");
+}
+
+TEST(ServerAdminTest, CreateRejectsBadSetups) {
+  const std::string dir = TestDir();
+  ServerOptions no_token;
+  no_token.token_file = dir + "/absent";
+  EXPECT_EQ(HttpServer::Create(no_token, nullptr).error().code(), StatusCode::kNotFound);
+  ServerOptions empty_token;
+  empty_token.token_file = dir + "/empty";
+  WriteFile(empty_token.token_file, "\n");
+  EXPECT_EQ(HttpServer::Create(empty_token, nullptr).error().code(), StatusCode::kInvalidArgument);
+  ServerOptions half_tls;
+  half_tls.tls_cert = dir + "/cert.pem";
+  EXPECT_EQ(HttpServer::Create(half_tls, nullptr).error().code(), StatusCode::kInvalidArgument);
+  ServerOptions bad_config;
+  bad_config.config_path = dir + "/c.yaml";
+  WriteFile(bad_config.config_path, "server:\n  nope: 1\n");
+  auto r = HttpServer::Create(bad_config, nullptr);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message().find(":2: key 'server.nope'"), std::string::npos);
+  ServerOptions bad_port;
+  bad_port.port = 70000;
+  EXPECT_EQ(HttpServer::Create(bad_port, nullptr).error().code(), StatusCode::kInvalidArgument);
+}
+
+// A CA, a server certificate for 127.0.0.1 and a client certificate, made with the openssl CLI.
+bool MakeCertificates(const std::string& dir) {
+  const std::string key = "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj ";
+  const std::string sign = "openssl x509 -req -days 2 -CA " + dir + "/ca.crt -CAkey " + dir + "/ca.key -CAcreateserial ";
+  const std::string script =
+      "cd " + dir + " && " +
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=test-ca "
+      "-keyout ca.key -out ca.crt && " +
+      key + "/CN=127.0.0.1 -keyout server.key -out server.csr && " +
+      "printf 'subjectAltName=IP:127.0.0.1\\n' > san.ext && " + sign +
+      "-in server.csr -extfile san.ext -out server.crt && " + key +
+      "/CN=client -keyout client.key -out client.csr && " + sign + "-in client.csr -out client.crt";
+  return std::system((script + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+TEST(ServerAdminTest, MutualTlsRefusesClientsWithoutACertificate) {
+  if (std::system("command -v openssl >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl CLI not on PATH";
+  const std::string dir = TestDir();
+  ASSERT_TRUE(MakeCertificates(dir));
+  ServerOptions o;
+  o.tls_cert = dir + "/server.crt";
+  o.tls_key = dir + "/server.key";
+  o.client_ca = dir + "/ca.crt";
+  auto s = StartTestServer(o);
+  ASSERT_NE(s, nullptr);
+
+  httplib::SSLClient with_cert("127.0.0.1", s->port(), dir + "/client.crt", dir + "/client.key");
+  with_cert.set_ca_cert_path((dir + "/ca.crt").c_str());
+  with_cert.enable_server_certificate_verification(true);
+  auto write = with_cert.Post("/v1/nodes", "{}", "application/json");
+  ASSERT_TRUE(write) << httplib::to_string(write.error());
+  EXPECT_NE(write->status, 401);  // the verified certificate authorizes the write
+  auto health = with_cert.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+
+  httplib::SSLClient without_cert("127.0.0.1", s->port());
+  without_cert.set_ca_cert_path((dir + "/ca.crt").c_str());
+  without_cert.enable_server_certificate_verification(true);
+  auto refused = without_cert.Get("/healthz");
+  EXPECT_FALSE(refused);  // the TLS handshake fails
+
+  httplib::Client plain("127.0.0.1", s->port());
+  auto plaintext = plain.Get("/healthz");
+  EXPECT_FALSE(plaintext && plaintext->status == 200);
+}
+
+}  // namespace
+}  // namespace seedance::server
