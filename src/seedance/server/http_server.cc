@@ -127,6 +127,7 @@ class HttpServer::Impl {
   PathLabels paths;
   std::mutex reload_mu;
   std::atomic<bool> stop_requested{false};
+  std::atomic<bool> run_started{false};
   std::atomic<bool> run_finished{false};
 };
 
@@ -298,6 +299,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
 
 Status HttpServer::Run() {
   Impl& impl = *impl_;
+  impl.run_started = true;
   std::size_t started = 0;
   Status status = Status::Ok();
   for (; started < impl.parts.size(); ++started) {
@@ -322,7 +324,8 @@ void HttpServer::Stop() {
   impl.stop_requested = true;
   if (!impl.http) return;
   // Run may be between starting its parts and listening: wait (bounded) until it listens.
-  for (int i = 0; i < 500 && !impl.http->is_running() && !impl.run_finished.load(); ++i) {
+  for (int i = 0; i < 500 && impl.run_started.load() && !impl.http->is_running() && !impl.run_finished.load();
+       ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   impl.http->stop();

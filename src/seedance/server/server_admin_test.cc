@@ -45,7 +45,7 @@ TEST(ServerAdminTest, HealthzAndConfigOnDefaults) {
   ASSERT_EQ(cfg->status, 200);
   auto j = nlohmann::json::parse(cfg->body);
   EXPECT_EQ(j["source"], "<defaults>");
-  EXPECT_EQ(j["loaded"], "2026-11-29T10:00:00Z");
+  EXPECT_EQ(j["loaded"], "2026-11-29T11:00:00Z");
   EXPECT_EQ(j["tenants"][0]["name"], "default");
   EXPECT_EQ(j["tenants"][0]["tier"], "gold");
   EXPECT_EQ(j["placement"]["policy"], "bestfit");
@@ -179,7 +179,7 @@ TEST(ServerAdminTest, ReloadKeepsTheOldConfigWhenTheNewOneIsBroken) {
   httplib::Client c("127.0.0.1", s->port());
   auto j = nlohmann::json::parse(c.Get("/v1/config")->body);
   EXPECT_EQ(j["placement"]["policy"], "packing");
-  EXPECT_EQ(j["loaded"], "2026-11-29T10:01:00Z");
+  EXPECT_EQ(j["loaded"], "2026-11-29T11:01:00Z");
 }
 
 TEST(ServerAdminTest, CreateRejectsBadSetups) {
