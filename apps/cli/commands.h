@@ -36,5 +36,6 @@ Action RegisterExport(CLI::App& app);
 Action RegisterBreaker(CLI::App& app);
 Action RegisterAudit(CLI::App& app);
 Action RegisterLint(CLI::App& app);
+Action RegisterServer(CLI::App& app);
 
 }  // namespace seedance::cli

@@ -50,7 +50,7 @@ class Where {
           if (!list.empty()) list += ", ";
           list += a;
         }
-        return Error(kv.first, key_path, "unknown key (allowed: " + list + ")");
+        return Error(kv.first, key_path, std::string("unknown key (allowed: ") + list + ")");
       }
       if (!seen.insert(key).second) return Error(kv.first, key_path, "duplicate key");
     }
@@ -63,7 +63,7 @@ class Where {
       if (!n.IsScalar()) return Error(n, path, "expected a number");
       v = n.as<double>();
     } catch (const YAML::Exception&) {
-      return Error(n, path, "expected a number, got '" + n.Scalar() + "'");
+      return Error(n, path, std::string("expected a number, got '") + n.Scalar() + "'");
     }
     if (!std::isfinite(v) || v < lo) {
       return Error(n, path, n.Scalar() + " is out of range: must be a finite number >= " + FormatLo(lo));
@@ -104,7 +104,7 @@ class Where {
       } else if (unit == "d") {
         scale_ms = 86'400'000;
       } else {
-        return Error(n, path, "'" + text + "': unknown unit '" + unit + "' (allowed: ms, s, m, h, d)");
+        return Error(n, path, std::string("'") + text + "': unknown unit '" + unit + "' (allowed: ms, s, m, h, d)");
       }
     }
     double v = 0;
@@ -115,11 +115,11 @@ class Where {
       used = 0;
     }
     if (number.empty() || used != number.size() || !std::isfinite(v)) {
-      return Error(n, path, "'" + text + "' is not a duration (seconds, or \"30s\", \"15m\", \"1h\")");
+      return Error(n, path, std::string("'") + text + "' is not a duration (seconds, or \"30s\", \"15m\", \"1h\")");
     }
     const double ms = v * scale_ms;
     if (ms < static_cast<double>(min_ms) || ms > 1e15) {
-      return Error(n, path, "'" + text + "' is out of range: must be at least " + std::to_string(min_ms) + " ms");
+      return Error(n, path, std::string("'") + text + "' is out of range: must be at least " + std::to_string(min_ms) + " ms");
     }
     return static_cast<std::int64_t>(std::llround(ms));
   }
@@ -159,7 +159,7 @@ Status ReadScrape(const Where& w, const YAML::Node& list, std::vector<ScrapeTarg
   std::set<std::string> names;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const YAML::Node item = list[i];
-    const std::string path = "server.scrape[" + std::to_string(i) + "]";
+    const std::string path = std::string("server.scrape[") + std::to_string(i) + "]";
     SEEDANCE_RETURN_IF_ERROR(w.Keys(item, path, {"name", "url", "kind", "query", "interval"}));
     ScrapeTarget t;
     t.kind = "exposition";
@@ -167,15 +167,15 @@ Status ReadScrape(const Where& w, const YAML::Node& list, std::vector<ScrapeTarg
       if (!item[std::string(required)]) return w.Error(item, Where::Join(path, required), "required");
     }
     SEEDANCE_ASSIGN_OR_RETURN(t.name, w.Text(item["name"], path + ".name"));
-    if (!names.insert(t.name).second) return w.Error(item["name"], path + ".name", "duplicate target '" + t.name + "'");
+    if (!names.insert(t.name).second) return w.Error(item["name"], path + ".name", std::string("duplicate target '") + t.name + "'");
     SEEDANCE_ASSIGN_OR_RETURN(t.url, w.Text(item["url"], path + ".url"));
     if (t.url.rfind("http://", 0) != 0 && t.url.rfind("https://", 0) != 0) {
-      return w.Error(item["url"], path + ".url", "'" + t.url + "': expected an http:// or https:// URL");
+      return w.Error(item["url"], path + ".url", std::string("'") + t.url + "': expected an http:// or https:// URL");
     }
     if (item["kind"]) {
       SEEDANCE_ASSIGN_OR_RETURN(t.kind, w.Text(item["kind"], path + ".kind"));
       if (t.kind != "exposition" && t.kind != "prometheus") {
-        return w.Error(item["kind"], path + ".kind", "'" + t.kind + "' (allowed: exposition, prometheus)");
+        return w.Error(item["kind"], path + ".kind", std::string("'") + t.kind + "' (allowed: exposition, prometheus)");
       }
     }
     if (item["query"]) {
@@ -210,7 +210,7 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
         if (!list.empty()) list += ", ";
         list += name;
       }
-      return w.Error(n, "server.placement_policy", "unknown policy '" + c.placement_policy + "' (allowed: " + list + ")");
+      return w.Error(n, "server.placement_policy", std::string("unknown policy '") + c.placement_policy + "' (allowed: " + list + ")");
     }
   }
   if (const YAML::Node n = s["seed"]) {

@@ -181,8 +181,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
     impl.mtls = !options.client_ca.empty();
   }
   if (!impl.http->is_valid()) {
-    return InvalidArgumentError("cannot load the TLS certificate, key or client CA (" + options.tls_cert + ", " +
-                                options.tls_key + (options.client_ca.empty() ? "" : ", " + options.client_ca) + ")");
+    std::string files = options.tls_cert + ", " + options.tls_key;
+    if (!options.client_ca.empty()) {
+      files += ", ";
+      files += options.client_ca;
+    }
+    return InvalidArgumentError(std::string("cannot load the TLS certificate, key or client CA (") + files + ")");
   }
   if (options.rate_limit_rps > 0) {
     impl.limiter = std::make_unique<RateLimiter>(options.rate_limit_rps, options.rate_limit_burst);
@@ -205,8 +209,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
 
   Impl* ip = &impl;
   http.set_pre_routing_handler([ip, &a](const httplib::Request& req, httplib::Response& res) {
-    auto reject = [&res](int status, std::string_view field, std::string_view message) {
+    auto reject = [&res, &a](int status, std::string_view field, std::string_view message) {
       ReplyError(res, status, field, message);
+      // Counted here, before the answer leaves (the logger runs after it is written); 400s are
+      // counted by the logger with the handlers' own.
+      if (status != 400) a.metrics.Inc("seedance_rejected_inputs_total", {{"reason", std::string(RejectReason(status))}});
       // The body was not read: the connection cannot carry another request.
       res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
@@ -214,7 +221,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
     if (ip->limiter) {
       if (std::int64_t wait_s = ip->limiter->Take(req.remote_addr, a.now_ms()); wait_s > 0) {
         res.set_header("Retry-After", std::to_string(wait_s));
-        return reject(429, "", "rate limit exceeded for " + req.remote_addr);
+        return reject(429, "", std::string("rate limit exceeded for ") + req.remote_addr);
       }
     }
     if (req.has_header("Content-Length")) {
@@ -225,7 +232,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
       if (ok) length = std::stoull(text);
       if (!ok) return reject(400, "Content-Length", "Content-Length is not a number");
       if (length > a.options.max_body_bytes) {
-        return reject(413, "", "request body of " + text + " bytes is over the limit of " +
+        return reject(413, "", std::string("request body of ") + text + " bytes is over the limit of " +
                                    std::to_string(a.options.max_body_bytes) + " bytes");
       }
     }
@@ -250,8 +257,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
   });
   http.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    std::string message = "HTTP " + std::to_string(res.status);
-    if (res.status == 404) message = "no route for " + req.method + " " + req.path;
+    std::string message = std::string("HTTP ") + std::to_string(res.status);
+    if (res.status == 404) message = std::string("no route for ") + req.method + " " + req.path;
     if (res.status == 413) message = "request body is over the size limit";
     if (res.status == 414) message = "request URI is too long";
     ReplyError(res, res.status, "", message);
@@ -263,9 +270,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
                         res.status != 429;
     const std::string code = std::to_string(res.status);
     a.metrics.Inc("seedance_http_requests_total", {{"path", ip->paths.Label(req.path, routed)}, {"code", code}});
-    if (std::string_view reason = RejectReason(res.status); !reason.empty()) {
-      a.metrics.Inc("seedance_rejected_inputs_total", {{"reason", std::string(reason)}});
-    }
+    if (res.status == 400) a.metrics.Inc("seedance_rejected_inputs_total", {{"reason", "bad_request"}});
     if (res.status >= 500) {
       a.Log("error", "http_error", {{"method", req.method}, {"path", req.path}, {"status", res.status},
                                     {"body", res.body.substr(0, 512)}});
@@ -280,13 +285,13 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
 
   if (options.port == 0) {
     server->port_ = http.bind_to_any_port(options.host);
-    if (server->port_ < 0) return UnavailableError("cannot bind " + options.host + " on any port");
+    if (server->port_ < 0) return UnavailableError(std::string("cannot bind ") + options.host + " on any port");
   } else {
     if (options.port < 0 || options.port > 65535) {
-      return InvalidArgumentError("port " + std::to_string(options.port) + " is out of range [0, 65535]");
+      return InvalidArgumentError(std::string("port ") + std::to_string(options.port) + " is out of range [0, 65535]");
     }
     if (!http.bind_to_port(options.host, options.port)) {
-      return UnavailableError("cannot bind " + options.host + ":" + std::to_string(options.port) +
+      return UnavailableError(std::string("cannot bind ") + options.host + ":" + std::to_string(options.port) +
                               " (in use, or not an address of this host)");
     }
     server->port_ = options.port;

@@ -29,7 +29,7 @@ ServerOptions WithToken(const std::string& dir, const std::string& token = "s3cr
 // The JSON error body of a rejected request names what is wrong.
 std::string ErrorOf(const httplib::Result& r) {
   auto j = nlohmann::json::parse(r->body, nullptr, false);
-  return j.is_object() && j.contains("error") ? j["error"].get<std::string>() : "<not a JSON error: " + r->body + ">";
+  return j.is_object() && j.contains("error") ? j["error"].get<std::string>() : std::string("<not a JSON error: ") + r->body + ">";
 }
 
 TEST(ServerAdminTest, HealthzAndConfigOnDefaults) {
