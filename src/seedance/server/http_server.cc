@@ -197,6 +197,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
                                           : std::max(32, 4 * static_cast<int>(std::thread::hardware_concurrency()));
   http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
   http.set_keep_alive_max_count(100'000);
+  // Small answers go out at once: without it Nagle and the peer's delayed ACK add ~40 ms to each
+  // keep-alive request (338 requests/s on /healthz instead of thousands).
+  http.set_tcp_nodelay(true);
   http.set_payload_max_length(options.max_body_bytes);
 
   a.metrics.DeclareCounter("seedance_http_requests_total", "HTTP requests answered, by route and status code.");
