@@ -95,6 +95,7 @@ std::string_view RejectReason(int status) {
   switch (status) {
     case 400: return "bad_request";
     case 401: return "unauthorized";
+    case 411: return "length_required";
     case 413: return "body_too_large";
     case 429: return "rate_limited";
     default: return "";
@@ -137,8 +138,12 @@ HttpServer::~HttpServer() {
   Stop();
 }
 
-Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
-                                                       std::function<std::int64_t()> now_ms) {
+std::vector<HttpServer::PartFactory> HttpServer::DefaultParts() {
+  return {MakeAdminService, MakeExtenderService, MakeTelemetryService, MakeAdmissionService};
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, std::function<std::int64_t()> now_ms,
+                                                       const std::vector<PartFactory>& parts) {
   auto app = std::make_unique<App>();
   app->options = options;
   app->now_ms = std::move(now_ms);
@@ -205,7 +210,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
   a.metrics.DeclareCounter("seedance_http_requests_total", "HTTP requests answered, by route and status code.");
   a.metrics.DeclareCounter("seedance_rejected_inputs_total",
                            "Requests rejected before or by a handler, by reason (bad_request, unauthorized, "
-                           "body_too_large, rate_limited).");
+                           "length_required, body_too_large, rate_limited).");
   a.metrics.DeclareCounter("seedance_config_reloads_total", "Config reloads (SIGHUP), by result (applied, rejected).");
   a.metrics.DeclareGauge("seedance_config_loaded_timestamp_seconds", "When the config in use was loaded (Unix s).");
   a.metrics.Set("seedance_config_loaded_timestamp_seconds", {}, static_cast<double>(a.now_ms()) / 1000.0);
@@ -226,6 +231,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
         res.set_header("Retry-After", std::to_string(wait_s));
         return reject(429, "", std::string("rate limit exceeded for ") + req.remote_addr);
       }
+    }
+    // cpp-httplib 0.11 does not bound chunked bodies by set_payload_max_length: a body must say
+    // its length, so the limit holds before anything is read.
+    if (req.has_header("Transfer-Encoding")) {
+      return reject(411, "Transfer-Encoding",
+                    "chunked request bodies are not accepted: send the body with a Content-Length");
     }
     if (req.has_header("Content-Length")) {
       const std::string& text = req.get_header_value("Content-Length");
@@ -269,8 +280,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
   }));
   http.set_logger([ip, &a](const httplib::Request& req, const httplib::Response& res) {
     // A route answered when the status is not the router's own 404 / 405 or a pre-routing reject.
-    const bool routed = res.status != 404 && res.status != 405 && res.status != 401 && res.status != 413 &&
-                        res.status != 429;
+    const bool routed = res.status != 404 && res.status != 405 && res.status != 401 && res.status != 411 &&
+                        res.status != 413 && res.status != 429;
     const std::string code = std::to_string(res.status);
     a.metrics.Inc("seedance_http_requests_total", {{"path", ip->paths.Label(req.path, routed)}, {"code", code}});
     if (res.status == 400) a.metrics.Inc("seedance_rejected_inputs_total", {{"reason", "bad_request"}});
@@ -280,10 +291,18 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options,
     }
   });
 
-  impl.parts.push_back(MakeAdminService(a));
-  impl.parts.push_back(MakeExtenderService(a));
-  impl.parts.push_back(MakeTelemetryService(a));
-  impl.parts.push_back(MakeAdmissionService(a));
+  http.set_exception_handler([](const httplib::Request& /*req*/, httplib::Response& res, std::exception_ptr ep) {
+    try {
+      std::rethrow_exception(ep);
+    } catch (const nlohmann::json::exception& e) {
+      ReplyError(res, 400, "", std::string("malformed request: ") + e.what());
+    } catch (const std::exception& e) {
+      ReplyError(res, 500, "", std::string("internal error: ") + e.what());
+    } catch (...) {
+      ReplyError(res, 500, "", "internal error");
+    }
+  });
+  for (const PartFactory& make : parts) impl.parts.push_back(make(a));
   for (auto& part : impl.parts) part->Register(http);
 
   if (options.port == 0) {

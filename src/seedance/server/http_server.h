@@ -3,14 +3,17 @@
 // The server's shell: one cpp-httplib server (TLS and mTLS when asked) carrying every part's
 // routes, behind the checks that apply to all of them, in this order:
 //   1. rate limit per client address (token bucket; 429 with Retry-After),
-//   2. body size (Content-Length above max_body_bytes: 413 before the body is read),
+//   2. body size (Content-Length above max_body_bytes: 413 before the body is read; a chunked
+//      body, which cpp-httplib 0.11 would read without bound, is refused with 411),
 //   3. authentication of writes (POST/PUT/PATCH/DELETE): a bearer token from token_file, or a
 //      verified client certificate under mTLS; 401 with WWW-Authenticate otherwise. The
 //      kube-scheduler extender's pure verbs (/extender/filter, /extender/prioritize,
 //      /extender/preempt) change no state and pass without (kube-scheduler sends no token).
 // Every answer is counted in seedance_http_requests_total{path,code} and every rejected input
-// (400, 401, 413, 429) in seedance_rejected_inputs_total{reason}; error answers without a body
-// get the JSON error body {"error":..., "field":""}.
+// (400, 401, 411, 413, 429) in seedance_rejected_inputs_total{reason}; error answers without a body
+// get the JSON error body {"error":..., "field":""}. An exception that escapes a handler is
+// answered, never fatal: a nlohmann::json exception (malformed JSON, a wrong type) is a 400 naming
+// it, anything else a 500 (logged).
 //
 // Lifecycle: Create binds the listening socket (port 0: an ephemeral port, see port()), Run
 // starts the parts and serves until Stop (from any thread); Reload re-reads the config file and
@@ -31,11 +34,18 @@ namespace seedance::server {
 
 class HttpServer {
  public:
+  // Makes one part of the server from the shared App.
+  using PartFactory = std::function<std::unique_ptr<Service>(App&)>;
+  // The parts of `seedance server`, in registration order: admin, extender, telemetry, admission.
+  static std::vector<PartFactory> DefaultParts();
+
   // Loads the config (options.config_path, or the defaults), reads the token file, builds the
   // parts and binds host:port. Errors: kInvalidArgument / kNotFound for the config or the token
   // file, kInvalidArgument for TLS files that do not load, kUnavailable when the address cannot
   // be bound. `now_ms`: the wall clock (Unix ms) the server and its parts read.
-  static Result<std::unique_ptr<HttpServer>> Create(ServerOptions options, std::function<std::int64_t()> now_ms);
+  // `parts`: what to serve (tests pass a subset, or a part of their own).
+  static Result<std::unique_ptr<HttpServer>> Create(ServerOptions options, std::function<std::int64_t()> now_ms,
+                                                    const std::vector<PartFactory>& parts = DefaultParts());
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

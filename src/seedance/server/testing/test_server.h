@@ -3,6 +3,7 @@
 // A seedance server running in-process on an ephemeral loopback port, for tests:
 //   auto s = StartTestServer(options);          // options.port is forced to 0
 //   httplib::Client c("127.0.0.1", s->port());
+// `parts` (default: all of seedance server's) chooses what it serves; a test may add its own.
 // The destructor stops it and joins its thread. The clock is TestServer::clock_ms (start value
 // below; tests move it) unless `now_ms` is given.
 
@@ -15,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -37,13 +39,14 @@ class TestServer {
 };
 
 // Returns the running server, or nullptr after an ADD_FAILURE naming why it did not start.
-inline std::unique_ptr<TestServer> StartTestServer(ServerOptions options,
-                                                   std::function<std::int64_t()> now_ms = nullptr) {
+inline std::unique_ptr<TestServer> StartTestServer(
+    ServerOptions options, std::function<std::int64_t()> now_ms = nullptr,
+    const std::vector<HttpServer::PartFactory>& parts = HttpServer::DefaultParts()) {
   auto t = std::make_unique<TestServer>();
   options.host = "127.0.0.1";
   options.port = 0;
   if (!now_ms) now_ms = [clock = t->clock_ms] { return clock->load(); };
-  auto created = HttpServer::Create(std::move(options), std::move(now_ms));
+  auto created = HttpServer::Create(std::move(options), std::move(now_ms), parts);
   if (!created.has_value()) {
     ADD_FAILURE() << "server did not start: " << created.error().message();
     return nullptr;
