@@ -217,11 +217,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
 
   Impl* ip = &impl;
   http.set_pre_routing_handler([ip, &a](const httplib::Request& req, httplib::Response& res) {
-    auto reject = [&res, &a](int status, std::string_view field, std::string_view message) {
+    auto reject = [&res](int status, std::string_view field, std::string_view message) {
       ReplyError(res, status, field, message);
-      // Counted here, before the answer leaves (the logger runs after it is written); 400s are
-      // counted by the logger with the handlers' own.
-      if (status != 400) a.metrics.Inc("seedance_rejected_inputs_total", {{"reason", std::string(RejectReason(status))}});
       // The body was not read: the connection cannot carry another request.
       res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
@@ -278,13 +275,19 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
     ReplyError(res, res.status, "", message);
     return httplib::Server::HandlerResponse::Handled;
   }));
-  http.set_logger([ip, &a](const httplib::Request& req, const httplib::Response& res) {
+  // Counted after the error handler and before the answer is written, so a client that has its
+  // answer sees it counted.
+  http.set_post_routing_handler([ip, &a](const httplib::Request& req, httplib::Response& res) {
     // A route answered when the status is not the router's own 404 / 405 or a pre-routing reject.
     const bool routed = res.status != 404 && res.status != 405 && res.status != 401 && res.status != 411 &&
                         res.status != 413 && res.status != 429;
     const std::string code = std::to_string(res.status);
     a.metrics.Inc("seedance_http_requests_total", {{"path", ip->paths.Label(req.path, routed)}, {"code", code}});
-    if (res.status == 400) a.metrics.Inc("seedance_rejected_inputs_total", {{"reason", "bad_request"}});
+    if (std::string_view reason = RejectReason(res.status); !reason.empty()) {
+      a.metrics.Inc("seedance_rejected_inputs_total", {{"reason", std::string(reason)}});
+    }
+  });
+  http.set_logger([&a](const httplib::Request& req, const httplib::Response& res) {
     if (res.status >= 500) {
       a.Log("error", "http_error", {{"method", req.method}, {"path", req.path}, {"status", res.status},
                                     {"body", res.body.substr(0, 512)}});

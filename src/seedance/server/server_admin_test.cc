@@ -1,6 +1,9 @@
 // The server's shell end to end, in-process over loopback HTTP: auth, body limit, rate limit,
 // mTLS, config reload, /metrics and /v1/config.
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -136,29 +139,36 @@ TEST(ServerAdminTest, OversizedBodyIs413BeforeItIsRead) {
   EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "body_too_large"}}), 2);
 }
 
+// Sends `request` in one write on a fresh connection; returns what comes back until the server
+// closes.
+std::string RawExchange(int port, const std::string& request) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
 // cpp-httplib 0.11 reads chunked bodies past set_payload_max_length: they are refused unread.
 TEST(ServerAdminTest, ChunkedBodyIsRefusedWith411) {
   ServerOptions o;
-  o.max_body_bytes = 1024;
+  o.max_body_bytes = 16;
   auto s = StartTestServer(o, nullptr, WithTestPart());
   ASSERT_NE(s, nullptr);
-  httplib::Client c("127.0.0.1", s->port());
-  int chunks = 0;
-  auto r = c.Post(
-      "/test/echo",
-      [&chunks](std::size_t /*offset*/, httplib::DataSink& sink) {
-        const std::string chunk(512, 'x');
-        if (chunks++ < 8) {
-          sink.write(chunk.data(), chunk.size());
-        } else {
-          sink.done();
-        }
-        return true;
-      },
-      "application/json");
-  ASSERT_TRUE(r) << httplib::to_string(r.error());
-  EXPECT_EQ(r->status, 411);
-  EXPECT_NE(ErrorOf(r).find("send the body with a Content-Length"), std::string::npos);
+  const std::string reply = RawExchange(s->port(),
+                                        "POST /test/echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                                        "Content-Type: application/json\r\n\r\n"
+                                        "20\r\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\r\n0\r\n\r\n");
+  EXPECT_EQ(reply.rfind("HTTP/1.1 411 ", 0), 0u) << reply;
+  EXPECT_NE(reply.find("send the body with a Content-Length"), std::string::npos) << reply;
   EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "length_required"}}), 1);
 }
 
@@ -179,7 +189,6 @@ TEST(ServerAdminTest, ExceptionsAndBadInputBecomeJsonErrors) {
   EXPECT_EQ(bad->status, 400);
   auto j = nlohmann::json::parse(bad->body);
   EXPECT_EQ(j["field"], "pod.metadata.name");
-  ASSERT_TRUE(c.Get("/healthz"));  // the same connection: the 400s above are counted by now
   EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "bad_request"}}), 2);
 }
 
