@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # seedance server as a process: starts on port 0, survives SIGHUP with a broken config (keeps the old
-# one), applies a good one on the next SIGHUP, exits 0 on SIGTERM; bad flags and configs exit 2.
+# one), applies a good one on the next SIGHUP, restarts on its port after kill -9, exits 0 on SIGTERM;
+# bad flags and configs exit 2.
 # Usage: server_cli_test.sh SEEDANCE WORKDIR
 set -u
 SEEDANCE=$1
@@ -53,6 +54,15 @@ kill -HUP "$PID"
 wait_log '"event":"config_applied"' 1
 get /v1/config | grep -q '"policy":"packing"' || fail "the good config should apply"
 get /metrics | grep -q 'seedance_config_reloads_total{result="rejected"} 1' || fail "reload counters"
+
+# kill -9 and a restart on the same port (SO_REUSEADDR, no stale state) serves again.
+kill -9 "$PID"
+wait "$PID" 2>/dev/null || true
+mv "$WORK/server.log" "$WORK/server-killed.log"
+"$SEEDANCE" server --config "$WORK/config.yaml" --listen "127.0.0.1:$PORT" --db "$WORK/ledger.db" 2>"$WORK/server.log" &
+PID=$!
+wait_log '"event":"listening"' 1
+[ "$(get /healthz)" = "ok" ] || fail "/healthz after a restart on port $PORT"
 
 kill -TERM "$PID"
 wait "$PID"
