@@ -19,7 +19,8 @@ get() {
 # Waits until the log has N lines matching PATTERN.
 wait_log() {
   for _ in $(seq 1 100); do
-    [ "$(grep -c "$1" "$WORK/server.log")" -ge "$2" ] && return 0
+    n=$(grep -c "$1" "$WORK/server.log" 2>/dev/null)
+    [ "${n:-0}" -ge "$2" ] && return 0
     sleep 0.1
   done
   fail "no '$1' (x$2) in the log"
