@@ -108,8 +108,23 @@ class Metrics::Impl {
     return &it->second;
   }
 
+  // The series of `f` for `labels`, created when absent, or nullptr when the family already has
+  // kMaxSeries series (labels that come from requests cannot grow it without bound; the drop is
+  // counted). REQUIRES: mu held.
+  Series* SeriesOf(Family& f, const Labels& labels) {
+    auto it = f.series.find(labels);
+    if (it != f.series.end()) return &it->second;
+    if (f.series.size() >= kMaxSeries) {
+      ++dropped;
+      return nullptr;
+    }
+    return &f.series[labels];
+  }
+
+  static constexpr std::size_t kMaxSeries = 10'000;
   mutable std::mutex mu;
   std::map<std::string, Family, std::less<>> families;
+  std::uint64_t dropped = 0;
 };
 
 Metrics::Metrics() : impl_(std::make_unique<Impl>()) {}
@@ -131,19 +146,23 @@ void Metrics::Inc(std::string_view name, const Labels& labels, double by) {
   if (f == nullptr) f = impl_->Find(name, Kind::kGauge);
   if (f == nullptr) return;
   if (f->kind == Kind::kCounter && !(by >= 0)) return;  // counters only go up
-  f->series[labels].value += by;
+  if (Series* series = impl_->SeriesOf(*f, labels)) series->value += by;
 }
 
 void Metrics::Set(std::string_view name, const Labels& labels, double value) {
   std::lock_guard lock(impl_->mu);
-  if (Family* f = impl_->Find(name, Kind::kGauge)) f->series[labels].value = value;
+  Family* f = impl_->Find(name, Kind::kGauge);
+  if (f == nullptr) return;
+  if (Series* series = impl_->SeriesOf(*f, labels)) series->value = value;
 }
 
 void Metrics::Observe(std::string_view name, const Labels& labels, double value) {
   std::lock_guard lock(impl_->mu);
   Family* f = impl_->Find(name, Kind::kHistogram);
   if (f == nullptr || std::isnan(value)) return;
-  Series& s = f->series[labels];
+  Series* series = impl_->SeriesOf(*f, labels);
+  if (series == nullptr) return;
+  Series& s = *series;
   if (s.counts.empty()) s.counts.assign(f->bounds.size() + 1, 0);
   const auto bucket = std::lower_bound(f->bounds.begin(), f->bounds.end(), value) - f->bounds.begin();
   ++s.counts[static_cast<std::size_t>(bucket)];
@@ -209,6 +228,14 @@ std::string Metrics::Render() const {
         out += '\n';
       }
     }
+  }
+  if (impl_->dropped > 0) {
+    out += "# HELP seedance_metrics_series_dropped_total Updates dropped because their family had ";
+    out += std::to_string(Impl::kMaxSeries);
+    out += " series already.\n# TYPE seedance_metrics_series_dropped_total counter\n";
+    out += "seedance_metrics_series_dropped_total ";
+    AppendNumber(out, static_cast<double>(impl_->dropped));
+    out += '\n';
   }
   return out;
 }

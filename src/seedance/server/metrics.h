@@ -2,7 +2,9 @@
 
 // The server's own metrics, rendered as Prometheus text 0.0.4 at GET /metrics. (prometheus-cpp
 // is not packaged in Debian 12; this is the small subset the server needs.)
-// Thread-safe: every call may come from any HTTP worker thread.
+// Thread-safe: every call may come from any HTTP worker thread. A family holds at most 10,000
+// series; updates of further label sets are dropped and counted in
+// seedance_metrics_series_dropped_total (rendered last, once non-zero).
 
 #include <cstdint>
 #include <map>

@@ -87,5 +87,19 @@ TEST(MetricsTest, UndeclaredAndMisusedSeriesAreIgnored) {
   EXPECT_EQ(m.Render(), "# HELP c_total C.\n# TYPE c_total counter\n");
 }
 
+TEST(MetricsTest, AFamilyStopsGrowingAtTenThousandSeries) {
+  Metrics m;
+  m.DeclareCounter("per_client_total", "One series per client.");
+  for (int i = 0; i < 10'005; ++i) m.Inc("per_client_total", {{"client", std::to_string(i)}});
+  m.Inc("per_client_total", {{"client", "0"}});  // an existing series still counts
+  EXPECT_EQ(m.Value("per_client_total", {{"client", "0"}}), 2);
+  EXPECT_EQ(m.Value("per_client_total", {{"client", "10004"}}), 0);
+  telemetry::ParseStats stats;
+  auto v = ParseBack(m.Render(), stats);
+  EXPECT_EQ(stats.rejected, 0u);
+  EXPECT_EQ(v["seedance_metrics_series_dropped_total{}"], 5);
+  EXPECT_EQ(stats.samples, 10'001u);
+}
+
 }  // namespace
 }  // namespace seedance::server
