@@ -82,6 +82,10 @@ class PathLabels {
   std::set<std::string> known_;
 };
 
+// Whether the pre-routing checks answered the request this thread is serving (cpp-httplib runs
+// the pre- and post-routing handlers of one request on one thread).
+thread_local bool t_rejected_before_routing = false;
+
 bool IsWrite(const std::string& method) {
   return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
 }
@@ -217,7 +221,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
 
   Impl* ip = &impl;
   http.set_pre_routing_handler([ip, &a](const httplib::Request& req, httplib::Response& res) {
+    t_rejected_before_routing = false;
     auto reject = [&res](int status, std::string_view field, std::string_view message) {
+      t_rejected_before_routing = true;
       ReplyError(res, status, field, message);
       // The body was not read: the connection cannot carry another request.
       res.set_header("Connection", "close");
@@ -278,9 +284,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
   // Counted after the error handler and before the answer is written, so a client that has its
   // answer sees it counted.
   http.set_post_routing_handler([ip, &a](const httplib::Request& req, httplib::Response& res) {
-    // A route answered when the status is not the router's own 404 / 405 or a pre-routing reject.
-    const bool routed = res.status != 404 && res.status != 405 && res.status != 401 && res.status != 411 &&
-                        res.status != 413 && res.status != 429;
+    // A route answered unless the checks above rejected the request or the router found none.
+    const bool routed = !t_rejected_before_routing && res.status != 404 && res.status != 405 && res.status != 414;
     const std::string code = std::to_string(res.status);
     a.metrics.Inc("seedance_http_requests_total", {{"path", ip->paths.Label(req.path, routed)}, {"code", code}});
     if (std::string_view reason = RejectReason(res.status); !reason.empty()) {

@@ -115,7 +115,14 @@ TEST(ServerAdminTest, WritesNeedTheBearerTokenExceptPureExtenderVerbs) {
   auto get = c.Get("/metrics");  // reads stay open
   ASSERT_TRUE(get);
   EXPECT_EQ(get->status, 200);
-  EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "unauthorized"}}), 3);
+  auto again = c.Post("/test/echo", "{}", "application/json");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 401);
+  EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "unauthorized"}}), 4);
+  // Rejected before routing: counted under the path only once a route has answered it.
+  EXPECT_EQ(s->app().metrics.Value("seedance_http_requests_total", {{"path", "other"}, {"code", "401"}}), 3);
+  EXPECT_EQ(s->app().metrics.Value("seedance_http_requests_total", {{"path", "/test/echo"}, {"code", "401"}}), 1);
+  EXPECT_EQ(s->app().metrics.Value("seedance_http_requests_total", {{"path", "/extender/bind"}, {"code", "401"}}), 0);
 }
 
 TEST(ServerAdminTest, OversizedBodyIs413BeforeItIsRead) {
