@@ -38,6 +38,7 @@ class AdminService final : public Service {
                 {{"source", c->source},
                  {"loaded", telemetry::FormatTimestamp(loaded_ms_.load())},
                  {"tenants", std::move(tenants)},
+                 {"admission_mode", c->admission_mode},
                  {"placement", {{"policy", c->placement_policy}, {"seed", c->seed}}}});
     });
   }

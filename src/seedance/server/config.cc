@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "seedance/sched/placement_policy.h"
+#include "seedance/tenancy/admission.h"
 #include "seedance/tenancy/config.h"
 
 namespace seedance::server {
@@ -198,9 +199,16 @@ Status ReadScrape(const Where& w, const YAML::Node& list, std::vector<ScrapeTarg
 Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
   if (s.IsNull()) return Status::Ok();
   SEEDANCE_RETURN_IF_ERROR(w.Keys(s, "server",
-      {"placement_policy", "seed", "breaker_default_hourly", "breaker_namespaces", "breaker_jobs",
+      {"admission_mode", "placement_policy", "seed", "breaker_default_hourly", "breaker_namespaces", "breaker_jobs",
        "breaker_cooldown", "breaker_interval", "audit_interval", "unit_cost_period", "cooling_usd_per_hour",
        "opex_usd_per_hour", "scrape"}));
+  if (const YAML::Node n = s["admission_mode"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(c.admission_mode, w.Text(n, "server.admission_mode"));
+    if (!tenancy::ParseTenancyMode(c.admission_mode).has_value()) {
+      return w.Error(n, "server.admission_mode",
+                     std::string("unknown mode '") + c.admission_mode + "' (allowed: strict, borrowing, seedance, kueue)");
+    }
+  }
   if (const YAML::Node n = s["placement_policy"]) {
     SEEDANCE_ASSIGN_OR_RETURN(c.placement_policy, w.Text(n, "server.placement_policy"));
     const auto& names = sched::PlacementPolicyNames();

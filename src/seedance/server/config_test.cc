@@ -24,6 +24,7 @@ TEST(ServerConfigTest, ParsesEveryServerKeyAndTheTenancySection) {
 scheduler:            # cost-benchmark's section: tolerated
   cost_aware: {enabled: true}
 server:
+  admission_mode: kueue
   placement_policy: fgd
   seed: 42
   breaker_default_hourly: 100
@@ -44,6 +45,7 @@ tenancy:
 )");
   ASSERT_TRUE(c.has_value()) << c.error().message();
   EXPECT_EQ(c->source, "s.yaml");
+  EXPECT_EQ(c->admission_mode, "kueue");
   EXPECT_EQ(c->placement_policy, "fgd");
   EXPECT_EQ(c->seed, 42u);
   EXPECT_EQ(c->breaker_default_hourly, Usd(100));
@@ -84,7 +86,8 @@ struct BadCase {
 
 TEST(ServerConfigTest, ErrorsNameFileLineAndKey) {
   const BadCase cases[] = {
-      {"server:\n  placement: fgd\n", "c.yaml:2: key 'server.placement'", "unknown key (allowed: placement_policy"},
+      {"server:\n  placement: fgd\n", "c.yaml:2: key 'server.placement'", "unknown key (allowed: admission_mode"},
+      {"server:\n  admission_mode: fifo\n", "c.yaml:2: key 'server.admission_mode'", "unknown mode 'fifo' (allowed:"},
       {"server:\n  placement_policy: best\n", "c.yaml:2: key 'server.placement_policy'", "unknown policy 'best' (allowed:"},
       {"server:\n  seed: -1\n", "c.yaml:2: key 'server.seed'", "out of range"},
       {"server:\n  seed: 1.5\n", "c.yaml:2: key 'server.seed'", "whole number"},
