@@ -282,6 +282,15 @@ TEST(ServerAdminTest, CreateRejectsBadSetups) {
   ServerOptions half_tls;
   half_tls.tls_cert = dir + "/cert.pem";
   EXPECT_EQ(HttpServer::Create(half_tls, nullptr).error().code(), StatusCode::kInvalidArgument);
+  ServerOptions garbage_tls;
+  garbage_tls.tls_cert = dir + "/cert.pem";
+  garbage_tls.tls_key = dir + "/key.pem";
+  WriteFile(garbage_tls.tls_cert, "not a certificate\n");
+  WriteFile(garbage_tls.tls_key, "not a key\n");
+  auto tls = HttpServer::Create(garbage_tls, nullptr);
+  ASSERT_FALSE(tls.has_value());
+  EXPECT_EQ(tls.error().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(tls.error().message().find("cannot load the TLS certificate"), std::string::npos);
   ServerOptions bad_config;
   bad_config.config_path = dir + "/c.yaml";
   WriteFile(bad_config.config_path, "server:\n  nope: 1\n");
