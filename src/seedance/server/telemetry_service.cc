@@ -91,7 +91,6 @@ class TelemetryService final : public Service {
     Metrics& m = app_.metrics;
     m.DeclareCounter("seedance_ingest_samples_total", "Telemetry samples committed to the ledger, by input format.");
     m.DeclareCounter("seedance_ingest_rejected_total", "Telemetry samples or lines rejected, by input format.");
-    m.DeclareCounter("seedance_ingest_requests_total", "Ingest requests, by format and HTTP status.");
     m.DeclareGauge("seedance_ledger_lag_seconds", "Now minus the newest committed sample time.");
     m.DeclareCounter("seedance_breaker_trips_total", "Cost-breaker trips, by scope (namespace or job).");
     m.DeclareCounter("seedance_breaker_resets_total", "Cost-breaker resets, by scope.");
