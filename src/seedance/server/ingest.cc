@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "seedance/ledger/ledger.h"
 
 namespace seedance::server {
@@ -25,10 +27,9 @@ void SampleBatch::OnSample(const telemetry::SampleView& s) {
   std::size_t bytes = 0;
   for (const auto& l : s.labels) bytes += l.name.size() + l.value.size();
   if (s.labels.size() > kMaxLabels || bytes > kMaxLabelBytes) {
-    limit_error_ = "series " + std::string(s.metric) + " (line " + std::to_string(s.line) +
-                   ") has " + std::to_string(s.labels.size()) + " labels, " +
-                   std::to_string(bytes) + " bytes: at most " + std::to_string(kMaxLabels) +
-                   " labels and " + std::to_string(kMaxLabelBytes) + " bytes per series";
+    limit_error_ = fmt::format("series {} (line {}) has {} labels, {} bytes: at most {} labels and {} "
+                               "bytes per series",
+                               s.metric, s.line, s.labels.size(), bytes, kMaxLabels, kMaxLabelBytes);
     return;
   }
   Item it{};
@@ -105,18 +106,19 @@ Status Classify(sqlite3* db, const Status& s) {
   switch (code) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      return UnavailableError("ledger locked: another writer holds the database; retry later (" +
-                              s.message() + ")");
+      return UnavailableError(
+          fmt::format("ledger locked: another writer holds the database; retry later ({})", s.message()));
     case SQLITE_FULL:
-      return UnavailableError("ledger full: the disk or the database size limit is reached; "
-                              "nothing of this request was stored (" + s.message() + ")");
+      return UnavailableError(fmt::format(
+          "ledger full: the disk or the database size limit is reached; nothing of this request was "
+          "stored ({})", s.message()));
     case SQLITE_IOERR:
-      return UnavailableError("ledger I/O error: nothing of this request was stored (" +
-                              s.message() + ")");
+      return UnavailableError(
+          fmt::format("ledger I/O error: nothing of this request was stored ({})", s.message()));
     default:
       break;
   }
-  if (s.code() == StatusCode::kUnavailable) return UnavailableError("ledger locked: " + s.message());
+  if (s.code() == StatusCode::kUnavailable) return UnavailableError(fmt::format("ledger locked: {}", s.message()));
   return s;
 }
 
@@ -130,7 +132,7 @@ Result<std::unique_ptr<IngestWriter>> IngestWriter::Open(IngestWriterOptions opt
   SEEDANCE_ASSIGN_OR_RETURN(impl->ledger, ledger::Ledger::Open(impl->options.db));
   sqlite3_busy_timeout(impl->ledger->db(), impl->options.busy_timeout_ms);
   if (impl->options.max_page_count > 0) {
-    std::string pragma = "PRAGMA max_page_count=" + std::to_string(impl->options.max_page_count);
+    std::string pragma = fmt::format("PRAGMA max_page_count={}", impl->options.max_page_count);
     if (sqlite3_exec(impl->ledger->db(), pragma.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       return InternalError(impl->options.db + ": " + sqlite3_errmsg(impl->ledger->db()));
     }

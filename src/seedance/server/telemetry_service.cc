@@ -3,6 +3,8 @@
 
 #include <httplib.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -136,7 +138,7 @@ class TelemetryService final : public Service {
     std::set<std::string> names;
     for (std::size_t i = 0; i < config.scrape.size(); ++i) {
       const ScrapeTarget& t = config.scrape[i];
-      std::string at = "server.scrape[" + std::to_string(i) + "].";
+      std::string at = fmt::format("server.scrape[{}].", i);
       if (t.name.empty() || !names.insert(t.name).second) {
         return InvalidArgumentError(at + "name: empty or repeated '" + t.name + "'");
       }
@@ -161,8 +163,8 @@ class TelemetryService final : public Service {
 
   Status Start() override {
     if (app_.options.db.rfind("postgresql://", 0) == 0) {
-      return FailedPreconditionError("--db " + app_.options.db +
-                                     ": telemetry ingest needs an SQLite ledger (PostgreSQL holds charges only)");
+      return FailedPreconditionError(fmt::format(
+          "--db {}: telemetry ingest needs an SQLite ledger (PostgreSQL holds charges only)", app_.options.db));
     }
     SEEDANCE_ASSIGN_OR_RETURN(catalog_, cost::PriceTable::LoadFile(cost::BundledPriceTablePath()));
     if (!options_.audit_config_path.empty()) {
@@ -230,8 +232,8 @@ class TelemetryService final : public Service {
     std::string ct = req.get_header_value("Content-Type");
     if (ct.find("protobuf") != std::string::npos || (!ct.empty() && ct.find("json") == std::string::npos)) {
       ReplyError(res, 415, "Content-Type",
-                 "only OTLP/HTTP JSON is supported (Content-Type: application/json), got '" + ct +
-                     "'; configure the exporter with encoding json");
+                 fmt::format("only OTLP/HTTP JSON is supported (Content-Type: application/json), got "
+                             "'{}'; configure the exporter with encoding json", ct));
       return;
     }
     auto batch = std::make_shared<SampleBatch>();
@@ -288,7 +290,7 @@ class TelemetryService final : public Service {
     if (batch->size() == 0 && stats.rejected > 0) {
       app_.metrics.Inc("seedance_ingest_rejected_total", {{"format", fmt_name}}, static_cast<double>(stats.rejected));
       const auto& r = stats.rejections.front();
-      return ReplyError(res, 400, "line " + std::to_string(r.line), r.ToString());
+      return ReplyError(res, 400, fmt::format("line {}", r.line), r.ToString());
     }
     if (!Commit("prom", fmt_name, batch, stats.rejected, res)) return;
     Json rej = Json::array();
@@ -416,7 +418,7 @@ class TelemetryService final : public Service {
       if (!r.has_value()) return ReplyStatus(res, r.error(), "");
       return ReplyJson(res, 200, {{"target", name}, {"accepted", r->first}, {"rejected", r->second}});
     }
-    ReplyError(res, 404, "target", "no scrape target named '" + name + "'");
+    ReplyError(res, 404, "target", fmt::format("no scrape target named '{}'", name));
   }
 
   void StartScrapers() {
@@ -566,7 +568,7 @@ class TelemetryService final : public Service {
   void GetCost(const httplib::Request& req, httplib::Response& res) {
     std::string by = req.has_param("by") ? req.get_param_value("by") : "tenant";
     if (by != "tenant" && by != "namespace" && by != "node") {
-      return ReplyError(res, 400, "by", "by must be tenant, namespace or node, got '" + by + "'");
+      return ReplyError(res, 400, "by", fmt::format("by must be tenant, namespace or node, got '{}'", by));
     }
     auto dim = ledger::ParseDimension(by);
     const std::int64_t now = app_.now_ms();
