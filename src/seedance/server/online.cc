@@ -135,9 +135,14 @@ Result<std::map<std::string, NodeHealth>> RunAuditOnline(ledger::Ledger& ledger,
       rec.state = audit::AdmissionState::kAdmitted;
       rec.since_s = now_s;
     }
-    if (n.outcome != audit::AuditOutcome::kIncomplete) rec.grade = n.grade;
     audit::AuditVerdict verdict = n.Verdict();
-    auto t = audit::ApplyAudit(config.admission, n.host, verdict, now_s, rec);
+    // A node the audit has never completed keeps serving while its evidence accumulates (a
+    // fresh server has under min_evidence_hours of telemetry for every node); once graded, the
+    // S7.3 state machine applies in full: incomplete evidence then counts as a failure.
+    const bool awaiting = rec.grade.empty() && n.outcome == audit::AuditOutcome::kIncomplete;
+    if (n.outcome != audit::AuditOutcome::kIncomplete) rec.grade = n.grade;
+    std::optional<audit::Transition> t;
+    if (!awaiting) t = audit::ApplyAudit(config.admission, n.host, verdict, now_s, rec);
     NodeHealth h;
     h.state = rec.state;
     h.updated_ms = now_ms;

@@ -52,7 +52,8 @@ Result<std::vector<BreakerCrossing>> EvaluateBreakerOnline(ledger::Ledger& ledge
                                                            std::int64_t now_ms);
 
 // The audit over every stored sample, as `seedance audit run --db` runs it, applied to
-// `admission` (nodes first seen start admitted: they already run work in the cluster). Returns
+// `admission` (nodes first seen start admitted: they already run work in the cluster; an
+// incomplete audit leaves a node that was never graded as it is). Returns
 // each audited node's health for the HealthBoard: state, reason (the transition's or the
 // verdict's evidence), grade weight normalized to the grade table's best weight.
 Result<std::map<std::string, NodeHealth>> RunAuditOnline(ledger::Ledger& ledger,

@@ -13,6 +13,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "seedance/audit/synthetic.h"
+#include "seedance/audit/telemetry_adapter.h"
+#include "seedance/core/rng.h"
 #include "seedance/ledger/ledger.h"
 #include "seedance/server/app.h"
 #include "seedance/server/telemetry_service.h"
@@ -344,19 +347,45 @@ TEST_F(TelemetryServiceTest, BreakerResetNeedsOneKey) {
 
 TEST_F(TelemetryServiceTest, AuditWritesVerdictsIntoTheHealthBoard) {
   StartService();
-  PostJson("/v1/ingest/prom", DcgmText("n1", "ml", "p", 2, kT0, 120, 0.5), 200, "text/plain");
-  // Utilization alone is incomplete evidence: an admitted node goes to observation, then removed.
+  // Three hours of synthetic dcgm-exporter telemetry: n-good is healthy, n-bad raises XID 79.
+  const std::int64_t start_s = kT0 / 1000;
+  Rng rng(7);
+  std::string text;
+  for (auto [host, fault] : {std::pair{"n-good", audit::SyntheticFault::kNone},
+                             std::pair{"n-bad", audit::SyntheticFault::kXid}}) {
+    audit::SyntheticNode node;
+    node.host = host;
+    node.gpus = 2;
+    node.fault = fault;
+    node.fault_start_s = start_s;
+    text += audit::RenderDcgmExposition(audit::GenerateNodeTelemetry(node, start_s, start_s + 3 * 3600, 60, rng));
+  }
+  // Utilization alone is incomplete evidence: a node never graded keeps serving.
+  PostJson("/v1/ingest/prom", DcgmText("n-new", "ml", "p", 1, kT0, 10, 0.5), 200, "text/plain");
+  PostJson("/v1/ingest/prom", text, 200, "text/plain");
+  now_ = kT0 + 3 * kHour;
   Json r = PostJson("/v1/audit/run", "", 200);
-  auto h = app_.health.Get("n1");
-  ASSERT_TRUE(h.has_value()) << r;
-  EXPECT_EQ(h->state, audit::AdmissionState::kObservation);
-  EXPECT_EQ(h->reason.rfind("audit: node n1 observation", 0), 0u) << h->reason;
+  auto good = app_.health.Get("n-good");
+  ASSERT_TRUE(good.has_value()) << r;
+  EXPECT_EQ(good->state, audit::AdmissionState::kAdmitted) << good->reason;
+  EXPECT_GT(good->grade_weight, 0.0);
+  auto fresh = app_.health.Get("n-new");
+  ASSERT_TRUE(fresh.has_value());
+  EXPECT_EQ(fresh->state, audit::AdmissionState::kAdmitted) << fresh->reason;
+  auto bad = app_.health.Get("n-bad");
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->state, audit::AdmissionState::kObservation);
+  EXPECT_EQ(bad->reason.rfind("audit: node n-bad observation", 0), 0u) << bad->reason;
+  EXPECT_NE(bad->reason.find("xid"), std::string::npos) << bad->reason;
+  // The second failed audit removes it (removal_failures = 2).
   now_ += 300'000;
   PostJson("/v1/audit/run", "", 200);
-  h = app_.health.Get("n1");
-  ASSERT_TRUE(h.has_value());
-  EXPECT_EQ(h->state, audit::AdmissionState::kRemoved) << h->reason;
-  EXPECT_EQ(GetJson("/v1/audit", 200)["nodes"]["n1"]["state"], "removed");
+  bad = app_.health.Get("n-bad");
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->state, audit::AdmissionState::kRemoved) << bad->reason;
+  Json nodes = GetJson("/v1/audit", 200)["nodes"];
+  EXPECT_EQ(nodes["n-bad"]["state"], "removed");
+  EXPECT_EQ(nodes["n-good"]["state"], "admitted");
 }
 
 // ---- scrapes --------------------------------------------------------------------------------
