@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -99,13 +100,14 @@ class TelemetryServiceTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  void StartService(ServerConfig config = ServerConfig::Defaults(), std::int64_t max_pages = 0) {
+  void StartService(ServerConfig config = ServerConfig::Defaults(), std::int64_t max_pages = 0,
+                    bool background = false) {
     app_.options.db = db_;
     app_.now_ms = [this] { return now_.load(); };
     app_.config.Set(std::make_shared<ServerConfig>(std::move(config)));
     TelemetryServiceOptions o;
     o.busy_timeout_ms = 200;
-    o.background = false;
+    o.background = background;
     o.max_db_pages = max_pages;
     service_ = MakeTelemetryService(app_, o);
     Status s = service_->Start();
@@ -432,6 +434,28 @@ TEST_F(TelemetryServiceTest, ScrapesPrometheusQueryRange) {
   Json r = PostJson("/v1/scrape/run", R"({"target":"prom"})", 200);
   EXPECT_EQ(r["accepted"], 4) << r;
   EXPECT_EQ(CountSamples(), 4);
+}
+
+TEST_F(TelemetryServiceTest, BackgroundScrapeLoopIngestsAndStopsCleanly) {
+  std::atomic<int> scrapes{0};
+  LoopbackServer exporter([&](httplib::Server& h) {
+    h.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+      int n = scrapes.fetch_add(1);
+      res.set_content(fmt::format("DCGM_FI_DEV_GPU_UTIL{{gpu=\"0\",UUID=\"GPU-0\",Hostname=\"n1\"}} {} {}\n",
+                                  n, kT0 + n * 1000),
+                      "text/plain; version=0.0.4");
+    });
+  });
+  ServerConfig c = ServerConfig::Defaults();
+  c.scrape.push_back({"loop", exporter.url() + "/metrics", "exposition", "", 20});
+  StartService(c, 0, /*background=*/true);
+  // Wait (bounded) for two scrapes to be committed; no timing is asserted.
+  for (int i = 0; i < 1000 && app_.metrics.Value("seedance_ingest_samples_total", {{"format", "scrape"}}) < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(app_.metrics.Value("seedance_ingest_samples_total", {{"format", "scrape"}}), 2);
+  StopService();
+  EXPECT_GE(CountSamples(), 2);
 }
 
 TEST_F(TelemetryServiceTest, BadScrapeConfigIsRejectedNamingTheKey) {
