@@ -88,11 +88,11 @@ Result<Prepared> Prepare(const LedgerOptions& o) {
   p.from_ms = from != INT64_MIN ? from : (lo == INT64_MAX ? 0 : lo);
   p.to_ms = to != INT64_MAX ? to : (hi == INT64_MIN ? 1 : hi);
   if (p.from_ms >= p.to_ms) p.to_ms = p.from_ms + 1;
-  std::int64_t tf = std::max(p.from_ms, samples.first);
-  std::int64_t tt = std::min(p.to_ms, samples.second);
-  if (samples.first != samples.second && tf < tt) {
-    SEEDANCE_ASSIGN_OR_RETURN(p.telemetry,
-                              ledger::AttributeTelemetry(*p.ledger, p.config, &p.catalog, tf, tt));
+  SEEDANCE_ASSIGN_OR_RETURN(
+      auto telemetry,
+      ledger::AttributeStoredTelemetry(*p.ledger, p.config, &p.catalog, p.from_ms, p.to_ms));
+  if (telemetry.has_value()) {
+    p.telemetry = std::move(*telemetry);
     p.has_telemetry = true;
   }
   return p;
@@ -338,16 +338,10 @@ int RunBreaker(const BreakerOptions& o) {
     std::cout << "no job crossed its hourly threshold (" << hours->size() << " job-hours checked)\n";
   }
   for (const auto& f : findings) {
-    const auto& e = f.evidence;
-    auto pct = [](double v) { return v < 0 ? std::string("n/a") : fmt::format("{:.0f}%", v * 100); };
     std::cout << fmt::format(
-        "{} job {} (tenant {}): {}/h over the {}/h threshold\n  evidence: {} x {}, utilization {}, "
-        "peak memory {}, tensor pipes {}, batch {}, precision {}\n  suggestion: {}\n",
+        "{} job {} (tenant {}): {}/h over the {}/h threshold\n  evidence: {}\n  suggestion: {}\n",
         telemetry::FormatTimestamp(f.hour_ms), f.job, f.tenant, Usd(f.cost), Usd(f.threshold),
-        e.gpus, e.model.empty() ? "GPU" : e.model, pct(e.mean_utilization),
-        e.peak_memory_mib < 0 ? std::string("n/a") : fmt::format("{:.1f} GiB", e.peak_memory_mib / 1024),
-        pct(e.mean_tensor_active), e.batch_size > 0 ? std::to_string(e.batch_size) : "unknown",
-        e.precision.empty() ? "unknown" : e.precision, f.suggestion);
+        ledger::DescribeEvidence(f.evidence), f.suggestion);
     if (f.pause) std::cout << "  action: PAUSE requested (recorded in breaker_actions)\n";
   }
   return kExitOk;

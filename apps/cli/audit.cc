@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "seedance/ledger/ledger.h"
+#include "seedance/ledger/telemetry_attribution.h"
 #include "common.h"
 #include "seedance/audit/admission.h"
 #include "seedance/audit/audit.h"
@@ -84,12 +85,9 @@ int RunAudit(const AuditOptions& o) {
     if (!std::filesystem::exists(o.db)) return ReportError(NotFoundError(o.db + ": no such ledger"));
     auto cost_ledger = ledger::Ledger::Open(o.db);
     if (!cost_ledger.has_value()) return ReportError(cost_ledger.error());
-    std::string text;
-    Status s = (*cost_ledger)->ForEachSample([&text](std::string_view series, std::int64_t ts_ms, double value) {
-      text += series;
-      text += fmt::format(" {} {}\n", value, ts_ms);
-    });
-    if (!s.ok()) return ReportError(s);
+    auto exposition = ledger::SamplesAsExposition(**cost_ledger);
+    if (!exposition.has_value()) return ReportError(exposition.error());
+    const std::string& text = *exposition;
     if (text.empty()) return ReportError(InvalidArgumentError(o.db + ": the ledger holds no telemetry samples"));
     fleet = LoadTelemetryText(text, o.db, telemetry::InputFormat::kPrometheus);
   } else {

@@ -111,4 +111,14 @@ std::vector<BreakerFinding> EvaluateBreaker(
   return out;
 }
 
+std::string DescribeEvidence(const JobEvidence& e) {
+  auto pct = [](double v) { return v < 0 ? std::string("n/a") : fmt::format("{:.0f}%", v * 100); };
+  return fmt::format(
+      "{} x {}, utilization {}, peak memory {}, tensor pipes {}, batch {}, precision {}", e.gpus,
+      e.model.empty() ? "GPU" : e.model, pct(e.mean_utilization),
+      e.peak_memory_mib < 0 ? std::string("n/a") : fmt::format("{:.1f} GiB", e.peak_memory_mib / 1024),
+      pct(e.mean_tensor_active), e.batch_size > 0 ? std::to_string(e.batch_size) : "unknown",
+      e.precision.empty() ? "unknown" : e.precision);
+}
+
 }  // namespace seedance::ledger

@@ -42,6 +42,10 @@ std::vector<BreakerFinding> EvaluateBreaker(
     const std::map<std::pair<std::string, std::int64_t>, JobEvidence>& evidence,
     const LedgerConfig& config, const cost::PriceTable* catalog);
 
+// The evidence in words: "2 x H100, utilization 20%, peak memory 10.0 GiB, tensor pipes n/a,
+// batch unknown, precision unknown" (the CLI's breaker report and the server's trip reasons).
+std::string DescribeEvidence(const JobEvidence& e);
+
 // Memory of a catalog GPU model in GiB, from gpu::Catalog() (0 when unknown or undisclosed).
 int GpuMemoryGib(std::string_view catalog_model);
 

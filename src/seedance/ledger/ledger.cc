@@ -630,12 +630,15 @@ void Ledger::SampleWriter::OnSample(const telemetry::SampleView& s) {
 
 Status Ledger::SampleWriter::Finish() {
   SEEDANCE_RETURN_IF_ERROR(error_);
-  SEEDANCE_RETURN_IF_ERROR(Commit());
+  // The ingests row goes into the last batch's transaction: one commit (one fsync), and the row
+  // is durable exactly when the samples it counts are.
+  if (!open_) SEEDANCE_RETURN_IF_ERROR(Begin());
   Stmt& fin = stmts_->finish_ingest;
   fin.Bind(1, source_);
-  fin.Bind(2, static_cast<std::int64_t>(progress_.committed_samples));
+  fin.Bind(2, static_cast<std::int64_t>(progress_.committed_samples + in_batch_));
   fin.Bind(3, static_cast<std::int64_t>(progress_.inserted));
-  return fin.Run();
+  SEEDANCE_RETURN_IF_ERROR(fin.Run());
+  return Commit();
 }
 
 // ---------------------------------------------------------------------------------------------

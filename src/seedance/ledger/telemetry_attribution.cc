@@ -8,6 +8,8 @@
 #include <set>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "seedance/ledger/internal/sqlite.h"
 #include "seedance/ledger/step_allocator.h"
 #include "seedance/telemetry/sample.h"
@@ -410,6 +412,27 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
   SEEDANCE_RETURN_IF_ERROR(ledger.Flush());
   ledger.set_source("sim");
   return out;
+}
+
+Result<std::optional<TelemetryAttribution>> AttributeStoredTelemetry(
+    Ledger& ledger, const LedgerConfig& config, const cost::PriceTable* catalog,
+    std::int64_t from_ms, std::int64_t to_ms) {
+  SEEDANCE_ASSIGN_OR_RETURN(auto samples, SampleRange(ledger));
+  std::int64_t tf = std::max(from_ms, samples.first);
+  std::int64_t tt = std::min(to_ms, samples.second);
+  if (samples.first == samples.second || tf >= tt) return std::optional<TelemetryAttribution>();
+  SEEDANCE_ASSIGN_OR_RETURN(auto t, AttributeTelemetry(ledger, config, catalog, tf, tt));
+  return std::optional<TelemetryAttribution>(std::move(t));
+}
+
+Result<std::string> SamplesAsExposition(Ledger& ledger) {
+  std::string text;
+  Status s = ledger.ForEachSample([&text](std::string_view series, std::int64_t ts_ms, double value) {
+    text += series;
+    text += fmt::format(" {} {}\n", value, ts_ms);
+  });
+  if (!s.ok()) return s;
+  return text;
 }
 
 }  // namespace seedance::ledger

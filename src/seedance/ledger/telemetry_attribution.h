@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,5 +61,17 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
 
 // Returns the [min, max + 1) time range of the stored samples, or {0, 0}.
 Result<std::pair<std::int64_t, std::int64_t>> SampleRange(Ledger& ledger);
+
+// Brings the ledger's telemetry charges of [from, to) up to date: AttributeTelemetry over the
+// part of the range that holds samples (what every ledger query of the CLI and the server runs
+// first). Returns nullopt when no stored sample falls in the range (nothing was charged).
+Result<std::optional<TelemetryAttribution>> AttributeStoredTelemetry(
+    Ledger& ledger, const LedgerConfig& config, const cost::PriceTable* catalog,
+    std::int64_t from_ms, std::int64_t to_ms);
+
+// Every stored sample as timestamped Prometheus text, one `series value ts_ms` line each,
+// ordered by (series, time): what `seedance audit run --db` and the server's audit loop replay
+// through the text parser. Empty when the ledger holds no samples.
+Result<std::string> SamplesAsExposition(Ledger& ledger);
 
 }  // namespace seedance::ledger
