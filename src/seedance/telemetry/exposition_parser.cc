@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -27,6 +28,12 @@ enum class Role : std::uint8_t { kPlain, kBucket, kCount, kSum, kTotal, kCreated
 
 struct Family {
   MetricType type = MetricType::kUnknown;
+  bool has_type = false;  // a TYPE line was given (in this scrape)
+  bool has_type_ever = false;
+  bool has_help = false;
+  bool has_unit = false;
+  bool has_samples = false;
+  bool closed = false;  // OpenMetrics: another family followed this one
 };
 
 struct SuffixRule {
@@ -99,6 +106,13 @@ class ExpositionParser::Impl {
     if (!partial_.empty()) {
       std::string line = std::move(partial_);
       partial_.clear();
+      if (!om_ && !eof_seen_ && line.find_first_not_of(" \t\r") != std::string::npos) {
+        // The text format ends every line with '\n': a last line without one may be cut short.
+        ++line_no_;
+        ++stats_.lines;
+        Reject("the last line has no line feed (input cut short?)");
+        return;
+      }
       ParseLine(line);
     }
     if (om_ && !eof_seen_) {
@@ -123,7 +137,17 @@ class ExpositionParser::Impl {
       if (!line.empty()) Reject("content after '# EOF'");
       return;
     }
-    if (line.empty()) return;
+    if (om_) {
+      if (line.empty()) {
+        Reject("blank line (not allowed in OpenMetrics)");
+        return;
+      }
+    } else {
+      // 0.0.4 allows blanks and tabs before a sample or a comment.
+      std::size_t start = line.find_first_not_of(" \t");
+      if (start == std::string_view::npos) return;
+      line.remove_prefix(start);
+    }
     if (line[0] == '#') {
       ParseComment(line);
       return;
@@ -131,61 +155,180 @@ class ExpositionParser::Impl {
     ParseSample(line);
   }
 
+  // Reads a metric name at line[p]: bare, or quoted (UTF-8 names). Rejects and returns false on
+  // a bad one.
+  bool ReadMetricName(std::string_view line, std::size_t& p, std::string_view& name,
+                      std::string_view what) {
+    if (p < line.size() && line[p] == '"') {
+      if (!ParseQuoted(line, p, name, what)) return false;
+      if (name.empty() || !internal::IsValidUtf8(name)) {
+        Reject("bad quoted metric name in " + std::string(what));
+        return false;
+      }
+      return true;
+    }
+    std::size_t s = p;
+    while (p < line.size() && IsMetricNameChar(line[p])) ++p;
+    name = line.substr(s, p - s);
+    if (!internal::IsValidMetricName(name)) {
+      std::size_t e = line.find_first_of(" \t", s);
+      Reject("bad metric name '" + std::string(line.substr(s, e == std::string_view::npos ? e : e - s)) +
+             "' in " + std::string(what));
+      return false;
+    }
+    return true;
+  }
+
   void ParseComment(std::string_view line) {
     if (line == "# EOF") {
       if (om_) eof_seen_ = true;
       return;
     }
-    bool help = line.starts_with("# HELP ");
-    bool type = line.starts_with("# TYPE ");
-    bool unit = om_ && line.starts_with("# UNIT ");
-    if (!help && !type && !unit) return;  // a comment
-    std::string_view rest = line.substr(7);
-    std::size_t sp = rest.find(' ');
-    std::string_view name = rest.substr(0, sp);
-    std::string_view arg = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
-    if (!internal::IsValidMetricName(name)) {
-      Reject("bad metric name '" + std::string(name) + "' in " + std::string(line.substr(2, 4)));
+    std::size_t p = 1;
+    std::string_view keyword;
+    if (om_) {
+      // OpenMetrics: exactly "# HELP|TYPE|UNIT name arg"; no other comments.
+      if (line.starts_with("# HELP ") || line.starts_with("# TYPE ") || line.starts_with("# UNIT ")) {
+        keyword = line.substr(2, 4);
+        p = 7;
+      } else {
+        Reject("not an OpenMetrics line (comments other than HELP, TYPE, UNIT and EOF are not allowed)");
+        return;
+      }
+    } else {
+      // 0.0.4: '#', blanks, HELP or TYPE, blanks, name, blanks, argument; anything else is a comment.
+      SkipSpaces(line, p);
+      std::size_t k = p;
+      while (p < line.size() && line[p] != ' ' && line[p] != '\t') ++p;
+      keyword = line.substr(k, p - k);
+      if (keyword != "HELP" && keyword != "TYPE") return;
+      SkipSpaces(line, p);
+      if (p >= line.size()) return;  // "# HELP" alone is a comment
+    }
+    scratch_.clear();
+    if (scratch_.capacity() < line.size()) scratch_.reserve(line.size());
+    std::string_view name;
+    if (!ReadMetricName(line, p, name, keyword)) return;
+    std::string_view arg;
+    if (p < line.size()) {
+      if (line[p] != ' ' && (om_ || line[p] != '\t')) {
+        Reject("expected a space after the name in " + std::string(keyword));
+        return;
+      }
+      ++p;
+      if (!om_) SkipSpaces(line, p);
+      arg = line.substr(p);
+    } else if (!om_) {
+      return;  // "# HELP name" without text is a comment in 0.0.4 (prometheus/common)
+    } else if (keyword != "HELP" && keyword != "UNIT") {
+      Reject(std::string(keyword) + " of '" + std::string(name) + "' has no argument");
       return;
     }
-    if (help) {
+    std::string family_name(name);
+    Family& f = families_[family_name];
+    MetricType t = MetricType::kUnknown;
+    if (keyword == "TYPE") {
+      if (!om_) {
+        while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\t')) arg.remove_suffix(1);
+      }
+      if (!ParseTypeName(arg, t)) {
+        Reject("unknown metric type '" + std::string(arg) + "' for '" + family_name + "'");
+        return;
+      }
+      if (f.has_type_ever && f.type != t) {
+        Reject("TYPE changes '" + family_name + "' from " + std::string(MetricTypeName(f.type)) +
+               " to " + std::string(MetricTypeName(t)));
+        return;
+      }
+    }
+    if (!TouchFamilyMetadata(family_name, f, keyword)) return;
+    if (keyword == "HELP") {
       for (std::size_t i = 0; i < arg.size(); ++i) {
         if (arg[i] != '\\') continue;
         char next = i + 1 < arg.size() ? arg[i + 1] : '\0';
-        if (next != '\\' && next != 'n' && !(om_ && next == '"')) {
-          Reject("bad escape '\\" + std::string(1, next) + "' in HELP of '" + std::string(name) +
-                 "' (only \\\\ and \\n are allowed)");
+        if (!om_ && next != '\\' && next != 'n' && next != '"') {
+          Reject("bad escape '\\" + std::string(1, next) + "' in HELP of '" + family_name +
+                 "' (only \\\\, \\\" and \\n are allowed)");
           return;
         }
         ++i;
       }
+      f.has_help = true;
       return;
     }
-    if (unit) {
+    if (keyword == "UNIT") {
+      f.has_unit = true;
+      if (arg.empty()) return;  // an empty UNIT is allowed
       bool known = false;
       for (std::string_view u : kOpenMetricsUnits) known = known || u == arg;
       if (!known) {
-        Reject("unknown unit '" + std::string(arg) + "' for '" + std::string(name) + "'");
+        Reject("unknown unit '" + std::string(arg) + "' for '" + family_name + "'");
       } else if (!name.ends_with(arg) || name.size() <= arg.size() ||
                  name[name.size() - arg.size() - 1] != '_') {
         Reject("unit '" + std::string(arg) + "' is not a suffix of the family name '" +
-               std::string(name) + "'");
+               family_name + "'");
       }
       return;
     }
-    MetricType t;
-    if (!ParseTypeName(arg, t)) {
-      Reject("unknown metric type '" + std::string(arg) + "' for '" + std::string(name) + "'");
-      return;
-    }
-    auto [it, inserted] = families_.try_emplace(std::string(name), Family{t});
-    if (!inserted && it->second.type != t) {
-      Reject("TYPE changes '" + std::string(name) + "' from " +
-             std::string(MetricTypeName(it->second.type)) + " to " +
-             std::string(MetricTypeName(t)));
-      return;
-    }
+    f.type = t;
+    f.has_type = true;
+    f.has_type_ever = true;
     cached_name_.clear();
+  }
+
+  // Checks a HELP/TYPE/UNIT line's place. 0.0.4: each once per family and TYPE before the
+  // family's samples; metadata of a family seen earlier, after other families, starts the
+  // family's next scrape (a recorded stream concatenates scrapes). OpenMetrics: each once, before
+  // the samples, and a family's lines are not interleaved with another's.
+  bool TouchFamilyMetadata(const std::string& name, Family& f, std::string_view keyword) {
+    if (name != current_family_) {
+      if (om_) {
+        if (f.closed) {
+          Reject(std::string(keyword) + " of '" + name +
+                 "' after another family (a family's lines must be together)");
+          return false;
+        }
+        CloseCurrentFamily();
+      } else if (f.has_help || f.has_type || f.has_samples) {
+        f.has_help = f.has_type = f.has_unit = f.has_samples = false;  // the next scrape
+      }
+      current_family_ = name;
+    }
+    bool dup = keyword == "HELP" ? f.has_help : keyword == "TYPE" ? f.has_type : f.has_unit;
+    if (dup) {
+      Reject("second " + std::string(keyword) + " line for '" + name + "'");
+      return false;
+    }
+    if (f.has_samples && (om_ || keyword == "TYPE")) {
+      Reject(std::string(keyword) + " of '" + name + "' after its samples");
+      return false;
+    }
+    return true;
+  }
+
+  void CloseCurrentFamily() {
+    if (current_family_.empty()) return;
+    auto it = families_.find(current_family_);
+    if (it != families_.end()) it->second.closed = true;
+  }
+
+  // Notes a sample of `family`; rejects (OpenMetrics) a family that comes back after another.
+  bool NoteSampleFamily(std::string_view family) {
+    if (family == current_family_) return true;
+    Family& f = families_[std::string(family)];
+    if (om_) {
+      if (f.closed) {
+        Reject("sample of '" + std::string(family) +
+               "' after another family (a family's lines must be together)");
+        return false;
+      }
+      CloseCurrentFamily();
+    } else if (f.has_samples && !f.has_type && !f.has_help) {
+      f.has_samples = false;  // an untyped family's next scrape
+    }
+    f.has_samples = true;
+    current_family_.assign(family);
+    return true;
   }
 
   bool ParseTypeName(std::string_view s, MetricType& t) const {
@@ -201,7 +344,7 @@ class ExpositionParser::Impl {
       t = MetricType::kUnknown;
     } else if (om_ && s == "unknown") {
       t = MetricType::kUnknown;
-    } else if (om_ && s == "gaugehistogram") {
+    } else if (s == "gaugehistogram" || (!om_ && s == "gauge_histogram")) {
       t = MetricType::kGaugeHistogram;
     } else if (om_ && s == "stateset") {
       t = MetricType::kStateSet;
@@ -213,36 +356,37 @@ class ExpositionParser::Impl {
     return true;
   }
 
-  // Resolves the family type and the sample's role from its name (cached for the last name).
-  void Resolve(std::string_view name, MetricType& type, Role& role) {
-    if (name == cached_name_) {
-      type = cached_type_;
-      role = cached_role_;
-      return;
-    }
-    type = MetricType::kUnknown;
-    role = Role::kPlain;
-    if (!families_.empty()) {
-      lookup_.assign(name);
-      auto it = families_.find(lookup_);
-      if (it != families_.end()) {
-        type = it->second.type;
-        if (type == MetricType::kCounter) role = Role::kTotal;
-      } else {
-        for (const SuffixRule& r : kSuffixes) {
-          if (!name.ends_with(r.suffix)) continue;
-          lookup_.assign(name.substr(0, name.size() - r.suffix.size()));
-          auto base = families_.find(lookup_);
-          if (base == families_.end()) continue;
-          type = base->second.type;
-          role = r.role;
-          break;
+  // Resolves the family (name, type) and the sample's role from its name (cached for the last
+  // name). A name belongs to a family declared by TYPE (itself or with a suffix), else to itself.
+  void Resolve(std::string_view name, std::string_view& family, MetricType& type, Role& role) {
+    if (name != cached_name_) {
+      cached_type_ = MetricType::kUnknown;
+      cached_role_ = Role::kPlain;
+      cached_family_.assign(name);
+      if (!families_.empty()) {
+        lookup_.assign(name);
+        auto it = families_.find(lookup_);
+        if (it != families_.end() && it->second.has_type_ever) {
+          cached_type_ = it->second.type;
+          if (cached_type_ == MetricType::kCounter) cached_role_ = Role::kTotal;
+        } else {
+          for (const SuffixRule& r : kSuffixes) {
+            if (!name.ends_with(r.suffix)) continue;
+            lookup_.assign(name.substr(0, name.size() - r.suffix.size()));
+            auto base = families_.find(lookup_);
+            if (base == families_.end() || !base->second.has_type_ever) continue;
+            cached_type_ = base->second.type;
+            cached_role_ = r.role;
+            cached_family_.assign(lookup_);
+            break;
+          }
         }
       }
+      cached_name_.assign(name);
     }
-    cached_name_.assign(name);
-    cached_type_ = type;
-    cached_role_ = role;
+    family = cached_family_;
+    type = cached_type_;
+    role = cached_role_;
   }
 
   // Parses a quoted string starting at line[p] == '"'; on success p is past the closing quote.
@@ -274,6 +418,9 @@ class ExpositionParser::Impl {
           scratch_ += '"';
         } else if (e == 'n') {
           scratch_ += '\n';
+        } else if (om_ && e != '\0') {
+          scratch_ += '\\';  // OpenMetrics keeps an unknown escape as written
+          scratch_ += e;
         } else {
           Reject(std::string(what) + ": bad escape '\\" + (e == '\0' ? std::string() : std::string(1, e)) +
                  "' (only \\\\, \\\" and \\n are allowed)");
@@ -318,8 +465,7 @@ class ExpositionParser::Impl {
         return false;
       }
       SkipSpaces(line, p);
-      if (metric.empty() && labels_.empty() && p < line.size() &&
-          (line[p] == ',' || line[p] == '}') && quoted) {
+      if (metric.empty() && p < line.size() && (line[p] == ',' || line[p] == '}') && quoted) {
         metric = name;  // {"utf8.metric.name", ...}
       } else {
         if (p >= line.size() || line[p] != '=') {
@@ -334,6 +480,14 @@ class ExpositionParser::Impl {
         }
         std::string_view value;
         if (!ParseQuoted(line, p, value, "label '" + std::string(name) + "'")) return false;
+        if (name == "__name__") {
+          Reject("label name '__name__' is reserved");
+          return false;
+        }
+        if (!internal::IsValidUtf8(value)) {
+          Reject("label '" + std::string(name) + "': value is not valid UTF-8");
+          return false;
+        }
         for (const LabelView& l : labels_) {
           if (l.name == name) {
             Reject("duplicate label '" + std::string(name) + "'");
@@ -376,6 +530,11 @@ class ExpositionParser::Impl {
       Reject("expected a metric name, got '" + std::string(line.substr(0, 20)) + "'");
       return;
     }
+    if (!om_ && !metric.empty()) {
+      std::size_t q = p;
+      SkipSpaces(line, q);
+      if (q < line.size() && line[q] == '{') p = q;  // "name {labels}" (prometheus/common)
+    }
     if (p < line.size() && line[p] == '{') {
       if (!ParseLabels(line, p, metric)) return;
     }
@@ -384,7 +543,8 @@ class ExpositionParser::Impl {
       return;
     }
     std::size_t series_end = p;
-    if (p >= line.size() || (line[p] != ' ' && line[p] != '\t')) {
+    const bool glued = !om_ && p > 0 && p < line.size() && line[p - 1] == '}';  // "a{}1" (common)
+    if (p >= line.size() || (line[p] != ' ' && line[p] != '\t' && !glued)) {
       Reject("expected a space and a value after '" + std::string(line.substr(0, p)) + "'");
       return;
     }
@@ -421,7 +581,9 @@ class ExpositionParser::Impl {
     }
     MetricType type;
     Role role;
-    Resolve(metric, type, role);
+    std::string_view family;
+    Resolve(metric, family, type, role);
+    if (!NoteSampleFamily(family)) return;
     if (!CheckValue(metric, type, role, value)) return;
     if (dcgm_ && IsDcgmBlank(value)) {
       ++stats_.missing;
@@ -467,11 +629,14 @@ class ExpositionParser::Impl {
       return true;
     }
     double seconds = 0.0;
-    if (!ParseFloatToken(text, seconds) || !std::isfinite(seconds) || std::fabs(seconds) > 9e15) {
+    if (!ParseFloatToken(text, seconds) || !std::isfinite(seconds)) {
       Reject("timestamp '" + std::string(text) + "' is not a finite number of seconds");
       return false;
     }
-    ts = std::llround(seconds * 1000.0);
+    // Far-out times (the suite has 12345678901234567890.12) saturate instead of overflowing.
+    ts = std::fabs(seconds) > 9e15 ? (seconds > 0 ? std::numeric_limits<std::int64_t>::max()
+                                                  : std::numeric_limits<std::int64_t>::min() + 1)
+                                   : std::llround(seconds * 1000.0);
     return true;
   }
 
@@ -491,7 +656,7 @@ class ExpositionParser::Impl {
       default:
         break;
     }
-    if (must_be_count && (!std::isfinite(value) || value < 0)) {
+    if (must_be_count && (value < 0 || (om_ && std::isnan(value)))) {
       Reject("value " + FormatValue(value) + " not allowed for " + std::string(metric) + " (a " +
              std::string(MetricTypeName(type)) + " count must be finite and >= 0)");
       return false;
@@ -508,7 +673,8 @@ class ExpositionParser::Impl {
     if (type == MetricType::kSummary && role == Role::kPlain) {
       double q = 0;
       std::string_view qt = LabelValue("quantile");
-      if (qt.empty() || !ParseFloatToken(qt, q) || !(q >= 0.0 && q <= 1.0)) {
+      // 0.0.4 (prometheus/common) takes any number; OpenMetrics wants [0, 1].
+      if (qt.empty() || !ParseFloatToken(qt, q) || (om_ && !(q >= 0.0 && q <= 1.0))) {
         Reject("summary sample " + std::string(metric) + " needs a quantile label in [0, 1]");
         return false;
       }
@@ -531,6 +697,7 @@ class ExpositionParser::Impl {
     }
     HistState& st = hist_[key];
     if (role == Role::kCount) {
+      if (!st.has_inf && !om_) return true;  // 0.0.4 allows a histogram without +Inf bucket
       if (!st.has_inf) {
         Reject(std::string(metric) + " comes without a le=\"+Inf\" bucket");
         return false;
@@ -582,6 +749,8 @@ class ExpositionParser::Impl {
   std::unordered_map<std::string, Family> families_;
   std::string lookup_;
   std::string cached_name_;
+  std::string cached_family_;
+  std::string current_family_;  // the family of the last metadata line or sample
   MetricType cached_type_ = MetricType::kUnknown;
   Role cached_role_ = Role::kPlain;
   std::unordered_map<std::uint64_t, std::int64_t> last_ts_;
