@@ -102,7 +102,9 @@ TEST(ConformanceTest, UpstreamSuites) {
       ++deviations_used;
     }
     bool ok = accepted == expect && (!expect || dev != deviations.end() || stats.samples == c.samples);
-    auto& t = tally[{std::string(InputFormatName(c.format)), c.accept}];
+    auto& t = tally[{c.origin.substr(0, c.origin.find('@')) + " (" +
+                         std::string(InputFormatName(c.format)) + ")",
+                     c.accept}];
     ++t.second;
     if (accepted == c.accept && (!c.accept || stats.samples == c.samples)) ++t.first;
     std::string why = stats.rejections.empty() ? std::string("no rejection")
