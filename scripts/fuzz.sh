@@ -7,6 +7,7 @@
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$(pwd)"
 seconds="${1:-30}"
 shift || true
 cmake --preset fuzz >/dev/null
@@ -23,14 +24,15 @@ for h in "${harnesses[@]}"; do
     status=1
     continue
   fi
-  mkdir -p "build/fuzz/corpus/$h" "build/fuzz/artifacts/$h"
+  mkdir -p "build/fuzz/corpus/$h" "build/fuzz/artifacts/$h" "build/fuzz/work/$h"
   echo "== $h: ${seconds}s"
-  if ! "$bin" -max_total_time="$seconds" -jobs=1 -workers=1 -timeout=10 -rss_limit_mb=2048 \
-      -max_len=65536 -print_final_stats=1 -artifact_prefix="build/fuzz/artifacts/$h/" \
-      "build/fuzz/corpus/$h" "tests/fuzz/corpus/$h" 2>&1 | tee "build/fuzz/$h.log" | \
-      grep -E '^(#[0-9]+.*(DONE|pulse|INITED)|==[0-9]+==ERROR|SUMMARY|stat::)' ; then
-    :
-  fi
+  # -jobs=1 runs one worker that logs to fuzz-0.log in the current directory: run it in work/.
+  (cd "build/fuzz/work/$h" && rm -f fuzz-0.log &&
+   "$root/$bin" -max_total_time="$seconds" -jobs=1 -workers=1 -timeout=10 -rss_limit_mb=2048 \
+     -max_len=65536 -print_final_stats=1 -artifact_prefix="$root/build/fuzz/artifacts/$h/" \
+     "$root/build/fuzz/corpus/$h" "$root/tests/fuzz/corpus/$h" >/dev/null 2>&1) || true
+  cp "build/fuzz/work/$h/fuzz-0.log" "build/fuzz/$h.log" 2>/dev/null || true
+  grep -E '^#[0-9]+.*(INITED|DONE)|==[0-9]+==ERROR|SUMMARY|^stat::' "build/fuzz/$h.log" || true
   if grep -qE '==[0-9]+==ERROR|runtime error|deadly signal|Test unit written' "build/fuzz/$h.log"; then
     echo "fuzz.sh: $h crashed; see build/fuzz/$h.log and build/fuzz/artifacts/$h/" >&2
     status=1
