@@ -165,6 +165,37 @@ TEST(ExpositionParserTest, NonFiniteCountersAreKeptInTextFormat) {
   EXPECT_EQ(p.samples[1].value, INFINITY);
 }
 
+// A recorded stream concatenates scrapes: a family's HELP/TYPE coming back after other
+// families starts its next scrape; back to back, or after the family's own samples, it is a
+// duplicate (prometheus/common testTextParseError 12-14).
+TEST(ExpositionParserTest, ConcatenatedScrapesMayRepeatMetadata) {
+  const std::string scrape1 = "# HELP a x\n# TYPE a gauge\na 1 1000\n# TYPE b counter\nb 1 1000\nc 1 1000\n";
+  const std::string scrape2 = "# HELP a x\n# TYPE a gauge\na 2 2000\n# TYPE b counter\nb 2 2000\nc 2 2000\n";
+  Parsed p = Parse(InputFormat::kPrometheus, scrape1 + scrape2);
+  EXPECT_EQ(p.stats.rejected, 0u) << Reasons(p.stats);
+  EXPECT_EQ(p.samples.size(), 6u);
+  p = Parse(InputFormat::kPrometheus, "# TYPE a gauge\na 1\n# TYPE a gauge\na 2\n");
+  ASSERT_EQ(p.stats.rejected, 1u);
+  EXPECT_THAT(p.stats.rejections[0].reason, HasSubstr("TYPE"));
+  EXPECT_EQ(p.stats.rejections[0].line, 3u);
+  p = Parse(InputFormat::kPrometheus, "# HELP a one\n# HELP a two\na 1\n");
+  ASSERT_EQ(p.stats.rejected, 1u);
+  EXPECT_THAT(p.stats.rejections[0].reason, HasSubstr("second HELP"));
+}
+
+TEST(ExpositionParserTest, OpenMetricsExemplarsAreCheckedAndDropped) {
+  Parsed p = Parse(InputFormat::kOpenMetrics,
+                   "# TYPE a counter\na_total{x=\"1\"} 3 # {id=\"abc\",x=\"2\"} 1 1.5\n# EOF\n");
+  EXPECT_EQ(p.stats.rejected, 0u) << Reasons(p.stats);
+  ASSERT_EQ(p.samples.size(), 1u);
+  EXPECT_EQ(p.samples[0].value, 3);
+  ASSERT_EQ(p.samples[0].labels.size(), 1u);  // the exemplar's labels are not the sample's
+  EXPECT_EQ(p.samples[0].LabelValue("x"), "1");
+  p = Parse(InputFormat::kOpenMetrics, "# TYPE a gauge\na 1 # {id=\"abc\"} 1\n# EOF\n");
+  ASSERT_EQ(p.stats.rejected, 1u);
+  EXPECT_THAT(p.stats.rejections[0].reason, HasSubstr("exemplar not allowed"));
+}
+
 TEST(ExpositionParserTest, ValuesFollowGoParseFloat) {
   Parsed p = Parse(InputFormat::kPrometheus, "a NaN\nb +Inf\nc -Inf\nd 1e-3\ne -0.5\n");
   EXPECT_EQ(p.stats.rejected, 0u) << Reasons(p.stats);
