@@ -413,12 +413,15 @@ class ExpositionParser::Impl {
                    std::string_view what) {
     std::size_t start = ++p;
     std::size_t n = line.size();
-    while (p < n && line[p] != '"' && line[p] != '\\') ++p;
+    unsigned high = 0;  // any byte >= 0x80: the value needs a UTF-8 check
+    while (p < n && line[p] != '"' && line[p] != '\\') high |= static_cast<unsigned char>(line[p++]);
+    quoted_ascii_ = (high & 0x80u) == 0;
     if (p < n && line[p] == '"') {
       out = line.substr(start, p - start);
       ++p;
       return true;
     }
+    quoted_ascii_ = false;
     // Slow path: escapes. scratch_ was reserved for the whole line, so earlier views stay valid.
     std::size_t begin = scratch_.size();
     scratch_.append(line.substr(start, p - start));
@@ -508,7 +511,7 @@ class ExpositionParser::Impl {
           Reject("label name '__name__' is reserved");
           return false;
         }
-        if (!internal::IsValidUtf8(value)) {
+        if (!quoted_ascii_ && !internal::IsValidUtf8(value)) {
           Reject("label '" + std::string(name) + "': value is not valid UTF-8");
           return false;
         }
@@ -1051,7 +1054,8 @@ class ExpositionParser::Impl {
   std::string cached_family_;
   std::string current_family_;  // the family of the last metadata line or sample
   bool current_has_samples_ = false;
-  std::size_t label_scope_ = 0;  // duplicate labels are looked for from here (exemplars)
+  std::size_t label_scope_ = 0;
+  bool quoted_ascii_ = true;  // the last ParseQuoted value was plain ASCII without escapes  // duplicate labels are looked for from here (exemplars)
   // OpenMetrics, within the current family:
   struct OmHistSeries {
     bool has_inf = false;
