@@ -3,7 +3,8 @@
 # a corpus in tests/fuzz/corpus/<harness>/ for SECONDS (default 30), one at a time. Fails (exit 1)
 # on a crash, leak or sanitizer report; the reproducer is left in build/fuzz/artifacts/<harness>/.
 # New interesting inputs go to build/fuzz/corpus/<harness>/ (not to the checked-in seeds; merge
-# them with: <harness> -merge=1 tests/fuzz/corpus/<harness> build/fuzz/corpus/<harness>).
+# them with: build/fuzz/tests/fuzz/<harness> -merge=1 -max_len=2048 tests/fuzz/corpus/<harness>
+# build/fuzz/corpus/<harness>, keeping all corpora under 2 MB).
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
