@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -86,8 +87,10 @@ void SeriesBuilder::OnSample(const tm::SampleView& s) {
   // Floor division to whole seconds (timestamps before 1970 stay ordered).
   const std::int64_t t_s =
       s.timestamp_ms >= 0 ? s.timestamp_ms / 1000 : -((-s.timestamp_ms + 999) / 1000);
-  g.points.push_back(
-      Point{t_s, mapped->first, static_cast<float>(s.value * mapped->second)});
+  // A non-finite value (NaN or ±Inf, which the text formats allow) is a missing point.
+  const float value = std::isfinite(s.value) ? static_cast<float>(s.value * mapped->second)
+                                             : std::numeric_limits<float>::quiet_NaN();
+  g.points.push_back(Point{t_s, mapped->first, value});
   ++used_;
 }
 

@@ -69,6 +69,30 @@ TEST(TelemetryAdapterTest, MissingTimestampOrHostnameIsNamed) {
   EXPECT_NE(b2.Finish().error().message().find("field 'hostname'"), std::string::npos);
 }
 
+// The text formats carry NaN and ±Inf (prometheus/common keeps them): the audit sees a missing
+// point, not an infinite power.
+TEST(TelemetryAdapterTest, NonFiniteValuesAreMissingPoints) {
+  SeriesBuilder b;
+  telemetry::ParseStats stats;
+  telemetry::ParseText(telemetry::InputFormat::kPrometheus,
+                       "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-1\",Hostname=\"h\"} +Inf 1000\n"
+                       "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-1\",Hostname=\"h\"} 70 61000\n",
+                       {}, b, stats);
+  ASSERT_EQ(stats.rejected, 0u);
+  auto nodes = b.Finish();
+  ASSERT_TRUE(nodes.has_value()) << nodes.error().ToString();
+  ASSERT_EQ(nodes->size(), 1u);
+  ASSERT_EQ((*nodes)[0].gpus.size(), 1u);
+  bool finite_seen = false;
+  for (const auto& column : (*nodes)[0].gpus[0].columns) {
+    for (float v : column) {
+      EXPECT_FALSE(std::isinf(v));
+      finite_seen = finite_seen || v == 70.0f;
+    }
+  }
+  EXPECT_TRUE(finite_seen);
+}
+
 TEST(TelemetryAdapterTest, DetectsFormats) {
   EXPECT_EQ(DetectFormat("  {\"resourceMetrics\":[]}"), telemetry::InputFormat::kOtlpJson);
   EXPECT_EQ(DetectFormat("a 1\n# EOF\n"), telemetry::InputFormat::kOpenMetrics);

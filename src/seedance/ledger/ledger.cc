@@ -615,7 +615,7 @@ void Ledger::SampleWriter::OnSample(const telemetry::SampleView& s) {
   Stmt& ins = stmts_->insert_sample;
   ins.Bind(1, *id);
   ins.Bind(2, s.timestamp_ms);
-  if (std::isnan(s.value)) {
+  if (!std::isfinite(s.value)) {  // NaN, ±Inf (text formats allow them): no value for cost
     ins.BindNull(3);
   } else {
     ins.Bind(3, s.value);

@@ -107,6 +107,26 @@ TEST(LedgerTest, ReingestingTheSameSamplesAddsNothing) {
   }
 }
 
+// NaN and ±Inf samples (accepted in the text formats) are stored without a value.
+TEST(LedgerTest, NonFiniteSamplesHaveNoValue) {
+  std::string path = TempDb("nonfinite.db");
+  auto l = Ledger::Open(path);
+  ASSERT_TRUE(l.has_value());
+  auto w = (*l)->NewSampleWriter("t.prom", 10, nullptr);
+  ASSERT_TRUE(w.has_value());
+  telemetry::ParseStats stats;
+  telemetry::ParseText(telemetry::InputFormat::kPrometheus,
+                       "x{UUID=\"GPU-1\"} +Inf 1000\nx{UUID=\"GPU-1\"} NaN 2000\nx{UUID=\"GPU-1\"} 5 3000\n",
+                       {}, **w, stats);
+  ASSERT_EQ(stats.rejected, 0u);
+  ASSERT_TRUE((*w)->Finish().ok());
+  EXPECT_EQ(*(*l)->CountSamples(), 3);
+  std::vector<double> values;
+  ASSERT_TRUE((*l)->ForEachSample([&](std::string_view, std::int64_t, double v) { values.push_back(v); }).ok());
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_EQ(values[0], 5.0);
+}
+
 TEST(LedgerTest, RecordsNodeIntervalsAndReconciles) {
   auto l = Ledger::Open(TempDb("charges.db"));
   ASSERT_TRUE(l.has_value());

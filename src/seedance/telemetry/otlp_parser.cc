@@ -406,6 +406,11 @@ Json ParseJson(std::string_view text, std::uint64_t& error_line, std::string& er
     for (std::size_t i = 0; i < upto; ++i) error_line += text[i] == '\n' ? 1u : 0u;
     error = e.what();
     return Json(Json::value_t::discarded);
+  } catch (const Json::exception& e) {
+    // out_of_range: a number too large for a double (found by otlp_fuzz); no position given.
+    error_line = 1;
+    error = e.what();
+    return Json(Json::value_t::discarded);
   }
 }
 

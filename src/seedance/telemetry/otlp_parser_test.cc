@@ -149,5 +149,17 @@ TEST(OtlpParserTest, InvalidDocumentNamesTheLine) {
   EXPECT_THAT(p.stats.rejections[0].reason, HasSubstr("invalid JSON"));
 }
 
+// otlp_fuzz found this: nlohmann::json throws out_of_range (not parse_error) for a number that
+// overflows a double; it must be a rejection, not an escaping exception.
+TEST(OtlpParserTest, HugeNumberIsARejection) {
+  std::string doc = "6660000000000020000000000666666600066666.666E000066666666666666666606";
+  Parsed p = ParseOtlp(doc);
+  EXPECT_EQ(p.stats.rejected, 1u);
+  EXPECT_TRUE(p.samples.empty());
+  p = ParseOtlp(R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"x","unit":"1","gauge":{"dataPoints":[{"asDouble":1e999,"timeUnixNano":"1"}]}}]}]}]})");
+  EXPECT_EQ(p.stats.rejected, 1u);
+  EXPECT_TRUE(p.samples.empty());
+}
+
 }  // namespace
 }  // namespace seedance::telemetry

@@ -58,20 +58,45 @@ struct ParseOptions {
 
 // ExpositionParser: a streaming parser of the Prometheus text format 0.0.4, OpenMetrics 1.0 and
 // dcgm-exporter output. Feed it chunks of any size; it parses complete lines and hands accepted
-// samples to the sink. A line is rejected (counted in stats with "source:line: reason") for:
+// samples to the sink. Conformance: tests/data/conformance holds the upstream suites' cases;
+// where they disagree, 0.0.4 follows prometheus/common's expfmt parser and OpenMetrics the
+// OpenMetrics test suite (prometheus/prometheus's scrape parsers are more lenient: missing final
+// line feed, labels without commas, interleaved families; deviations.tsv lists those cases).
+// A line is rejected (counted in stats with "source:line: reason") for:
 //   - syntax: bad metric or label name, missing '=' or quote, unterminated value, bad escape
-//     (label values allow only \\ \" \n; HELP only \\ \n), a duplicate label, trailing garbage;
-//   - values: not a float; NaN or ±Inf (or < 0) for counters, histogram buckets/counts, summary
-//     counts; in dcgm mode any non-finite value; a timestamp that is not an integer (0.0.4, ms) or
-//     a finite number (OpenMetrics, seconds);
+//     (0.0.4: label values and HELP allow only \\ \" \n; OpenMetrics keeps other escapes as
+//     written), a duplicate label, a `__name__` label, a label value that is not UTF-8, trailing
+//     garbage. 0.0.4 allows blanks and tabs around tokens, indented lines, "name {labels}",
+//     quoted (UTF-8) names in braces and in HELP/TYPE; "# HELP name" without text is a comment.
+//     OpenMetrics allows exactly one space between tokens, no trailing comma in braces, no blank
+//     lines and no comments other than HELP/TYPE/UNIT/EOF;
+//   - values: not a float; a negative counter, histogram bucket/count or summary count. 0.0.4
+//     keeps NaN and ±Inf everywhere (real exporters emit them; the ledger stores NaN as NULL);
+//     OpenMetrics rejects NaN counts and a NaN/negative _sum, negative quantile values, info
+//     values other than 1 and stateset values other than 0/1; dcgm mode any non-finite value; a
+//     timestamp that is not an integer (0.0.4, ms) or a finite number (OpenMetrics, seconds;
+//     far-out times saturate);
 //   - order: a timestamp earlier than the previous sample of the same series; histogram buckets
 //     whose `le` does not increase or whose counts decrease; `_count` that differs from the
-//     le="+Inf" bucket or comes without one;
-//   - metadata: an unknown TYPE, a TYPE that changes a family's type, an OpenMetrics UNIT that is
-//     not a known unit or not a suffix of the family name; content after `# EOF`, or an
-//     OpenMetrics input that does not end with `# EOF` (reported at the last line).
+//     le="+Inf" bucket. OpenMetrics also: a histogram series without le="+Inf" (written exactly
+//     so), _sum without _count (or _gsum without _gcount) and the reverse, a _sum with negative
+//     buckets, a negative _gsum without them, the samples of one series split by another's, a
+//     repeated sample without timestamps;
+//   - metadata: an unknown TYPE (0.0.4 also takes gaugehistogram), a TYPE that changes a
+//     family's type, a second HELP or TYPE of a family, a TYPE after the family's samples.
+//     OpenMetrics also: a second UNIT, HELP/UNIT after samples, a family whose lines are split by
+//     another family's, a family name that is another family's sample name (a_created next to
+//     counter a), sample names the type does not have (counter without _total, info without
+//     _info, _gsum in a histogram...), exemplars other than on counter _total and histogram
+//     _bucket samples or malformed (labels over 128 characters, bad value or timestamp), a UNIT
+//     that is not a known unit or not a suffix of the family name, content after `# EOF`, an
+//     input without `# EOF`. 0.0.4: a last line without a line feed (it may be cut short).
+// Family-level OpenMetrics checks run when the family ends: they reject the line that ended it,
+// after the family's samples went to the sink. Exemplars are checked and dropped.
 // dcgm mode additionally drops DCGM blank sentinels (counted as missing, not rejected).
-// A concatenation of scrapes (a recorded stream) is accepted: TYPE/HELP may repeat.
+// A concatenation of scrapes (a recorded stream, 0.0.4/dcgm) is accepted: the HELP or TYPE of a
+// family seen before, coming after other families' lines, starts that family's next scrape
+// (so a recording of a single-family exporter with metadata reads as duplicate metadata).
 // Thread-safety: one parser per thread.
 class ExpositionParser {
  public:
