@@ -103,6 +103,7 @@ struct Extender::Impl {
   mutable std::mutex mu;
   std::shared_ptr<const ServerConfig> config;
   std::optional<tenancy::QuotaBook> book;
+  std::vector<std::vector<bool>> named;  // [tenant][resource]: the tenant has a quota for it
   std::vector<NodeSpec> specs;
   std::map<std::string, std::size_t> node_index;
   std::unique_ptr<ClusterState> cluster;
@@ -159,9 +160,11 @@ struct Extender::Impl {
   }
 
   // The pod's request by QuotaBook resource, GPUs counted against the node's model.
-  std::vector<Quantity> RequestOn(const PodSpec& pod, cluster::GpuModelIndex model) const {
+  // Resources a tenant names no quota for are not limited for it (counted as 0).
+  std::vector<Quantity> RequestOn(const PodSpec& pod, cluster::GpuModelIndex model, int tenant) const {
     std::vector<Quantity> r(static_cast<std::size_t>(book ? book->num_resources() : 0), 0);
-    if (!book) return r;
+    if (!book || tenant < 0) return r;
+    const std::vector<bool>& limited = named[static_cast<std::size_t>(tenant)];
     const std::string model_res =
         model == cluster::kNoGpuModel ? std::string() : tenancy::GpuResourceName(cluster::GpuModelName(model));
     for (int i = 0; i < book->num_resources(); ++i) {
@@ -174,7 +177,7 @@ struct Extender::Impl {
       } else if (name == "memory") {
         q = (pod.memory.raw() * 1000 + 1023) / 1024;
       }
-      r[static_cast<std::size_t>(i)] = q;
+      if (limited[static_cast<std::size_t>(i)]) r[static_cast<std::size_t>(i)] = q;
     }
     return r;
   }
@@ -256,12 +259,25 @@ struct Extender::Impl {
     config = std::move(c);
     auto b = tenancy::QuotaBook::Build(config->tenancy.tenants, /*allow_borrowing=*/true);
     book.reset();
-    if (b.has_value()) book = std::move(*b);
+    named.clear();
+    if (b.has_value()) {
+      book = std::move(*b);
+      named.assign(static_cast<std::size_t>(book->num_tenants()),
+                   std::vector<bool>(static_cast<std::size_t>(book->num_resources()), false));
+      for (const auto& t : config->tenancy.tenants) {
+        const int ti = book->TenantIndex(t.name);
+        if (ti < 0) continue;
+        for (const auto& q : t.quota) {
+          const int ri = book->ResourceIndex(q.resource);
+          if (ri >= 0) named[static_cast<std::size_t>(ti)][static_cast<std::size_t>(ri)] = true;
+        }
+      }
+    }
     for (auto& [uid, x] : bound) {
       const TenantInfo t = TenantOf(x.pod);
       x.tenant = t.book;
       x.pod.spec.qos = QosOf(t.tier);
-      x.request = RequestOn(x.pod.spec, specs[x.node.value()].model);
+      x.request = RequestOn(x.pod.spec, specs[x.node.value()].model, x.tenant);
       if (book && x.tenant >= 0) book->Add(x.tenant, x.request);
     }
     if (reseed) rng = Rng(config->seed).Fork(1);
@@ -314,7 +330,7 @@ struct Extender::Impl {
         return {Verdict::kUnresolvable, fmt::format("fit: needs {} GPU, node has {}", p.num_gpu, s.gpu_count)};
       }
     }
-    if (std::string q = QuotaReason(tenant, RequestOn(p, s.model)); !q.empty()) {
+    if (std::string q = QuotaReason(tenant, RequestOn(p, s.model, tenant.book)); !q.empty()) {
       return {Verdict::kFailed, std::move(q)};
     }
     if (std::string f = FitReason(cluster->node(n), p); !f.empty()) return {Verdict::kFailed, std::move(f)};
@@ -392,7 +408,7 @@ struct Extender::Impl {
     b.node = n;
     b.gpus = gpus;
     b.tenant = t.book;
-    b.request = RequestOn(pod.spec, specs[n.value()].model);
+    b.request = RequestOn(pod.spec, specs[n.value()].model, t.book);
     b.seq = next_seq++;
     if (book && b.tenant >= 0) book->Add(b.tenant, b.request);
     seen.erase(pod.uid);
@@ -560,7 +576,7 @@ std::map<std::string, MetaVictims> Extender::Preempt(const ExtenderPreemptionArg
     if (same_cohort && m.book->IsBorrowing(vt.book)) return true;  // borrowed capacity is never guaranteed
     if (static_cast<int>(vt.tier) <= static_cast<int>(tenant.tier)) return false;
     if (tenant.tier == Tier::kGold && m.book && tenant.book >= 0) {
-      const auto req = m.RequestOn(pod.spec, cluster::kNoGpuModel);
+      const auto req = m.RequestOn(pod.spec, cluster::kNoGpuModel, tenant.book);
       return m.book->WithinShare(tenant.book, req, tiers[0].guaranteed_share);
     }
     return tenant.tier == Tier::kGold;
