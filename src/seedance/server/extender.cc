@@ -113,6 +113,7 @@ struct Extender::Impl {
   std::map<std::string, Bound> bound;       // by uid
   std::map<std::string, std::string> uid_of;  // key -> uid (bound or seen)
   std::map<std::string, K8sPod> seen;       // by uid: pods known but not bound
+  std::deque<std::string> seen_order;       // uids in first-seen order (may hold stale ones)
   std::map<std::string, Pick> picks;        // by uid: the policy's last pick
   std::int64_t next_seq = 0;
   std::deque<std::string> decision_order;
@@ -343,8 +344,18 @@ struct Extender::Impl {
     *tenant = TenantOf(pod);
     pod.spec.qos = QosOf(tenant->tier);
     if (!bound.count(pod.uid)) {
-      seen[pod.uid] = pod;
+      auto [it, inserted] = seen.insert_or_assign(pod.uid, pod);
       uid_of[pod.key()] = pod.uid;
+      if (inserted) seen_order.push_back(pod.uid);
+      // Bounded: pods that never bind (unschedulable, deleted) age out oldest first.
+      while (seen_order.size() > options.seen_pods) {
+        auto old = seen.find(seen_order.front());
+        if (old != seen.end()) {
+          if (auto u = uid_of.find(old->second.key()); u != uid_of.end() && u->second == old->first) uid_of.erase(u);
+          seen.erase(old);
+        }
+        seen_order.pop_front();
+      }
     }
     return pod;
   }

@@ -60,6 +60,7 @@ struct ExtenderOptions {
   std::optional<sched::PolicyContext> context;
   std::size_t decision_pods = 10'000;  // pods whose recent decisions GET /v1/decisions keeps
   std::size_t decisions_per_pod = 16;
+  std::size_t seen_pods = 100'000;  // pods filtered but not bound yet, remembered for bind
 };
 
 class Extender {
