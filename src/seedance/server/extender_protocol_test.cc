@@ -301,5 +301,42 @@ TEST(ExtenderProtocol, RemovedNodeGetsNoPodAndBreakerResets) {
   EXPECT_EQ(f2["NodeNames"].size(), 1u);  // the GPU p0 released
 }
 
+// SIGHUP: a bad config is rejected by CheckConfig; a good one changes quotas for the next pod
+// while bound pods stay bound.
+TEST(ExtenderProtocol, ConfigReload) {
+  ServerConfig config = ServerConfig::Defaults();
+  tenancy::TenantConfig team;
+  team.name = "team-a";
+  team.quota.push_back({"gpu", 4, std::nullopt, std::nullopt});
+  config.tenancy.tenants.push_back(team);
+  ExtenderHarness h(config);
+  h.Post("/v1/nodes", NodeJson(GpuNode("gpu-a", 8)));
+  json held = PodJson(GpuPod("held", 3), "team-a", "held");
+  held["spec"]["nodeName"] = "gpu-a";
+  ASSERT_EQ(h.Post("/v1/pods", held).first, 200);
+  const json pod = PodJson(GpuPod("next", 2), "team-a", "next");
+  EXPECT_EQ(h.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", {"gpu-a"}}}).second["FailedNodes"]["gpu-a"],
+            "quota: tenant team-a would use 5/4 gpu (nominal 4, cohort lends 0)");
+
+  ServerConfig bad = config;
+  bad.placement_policy = "no-such-policy";
+  const Status s = h.service->CheckConfig(bad);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("placement_policy"), std::string::npos);
+
+  ServerConfig more = config;
+  more.tenancy.tenants[1].quota[0].nominal = 6;
+  more.placement_policy = "fgd";
+  ASSERT_TRUE(h.service->CheckConfig(more).ok());
+  h.service->ApplyConfig(std::make_shared<const ServerConfig>(more));
+  auto [c, f] = h.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", {"gpu-a"}}});
+  EXPECT_EQ(f["NodeNames"], json({"gpu-a"}));
+  auto [pc, prio] = h.Post("/extender/prioritize", json{{"Pod", pod}, {"NodeNames", {"gpu-a"}}});
+  EXPECT_EQ(prio, json::parse(R"([{"Host":"gpu-a","Score":10}])"));
+  auto [dc, dec] = h.Get("/v1/decisions?pod=team-a/next");
+  EXPECT_EQ(dec["decisions"].back()["policy"], "fgd");
+  EXPECT_EQ(h.Get("/v1/decisions?pod=team-a/held").first, 404);  // bound by POST, no decision
+}
+
 }  // namespace
 }  // namespace seedance::server
