@@ -472,6 +472,12 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
   if (args.nodes.has_value()) r.nodes.emplace();
   const std::vector<std::string> candidates = args.Candidates();
   json reasons = json::object();
+  std::map<std::string, std::int64_t> by_rule;
+  std::size_t failed = 0;
+  auto note = [&](const std::string& name, const std::string& reason) {
+    by_rule[reason.substr(0, reason.find(':'))] += 1;
+    if (++failed <= m.options.reasons_per_decision) reasons[name] = reason;
+  };
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const std::string& name = candidates[i];
     NodeCheck c = m.Check(name, pod, tenant, trip);
@@ -484,11 +490,11 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
         }
         break;
       case Verdict::kFailed:
-        reasons[name] = c.reason;
+        note(name, c.reason);
         r.failed[name] = std::move(c.reason);
         break;
       case Verdict::kUnresolvable:
-        reasons[name] = c.reason;
+        note(name, c.reason);
         r.failed_unresolvable[name] = std::move(c.reason);
         break;
     }
@@ -498,7 +504,9 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
                            {"time_ms", m.Now()},
                            {"candidates", candidates.size()},
                            {"passed", passed},
-                           {"reasons", std::move(reasons)}});
+                           {"failed_by_rule", by_rule},
+                           {"reasons", std::move(reasons)},
+                           {"reasons_omitted", failed - std::min(failed, m.options.reasons_per_decision)}});
   m.Count("filter", passed > 0 ? "ok" : "unschedulable", Since(t0));
   m.Gauges();
   return r;

@@ -60,6 +60,9 @@ struct ExtenderOptions {
   std::optional<sched::PolicyContext> context;
   std::size_t decision_pods = 10'000;  // pods whose recent decisions GET /v1/decisions keeps
   std::size_t decisions_per_pod = 16;
+  // Per filter decision, the first this many failed nodes keep their reason (all are counted by
+  // rule in "failed_by_rule"): bounds the log at ~10,000 pods x 16 decisions.
+  std::size_t reasons_per_decision = 64;
   std::size_t seen_pods = 100'000;  // pods filtered but not bound yet, remembered for bind
 };
 
@@ -83,7 +86,9 @@ class Extender {
   // Releases the pod "<namespace>/<name>". Errors: kNotFound.
   Status DeletePod(const std::string& key);
 
-  // {"pod":key,"decisions":[{"verb","time_ms","candidates","chosen","score","reasons":{}}...]};
+  // {"pod":key,"bound_to":node,"decisions":[{"verb","time_ms","candidates", filter: "passed",
+  // "failed_by_rule":{"fit":3,...},"reasons":{node:reason},"reasons_omitted"; prioritize:
+  // "chosen","score","policy"; bind: "chosen","error"}...]};
   // kNotFound when the pod has no recorded decision.
   Result<nlohmann::json> Decisions(const std::string& pod_key) const;
 
