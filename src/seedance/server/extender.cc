@@ -663,6 +663,26 @@ Status Extender::UpsertNodes(const std::vector<K8sNode>& nodes) {
   return Status::Ok();
 }
 
+Status Extender::DeleteNode(const std::string& name) {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  auto it = m.node_index.find(name);
+  if (it == m.node_index.end()) return NotFoundError(fmt::format("node: {} unknown", name));
+  const std::size_t gone = it->second;
+  std::vector<std::string> released;
+  for (const auto& [uid, b] : m.bound) {
+    if (b.node.value() == gone) released.push_back(uid);
+  }
+  for (const auto& uid : released) m.Release(uid, /*unbind=*/true);
+  m.specs.erase(m.specs.begin() + static_cast<std::ptrdiff_t>(gone));
+  m.node_index.clear();
+  for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
+  m.Rebuild();
+  m.Gauges();
+  m.app.Log("info", "extender_node_deleted", {{"node", name}, {"pods_released", released.size()}});
+  return Status::Ok();
+}
+
 Status Extender::UpsertPods(const std::vector<K8sPod>& pods) {
   Impl& m = *impl_;
   std::lock_guard lock(m.mu);

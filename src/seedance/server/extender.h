@@ -79,6 +79,8 @@ class Extender {
 
   // Adds or updates nodes (full-node requests call it too). Errors: none today.
   Status UpsertNodes(const std::vector<K8sNode>& nodes);
+  // Forgets a node; pods bound there are released. Errors: kNotFound.
+  Status DeleteNode(const std::string& name);
   // Pods with spec.nodeName are bound there, Succeeded/Failed ones released, others remembered
   // for bind. Errors: kNotFound (unknown node), kFailedPrecondition (does not fit); the
   // message starts with the field ("items[3].spec.nodeName: ...").

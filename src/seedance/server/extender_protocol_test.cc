@@ -106,6 +106,16 @@ TEST(ExtenderProtocol, NodeCacheModeFilterPrioritizeBind) {
   // Now gpu-a has 6 free: a 7-GPU pod fails on fit (preemption could help).
   auto [c3, b3] = h.Post("/extender/filter", json{{"Pod", PodJson(GpuPod("big", 7), "ml", "uid-big")}, {"NodeNames", {"gpu-a"}}});
   EXPECT_EQ(b3["FailedNodes"]["gpu-a"], "fit: needs 7 GPU, 6 free");
+  // Deleting a node releases its pods and makes it unknown.
+  h.Post("/v1/nodes", NodeJson(GpuNode("gpu-c", 8)));
+  json on_c = PodJson(GpuPod("on-c", 1), "ml", "uid-on-c");
+  on_c["spec"]["nodeName"] = "gpu-c";
+  ASSERT_EQ(h.Post("/v1/pods", on_c).first, 200);
+  EXPECT_EQ(h.app.metrics.Value("seedance_pods_bound", {}), 2.0);
+  EXPECT_EQ(h.client->Delete("/v1/nodes/gpu-c")->status, 200);
+  EXPECT_EQ(h.client->Delete("/v1/nodes/gpu-c")->status, 404);
+  EXPECT_EQ(h.app.metrics.Value("seedance_pods_bound", {}), 1.0);
+  EXPECT_EQ(h.app.metrics.Value("seedance_nodes", {}), 2.0);
   // Release through DELETE; then it fits.
   EXPECT_EQ(h.client->Delete("/v1/pods/ml/train")->status, 200);
   auto [c4, b4] = h.Post("/extender/filter", json{{"Pod", PodJson(GpuPod("big", 7), "ml", "uid-big")}, {"NodeNames", {"gpu-a"}}});

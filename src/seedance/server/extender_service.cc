@@ -1,7 +1,7 @@
 // The extender part of `seedance server`: kube-scheduler's extender verbs (PROTOCOLS.md
 // section 5) and the state endpoints, on Extender (extender.h).
 //   POST /extender/filter | /extender/prioritize | /extender/preempt | /extender/bind
-//   POST /v1/nodes   (a v1.Node or v1.NodeList)
+//   POST /v1/nodes   (a v1.Node or v1.NodeList); DELETE /v1/nodes/{name}
 //   POST /v1/pods    (a v1.Pod or v1.PodList; spec.nodeName binds, status.phase
 //                     Succeeded/Failed releases)
 //   DELETE /v1/pods/{namespace}/{name}
@@ -55,6 +55,11 @@ class ExtenderService : public Service {
       const Status s = core_.UpsertNodes(*nodes);
       if (!s.ok()) return Fail(res, s);
       ReplyJson(res, 200, {{"nodes", nodes->size()}, {"known", core_.num_nodes()}});
+    });
+    http.Delete(R"(/v1/nodes/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+      const Status s = core_.DeleteNode(std::string(req.matches[1]));
+      if (!s.ok()) return Fail(res, s);
+      ReplyJson(res, 200, {{"deleted", true}, {"known", core_.num_nodes()}});
     });
     http.Post("/v1/pods", [this](const httplib::Request& req, httplib::Response& res) {
       auto pods = ParsePodOrList(req.body);
