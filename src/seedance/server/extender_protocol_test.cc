@@ -311,6 +311,24 @@ TEST(ExtenderProtocol, RemovedNodeGetsNoPodAndBreakerResets) {
   EXPECT_EQ(f2["NodeNames"].size(), 1u);  // the GPU p0 released
 }
 
+// Prioritize: the policy's pick scores 10, other feasible nodes 1..9 scaled by their grade
+// weight, infeasible candidates 0; an observation node takes Bronze work.
+TEST(ExtenderProtocol, PrioritizeScores) {
+  ExtenderHarness h;
+  json items = json::array();
+  for (const auto& [name, gpus] : std::vector<std::pair<std::string, int>>{{"a", 2}, {"b", 8}, {"c", 8}, {"d", 1}}) {
+    items.push_back(NodeJson(GpuNode(name, gpus)));
+  }
+  h.Post("/v1/nodes", json{{"items", items}});
+  h.app.health.Set("c", {audit::AdmissionState::kAdmitted, "fair", 0.5, 0});
+  const json pod = PodJson(GpuPod("two", 2), "default", "two");
+  auto [code, prio] = h.Post("/extender/prioritize", json{{"Pod", pod}, {"NodeNames", {"a", "b", "c", "d"}}});
+  ASSERT_EQ(code, 200);
+  // bestfit picks the tightest node (a: 2 of 2); b fills 2/8 -> 1 + floor(8 * 0.25) = 3; c the
+  // same times 0.5 -> 2 (rounded half away from zero: 1.5 -> 2); d cannot take 2 GPUs.
+  EXPECT_EQ(prio, json::parse(R"([{"Host":"a","Score":10},{"Host":"b","Score":3},{"Host":"c","Score":2},{"Host":"d","Score":0}])"));
+}
+
 // SIGHUP: a bad config is rejected by CheckConfig; a good one changes quotas for the next pod
 // while bound pods stay bound.
 TEST(ExtenderProtocol, ConfigReload) {
