@@ -23,8 +23,10 @@ using nlohmann::json;
 
 #ifdef SEEDANCE_PARITY_FULL
 constexpr std::size_t kPods = 0;  // all
+#define PARITY_SUITE ExtenderParityFull
 #else
 constexpr std::size_t kPods = 2000;
+#define PARITY_SUITE ExtenderParity
 #endif
 
 struct Trace {
@@ -124,10 +126,10 @@ void ExpectParity(const std::string& policy_name, std::uint64_t seed) {
   EXPECT_EQ(mismatches, 0);
 }
 
-TEST(ExtenderParity, BestFit) { ExpectParity("bestfit", 42); }
-TEST(ExtenderParity, Fgd) { ExpectParity("fgd", 42); }
+TEST(PARITY_SUITE, BestFit) { ExpectParity("bestfit", 42); }
+TEST(PARITY_SUITE, Fgd) { ExpectParity("fgd", 42); }
 #ifdef SEEDANCE_PARITY_FULL
-TEST(ExtenderParity, FgdOtherSeed) { ExpectParity("fgd", 7); }
+TEST(PARITY_SUITE, FgdOtherSeed) { ExpectParity("fgd", 7); }
 #endif
 
 }  // namespace
