@@ -1,15 +1,111 @@
-// Placeholder for the extender part (B): a part with no routes, so this branch links. The integrator takes the
-// real file from its branch.
+// The extender part of `seedance server`: kube-scheduler's extender verbs (PROTOCOLS.md
+// section 5) and the state endpoints, on Extender (extender.h).
+//   POST /extender/filter | /extender/prioritize | /extender/preempt | /extender/bind
+//   POST /v1/nodes   (a v1.Node or v1.NodeList); DELETE /v1/nodes/{name}
+//   POST /v1/pods    (a v1.Pod or v1.PodList; spec.nodeName binds, status.phase
+//                     Succeeded/Failed releases)
+//   DELETE /v1/pods/{namespace}/{name}
+//   GET /v1/decisions?pod=<namespace>/<name>
+// Bad bodies answer 400 {"error","field"} with the JSON path of the field. A bind error is
+// answered 200 {"Error": "..."} as the protocol wants (kube-scheduler reads it).
+
+#include <httplib.h>
+
+#include <memory>
+#include <string>
+
 #include "seedance/server/app.h"
+#include "seedance/server/extender.h"
+#include "seedance/server/extender_codec.h"
 
 namespace seedance::server {
 namespace {
-class Placeholder final : public Service {
+
+class ExtenderService : public Service {
  public:
-  void Register(httplib::Server& /*http*/) override {}
+  ExtenderService(App& app, ExtenderOptions options) : app_(app), core_(app, std::move(options)) {
+    app_.metrics.DeclareCounter("seedance_rejected_inputs_total", "Requests rejected as bad input.");
+  }
+
+  void Register(httplib::Server& http) override {
+    http.Post("/extender/filter", [this](const httplib::Request& req, httplib::Response& res) {
+      auto args = ParseExtenderArgs(req.body);
+      if (!args.has_value()) return BadRequest(res, args.error());
+      ReplyJson(res, 200, EncodeFilterResult(core_.Filter(*args)));
+    });
+    http.Post("/extender/prioritize", [this](const httplib::Request& req, httplib::Response& res) {
+      auto args = ParseExtenderArgs(req.body);
+      if (!args.has_value()) return BadRequest(res, args.error());
+      ReplyJson(res, 200, EncodeHostPriorityList(core_.Prioritize(*args)));
+    });
+    http.Post("/extender/preempt", [this](const httplib::Request& req, httplib::Response& res) {
+      auto args = ParseExtenderPreemptionArgs(req.body);
+      if (!args.has_value()) return BadRequest(res, args.error());
+      ReplyJson(res, 200, EncodePreemptionResult(core_.Preempt(*args)));
+    });
+    http.Post("/extender/bind", [this](const httplib::Request& req, httplib::Response& res) {
+      auto args = ParseExtenderBindingArgs(req.body);
+      if (!args.has_value()) return BadRequest(res, args.error());
+      const Status s = core_.Bind(*args);
+      ReplyJson(res, 200, EncodeBindingResult(s.ok() ? "" : s.message()));
+    });
+    http.Post("/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
+      auto nodes = ParseNodeOrList(req.body);
+      if (!nodes.has_value()) return BadRequest(res, nodes.error());
+      const Status s = core_.UpsertNodes(*nodes);
+      if (!s.ok()) return Fail(res, s);
+      ReplyJson(res, 200, {{"nodes", nodes->size()}, {"known", core_.num_nodes()}});
+    });
+    http.Delete(R"(/v1/nodes/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+      const Status s = core_.DeleteNode(std::string(req.matches[1]));
+      if (!s.ok()) return Fail(res, s);
+      ReplyJson(res, 200, {{"deleted", true}, {"known", core_.num_nodes()}});
+    });
+    http.Post("/v1/pods", [this](const httplib::Request& req, httplib::Response& res) {
+      auto pods = ParsePodOrList(req.body);
+      if (!pods.has_value()) return BadRequest(res, pods.error());
+      const Status s = core_.UpsertPods(*pods);
+      if (!s.ok()) return Fail(res, s);
+      ReplyJson(res, 200, {{"pods", pods->size()}, {"bound", core_.num_bound()}});
+    });
+    http.Delete(R"(/v1/pods/([^/]+)/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+      const Status s = core_.DeletePod(std::string(req.matches[1]) + "/" + std::string(req.matches[2]));
+      if (!s.ok()) return Fail(res, s);
+      ReplyJson(res, 200, {{"released", true}});
+    });
+    http.Get("/v1/decisions", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::string pod = req.get_param_value("pod");
+      if (pod.find('/') == std::string::npos) {
+        return ReplyError(res, 400, "pod", "expected pod=<namespace>/<name>");
+      }
+      auto d = core_.Decisions(pod);
+      if (!d.has_value()) return Fail(res, d.error());
+      ReplyJson(res, 200, *d);
+    });
+  }
+
+  Status CheckConfig(const ServerConfig& config) override { return core_.CheckConfig(config); }
+  void ApplyConfig(const std::shared_ptr<const ServerConfig>& config) override { core_.ApplyConfig(config); }
+
+ private:
+  void BadRequest(httplib::Response& res, const Status& s) {
+    app_.metrics.Inc("seedance_rejected_inputs_total", {{"endpoint", "extender"}});
+    ReplyError(res, 400, FieldOf(s), ReasonOf(s));
+  }
+  static void Fail(httplib::Response& res, const Status& s) {
+    ReplyError(res, HttpStatusOf(s), FieldOf(s), ReasonOf(s));
+  }
+
+  App& app_;
+  Extender core_;
 };
+
 }  // namespace
 
-std::unique_ptr<Service> MakeExtenderService(App& /*app*/) { return std::make_unique<Placeholder>(); }
+std::unique_ptr<Service> MakeExtenderService(App& app, ExtenderOptions options) {
+  return std::make_unique<ExtenderService>(app, std::move(options));
+}
+
+std::unique_ptr<Service> MakeExtenderService(App& app) { return MakeExtenderService(app, {}); }
 
 }  // namespace seedance::server

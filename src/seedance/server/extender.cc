@@ -1,0 +1,771 @@
+#include "seedance/server/extender.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "seedance/audit/admission.h"
+#include "seedance/cluster/gpu_model.h"
+#include "seedance/sched/frag.h"
+#include "seedance/sched/victims.h"
+
+namespace seedance::server {
+
+using cluster::ClusterState;
+using cluster::GpuAssignment;
+using cluster::NodeId;
+using cluster::NodeSpec;
+using cluster::PodSpec;
+using nlohmann::json;
+using tenancy::Quantity;
+using tenancy::Tier;
+
+namespace {
+
+constexpr const char* kDecisions = "seedance_decisions_total";
+constexpr const char* kDuration = "seedance_decision_duration_seconds";
+constexpr const char* kNodesGauge = "seedance_nodes";
+constexpr const char* kPodsGauge = "seedance_pods_bound";
+
+cluster::Qos QosOf(Tier t) {
+  switch (t) {
+    case Tier::kGold: return cluster::Qos::kGuaranteed;
+    case Tier::kSilver: return cluster::Qos::kBurstable;
+    case Tier::kBronze: return cluster::Qos::kBestEffort;
+  }
+  return cluster::Qos::kBurstable;
+}
+
+enum class Verdict { kPass, kFailed, kUnresolvable };
+
+struct NodeCheck {
+  Verdict verdict = Verdict::kPass;
+  std::string reason;
+};
+
+GpuAssignment ChooseGpus(const cluster::NodeState& n, const PodSpec& pod) {
+  if (!pod.is_gpu()) return {};
+  return pod.is_share() ? cluster::BestFitShareGpu(n, pod) : cluster::FirstFitGpus(n, pod);
+}
+
+// Why `pod` does not fit the free capacity of `n` ("" when it fits).
+std::string FitReason(const cluster::NodeState& n, const PodSpec& pod) {
+  if (pod.cpu.raw() > n.cpu_left) {
+    return fmt::format("fit: needs {}m CPU, {}m free", pod.cpu.raw(), n.cpu_left);
+  }
+  if (pod.memory.raw() > n.mem_left) {
+    return fmt::format("fit: needs {}Mi memory, {}Mi free", pod.memory.raw(), n.mem_left);
+  }
+  if (pod.is_gpu()) {
+    const int free = cluster::CountGpusWithIdle(n, pod.gpu_milli);
+    if (pod.is_share()) {
+      if (free == 0) {
+        std::int32_t most = 0;
+        for (int i = 0; i < n.gpu_count; ++i) most = std::max(most, n.gpu_idle[static_cast<std::size_t>(i)]);
+        return fmt::format("fit: needs {} milli-GPU on one GPU, at most {} free", pod.gpu_milli, most);
+      }
+    } else if (free < pod.num_gpu) {
+      return fmt::format("fit: needs {} GPU, {} free", pod.num_gpu, free);
+    }
+  }
+  if (!cluster::Fits(n, pod)) return "fit: does not fit";
+  return "";
+}
+
+}  // namespace
+
+struct Extender::Impl {
+  struct Bound {
+    K8sPod pod;
+    NodeId node;
+    GpuAssignment gpus;
+    int tenant = -1;  // QuotaBook index
+    std::vector<Quantity> request;
+    std::int64_t seq = 0;
+  };
+  struct Pick {
+    std::string node;
+    GpuAssignment gpus;
+    std::uint64_t version = 0;
+  };
+  struct TenantInfo {
+    int book = -1;
+    Tier tier = Tier::kSilver;
+    std::string name;  // as configured ("" = unconfigured)
+  };
+
+  App& app;
+  ExtenderOptions options;
+  mutable std::mutex mu;
+  std::shared_ptr<const ServerConfig> config;
+  std::optional<tenancy::QuotaBook> book;
+  std::vector<std::vector<bool>> named;  // [tenant][resource]: the tenant has a quota for it
+  std::vector<NodeSpec> specs;
+  std::map<std::string, std::size_t> node_index;
+  std::unique_ptr<ClusterState> cluster;
+  sched::PolicyContext context;
+  std::unique_ptr<sched::PlacementPolicy> policy;
+  Rng rng{0};
+  std::map<std::string, Bound> bound;       // by uid
+  std::map<std::string, std::string> uid_of;  // key -> uid (bound or seen)
+  std::map<std::string, K8sPod> seen;       // by uid: pods known but not bound
+  std::deque<std::string> seen_order;       // uids in first-seen order (may hold stale ones)
+  std::map<std::string, Pick> picks;        // by uid: the policy's last pick
+  std::int64_t next_seq = 0;
+  std::deque<std::string> decision_order;
+  std::map<std::string, std::deque<json>> decisions;
+
+  Impl(App& a, ExtenderOptions o) : app(a), options(std::move(o)) {
+    app.metrics.DeclareCounter(kDecisions, "Extender decisions by verb and result.");
+    app.metrics.DeclareHistogram(kDuration, "Extender decision latency by verb.",
+                                 {50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3});
+    app.metrics.DeclareGauge(kNodesGauge, "Nodes the extender knows.");
+    app.metrics.DeclareGauge(kPodsGauge, "Pods bound in the extender's state.");
+    cluster = std::make_unique<ClusterState>(std::vector<NodeSpec>{});
+    Configure(app.config.Get(), /*reseed=*/true);
+  }
+
+  std::int64_t Now() const { return app.now_ms ? app.now_ms() : 0; }
+
+  void Count(std::string_view verb, std::string_view result, double seconds) {
+    app.metrics.Inc(kDecisions, {{"verb", std::string(verb)}, {"result", std::string(result)}});
+    app.metrics.Observe(kDuration, {{"verb", std::string(verb)}}, seconds);
+  }
+  void Gauges() {
+    app.metrics.Set(kNodesGauge, {}, static_cast<double>(specs.size()));
+    app.metrics.Set(kPodsGauge, {}, static_cast<double>(bound.size()));
+  }
+
+  // --- tenancy ---
+  TenantInfo TenantOf(const K8sPod& pod) const {
+    TenantInfo info;
+    const std::string name = pod.tenant();
+    const tenancy::TenantConfig* found = nullptr;
+    for (const auto& t : config->tenancy.tenants) {
+      if (t.name == name) found = &t;
+    }
+    if (found == nullptr) {
+      for (const auto& t : config->tenancy.tenants) {
+        if (t.name == "default") found = &t;
+      }
+    }
+    if (found == nullptr) return info;
+    info.name = found->name;
+    info.tier = found->tier;
+    if (book.has_value()) info.book = book->TenantIndex(found->name);
+    return info;
+  }
+
+  // The pod's request by QuotaBook resource, GPUs counted against the node's model.
+  // Resources a tenant names no quota for are not limited for it (counted as 0).
+  std::vector<Quantity> RequestOn(const PodSpec& pod, cluster::GpuModelIndex model, int tenant) const {
+    std::vector<Quantity> r(static_cast<std::size_t>(book ? book->num_resources() : 0), 0);
+    if (!book || tenant < 0) return r;
+    const std::vector<bool>& limited = named[static_cast<std::size_t>(tenant)];
+    const std::string model_res =
+        model == cluster::kNoGpuModel ? std::string() : tenancy::GpuResourceName(cluster::GpuModelName(model));
+    for (int i = 0; i < book->num_resources(); ++i) {
+      const std::string& name = book->resource_name(i);
+      Quantity q = 0;
+      if (name == "gpu" || (!model_res.empty() && name == model_res)) {
+        q = pod.total_gpu_milli();
+      } else if (name == "cpu") {
+        q = pod.cpu.raw();
+      } else if (name == "memory") {
+        q = (pod.memory.raw() * 1000 + 1023) / 1024;
+      }
+      if (limited[static_cast<std::size_t>(i)]) r[static_cast<std::size_t>(i)] = q;
+    }
+    return r;
+  }
+
+  std::string QuotaReason(const TenantInfo& t, const std::vector<Quantity>& req) const {
+    if (t.book < 0 || !book) return "";
+    if (book->Check(t.book, req) != tenancy::FitKind::kNoFit) return "";
+    for (int r = 0; r < book->num_resources(); ++r) {
+      const Quantity want = req[static_cast<std::size_t>(r)];
+      if (want == 0) continue;
+      const Quantity use = book->usage(t.book, r);
+      const Quantity avail = book->Available(t.book, r);
+      if (want <= avail) continue;
+      const Quantity nominal = book->nominal(t.book, r);
+      const Quantity lends = std::max<Quantity>(0, avail - std::max<Quantity>(0, nominal - use));
+      return fmt::format("quota: tenant {} would use {}/{} {} (nominal {}, cohort lends {})", t.name,
+                         tenancy::FromQuantity(use + want), tenancy::FromQuantity(use + avail),
+                         book->resource_name(r), tenancy::FromQuantity(nominal),
+                         tenancy::FromQuantity(lends));
+    }
+    return "quota: no fit";
+  }
+
+  // --- nodes ---
+  void Rebuild() {
+    cluster = std::make_unique<ClusterState>(specs);
+    std::vector<Bound*> order;
+    for (auto& [uid, b] : bound) order.push_back(&b);
+    std::sort(order.begin(), order.end(), [](const Bound* a, const Bound* b) { return a->seq < b->seq; });
+    std::vector<std::string> dropped;
+    for (Bound* b : order) {
+      auto it = node_index.find(b->pod.node_name);
+      const NodeId n(static_cast<std::uint32_t>(it->second));
+      b->node = n;
+      if (!cluster->CanPlace(n, b->pod.spec)) {
+        dropped.push_back(b->pod.uid);
+        continue;
+      }
+      b->gpus = ChooseGpus(cluster->node(n), b->pod.spec);
+      cluster->Bind(b->pod.spec, n, b->gpus);
+    }
+    for (const auto& uid : dropped) {
+      app.Log("warn", "extender_pod_dropped", {{"pod", bound[uid].pod.key()}, {"reason", "node shrank"}});
+      Release(uid, /*unbind=*/false);
+    }
+    picks.clear();
+    BuildPolicy();
+  }
+
+  void BuildPolicy() {
+    if (options.context.has_value() && options.context->tie_rank.size() == specs.size()) {
+      context = *options.context;
+    } else {
+      context.tie_rank.assign(specs.size(), 0);
+      std::vector<std::size_t> by_name(specs.size());
+      std::iota(by_name.begin(), by_name.end(), std::size_t{0});
+      std::stable_sort(by_name.begin(), by_name.end(),
+                       [&](std::size_t a, std::size_t b) { return specs[a].name < specs[b].name; });
+      for (std::size_t i = 0; i < by_name.size(); ++i) {
+        context.tie_rank[by_name[i]] = static_cast<std::uint32_t>(i);
+      }
+      std::vector<PodSpec> pods;
+      for (const auto& [uid, b] : bound) pods.push_back(b.pod.spec);
+      for (const auto& [uid, p] : seen) pods.push_back(p.spec);
+      if (pods.empty()) {
+        PodSpec one;
+        one.num_gpu = 1;
+        one.gpu_milli = cluster::kMilliPerGpu;
+        pods.push_back(one);
+      }
+      context.typical = sched::ComputeTypicalPods(pods);
+    }
+    auto p = sched::MakePlacementPolicy(config->placement_policy, context);
+    if (!p.has_value()) p = sched::MakePlacementPolicy("bestfit", context);  // CheckConfig vetted the name
+    policy = std::move(*p);
+  }
+
+  void Configure(std::shared_ptr<const ServerConfig> c, bool reseed) {
+    config = std::move(c);
+    auto b = tenancy::QuotaBook::Build(config->tenancy.tenants, /*allow_borrowing=*/true);
+    book.reset();
+    named.clear();
+    if (b.has_value()) {
+      book = std::move(*b);
+      named.assign(static_cast<std::size_t>(book->num_tenants()),
+                   std::vector<bool>(static_cast<std::size_t>(book->num_resources()), false));
+      for (const auto& t : config->tenancy.tenants) {
+        const int ti = book->TenantIndex(t.name);
+        if (ti < 0) continue;
+        for (const auto& q : t.quota) {
+          const int ri = book->ResourceIndex(q.resource);
+          if (ri >= 0) named[static_cast<std::size_t>(ti)][static_cast<std::size_t>(ri)] = true;
+        }
+      }
+    }
+    for (auto& [uid, x] : bound) {
+      const TenantInfo t = TenantOf(x.pod);
+      x.tenant = t.book;
+      x.pod.spec.qos = QosOf(t.tier);
+      x.request = RequestOn(x.pod.spec, specs[x.node.value()].model, x.tenant);
+      if (book && x.tenant >= 0) book->Add(x.tenant, x.request);
+    }
+    if (reseed) rng = Rng(config->seed).Fork(1);
+    BuildPolicy();
+  }
+
+  // --- rules ---
+  NodeCheck Check(const std::string& name, const K8sPod& pod, const TenantInfo& tenant,
+                  const std::optional<BreakerTrip>& trip) const {
+    auto it = node_index.find(name);
+    if (it == node_index.end()) {
+      return {Verdict::kUnresolvable, "unknown node: not posted to /v1/nodes nor sent in full-node mode"};
+    }
+    const NodeId n(static_cast<std::uint32_t>(it->second));
+    if (auto h = app.health.Get(name); h.has_value()) {
+      const std::string state(audit::AdmissionStateName(h->state));
+      switch (audit::EligibilityOf(h->state)) {
+        case cluster::NodeEligibility::kNone:
+          return {Verdict::kUnresolvable, fmt::format("audit: node {} ({})", state, h->reason)};
+        case cluster::NodeEligibility::kBestEffortOnly:
+          if (pod.spec.qos != cluster::Qos::kBestEffort) {
+            return {Verdict::kUnresolvable,
+                    fmt::format("tier: node in observation admits Bronze only ({})", h->reason)};
+          }
+          break;
+        case cluster::NodeEligibility::kAll:
+          break;
+      }
+    }
+    if (trip.has_value()) {
+      return {Verdict::kUnresolvable, fmt::format("breaker: {}; POST /v1/breaker/reset", trip->reason)};
+    }
+    const NodeSpec& s = specs[n.value()];
+    const PodSpec& p = pod.spec;
+    if (p.cpu.raw() > s.cpu.raw()) {
+      return {Verdict::kUnresolvable, fmt::format("fit: needs {}m CPU, node has {}m", p.cpu.raw(), s.cpu.raw())};
+    }
+    if (p.memory.raw() > s.memory.raw()) {
+      return {Verdict::kUnresolvable,
+              fmt::format("fit: needs {}Mi memory, node has {}Mi", p.memory.raw(), s.memory.raw())};
+    }
+    if (p.is_gpu()) {
+      if (!p.allowed_models.Accepts(s.model)) {
+        return {Verdict::kUnresolvable,
+                s.model == cluster::kNoGpuModel
+                    ? std::string("fit: node has no GPU")
+                    : fmt::format("fit: GPU model {} not accepted by the pod", cluster::GpuModelName(s.model))};
+      }
+      if (p.num_gpu > s.gpu_count) {
+        return {Verdict::kUnresolvable, fmt::format("fit: needs {} GPU, node has {}", p.num_gpu, s.gpu_count)};
+      }
+    }
+    if (std::string q = QuotaReason(tenant, RequestOn(p, s.model, tenant.book)); !q.empty()) {
+      return {Verdict::kFailed, std::move(q)};
+    }
+    if (std::string f = FitReason(cluster->node(n), p); !f.empty()) return {Verdict::kFailed, std::move(f)};
+    return {};
+  }
+
+  // Prepares the pod for decisions (QoS from its tier) and remembers it for bind.
+  K8sPod Admit(const K8sPod& in, TenantInfo* tenant) {
+    K8sPod pod = in;
+    *tenant = TenantOf(pod);
+    pod.spec.qos = QosOf(tenant->tier);
+    if (!bound.count(pod.uid)) {
+      auto [it, inserted] = seen.insert_or_assign(pod.uid, pod);
+      uid_of[pod.key()] = pod.uid;
+      if (inserted) seen_order.push_back(pod.uid);
+      // Bounded: pods that never bind (unschedulable, deleted) age out oldest first.
+      while (seen_order.size() > options.seen_pods) {
+        auto old = seen.find(seen_order.front());
+        if (old != seen.end()) {
+          if (auto u = uid_of.find(old->second.key()); u != uid_of.end() && u->second == old->first) uid_of.erase(u);
+          seen.erase(old);
+        }
+        seen_order.pop_front();
+      }
+    }
+    return pod;
+  }
+
+  void Record(const std::string& key, json entry) {
+    auto [it, inserted] = decisions.try_emplace(key);
+    if (inserted) {
+      decision_order.push_back(key);
+      while (decision_order.size() > options.decision_pods) {
+        decisions.erase(decision_order.front());
+        decision_order.pop_front();
+      }
+    }
+    it->second.push_back(std::move(entry));
+    while (it->second.size() > options.decisions_per_pod) it->second.pop_front();
+  }
+
+  void Release(const std::string& uid, bool unbind) {
+    auto it = bound.find(uid);
+    if (it == bound.end()) return;
+    Bound& b = it->second;
+    if (unbind) cluster->Unbind(b.pod.spec, b.node, b.gpus);
+    if (book && b.tenant >= 0) book->Remove(b.tenant, b.request);
+    uid_of.erase(b.pod.key());
+    bound.erase(it);
+  }
+
+  Status BindPod(K8sPod pod, const std::string& node_name, const std::string& field) {
+    auto it = node_index.find(node_name);
+    if (it == node_index.end()) {
+      return NotFoundError(fmt::format("{}: unknown node '{}'", field, node_name));
+    }
+    const NodeId n(static_cast<std::uint32_t>(it->second));
+    if (auto b = bound.find(pod.uid); b != bound.end()) {
+      if (b->second.node == n) return Status::Ok();
+      Release(pod.uid, /*unbind=*/true);
+    }
+    TenantInfo t;
+    pod = Admit(pod, &t);
+    const cluster::NodeState& ns = cluster->node(n);
+    if (!cluster::Fits(ns, pod.spec)) {
+      std::string why = FitReason(ns, pod.spec);
+      if (!pod.spec.allowed_models.Accepts(ns.model) && pod.spec.is_gpu()) why = "fit: GPU model not accepted";
+      return FailedPreconditionError(fmt::format("{}: {} on {}", field, why, node_name));
+    }
+    GpuAssignment gpus;
+    if (auto p = picks.find(pod.uid); p != picks.end() && p->second.node == node_name &&
+                                      p->second.version == cluster->version(n)) {
+      gpus = p->second.gpus;
+    } else {
+      gpus = ChooseGpus(ns, pod.spec);
+    }
+    picks.erase(pod.uid);
+    // The scheduler (or the cluster) decided: bind even where the audit mask would not place.
+    const cluster::NodeEligibility e = cluster->eligibility(n);
+    cluster->SetEligibility(n, cluster::NodeEligibility::kAll);
+    cluster->Bind(pod.spec, n, gpus);
+    cluster->SetEligibility(n, e);
+    pod.node_name = node_name;
+    Bound b;
+    b.node = n;
+    b.gpus = gpus;
+    b.tenant = t.book;
+    b.request = RequestOn(pod.spec, specs[n.value()].model, t.book);
+    b.seq = next_seq++;
+    if (book && b.tenant >= 0) book->Add(b.tenant, b.request);
+    seen.erase(pod.uid);
+    uid_of[pod.key()] = pod.uid;
+    b.pod = std::move(pod);
+    bound.emplace(b.pod.uid, std::move(b));
+    return Status::Ok();
+  }
+
+  void UpsertNodesLocked(const std::vector<K8sNode>& nodes) {
+    bool changed = false;
+    for (const auto& n : nodes) {
+      auto it = node_index.find(n.name);
+      if (it == node_index.end()) {
+        node_index.emplace(n.name, specs.size());
+        specs.push_back(n.spec);
+        changed = true;
+      } else {
+        NodeSpec& s = specs[it->second];
+        if (s.cpu != n.spec.cpu || s.memory != n.spec.memory || s.gpu_count != n.spec.gpu_count ||
+            s.model != n.spec.model) {
+          s = n.spec;
+          changed = true;
+        }
+      }
+    }
+    if (changed) Rebuild();
+  }
+};
+
+Extender::Extender(App& app, ExtenderOptions options)
+    : impl_(std::make_unique<Impl>(app, std::move(options))) {}
+Extender::~Extender() = default;
+
+namespace {
+double Since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+FilterResult Extender::Filter(const ExtenderArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  if (args.nodes.has_value()) m.UpsertNodesLocked(*args.nodes);
+  Impl::TenantInfo tenant;
+  const K8sPod pod = m.Admit(args.pod, &tenant);
+  const auto trip = m.app.breaker.Active(pod.namespace_name, pod.job(), m.Now());
+  FilterResult r;
+  if (args.nodes.has_value()) r.nodes.emplace();
+  const std::vector<std::string> candidates = args.Candidates();
+  json reasons = json::object();
+  std::map<std::string, std::int64_t> by_rule;
+  std::size_t failed = 0;
+  auto note = [&](const std::string& name, const std::string& reason) {
+    by_rule[reason.substr(0, reason.find(':'))] += 1;
+    if (++failed <= m.options.reasons_per_decision) reasons[name] = reason;
+  };
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const std::string& name = candidates[i];
+    NodeCheck c = m.Check(name, pod, tenant, trip);
+    switch (c.verdict) {
+      case Verdict::kPass:
+        if (r.nodes.has_value()) {
+          r.nodes->push_back(args.raw_nodes[i]);
+        } else {
+          r.node_names.push_back(name);
+        }
+        break;
+      case Verdict::kFailed:
+        note(name, c.reason);
+        r.failed[name] = std::move(c.reason);
+        break;
+      case Verdict::kUnresolvable:
+        note(name, c.reason);
+        r.failed_unresolvable[name] = std::move(c.reason);
+        break;
+    }
+  }
+  const std::size_t passed = r.nodes.has_value() ? r.nodes->size() : r.node_names.size();
+  m.Record(pod.key(), json{{"verb", "filter"},
+                           {"time_ms", m.Now()},
+                           {"candidates", candidates.size()},
+                           {"passed", passed},
+                           {"failed_by_rule", by_rule},
+                           {"reasons", std::move(reasons)},
+                           {"reasons_omitted", failed - std::min(failed, m.options.reasons_per_decision)}});
+  m.Count("filter", passed > 0 ? "ok" : "unschedulable", Since(t0));
+  m.Gauges();
+  return r;
+}
+
+std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  if (args.nodes.has_value()) m.UpsertNodesLocked(*args.nodes);
+  Impl::TenantInfo tenant;
+  const K8sPod pod = m.Admit(args.pod, &tenant);
+  const auto trip = m.app.breaker.Active(pod.namespace_name, pod.job(), m.Now());
+  const std::vector<std::string> candidates = args.Candidates();
+  ClusterState& cl = *m.cluster;
+  // Mask: only candidates that pass the rules (fit aside: the policy checks it) may be picked.
+  for (std::size_t i = 0; i < cl.size(); ++i) {
+    cl.SetEligibility(NodeId(static_cast<std::uint32_t>(i)), cluster::NodeEligibility::kNone);
+  }
+  std::vector<double> weight(candidates.size(), 1.0);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const NodeCheck c = m.Check(candidates[i], pod, tenant, trip);
+    if (c.verdict == Verdict::kUnresolvable) continue;
+    if (c.verdict == Verdict::kFailed && c.reason.rfind("quota:", 0) == 0) continue;
+    const NodeId n(static_cast<std::uint32_t>(m.node_index.at(candidates[i])));
+    auto h = m.app.health.Get(candidates[i]);
+    cl.SetEligibility(n, h ? audit::EligibilityOf(h->state) : cluster::NodeEligibility::kAll);
+    weight[i] = h ? h->grade_weight : 1.0;
+    cl.SetWeight(n, weight[i]);
+  }
+  const sched::PlacementDecision d = m.policy->Decide(cl, pod.spec, m.rng);
+  std::vector<HostPriority> out;
+  out.reserve(candidates.size());
+  std::string chosen;
+  if (d.placed()) {
+    chosen = m.specs[d.node.value()].name;
+    m.picks[pod.uid] = Impl::Pick{chosen, d.gpus, cl.version(d.node)};
+  }
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    HostPriority h{candidates[i], 0};
+    auto it = m.node_index.find(candidates[i]);
+    if (it != m.node_index.end()) {
+      const NodeId n(static_cast<std::uint32_t>(it->second));
+      if (candidates[i] == chosen) {
+        h.score = 10;
+      } else if (cl.CanPlace(n, pod.spec)) {
+        const cluster::NodeState& ns = cl.node(n);
+        double fill = 0;
+        if (pod.spec.is_gpu()) {
+          const auto idle = ns.TotalGpuIdle();
+          fill = idle > 0 ? static_cast<double>(pod.spec.total_gpu_milli()) / static_cast<double>(idle) : 0;
+        } else if (ns.cpu_left > 0) {
+          fill = static_cast<double>(pod.spec.cpu.raw()) / static_cast<double>(ns.cpu_left);
+        }
+        const double base = 1.0 + std::floor(8.0 * std::min(1.0, fill));
+        h.score = std::clamp<std::int64_t>(std::llround(base * weight[i]), 0, 9);
+      }
+    }
+    out.push_back(std::move(h));
+  }
+  m.Record(pod.key(), json{{"verb", "prioritize"},
+                           {"time_ms", m.Now()},
+                           {"candidates", candidates.size()},
+                           {"chosen", chosen},
+                           {"score", chosen.empty() ? 0 : 10},
+                           {"policy", std::string(m.policy->Name())}});
+  m.Count("prioritize", chosen.empty() ? "unschedulable" : "ok", Since(t0));
+  return out;
+}
+
+std::map<std::string, MetaVictims> Extender::Preempt(const ExtenderPreemptionArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  Impl::TenantInfo tenant;
+  const K8sPod pod = m.Admit(args.pod, &tenant);
+  ClusterState& cl = *m.cluster;
+  const auto& tiers = m.config->tenancy.tiers;
+  // Tenancy rules (S4.4, tenancy::Admitter's kSeedance mode, without the telemetry-based ones).
+  auto allowed = [&](const Impl::Bound& v) {
+    const Impl::TenantInfo vt = m.TenantOf(v.pod);
+    if (vt.tier == Tier::kGold && tenant.tier != Tier::kGold) return false;  // never preempt Gold
+    if (vt.name == tenant.name) return v.pod.priority < pod.priority;
+    const bool same_cohort = m.book && tenant.book >= 0 && vt.book >= 0 && m.book->cohort_of(tenant.book) >= 0 &&
+                             m.book->cohort_of(tenant.book) == m.book->cohort_of(vt.book);
+    if (same_cohort && m.book->IsBorrowing(vt.book)) return true;  // borrowed capacity is never guaranteed
+    if (static_cast<int>(vt.tier) <= static_cast<int>(tenant.tier)) return false;
+    if (tenant.tier == Tier::kGold && m.book && tenant.book >= 0) {
+      const auto req = m.RequestOn(pod.spec, cluster::kNoGpuModel, tenant.book);
+      return m.book->WithinShare(tenant.book, req, tiers[0].guaranteed_share);
+    }
+    return tenant.tier == Tier::kGold;
+  };
+  std::map<std::string, MetaVictims> out;
+  json reasons = json::object();
+  for (const auto& [node_name, proposed] : args.victims) {
+    auto it = m.node_index.find(node_name);
+    if (it == m.node_index.end()) continue;
+    const NodeId n(static_cast<std::uint32_t>(it->second));
+    std::vector<sched::PreemptionCandidate> cands;
+    std::map<std::int64_t, std::string> uid_by_id;
+    for (const auto& [uid, b] : m.bound) {
+      if (b.node != n || !allowed(b)) continue;
+      cands.push_back({b.seq, b.node, b.pod.spec, b.gpus, 1.0 + static_cast<double>(b.pod.spec.total_gpu_milli()) / 1000.0});
+      uid_by_id[b.seq] = uid;
+    }
+    for (std::size_t i = 0; i < cl.size(); ++i) {
+      cl.SetEligibility(NodeId(static_cast<std::uint32_t>(i)), i == n.value() ? cluster::NodeEligibility::kAll
+                                                                               : cluster::NodeEligibility::kNone);
+    }
+    auto set = sched::FindVictimsForFit(cl, pod.spec, cands);
+    if (!set.has_value()) {
+      reasons[node_name] = "no victim set allowed by the tenancy rules frees a fit";
+      continue;
+    }
+    MetaVictims v;
+    for (std::int64_t id : set->victims) v.uids.push_back(uid_by_id[id]);
+    out.emplace(node_name, std::move(v));
+  }
+  m.Record(pod.key(), json{{"verb", "preempt"},
+                           {"time_ms", m.Now()},
+                           {"candidates", args.victims.size()},
+                           {"nodes_with_victims", out.size()},
+                           {"reasons", std::move(reasons)}});
+  m.Count("preempt", out.empty() ? "none" : "ok", Since(t0));
+  return out;
+}
+
+Status Extender::Bind(const ExtenderBindingArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  const std::string key = args.pod_namespace + "/" + args.pod_name;
+  std::string uid = args.pod_uid;
+  if (uid.empty() || (!m.seen.count(uid) && !m.bound.count(uid))) {
+    if (auto it = m.uid_of.find(key); it != m.uid_of.end()) uid = it->second;
+  }
+  const K8sPod* pod = nullptr;
+  if (auto it = m.seen.find(uid); it != m.seen.end()) pod = &it->second;
+  if (auto it = m.bound.find(uid); it != m.bound.end()) pod = &it->second.pod;
+  Status s = pod == nullptr ? NotFoundError(fmt::format("PodUID: pod {} ({}) not seen by filter nor POST /v1/pods",
+                                                        key, args.pod_uid))
+                            : m.BindPod(*pod, args.node, "Node");
+  m.Record(key, json{{"verb", "bind"}, {"time_ms", m.Now()}, {"chosen", args.node}, {"error", s.ok() ? "" : s.message()}});
+  m.Count("bind", s.ok() ? "ok" : "error", Since(t0));
+  m.Gauges();
+  return s;
+}
+
+Status Extender::UpsertNodes(const std::vector<K8sNode>& nodes) {
+  std::lock_guard lock(impl_->mu);
+  impl_->UpsertNodesLocked(nodes);
+  impl_->Gauges();
+  return Status::Ok();
+}
+
+Status Extender::DeleteNode(const std::string& name) {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  auto it = m.node_index.find(name);
+  if (it == m.node_index.end()) return NotFoundError(fmt::format("node: {} unknown", name));
+  const std::size_t gone = it->second;
+  std::vector<std::string> released;
+  for (const auto& [uid, b] : m.bound) {
+    if (b.node.value() == gone) released.push_back(uid);
+  }
+  for (const auto& uid : released) m.Release(uid, /*unbind=*/true);
+  m.specs.erase(m.specs.begin() + static_cast<std::ptrdiff_t>(gone));
+  m.node_index.clear();
+  for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
+  m.Rebuild();
+  m.Gauges();
+  m.app.Log("info", "extender_node_deleted", {{"node", name}, {"pods_released", released.size()}});
+  return Status::Ok();
+}
+
+Status Extender::UpsertPods(const std::vector<K8sPod>& pods) {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  Status first = Status::Ok();
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const K8sPod& p = pods[i];
+    const std::string field = pods.size() == 1 ? std::string("spec.nodeName") : fmt::format("items[{}].spec.nodeName", i);
+    if (p.phase == "Succeeded" || p.phase == "Failed") {
+      m.Release(p.uid, /*unbind=*/true);
+      m.seen.erase(p.uid);
+      m.uid_of.erase(p.key());
+      continue;
+    }
+    if (p.node_name.empty()) {
+      Impl::TenantInfo t;
+      m.Admit(p, &t);
+      continue;
+    }
+    Status s = m.BindPod(p, p.node_name, field);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  m.Gauges();
+  return first;
+}
+
+Status Extender::DeletePod(const std::string& key) {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  auto it = m.uid_of.find(key);
+  if (it == m.uid_of.end()) return NotFoundError(fmt::format("pod: {} unknown", key));
+  const std::string uid = it->second;
+  m.Release(uid, /*unbind=*/true);
+  m.seen.erase(uid);
+  m.uid_of.erase(key);
+  m.Gauges();
+  return Status::Ok();
+}
+
+Result<json> Extender::Decisions(const std::string& pod_key) const {
+  std::lock_guard lock(impl_->mu);
+  auto it = impl_->decisions.find(pod_key);
+  if (it == impl_->decisions.end()) return NotFoundError(fmt::format("pod: no decision recorded for {}", pod_key));
+  json list = json::array();
+  for (const auto& d : it->second) list.push_back(d);
+  json out{{"pod", pod_key}, {"decisions", std::move(list)}};
+  if (auto u = impl_->uid_of.find(pod_key); u != impl_->uid_of.end()) {
+    if (auto b = impl_->bound.find(u->second); b != impl_->bound.end()) out["bound_to"] = b->second.pod.node_name;
+  }
+  return out;
+}
+
+Status Extender::CheckConfig(const ServerConfig& config) const {
+  sched::PolicyContext ctx;
+  auto p = sched::MakePlacementPolicy(config.placement_policy, ctx);
+  if (!p.has_value()) return InvalidArgumentError("placement_policy: " + p.error().message());
+  auto b = tenancy::QuotaBook::Build(config.tenancy.tenants, true);
+  if (!b.has_value()) return InvalidArgumentError("tenancy: " + b.error().message());
+  return Status::Ok();
+}
+
+void Extender::ApplyConfig(const std::shared_ptr<const ServerConfig>& config) {
+  std::lock_guard lock(impl_->mu);
+  const bool reseed = config->seed != impl_->config->seed ||
+                      config->placement_policy != impl_->config->placement_policy;
+  impl_->Configure(config, reseed);
+}
+
+std::size_t Extender::num_nodes() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->specs.size();
+}
+
+std::size_t Extender::num_bound() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->bound.size();
+}
+
+std::string Extender::BoundNode(const std::string& pod_key) const {
+  std::lock_guard lock(impl_->mu);
+  auto u = impl_->uid_of.find(pod_key);
+  if (u == impl_->uid_of.end()) return "";
+  auto b = impl_->bound.find(u->second);
+  return b == impl_->bound.end() ? "" : b->second.pod.node_name;
+}
+
+}  // namespace seedance::server

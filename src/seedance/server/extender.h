@@ -1,0 +1,115 @@
+#pragma once
+
+// The extender's decision core: cluster state learned online and the decisions kube-scheduler
+// asks for, on the same pipeline as the simulator (admission by tenancy -> node by
+// sched::PlacementPolicy). No HTTP here: extender_service.cc maps routes onto it.
+//
+// Per candidate node, filter applies the rules in this order; the first that fails names the
+// node's reason ("<rule>: <detail>"):
+//   unknown node            -> FailedAndUnresolvableNodes ("unknown node: ...")
+//   audit (removed/pending) -> FailedAndUnresolvableNodes ("audit: node removed (<reason>)")
+//   tier (observation)      -> FailedAndUnresolvableNodes ("tier: node in observation admits
+//                              Bronze only (<reason>)")
+//   breaker                 -> FailedAndUnresolvableNodes ("breaker: <reason>; POST
+//                              /v1/breaker/reset")
+//   capacity (node smaller than the request, or GPU model not accepted)
+//                           -> FailedAndUnresolvableNodes ("fit: ...")
+//   quota                   -> FailedNodes ("quota: tenant t would use 9/8 gpu ...")
+//   fit (free capacity)     -> FailedNodes ("fit: needs 2 GPU, 1 free")
+// Tenants: a pod's tenant is its label seedance.io/tenant, else its namespace; a tenant the
+// config does not name falls back to the config's tenant "default" when there is one, else it
+// has no quota and tier Silver. Tier -> pod QoS: Gold guaranteed, Silver burstable, Bronze
+// best-effort (nodes in observation admit best-effort only).
+//
+// Prioritize runs the configured policy (ServerConfig::placement_policy) on the cluster with
+// every node that fails the rules masked out: the node it picks scores 10, other feasible
+// nodes 1..9 by how tightly the pod fills them, times the node's grade weight (capped at 9),
+// infeasible ones 0. The policy's Rng is Rng(config.seed).Fork(1), as in `bench packing`, drawn
+// in request order. Bind uses the GPUs the policy chose when it binds to the picked node.
+//
+// Config reload: tenants, quotas, policy and seed may change; bound pods stay bound (usage is
+// recounted against the new quotas; pods of tenants no longer named count for no tenant).
+//
+// Thread-safe: one mutex around all state.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "seedance/cluster/cluster.h"
+#include "seedance/core/rng.h"
+#include "seedance/core/status.h"
+#include "seedance/sched/placement_policy.h"
+#include "seedance/server/app.h"
+#include "seedance/server/extender_codec.h"
+#include "seedance/tenancy/quota.h"
+
+namespace seedance::server {
+
+struct ExtenderOptions {
+  // The policy context; nullopt: tie ranks by node name, typical pods from the pods seen when
+  // the node set last changed. Tests replaying `bench packing` pass the packing run's context
+  // (its tie_rank is indexed by node in the order nodes were first posted).
+  std::optional<sched::PolicyContext> context;
+  std::size_t decision_pods = 10'000;  // pods whose recent decisions GET /v1/decisions keeps
+  std::size_t decisions_per_pod = 16;
+  // Per filter decision, the first this many failed nodes keep their reason (all are counted by
+  // rule in "failed_by_rule"): bounds the log at ~10,000 pods x 16 decisions.
+  std::size_t reasons_per_decision = 64;
+  std::size_t seen_pods = 100'000;  // pods filtered but not bound yet, remembered for bind
+};
+
+class Extender {
+ public:
+  Extender(App& app, ExtenderOptions options = {});
+  ~Extender();
+
+  FilterResult Filter(const ExtenderArgs& args);
+  std::vector<HostPriority> Prioritize(const ExtenderArgs& args);
+  std::map<std::string, MetaVictims> Preempt(const ExtenderPreemptionArgs& args);
+  // Errors: kNotFound (pod or node unknown), kFailedPrecondition (does not fit).
+  Status Bind(const ExtenderBindingArgs& args);
+
+  // Adds or updates nodes (full-node requests call it too). Errors: none today.
+  Status UpsertNodes(const std::vector<K8sNode>& nodes);
+  // Forgets a node; pods bound there are released. Errors: kNotFound.
+  Status DeleteNode(const std::string& name);
+  // Pods with spec.nodeName are bound there, Succeeded/Failed ones released, others remembered
+  // for bind. Errors: kNotFound (unknown node), kFailedPrecondition (does not fit); the
+  // message starts with the field ("items[3].spec.nodeName: ...").
+  Status UpsertPods(const std::vector<K8sPod>& pods);
+  // Releases the pod "<namespace>/<name>". Errors: kNotFound.
+  Status DeletePod(const std::string& key);
+
+  // {"pod":key,"bound_to":node,"decisions":[{"verb","time_ms","candidates", filter: "passed",
+  // "failed_by_rule":{"fit":3,...},"reasons":{node:reason},"reasons_omitted"; prioritize:
+  // "chosen","score","policy"; bind: "chosen","error"}...]};
+  // kNotFound when the pod has no recorded decision.
+  Result<nlohmann::json> Decisions(const std::string& pod_key) const;
+
+  Status CheckConfig(const ServerConfig& config) const;
+  void ApplyConfig(const std::shared_ptr<const ServerConfig>& config);
+
+  std::size_t num_nodes() const;
+  std::size_t num_bound() const;
+  // The node a pod is bound to ("" when not bound), for tests.
+  std::string BoundNode(const std::string& pod_key) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace seedance::server
+
+namespace seedance::server {
+// MakeExtenderService (app.h) with options (e.g. the packing run's policy context).
+std::unique_ptr<Service> MakeExtenderService(App& app, ExtenderOptions options);
+}  // namespace seedance::server

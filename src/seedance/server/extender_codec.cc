@@ -1,0 +1,503 @@
+#include "seedance/server/extender_codec.h"
+
+#include <cctype>
+#include <utility>
+
+#include "seedance/cluster/gpu_model.h"
+#include "seedance/gpu/catalog.h"
+#include "seedance/server/k8s_quantity.h"
+
+namespace seedance::server {
+namespace {
+
+using nlohmann::json;
+
+Status FieldError(const std::string& path, std::string_view reason) {
+  std::string m = path.empty() ? std::string("body") : path;
+  m += ": ";
+  m += reason;
+  return InvalidArgumentError(std::move(m));
+}
+
+std::string Join(const std::string& path, std::string_view key) {
+  std::string out = path;
+  if (!out.empty()) out += '.';
+  out += key;
+  return out;
+}
+
+std::string Index(const std::string& path, std::size_t i) {
+  std::string out = path;
+  out += '[';
+  out += std::to_string(i);
+  out += ']';
+  return out;
+}
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Go's encoding/json: an exact key match wins, else the first case-insensitive one.
+const json* FindNoCase(const json& obj, std::string_view key) {
+  if (auto it = obj.find(std::string(key)); it != obj.end()) return &*it;
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (EqualsNoCase(it.key(), key)) return &*it;
+  }
+  return nullptr;
+}
+
+// Exact (lowerCamel) lookup inside Kubernetes objects; null counts as absent.
+const json* Find(const json& obj, std::string_view key) {
+  auto it = obj.find(std::string(key));
+  if (it == obj.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+Result<json> ParseBody(std::string_view body) {
+  json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return FieldError("", "malformed JSON");
+  if (!doc.is_object()) return FieldError("", "expected a JSON object");
+  return doc;
+}
+
+Result<std::string> GetString(const json& obj, std::string_view key, const std::string& path) {
+  const json* v = Find(obj, key);
+  if (v == nullptr) return std::string();
+  if (!v->is_string()) return FieldError(Join(path, key), "expected a string");
+  return v->get<std::string>();
+}
+
+Result<std::map<std::string, std::string>> GetStringMap(const json& obj, std::string_view key,
+                                                        const std::string& path) {
+  std::map<std::string, std::string> out;
+  const json* v = Find(obj, key);
+  if (v == nullptr) return out;
+  const std::string p = Join(path, key);
+  if (!v->is_object()) return FieldError(p, "expected an object of strings");
+  for (auto it = v->begin(); it != v->end(); ++it) {
+    if (!it->is_string()) return FieldError(Join(p, it.key()), "expected a string");
+    out.emplace(it.key(), it->get<std::string>());
+  }
+  return out;
+}
+
+// A resource list (requests/limits/allocatable): name -> quantity string (or a JSON number,
+// which Go's resource.Quantity also accepts).
+Result<std::map<std::string, K8sQuantity>> GetResources(const json& obj, std::string_view key,
+                                                        const std::string& path) {
+  std::map<std::string, K8sQuantity> out;
+  const json* v = Find(obj, key);
+  if (v == nullptr) return out;
+  const std::string p = Join(path, key);
+  if (!v->is_object()) return FieldError(p, "expected an object of quantities");
+  for (auto it = v->begin(); it != v->end(); ++it) {
+    const std::string fp = Join(p, it.key());
+    std::string text;
+    if (it->is_string()) {
+      text = it->get<std::string>();
+    } else if (it->is_number_integer()) {
+      text = it->dump();
+    } else {
+      return FieldError(fp, "expected a quantity string");
+    }
+    auto q = ParseK8sQuantity(text);
+    if (!q.has_value()) return FieldError(fp, q.error().message());
+    if (q->mantissa < 0) return FieldError(fp, "negative quantity");
+    out.emplace(it.key(), *q);
+  }
+  return out;
+}
+
+Result<std::int64_t> Scaled(const std::map<std::string, K8sQuantity>& r, const std::string& name,
+                            const std::string& path, int scale10) {
+  auto it = r.find(name);
+  if (it == r.end()) return std::int64_t{0};
+  auto v = it->second.CeilScaled(scale10);
+  if (!v.has_value()) return FieldError(Join(path, name), v.error().message());
+  return *v;
+}
+
+Result<std::int64_t> MemMiB(const std::map<std::string, K8sQuantity>& r, const std::string& path) {
+  auto it = r.find("memory");
+  if (it == r.end()) return std::int64_t{0};
+  auto v = it->second.CeilMebibytes();
+  if (!v.has_value()) return FieldError(Join(path, "memory"), v.error().message());
+  return *v;
+}
+
+// Whole GPUs: an integer.
+Result<std::int64_t> Gpus(const std::map<std::string, K8sQuantity>& r, const std::string& path) {
+  auto it = r.find(std::string(kGpuResource));
+  if (it == r.end()) return std::int64_t{0};
+  auto milli = it->second.CeilScaled(3);
+  if (!milli.has_value() || *milli % 1000 != 0) {
+    return FieldError(Join(path, kGpuResource), "nvidia.com/gpu must be a whole number");
+  }
+  return *milli / 1000;
+}
+
+Result<const json*> ObjectAt(const json& obj, std::string_view key, const std::string& path) {
+  const json* v = Find(obj, key);
+  if (v == nullptr) return static_cast<const json*>(nullptr);
+  if (!v->is_object()) return FieldError(Join(path, key), "expected an object");
+  return v;
+}
+
+Result<std::vector<std::string>> StringArray(const json& v, const std::string& path) {
+  std::vector<std::string> out;
+  if (!v.is_array()) return FieldError(path, "expected an array of strings");
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) return FieldError(Index(path, i), "expected a string");
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+Result<std::vector<K8sNode>> ParseNodeItems(const json& list, const std::string& path,
+                                            std::vector<json>* raw) {
+  std::vector<K8sNode> out;
+  const json* items = Find(list, "items");
+  if (items == nullptr) return out;
+  const std::string p = Join(path, "items");
+  if (!items->is_array()) return FieldError(p, "expected an array of v1.Node");
+  out.reserve(items->size());
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    SEEDANCE_ASSIGN_OR_RETURN(K8sNode n, ParseNode((*items)[i], Index(p, i)));
+    out.push_back(std::move(n));
+    if (raw != nullptr) raw->push_back((*items)[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string K8sPod::tenant() const {
+  auto it = labels.find(std::string(kTenantLabel));
+  return it != labels.end() && !it->second.empty() ? it->second : namespace_name;
+}
+
+std::string K8sPod::job() const {
+  auto it = labels.find(std::string(kJobLabel));
+  return it != labels.end() && !it->second.empty() ? it->second : name;
+}
+
+std::vector<std::string> ExtenderArgs::Candidates() const {
+  std::vector<std::string> out;
+  if (nodes.has_value()) {
+    for (const auto& n : *nodes) out.push_back(n.name);
+  } else if (node_names.has_value()) {
+    out = *node_names;
+  }
+  return out;
+}
+
+Result<K8sPod> ParsePod(const json& pod, const std::string& path) {
+  if (!pod.is_object()) return FieldError(path, "expected a v1.Pod object");
+  K8sPod p;
+  SEEDANCE_ASSIGN_OR_RETURN(const json* meta, ObjectAt(pod, "metadata", path));
+  if (meta != nullptr) {
+    const std::string mp = Join(path, "metadata");
+    SEEDANCE_ASSIGN_OR_RETURN(p.name, GetString(*meta, "name", mp));
+    SEEDANCE_ASSIGN_OR_RETURN(p.namespace_name, GetString(*meta, "namespace", mp));
+    SEEDANCE_ASSIGN_OR_RETURN(p.uid, GetString(*meta, "uid", mp));
+    SEEDANCE_ASSIGN_OR_RETURN(p.labels, GetStringMap(*meta, "labels", mp));
+    SEEDANCE_ASSIGN_OR_RETURN(p.annotations, GetStringMap(*meta, "annotations", mp));
+  }
+  if (p.name.empty()) return FieldError(Join(path, "metadata.name"), "required");
+  if (p.namespace_name.empty()) p.namespace_name = "default";
+  if (p.uid.empty()) p.uid = p.key();  // pods posted by hand may omit it
+  std::int64_t cpu = 0, mem = 0, gpus = 0;
+  SEEDANCE_ASSIGN_OR_RETURN(const json* spec, ObjectAt(pod, "spec", path));
+  if (spec != nullptr) {
+    const std::string sp = Join(path, "spec");
+    SEEDANCE_ASSIGN_OR_RETURN(p.node_name, GetString(*spec, "nodeName", sp));
+    if (const json* prio = Find(*spec, "priority"); prio != nullptr) {
+      if (!prio->is_number_integer()) return FieldError(Join(sp, "priority"), "expected an integer");
+      const auto v = prio->get<std::int64_t>();
+      if (v < INT32_MIN || v > INT32_MAX) return FieldError(Join(sp, "priority"), "out of int32 range");
+      p.priority = static_cast<std::int32_t>(v);
+    }
+    if (const json* cs = Find(*spec, "containers"); cs != nullptr) {
+      const std::string cp = Join(sp, "containers");
+      if (!cs->is_array()) return FieldError(cp, "expected an array");
+      for (std::size_t i = 0; i < cs->size(); ++i) {
+        const json& c = (*cs)[i];
+        const std::string ci = Index(cp, i);
+        if (!c.is_object()) return FieldError(ci, "expected a v1.Container object");
+        SEEDANCE_ASSIGN_OR_RETURN(const json* res, ObjectAt(c, "resources", ci));
+        if (res == nullptr) continue;
+        const std::string rp = Join(ci, "resources");
+        SEEDANCE_ASSIGN_OR_RETURN(auto req, GetResources(*res, "requests", rp));
+        SEEDANCE_ASSIGN_OR_RETURN(auto lim, GetResources(*res, "limits", rp));
+        for (auto& [k, v] : lim) req.emplace(k, v);  // a limit stands for a missing request
+        const std::string qp = Join(rp, "requests");
+        SEEDANCE_ASSIGN_OR_RETURN(std::int64_t c_cpu, Scaled(req, "cpu", qp, 3));
+        SEEDANCE_ASSIGN_OR_RETURN(std::int64_t c_mem, MemMiB(req, qp));
+        SEEDANCE_ASSIGN_OR_RETURN(std::int64_t c_gpu, Gpus(req, qp));
+        cpu += c_cpu;
+        mem += c_mem;
+        gpus += c_gpu;
+      }
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(auto selector, GetStringMap(*spec, "nodeSelector", sp));
+    if (auto it = selector.find(std::string(kGpuProductLabel)); it != selector.end()) {
+      auto m = gpu::ParseGpuName(it->second, gpu::NameMatch::kProduct);
+      if (!m.has_value()) return FieldError(Join(Join(sp, "nodeSelector"), kGpuProductLabel), m.error().message());
+      p.spec.allowed_models.Add(*m);
+    }
+  }
+  if (gpus > cluster::kMaxGpusPerNode) {
+    return FieldError(Join(path, "spec.containers"), "more nvidia.com/gpu than any node holds (16)");
+  }
+  p.spec.num_gpu = static_cast<int>(gpus);
+  p.spec.gpu_milli = gpus > 0 ? cluster::kMilliPerGpu : 0;
+  const std::string ap = Join(path, "metadata.annotations");
+  if (auto it = p.annotations.find(std::string(kGpuMilliAnnotation)); it != p.annotations.end()) {
+    auto q = ParseK8sQuantity(it->second);
+    std::int64_t milli = -1;
+    if (q.has_value() && q->exp10 >= 0 && q->exp2 == 0) {
+      auto v = q->CeilScaled(0);
+      if (v.has_value()) milli = *v;
+    }
+    if (milli < 1 || milli > cluster::kMilliPerGpu) {
+      return FieldError(Join(ap, kGpuMilliAnnotation), "expected an integer 1..1000");
+    }
+    if (p.spec.num_gpu == 0) p.spec.num_gpu = 1;
+    p.spec.gpu_milli = static_cast<std::int32_t>(milli);
+  }
+  if (auto it = p.annotations.find(std::string(kGpuModelsAnnotation)); it != p.annotations.end()) {
+    auto set = cluster::ParseGpuModelSet(it->second);
+    if (!set.has_value()) return FieldError(Join(ap, kGpuModelsAnnotation), set.error().message());
+    cluster::GpuModelSet both;
+    for (int m = 0; m < 32; ++m) {
+      if ((set->mask() & (1u << m)) == 0) continue;
+      const auto idx = static_cast<cluster::GpuModelIndex>(m);
+      if (p.spec.allowed_models.any() || p.spec.allowed_models.Accepts(idx)) both.Add(idx);
+    }
+    if (!set->any() && both.any()) {
+      return FieldError(Join(ap, kGpuModelsAnnotation), "no model also matches the nodeSelector");
+    }
+    p.spec.allowed_models = both;
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(const json* status, ObjectAt(pod, "status", path));
+  if (status != nullptr) {
+    SEEDANCE_ASSIGN_OR_RETURN(p.phase, GetString(*status, "phase", Join(path, "status")));
+  }
+  p.spec.name = p.key();
+  p.spec.cpu = MilliCpu::FromRaw(cpu);
+  p.spec.memory = Mebibytes::FromRaw(mem);
+  return p;
+}
+
+Result<K8sNode> ParseNode(const json& node, const std::string& path) {
+  if (!node.is_object()) return FieldError(path, "expected a v1.Node object");
+  K8sNode n;
+  SEEDANCE_ASSIGN_OR_RETURN(const json* meta, ObjectAt(node, "metadata", path));
+  if (meta != nullptr) {
+    const std::string mp = Join(path, "metadata");
+    SEEDANCE_ASSIGN_OR_RETURN(n.name, GetString(*meta, "name", mp));
+    SEEDANCE_ASSIGN_OR_RETURN(n.labels, GetStringMap(*meta, "labels", mp));
+  }
+  if (n.name.empty()) return FieldError(Join(path, "metadata.name"), "required");
+  n.spec.name = n.name;
+  SEEDANCE_ASSIGN_OR_RETURN(const json* status, ObjectAt(node, "status", path));
+  if (status != nullptr) {
+    const std::string sp = Join(path, "status");
+    const char* key = Find(*status, "allocatable") != nullptr ? "allocatable" : "capacity";
+    SEEDANCE_ASSIGN_OR_RETURN(auto res, GetResources(*status, key, sp));
+    const std::string rp = Join(sp, key);
+    SEEDANCE_ASSIGN_OR_RETURN(std::int64_t cpu, Scaled(res, "cpu", rp, 3));
+    SEEDANCE_ASSIGN_OR_RETURN(std::int64_t mem, MemMiB(res, rp));
+    SEEDANCE_ASSIGN_OR_RETURN(std::int64_t gpus, Gpus(res, rp));
+    if (gpus > cluster::kMaxGpusPerNode) {
+      return FieldError(Join(rp, kGpuResource), "more than 16 GPUs per node");
+    }
+    n.spec.cpu = MilliCpu::FromRaw(cpu);
+    n.spec.memory = Mebibytes::FromRaw(mem);
+    n.spec.gpu_count = static_cast<int>(gpus);
+  }
+  if (auto it = n.labels.find(std::string(kGpuProductLabel)); it != n.labels.end()) {
+    auto m = gpu::ParseGpuName(it->second, gpu::NameMatch::kProduct);
+    if (!m.has_value()) {
+      return FieldError(Join(Join(path, "metadata.labels"), kGpuProductLabel), m.error().message());
+    }
+    n.spec.model = *m;
+  } else if (n.spec.gpu_count > 0) {
+    return FieldError(Join(Join(path, "metadata.labels"), kGpuProductLabel),
+                      "required on a node with nvidia.com/gpu");
+  }
+  return n;
+}
+
+Result<ExtenderArgs> ParseExtenderArgs(std::string_view body) {
+  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
+  ExtenderArgs a;
+  const json* pod = FindNoCase(doc, "Pod");
+  if (pod == nullptr || pod->is_null()) return FieldError("Pod", "required");
+  SEEDANCE_ASSIGN_OR_RETURN(a.pod, ParsePod(*pod, "Pod"));
+  if (const json* nodes = FindNoCase(doc, "Nodes"); nodes != nullptr && !nodes->is_null()) {
+    if (!nodes->is_object()) return FieldError("Nodes", "expected a v1.NodeList object");
+    SEEDANCE_ASSIGN_OR_RETURN(auto items, ParseNodeItems(*nodes, "Nodes", &a.raw_nodes));
+    a.nodes = std::move(items);
+  }
+  if (const json* names = FindNoCase(doc, "NodeNames"); names != nullptr && !names->is_null()) {
+    SEEDANCE_ASSIGN_OR_RETURN(auto list, StringArray(*names, "NodeNames"));
+    a.node_names = std::move(list);
+  }
+  if (!a.nodes.has_value() && !a.node_names.has_value()) {
+    return FieldError("NodeNames", "either Nodes or NodeNames is required");
+  }
+  return a;
+}
+
+Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body) {
+  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
+  ExtenderPreemptionArgs a;
+  const json* pod = FindNoCase(doc, "Pod");
+  if (pod == nullptr || pod->is_null()) return FieldError("Pod", "required");
+  SEEDANCE_ASSIGN_OR_RETURN(a.pod, ParsePod(*pod, "Pod"));
+  // Meta victims (node-cache mode) first; else full victims' pods' UIDs.
+  for (const char* key : {"NodeNameToMetaVictims", "NodeNameToVictims"}) {
+    const json* m = FindNoCase(doc, key);
+    if (m == nullptr || m->is_null()) continue;
+    if (!m->is_object()) return FieldError(key, "expected an object keyed by node name");
+    for (auto it = m->begin(); it != m->end(); ++it) {
+      const std::string np = Join(key, it.key());
+      if (!it->is_object()) return FieldError(np, "expected a victims object");
+      std::vector<std::string> uids;
+      if (const json* pods = FindNoCase(*it, "Pods"); pods != nullptr && !pods->is_null()) {
+        const std::string pp = Join(np, "Pods");
+        if (!pods->is_array()) return FieldError(pp, "expected an array");
+        for (std::size_t i = 0; i < pods->size(); ++i) {
+          const json& v = (*pods)[i];
+          const std::string vp = Index(pp, i);
+          if (!v.is_object()) return FieldError(vp, "expected an object");
+          std::string uid;
+          if (const json* u = FindNoCase(v, "UID");
+              u != nullptr && std::string_view(key) == "NodeNameToMetaVictims") {
+            if (!u->is_string()) return FieldError(Join(vp, "UID"), "expected a string");
+            uid = u->get<std::string>();
+          } else {
+            SEEDANCE_ASSIGN_OR_RETURN(K8sPod vpod, ParsePod(v, vp));
+            uid = vpod.uid;
+          }
+          uids.push_back(std::move(uid));
+        }
+      }
+      std::int64_t pdb = 0;
+      if (const json* n = FindNoCase(*it, "NumPDBViolations"); n != nullptr && !n->is_null()) {
+        if (!n->is_number_integer()) return FieldError(Join(np, "NumPDBViolations"), "expected an integer");
+        pdb = n->get<std::int64_t>();
+      }
+      a.victims.emplace(it.key(), std::move(uids));
+      a.pdb_violations.emplace(it.key(), pdb);
+    }
+    break;
+  }
+  return a;
+}
+
+Result<ExtenderBindingArgs> ParseExtenderBindingArgs(std::string_view body) {
+  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
+  ExtenderBindingArgs a;
+  const std::pair<const char*, std::string*> fields[] = {{"PodName", &a.pod_name},
+                                                         {"PodNamespace", &a.pod_namespace},
+                                                         {"PodUID", &a.pod_uid},
+                                                         {"Node", &a.node}};
+  for (const auto& [key, out] : fields) {
+    const json* v = FindNoCase(doc, key);
+    if (v == nullptr || v->is_null()) continue;
+    if (!v->is_string()) return FieldError(key, "expected a string");
+    *out = v->get<std::string>();
+  }
+  if (a.pod_name.empty()) return FieldError("PodName", "required");
+  if (a.node.empty()) return FieldError("Node", "required");
+  if (a.pod_namespace.empty()) a.pod_namespace = "default";
+  return a;
+}
+
+Result<std::vector<K8sPod>> ParsePodOrList(std::string_view body) {
+  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
+  std::vector<K8sPod> out;
+  if (const json* items = Find(doc, "items"); items != nullptr) {
+    if (!items->is_array()) return FieldError("items", "expected an array of v1.Pod");
+    for (std::size_t i = 0; i < items->size(); ++i) {
+      SEEDANCE_ASSIGN_OR_RETURN(K8sPod p, ParsePod((*items)[i], Index("items", i)));
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(K8sPod p, ParsePod(doc, ""));
+  out.push_back(std::move(p));
+  return out;
+}
+
+Result<std::vector<K8sNode>> ParseNodeOrList(std::string_view body) {
+  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
+  if (Find(doc, "items") != nullptr) return ParseNodeItems(doc, "", nullptr);
+  SEEDANCE_ASSIGN_OR_RETURN(K8sNode n, ParseNode(doc, ""));
+  std::vector<K8sNode> out;
+  out.push_back(std::move(n));
+  return out;
+}
+
+json EncodeFilterResult(const FilterResult& r) {
+  json out = json::object();
+  if (r.nodes.has_value()) {
+    json items = json::array();
+    for (const auto& n : *r.nodes) items.push_back(n);
+    out["Nodes"] = json{{"metadata", json::object()}, {"items", std::move(items)}};
+    out["NodeNames"] = nullptr;
+  } else {
+    out["Nodes"] = nullptr;
+    out["NodeNames"] = r.node_names;
+  }
+  out["FailedNodes"] = json::object();
+  for (const auto& [k, v] : r.failed) out["FailedNodes"][k] = v;
+  out["FailedAndUnresolvableNodes"] = json::object();
+  for (const auto& [k, v] : r.failed_unresolvable) out["FailedAndUnresolvableNodes"][k] = v;
+  out["Error"] = r.error;
+  return out;
+}
+
+json EncodeHostPriorityList(const std::vector<HostPriority>& list) {
+  json out = json::array();
+  for (const auto& h : list) out.push_back(json{{"Host", h.host}, {"Score", h.score}});
+  return out;
+}
+
+json EncodePreemptionResult(const std::map<std::string, MetaVictims>& victims) {
+  json m = json::object();
+  for (const auto& [node, v] : victims) {
+    json pods = json::array();
+    for (const auto& uid : v.uids) pods.push_back(json{{"UID", uid}});
+    m[node] = json{{"Pods", std::move(pods)}, {"NumPDBViolations", v.num_pdb_violations}};
+  }
+  return json{{"NodeNameToMetaVictims", std::move(m)}};
+}
+
+json EncodeBindingResult(std::string_view error) { return json{{"Error", std::string(error)}}; }
+
+std::string FieldOf(const Status& status) {
+  const std::string& m = status.message();
+  const auto pos = m.find(": ");
+  if (pos == std::string::npos) return "";
+  std::string field = m.substr(0, pos);
+  return field == "body" ? std::string() : field;
+}
+
+std::string ReasonOf(const Status& status) {
+  const std::string& m = status.message();
+  const auto pos = m.find(": ");
+  return pos == std::string::npos ? m : m.substr(pos + 2);
+}
+
+}  // namespace seedance::server

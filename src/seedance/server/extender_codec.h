@@ -1,0 +1,125 @@
+#pragma once
+
+// The kube-scheduler extender wire format (PROTOCOLS.md section 5): a pure codec, no HTTP, no
+// state (fuzzable). Requests are parsed case-insensitively at the top level (Go decodes that
+// way: `Pod`/`pod`, `NodeNames`/`nodenames`); embedded v1.Pod and v1.Node objects are read with
+// their lowerCamel tags. Responses are emitted in PascalCase exactly as Go encodes them.
+//
+// What is read of a v1.Pod: metadata.{name,namespace,uid,labels,annotations},
+// spec.containers[].resources.{requests,limits} (cpu, memory, nvidia.com/gpu; a limit stands
+// for a missing request, as in Kubernetes), spec.nodeSelector["nvidia.com/gpu.product"],
+// spec.priority, spec.nodeName, status.phase. Annotations:
+//   seedance.io/gpu-milli: "1".."1000", the share of each GPU the pod needs (openb-style GPU
+//     sharing); a pod with it and no nvidia.com/gpu request asks for one shared GPU.
+//   seedance.io/gpu-models: "V100M16|V100M32", the catalog models the pod accepts.
+// Label seedance.io/tenant names the pod's tenant (else its namespace); label
+// seedance.io/job its job (the breaker's job scope; else the pod name).
+// What is read of a v1.Node: metadata.{name,labels}, status.allocatable (else
+// status.capacity): cpu, memory, nvidia.com/gpu; the GPU model from the label
+// nvidia.com/gpu.product (gpu::ParseGpuName, product strings as the GPU operator writes them).
+//
+// Errors are kInvalidArgument with the message "<json path>: <reason>"; FieldOf() and
+// ReasonOf() split it for the HTTP reply {"error","field"}.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "seedance/cluster/cluster.h"
+#include "seedance/core/status.h"
+
+namespace seedance::server {
+
+inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
+inline constexpr std::string_view kGpuProductLabel = "nvidia.com/gpu.product";
+inline constexpr std::string_view kGpuMilliAnnotation = "seedance.io/gpu-milli";
+inline constexpr std::string_view kGpuModelsAnnotation = "seedance.io/gpu-models";
+inline constexpr std::string_view kTenantLabel = "seedance.io/tenant";
+inline constexpr std::string_view kJobLabel = "seedance.io/job";
+
+struct K8sPod {
+  std::string name, namespace_name, uid;
+  std::map<std::string, std::string> labels, annotations;
+  std::string node_name;  // spec.nodeName ("" = not bound)
+  std::string phase;      // status.phase
+  std::int32_t priority = 0;
+  cluster::PodSpec spec;  // name = "<namespace>/<name>"; qos left to the caller
+
+  std::string key() const { return namespace_name + "/" + name; }
+  std::string tenant() const;  // label seedance.io/tenant, else the namespace
+  std::string job() const;     // label seedance.io/job, else the pod name
+};
+
+struct K8sNode {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  cluster::NodeSpec spec;
+};
+
+struct ExtenderArgs {
+  K8sPod pod;
+  // Full-node mode (nodeCacheCapable: false): the NodeList's items, parsed and raw (echoed back
+  // in the filter result). nullopt when Nodes is null or absent.
+  std::optional<std::vector<K8sNode>> nodes;
+  std::vector<nlohmann::json> raw_nodes;
+  std::optional<std::vector<std::string>> node_names;
+  // The candidates, by name, in request order (Nodes' items, else NodeNames).
+  std::vector<std::string> Candidates() const;
+};
+
+struct ExtenderPreemptionArgs {
+  K8sPod pod;
+  // Candidate node -> UIDs of the victims kube-scheduler proposes (NodeNameToMetaVictims, or
+  // NodeNameToVictims' pods' metadata.uid).
+  std::map<std::string, std::vector<std::string>> victims;
+  std::map<std::string, std::int64_t> pdb_violations;
+};
+
+struct ExtenderBindingArgs {
+  std::string pod_name, pod_namespace, pod_uid, node;
+};
+
+// Request decoders. `body` is the raw HTTP body.
+Result<ExtenderArgs> ParseExtenderArgs(std::string_view body);
+Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body);
+Result<ExtenderBindingArgs> ParseExtenderBindingArgs(std::string_view body);
+
+// One v1.Pod / v1.Node object (path = its JSON path in the request, for errors).
+Result<K8sPod> ParsePod(const nlohmann::json& pod, const std::string& path);
+Result<K8sNode> ParseNode(const nlohmann::json& node, const std::string& path);
+// A v1.Pod or v1.PodList (kind or "items"); likewise nodes.
+Result<std::vector<K8sPod>> ParsePodOrList(std::string_view body);
+Result<std::vector<K8sNode>> ParseNodeOrList(std::string_view body);
+
+// Responses.
+struct FilterResult {
+  std::vector<std::string> node_names;          // passed (node-cache mode)
+  std::optional<std::vector<nlohmann::json>> nodes;  // passed (full-node mode)
+  std::map<std::string, std::string> failed;
+  std::map<std::string, std::string> failed_unresolvable;
+  std::string error;
+};
+struct HostPriority {
+  std::string host;
+  std::int64_t score = 0;
+};
+struct MetaVictims {
+  std::vector<std::string> uids;
+  std::int64_t num_pdb_violations = 0;
+};
+
+nlohmann::json EncodeFilterResult(const FilterResult& r);
+nlohmann::json EncodeHostPriorityList(const std::vector<HostPriority>& list);
+nlohmann::json EncodePreemptionResult(const std::map<std::string, MetaVictims>& victims);
+nlohmann::json EncodeBindingResult(std::string_view error);
+
+// "<path>: <reason>" helpers.
+std::string FieldOf(const Status& status);
+std::string ReasonOf(const Status& status);
+
+}  // namespace seedance::server
