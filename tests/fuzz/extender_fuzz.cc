@@ -1,13 +1,7 @@
 // libFuzzer harness for the kube-scheduler extender codec (src/seedance/server/extender_codec.h)
 // and the Kubernetes quantity parser: every request decoder must return a value or a
-// kInvalidArgument naming a field, never crash, throw or hang. Seed corpus: corpus/extender/.
-// Build (clang from Debian; the codec compiled with coverage, its dependencies from build/ci):
-//   clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -Isrc \
-//     tests/fuzz/extender_fuzz.cc src/seedance/server/extender_codec.cc \
-//     src/seedance/server/k8s_quantity.cc build/ci/src/seedance/cluster/libseedance_cluster.a \
-//     build/ci/src/seedance/gpu/libseedance_gpu.a build/ci/src/seedance/core/libseedance_core.a \
-//     -lfmt -o build/extender_fuzz
-//   build/extender_fuzz -max_total_time=600 -max_len=65536 tests/fuzz/corpus/extender
+// kInvalidArgument naming a field, never crash, throw or hang. Seed corpus:
+// tests/fuzz/corpus/extender_fuzz/. Built by the fuzz preset; run with `scripts/fuzz.sh 600 extender_fuzz`.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
