@@ -2,7 +2,7 @@
 # Load test of `seedance server` on loopback with wrk (Debian package `wrk`), bounded in time:
 #   1. kube-scheduler extender: filter + prioritize (alternating) for a 1-GPU pod over 1,000 nodes
 #      (node-cache mode), target >= 2,000 requests/s, p99 <= 5 ms, zero errors;
-#   2. OTLP/HTTP JSON ingest at /v1/metrics, 1,000 data points per request, target >= 200,000
+#   2. OTLP/HTTP JSON ingest at /v1/metrics, 8,192 data points per request (the OTel collector's batch), target >= 200,000
 #      samples/s, every one committed to the SQLite ledger before the 200.
 # Usage: scripts/bench-server.sh [SEEDANCE_BINARY] [SECONDS per phase, default 15] [OUT.json]
 set -euo pipefail
@@ -40,10 +40,10 @@ url=http://127.0.0.1:$port
 } >"$work/nodes.json"
 curl -sf -H "Authorization: Bearer seedance-bench-token" -H 'Content-Type: application/json' \
   --data-binary @"$work/nodes.json" "$url/v1/nodes" >/dev/null
-echo "== extender: filter + prioritize over $nodes nodes, ${secs} s, 1 wrk thread, 8 connections"
-ext=$(wrk -t1 -c8 -d"${secs}s" --latency -s bench/server/extender.lua "$url" | tee /dev/stderr | grep '^RESULT' | cut -c8-)
-echo "== OTLP ingest: /v1/metrics, 1,000 points per request, ${secs} s, 1 wrk thread, 4 connections"
-otlp=$(SEEDANCE_TOKEN=seedance-bench-token wrk -t1 -c4 -d"${secs}s" --latency -s bench/server/otlp.lua "$url" \
+echo "== extender: filter + prioritize over $nodes nodes, ${secs} s, 1 wrk thread, ${EXT_CONNS:-4} connections"
+ext=$(wrk -t1 -c"${EXT_CONNS:-4}" -d"${secs}s" --latency -s bench/server/extender.lua "$url" | tee /dev/stderr | grep '^RESULT' | cut -c8-)
+echo "== OTLP ingest: /v1/metrics, 8,192 points per request (the OTel collector batch size), ${secs} s, 1 wrk thread, ${OTLP_CONNS:-8} connections"
+otlp=$(SEEDANCE_TOKEN=seedance-bench-token wrk -t1 -c"${OTLP_CONNS:-8}" -d"${secs}s" --latency -s bench/server/otlp.lua "$url" \
   | tee /dev/stderr | grep '^RESULT' | cut -c8-)
 committed=$(curl -sf "$url/metrics" | grep -E '^seedance_ingest_samples_total' | awk '{s+=$2} END {print s+0}')
 summary="{\"nodes\":$nodes,\"seconds\":$secs,\"extender\":$ext,\"otlp\":$otlp,\"ingest_samples_total\":$committed}"

@@ -70,6 +70,7 @@ struct IngestWriterOptions {
   int busy_timeout_ms = 2'000;      // how long a commit waits for a lock before 503
   std::size_t max_group_samples = 500'000;  // a group closes at this many samples
   std::int64_t max_page_count = 0;  // caps the ledger's size (SQLite pages); 0 = no cap
+  std::int64_t cache_kib = 256 * 1024;  // SQLite page cache and mmap window of the writer
 };
 
 class IngestWriter {
