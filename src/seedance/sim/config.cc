@@ -76,7 +76,9 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   SimConfig c;
   if (root.IsNull()) return c;
   const double inf = std::numeric_limits<double>::infinity();
-  SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, root, "", {"scheduler", "tenancy"}));
+  // One seedance-config.yaml serves every driver: `server:` is seedance server's section (checked
+  // by server::ServerConfig), read here only as a known key.
+  SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, root, "", {"scheduler", "tenancy", "server"}));
   if (root["tenancy"]) {
     SEEDANCE_ASSIGN_OR_RETURN(c.tenancy, tenancy::ParseTenancyConfig(name, root["tenancy"]));
   }
