@@ -133,10 +133,13 @@ Result<std::unique_ptr<IngestWriter>> IngestWriter::Open(IngestWriterOptions opt
   sqlite3_busy_timeout(impl->ledger->db(), impl->options.busy_timeout_ms);
   // The samples B-tree outgrows SQLite's default 2 MiB page cache within minutes of ingest; every
   // insert then re-reads pages through read() (half the writer's time in the kernel, measured with
-  // perf). A larger cache and memory-mapped reads keep the hot pages in this process.
+  // perf). A larger cache and memory-mapped reads keep the hot pages in this process. A checkpoint
+  // every 64 MiB of WAL instead of SQLite's 4 MiB copies each hot page back once per checkpoint,
+  // not many times (durability is the same: synchronous=FULL fsyncs the WAL at every commit).
   {
-    const std::string pragmas = fmt::format("PRAGMA cache_size=-{}; PRAGMA mmap_size={}",
-                                            impl->options.cache_kib, impl->options.cache_kib * 1024);
+    const std::string pragmas =
+        fmt::format("PRAGMA cache_size=-{}; PRAGMA mmap_size={}; PRAGMA wal_autocheckpoint=16384",
+                    impl->options.cache_kib, impl->options.cache_kib * 1024);
     if (sqlite3_exec(impl->ledger->db(), pragmas.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
       return InternalError(impl->options.db + ": " + sqlite3_errmsg(impl->ledger->db()));
     }
