@@ -53,6 +53,12 @@ int Run(ServerFlags f) {
     return ReportError(InvalidArgumentError("--threads: must be in [0, 4096] (0: 4 x cores, at least 32)"));
   }
   f.options.rate_limit_burst = f.options.rate_limit_rps;  // one second's worth
+  if (f.options.db.rfind("postgresql://", 0) == 0 || f.options.db.rfind("postgres://", 0) == 0) {
+    return ReportError(InvalidArgumentError(
+        "--db " + f.options.db +
+        ": the server's ledger must be an SQLite file (telemetry samples live there; PostgreSQL holds "
+        "charges only: `seedance cost-benchmark --ledger postgresql://...`)"));
+  }
 
   // Every thread started from here on inherits the mask; one thread takes the signals.
   sigset_t signals;
@@ -110,7 +116,7 @@ Action RegisterServer(CLI::App& app) {
   cmd->add_option("--config", f->options.config_path, "seedance-config.yaml (server: and tenancy: sections)");
   cmd->add_option("--listen", f->listen, "HOST:PORT to serve on (port 0: a free port, logged)")
       ->capture_default_str();
-  cmd->add_option("--db", f->options.db, "ledger: an SQLite file or a postgresql:// connection string")
+  cmd->add_option("--db", f->options.db, "the ledger: an SQLite file (created if absent)")
       ->capture_default_str();
   cmd->add_option("--tls-cert", f->options.tls_cert, "PEM certificate: serve HTTPS");
   cmd->add_option("--tls-key", f->options.tls_key, "PEM private key of --tls-cert");

@@ -28,6 +28,8 @@ wait_log() {
 
 # Bad flags and configs: exit 2, nothing served.
 "$SEEDANCE" server --listen nope 2>/dev/null; [ $? -eq 2 ] || fail "--listen nope should exit 2"
+"$SEEDANCE" server --listen 127.0.0.1:0 --db postgresql://localhost/ledger 2>/dev/null
+[ $? -eq 2 ] || fail "a PostgreSQL --db should exit 2 (the server's ledger is SQLite)"
 "$SEEDANCE" server --config "$WORK/absent.yaml" --listen 127.0.0.1:0 2>/dev/null
 [ $? -eq 2 ] || fail "a missing config should exit 2"
 printf 'server:\n  placement_policy: nope\n' > "$WORK/bad.yaml"
