@@ -201,7 +201,18 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
   SEEDANCE_RETURN_IF_ERROR(w.Keys(s, "server",
       {"admission_mode", "placement_policy", "seed", "breaker_default_hourly", "breaker_namespaces", "breaker_jobs",
        "breaker_cooldown", "breaker_interval", "audit_interval", "unit_cost_period", "cooling_usd_per_hour",
-       "opex_usd_per_hour", "scrape"}));
+       "opex_usd_per_hour", "scrape", "kube_api_url", "kube_token_file", "kube_ca_file"}));
+  for (auto [key, field] : {std::pair{"kube_api_url", &c.kube_api_url}, std::pair{"kube_token_file", &c.kube_token_file},
+                            std::pair{"kube_ca_file", &c.kube_ca_file}}) {
+    if (const YAML::Node n = s[key]) {
+      std::string where = "server.";
+      where += key;
+      SEEDANCE_ASSIGN_OR_RETURN(*field, w.Text(n, where));
+    }
+  }
+  if (!c.kube_api_url.empty() && c.kube_api_url.rfind("https://", 0) != 0 && c.kube_api_url.rfind("http://", 0) != 0) {
+    return w.Error(s["kube_api_url"], "server.kube_api_url", "must start with https:// (or http:// for a local proxy)");
+  }
   if (const YAML::Node n = s["admission_mode"]) {
     SEEDANCE_ASSIGN_OR_RETURN(c.admission_mode, w.Text(n, "server.admission_mode"));
     if (!tenancy::ParseTenancyMode(c.admission_mode).has_value()) {

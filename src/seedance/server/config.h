@@ -51,6 +51,13 @@ struct ServerConfig {
 
   std::vector<ScrapeTarget> scrape;
 
+  // The Kubernetes API server that /extender/bind creates Bindings in (kube-scheduler's bindVerb
+  // delegates binding to the extender). Empty: bind only records the placement (tests, dry runs).
+  // In a pod: https://kubernetes.default.svc with the service account's token and CA.
+  std::string kube_api_url;
+  std::string kube_token_file;  // bearer token (first line), e.g. /var/run/secrets/kubernetes.io/serviceaccount/token
+  std::string kube_ca_file;     // CA bundle that signed the API server's certificate
+
   // Errors: kNotFound (cannot open), kInvalidArgument naming file:line and the key.
   static Result<ServerConfig> LoadFile(const std::string& path);
   static Result<ServerConfig> Parse(const std::string& name, const std::string& yaml_text);

@@ -12,10 +12,12 @@
 #include <httplib.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "seedance/server/app.h"
 #include "seedance/server/extender.h"
+#include "seedance/server/kube_binder.h"
 #include "seedance/server/extender_codec.h"
 
 namespace seedance::server {
@@ -25,6 +27,7 @@ class ExtenderService : public Service {
  public:
   ExtenderService(App& app, ExtenderOptions options) : app_(app), core_(app, std::move(options)) {
     app_.metrics.DeclareCounter("seedance_rejected_inputs_total", "Requests rejected as bad input.");
+    SetBinder(*app_.config.Get());
   }
 
   void Register(httplib::Server& http) override {
@@ -46,7 +49,16 @@ class ExtenderService : public Service {
     http.Post("/extender/bind", [this](const httplib::Request& req, httplib::Response& res) {
       auto args = ParseExtenderBindingArgs(req.body);
       if (!args.has_value()) return BadRequest(res, args.error());
-      const Status s = core_.Bind(*args);
+      // Record first (it checks the pod and the fit), then create the Binding in the API server;
+      // if that fails the placement is released again and kube-scheduler retries the pod.
+      Status s = core_.Bind(*args);
+      if (s.ok()) {
+        std::shared_ptr<const KubeBinder> binder = Binder();
+        if (binder != nullptr) {
+          s = binder->Bind(args->pod_namespace, args->pod_name, args->pod_uid, args->node);
+          if (!s.ok()) (void)core_.DeletePod(args->pod_namespace + "/" + args->pod_name);
+        }
+      }
       ReplyJson(res, 200, EncodeBindingResult(s.ok() ? "" : s.message()));
     });
     http.Post("/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
@@ -84,8 +96,17 @@ class ExtenderService : public Service {
     });
   }
 
-  Status CheckConfig(const ServerConfig& config) override { return core_.CheckConfig(config); }
-  void ApplyConfig(const std::shared_ptr<const ServerConfig>& config) override { core_.ApplyConfig(config); }
+  Status CheckConfig(const ServerConfig& config) override {
+    if (!config.kube_api_url.empty()) {
+      auto binder = KubeBinder::FromConfig(config);
+      if (!binder.has_value()) return binder.error();
+    }
+    return core_.CheckConfig(config);
+  }
+  void ApplyConfig(const std::shared_ptr<const ServerConfig>& config) override {
+    core_.ApplyConfig(config);
+    SetBinder(*config);
+  }
 
  private:
   void BadRequest(httplib::Response& res, const Status& s) {
@@ -96,6 +117,27 @@ class ExtenderService : public Service {
     ReplyError(res, HttpStatusOf(s), FieldOf(s), ReasonOf(s));
   }
 
+  // The API-server binder of the current config (nullptr: bind only records).
+  void SetBinder(const ServerConfig& config) {
+    std::shared_ptr<const KubeBinder> binder;
+    if (!config.kube_api_url.empty()) {
+      auto b = KubeBinder::FromConfig(config);
+      if (b.has_value()) {
+        binder = std::move(*b);
+      } else {
+        app_.Log("error", "kube_binder", {{"error", b.error().message()}});
+      }
+    }
+    std::lock_guard lock(binder_mu_);
+    binder_ = std::move(binder);
+  }
+  std::shared_ptr<const KubeBinder> Binder() const {
+    std::lock_guard lock(binder_mu_);
+    return binder_;
+  }
+
+  mutable std::mutex binder_mu_;
+  std::shared_ptr<const KubeBinder> binder_;
   App& app_;
   Extender core_;
 };

@@ -6,8 +6,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "seedance/audit/synthetic.h"
 #include "seedance/audit/telemetry_adapter.h"
@@ -167,6 +171,68 @@ TEST(ServerOnlineTest, IngestedTelemetryTripsTheBreakerAndTheAuditAndTheExtender
   EXPECT_EQ(waiting["NodeNames"], json::array()) << waiting;
   EXPECT_EQ(waiting["FailedNodes"].value("n1", "").rfind("fit: ", 0), 0u) << waiting;
   EXPECT_EQ(waiting["FailedAndUnresolvableNodes"].value("n2", "").rfind("audit: ", 0), 0u) << waiting;
+}
+
+// kube-scheduler's bindVerb hands binding to the extender: with server.kube_api_url set, bind
+// creates the v1.Binding in the API server (a fake one on loopback here) and releases the pod
+// again when the API server refuses.
+TEST(ServerOnlineTest, BindCreatesTheBindingInTheApiServer) {
+  httplib::Server api;
+  std::mutex mu;
+  std::vector<json> bindings;
+  std::vector<std::string> paths, auths;
+  api.Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)",
+           [&](const httplib::Request& req, httplib::Response& res) {
+             std::lock_guard lock(mu);
+             paths.push_back(req.path);
+             auths.push_back(req.get_header_value("Authorization"));
+             bindings.push_back(json::parse(req.body, nullptr, false));
+             if (req.matches[2] == "taken") {
+               res.status = 409;
+               res.set_content(R"({"kind":"Status","status":"Failure","message":"pod taken is already assigned to node n9","code":409})",
+                               "application/json");
+               return;
+             }
+             res.status = 201;
+             res.set_content(req.body, "application/json");
+           });
+  const int api_port = api.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(api_port, 0);
+  std::thread api_thread([&] { api.listen_after_bind(); });
+  for (int i = 0; i < 500 && !api.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+
+  const std::string dir = TestDir();
+  WriteFile(dir + "/token", "t0ken\n");
+  WriteFile(dir + "/seedance-config.yaml", "server:\n  kube_api_url: http://127.0.0.1:" + std::to_string(api_port) +
+                                               "\n  kube_token_file: " + dir + "/token\n");
+  ServerOptions o;
+  o.config_path = dir + "/seedance-config.yaml";
+  o.db = dir + "/ledger.db";
+  {
+    auto s = StartTestServer(o);
+    ASSERT_NE(s, nullptr);
+    Client c(s->port());
+    c.Post("/v1/nodes", Node("n1").dump());
+    for (const char* name : {"p1", "taken"}) ASSERT_EQ(c.Filter("web", name)["NodeNames"], json({"n1"}));
+    json ok = c.Post("/extender/bind", json{{"PodName", "p1"}, {"PodNamespace", "web"}, {"PodUID", "uid-web-p1"},
+                                            {"Node", "n1"}}.dump());
+    EXPECT_EQ(ok["Error"], "") << ok;
+    json refused = c.Post("/extender/bind", json{{"PodName", "taken"}, {"PodNamespace", "web"},
+                                                 {"PodUID", "uid-web-taken"}, {"Node", "n1"}}.dump());
+    const std::string error = refused.value("Error", "");
+    EXPECT_NE(error.find("409"), std::string::npos) << error;
+    EXPECT_NE(error.find("already assigned"), std::string::npos) << error;
+    // The refused pod was released again: only p1 holds a GPU.
+    EXPECT_EQ(s->app().metrics.Value("seedance_pods_bound", {}), 1.0);
+  }
+  api.stop();
+  api_thread.join();
+  ASSERT_EQ(bindings.size(), 2u);
+  EXPECT_EQ(paths[0], "/api/v1/namespaces/web/pods/p1/binding");
+  EXPECT_EQ(auths[0], "Bearer t0ken");
+  EXPECT_EQ(bindings[0], json::parse(R"({"apiVersion":"v1","kind":"Binding",
+      "metadata":{"name":"p1","namespace":"web","uid":"uid-web-p1"},
+      "target":{"apiVersion":"v1","kind":"Node","name":"n1"}})"));
 }
 
 }  // namespace

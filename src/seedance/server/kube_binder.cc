@@ -1,0 +1,58 @@
+#include "seedance/server/kube_binder.h"
+
+#include <fstream>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "seedance/server/config.h"
+
+namespace seedance::server {
+
+Result<std::unique_ptr<KubeBinder>> KubeBinder::FromConfig(const ServerConfig& config) {
+  auto b = std::unique_ptr<KubeBinder>(new KubeBinder());
+  b->url_ = config.kube_api_url;
+  while (!b->url_.empty() && b->url_.back() == '/') b->url_.pop_back();
+  b->ca_file_ = config.kube_ca_file;
+  if (!config.kube_token_file.empty()) {
+    std::ifstream in(config.kube_token_file);
+    if (!in || !std::getline(in, b->token_) || b->token_.empty())
+      return InvalidArgumentError("server.kube_token_file: cannot read a token from '" + config.kube_token_file + "'");
+  }
+  if (!b->ca_file_.empty() && !std::ifstream(b->ca_file_))
+    return InvalidArgumentError("server.kube_ca_file: cannot read '" + b->ca_file_ + "'");
+  return b;
+}
+
+Status KubeBinder::Bind(const std::string& namespace_name, const std::string& pod, const std::string& uid,
+                        const std::string& node) const {
+  httplib::Client client(url_);
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(5, 0);
+  if (!ca_file_.empty()) client.set_ca_cert_path(ca_file_.c_str());
+  client.enable_server_certificate_verification(true);
+  if (!token_.empty()) client.set_bearer_token_auth(token_.c_str());
+  nlohmann::json metadata = {{"name", pod}, {"namespace", namespace_name}};
+  if (!uid.empty()) metadata["uid"] = uid;
+  const nlohmann::json binding = {{"apiVersion", "v1"},
+                                  {"kind", "Binding"},
+                                  {"metadata", metadata},
+                                  {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  std::string path = "/api/v1/namespaces/";
+  path += namespace_name;
+  path += "/pods/";
+  path += pod;
+  path += "/binding";
+  auto res = client.Post(path.c_str(), binding.dump(), "application/json");
+  if (!res) return UnavailableError("kube-apiserver " + url_ + ": " + httplib::to_string(res.error()));
+  if (res->status != 201 && res->status != 200) {
+    // A v1.Status body carries the reason ("pods \"x\" not found", "already assigned").
+    auto status = nlohmann::json::parse(res->body, nullptr, false);
+    std::string message = status.is_object() ? status.value("message", res->body) : res->body;
+    return UnavailableError("kube-apiserver answered " + std::to_string(res->status) + " to the Binding of " +
+                            namespace_name + "/" + pod + ": " + message);
+  }
+  return Status::Ok();
+}
+
+}  // namespace seedance::server
