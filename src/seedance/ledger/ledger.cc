@@ -144,23 +144,30 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
 }
 
 Status Ledger::Migrate() {
-  int version = schema_version();
-  if (version > kSchemaVersion) {
-    return FailedPreconditionError("ledger schema version " + std::to_string(version) +
-                                   " is newer than this binary's " +
-                                   std::to_string(kSchemaVersion));
-  }
-  for (int v = version; v < kSchemaVersion; ++v) {
+  // An up-to-date ledger takes no lock (readers open it beside a running writer). Otherwise the
+  // version is read again under the write lock, so two processes opening a new ledger at once do
+  // not both run the same migration (the second finds it done).
+  if (schema_version() == kSchemaVersion) return Status::Ok();
+  while (true) {
     SEEDANCE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
-    Status s = Exec(db_, kMigrations[v]);
-    if (s.ok()) s = Exec(db_, ("PRAGMA user_version=" + std::to_string(v + 1)).c_str());
+    const int version = schema_version();
+    if (version >= kSchemaVersion) {
+      SEEDANCE_RETURN_IF_ERROR(Exec(db_, "COMMIT"));
+      if (version > kSchemaVersion) {
+        return FailedPreconditionError("ledger schema version " + std::to_string(version) +
+                                       " is newer than this binary's " +
+                                       std::to_string(kSchemaVersion));
+      }
+      return Status::Ok();
+    }
+    Status s = Exec(db_, kMigrations[version]);
+    if (s.ok()) s = Exec(db_, ("PRAGMA user_version=" + std::to_string(version + 1)).c_str());
     if (!s.ok()) {
       (void)Exec(db_, "ROLLBACK");
       return s;
     }
     SEEDANCE_RETURN_IF_ERROR(Exec(db_, "COMMIT"));
   }
-  return Status::Ok();
 }
 
 int Ledger::schema_version() const {

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -61,6 +63,24 @@ TEST(LedgerTest, CreatesTheSchemaAndRefusesNewerOnes) {
   auto l = Ledger::Open(path);
   ASSERT_FALSE(l.has_value());
   EXPECT_EQ(l.error().code(), StatusCode::kFailedPrecondition);
+}
+
+// Several processes (here threads, each with its own connection) opening a new ledger at once:
+// one migrates, the others find it done (the version is read again under the write lock).
+TEST(LedgerTest, ConcurrentOpensOfANewLedgerAllSucceed) {
+  for (int round = 0; round < 5; ++round) {
+    const std::string path = TempDb("race-" + std::to_string(round) + ".db");
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(4);
+    for (std::size_t i = 0; i < errors.size(); ++i) {
+      threads.emplace_back([&, i] {
+        auto l = Ledger::Open(path);
+        if (!l.has_value()) errors[i] = l.error().ToString();
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors) EXPECT_EQ(e, "") << "round " << round;
+  }
 }
 
 TEST(LedgerTest, MigratesAVersionOneFile) {

@@ -45,6 +45,14 @@ inline std::unique_ptr<TestServer> StartTestServer(
   auto t = std::make_unique<TestServer>();
   options.host = "127.0.0.1";
   options.port = 0;
+  if (options.db == ServerOptions{}.db) {
+    // Not the shared default file in the working directory: ctest runs tests in parallel.
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string dir = ::testing::TempDir() + "/seedance_ledger_" + info->test_suite_name() + "_" + info->name();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    options.db = dir + "/ledger.db";
+  }
   if (!now_ms) now_ms = [clock = t->clock_ms] { return clock->load(); };
   auto created = HttpServer::Create(std::move(options), std::move(now_ms), parts);
   if (!created.has_value()) {
