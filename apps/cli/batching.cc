@@ -42,7 +42,7 @@ struct BatchingOptions {
 
 // A positive duration (2s, 100ms, 250us or bare seconds) for `flag`.
 Result<double> ParseDuration(const std::string& text, const std::string& flag) {
-  if (auto v = ParseDurationSeconds(text)) return *v;
+  if (auto v = ParsePositiveDuration(text)) return *v;
   return InvalidArgumentError(
       fmt::format("{} '{}': expected a positive duration like 2s, 100ms or 250us", flag, text));
 }

@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include "seedance/core/duration.h"
+
 #include <charconv>
 #include <cmath>
 #include <iostream>
@@ -78,27 +80,10 @@ Result<std::vector<std::uint64_t>> ParseSeedList(const std::string& text, const 
   return out;
 }
 
-std::optional<double> ParseDurationSeconds(const std::string& text) {
-  struct Unit {
-    const char* suffix;
-    double seconds;
-  };
-  // Longer suffixes first: "ms" before "s".
-  static constexpr Unit kUnits[] = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
-  std::string num = text;
-  double scale = 1;
-  for (const auto& u : kUnits) {
-    const std::size_t n = std::char_traits<char>::length(u.suffix);
-    if (num.size() > n && num.compare(num.size() - n, n, u.suffix) == 0) {
-      num.resize(num.size() - n);
-      scale = u.seconds;
-      break;
-    }
-  }
-  double v = 0;
-  auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-  if (ec != std::errc() || p != num.data() + num.size() || !(v > 0) || !std::isfinite(v)) return std::nullopt;
-  return v * scale;
+std::optional<double> ParsePositiveDuration(const std::string& text) {
+  auto v = ParseDurationSeconds(text);
+  if (!v.has_value() || !(*v > 0)) return std::nullopt;
+  return *v;
 }
 
 std::string BundledData(const std::string& relative) { return DataDir() + "/" + relative; }

@@ -21,9 +21,9 @@ int ReportError(const Status& s);
 // Parses "42-51", "42,45" or "42" (and mixes: "1,3-5"). Errors: kInvalidArgument naming `flag`.
 Result<std::vector<std::uint64_t>> ParseSeedList(const std::string& text, const std::string& flag);
 
-// Parses a positive duration in seconds: a bare number of seconds, or with a unit: 250us,
-// 100ms, 2s, 30m, 6h, 7d. std::nullopt when it is not one (callers word the error).
-std::optional<double> ParseDurationSeconds(const std::string& text);
+// A positive duration in seconds (seedance::ParseDurationSeconds: bare seconds, or 250us, 100ms,
+// 2s, 30m, 6h, 7d). std::nullopt when it is not one (callers word the error).
+std::optional<double> ParsePositiveDuration(const std::string& text);
 
 // Splits "a,b,c" (empty items dropped).
 std::vector<std::string> SplitCommaList(const std::string& text);

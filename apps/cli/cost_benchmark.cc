@@ -77,7 +77,7 @@ Result<std::vector<tenancy::TenancyMode>> ParseTenancyModes(const std::string& t
 // --duration: "600", "90s", "30m", "6h", "7d" -> seconds; empty -> 0 (the workload's default).
 Result<double> ParseDuration(const std::string& text) {
   if (text.empty()) return 0.0;
-  if (auto v = ParseDurationSeconds(text)) return *v;
+  if (auto v = ParsePositiveDuration(text)) return *v;
   return InvalidArgumentError("--duration: '" + text + "' is not a positive duration (SECONDS, or with s/m/h/d: 6h, 7d)");
 }
 

@@ -3,10 +3,29 @@
 #include <gtest/gtest.h>
 #include <type_traits>
 
+#include "seedance/core/duration.h"
 #include "seedance/core/strong_id.h"
 
 namespace seedance {
 namespace {
+
+TEST(DurationTest, SecondsOrOneUnitSuffix) {
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("90"), 90);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("+1.5"), 1.5);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("1e3"), 1000);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("250us"), 250e-6);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("500ms"), 0.5);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("15m"), 900);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("1.5h"), 5400);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("7d"), 7 * 86400);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("0"), 0);
+  auto unit = ParseDurationSeconds("15x");
+  ASSERT_FALSE(unit.has_value());
+  EXPECT_EQ(unit.error().message(), "unknown unit 'x' (allowed: us, ms, s, m, h, d)");
+  for (const char* bad : {"", "s", "abc", "1..2s", "2h30m", "nan", "1e999"}) {
+    EXPECT_FALSE(ParseDurationSeconds(bad).has_value()) << bad;
+  }
+}
 
 TEST(UnitsTest, MoneyIsExactMicroDollars) {
   EXPECT_EQ(Usd(3).raw(), 3'000'000);

@@ -164,7 +164,7 @@ TEST_F(AdmissionServiceTest, KueueScenarioOnlineAdmitsAndFinishesEveryWorkload) 
   spec.classes = {{"small", 30, 100, 1, 200, 50}, {"large", 6, 1200, 20, 1000, 200}};
   ServerConfig config = ServerConfig::Defaults();
   config.admission_mode = "kueue";
-  config.tenancy.tenants = KueueTenants(spec);
+  config.tenancy.tenants = sim::KueueTenants(spec);
   StartWith(config);
   KueueOnlineOptions options;
   options.port = port_;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "seedance/core/duration.h"
 #include "seedance/sched/placement_policy.h"
 #include "seedance/tenancy/admission.h"
 #include "seedance/tenancy/config.h"
@@ -82,43 +83,20 @@ class Where {
     return UsdFromDouble(usd);
   }
 
-  // A duration: seconds as a number, or a string "<number><unit>" with unit ms, s, m, h or d.
-  // Returns milliseconds, >= min_ms.
+  // A duration (seedance::ParseDurationSeconds: seconds, or "<number><unit>" with unit us, ms, s,
+  // m, h or d). Returns milliseconds, >= min_ms.
   Result<std::int64_t> Duration(const YAML::Node& n, std::string_view path, std::int64_t min_ms) const {
     if (!n.IsScalar()) return Error(n, path, "expected a duration (seconds, or \"30s\", \"15m\", \"1h\")");
     const std::string& text = n.Scalar();
-    std::size_t unit_at = text.find_first_not_of("0123456789.+-eE");
-    // An exponent's 'e' is also a digit here; plain numbers have no unit.
-    double scale_ms = 1000;
-    std::string number = text;
-    if (unit_at != std::string::npos) {
-      const std::string unit = text.substr(unit_at);
-      number = text.substr(0, unit_at);
-      if (unit == "ms") {
-        scale_ms = 1;
-      } else if (unit == "s") {
-        scale_ms = 1000;
-      } else if (unit == "m") {
-        scale_ms = 60'000;
-      } else if (unit == "h") {
-        scale_ms = 3'600'000;
-      } else if (unit == "d") {
-        scale_ms = 86'400'000;
-      } else {
-        return Error(n, path, std::string("'") + text + "': unknown unit '" + unit + "' (allowed: ms, s, m, h, d)");
-      }
+    auto seconds = ParseDurationSeconds(text);
+    if (!seconds.has_value()) {
+      std::string message = "'";
+      message += text;
+      message += "': ";
+      message += seconds.error().message();
+      return Error(n, path, message);
     }
-    double v = 0;
-    std::size_t used = 0;
-    try {
-      v = std::stod(number, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (number.empty() || used != number.size() || !std::isfinite(v)) {
-      return Error(n, path, std::string("'") + text + "' is not a duration (seconds, or \"30s\", \"15m\", \"1h\")");
-    }
-    const double ms = v * scale_ms;
+    const double ms = *seconds * 1000;
     if (ms < static_cast<double>(min_ms) || ms > 1e15) {
       return Error(n, path, std::string("'") + text + "' is out of range: must be at least " + std::to_string(min_ms) + " ms");
     }

@@ -338,6 +338,21 @@ struct Extender::Impl {
     return {};
   }
 
+  // What filter and prioritize share: learn the request's nodes (full-node mode), admit the pod,
+  // and look up a breaker trip that blocks it. REQUIRES: mu held.
+  struct Request {
+    K8sPod pod;
+    TenantInfo tenant;
+    std::optional<BreakerTrip> trip;
+  };
+  Request Begin(const ExtenderArgs& args) {
+    if (args.nodes.has_value()) UpsertNodesLocked(*args.nodes);
+    Request r;
+    r.pod = Admit(args.pod, &r.tenant);
+    r.trip = app.breaker.Active(r.pod.namespace_name, r.pod.job(), Now());
+    return r;
+  }
+
   // Prepares the pod for decisions (QoS from its tier) and remembers it for bind.
   K8sPod Admit(const K8sPod& in, TenantInfo* tenant) {
     K8sPod pod = in;
@@ -464,10 +479,7 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& m = *impl_;
   std::lock_guard lock(m.mu);
-  if (args.nodes.has_value()) m.UpsertNodesLocked(*args.nodes);
-  Impl::TenantInfo tenant;
-  const K8sPod pod = m.Admit(args.pod, &tenant);
-  const auto trip = m.app.breaker.Active(pod.namespace_name, pod.job(), m.Now());
+  const auto [pod, tenant, trip] = m.Begin(args);
   FilterResult r;
   if (args.nodes.has_value()) r.nodes.emplace();
   const std::vector<std::string> candidates = args.Candidates();
@@ -516,10 +528,7 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& m = *impl_;
   std::lock_guard lock(m.mu);
-  if (args.nodes.has_value()) m.UpsertNodesLocked(*args.nodes);
-  Impl::TenantInfo tenant;
-  const K8sPod pod = m.Admit(args.pod, &tenant);
-  const auto trip = m.app.breaker.Active(pod.namespace_name, pod.job(), m.Now());
+  const auto [pod, tenant, trip] = m.Begin(args);
   const std::vector<std::string> candidates = args.Candidates();
   ClusterState& cl = *m.cluster;
   // Mask: only candidates that pass the rules (fit aside: the policy checks it) may be picked.

@@ -34,19 +34,6 @@ double NearestRankP99(std::vector<double> v) {
 
 }  // namespace
 
-std::vector<tenancy::TenantConfig> KueueTenants(const sim::KueueScenarioSpec& spec) {
-  std::vector<tenancy::TenantConfig> out;
-  const int num_cqs = spec.cohorts * spec.queues_per_cohort;
-  for (int cq = 0; cq < num_cqs; ++cq) {
-    tenancy::TenantConfig t;
-    t.name = sim::KueueCqName(spec, cq);
-    t.cohort = "cohort-" + std::to_string(cq / spec.queues_per_cohort);
-    t.quota.push_back({"cpu", spec.nominal_cpu, spec.borrowing_limit_cpu, std::nullopt});
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
 Result<KueueOnlineResult> RunKueueOnline(const sim::KueueScenarioSpec& spec, const KueueOnlineOptions& options) {
   SEEDANCE_RETURN_IF_ERROR(spec.Validate());
   if (!(options.speedup >= 1) || !std::isfinite(options.speedup))
@@ -184,26 +171,17 @@ Result<KueueOnlineResult> RunKueueOnline(const sim::KueueScenarioSpec& spec, con
   r.wall_s = static_cast<double>(*std::max_element(finished.begin(), finished.end())) / 1e6;
   const double nominal = spec.nominal_cpu * spec.cohorts * spec.queues_per_cohort;
   r.usage_pct = last_change > 0 ? 100.0 * integral / (nominal * static_cast<double>(last_change)) : 0;
-  for (std::size_t k = 0; k < spec.classes.size(); ++k) {
-    sim::KueueClassResult c;
-    c.name = spec.classes[k].name;
-    std::vector<double> adm;
-    double sum_adm = 0, sum_fin = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (static_cast<std::size_t>(wls[i].klass) != k) continue;
-      ++c.count;
-      // Scenario seconds: wall intervals times the speedup.
-      const double a = static_cast<double>(last_admit[i] - created_at[i]) / 1e6 * options.speedup;
-      adm.push_back(a);
-      sum_adm += a;
-      sum_fin += static_cast<double>(finished[i] - created_at[i]) / 1e6 * options.speedup;
-      c.evictions += evictions[i];
-    }
-    c.mean_admission_s = c.count > 0 ? sum_adm / c.count : 0;
-    c.mean_finish_s = c.count > 0 ? sum_fin / c.count : 0;
-    c.p99_admission_s = NearestRankP99(adm);
-    r.classes.push_back(c);
+  // Outcomes in scenario time: wall intervals from each creation, times the speedup.
+  std::vector<sim::KueueWorkloadOutcome> outcomes(n);
+  auto scenario_us = [&](std::size_t i, std::int64_t wall_us) {
+    return wls[i].created_us + std::llround(static_cast<double>(wall_us - created_at[i]) * options.speedup);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    outcomes[i].last_admitted_us = scenario_us(i, last_admit[i]);
+    outcomes[i].finished_us = scenario_us(i, finished[i]);
+    outcomes[i].evictions = evictions[i];
   }
+  r.classes = sim::SummarizeKueueClasses(spec, wls, outcomes);
   std::sort(rtt_ms.begin(), rtt_ms.end());
   if (!rtt_ms.empty()) {
     r.request_p50_ms = rtt_ms[rtt_ms.size() / 2];
@@ -213,14 +191,6 @@ Result<KueueOnlineResult> RunKueueOnline(const sim::KueueScenarioSpec& spec, con
 }
 
 json KueueOnlineJson(const KueueOnlineOptions& options, const KueueOnlineResult& r) {
-  json classes = json::array();
-  for (const auto& c : r.classes)
-    classes.push_back({{"name", c.name},
-                       {"count", c.count},
-                       {"mean_admission_s", c.mean_admission_s},
-                       {"p99_admission_s", c.p99_admission_s},
-                       {"mean_finish_s", c.mean_finish_s},
-                       {"evictions", c.evictions}});
   const sim::KueuePublished pub;
   return {{"mode", "online"},
           {"speedup", options.speedup},
@@ -232,7 +202,7 @@ json KueueOnlineJson(const KueueOnlineOptions& options, const KueueOnlineResult&
           {"request_p50_ms", r.request_p50_ms},
           {"request_p99_ms", r.request_p99_ms},
           {"usage_pct", r.usage_pct},
-          {"classes", classes},
+          {"classes", sim::KueueClassesJson(r.classes)},
           {"published", {{"source", pub.source}, {"wall_s", pub.wall_s}, {"usage_pct", pub.usage_pct},
                          {"admissions", pub.admissions}}}};
 }

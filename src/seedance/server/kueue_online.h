@@ -15,13 +15,8 @@
 
 #include "seedance/core/status.h"
 #include "seedance/sim/kueue_scenario.h"
-#include "seedance/tenancy/tiers.h"
 
 namespace seedance::server {
-
-// The scenario's ClusterQueues as tenants (cpu quotas, one cohort per 6 CQs), for the server's
-// config: what RunKueueScenario builds in simulation.
-std::vector<tenancy::TenantConfig> KueueTenants(const sim::KueueScenarioSpec& spec);
 
 struct KueueOnlineOptions {
   std::string host = "127.0.0.1";

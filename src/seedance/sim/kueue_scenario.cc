@@ -116,6 +116,62 @@ std::vector<KueueWorkload> GenerateKueueWorkloads(const KueueScenarioSpec& spec)
   return out;
 }
 
+std::vector<tenancy::TenantConfig> KueueTenants(const KueueScenarioSpec& spec) {
+  std::vector<tenancy::TenantConfig> out;
+  for (int cq = 0; cq < spec.cohorts * spec.queues_per_cohort; ++cq) {
+    tenancy::TenantConfig t;
+    t.name = KueueCqName(spec, cq);
+    t.cohort = "cohort-" + std::to_string(cq / spec.queues_per_cohort);
+    t.quota.push_back({"cpu", spec.nominal_cpu, spec.borrowing_limit_cpu, std::nullopt});
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<KueueClassResult> SummarizeKueueClasses(const KueueScenarioSpec& spec,
+                                                    const std::vector<KueueWorkload>& workloads,
+                                                    const std::vector<KueueWorkloadOutcome>& outcomes) {
+  std::vector<KueueClassResult> out;
+  for (std::size_t k = 0; k < spec.classes.size(); ++k) {
+    KueueClassResult c;
+    c.name = spec.classes[k].name;
+    std::vector<std::int64_t> waits;
+    double finish_sum = 0;
+    for (std::size_t i = 0; i < workloads.size(); ++i) {
+      if (workloads[i].klass != static_cast<int>(k)) continue;
+      const auto& o = outcomes[i];
+      waits.push_back(o.last_admitted_us - workloads[i].created_us);
+      finish_sum += Seconds(o.finished_us - workloads[i].created_us);
+      c.evictions += o.evictions;
+    }
+    c.count = static_cast<int>(waits.size());
+    if (!waits.empty()) {
+      std::sort(waits.begin(), waits.end());
+      std::int64_t sum = 0;
+      for (auto w : waits) sum += w;
+      c.mean_admission_s = Seconds(sum) / static_cast<double>(waits.size());
+      const auto rank = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(waits.size())));
+      c.p99_admission_s = Seconds(waits[std::max<std::size_t>(rank, 1) - 1]);
+      c.mean_finish_s = finish_sum / static_cast<double>(waits.size());
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+nlohmann::json KueueClassesJson(const std::vector<KueueClassResult>& classes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : classes) {
+    out.push_back({{"name", c.name},
+                   {"count", c.count},
+                   {"mean_admission_s", c.mean_admission_s},
+                   {"p99_admission_s", c.p99_admission_s},
+                   {"mean_finish_s", c.mean_finish_s},
+                   {"evictions", c.evictions}});
+  }
+  return out;
+}
+
 Result<KueueResult> RunKueueScenario(const KueueScenarioSpec& spec, const KueueRunOptions& options) {
   SEEDANCE_RETURN_IF_ERROR(spec.Validate());
   if (!(options.api_qps >= 0) || (options.api_qps > 0 && !(options.api_burst >= 1)))
@@ -123,13 +179,7 @@ Result<KueueResult> RunKueueScenario(const KueueScenarioSpec& spec, const KueueR
   const std::vector<KueueWorkload> wls = GenerateKueueWorkloads(spec);
   const int num_cqs = spec.cohorts * spec.queues_per_cohort;
   tenancy::TenancyConfig config;
-  for (int cq = 0; cq < num_cqs; ++cq) {
-    tenancy::TenantConfig t;
-    t.name = KueueCqName(spec, cq);
-    t.cohort = "cohort-" + std::to_string(cq / spec.queues_per_cohort);
-    t.quota.push_back({"cpu", spec.nominal_cpu, spec.borrowing_limit_cpu, std::nullopt});
-    config.tenants.push_back(std::move(t));
-  }
+  config.tenants = KueueTenants(spec);
   auto book = tenancy::QuotaBook::Build(config.tenants, /*allow_borrowing=*/true);
   if (!book.has_value()) return book.error();
   tenancy::Admitter admitter(std::move(*book), tenancy::TenancyMode::kKueue, config);
@@ -260,43 +310,12 @@ Result<KueueResult> RunKueueScenario(const KueueScenarioSpec& spec, const KueueR
   r.usage_pct = last_change > 0
                     ? static_cast<double>(integral * 100 / (nominal_total * static_cast<long double>(last_change)))
                     : 0.0;
-  for (std::size_t k = 0; k < spec.classes.size(); ++k) {
-    KueueClassResult c;
-    c.name = spec.classes[k].name;
-    std::vector<std::int64_t> waits;
-    double finish_sum = 0;
-    for (std::size_t i = 0; i < wls.size(); ++i) {
-      if (wls[i].klass != static_cast<int>(k)) continue;
-      const auto& o = r.workloads[i];
-      waits.push_back(o.last_admitted_us - wls[i].created_us);
-      finish_sum += Seconds(o.finished_us - wls[i].created_us);
-      c.evictions += o.evictions;
-    }
-    c.count = static_cast<int>(waits.size());
-    if (!waits.empty()) {
-      std::sort(waits.begin(), waits.end());
-      std::int64_t sum = 0;
-      for (auto w : waits) sum += w;
-      c.mean_admission_s = Seconds(sum) / static_cast<double>(waits.size());
-      const auto rank = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(waits.size())));
-      c.p99_admission_s = Seconds(waits[std::max<std::size_t>(rank, 1) - 1]);
-      c.mean_finish_s = finish_sum / static_cast<double>(waits.size());
-    }
-    r.classes.push_back(std::move(c));
-  }
+  r.classes = SummarizeKueueClasses(spec, wls, r.workloads);
   return r;
 }
 
 nlohmann::json KueueResultJson(const KueueScenarioSpec& spec, const KueueRunOptions& options, const KueueResult& r) {
-  nlohmann::json classes = nlohmann::json::array();
-  for (const auto& c : r.classes) {
-    classes.push_back({{"name", c.name},
-                       {"count", c.count},
-                       {"mean_admission_s", c.mean_admission_s},
-                       {"p99_admission_s", c.p99_admission_s},
-                       {"mean_finish_s", c.mean_finish_s},
-                       {"evictions", c.evictions}});
-  }
+  const nlohmann::json classes = KueueClassesJson(r.classes);
   nlohmann::json spec_classes = nlohmann::json::array();
   std::int64_t total = 0;
   for (const auto& c : spec.classes) {

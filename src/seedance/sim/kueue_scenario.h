@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/tenancy/tiers.h"
 
 namespace seedance::sim {
 
@@ -104,6 +105,19 @@ struct KueueResult {
   bool timed = false;            // cpu_clock was set
   double cpu_seconds = 0;        // CPU time of the event loop (decisions and bookkeeping)
 };
+
+// The scenario's ClusterQueues as tenants: "cq-0-<q>-cohort-<c>" in cohort "cohort-<c>", cpu
+// quota nominal_cpu with borrowing limit borrowing_limit_cpu (what the runs here and the online
+// server are configured with).
+std::vector<tenancy::TenantConfig> KueueTenants(const KueueScenarioSpec& spec);
+
+// Per-class results (spec order) from per-workload outcomes whose times are scenario
+// microseconds, as Kueue's recorder takes them: admission = last admission - creation.
+std::vector<KueueClassResult> SummarizeKueueClasses(const KueueScenarioSpec& spec,
+                                                    const std::vector<KueueWorkload>& workloads,
+                                                    const std::vector<KueueWorkloadOutcome>& outcomes);
+// [{"name","count","mean_admission_s","p99_admission_s","mean_finish_s","evictions"}...]
+nlohmann::json KueueClassesJson(const std::vector<KueueClassResult>& classes);
 
 // Runs the scenario. Errors: kInvalidArgument (spec or options), kInternal if a workload is left
 // unadmitted (a bug).
