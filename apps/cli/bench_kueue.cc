@@ -59,10 +59,7 @@ int RunOnline(const BenchKueueOptions& o) {
   options.port = 0;
   options.config_path = o.out + "/kueue-server-config.yaml";
   options.db = o.out + "/kueue-ledger.db";
-  auto created = server::HttpServer::Create(options, [] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch()).count();
-  });
+  auto created = server::HttpServer::Create(options, /*now_ms=*/nullptr);  // the server's wall clock
   if (!created.has_value()) return ReportError(created.error());
   std::unique_ptr<server::HttpServer> srv = std::move(*created);
   Status run_status;
