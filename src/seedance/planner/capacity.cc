@@ -1,5 +1,6 @@
 #include "seedance/planner/capacity.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -43,9 +44,9 @@ std::uint64_t Fnv1a(const std::string& s) {
 }
 
 std::string CacheKey(const Engine& e, const BucketGrid& grid, const ProbeOptions& p) {
-  return fmt::format("v{} model={} gpu={} policy={} ttft={} tpot={} grid={} target={} requests={} bisect={} seed={}",
+  return fmt::format("v{} model={} gpu={} policy={} ttft={} tpot={} grid={} target={} requests={} min_s={} max={} bisect={} seed={}",
                      kCapacityEngineVersion, e.model.name, e.gpu.name, e.options.policy, e.options.slo_ttft_s,
-                     e.options.slo_tpot_s, grid.Key(), p.target_attainment, p.requests, p.bisect_steps, p.seed);
+                     e.options.slo_tpot_s, grid.Key(), p.target_attainment, p.requests, p.min_probe_s, p.max_requests, p.bisect_steps, p.seed);
 }
 
 }  // namespace
@@ -91,7 +92,11 @@ Result<BucketCapacity> MeasureBucket(const Engine& e, int prompt, int output, co
   c.lone_tpot_s = lone.tpot_p50;
   if (lone.servable == 0 || lone.attainment < 1) return c;  // ineligible: capacity 0
   auto attain = [&](double rate) -> Result<double> {
-    const batching::Trace t = batching::PoissonTrace(lengths, rate, static_cast<std::size_t>(p.requests), p.seed);
+    // At least `requests`, and enough for min_probe_s of arrivals (a short burst would fit one
+    // batch and overstate what the GPU sustains).
+    const double n = std::clamp(rate * p.min_probe_s, static_cast<double>(p.requests),
+                                static_cast<double>(std::max(p.requests, p.max_requests)));
+    const batching::Trace t = batching::PoissonTrace(lengths, rate, static_cast<std::size_t>(n), p.seed);
     SEEDANCE_ASSIGN_OR_RETURN(Probe r, Run(e, t, p.seed + 1));
     return r.attainment;
   };

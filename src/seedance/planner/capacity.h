@@ -43,7 +43,9 @@ Result<std::unique_ptr<Engine>> MakeEngine(const EngineOptions& options, const s
 
 struct ProbeOptions {
   double target_attainment = 0.99;  // share of a probe's requests that must meet both SLOs
-  int requests = 200;               // Poisson requests per probe
+  int requests = 200;               // Poisson requests per probe, at least
+  double min_probe_s = 120;         // and at least this many seconds of arrivals
+  int max_requests = 20000;         // but no more than this
   int bisect_steps = 6;             // after bracketing by doubling: within 2^-6 of the bracket
   std::uint64_t seed = 7;           // arrivals and step noise of the probes
 };

@@ -1,0 +1,550 @@
+#include "seedance/planner/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "seedance/batching/replay.h"
+#include "seedance/cluster/gpu_model.h"
+#include "seedance/cost/price_table.h"
+#include "seedance/planner/melange.h"
+#include "seedance/sim/fleet.h"
+
+namespace seedance::planner {
+namespace {
+
+using nlohmann::json;
+
+// The spot availability every type's pool follows: the 16-node p3.2xlarge pattern of three
+// zones pooled (SkyPilot-style zone failover); type k starts k quarters into the series.
+const char* const kSpotZones[] = {"aws-08-27-2023_16node_us-east-2b_v100_1.json",
+                                  "aws-08-27-2023_16node_us-west-2a_v100_1.json",
+                                  "aws-08-27-2023_16node_us-west-2c_v100_1.json"};
+
+std::string TracePath(const PlanConfig& c) {
+  if (c.trace == "arena") return c.data_dir + "/melange/arena_lens_first20319.csv";
+  return batching::ResolveTracePath(c.data_dir, c.trace);
+}
+
+// Mean over the series' ticks of min(1, available): the share of time one spot GPU is there.
+double Availability(const sim::SpotSeries& s) { return s.AvailabilityFraction(1); }
+
+int SpotAt(const sim::SpotSeries& s, std::size_t offset_ticks, double t) {
+  const auto k = (offset_ticks + static_cast<std::size_t>(std::floor(t / s.gap_s()))) % s.ticks();
+  return s.InstancesAtTick(k);
+}
+
+struct Instance {
+  int option = 0;            // index into the solved problem's options
+  int type = 0;              // GPU type index
+  bool spot = false;
+  double up_from = -std::numeric_limits<double>::infinity();
+  double down_at = std::numeric_limits<double>::infinity();
+  double busy_until = 0;     // the router's virtual finish time (least-loaded routing)
+  std::vector<std::uint32_t> requests;  // trace indices routed here
+};
+
+// Smooth weighted round robin over options per bucket (deterministic; ties to the lower index).
+struct Wrr {
+  std::vector<std::vector<double>> current;
+  int Pick(std::size_t b, const std::vector<double>& w) {
+    if (current.size() <= b) current.resize(b + 1);
+    auto& cur = current[b];
+    cur.resize(w.size(), 0.0);
+    double total = 0;
+    int best = -1;
+    for (std::size_t g = 0; g < w.size(); ++g) {
+      if (w[g] <= 0) continue;
+      cur[g] += w[g];
+      total += w[g];
+      if (best < 0 || cur[g] > cur[static_cast<std::size_t>(best)] + 1e-12) best = static_cast<int>(g);
+    }
+    if (best >= 0) cur[static_cast<std::size_t>(best)] -= total;
+    return best;
+  }
+};
+
+}  // namespace
+
+Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
+  auto say = [&](const std::string& s) {
+    if (progress != nullptr) *progress << s << "\n";
+  };
+  if (!(cfg.slo_tpot_s > 0) || !(cfg.slo_ttft_s > 0)) {
+    return InvalidArgumentError("--slo-tpot and --slo-ttft must be > 0");
+  }
+  if (cfg.rate_rps < 0 || !std::isfinite(cfg.rate_rps)) return InvalidArgumentError("--rate must be > 0");
+  if (cfg.gpus.empty()) return InvalidArgumentError("--gpus: no GPU type given");
+  PlanResult res;
+  res.config = cfg;
+  SEEDANCE_ASSIGN_OR_RETURN(batching::ModelSpec model, batching::FindModel("llama-2-7b"));
+  SEEDANCE_ASSIGN_OR_RETURN(BucketGrid grid, GridByName(cfg.grid, model.max_context));
+  // GPU types and prices first (cheap checks before any profiling).
+  std::vector<batching::GpuSpec> specs;
+  for (const std::string& g : cfg.gpus) {
+    auto spec = batching::FindGpu(g);
+    if (!spec.has_value()) return InvalidArgumentError("--gpus: " + spec.error().message());
+    for (const auto& s : specs) {
+      if (s.name == spec->name) return InvalidArgumentError(fmt::format("--gpus: {} listed twice", g));
+    }
+    specs.push_back(*spec);
+  }
+  const std::string prices = cfg.prices_path.empty() ? cost::BundledPriceTablePath() : cfg.prices_path;
+  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable table, cost::PriceTable::LoadFile(prices));
+  for (const auto& s : specs) {
+    SEEDANCE_ASSIGN_OR_RETURN(cluster::GpuModelIndex m, cluster::ParseGpuModel(s.price_model));
+    const cost::GpuPrice* p = table.Find(m);
+    if (p == nullptr) return NotFoundError(fmt::format("{}: no price for GPU model {}", prices, s.price_model));
+    const double od = static_cast<double>(p->usd_per_gpu_hour.raw()) / 1e6;
+    res.gpu_names.push_back(s.price_model);
+    res.od_price.push_back(od);
+    res.spot_price.push_back(p->spot_usd_per_gpu_hour.raw() > 0
+                                 ? static_cast<double>(p->spot_usd_per_gpu_hour.raw()) / 1e6
+                                 : od * cost::kDefaultSpotRatio);
+  }
+  // Spot series.
+  std::vector<sim::SpotSeries> spot_series;
+  if (cfg.spot) {
+    std::vector<sim::SpotSeries> zones;
+    for (const char* z : kSpotZones) {
+      SEEDANCE_ASSIGN_OR_RETURN(sim::SpotSeries s, sim::SpotSeries::LoadFile(cfg.data_dir + "/spot_traces/" + z, 1));
+      zones.push_back(std::move(s));
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(sim::SpotSeries pooled, sim::SpotSeries::Sum(zones));
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      res.spot_availability.push_back(Availability(pooled));
+      spot_series.push_back(pooled);
+    }
+  }
+  // Trace.
+  bool lengths_only = false;
+  SEEDANCE_ASSIGN_OR_RETURN(batching::Trace trace, batching::LoadAnyTrace(TracePath(cfg), &lengths_only));
+  SEEDANCE_ASSIGN_OR_RETURN(res.workload, BucketTrace(trace, grid, model.max_context));
+  const Workload& w = res.workload;
+  res.rate_rps = cfg.rate_rps > 0 ? cfg.rate_rps : (w.rate_rps > 0 ? w.rate_rps : 1.0);
+  say(fmt::format("trace {}: {} requests ({} exceed the {}-token context), {:.3f} req/s planned", w.name,
+                  w.total, w.over_context, model.max_context, res.rate_rps));
+  std::vector<bool> needed(w.fraction.size());
+  for (std::size_t b = 0; b < needed.size(); ++b) needed[b] = w.fraction[b] > 0;
+  // Capacity profiles.
+  EngineOptions eo{cfg.data_dir, model.name, cfg.policy, cfg.slo_ttft_s, cfg.slo_tpot_s};
+  for (const auto& s : specs) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<Engine> e, MakeEngine(eo, s.name));
+    SEEDANCE_ASSIGN_OR_RETURN(CapacityTable t, ProfileCapacity(*e, grid, needed, cfg.probe, cfg.cache_dir, progress));
+    res.capacity.push_back(std::move(t));
+  }
+  // Problems: on demand, and with spot options.
+  AllocationProblem od;
+  od.slice_factor = cfg.slice_factor;
+  for (std::size_t b = 0; b < needed.size(); ++b) {
+    od.rate.push_back(w.fraction[b] * res.rate_rps);
+    od.bucket_names.push_back(grid.BucketName(static_cast<int>(b)));
+  }
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    GpuOption o{res.gpu_names[k], res.od_price[k], false, {}, -1};
+    for (const BucketCapacity& c : res.capacity[k].buckets) o.tputs.push_back(c.capacity_rps);
+    od.gpus.push_back(std::move(o));
+  }
+  // SLOs no GPU meets: name the buckets, their traffic and the best a lone request reached.
+  {
+    std::string msg;
+    int shown = 0, bad = 0;
+    for (std::size_t b = 0; b < needed.size(); ++b) {
+      if (!needed[b]) continue;
+      bool any = false;
+      double best_tpot = std::numeric_limits<double>::infinity(), best_ttft = best_tpot;
+      for (std::size_t k = 0; k < specs.size(); ++k) {
+        const BucketCapacity& c = res.capacity[k].buckets[b];
+        any = any || c.capacity_rps > 0;
+        if (c.lone_tpot_s > 0) best_tpot = std::min(best_tpot, c.lone_tpot_s);
+        if (c.lone_ttft_s > 0) best_ttft = std::min(best_ttft, c.lone_ttft_s);
+      }
+      if (any) continue;
+      ++bad;
+      if (shown++ < 6) {
+        msg += fmt::format("\n  {} ({} requests, {:.4g} req/s): best lone request TTFT {:.3f} s (SLO {:g} s), "
+                           "TPOT {:.1f} ms (SLO {:g} ms)",
+                           grid.BucketName(static_cast<int>(b)), w.requests[b], od.rate[b], best_ttft,
+                           cfg.slo_ttft_s, 1e3 * best_tpot, 1e3 * cfg.slo_tpot_s);
+      }
+    }
+    if (bad > 0) {
+      return FailedPreconditionError(fmt::format(
+          "infeasible SLO: no GPU type of --gpus {} serves {} of the trace's {} request-size buckets{}{}",
+          fmt::join(cfg.gpus, ","), bad, std::count(needed.begin(), needed.end(), true), msg,
+          bad > shown ? fmt::format("\n  ... and {} more", bad - shown) : ""));
+    }
+  }
+  say("solving the allocation ILP");
+  SEEDANCE_ASSIGN_OR_RETURN(Allocation od_alloc, SolveAllocation(od));
+  res.od_usd_per_hour = od_alloc.usd_per_hour;
+  res.single = SingleTypeBaselines(od);
+  const SingleType* best = BestSingle(res.single);
+  res.best_single = best != nullptr ? best->option : -1;
+  res.lower_bound_usd_per_hour = FluidLowerBound(od);
+  AllocationProblem problem = od;
+  Allocation alloc = od_alloc;
+  if (cfg.spot) {
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      GpuOption o = od.gpus[k];
+      o.spot = true;
+      // Risk-priced: the spot price while it is there, an on-demand replacement while it is not.
+      const double a = res.spot_availability[k];
+      o.usd_per_hour = a * res.spot_price[k] + (1 - a) * res.od_price[k];
+      problem.gpus.push_back(std::move(o));
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(alloc, SolveAllocation(problem));
+  }
+  res.usd_per_hour = alloc.usd_per_hour;
+  for (std::size_t g = 0; g < problem.gpus.size(); ++g) {
+    if (alloc.count[g] == 0) continue;
+    MixEntry m{problem.gpus[g].name, alloc.count[g], problem.gpus[g].spot, problem.gpus[g].usd_per_hour,
+               alloc.load[g], 1 - alloc.load[g] / alloc.count[g]};
+    res.mix.push_back(m);
+  }
+  if (best != nullptr) {
+    res.saving_pct = 100 * (1 - res.usd_per_hour / best->usd_per_hour);
+    res.max_saving_pct = 100 * (1 - res.lower_bound_usd_per_hour / best->usd_per_hour);
+  }
+  res.usd_per_mtok = res.usd_per_hour / (res.rate_rps * w.mean_tokens * 3600 / 1e6);
+  // Cost against rate (solver only: the capacities do not depend on the rate).
+  for (double f : {0.25, 0.5, 1.0, 2.0, 4.0}) {
+    CostPoint pt;
+    pt.rate_rps = f * res.rate_rps;
+    AllocationProblem q = od;
+    for (double& r : q.rate) r *= f;
+    SEEDANCE_ASSIGN_OR_RETURN(Allocation a, SolveAllocation(q));
+    pt.mix_usd_per_hour = a.usd_per_hour;
+    pt.lower_bound_usd_per_hour = FluidLowerBound(q);
+    for (const SingleType& s : SingleTypeBaselines(q)) pt.single_usd_per_hour.push_back(s.feasible ? s.usd_per_hour : 0);
+    if (cfg.spot) {
+      AllocationProblem qs = problem;
+      for (double& r : qs.rate) r *= f;
+      SEEDANCE_ASSIGN_OR_RETURN(Allocation as, SolveAllocation(qs));
+      pt.spot_usd_per_hour = as.usd_per_hour;
+    }
+    res.curve.push_back(std::move(pt));
+  }
+  res.assumptions = {
+      fmt::format("capacity per GPU x bucket measured by the batching engine ({} policy, llama-2-7b FP16, "
+                  "noisy ground truth, seed {}) at the bucket's upper edges, >= {:.1f}% of a probe's requests "
+                  "within TTFT {:g} s and TPOT {:g} ms",
+                  cfg.policy, cfg.probe.seed, 100 * cfg.probe.target_attainment, cfg.slo_ttft_s, 1e3 * cfg.slo_tpot_s),
+      "L4 and A10G have no Vidur profile: their executor is the A100 profile scaled by the catalog's memory "
+      "bandwidth (weight reads, decode attention) and FP16 tensor peak (the rest), with their own 24 GiB for "
+      "weights and KV blocks",
+      fmt::format("prices: {} (on demand){}", prices,
+                  cfg.spot ? "; spot = the table's spot quote, else kDefaultSpotRatio 0.37 x on demand" : ""),
+      fmt::format("requests over the model's {}-token context ({} of {}) cannot be served by any GPU and are "
+                  "left out of the plan and of the attainment",
+                  model.max_context, w.over_context, w.total),
+      "routing: a request's bucket (prompt and output length, as Mélange's load balancer uses) picks the GPU "
+      "type by the plan's slice shares (smooth weighted round robin), then the least-loaded GPU of that type",
+  };
+  if (cfg.spot) {
+    res.assumptions.push_back(fmt::format(
+        "spot: every type's pool follows the 16-node p3.2xlarge availability of 3 AWS zones pooled "
+        "(data/spot_traces, aws-08-27-2023), one series per type starting a quarter apart; a spot GPU is "
+        "priced availability x spot + (1 - availability) x on demand (replaced on demand while missing); the "
+        "plan keeps all traffic within capacity after losing any one type's spot GPUs (re-split over the "
+        "rest) until the replacement is up after a {:g} s cold start",
+        cfg.cold_start_s));
+  }
+  if (!cfg.verify) return res;
+
+  // Verification by replay on the chosen fleet.
+  say("verifying the plan by replay");
+  batching::Trace vt;
+  if (lengths_only || w.rate_rps <= 0) {
+    const auto count = static_cast<std::size_t>(std::max(200.0, res.rate_rps * cfg.verify_s));
+    vt = batching::PoissonTrace(trace, res.rate_rps, count, cfg.seed);
+  } else {
+    vt = batching::ScaleRate(trace, res.rate_rps / w.rate_rps);
+  }
+  const double t0 = vt.requests.empty() ? 0 : vt.requests.front().arrival_s;
+  const double span = vt.Span();
+  std::vector<Instance> inst;
+  for (std::size_t g = 0; g < problem.gpus.size(); ++g) {
+    for (int i = 0; i < alloc.count[g]; ++i) {
+      Instance x;
+      x.option = static_cast<int>(g);
+      x.type = static_cast<int>(g % specs.size());
+      x.spot = problem.gpus[g].spot;
+      inst.push_back(x);
+    }
+  }
+  // Spot: place the replay in the series where the largest spot pool first loses a GPU, a third
+  // of the way into the trace (a stress window), and schedule each loss and its replacement.
+  std::vector<std::size_t> offsets(specs.size(), 0);
+  struct Loss {
+    double at = 0;
+    int option = 0;
+  };
+  std::vector<Loss> losses;
+  if (cfg.spot && !spot_series.empty()) {
+    const sim::SpotSeries& s0 = spot_series[0];
+    for (std::size_t k = 0; k < specs.size(); ++k) offsets[k] = k * s0.ticks() / 4;
+    int big = -1;
+    for (std::size_t g = specs.size(); g < problem.gpus.size(); ++g) {
+      if (alloc.count[g] > 0 && (big < 0 || alloc.count[g] > alloc.count[static_cast<std::size_t>(big)])) {
+        big = static_cast<int>(g);
+      }
+    }
+    double start = 0;
+    if (big >= 0) {
+      const std::size_t k = static_cast<std::size_t>(big) % specs.size();
+      const int n = alloc.count[static_cast<std::size_t>(big)];
+      for (std::size_t tick = 1; tick < s0.ticks(); ++tick) {
+        const double t = static_cast<double>(tick) * s0.gap_s();
+        if (std::min(n, SpotAt(s0, offsets[k], t)) < std::min(n, SpotAt(s0, offsets[k], t - s0.gap_s()))) {
+          start = std::max(0.0, t - span / 3);
+          break;
+        }
+      }
+    }
+    res.verified.spot_window_start_s = start;
+    // Spot GPU j of a pool is up while the series has more than j GPUs; the first time it has
+    // not, it is lost for good (replaced on demand after the cold start).
+    std::vector<int> seen(problem.gpus.size(), 0);
+    const std::size_t fixed = inst.size();
+    for (std::size_t i = 0; i < fixed; ++i) {
+      if (!inst[i].spot) continue;
+      const int j = seen[static_cast<std::size_t>(inst[i].option)]++;
+      const std::size_t k = static_cast<std::size_t>(inst[i].type);
+      for (double t = 0; t <= span + s0.gap_s(); t += s0.gap_s()) {
+        if (SpotAt(spot_series[k], offsets[k], start + t) <= j) {
+          inst[i].down_at = t0 + std::max(0.0, t - std::fmod(start, s0.gap_s()));
+          break;
+        }
+      }
+      if (std::isfinite(inst[i].down_at)) {
+        losses.push_back(Loss{inst[i].down_at, inst[i].option});
+        Instance rep = inst[i];
+        rep.option = inst[i].type;  // the on-demand option of the same type
+        rep.spot = false;
+        rep.up_from = inst[i].down_at + cfg.cold_start_s;
+        rep.down_at = std::numeric_limits<double>::infinity();
+        inst.push_back(rep);
+        ++res.verified.preemptions;
+      }
+    }
+  }
+  // Route.
+  const std::size_t ng = problem.gpus.size();
+  std::vector<std::vector<double>> normal(needed.size(), std::vector<double>(ng, 0));
+  for (std::size_t b = 0; b < needed.size(); ++b) {
+    for (std::size_t g = 0; g < ng; ++g) normal[b][g] = alloc.slices[b][g];
+  }
+  Wrr wrr, wrr_fail;
+  std::int64_t unroutable = 0;
+  for (std::size_t i = 0; i < vt.requests.size(); ++i) {
+    const batching::Request& r = vt.requests[i];
+    if (r.prompt + r.output > model.max_context) continue;
+    const int b = grid.BucketOf(r.prompt, r.output);
+    if (b < 0) continue;
+    const auto bu = static_cast<std::size_t>(b);
+    // Failover: while an option's spot GPU is lost and its replacement not yet up, route by the
+    // reserve's re-split for that option.
+    const std::vector<double>* weights = &normal[bu];
+    Wrr* router = &wrr;
+    std::vector<double> fail_w;
+    for (const Loss& l : losses) {
+      if (r.arrival_s >= l.at && r.arrival_s < l.at + cfg.cold_start_s) {
+        for (std::size_t f = 0; f < alloc.failover_option.size(); ++f) {
+          if (alloc.failover_option[f] == l.option) {
+            fail_w = alloc.failover[f][bu];
+            weights = &fail_w;
+            router = &wrr_fail;
+          }
+        }
+        break;
+      }
+    }
+    // Pick an option that has a GPU up now; fall back through the weights.
+    std::vector<double> wv = *weights;
+    int chosen = -1;
+    for (int tries = 0; tries < static_cast<int>(ng) && chosen < 0; ++tries) {
+      const int g = router->Pick(bu, wv);
+      if (g < 0) break;
+      double best_busy = std::numeric_limits<double>::infinity();
+      for (std::size_t x = 0; x < inst.size(); ++x) {
+        const Instance& in = inst[x];
+        // A replacement serves as its lost spot GPU's option.
+        const bool serves = in.option == g || (!in.spot && std::isfinite(in.up_from) &&
+                                                problem.gpus[static_cast<std::size_t>(g)].spot &&
+                                                static_cast<std::size_t>(in.type) == static_cast<std::size_t>(g) % specs.size());
+        if (!serves || r.arrival_s < in.up_from || r.arrival_s >= in.down_at) continue;
+        if (std::max(in.busy_until, r.arrival_s) < best_busy) {
+          best_busy = std::max(in.busy_until, r.arrival_s);
+          chosen = static_cast<int>(x);
+        }
+      }
+      if (chosen < 0) wv[static_cast<std::size_t>(g)] = 0;
+    }
+    if (chosen < 0) {
+      ++unroutable;
+      continue;
+    }
+    Instance& in = inst[static_cast<std::size_t>(chosen)];
+    const double t = problem.gpus[static_cast<std::size_t>(in.option)].tputs[bu];
+    in.busy_until = std::max(in.busy_until, r.arrival_s) + (t > 0 ? 1.0 / t : 0.0);
+    in.requests.push_back(static_cast<std::uint32_t>(i));
+  }
+  // Replay every GPU on its share.
+  EngineOptions veo = eo;
+  std::vector<std::unique_ptr<Engine>> engines;
+  for (const auto& s : specs) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<Engine> e, MakeEngine(veo, s.name));
+    engines.push_back(std::move(e));
+  }
+  Verification& v = res.verified;
+  std::vector<double> ttfts, tpots;
+  v.met = 0;
+  for (std::size_t x = 0; x < inst.size(); ++x) {
+    const Instance& in = inst[x];
+    if (in.requests.empty()) continue;
+    const Engine& e = *engines[static_cast<std::size_t>(in.type)];
+    batching::Trace sub;
+    sub.name = fmt::format("{} gpu {}", vt.name, x);
+    for (std::uint32_t id : in.requests) {
+      batching::Request r = vt.requests[id];
+      r.id = static_cast<std::uint32_t>(sub.requests.size());
+      sub.requests.push_back(r);
+    }
+    std::vector<batching::RequestRecord> records(sub.requests.size());
+    SEEDANCE_ASSIGN_OR_RETURN(auto sched, batching::MakeScheduler(cfg.policy, e.settings, e.predictor.get(), &records));
+    batching::ReplayOptions ro{cfg.slo_ttft_s, cfg.slo_tpot_s, 0, batching::DefaultStepNoise()};
+    ro.noise.seed = cfg.seed * 7919 + 1000 + x;  // not the profiling seeds
+    SEEDANCE_ASSIGN_OR_RETURN(batching::PolicyResult pr, batching::Replay(sub, *sched, *e.truth, records, ro));
+    v.servable += pr.servable;
+    for (std::size_t i = 0; i < sub.requests.size(); ++i) {
+      const batching::Request& r = sub.requests[i];
+      const batching::RequestRecord& rec = records[i];
+      if (rec.outcome != batching::Outcome::kFinished) continue;
+      if (rec.finish_s > in.down_at) {
+        ++v.lost_to_preemption;
+        continue;
+      }
+      const double ttft = rec.first_token_s - r.arrival_s;
+      const double tpot = r.output > 1 ? (rec.finish_s - rec.first_token_s) / (r.output - 1) : 0;
+      ttfts.push_back(ttft);
+      tpots.push_back(tpot);
+      if (ttft <= cfg.slo_ttft_s && tpot <= cfg.slo_tpot_s) ++v.met;
+    }
+  }
+  v.servable += unroutable;
+  v.requests = static_cast<std::int64_t>(vt.requests.size());
+  v.slo_attainment = v.servable > 0 ? static_cast<double>(v.met) / static_cast<double>(v.servable) : 0;
+  v.ttft_p99_s = batching::Percentile(ttfts, 99);
+  v.tpot_p99_s = batching::Percentile(tpots, 99);
+  res.verified_run = true;
+  say(fmt::format("replay: {} of {} servable requests within both SLOs ({:.2f}%)", v.met, v.servable,
+                  100 * v.slo_attainment));
+  return res;
+}
+
+Result<PlanResult> PlanMelange(const std::string& path) {
+  SEEDANCE_ASSIGN_OR_RETURN(MelangeConfig c, LoadMelangeConfig(path));
+  const AllocationProblem p = ToProblem(c);
+  SEEDANCE_ASSIGN_OR_RETURN(Allocation a, SolveAllocation(p));
+  PlanResult r;
+  r.config.trace = path;
+  r.rate_rps = c.total_request_rate;
+  r.config.slice_factor = c.slice_factor;
+  r.config.verify = false;
+  r.gpu_names = c.gpus;
+  r.od_price = c.cost;
+  r.usd_per_hour = r.od_usd_per_hour = a.usd_per_hour;
+  for (std::size_t g = 0; g < p.gpus.size(); ++g) {
+    if (a.count[g] == 0) continue;
+    r.mix.push_back(MixEntry{p.gpus[g].name, a.count[g], false, p.gpus[g].usd_per_hour, a.load[g],
+                             1 - a.load[g] / a.count[g]});
+  }
+  r.single = SingleTypeBaselines(p);
+  const SingleType* best = BestSingle(r.single);
+  r.best_single = best != nullptr ? best->option : -1;
+  r.lower_bound_usd_per_hour = FluidLowerBound(p);
+  if (best != nullptr) {
+    r.saving_pct = 100 * (1 - r.usd_per_hour / best->usd_per_hour);
+    r.max_saving_pct = 100 * (1 - r.lower_bound_usd_per_hour / best->usd_per_hour);
+  }
+  r.assumptions = {"Mélange's own input: its throughput tables and prices, its ILP (fluid within a type, "
+                   "1/F-bucket slices across types), its single-type baseline (ceil of the fluid load)"};
+  return r;
+}
+
+std::string PlanJson(const PlanResult& r) {
+  json j;
+  j["trace"] = r.config.trace;
+  j["rate_rps"] = r.rate_rps;
+  j["slo_ttft_s"] = r.config.slo_ttft_s;
+  j["slo_tpot_s"] = r.config.slo_tpot_s;
+  j["slice_factor"] = r.config.slice_factor;
+  j["mix"] = json::array();
+  for (const MixEntry& m : r.mix) {
+    j["mix"].push_back({{"gpu", m.gpu}, {"count", m.count}, {"spot", m.spot}, {"usd_per_gpu_hour", m.usd_per_hour},
+                        {"load_gpus", m.load}, {"headroom", m.headroom}});
+  }
+  j["usd_per_hour"] = r.usd_per_hour;
+  j["usd_per_million_tokens"] = r.usd_per_mtok;
+  j["on_demand_usd_per_hour"] = r.od_usd_per_hour;
+  j["lower_bound_usd_per_hour"] = r.lower_bound_usd_per_hour;
+  if (r.best_single >= 0) {
+    const SingleType& b = r.single[static_cast<std::size_t>(r.best_single)];
+    j["best_single"] = {{"gpu", r.gpu_names[static_cast<std::size_t>(b.option)]}, {"count", b.count},
+                        {"usd_per_hour", b.usd_per_hour}};
+  } else {
+    j["best_single"] = nullptr;
+  }
+  j["single"] = json::array();
+  for (const SingleType& s : r.single) {
+    json e = {{"gpu", r.gpu_names[static_cast<std::size_t>(s.option)]}, {"feasible", s.feasible}};
+    if (s.feasible) {
+      e["count"] = s.count;
+      e["load_gpus"] = s.load;
+      e["usd_per_hour"] = s.usd_per_hour;
+      e["saving_pct"] = 100 * (1 - r.usd_per_hour / s.usd_per_hour);
+    }
+    j["single"].push_back(e);
+  }
+  j["saving_pct"] = r.saving_pct;
+  j["max_saving_pct"] = r.max_saving_pct;
+  j["verified_slo_attainment"] = r.verified_run ? json(r.verified.slo_attainment) : json(nullptr);
+  if (r.verified_run) {
+    j["verification"] = {{"requests", r.verified.requests}, {"servable", r.verified.servable},
+                         {"met", r.verified.met}, {"lost_to_preemption", r.verified.lost_to_preemption},
+                         {"preemptions", r.verified.preemptions},
+                         {"spot_window_start_s", r.verified.spot_window_start_s},
+                         {"ttft_p99_s", r.verified.ttft_p99_s}, {"tpot_p99_s", r.verified.tpot_p99_s}};
+  }
+  if (!r.curve.empty()) {
+    j["cost_curve"] = json::array();
+    for (const CostPoint& p : r.curve) {
+      j["cost_curve"].push_back({{"rate_rps", p.rate_rps}, {"mix_usd_per_hour", p.mix_usd_per_hour},
+                                 {"spot_usd_per_hour", p.spot_usd_per_hour},
+                                 {"lower_bound_usd_per_hour", p.lower_bound_usd_per_hour},
+                                 {"single_usd_per_hour", p.single_usd_per_hour}});
+    }
+  }
+  if (!r.capacity.empty()) {
+    json caps = json::object();
+    for (const CapacityTable& t : r.capacity) {
+      json row = json::array();
+      for (const BucketCapacity& c : t.buckets) row.push_back(c.capacity_rps);
+      caps[t.gpu] = row;
+    }
+    j["capacity_rps"] = caps;
+    j["grid"] = {{"name", r.workload.grid.name},
+                 {"input_edges", r.workload.grid.input_edges},
+                 {"output_edges", r.workload.grid.output_edges}};
+  }
+  j["assumptions"] = r.assumptions;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace seedance::planner
