@@ -29,8 +29,9 @@ struct PlanConfig {
   ProbeOptions probe;
   std::uint64_t seed = 42;           // verification: arrivals (lengths-only traces), step noise
   double verify_s = 1800;            // lengths-only traces: seconds of Poisson arrivals replayed
-  double cold_start_s = 180;         // on-demand replacement of a lost spot GPU (the simulator's default)
   bool verify = true;
+  bool calibrate = true;             // size for bursts: raise the planned rate until the replay holds
+  double target_attainment = 0.995;  // on the calibration half
 };
 
 struct MixEntry {
@@ -58,6 +59,15 @@ struct Verification {
   double ttft_p99_s = 0, tpot_p99_s = 0;
 };
 
+// Mélange's way on the same capacities: the mean rate, no burst calibration.
+struct MeanRatePlan {
+  double usd_per_hour = 0;
+  std::vector<SingleType> single;    // ceil of the fluid load at the mean rate
+  int best_single = -1;
+  double saving_pct = 0;
+  double held_out_attainment = -1;   // its fleet replayed on the held-out half (-1: not run)
+};
+
 struct PlanResult {
   PlanConfig config;
   Workload workload;
@@ -70,11 +80,15 @@ struct PlanResult {
   std::vector<MixEntry> mix;
   double usd_per_hour = 0;
   double usd_per_mtok = 0;
-  double lower_bound_usd_per_hour = 0;     // fluid LP bound of the on-demand mix
-  std::vector<SingleType> single;          // per type, on demand
+  double lower_bound_usd_per_hour = 0;     // fluid LP bound at the mean rate
+  std::vector<SingleType> single;          // per type, on demand, each at its own burst factor
   int best_single = -1;
-  double saving_pct = 0;                   // vs the best single type
-  double max_saving_pct = 0;               // 1 - bound / best single: no plan saves more
+  double saving_pct = 0;                   // vs the best (calibrated) single type
+  double max_saving_pct = 0;               // 1 - bound / best single at the mean rate
+  double burst_factor = 1;                 // planned rate / mean rate of the chosen plan
+  double calibration_attainment = -1;
+  MeanRatePlan mean_rate;
+  bool melange_input = false;
   double od_usd_per_hour = 0;              // the on-demand plan (equals usd_per_hour without --spot)
   std::vector<CostPoint> curve;
   Verification verified;

@@ -18,8 +18,13 @@ const char* const kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a
 
 std::string FormatPlanTable(const planner::PlanResult& r) {
   std::string s;
-  s += fmt::format("plan for {} at {:.3f} req/s (TTFT {:g} s, TPOT {:g} ms)\n", r.config.trace, r.rate_rps,
-                   r.config.slo_ttft_s, 1e3 * r.config.slo_tpot_s);
+  if (r.melange_input) {
+    s += fmt::format("plan for the Mélange input {} at {:.3f} req/s (its tables, prices and F = {})\n", r.config.trace,
+                     r.rate_rps, r.config.slice_factor);
+  } else {
+    s += fmt::format("plan for {} at {:.3f} req/s (TTFT {:g} s, TPOT {:g} ms), sized for x{:.3f} of it (bursts)\n",
+                     r.config.trace, r.rate_rps, r.config.slo_ttft_s, 1e3 * r.config.slo_tpot_s, r.burst_factor);
+  }
   s += fmt::format("  {:<10} {:>5} {:>5} {:>10} {:>10} {:>9}\n", "gpu", "count", "spot", "$/gpu-h", "load", "headroom");
   for (const planner::MixEntry& m : r.mix) {
     s += fmt::format("  {:<10} {:>5} {:>5} {:>10.4f} {:>10.3f} {:>8.1f}%\n", m.gpu, m.count, m.spot ? "yes" : "no",
@@ -41,11 +46,19 @@ std::string FormatPlanTable(const planner::PlanResult& r) {
                      100 * (1 - r.usd_per_hour / b.usd_per_hour), b.option == r.best_single ? "  (best single)" : "");
   }
   if (r.best_single >= 0) {
-    s += fmt::format("  saving vs the best single type: {:.1f}% (no plan can save more than {:.1f}%: fluid bound)\n",
+    s += fmt::format("  saving vs the best single type: {:.1f}% (no on-demand plan can save more than {:.1f}% at the mean rate: fluid bound)\n",
                      r.saving_pct, r.max_saving_pct);
   }
+  if (!r.melange_input) {
+    s += fmt::format("  Mélange's way (mean rate, no burst sizing): ${:.4f}/h, saving {:.1f}% vs its best single type",
+                     r.mean_rate.usd_per_hour, r.mean_rate.saving_pct);
+    if (r.mean_rate.held_out_attainment >= 0) {
+      s += fmt::format(", held-out attainment {:.2f}%", 100 * r.mean_rate.held_out_attainment);
+    }
+    s += "\n";
+  }
   if (r.verified_run) {
-    s += fmt::format("  verified by replay: {:.2f}% of {} servable requests within both SLOs", 100 * r.verified.slo_attainment,
+    s += fmt::format("  verified by replay (held-out half): {:.2f}% of {} servable requests within both SLOs", 100 * r.verified.slo_attainment,
                      r.verified.servable);
     if (r.config.spot) {
       s += fmt::format(" ({} spot GPUs lost, {} requests lost with them)", r.verified.preemptions,
@@ -58,8 +71,9 @@ std::string FormatPlanTable(const planner::PlanResult& r) {
 
 std::string PlanHtml(const planner::PlanResult& r) {
   std::string h = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Seedance plan</title></head><body>\n";
-  h += fmt::format("<h1>GPU mix for {}</h1>\n<p>{:.3f} req/s, TTFT SLO {:g} s, TPOT SLO {:g} ms.</p>\n",
-                   HtmlEscape(r.config.trace), r.rate_rps, r.config.slo_ttft_s, 1e3 * r.config.slo_tpot_s);
+  h += fmt::format("<h1>GPU mix for {}</h1>\n<p>{:.3f} req/s, TTFT SLO {:g} s, TPOT SLO {:g} ms; sized for x{:.3f} "
+                   "of the rate (bursts).</p>\n",
+                   HtmlEscape(r.config.trace), r.rate_rps, r.config.slo_ttft_s, 1e3 * r.config.slo_tpot_s, r.burst_factor);
   h += "<table border=\"1\"><tr><th>GPU</th><th>count</th><th>spot</th><th>$/GPU-h</th><th>load (GPUs)</th><th>headroom</th></tr>\n";
   for (const planner::MixEntry& m : r.mix) {
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.4f}</td><td>{:.3f}</td><td>{:.1f}%</td></tr>\n",
