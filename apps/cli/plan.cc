@@ -1,6 +1,7 @@
 // seedance plan: the cheapest GPU mix (types and counts, on demand and spot) for an LLM traffic
 // trace at its TTFT / TPOT SLOs, from capacities the batching engine measures, verified by
 // replaying the trace on the chosen fleet; or Mélange's own input format solved as is.
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -33,6 +34,15 @@ struct PlanOptions {
   std::uint64_t seed = 42;
 };
 
+// The capacity cache outside --out (a failed run leaves no output behind, but keeps its profiles):
+// $SEEDANCE_CACHE_DIR, else $XDG_CACHE_HOME/seedance/plan, else ~/.cache/seedance/plan.
+std::string DefaultCacheDir() {
+  if (const char* d = std::getenv("SEEDANCE_CACHE_DIR"); d != nullptr && *d != '\0') return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') return std::string(x) + "/seedance/plan";
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') return std::string(h) + "/.cache/seedance/plan";
+  return ".seedance-cache/plan";
+}
+
 // The planner's "cannot be met" (kFailedPrecondition) is an input problem: exit code 2.
 int Report(const Status& s) {
   if (s.code() == StatusCode::kFailedPrecondition) return ReportError(InvalidArgumentError(s.message()));
@@ -62,7 +72,7 @@ int RunPlanCommand(const PlanOptions& o) {
     c.slice_factor = o.slice_factor;
     c.policy = o.policy;
     c.prices_path = o.prices;
-    c.cache_dir = o.cache.empty() ? o.out + "/cache" : o.cache;
+    c.cache_dir = o.cache.empty() ? DefaultCacheDir() : o.cache;
     c.verify = !o.no_verify;
     c.seed = o.seed;
     r = planner::Plan(c, &std::cerr);
@@ -106,7 +116,7 @@ Action RegisterPlan(CLI::App& app) {
   cmd->add_option("--gpus", o->gpus, "GPU types to mix: l4, a10g, a100, h100")->capture_default_str();
   cmd->add_flag("--spot", o->spot, "also buy spot GPUs, with an on-demand reserve for a preemption");
   cmd->add_option("--out", o->out, "output directory (created if missing)")->capture_default_str();
-  cmd->add_option("--cache", o->cache, "capacity profile cache directory (default: OUT/cache)");
+  cmd->add_option("--cache", o->cache, "capacity profile cache (default: $SEEDANCE_CACHE_DIR, else ~/.cache/seedance/plan)");
   cmd->add_option("--grid", o->grid, "melange | fine: request-size buckets")->capture_default_str();
   cmd->add_option("--slice-factor", o->slice_factor, "Mélange's F: slices per bucket")->capture_default_str();
   cmd->add_option("--policy", o->policy, "batching policy every GPU runs (vllm, seedance, ...)")->capture_default_str();
