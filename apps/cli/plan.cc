@@ -21,6 +21,8 @@ struct PlanOptions {
   std::string slo_tpot = "120ms";
   std::string slo_ttft = "2s";
   double rate = 0;
+  std::string rate_curve;
+  std::string cold_start = "180s";
   std::string gpus = "l4,a10g,a100,h100";
   bool spot = false;
   std::string out = "seedance-plan";
@@ -65,6 +67,11 @@ int RunPlanCommand(const PlanOptions& o) {
     c.slo_ttft_s = *ttft;
     if (o.rate < 0) return Report(InvalidArgumentError("--rate must be > 0"));
     c.rate_rps = o.rate;
+    if (o.rate > 0 && !o.rate_curve.empty()) return Report(InvalidArgumentError("--rate and --rate-curve exclude each other"));
+    c.rate_curve = o.rate_curve;
+    auto cold = ParsePositiveDuration(o.cold_start);
+    if (!cold) return Report(InvalidArgumentError(fmt::format("--cold-start '{}': expected a positive duration like 180s", o.cold_start)));
+    c.cold_start_s = *cold;
     c.gpus = SplitCommaList(o.gpus);
     c.spot = o.spot;
     c.grid = o.grid;
@@ -113,6 +120,11 @@ Action RegisterPlan(CLI::App& app) {
   cmd->add_option("--slo-tpot", o->slo_tpot, "time-per-output-token SLO")->capture_default_str();
   cmd->add_option("--slo-ttft", o->slo_ttft, "time-to-first-token SLO")->capture_default_str();
   cmd->add_option("--rate", o->rate, "request rate to plan for, req/s (default: the trace's own; arena: 1)");
+  cmd->add_option("--rate-curve", o->rate_curve,
+                  "a day's rate curve, CSV start_s,rate_rps: plan the peak and compare a static peak "
+                  "fleet with one resized every period");
+  cmd->add_option("--cold-start", o->cold_start, "with --rate-curve: boot time billed before a GPU serves")
+      ->capture_default_str();
   cmd->add_option("--gpus", o->gpus, "GPU types to mix: l4, a10g, a100, h100")->capture_default_str();
   cmd->add_flag("--spot", o->spot, "also buy spot GPUs, with an on-demand reserve for a preemption");
   cmd->add_option("--out", o->out, "output directory (created if missing)")->capture_default_str();

@@ -12,6 +12,7 @@
 
 #include "seedance/batching/replay.h"
 #include "seedance/cluster/gpu_model.h"
+#include "seedance/core/csv.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/planner/melange.h"
 #include "seedance/sim/fleet.h"
@@ -69,6 +70,28 @@ struct Wrr {
     return best;
   }
 };
+
+struct CurvePoint {
+  double start_s = 0, rate_rps = 0;
+};
+
+Result<std::vector<CurvePoint>> LoadRateCurve(const std::string& path) {
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(path));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t cs, t.ColumnIndex("start_s"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t cr, t.ColumnIndex("rate_rps"));
+  std::vector<CurvePoint> out;
+  for (const CsvTable::Row& row : t.rows()) {
+    SEEDANCE_ASSIGN_OR_RETURN(double s, t.Double(row, cs));
+    SEEDANCE_ASSIGN_OR_RETURN(double r, t.Double(row, cr));
+    if (out.empty() && s != 0) return t.FieldError(row, cs, "the first period must start at 0");
+    if (!out.empty() && !(s > out.back().start_s)) return t.FieldError(row, cs, "must be above the previous start");
+    if (!(s < 86400)) return t.FieldError(row, cs, "must be below 86400 (one day)");
+    if (!(r > 0) || !std::isfinite(r)) return t.FieldError(row, cr, "must be a number > 0");
+    out.push_back(CurvePoint{s, r});
+  }
+  if (out.empty()) return InvalidArgumentError(path + ": no periods");
+  return out;
+}
 
 struct VerifyContext {
   const PlanConfig& cfg;
@@ -299,12 +322,20 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
       spot_series.push_back(pooled);
     }
   }
+  std::vector<CurvePoint> curve;
+  if (!cfg.rate_curve.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(curve, LoadRateCurve(cfg.rate_curve));
+  }
   // Trace.
   bool lengths_only = false;
   SEEDANCE_ASSIGN_OR_RETURN(batching::Trace trace, batching::LoadAnyTrace(TracePath(cfg), &lengths_only));
   SEEDANCE_ASSIGN_OR_RETURN(res.workload, BucketTrace(trace, grid, model.max_context));
   const Workload& w = res.workload;
   res.rate_rps = cfg.rate_rps > 0 ? cfg.rate_rps : (w.rate_rps > 0 ? w.rate_rps : 1.0);
+  if (!curve.empty()) {
+    res.rate_rps = 0;
+    for (const CurvePoint& p : curve) res.rate_rps = std::max(res.rate_rps, p.rate_rps);  // plan the peak
+  }
   say(fmt::format("trace {}: {} requests ({} exceed the {}-token context), {:.3f} req/s planned", w.name,
                   w.total, w.over_context, model.max_context, res.rate_rps));
   std::vector<bool> needed(w.fraction.size());
@@ -469,10 +500,12 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
                                                 [](const AllocationProblem& q) { return SolveAllocation(q); }));
   }
   // Every single type at its own calibrated factor (the baselines at their best).
+  std::vector<double> single_factor(specs.size(), 1.0);
   for (std::size_t g = 0; g < specs.size(); ++g) {
     SingleType s = SingleTypeBaselines(od)[g];
     if (s.feasible) {
       SEEDANCE_ASSIGN_OR_RETURN(Calibrated c1, calibrate(od, res.gpu_names[g] + " only", single_alloc(g)));
+      single_factor[g] = c1.factor;
       s.count = c1.alloc.count[g];
       s.load = c1.alloc.load[g];
       s.usd_per_hour = c1.alloc.usd_per_hour;
@@ -510,6 +543,56 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
     }
     res.curve.push_back(std::move(pt));
   }
+  if (!curve.empty()) {
+    // The day: every period planned at its rate (x each strategy's burst factor, calibrated at
+    // the peak); a GPU added at a boundary is billed for the cold start before it.
+    res.has_day = true;
+    DayPlan& d = res.day;
+    std::vector<int> prev(specs.size(), 0);
+    std::vector<int> single_prev(specs.size(), 0);
+    std::vector<double> single_total(specs.size(), 0.0);
+    std::vector<bool> single_ok(specs.size(), true);
+    for (std::size_t i = 0; i < curve.size(); ++i) {
+      DayPeriod p;
+      p.start_s = curve[i].start_s;
+      p.end_s = i + 1 < curve.size() ? curve[i + 1].start_s : 86400.0;
+      p.rate_rps = curve[i].rate_rps;
+      const double hours = (p.end_s - p.start_s) / 3600;
+      SEEDANCE_ASSIGN_OR_RETURN(Allocation a, SolveAllocation(scaled(od, p.rate_rps / res.rate_rps * mix.factor)));
+      p.count = a.count;
+      p.usd_per_hour = a.usd_per_hour;
+      d.autoscaled_usd += a.usd_per_hour * hours;
+      for (std::size_t g = 0; g < specs.size(); ++g) {
+        const double boot = std::max(0, a.count[g] - prev[g]) * res.od_price[g] * cfg.cold_start_s / 3600;
+        d.autoscaled_usd += boot;
+        d.boot_usd += boot;
+        prev[g] = a.count[g];
+        const SingleType s = SingleTypeBaselines(scaled(od, p.rate_rps / res.rate_rps * single_factor[g]))[g];
+        if (!s.feasible) {
+          single_ok[g] = false;
+          continue;
+        }
+        single_total[g] += s.usd_per_hour * hours +
+                           std::max(0, s.count - single_prev[g]) * res.od_price[g] * cfg.cold_start_s / 3600;
+        single_prev[g] = s.count;
+      }
+      d.periods.push_back(std::move(p));
+    }
+    d.static_peak_usd = res.od_usd_per_hour * 24;
+    int bs = -1;
+    for (std::size_t g = 0; g < specs.size(); ++g) {
+      if (single_ok[g] && (bs < 0 || single_total[g] < single_total[static_cast<std::size_t>(bs)] - 1e-12)) bs = static_cast<int>(g);
+    }
+    if (bs >= 0) {
+      d.autoscaled_single_usd = single_total[static_cast<std::size_t>(bs)];
+      d.single_gpu = res.gpu_names[static_cast<std::size_t>(bs)];
+      for (std::size_t i = 0; i < d.periods.size(); ++i) {
+        d.periods[i].best_single_usd_per_hour =
+            SingleTypeBaselines(scaled(od, d.periods[i].rate_rps / res.rate_rps * single_factor[static_cast<std::size_t>(bs)]))
+                [static_cast<std::size_t>(bs)].usd_per_hour;
+      }
+    }
+  }
   res.assumptions = {
       fmt::format("capacity per GPU x bucket measured by the batching engine ({} policy, llama-2-7b FP16, "
                   "noisy ground truth, seed {}) at the bucket's upper edges, >= {:.1f}% of a probe's requests "
@@ -541,6 +624,12 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
       "within both SLOs; each single-type baseline gets its own factor the same way; the attainment "
       "reported is the held-out second half's (seed {})",
       chosen.factor, 100 * cfg.target_attainment, cfg.seed, cfg.seed + 1));
+  if (res.has_day) {
+    res.assumptions.push_back(fmt::format(
+        "day: {} periods from {}; each planned by the ILP at its rate (not replayed; the peak plan is); a GPU "
+        "added at a period boundary is billed {:g} s of cold start before it; removals are immediate",
+        res.day.periods.size(), cfg.rate_curve, cfg.cold_start_s));
+  }
   if (!cfg.verify) return res;
   say("verifying the plan by replay on the held-out half");
   SEEDANCE_ASSIGN_OR_RETURN(res.verified, Verify(ctx, final_problem, alloc, held));
@@ -662,6 +751,18 @@ std::string PlanJson(const PlanResult& r) {
     j["grid"] = {{"name", r.workload.grid.name},
                  {"input_edges", r.workload.grid.input_edges},
                  {"output_edges", r.workload.grid.output_edges}};
+  }
+  if (r.has_day) {
+    json d = {{"static_peak_usd", r.day.static_peak_usd}, {"autoscaled_usd", r.day.autoscaled_usd},
+              {"autoscaled_single_usd", r.day.autoscaled_single_usd}, {"single_gpu", r.day.single_gpu},
+              {"boot_usd", r.day.boot_usd}, {"cold_start_s", r.config.cold_start_s}};
+    d["periods"] = json::array();
+    for (const DayPeriod& p : r.day.periods) {
+      d["periods"].push_back({{"start_s", p.start_s}, {"end_s", p.end_s}, {"rate_rps", p.rate_rps},
+                              {"count", p.count}, {"usd_per_hour", p.usd_per_hour},
+                              {"best_single_usd_per_hour", p.best_single_usd_per_hour}});
+    }
+    j["day"] = d;
   }
   j["assumptions"] = r.assumptions;
   return j.dump(2) + "\n";

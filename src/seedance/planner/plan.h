@@ -30,6 +30,11 @@ struct PlanConfig {
   std::uint64_t seed = 42;           // verification: arrivals (lengths-only traces), step noise
   double verify_s = 1800;            // lengths-only traces: seconds of Poisson arrivals replayed
   bool verify = true;
+  // A day's rate curve (CSV start_s,rate_rps; periods [start_i, start_i+1), the last to 86,400 s):
+  // the main plan is for its peak; DayPlan compares a static peak fleet with a fleet resized every
+  // period (GPUs added at a boundary are billed from cold_start_s before it).
+  std::string rate_curve;
+  double cold_start_s = 180;
   bool calibrate = true;             // size for bursts: raise the planned rate until the replay holds
   double target_attainment = 0.995;  // on the calibration half
 };
@@ -57,6 +62,21 @@ struct Verification {
   double spot_window_start_s = -1;   // where in the spot series the replay started (spot plans)
   int preemptions = 0;               // spot GPUs lost during the replay
   double ttft_p99_s = 0, tpot_p99_s = 0;
+};
+
+struct DayPeriod {
+  double start_s = 0, end_s = 0, rate_rps = 0;
+  std::vector<int> count;            // GPUs per type (on demand) in this period
+  double usd_per_hour = 0;
+  double best_single_usd_per_hour = 0;  // the day's best single type, resized
+};
+struct DayPlan {
+  std::vector<DayPeriod> periods;
+  double static_peak_usd = 0;        // the peak plan held all day
+  double autoscaled_usd = 0;         // mix resized every period, cold starts billed
+  double autoscaled_single_usd = 0;  // the cheapest single type over the day, resized, cold starts billed
+  std::string single_gpu;
+  double boot_usd = 0;               // of autoscaled_usd: GPUs billed while booting
 };
 
 // Mélange's way on the same capacities: the mean rate, no burst calibration.
@@ -89,6 +109,8 @@ struct PlanResult {
   double calibration_attainment = -1;
   MeanRatePlan mean_rate;
   bool melange_input = false;
+  DayPlan day;                             // with a rate curve
+  bool has_day = false;
   double od_usd_per_hour = 0;              // the on-demand plan (equals usd_per_hour without --spot)
   std::vector<CostPoint> curve;
   Verification verified;

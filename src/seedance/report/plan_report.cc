@@ -57,6 +57,12 @@ std::string FormatPlanTable(const planner::PlanResult& r) {
     }
     s += "\n";
   }
+  if (r.has_day) {
+    s += fmt::format("  day ({} periods): static peak fleet ${:.2f}; resized every period ${:.2f} (of it ${:.2f} "
+                     "booting); best single type resized ({}) ${:.2f}\n",
+                     r.day.periods.size(), r.day.static_peak_usd, r.day.autoscaled_usd, r.day.boot_usd,
+                     r.day.single_gpu, r.day.autoscaled_single_usd);
+  }
   if (r.verified_run) {
     s += fmt::format("  verified by replay (held-out half): {:.2f}% of {} servable requests within both SLOs", 100 * r.verified.slo_attainment,
                      r.verified.servable);
@@ -115,6 +121,26 @@ std::string PlanHtml(const planner::PlanResult& r) {
       series.push_back(std::move(s));
     }
     h += RenderLineChart(spec, series);
+  }
+  if (r.has_day) {
+    LineChartSpec spec;
+    spec.id = "plan-day";
+    spec.title = "A day: $ per hour by period";
+    spec.x.label = "hour of the day";
+    spec.y.label = "$ per hour";
+    ChartSeries mix{"mix, resized", {}, kColors[0], false, 3};
+    ChartSeries single{r.day.single_gpu + " only, resized", {}, kColors[1], true, 2};
+    ChartSeries stat{"static peak mix", {}, "#999999", true, 1.5};
+    for (const planner::DayPeriod& p : r.day.periods) {
+      for (double t : {p.start_s, p.end_s}) {
+        mix.points.push_back({t / 3600, p.usd_per_hour});
+        single.points.push_back({t / 3600, p.best_single_usd_per_hour});
+        stat.points.push_back({t / 3600, r.od_usd_per_hour});
+      }
+    }
+    h += fmt::format("<p>Day: static peak fleet ${:.2f}; resized every period ${:.2f}; {} only, resized, ${:.2f}.</p>\n",
+                     r.day.static_peak_usd, r.day.autoscaled_usd, HtmlEscape(r.day.single_gpu), r.day.autoscaled_single_usd);
+    h += RenderLineChart(spec, {mix, single, stat});
   }
   h += "<h2>Assumptions behind these figures</h2>\n<ul>\n";
   for (const std::string& a : r.assumptions) h += "<li>" + HtmlEscape(a) + "</li>\n";
