@@ -496,16 +496,26 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
       o.usd_per_hour = res.spot_availability[k] * res.spot_price[k];
       problem.gpus.push_back(std::move(o));
     }
-    SEEDANCE_ASSIGN_OR_RETURN(chosen, calibrate(problem, "mix with spot",
-                                                [](const AllocationProblem& q) { return SolveAllocation(q); }));
+    SEEDANCE_ASSIGN_OR_RETURN(Calibrated with_spot, calibrate(problem, "mix with spot",
+                                                              [](const AllocationProblem& q) { return SolveAllocation(q); }));
+    res.spot_plan_usd_per_hour = with_spot.alloc.usd_per_hour;
+    if (with_spot.alloc.usd_per_hour < mix.alloc.usd_per_hour - 1e-9) {
+      chosen = with_spot;
+    } else {
+      problem = od;  // spot does not pay here: keep the on-demand plan
+      say(fmt::format("spot plan ${:.4f}/h is not cheaper than on demand ${:.4f}/h: on demand kept",
+                      with_spot.alloc.usd_per_hour, mix.alloc.usd_per_hour));
+    }
   }
   // Every single type at its own calibrated factor (the baselines at their best).
   std::vector<double> single_factor(specs.size(), 1.0);
+  std::vector<Calibrated> single_cal(specs.size());
   for (std::size_t g = 0; g < specs.size(); ++g) {
     SingleType s = SingleTypeBaselines(od)[g];
     if (s.feasible) {
       SEEDANCE_ASSIGN_OR_RETURN(Calibrated c1, calibrate(od, res.gpu_names[g] + " only", single_alloc(g)));
       single_factor[g] = c1.factor;
+      single_cal[g] = c1;
       s.count = c1.alloc.count[g];
       s.load = c1.alloc.load[g];
       s.usd_per_hour = c1.alloc.usd_per_hour;
@@ -514,6 +524,14 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
   }
   const SingleType* best = BestSingle(res.single);
   res.best_single = best != nullptr ? best->option : -1;
+  // Every candidate above passed the same calibration; a single type that came out cheaper than
+  // the mix (coarse 1.15 steps can land the mix above it) is the plan.
+  if (best != nullptr && best->usd_per_hour < chosen.alloc.usd_per_hour - 1e-9) {
+    chosen = single_cal[static_cast<std::size_t>(best->option)];
+    problem = od;
+    say(fmt::format("the calibrated {} fleet is cheaper than the calibrated mix: it is the plan",
+                    res.gpu_names[static_cast<std::size_t>(best->option)]));
+  }
   const Allocation& alloc = chosen.alloc;
   res.burst_factor = chosen.factor;
   res.calibration_attainment = chosen.calib.slo_attainment;
@@ -685,6 +703,7 @@ std::string PlanJson(const PlanResult& r) {
   j["usd_per_hour"] = r.usd_per_hour;
   j["usd_per_million_tokens"] = r.usd_per_mtok;
   j["on_demand_usd_per_hour"] = r.od_usd_per_hour;
+  if (r.config.spot) j["spot_plan_usd_per_hour"] = r.spot_plan_usd_per_hour;
   j["lower_bound_usd_per_hour"] = r.lower_bound_usd_per_hour;
   if (r.best_single >= 0) {
     const SingleType& b = r.single[static_cast<std::size_t>(r.best_single)];

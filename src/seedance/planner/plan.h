@@ -112,6 +112,7 @@ struct PlanResult {
   DayPlan day;                             // with a rate curve
   bool has_day = false;
   double od_usd_per_hour = 0;              // the on-demand plan (equals usd_per_hour without --spot)
+  double spot_plan_usd_per_hour = 0;       // the calibrated plan with spot options (kept only if cheaper)
   std::vector<CostPoint> curve;
   Verification verified;
   bool verified_run = false;

@@ -32,7 +32,10 @@ std::string FormatPlanTable(const planner::PlanResult& r) {
   }
   s += fmt::format("  cost ${:.4f}/h", r.usd_per_hour);
   if (r.usd_per_mtok > 0) s += fmt::format(", ${:.4f} per million tokens", r.usd_per_mtok);
-  if (r.config.spot) s += fmt::format(" (on demand only: ${:.4f}/h)", r.od_usd_per_hour);
+  if (r.config.spot) {
+    s += fmt::format(" (on demand only: ${:.4f}/h; with spot: ${:.4f}/h{})", r.od_usd_per_hour, r.spot_plan_usd_per_hour,
+                     r.spot_plan_usd_per_hour < r.od_usd_per_hour - 1e-9 ? "" : ", not cheaper: on demand kept");
+  }
   s += "\n";
   s += fmt::format("  fluid lower bound ${:.4f}/h\n", r.lower_bound_usd_per_hour);
   s += "  single-type baselines:\n";
