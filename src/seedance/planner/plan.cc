@@ -712,17 +712,22 @@ std::string PlanJson(const PlanResult& r) {
   } else {
     j["best_single"] = nullptr;
   }
-  j["single"] = json::array();
-  for (const SingleType& s : r.single) {
-    json e = {{"gpu", r.gpu_names[static_cast<std::size_t>(s.option)]}, {"feasible", s.feasible}};
-    if (s.feasible) {
-      e["count"] = s.count;
-      e["load_gpus"] = s.load;
-      e["usd_per_hour"] = s.usd_per_hour;
-      e["saving_pct"] = 100 * (1 - r.usd_per_hour / s.usd_per_hour);
+  // Every single-type baseline and the saving of a plan costing `usd` against it.
+  auto singles = [&](const std::vector<SingleType>& list, double usd) {
+    json out = json::array();
+    for (const SingleType& s : list) {
+      json e = {{"gpu", r.gpu_names[static_cast<std::size_t>(s.option)]}, {"feasible", s.feasible}};
+      if (s.feasible) {
+        e["count"] = s.count;
+        e["load_gpus"] = s.load;
+        e["usd_per_hour"] = s.usd_per_hour;
+        e["saving_pct"] = 100 * (1 - usd / s.usd_per_hour);
+      }
+      out.push_back(e);
     }
-    j["single"].push_back(e);
-  }
+    return out;
+  };
+  j["single"] = singles(r.single, r.usd_per_hour);
   j["saving_pct"] = r.saving_pct;
   j["max_saving_pct"] = r.max_saving_pct;
   j["verified_slo_attainment"] = r.verified_run ? json(r.verified.slo_attainment) : json(nullptr);
@@ -731,16 +736,7 @@ std::string PlanJson(const PlanResult& r) {
     j["calibration_slo_attainment"] = r.calibration_attainment;
     json m = {{"usd_per_hour", r.mean_rate.usd_per_hour}, {"saving_pct", r.mean_rate.saving_pct},
               {"held_out_slo_attainment", r.mean_rate.held_out_attainment}};
-    m["single"] = json::array();
-    for (const SingleType& s : r.mean_rate.single) {
-      json e = {{"gpu", r.gpu_names[static_cast<std::size_t>(s.option)]}, {"feasible", s.feasible}};
-      if (s.feasible) {
-        e["count"] = s.count;
-        e["usd_per_hour"] = s.usd_per_hour;
-        e["saving_pct"] = 100 * (1 - r.mean_rate.usd_per_hour / s.usd_per_hour);
-      }
-      m["single"].push_back(e);
-    }
+    m["single"] = singles(r.mean_rate.single, r.mean_rate.usd_per_hour);
     j["mean_rate_plan"] = m;
   }
   if (r.verified_run) {

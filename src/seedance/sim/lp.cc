@@ -54,13 +54,17 @@ void LinearProgram::ClearObjective() {
   for (int j = 1; j <= columns_; ++j) glp_set_obj_coef(P(lp_), j, 0.0);
 }
 
-void LinearProgram::SetInteger(int col) { glp_set_col_kind(P(lp_), col + 1, GLP_IV); }
-
-Status LinearProgram::SolveInteger() {
+void LinearProgram::LoadMatrix() {
   if (!loaded_) {
     glp_load_matrix(P(lp_), static_cast<int>(ia_.size()) - 1, ia_.data(), ja_.data(), ar_.data());
     loaded_ = true;
   }
+}
+
+void LinearProgram::SetInteger(int col) { glp_set_col_kind(P(lp_), col + 1, GLP_IV); }
+
+Status LinearProgram::SolveInteger() {
+  LoadMatrix();
   glp_iocp parm;
   glp_init_iocp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
@@ -82,10 +86,7 @@ Status LinearProgram::SolveInteger() {
 }
 
 Status LinearProgram::Solve() {
-  if (!loaded_) {
-    glp_load_matrix(P(lp_), static_cast<int>(ia_.size()) - 1, ia_.data(), ja_.data(), ar_.data());
-    loaded_ = true;
-  }
+  LoadMatrix();
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;

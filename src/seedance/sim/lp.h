@@ -41,6 +41,8 @@ class LinearProgram {
   int rows() const { return rows_; }
 
  private:
+  void LoadMatrix();  // hands the rows added so far to GLPK (once per change)
+
   void* lp_;  // glp_prob*
   int columns_ = 0;
   int rows_ = 0;
