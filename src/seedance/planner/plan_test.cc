@@ -131,6 +131,25 @@ TEST(PlanTest, BadInputIsNamed) {
   EXPECT_NE(r.error().message().find("empty.csv"), std::string::npos) << r.error().message();
 }
 
+// A day: resizing every period never costs more than holding the peak fleet all day (the peak
+// plan is one of the period plans), and the cold starts are billed.
+TEST(PlanTest, RateCurveResizesTheFleet) {
+  const std::string dir = TempDir("curve");
+  PlanConfig c = SmallConfig(dir);
+  c.rate_rps = 0;
+  ASSERT_TRUE(WriteFileAtomically(dir + "/curve.csv", "start_s,rate_rps\n0,0.5\n21600,4\n43200,1\n").ok());
+  c.rate_curve = dir + "/curve.csv";
+  auto r = Plan(c, nullptr);
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  ASSERT_TRUE(r->has_day);
+  EXPECT_EQ(r->rate_rps, 4);  // the main plan is the peak's
+  ASSERT_EQ(r->day.periods.size(), 3u);
+  EXPECT_EQ(r->day.periods[2].end_s, 86400);
+  EXPECT_LE(r->day.autoscaled_usd, r->day.static_peak_usd + 1e-9);
+  EXPECT_GT(r->day.boot_usd, 0);
+  EXPECT_LT(r->day.periods[0].usd_per_hour, r->day.periods[1].usd_per_hour);
+}
+
 TEST(PlanTest, MelangeConfigAsAPlan) {
   auto r = PlanMelange(kData + "/melange/repo_example_config.json");
   ASSERT_TRUE(r.has_value());
