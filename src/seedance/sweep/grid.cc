@@ -155,8 +155,8 @@ nlohmann::json Cell::Params() const {
 
 std::string CellId(const nlohmann::json& params) {
   std::uint64_t h = 1469598103934665603ULL;  // FNV-1a offset basis
-  for (unsigned char c : params.dump()) {
-    h ^= c;
+  for (char c : params.dump()) {
+    h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ULL;
   }
   char buf[17];
@@ -269,7 +269,8 @@ Result<Grid> ParseGrid(const std::string& name, const std::string& text, const s
       return Bad(name, LineOf(config), "config", "cannot open '" + g.config_path + "'");
     }
     g.config_text = *text_or;
-    SEEDANCE_RETURN_IF_ERROR(sim::ParseSimConfig(g.config_path, g.config_text).status());
+    auto base = sim::ParseSimConfig(g.config_path, g.config_text);
+    if (!base.has_value()) return base.error();
   }
   std::size_t cells = g.workloads.size() * g.policies.size() * g.seeds.size();
   for (const auto& a : g.axes) cells *= a.values.size();

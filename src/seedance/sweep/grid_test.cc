@@ -44,8 +44,10 @@ TEST(SweepGrid, ExpandsEveryCombinationInAFixedOrder) {
   EXPECT_EQ(cells[0].policy, "fifo");
   EXPECT_EQ(cells[1].seed, 1u);
   EXPECT_EQ(cells[3].policy, "seedance");
-  EXPECT_EQ(cells[6].values["scheduler.cost_aware.max_price_ratio"], 0.9);
-  EXPECT_EQ(cells[12].values["spot_price_ratio"], 0.5);
+  EXPECT_EQ(cells[6].values["spot_price_ratio"], 0.5);  // keys sorted: spot_price_ratio is last
+  EXPECT_EQ(cells[6].values["scheduler.cost_aware.max_price_ratio"], 0.6);
+  EXPECT_EQ(cells[12].values["scheduler.cost_aware.max_price_ratio"], 0.9);
+  EXPECT_EQ(cells[12].values["spot_price_ratio"], 0.3);
   EXPECT_EQ(cells[24].workload, "gavel");
 }
 
@@ -70,7 +72,7 @@ TEST(SweepGrid, CellIdsDoNotDependOnOrderOrOtherCells) {
 TEST(SweepGrid, ValuesReachTheScenarioAndTheConfig) {
   auto g = ParseGrid("grid.yaml", kGrid, "");
   ASSERT_TRUE(g.has_value());
-  const Cell cell = ExpandGrid(*g)[6];  // max_price_ratio 0.9, spot 0.3
+  const Cell cell = ExpandGrid(*g)[12];  // max_price_ratio 0.9, spot 0.3
   auto task = TaskOf(*g, cell);
   ASSERT_TRUE(task.has_value()) << task.error().message();
   EXPECT_DOUBLE_EQ(task->duration_s, 6 * 3600.0);

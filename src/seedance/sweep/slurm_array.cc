@@ -221,7 +221,7 @@ Result<SlurmReport> RunOnSlurm(const Plan& plan, const std::string& dir, const s
         }
       }
       std::size_t done = total - missing.size();
-      for (const CellTask* t : missing) done += std::filesystem::exists(CellPath(dir, t->cell.id)) ? 1 : 0;
+      for (const CellTask* t : missing) done += std::filesystem::exists(CellPath(dir, t->cell.id)) ? 1u : 0u;
       if (progress && done != shown) {
         progress("sweep: " + std::to_string(done) + "/" + std::to_string(total) + " cells done (job " + job + ": " +
                  std::to_string(running) + " running, " + std::to_string(pending) + " pending)");

@@ -194,7 +194,8 @@ Result<nlohmann::json> MergeResults(const Plan& plan, const std::string& dir) {
     std::vector<Acc>& group = accs[it->second];
     auto a = std::find_if(group.begin(), group.end(), [&c](const Acc& x) { return x.policy == c.policy; });
     if (a == group.end()) {
-      group.push_back(Acc{c.policy});
+      group.emplace_back();
+      group.back().policy = c.policy;
       a = group.end() - 1;
     }
     const nlohmann::json& m = cells[i]["metrics"];
