@@ -27,30 +27,37 @@ cd "$WORK"
 "$SEEDANCE" sweep --grid grid.yaml --out local --threads 2 >local.out 2>local.err || { cat local.err >&2; fail "local run"; }
 [ "$(ls local/cells/*.json | wc -l)" = 60 ] || fail "local run: expected 60 cells"
 
-# First --slurm run: at most 4 tasks at once, one attempt, while we cancel tasks.
-set +e
-"$SEEDANCE" sweep --grid grid.yaml --out slurm --slurm --partition gpu --array-limit 4 --max-attempts 1 \
-  --poll 0.2s >slurm1.out 2>slurm1.err &
-DRIVER=$!
-set -e
-JOB=""
-for _ in $(seq 300); do
-  JOB=$(squeue -h -n seedance-sweep -o %F 2>/dev/null | head -1)
-  [ -n "$JOB" ] && break; sleep 0.1
-done
-[ -n "$JOB" ] || { kill "$DRIVER"; fail "no seedance-sweep array job appeared"; }
-# Cancel the last pending task (it never starts) and, if one is running now, a running task (killed
-# mid-cell: its cell must not be half-written).
-PENDING=$(squeue -h -r -j "$JOB" -t PD -o %i | tail -1)
-[ -n "$PENDING" ] || fail "no pending task to cancel in job $JOB"
-scancel "$PENDING"
-RUNNING=$(squeue -h -r -j "$JOB" -t R -o %i | head -1)
-[ -n "$RUNNING" ] && scancel "$RUNNING"
-echo "cancelled $PENDING ${RUNNING:-}"
-set +e; wait "$DRIVER"; RC=$?; set -e
-[ "$RC" = 1 ] || { cat slurm1.err >&2; fail "first --slurm run: exit $RC, expected 1 (cells missing)"; }
-grep -q "rerun the same command" slurm1.err || fail "first run does not say how to finish"
-for f in slurm/cells/*.json; do python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f" || fail "torn cell $f"; done
+# start_and_cancel OUT MAX_ATTEMPTS: a --slurm run (at most 12 tasks at once, so they spread over
+# nodes) in the background; cancels the last pending task (it never starts) and, if one is running
+# at that moment, a running task (killed mid-cell: its cell must not be half-written). Sets RC.
+start_and_cancel() {
+  local out=$1 attempts=$2 job="" pending running driver
+  set +e
+  "$SEEDANCE" sweep --grid grid.yaml --out "$out" --slurm --partition gpu --array-limit 12 \
+    --max-attempts "$attempts" --poll 0.2s >"$out.out" 2>"$out.err" &
+  driver=$!
+  set -e
+  for _ in $(seq 300); do
+    job=$(squeue -h -n seedance-sweep -o %F 2>/dev/null | head -1)
+    [ -n "$job" ] && break; sleep 0.1
+  done
+  [ -n "$job" ] || { kill "$driver"; fail "no seedance-sweep array job appeared"; }
+  pending=$(squeue -h -r -j "$job" -t PD -o %i | tail -1)
+  [ -n "$pending" ] || fail "no pending task to cancel in job $job"
+  scancel "$pending"
+  running=$(squeue -h -r -j "$job" -t R -o %i | head -1)
+  [ -n "$running" ] && scancel "$running"
+  echo "$out: cancelled $pending ${running:-}"
+  set +e; wait "$driver"; RC=$?; set -e
+  for f in "$out"/cells/*.json; do
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f" || fail "torn cell $f"
+  done
+}
+
+# 1. One attempt while tasks are cancelled: cells are missing, exit 1.
+start_and_cancel slurm 1
+[ "$RC" = 1 ] || { cat slurm.err >&2; fail "first --slurm run: exit $RC, expected 1 (cells missing)"; }
+grep -q "rerun the same command" slurm.err || fail "first run does not say how to finish"
 DONE=$(ls slurm/cells/*.json | wc -l)
 MISSING=$((60 - DONE))
 [ "$MISSING" -ge 1 ] || fail "cancelled tasks left no missing cell"
@@ -58,9 +65,9 @@ ls local/cells/*.json | xargs -n1 basename | sort >ids.all
 ls slurm/cells/*.json | xargs -n1 basename | sort >ids.done
 comm -23 ids.all ids.done | sed 's/\.json$//' >ids.missing
 
-# Rerun: only the missing cells are submitted (one new attempt), then everything merges.
-"$SEEDANCE" sweep --grid grid.yaml --out slurm --slurm --partition gpu --poll 0.2s >slurm2.out 2>slurm2.err \
-  || { cat slurm2.err >&2; fail "rerun failed"; }
+# 2. Rerun: only the missing cells are submitted (one new attempt), then everything merges.
+"$SEEDANCE" sweep --grid grid.yaml --out slurm --slurm --partition gpu --poll 0.2s >rerun.out 2>rerun.err \
+  || { cat rerun.err >&2; fail "rerun failed"; }
 LAST=$(ls slurm/slurm/attempt-*.ids | sed 's/.*attempt-\([0-9]*\)\.ids/\1/' | sort -n | tail -1)
 [ "$LAST" = 2 ] || fail "rerun used attempt $LAST, expected 2"
 sort slurm/slurm/attempt-2.ids >ids.rerun
@@ -71,4 +78,11 @@ cmp local/results.json slurm/results.json || fail "results.json differs between 
 cmp local/sweep_report.html slurm/sweep_report.html || fail "sweep_report.html differs"
 NODES=$(python3 -c 'import json,glob; print(len({json.load(open(f))["run"]["node"] for f in glob.glob("slurm/cells/*.json")}))')
 [ "$NODES" -ge 2 ] || fail "tasks ran on $NODES node(s), expected the cluster's"
-echo "ok: 60 cells, $MISSING missing after scancel, rerun ran only those; results identical; cells on $NODES nodes"
+
+# 3. Retries inside one run: the driver resubmits the cancelled cells itself (attempt 2) and merges.
+start_and_cancel retry 3
+[ "$RC" = 0 ] || { cat retry.err >&2; fail "retrying run: exit $RC, expected 0"; }
+[ -f retry/slurm/attempt-2.ids ] || fail "retrying run: no second attempt"
+cmp local/results.json retry/results.json || fail "results.json of the retrying run differs"
+echo "ok: 60 cells; $MISSING missing after scancel and the rerun ran only those; the retrying run resubmitted" \
+     "$(wc -l <retry/slurm/attempt-2.ids) cell(s) itself; results identical to local; cells on $NODES nodes"
