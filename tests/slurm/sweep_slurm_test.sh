@@ -84,5 +84,26 @@ start_and_cancel retry 3
 [ "$RC" = 0 ] || { cat retry.err >&2; fail "retrying run: exit $RC, expected 0"; }
 [ -f retry/slurm/attempt-2.ids ] || fail "retrying run: no second attempt"
 cmp local/results.json retry/results.json || fail "results.json of the retrying run differs"
+# 4. Preemption: `scontrol requeue` of a running task (a 2-second cell). Slurm kills it and holds the
+# requeued task until BeginTime; the driver releases it (StartTime=now) and the one attempt finishes.
+printf 'workloads: [llm-finetune]\npolicies: [gavel-las]\nseeds: [0]\nvalues:\n  duration: 7d\n' >slow.yaml
+set +e
+"$SEEDANCE" sweep --grid slow.yaml --out preempt --slurm --max-attempts 1 --poll 0.2s >preempt.out 2>preempt.err &
+DRIVER=$!
+set -e
+TASK=""
+for _ in $(seq 300); do
+  TASK=$(squeue -h -r -n seedance-sweep -t R -o %i 2>/dev/null | head -1)
+  [ -n "$TASK" ] && break; sleep 0.05
+done
+[ -n "$TASK" ] || { kill "$DRIVER"; fail "the slow cell never showed RUNNING"; }
+scontrol requeue "$TASK"
+set +e; timeout 120 tail --pid="$DRIVER" -f /dev/null; wait "$DRIVER"; RC=$?; set -e
+[ "$RC" = 0 ] || { cat preempt.err >&2; fail "preempted run: exit $RC, expected 0"; }
+RELEASED=$(python3 -c 'import json; print(json.load(open("preempt/manifest.json"))["slurm"]["attempts"][0]["released_from_begin_time"])')
+[ "$RELEASED" -ge 1 ] || fail "the requeued task was not released from BeginTime"
+[ -f preempt/results.json ] || fail "preempted run: no results.json"
+
 echo "ok: 60 cells; $MISSING missing after scancel and the rerun ran only those; the retrying run resubmitted" \
-     "$(wc -l <retry/slurm/attempt-2.ids) cell(s) itself; results identical to local; cells on $NODES nodes"
+     "$(wc -l <retry/slurm/attempt-2.ids) cell(s) itself; results identical to local; cells on $NODES nodes;" \
+     "a requeued (preempted) task was released and finished in one attempt"
