@@ -9,17 +9,10 @@
 #include <sstream>
 
 #include "seedance/core/file_util.h"
+#include "seedance/sweep/sweep_testing.h"
 
 namespace seedance::sweep {
 namespace {
-
-const char* const kGrid =
-    "workloads: [llm-finetune]\n"
-    "policies: [fifo, seedance]\n"
-    "seeds: [0, 1]\n"
-    "values:\n"
-    "  duration: 6h\n"
-    "  on_demand_quota: [8, 24]\n";
 
 // Plays slurmctld: sbatch queues an array; the first squeue shows it (task 0 held for BeginTime,
 // as a requeued task is); the second runs every task that is not killed (each one
@@ -86,33 +79,18 @@ class CountingSleeper : public Sleeper {
   double slept = 0;
 };
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::Slurp;
 
-class SlurmArrayTest : public ::testing::Test {
+class SlurmArrayTest : public testing::SmallGridTest {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() /
-            ("seedance_slurm_array_test_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(root_);
-    auto g = ParseGrid("grid.yaml", kGrid, "");
-    ASSERT_TRUE(g.has_value()) << g.error().message();
-    auto p = MakePlan(*g, DataDir(), "test-build");
-    ASSERT_TRUE(p.has_value());
-    plan_ = *p;
-    dir_ = (root_ / "slurm").string();
+    testing::SmallGridTest::SetUp();
+    dir_ = Dir("slurm");
     ASSERT_TRUE(WritePlan(plan_, dir_).ok());
     options_.exe = "/opt/seedance/bin/seedance";
     options_.partition = "gpu";
     options_.array_limit = 2;
   }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-
   std::vector<std::vector<std::string>> Sbatches(const FakeSlurm& f) {
     std::vector<std::vector<std::string>> out;
     for (const auto& c : f.calls) {
@@ -121,9 +99,7 @@ class SlurmArrayTest : public ::testing::Test {
     return out;
   }
 
-  std::filesystem::path root_;
   std::string dir_;
-  Plan plan_;
   SlurmOptions options_;
 };
 
@@ -171,7 +147,7 @@ TEST_F(SlurmArrayTest, AKilledTaskIsResubmittedAloneAndResultsMatchTheLocalRun) 
   // Merged results equal a local run's, byte for byte.
   auto slurm_results = MergeResults(plan_, dir_);
   ASSERT_TRUE(slurm_results.has_value()) << slurm_results.error().message();
-  const std::string local = (root_ / "local").string();
+  const std::string local = Dir("local");
   ASSERT_TRUE(WritePlan(plan_, local).ok());
   SteadyClock clock;
   ASSERT_TRUE(RunLocal(plan_, MissingCells(plan_, local), local, 2, RunInfo{}, clock, nullptr).empty());

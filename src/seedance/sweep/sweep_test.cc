@@ -9,43 +9,15 @@
 #include <string>
 
 #include "seedance/core/file_util.h"
+#include "seedance/sweep/sweep_testing.h"
 
 namespace seedance::sweep {
 namespace {
 
-// 2 quotas x 2 policies x 2 seeds of a six-hour llm-finetune window: 8 small cells.
-const char* const kGrid =
-    "workloads: [llm-finetune]\n"
-    "policies: [fifo, seedance]\n"
-    "seeds: [0, 1]\n"
-    "values:\n"
-    "  duration: 6h\n"
-    "  on_demand_quota: [8, 24]\n";
+using testing::Slurp;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class SweepTest : public ::testing::Test {
+class SweepTest : public testing::SmallGridTest {
  protected:
-  void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() /
-            ("seedance_sweep_test_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(root_);
-    auto g = ParseGrid("grid.yaml", kGrid, "");
-    ASSERT_TRUE(g.has_value()) << g.error().message();
-    auto p = MakePlan(*g, DataDir(), "test-build");
-    ASSERT_TRUE(p.has_value()) << p.error().message();
-    plan_ = *p;
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-
-  std::string Dir(const std::string& name) { return (root_ / name).string(); }
-
   // Runs every missing cell locally and returns results.json's bytes.
   std::string RunAll(const std::string& dir, int threads) {
     EXPECT_TRUE(WritePlan(plan_, dir).ok());
@@ -59,9 +31,6 @@ class SweepTest : public ::testing::Test {
     EXPECT_TRUE(WriteMergedOutputs(*merged, dir).ok());
     return Slurp(dir + "/results.json");
   }
-
-  std::filesystem::path root_;
-  Plan plan_;
 };
 
 TEST_F(SweepTest, ResultsDoNotDependOnThreadsOrWhereCellsRan) {
