@@ -70,6 +70,59 @@ std::string FirstLine(const std::string& text) {
   return lines.empty() ? "" : lines.front();
 }
 
+// Polls squeue until array `job` has left the queue, releasing requeued tasks that Slurm holds
+// until BeginTime. Progress counts the cell files of `watched`. Returns the tasks released.
+Result<std::size_t> WaitForArray(const std::string& job, const std::string& dir, std::size_t total,
+                                 const std::vector<const CellTask*>& watched, const SlurmOptions& options,
+                                 CommandRunner& runner, Sleeper& sleeper, const Progress& progress) {
+  std::size_t released = 0;
+  std::map<std::string, int> released_at;  // task id -> poll of the last StartTime=now
+  int failures = 0;
+  std::size_t shown = static_cast<std::size_t>(-1);
+  for (int poll = 0;; ++poll) {
+    SEEDANCE_ASSIGN_OR_RETURN(CommandResult q, runner.Run({"squeue", "-h", "-r", "-j", job, "-o", "%i|%T|%r"}));
+    if (q.exit_code != 0) {
+      if (q.err.find("Invalid job id") != std::string::npos) return released;  // purged: long gone
+      if (++failures >= 10) return UnavailableError("squeue failed 10 times for job " + job + ": " + Trim(q.err));
+      sleeper.Sleep(options.poll_s);
+      continue;
+    }
+    failures = 0;
+    const std::vector<std::string> rows = Lines(q.out);
+    if (rows.empty()) return released;
+    std::size_t running = 0, pending = 0;
+    for (const auto& row : rows) {
+      std::vector<std::string> f;
+      std::stringstream ss(row);
+      std::string part;
+      while (std::getline(ss, part, '|')) f.push_back(part);
+      if (f.size() < 3) continue;
+      if (f[1] == "RUNNING" || f[1] == "COMPLETING") ++running;
+      if (f[1] != "PENDING") continue;
+      ++pending;
+      // A requeued task waits for BeginTime (about two minutes) unless released; the update is
+      // repeated every 5 polls while it stays held (it can race with the requeue itself).
+      if (f[2] == "BeginTime") {
+        auto it = released_at.find(f[0]);
+        if (it == released_at.end() || poll - it->second >= 5) {
+          SEEDANCE_ASSIGN_OR_RETURN(CommandResult u,
+                                    runner.Run({"scontrol", "update", "jobid=" + f[0], "StartTime=now"}));
+          if (u.exit_code == 0 && it == released_at.end()) ++released;
+          released_at[f[0]] = poll;
+        }
+      }
+    }
+    std::size_t done = total - watched.size();
+    for (const CellTask* t : watched) done += std::filesystem::exists(CellPath(dir, t->cell.id)) ? 1u : 0u;
+    if (progress && done != shown) {
+      progress("sweep: " + std::to_string(done) + "/" + std::to_string(total) + " cells done (job " + job + ": " +
+               std::to_string(running) + " running, " + std::to_string(pending) + " pending)");
+      shown = done;
+    }
+    sleeper.Sleep(options.poll_s);
+  }
+}
+
 }  // namespace
 
 Result<CommandResult> ProcessRunner::Run(const std::vector<std::string>& argv) {
@@ -159,6 +212,21 @@ Result<SlurmReport> RunOnSlurm(const Plan& plan, const std::string& dir, const s
   SEEDANCE_RETURN_IF_ERROR(EnsureDirectory(dir + "/slurm/logs"));
   const std::size_t total = plan.tasks.size();
   std::vector<const CellTask*> missing = todo;
+  // An earlier driver run into DIR may have left an array behind (killed driver): wait for it
+  // rather than run its cells twice, then count again.
+  bool waited = false;
+  for (int k = 1; k < NextAttempt(dir); ++k) {
+    std::ifstream in(AttemptPath(dir, k, "job"));
+    std::string job;
+    if (!(in >> job)) continue;
+    SEEDANCE_ASSIGN_OR_RETURN(CommandResult q, runner.Run({"squeue", "-h", "-j", job, "-o", "%i"}));
+    if (q.exit_code != 0 || Lines(q.out).empty()) continue;
+    if (progress) progress("sweep: array job " + job + " of an earlier run into this directory is still queued; waiting");
+    auto w = WaitForArray(job, dir, total, missing, options, runner, sleeper, progress);
+    if (!w.has_value()) return w.error();
+    waited = true;
+  }
+  if (waited) missing = MissingCells(plan, dir);
   for (int k = 0; k < options.max_attempts && !missing.empty(); ++k) {
     SlurmAttempt a;
     a.attempt = NextAttempt(dir);
@@ -178,57 +246,12 @@ Result<SlurmReport> RunOnSlurm(const Plan& plan, const std::string& dir, const s
                               "): " + Trim(sub.err.empty() ? sub.out : sub.err));
     }
     a.job_id = job;
+    SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(AttemptPath(dir, a.attempt, "job"), job + "\n"));
     if (progress) {
       progress("sweep: submitted " + std::to_string(missing.size()) + " cells as Slurm array job " + job +
                " (attempt " + std::to_string(a.attempt) + ")");
     }
-    std::map<std::string, int> released_at;  // task id -> poll of the last StartTime=now
-    int failures = 0;
-    std::size_t shown = static_cast<std::size_t>(-1);
-    for (int poll = 0;; ++poll) {
-      SEEDANCE_ASSIGN_OR_RETURN(CommandResult q,
-                                runner.Run({"squeue", "-h", "-r", "-j", job, "-o", "%i|%T|%r"}));
-      if (q.exit_code != 0) {
-        if (q.err.find("Invalid job id") != std::string::npos) break;  // purged: long gone
-        if (++failures >= 10) {
-          return UnavailableError("squeue failed 10 times for job " + job + ": " + Trim(q.err));
-        }
-        sleeper.Sleep(options.poll_s);
-        continue;
-      }
-      failures = 0;
-      const std::vector<std::string> rows = Lines(q.out);
-      if (rows.empty()) break;
-      std::size_t running = 0, pending = 0;
-      for (const auto& row : rows) {
-        std::vector<std::string> f;
-        std::stringstream ss(row);
-        std::string part;
-        while (std::getline(ss, part, '|')) f.push_back(part);
-        if (f.size() < 3) continue;
-        if (f[1] == "RUNNING" || f[1] == "COMPLETING") ++running;
-        if (f[1] != "PENDING") continue;
-        ++pending;
-        // A requeued task waits for BeginTime (about two minutes) unless released.
-        if (f[2] == "BeginTime") {
-          auto it = released_at.find(f[0]);
-          if (it == released_at.end() || poll - it->second >= 5) {
-            SEEDANCE_ASSIGN_OR_RETURN(CommandResult u,
-                                      runner.Run({"scontrol", "update", "jobid=" + f[0], "StartTime=now"}));
-            if (u.exit_code == 0 && it == released_at.end()) ++a.released;
-            released_at[f[0]] = poll;
-          }
-        }
-      }
-      std::size_t done = total - missing.size();
-      for (const CellTask* t : missing) done += std::filesystem::exists(CellPath(dir, t->cell.id)) ? 1u : 0u;
-      if (progress && done != shown) {
-        progress("sweep: " + std::to_string(done) + "/" + std::to_string(total) + " cells done (job " + job + ": " +
-                 std::to_string(running) + " running, " + std::to_string(pending) + " pending)");
-        shown = done;
-      }
-      sleeper.Sleep(options.poll_s);
-    }
+    SEEDANCE_ASSIGN_OR_RETURN(a.released, WaitForArray(job, dir, total, missing, options, runner, sleeper, progress));
     const std::size_t before = missing.size();
     missing = MissingCells(plan, dir);
     a.finished = before - std::min(before, missing.size());

@@ -76,7 +76,8 @@ struct SlurmReport {
 std::vector<std::string> SbatchCommand(const SlurmOptions& options, const std::string& dir, int attempt,
                                        std::size_t tasks);
 
-// Submits `todo` (the plan's missing cells) as an array, polls squeue until the array has left
+// First waits for any array of an earlier run into `dir` that is still queued
+// (DIR/slurm/attempt-K.job), then submits `todo` (the plan's missing cells) as an array, polls squeue until the array has left
 // the queue (sending `scontrol update jobid=X StartTime=now` to requeued tasks that Slurm holds
 // until BeginTime), then resubmits the cells still missing, up to options.max_attempts arrays.
 // Progress goes to `progress`. Errors: kUnavailable when sbatch fails or squeue keeps failing;

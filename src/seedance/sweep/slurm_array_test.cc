@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -37,6 +38,10 @@ class FakeSlurm : public CommandRunner {
     }
     if (cmd == "squeue") {
       const std::string job = std::to_string(100 + submissions);
+      if (std::find(argv.begin(), argv.end(), "-r") == argv.end()) {  // is an earlier array still queued?
+        return CommandResult{0, argv.at(3) == old_job && old_job_polls-- > 0 ? old_job + "\n" : "", ""};
+      }
+      if (argv.at(4) == old_job) return CommandResult{0, old_job_polls-- > 0 ? old_job + "_0|RUNNING|None\n" : "", ""};
       if (++polls_ == 1) {
         std::string out;
         for (std::size_t i = 0; i < tasks_; ++i) {
@@ -61,6 +66,8 @@ class FakeSlurm : public CommandRunner {
   std::set<std::pair<int, std::size_t>> killed;  // (submission, array index) that never finish
   int submissions = 0;
   bool fail_sbatch = false;
+  std::string old_job = "none";  // an array of an earlier run, queued for old_job_polls more polls
+  int old_job_polls = 0;
 
  private:
   std::string dir_;
@@ -180,6 +187,35 @@ TEST_F(SlurmArrayTest, GivingUpListsTheMissingCellsAndARerunRunsOnlyThose) {
   EXPECT_EQ(rerun->attempts[0].attempt, 2);
   EXPECT_EQ(rerun->attempts[0].cells, 2u);
   EXPECT_TRUE(MergeResults(plan_, dir_).has_value());
+}
+
+TEST_F(SlurmArrayTest, WaitsForAnArrayAnEarlierRunLeftQueued) {
+  ASSERT_TRUE(EnsureDirectory(dir_ + "/slurm").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/slurm/attempt-1.ids", "x\n").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/slurm/attempt-1.job", "77\n").ok());
+  FakeSlurm slurm(dir_);
+  slurm.old_job = "77";
+  slurm.old_job_polls = 3;
+  CountingSleeper sleeper;
+  std::vector<std::string> lines;
+  auto report = RunOnSlurm(plan_, dir_, MissingCells(plan_, dir_), options_, slurm, sleeper,
+                           [&lines](const std::string& l) { lines.push_back(l); });
+  ASSERT_TRUE(report.has_value()) << report.error().message();
+  EXPECT_TRUE(report->missing.empty());
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.front().find("array job 77 of an earlier run into this directory is still queued"),
+            std::string::npos);
+  // Submitted only after job 77 left the queue, as attempt 2.
+  std::size_t first_sbatch = 0, last_old = 0;
+  for (std::size_t i = 0; i < slurm.calls.size(); ++i) {
+    if (slurm.calls[i][0] == "sbatch" && first_sbatch == 0) first_sbatch = i;
+    if (slurm.calls[i][0] == "squeue" && std::find(slurm.calls[i].begin(), slurm.calls[i].end(), "77") !=
+                                             slurm.calls[i].end()) {
+      last_old = i;
+    }
+  }
+  EXPECT_LT(last_old, first_sbatch);
+  EXPECT_EQ(report->attempts.at(0).attempt, 2);
 }
 
 TEST_F(SlurmArrayTest, SbatchFailureIsReportedWithItsMessage) {

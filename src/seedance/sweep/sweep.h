@@ -19,7 +19,7 @@ namespace seedance::sweep {
 //                             node, slurm_job, attempt, wall_seconds}}
 //   DIR/cells/<id>.error      why the cell's last run failed (removed when it succeeds)
 //   DIR/slurm/attempt-K.ids   Slurm attempt K: line i is the cell of array task i
-//   DIR/slurm/attempt-K.sh    its batch script; DIR/slurm/logs/ the tasks' output
+//   DIR/slurm/attempt-K.sh    its batch script; attempt-K.job its job id; DIR/slurm/logs/ the tasks' output
 //   DIR/results.json, DIR/sweep_report.html   the merged outputs: a function of the grid only
 //   DIR/manifest.json         how this run went: build, mode, hosts, Slurm jobs, attempts, times
 // A rerun of the same grid into the same DIR runs only the cells without a valid cell file.
