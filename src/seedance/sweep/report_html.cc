@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "seedance/cost/money.h"
 #include "seedance/report/html.h"
 #include "seedance/report/svg_chart.h"
 #include "seedance/sweep/sweep.h"
@@ -27,7 +28,7 @@ std::string ValuesText(const nlohmann::json& values) {
   return out;
 }
 
-std::string Money(double usd) { return fmt::format("${:.2f}", usd); }
+std::string Usd(double usd) { return cost::FormatUsd(UsdFromDouble(usd), 2); }
 
 // The first axis with two or more numeric values, or empty.
 std::string ChartAxisKey(const nlohmann::json& grid) {
@@ -71,8 +72,8 @@ std::string SweepReportHtml(const nlohmann::json& results) {
     h += "<tr><td>" + HtmlEscape(ValuesText(group["values"])) + "</td>";
     for (const auto& p : group["policies"]) {
       const bool best = group["cheapest"].is_string() && group["cheapest"] == p["policy"];
-      std::string cell = Money(p["total_cost_usd"]["mean"].get<double>()) + " &plusmn; " +
-                         Money(p["total_cost_usd"]["sd"].get<double>()) + "<br>" +
+      std::string cell = Usd(p["total_cost_usd"]["mean"].get<double>()) + " &plusmn; " +
+                         Usd(p["total_cost_usd"]["sd"].get<double>()) + "<br>" +
                          fmt::format("{:.2f} h JCT", p["avg_jct_hours"]["mean"].get<double>());
       if (p["unfinished_runs"].get<int>() > 0) {
         cell += fmt::format("<br>unfinished on {} seed(s)", p["unfinished_runs"].get<int>());

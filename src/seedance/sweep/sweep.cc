@@ -1,5 +1,7 @@
 #include "seedance/sweep/sweep.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -26,9 +28,8 @@ Result<nlohmann::json> ReadJson(const std::string& path) {
 }
 
 std::string Describe(const Cell& c) {
-  std::string s = "cell " + c.id + " (" + c.workload + " " + c.policy + " seed " + std::to_string(c.seed);
-  if (!c.values.empty()) s += " " + c.values.dump();
-  return s + ")";
+  return fmt::format("cell {} ({} {} seed {}{}{})", c.id, c.workload, c.policy, c.seed, c.values.empty() ? "" : " ",
+                     c.values.empty() ? "" : c.values.dump());
 }
 
 }  // namespace
