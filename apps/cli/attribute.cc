@@ -177,9 +177,6 @@ int RunAttribute(const AttributeOptions& o) {
     }
     Rng rng(o.seed);
     intervals = ledger::MonteCarloIntervals(in, UsdNumber(r.idle), o.mc_samples, rng);
-    for (std::size_t i = 0; i < intervals.size(); ++i) {
-      intervals[i].point_usd = UsdNumber((*tenants)[i].cost);
-    }
   }
 
   if (o.output == "json") {
@@ -192,8 +189,8 @@ int RunAttribute(const AttributeOptions& o) {
     }
     Json unc = Json::array();
     for (const auto& t : intervals) {
-      unc.push_back({{"tenant", t.tenant}, {"cost_usd", t.point_usd}, {"mean_usd", t.mean_usd},
-                     {"p2_5_usd", t.p025_usd}, {"p97_5_usd", t.p975_usd}});
+      unc.push_back({{"tenant", t.tenant}, {"cost_usd", t.ledger_usd}, {"point_usd", t.point_usd},
+                     {"mean_usd", t.mean_usd}, {"p2_5_usd", t.p025_usd}, {"p97_5_usd", t.p975_usd}});
     }
     Json doc = {
         {"dimension", dim_name},
@@ -212,7 +209,11 @@ int RunAttribute(const AttributeOptions& o) {
           {"overhead_micro_usd", r.overhead.raw()},
           {"exact", r.exact()}}},
         {"apportionment", apportion},
-        {"uncertainty", {{"samples", o.mc_samples}, {"seed", o.seed}, {"tenants", unc}}},
+        {"uncertainty",
+         {{"quantity", std::string(ledger::kMonteCarloQuantity)},
+          {"samples", o.mc_samples},
+          {"seed", o.seed},
+          {"tenants", unc}}},
         {"join",
          {{"gpu_steps", p.telemetry.gpu_steps},
           {"by_labels", p.telemetry.joined_by_labels},
@@ -248,9 +249,10 @@ int RunAttribute(const AttributeOptions& o) {
     }
     if (!apportion_line.empty()) std::cout << apportion_line << "\n";
     for (const auto& t : intervals) {
-      std::cout << fmt::format("tenant {}: {} (Monte Carlo mean ${:.2f}, 95% interval ${:.2f} .. "
-                               "${:.2f}, {} samples)\n",
-                               t.tenant, Usd(UsdFromDouble(t.point_usd)), t.mean_usd, t.p025_usd,
+      std::cout << fmt::format("tenant {}: ledger {} (idle not apportioned); {}: ${:.2f}, Monte "
+                               "Carlo mean ${:.2f}, 95% interval ${:.2f} .. ${:.2f} ({} samples)\n",
+                               t.tenant, Usd(UsdFromDouble(t.ledger_usd)),
+                               ledger::kMonteCarloQuantity, t.point_usd, t.mean_usd, t.p025_usd,
                                t.p975_usd, o.mc_samples);
     }
     if (p.has_telemetry) {
