@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "ledger_prepare.h"
 #include "seedance/cost/money.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/ledger/breaker.h"
@@ -20,21 +21,14 @@
 #include "seedance/telemetry/parse.h"
 
 namespace seedance::cli {
-namespace {
 
-using Json = nlohmann::json;
-
-// Options every ledger command shares.
-struct LedgerOptions {
-  std::string db;
-  std::string config;
-  std::string prices;
-  std::string from;
-  std::string to;
-};
-
+// Options every ledger command shares (ledger_prepare.h).
 void AddLedgerOptions(CLI::App* cmd, LedgerOptions& o) {
   cmd->add_option("--db", o.db, "ledger file (SQLite)")->required();
+  AddLedgerOptionsWithoutDb(cmd, o);
+}
+
+void AddLedgerOptionsWithoutDb(CLI::App* cmd, LedgerOptions& o) {
   cmd->add_option("--config", o.config,
                   "attribution config JSON (namespace -> tenant/business unit/tier, idle sharing, "
                   "overhead, prices, breaker thresholds)");
@@ -43,17 +37,6 @@ void AddLedgerOptions(CLI::App* cmd, LedgerOptions& o) {
   cmd->add_option("--from", o.from, "start (inclusive): 2026-11-29T00:00:00Z or Unix seconds");
   cmd->add_option("--to", o.to, "end (exclusive)");
 }
-
-// An opened ledger with its charges brought up to date from telemetry.
-struct Prepared {
-  std::unique_ptr<ledger::Ledger> ledger;
-  ledger::LedgerConfig config;
-  cost::PriceTable catalog;
-  std::int64_t from_ms = 0;
-  std::int64_t to_ms = 0;
-  bool has_telemetry = false;
-  ledger::TelemetryAttribution telemetry;
-};
 
 Result<Prepared> Prepare(const LedgerOptions& o) {
   Prepared p;
@@ -97,6 +80,10 @@ Result<Prepared> Prepare(const LedgerOptions& o) {
   }
   return p;
 }
+
+namespace {
+
+using Json = nlohmann::json;
 
 std::string Usd(Money m) { return cost::FormatUsd(m, 2); }
 double UsdNumber(Money m) { return ToUsd(m); }
