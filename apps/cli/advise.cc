@@ -97,7 +97,7 @@ int RunAdvise(const AdviseOptions& o) {
     findings.insert(findings.end(), fleet->begin(), fleet->end());
     doc["ledger"] = {{"db", o.ledger.db},
                      {"from", telemetry::FormatTimestamp(p.from_ms)},
-                     {"to", telemetry::FormatTimestamp(p.to_ms)},
+                     {"to", telemetry::FormatTimestamp(in->to_ms)},
                      {"jobs", in->jobs.size()},
                      {"nodes", in->nodes.size()},
                      {"unshared_idle_usd", in->unshared_idle_usd}};
