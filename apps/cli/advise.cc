@@ -14,6 +14,7 @@
 #include "seedance/advise/finding.h"
 #include "seedance/advise/fleet.h"
 #include "seedance/advise/levers.h"
+#include "seedance/advise/serving.h"
 #include "seedance/core/file_util.h"
 #include "seedance/report/advice_report.h"
 #include "seedance/telemetry/parse.h"
@@ -35,6 +36,10 @@ struct AdviseOptions {
   int mc_samples = 10'000;
   std::string replay_window = "7d";
   std::string ci_seeds = "43,44";
+  std::string serving;  // a trace: run the serving what-if
+  std::string serving_gpu = "a100";
+  std::string serving_kv = "fp16";
+  int serving_batch_cap = 0;
 };
 
 // The command that reproduces a figure: the options that shaped it, then --explain.
@@ -49,6 +54,10 @@ std::string ReproducePrefix(const AdviseOptions& o) {
     cmd += " --workload " + o.workload + " --replay-window " + o.replay_window + " --ci-seeds " +
            (o.ci_seeds.empty() ? std::string("''") : o.ci_seeds);
   }
+  if (!o.serving.empty()) {
+    cmd += " --serving " + o.serving + " --serving-gpu " + o.serving_gpu + " --serving-kv " + o.serving_kv;
+    if (o.serving_batch_cap > 0) cmd += " --serving-batch-cap " + std::to_string(o.serving_batch_cap);
+  }
   if (o.seed != 42) cmd += " --seed " + std::to_string(o.seed);
   if (o.mc_samples != 10'000) cmd += " --mc-samples " + std::to_string(o.mc_samples);
   return cmd;
@@ -58,8 +67,15 @@ int RunAdvise(const AdviseOptions& o) {
   if (o.output != "table" && o.output != "json" && o.output != "html") {
     return ReportError(InvalidArgumentError("--output must be table, json or html, got '" + o.output + "'"));
   }
-  if (o.ledger.db.empty() && o.workload.empty() && !o.lever_table) {
-    return ReportError(InvalidArgumentError("give --db LEDGER, --workload llm-finetune or --lever-table"));
+  if (o.ledger.db.empty() && o.workload.empty() && !o.lever_table && o.serving.empty()) {
+    return ReportError(InvalidArgumentError(
+        "give --db LEDGER, --workload llm-finetune, --serving TRACE or --lever-table"));
+  }
+  if (o.serving_kv != "fp16" && o.serving_kv != "fp8") {
+    return ReportError(InvalidArgumentError("--serving-kv must be fp16 or fp8, got '" + o.serving_kv + "'"));
+  }
+  if (o.serving_gpu != "a100" && o.serving_gpu != "h100") {
+    return ReportError(InvalidArgumentError("--serving-gpu must be a100 or h100, got '" + o.serving_gpu + "'"));
   }
   if (!o.workload.empty() && o.workload != "llm-finetune") {
     return ReportError(InvalidArgumentError("--workload: only llm-finetune has a lever model, got '" +
@@ -146,6 +162,31 @@ int RunAdvise(const AdviseOptions& o) {
         "to (de)quantize; overlap hides half the exposed all-reduce; a multi-GPU llm-finetune job spends "
         "10% (NVLink) or 25% (PCIe) of a step on exposed all-reduce");
   }
+  Json serving_json = nullptr;
+  if (!o.serving.empty()) {
+    advise::ServingDeployment d;
+    d.data_dir = DataDir();
+    d.trace = o.serving;
+    d.gpu = o.serving_gpu;
+    d.kv_bits = o.serving_kv == "fp8" ? 8 : 16;
+    d.max_num_seqs = o.serving_batch_cap;
+    d.seeds = {o.seed, o.seed + 1};
+    auto w = advise::RunServingWhatIf(d, &std::cerr);
+    if (!w.has_value()) return ReportError(w.error());
+    auto sf = advise::ServingFindings(*w, o.serving, prefix);
+    findings.insert(findings.end(), sf.begin(), sf.end());
+    Json pts = Json::array();
+    for (const auto& p : w->points) {
+      pts.push_back({{"change", p.change}, {"capacity_rps", p.capacity_rps},
+                     {"usd_per_gpu_hour", p.usd_per_gpu_hour}, {"usd_per_month", p.usd_per_month}});
+    }
+    serving_json = {{"trace", o.serving}, {"demand_rps", w->demand_rps}, {"policy", "vllm"},
+                    {"seeds", d.seeds}, {"points", pts}};
+    assumptions.push_back(
+        "serving: cost of the trace's mean arrival rate for a month on demand / capacity GPUs (replicas, "
+        "fractional) x price x 730 h; capacity = vLLM's highest rate with >= 90% of requests within "
+        "TTFT 2 s / TPOT 100 ms (batching engine, Vidur profiles of Llama-2-7B)");
+  }
   advise::SortFindings(findings);
   if (!o.explain.empty()) {
     for (const auto& f : findings) {
@@ -183,6 +224,7 @@ int RunAdvise(const AdviseOptions& o) {
                           {"rows", t}, {"differences", notes}};
   }
   if (!replay_json.is_null()) doc["replay"] = replay_json;
+  if (!serving_json.is_null()) doc["serving"] = serving_json;
   std::string text;
   if (o.output == "html") {
     text = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Seedance advice</title></head><body>\n" +
@@ -249,7 +291,9 @@ Action RegisterAdvise(CLI::App& app) {
       "`attribute`), an action and the command that reproduces it (--explain ID). With --workload "
       "llm-finetune: the training levers (mixed precision, checkpointing, 8-bit and top-k gradient "
       "compression, collective overlap) replayed in the simulator under the seedance policy and "
-      "priced against the baseline. --lever-table prints the seed's lever table beside ours.",
+      "priced against the baseline. With --serving TRACE: the batching engine's what-if for an inference "
+      "deployment (the other GPU type, FP8 KV, batch caps 64/128/512), priced at the trace's arrival "
+      "rate. --lever-table prints the seed's lever table beside ours.",
       "seedance advise --db ledger.db --top 10 --output json");
   cmd->add_option("--db", o->ledger.db, "ledger file (SQLite)");
   AddLedgerOptionsWithoutDb(cmd, o->ledger);
@@ -259,6 +303,14 @@ Action RegisterAdvise(CLI::App& app) {
   cmd->add_option("--out", o->out, "also write advise.json (or the HTML page) here, atomically");
   cmd->add_option("--explain", o->explain, "print one finding (its id, e.g. idle:namespace/sandbox) in full");
   cmd->add_flag("--lever-table", o->lever_table, "print the seed's training-lever table beside ours");
+  cmd->add_option("--serving", o->serving,
+                  "serving what-if on a trace (conv, code, arxiv or a CSV): GPU type, KV precision, batch cap");
+  cmd->add_option("--serving-gpu", o->serving_gpu, "the deployment's GPU: a100 | h100")->capture_default_str();
+  cmd->add_option("--serving-kv", o->serving_kv, "the deployment's KV precision: fp16 | fp8")->capture_default_str();
+  cmd->add_option("--serving-batch-cap", o->serving_batch_cap,
+                  "the deployment's max_num_seqs (0 = vLLM's best swept knobs)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", o->seed, "Monte Carlo and replay seed")->capture_default_str();
   cmd->add_option("--mc-samples", o->mc_samples, "Monte Carlo samples")->capture_default_str()->check(CLI::Range(1, 10'000'000));
   cmd->add_option("--replay-window", o->replay_window, "arrival window of the lever replay (e.g. 2d, 7d)")->capture_default_str();
