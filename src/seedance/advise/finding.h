@@ -6,6 +6,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "seedance/cost/fleet_cost.h"
+
 namespace seedance::advise {
 
 // What a finding rests on: how many samples (GPU steps of the ledger, or simulated jobs), the
@@ -44,7 +46,7 @@ nlohmann::json FindingJson(const Finding& f);
 // and the reproduce command under each row.
 std::string FindingsTable(const std::vector<Finding>& findings);
 
-// Hours in a month for $/month figures: 8,760 / 12 = 730 (the cloud billing convention).
-inline constexpr double kHoursPerMonth = 730.0;
+// Hours in a month for $/month figures: cost's one constant (730 = 8,760 / 12).
+inline constexpr double kHoursPerMonth = static_cast<double>(cost::kHoursPerMonth);
 
 }  // namespace seedance::advise
