@@ -145,15 +145,14 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
   };
   std::map<std::string, Ns> ns;
   for (const JobUsage& j : in.jobs) {
-    if (config.IsOverheadNamespace(j.namespace_name)) continue;
+    // Only jobs with telemetry: a namespace's activity and cost rest on the same GPU-hours.
+    if (config.IsOverheadNamespace(j.namespace_name) || j.activity < 0) continue;
     Ns& n = ns[j.namespace_name];
     n.gpu_hours += j.gpu_hours;
     n.cost += j.cost_usd;
     ++n.jobs;
-    if (j.activity >= 0) {
-      n.active += j.activity * j.gpu_hours;
-      n.measured = true;
-    }
+    n.active += j.activity * j.gpu_hours;
+    n.measured = true;
     if (j.first_ms > 0) n.first = n.first == 0 ? j.first_ms : std::min(n.first, j.first_ms);
     n.last = std::max(n.last, j.last_ms);
   }
