@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
   actions.push_back(RegisterAttribute(app));
   actions.push_back(RegisterExport(app));
   actions.push_back(RegisterBreaker(app));
+  actions.push_back(RegisterAdvise(app));
   actions.push_back(RegisterAudit(app));
   actions.push_back(RegisterLint(app));
   actions.push_back(RegisterServer(app));
