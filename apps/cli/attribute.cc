@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "ledger_prepare.h"
 #include "seedance/cost/money.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/ledger/breaker.h"
@@ -20,21 +21,14 @@
 #include "seedance/telemetry/parse.h"
 
 namespace seedance::cli {
-namespace {
 
-using Json = nlohmann::json;
-
-// Options every ledger command shares.
-struct LedgerOptions {
-  std::string db;
-  std::string config;
-  std::string prices;
-  std::string from;
-  std::string to;
-};
-
+// Options every ledger command shares (ledger_prepare.h).
 void AddLedgerOptions(CLI::App* cmd, LedgerOptions& o) {
   cmd->add_option("--db", o.db, "ledger file (SQLite)")->required();
+  AddLedgerOptionsWithoutDb(cmd, o);
+}
+
+void AddLedgerOptionsWithoutDb(CLI::App* cmd, LedgerOptions& o) {
   cmd->add_option("--config", o.config,
                   "attribution config JSON (namespace -> tenant/business unit/tier, idle sharing, "
                   "overhead, prices, breaker thresholds)");
@@ -43,17 +37,6 @@ void AddLedgerOptions(CLI::App* cmd, LedgerOptions& o) {
   cmd->add_option("--from", o.from, "start (inclusive): 2026-11-29T00:00:00Z or Unix seconds");
   cmd->add_option("--to", o.to, "end (exclusive)");
 }
-
-// An opened ledger with its charges brought up to date from telemetry.
-struct Prepared {
-  std::unique_ptr<ledger::Ledger> ledger;
-  ledger::LedgerConfig config;
-  cost::PriceTable catalog;
-  std::int64_t from_ms = 0;
-  std::int64_t to_ms = 0;
-  bool has_telemetry = false;
-  ledger::TelemetryAttribution telemetry;
-};
 
 Result<Prepared> Prepare(const LedgerOptions& o) {
   Prepared p;
@@ -97,6 +80,10 @@ Result<Prepared> Prepare(const LedgerOptions& o) {
   }
   return p;
 }
+
+namespace {
+
+using Json = nlohmann::json;
 
 std::string Usd(Money m) { return cost::FormatUsd(m, 2); }
 double UsdNumber(Money m) { return ToUsd(m); }
@@ -177,9 +164,6 @@ int RunAttribute(const AttributeOptions& o) {
     }
     Rng rng(o.seed);
     intervals = ledger::MonteCarloIntervals(in, UsdNumber(r.idle), o.mc_samples, rng);
-    for (std::size_t i = 0; i < intervals.size(); ++i) {
-      intervals[i].point_usd = UsdNumber((*tenants)[i].cost);
-    }
   }
 
   if (o.output == "json") {
@@ -192,8 +176,8 @@ int RunAttribute(const AttributeOptions& o) {
     }
     Json unc = Json::array();
     for (const auto& t : intervals) {
-      unc.push_back({{"tenant", t.tenant}, {"cost_usd", t.point_usd}, {"mean_usd", t.mean_usd},
-                     {"p2_5_usd", t.p025_usd}, {"p97_5_usd", t.p975_usd}});
+      unc.push_back({{"tenant", t.tenant}, {"cost_usd", t.ledger_usd}, {"point_usd", t.point_usd},
+                     {"mean_usd", t.mean_usd}, {"p2_5_usd", t.p025_usd}, {"p97_5_usd", t.p975_usd}});
     }
     Json doc = {
         {"dimension", dim_name},
@@ -212,7 +196,11 @@ int RunAttribute(const AttributeOptions& o) {
           {"overhead_micro_usd", r.overhead.raw()},
           {"exact", r.exact()}}},
         {"apportionment", apportion},
-        {"uncertainty", {{"samples", o.mc_samples}, {"seed", o.seed}, {"tenants", unc}}},
+        {"uncertainty",
+         {{"quantity", std::string(ledger::kMonteCarloQuantity)},
+          {"samples", o.mc_samples},
+          {"seed", o.seed},
+          {"tenants", unc}}},
         {"join",
          {{"gpu_steps", p.telemetry.gpu_steps},
           {"by_labels", p.telemetry.joined_by_labels},
@@ -248,9 +236,10 @@ int RunAttribute(const AttributeOptions& o) {
     }
     if (!apportion_line.empty()) std::cout << apportion_line << "\n";
     for (const auto& t : intervals) {
-      std::cout << fmt::format("tenant {}: {} (Monte Carlo mean ${:.2f}, 95% interval ${:.2f} .. "
-                               "${:.2f}, {} samples)\n",
-                               t.tenant, Usd(UsdFromDouble(t.point_usd)), t.mean_usd, t.p025_usd,
+      std::cout << fmt::format("tenant {}: ledger {} (idle not apportioned); {}: ${:.2f}, Monte "
+                               "Carlo mean ${:.2f}, 95% interval ${:.2f} .. ${:.2f} ({} samples)\n",
+                               t.tenant, Usd(UsdFromDouble(t.ledger_usd)),
+                               ledger::kMonteCarloQuantity, t.point_usd, t.mean_usd, t.p025_usd,
                                t.p975_usd, o.mc_samples);
     }
     if (p.has_telemetry) {

@@ -35,8 +35,10 @@ Action RegisterIngest(CLI::App& app);
 Action RegisterAttribute(CLI::App& app);
 Action RegisterExport(CLI::App& app);
 Action RegisterBreaker(CLI::App& app);
+Action RegisterAdvise(CLI::App& app);
 Action RegisterAudit(CLI::App& app);
 Action RegisterLint(CLI::App& app);
 Action RegisterServer(CLI::App& app);
+Action RegisterSweep(CLI::App& app);
 
 }  // namespace seedance::cli

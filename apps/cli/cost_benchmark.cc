@@ -16,6 +16,9 @@
 
 #include "commands.h"
 #include "common.h"
+#include "seedance/advise/finding.h"
+#include "seedance/advise/levers.h"
+#include "seedance/report/advice_report.h"
 #include "seedance/core/file_util.h"
 #include "seedance/ledger/ledger.h"
 #ifdef SEEDANCE_HAVE_POSTGRESQL
@@ -343,6 +346,31 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   audit::EnforcementSpec audit_spec = audit::DefaultEnforcementSpec();
   auto enforcement = audit::RunEnforcementScenario(audit_spec);
   if (!enforcement.has_value()) return ReportError(enforcement.error());
+  // Advice section: the training levers replayed on the workload (llm-finetune has a lever model),
+  // the same figures `seedance advise --workload llm-finetune` prints.
+  std::string advice_html;
+  if (spec.workload == "llm-finetune") {
+    advise::ReplaySpec rs;
+    rs.data_dir = spec.data_dir;
+    rs.seed = spec.seed;
+    rs.duration_s = spec.duration_s;
+    auto replay = advise::ReplayLevers(rs, [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; });
+    if (!replay.has_value()) return ReportError(replay.error());
+    const std::string repro = fmt::format("seedance advise --workload llm-finetune --seed {} --replay-window {:.0f} --ci-seeds ''",
+                                          spec.seed, rs.duration_s > 0 ? rs.duration_s : 7 * 86400.0);
+    auto findings = advise::LeverFindings(*replay, repro);
+    advise::SortFindings(findings);
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& f : findings) arr.push_back(advise::FindingJson(f));
+    results["advice"] = {{"findings", arr}};
+    advise::TrainingStep step;
+    advise::LeverParams params;
+    advice_html = report::AdviceHtmlSection(
+        findings,
+        "Training levers replayed on this workload under the seedance policy and seed, priced against "
+        "the same run without them ($/month = the window's saving x 730 h / window hours).",
+        advise::SeedLeverTable(step, params), advise::SeedTableDifferences(step, params));
+  }
   std::cout << (many ? report::SweepTable(*sweep) : report::ScenarioTable(*scenario));
   if (!tenancy_table.empty()) std::cout << "\n" << tenancy_table;
   if (!packing_table.empty()) std::cout << "\nPacking comparison (openb, FGD protocol):\n" << packing_table;
@@ -352,7 +380,8 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
                      "</style>\n</head>\n<body>\n<main>\n<h1>Seedance cost optimization report</h1>\n" +
                      (many ? report::SweepHtmlSection(*sweep) : "") + report::ScenarioHtmlSection(*scenario) +
                      TenantSection(*by_tenant, scenario->AssumesLine(sim::Assumption::kLedger)) +
-                     tenancy_html + report::RenderEnforcementSection(*enforcement, audit_spec.config) + packing_html + "</main>\n</body>\n</html>\n";
+                     tenancy_html + report::RenderEnforcementSection(*enforcement, audit_spec.config) + packing_html +
+                     advice_html + "</main>\n</body>\n</html>\n";
   Status s = EnsureDirectory(o.out);
   if (s.ok()) s = WriteFileAtomically(o.out + "/results.json", results.dump(2) + "\n");
   if (s.ok()) s = WriteFileAtomically(o.out + "/cost_optimization_report.html", html);

@@ -189,6 +189,16 @@ elseif(CASE STREQUAL "determinism")
   if(NOT json_a STREQUAL json_b)
     message(FATAL_ERROR "results.json differs between two runs with the same seed")
   endif()
+  # The Advice section: the training levers replayed on the workload, each with its command.
+  file(READ "${WORK}/a/cost_optimization_report.html" html)
+  if(NOT html MATCHES "<h2>Advice</h2>" OR NOT html MATCHES "seedance advise --workload llm-finetune --seed 7")
+    message(FATAL_ERROR "the report has no Advice section")
+  endif()
+  file(READ "${WORK}/a/results.json" raw_a)
+  string(JSON n_advice LENGTH "${raw_a}" advice findings)
+  if(n_advice LESS 1)
+    message(FATAL_ERROR "results.json has no advice findings")
+  endif()
   foreach(key "\"policies\"" "\"lower_bound_usd\"" "\"name\": \"fifo\"" "\"name\": \"gavel-las\""
               "\"name\": \"seedance\"" "\"total_cost_usd\"" "\"avg_jct_hours\"" "\"deadline_misses\""
               "\"best_baseline\": {" "\"bound_at_best_baseline_usd\": [0-9]" "\"savings_vs_best_baseline_pct\""

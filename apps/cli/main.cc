@@ -145,9 +145,11 @@ int main(int argc, char** argv) {
   actions.push_back(RegisterAttribute(app));
   actions.push_back(RegisterExport(app));
   actions.push_back(RegisterBreaker(app));
+  actions.push_back(RegisterAdvise(app));
   actions.push_back(RegisterAudit(app));
   actions.push_back(RegisterLint(app));
   actions.push_back(RegisterServer(app));
+  actions.push_back(RegisterSweep(app));
   // Footers after the subcommands: CLI11 copies a parent's footer into subcommands created later.
   app.footer("Run 'seedance COMMAND --help' for a command's options.\n\n"
              "Example:\n  seedance cost-benchmark --workload llm-finetune");

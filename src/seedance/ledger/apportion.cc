@@ -78,40 +78,66 @@ Result<ApportionFit> FitApportionment(std::span<const ApportionObservation> obs)
   return f;
 }
 
+std::pair<double, double> TenantInterval::RelativeInterval() const {
+  if (point_usd == 0) return {1.0, 1.0};
+  return {p025_usd / point_usd, p975_usd / point_usd};
+}
+
+namespace {
+
+// Q_i(c, d, h) for every tenant (see kMonteCarloQuantity), written into `out`.
+struct McTotals {
+  double w = 0, usage = 0, alloc = 0, l = 0;
+};
+void QuantityForDraw(std::span<const TenantInput> tenants, const McTotals& tot, double idle_usd,
+                     std::span<const double> conv, double d, double h, std::vector<double>& out) {
+  double cw = 0;
+  for (std::size_t i = 0; i < tenants.size(); ++i) cw += tenants[i].workload_usd * conv[i];
+  out.resize(tenants.size());
+  for (std::size_t i = 0; i < tenants.size(); ++i) {
+    const TenantInput& t = tenants[i];
+    double w = cw > 0 ? tot.w * t.workload_usd * conv[i] / cw : 0.0;
+    double u = tot.usage > 0 ? t.usage / tot.usage : 0.0;
+    double a = tot.alloc > 0 ? t.alloc / tot.alloc : 0.0;
+    double idle = idle_usd * (d * u + (1.0 - d) * a);
+    double hop = tot.l > 0 ? (tot.w + idle_usd) * t.interconnect / tot.l : 0.0;
+    out[i] = (1.0 - h) * (w + idle) + h * hop;
+  }
+}
+
+}  // namespace
+
 std::vector<TenantInterval> MonteCarloIntervals(std::span<const TenantInput> tenants,
                                                 double idle_usd, int samples, Rng& rng) {
   const std::size_t k = tenants.size();
-  double w_total = 0, usage_total = 0, alloc_total = 0, l_total = 0;
+  McTotals tot;
   for (const TenantInput& t : tenants) {
-    w_total += t.workload_usd;
-    usage_total += t.usage;
-    alloc_total += t.alloc;
-    l_total += t.interconnect;
+    tot.w += t.workload_usd;
+    tot.usage += t.usage;
+    tot.alloc += t.alloc;
+    tot.l += t.interconnect;
   }
+  constexpr double kDecayMean = 0.72;
+  constexpr double kHopMean = 8.0 / (8.0 + 92.0);  // E[Beta(8, 92)]
   std::vector<std::vector<double>> draws(k, std::vector<double>(static_cast<std::size_t>(samples)));
   std::vector<double> conv(k);
+  std::vector<double> q;
   for (int s = 0; s < samples; ++s) {
-    double cw = 0;
-    for (std::size_t i = 0; i < k; ++i) {
-      conv[i] = 0.85 + 0.30 * rng.UniformDouble();
-      cw += tenants[i].workload_usd * conv[i];
-    }
-    double d = std::clamp(0.72 + 0.15 * rng.Normal(), 0.0, 1.0);
-    double h = l_total > 0 ? SampleBeta(8.0, 92.0, rng) : 0.0;
-    for (std::size_t i = 0; i < k; ++i) {
-      const TenantInput& t = tenants[i];
-      double w = cw > 0 ? w_total * t.workload_usd * conv[i] / cw : 0.0;
-      double u = usage_total > 0 ? t.usage / usage_total : 0.0;
-      double a = alloc_total > 0 ? t.alloc / alloc_total : 0.0;
-      double idle = idle_usd * (d * u + (1.0 - d) * a);
-      double hop = l_total > 0 ? (w_total + idle_usd) * t.interconnect / l_total : 0.0;
-      draws[i][static_cast<std::size_t>(s)] = (1.0 - h) * (w + idle) + h * hop;
-    }
+    for (std::size_t i = 0; i < k; ++i) conv[i] = 0.85 + 0.30 * rng.UniformDouble();
+    double d = std::clamp(kDecayMean + 0.15 * rng.Normal(), 0.0, 1.0);
+    double h = tot.l > 0 ? SampleBeta(8.0, 92.0, rng) : 0.0;
+    QuantityForDraw(tenants, tot, idle_usd, conv, d, h, q);
+    for (std::size_t i = 0; i < k; ++i) draws[i][static_cast<std::size_t>(s)] = q[i];
   }
+  std::fill(conv.begin(), conv.end(), 1.0);
+  std::vector<double> point;
+  QuantityForDraw(tenants, tot, idle_usd, conv, kDecayMean, tot.l > 0 ? kHopMean : 0.0, point);
   std::vector<TenantInterval> out;
   for (std::size_t i = 0; i < k; ++i) {
     TenantInterval ti;
     ti.tenant = tenants[i].tenant;
+    ti.ledger_usd = tenants[i].workload_usd;
+    ti.point_usd = point[i];
     double sum = 0;
     for (double v : draws[i]) sum += v;
     ti.mean_usd = sum / samples;

@@ -59,5 +59,44 @@ TEST(ApportionTest, MonteCarloIsSeededAndConservesTheTotal) {
   EXPECT_NEAR(mean_total, 1200.0, 1e-6);
 }
 
+// The reported case (issue 17): a tenant's ledger figure without idle ($895) was printed beside
+// an interval of its cost with idle apportioned, so the point lay outside its own interval. The
+// point is now the interval's quantity at the nominal parameters, and the ledger figure is kept
+// apart as ledger_usd.
+TEST(ApportionTest, PointIsTheIntervalsQuantityAndLiesInsideIt) {
+  std::vector<TenantInput> t = {{"team-a", 895, 30, 48, 2e9}, {"team-b", 700, 35, 40, 3e9},
+                                {"research", 500, 10, 30, 1e9}};
+  Rng rng(42);
+  auto x = MonteCarloIntervals(t, 1200, 10'000, rng);
+  ASSERT_EQ(x.size(), 3u);
+  double point_total = 0;
+  for (const TenantInterval& i : x) {
+    EXPECT_LE(i.p025_usd, i.point_usd) << i.tenant;
+    EXPECT_GE(i.p975_usd, i.point_usd) << i.tenant;
+    EXPECT_NEAR(i.point_usd, i.mean_usd, 0.02 * i.point_usd) << i.tenant;
+    point_total += i.point_usd;
+    auto [lo, hi] = i.RelativeInterval();
+    EXPECT_LT(lo, 1.0);
+    EXPECT_GT(hi, 1.0);
+  }
+  // The ledger figure without idle is not the interval's quantity: it lies below the interval.
+  EXPECT_EQ(x[0].ledger_usd, 895.0);
+  EXPECT_LT(x[0].ledger_usd, x[0].p025_usd);
+  EXPECT_NEAR(point_total, 895 + 700 + 500 + 1200, 1e-6);  // the point conserves the bill too
+}
+
+// Without idle and interconnect the quantity is the ledger's figure under conversion noise: the
+// point is the ledger figure exactly.
+TEST(ApportionTest, WithoutIdleThePointIsTheLedgerFigure) {
+  std::vector<TenantInput> t = {{"a", 600, 50, 100, 0}, {"b", 300, 40, 60, 0}};
+  Rng rng(1);
+  auto x = MonteCarloIntervals(t, 0, 2'000, rng);
+  for (const TenantInterval& i : x) {
+    EXPECT_DOUBLE_EQ(i.point_usd, i.ledger_usd);
+    EXPECT_LT(i.p025_usd, i.point_usd);
+    EXPECT_GT(i.p975_usd, i.point_usd);
+  }
+}
+
 }  // namespace
 }  // namespace seedance::ledger

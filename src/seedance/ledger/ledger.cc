@@ -213,6 +213,48 @@ Status Ledger::ForEachSample(
   return Status::Ok();
 }
 
+Result<std::vector<Ledger::CounterRate>> Ledger::CounterRates(std::string_view metric,
+                                                              std::int64_t from_ms,
+                                                              std::int64_t to_ms) {
+  Stmt st;
+  SEEDANCE_RETURN_IF_ERROR(st.Prepare(db_,
+      "SELECT s.id, s.pod, s.namespace, s.container, s.job, x.ts_ms, x.value FROM series s "
+      "JOIN samples x ON x.series_id = s.id WHERE s.metric = ? AND x.ts_ms >= ? AND x.ts_ms < ? "
+      "AND x.value IS NOT NULL ORDER BY s.id, x.ts_ms"));
+  st.Bind(1, metric);
+  st.Bind(2, from_ms);
+  st.Bind(3, to_ms);
+  std::vector<CounterRate> out;
+  std::int64_t current = -1;
+  double prev = 0, increase = 0;
+  auto close = [&]() {
+    if (current < 0) return;
+    CounterRate& c = out.back();
+    double secs = static_cast<double>(c.last_ms - c.first_ms) / 1000.0;
+    c.rate_per_s = secs > 0 ? increase / secs : 0.0;
+  };
+  while (true) {
+    SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    std::int64_t id = st.Int(0);
+    double v = st.Double(6);
+    std::int64_t ts = st.Int(5);
+    if (id != current) {
+      close();
+      current = id;
+      out.push_back({st.Text(1), st.Text(2), st.Text(3), st.Text(4), 0.0, 0, ts, ts});
+      increase = 0;
+    } else {
+      increase += v >= prev ? v - prev : v;  // a reset restarts from zero
+    }
+    prev = v;
+    out.back().last_ms = ts;
+    ++out.back().samples;
+  }
+  close();
+  return out;
+}
+
 Status Ledger::EnsureTransaction() {
   if (in_transaction_) return Status::Ok();
   SEEDANCE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));

@@ -146,6 +146,19 @@ class Ledger final : public ChargeSink {
   // so the samples can be replayed through the text parser (seedance audit run --db).
   Status ForEachSample(const std::function<void(std::string_view key, std::int64_t ts_ms, double value)>& fn);
 
+  // Per stored series of counter `metric` with samples in [from, to): its workload labels and its
+  // mean rate over the range (increase per second; a counter reset counts from zero), in series
+  // order. E.g. cAdvisor's container_pressure_io_waiting_seconds_total: the share of time the
+  // container waited on I/O (the advisor's input-stall evidence).
+  struct CounterRate {
+    std::string pod, namespace_name, container, job;
+    double rate_per_s = 0;
+    std::int64_t samples = 0;
+    std::int64_t first_ms = 0, last_ms = 0;
+  };
+  Result<std::vector<CounterRate>> CounterRates(std::string_view metric, std::int64_t from_ms,
+                                                std::int64_t to_ms);
+
   // --- events ---
   Status AddEvents(std::span<const ProcessEvent> events);
   Result<std::vector<ProcessEvent>> Events(std::int64_t from_ms, std::int64_t to_ms);

@@ -147,6 +147,33 @@ TEST(LedgerTest, NonFiniteSamplesHaveNoValue) {
   EXPECT_EQ(values[0], 5.0);
 }
 
+// A counter's mean rate over the range, per series, with a reset counted from zero: 0 -> 30 ->
+// (reset) 5 -> 35 over 180 s is 30 + 5 + 30 = 65 s of increase, 0.361 per second.
+TEST(LedgerTest, CounterRatesCountResetsFromZero) {
+  std::string path = TempDb("counter.db");
+  auto l = Ledger::Open(path);
+  ASSERT_TRUE(l.has_value());
+  auto w = (*l)->NewSampleWriter("c.prom", 10, nullptr);
+  ASSERT_TRUE(w.has_value());
+  telemetry::ParseStats stats;
+  const std::string k = "io_wait_total{pod=\"p-0\",namespace=\"ns\",container=\"main\"}";
+  const std::string other = "other_total{pod=\"p-0\",namespace=\"ns\"}";
+  telemetry::ParseText(telemetry::InputFormat::kPrometheus,
+                       k + " 0 0\n" + k + " 30 60000\n" + k + " 5 120000\n" + k + " 35 180000\n" +
+                           k + " 99 240000\n" + other + " 7 0\n" + other + " 70 60000\n",
+                       {}, **w, stats);
+  ASSERT_EQ(stats.rejected, 0u);
+  ASSERT_TRUE((*w)->Finish().ok());
+  auto r = (*l)->CounterRates("io_wait_total", 0, 240000);  // the 240 s sample is outside
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].pod, "p-0");
+  EXPECT_EQ((*r)[0].namespace_name, "ns");
+  EXPECT_EQ((*r)[0].samples, 4);
+  EXPECT_NEAR((*r)[0].rate_per_s, 65.0 / 180.0, 1e-12);
+  EXPECT_TRUE((*l)->CounterRates("absent_total", 0, 240000)->empty());
+}
+
 TEST(LedgerTest, RecordsNodeIntervalsAndReconciles) {
   auto l = Ledger::Open(TempDb("charges.db"));
   ASSERT_TRUE(l.has_value());

@@ -56,6 +56,10 @@ const std::vector<SpotSource>& SpotSources() {
 }
 
 
+double SpotRatio(const ScenarioSpec& spec) {
+  return spec.spot_price_ratio > 0 ? spec.spot_price_ratio : cost::kDefaultSpotRatio;
+}
+
 void ApplyConfig(const SimConfig& c, FleetSpec* f) {
   f->cold_start_s = c.cold_start_s;
   f->scale_down_delay_s = c.scale_down_delay_s;
@@ -80,7 +84,7 @@ Status BuildFleet(const ScenarioSpec& spec, const std::vector<std::string>& type
     auto t = static_cast<int>(it - types.begin());
     SEEDANCE_ASSIGN_OR_RETURN(SpotSeries series, LoadSpot(spec.data_dir, src.files, src.gpus_per_instance));
     SEEDANCE_ASSIGN_OR_RETURN(double od, OnDemandPrice(prices, src.type));
-    PoolSpec p = Pool(t, Tier::kSpot, 2 * quota, od * cost::kDefaultSpotRatio);
+    PoolSpec p = Pool(t, Tier::kSpot, 2 * quota, od * SpotRatio(spec));
     p.spot = std::move(series);
     fleet->pools.push_back(std::move(p));
   }
@@ -147,6 +151,8 @@ Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fl
                                 std::to_string(static_cast<long long>(duration)) + " s");
   }
   fleet->name = "cloud-" + workload->name;
+  if (spec.on_demand_quota < 0) return InvalidArgumentError("on-demand quota must be >= 0");
+  if (spec.on_demand_quota > 0) quota = spec.on_demand_quota;
   return BuildFleet(spec, workload->gpu_types, quota, fleet);
 }
 
@@ -222,7 +228,7 @@ std::vector<Assumption> ScenarioAssumptions(const ScenarioSpec& spec, const Flee
   out.push_back({A::kCosts | A::kCharts | A::kBounds, "speeds from " + SpeedSource(spec)});
   out.push_back({A::kCosts | A::kCharts | A::kBounds | A::kLedger,
                  "on-demand prices from " + ShownPath(spec, PricePath(spec)) + "; spot at " +
-                     Num(cost::kDefaultSpotRatio) + "x on-demand"});
+                     Num(SpotRatio(spec)) + "x on-demand"});
   out.push_back({A::kCosts | A::kCharts | A::kLedger,
                  "cold start " + Seconds(fleet.cold_start_s) + ", restart after an interruption " +
                      Seconds(fleet.restart_s) + ", checkpoint " + Seconds(fleet.checkpoint_cost_s) +
@@ -354,31 +360,8 @@ MeanSd MeanAndSd(const std::vector<double>& values) {
   return out;
 }
 
-Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
-                                       const std::function<void(const std::string&)>& progress) {
-  Workload w;
-  FleetSpec fleet;
-  ScenarioResult out;
-  SEEDANCE_RETURN_IF_ERROR(BuildScenario(spec, &w, &fleet, &out.notes));
-  out.workload = w.name;
-  out.seed = spec.seed;
-  out.fleet = fleet.name;
-  out.jobs = static_cast<std::int64_t>(w.jobs.size());
-  out.duration_s = w.jobs.back().arrival_s;
-  out.gpu_types = w.gpu_types;
-  for (const auto& p : fleet.pools) {
-    out.pool_names.push_back(fleet.gpu_types[static_cast<std::size_t>(p.type)] + " " + std::string(TierName(p.tier)));
-  }
-  for (const auto& j : w.jobs) {
-    double best = *std::max_element(j.steps_per_s.begin(), j.steps_per_s.end());
-    out.total_work_gpu_hours_fastest += j.total_steps / best * j.gpus / 3600.0;
-  }
-  struct Entry {
-    std::unique_ptr<JobPolicy> policy;
-    std::string name, description;
-    bool baseline = false, reference = false;
-  };
-  std::vector<Entry> entries;
+std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec) {
+  std::vector<ScenarioPolicy> entries;
   entries.push_back({std::make_unique<FifoOnDemandPolicy>(), "fifo",
                      "FIFO, heterogeneity-agnostic, on-demand only, reactive autoscaling (baseline)", true});
   auto las = std::make_unique<GavelLasPolicy>(false);
@@ -427,14 +410,37 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
     entries.push_back({std::make_unique<SeedanceCostPolicy>(c), "seedance-tv" + value,
                        "Seedance valuing an hour of a job's time at $" + value + " (cost/JCT frontier)"});
   }
-  SimOptions opt;
-  opt.round_s = 360;
-  opt.seed = spec.seed;
   if (!spec.only_policies.empty()) {
-    std::erase_if(entries, [&spec](const Entry& e) {
+    std::erase_if(entries, [&spec](const ScenarioPolicy& e) {
       return std::find(spec.only_policies.begin(), spec.only_policies.end(), e.name) == spec.only_policies.end();
     });
   }
+  return entries;
+}
+
+Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
+                                       const std::function<void(const std::string&)>& progress) {
+  Workload w;
+  FleetSpec fleet;
+  ScenarioResult out;
+  SEEDANCE_RETURN_IF_ERROR(BuildScenario(spec, &w, &fleet, &out.notes));
+  out.workload = w.name;
+  out.seed = spec.seed;
+  out.fleet = fleet.name;
+  out.jobs = static_cast<std::int64_t>(w.jobs.size());
+  out.duration_s = w.jobs.back().arrival_s;
+  out.gpu_types = w.gpu_types;
+  for (const auto& p : fleet.pools) {
+    out.pool_names.push_back(fleet.gpu_types[static_cast<std::size_t>(p.type)] + " " + std::string(TierName(p.tier)));
+  }
+  for (const auto& j : w.jobs) {
+    double best = *std::max_element(j.steps_per_s.begin(), j.steps_per_s.end());
+    out.total_work_gpu_hours_fastest += j.total_steps / best * j.gpus / 3600.0;
+  }
+  std::vector<ScenarioPolicy> entries = ScenarioPolicies(spec);
+  SimOptions opt;
+  opt.round_s = 360;
+  opt.seed = spec.seed;
   for (auto& e : entries) {
     if (progress) progress("simulating " + e.name + " on " + w.name + " (" + std::to_string(w.jobs.size()) + " jobs)");
     if (spec.on_pool_interval) {

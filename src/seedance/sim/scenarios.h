@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ namespace seedance::sim {
 struct ScenarioSpec {
   std::string workload = "llm-finetune";  // llm-finetune | gavel | philly | openb | a CSV path
   double duration_s = 0;                  // arrival window; 0 = the workload's default (7 days)
+  // GPUs of each on-demand pool (spot pools get twice as many); 0 = the workload's default quota.
+  int on_demand_quota = 0;
+  // Spot price as a fraction of on-demand; 0 = cost::kDefaultSpotRatio.
+  double spot_price_ratio = 0;
   SimConfig config;
   // Seeds the workload generators (llm-finetune, gavel: a new instance per seed) and the
   // simulation's own rng.
@@ -131,6 +136,19 @@ std::vector<std::string> ScenarioWorkloadNames();
 std::string PricePath(const ScenarioSpec& spec);
 // On-demand $/GPU-hour of GPU type `type` in `prices`; kInvalidArgument naming the table if none.
 Result<double> OnDemandPrice(const cost::PriceTable& prices, const std::string& type);
+
+// One policy of the cost scenario's roster, ready to simulate.
+struct ScenarioPolicy {
+  std::unique_ptr<JobPolicy> policy;
+  std::string name, description;
+  bool baseline = false;   // PolicyOutcome::baseline
+  bool reference = false;  // PolicyOutcome::reference
+};
+
+// The policies RunCostScenario runs on `spec`, in its order (fifo first), keeping only those in
+// spec.only_policies when that is not empty. Names: fifo, gavel-las, skypilot, skypilot-fastest,
+// gavel-las-spot, seedance, seedance-oracle, seedance-<the other autoscaler>, seedance-tv<value>.
+std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec);
 
 // Builds the workload and fleet of `spec` (for tests and the LP benchmark).
 Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fleet,

@@ -338,40 +338,91 @@ std::string JobsToCsv(const Workload& w) {
   return out.str();
 }
 
-Workload GenerateLlmFinetune(std::int64_t num_jobs, double duration_s, std::uint64_t seed) {
-  // GPU types: dense FP16/BF16 tensor TFLOPS and memory GiB from the GPU catalog.
-  struct Gpu {
-    std::string_view name;
-    double tflops;
-    double mem_gib;
-  };
-  std::vector<Gpu> gpus;
-  for (std::string_view name : {"H100", "A100-80G", "A100", "A10G", "L4"}) {
-    const gpu::GpuFacts& g = CatalogRow(name);
-    gpus.push_back({g.name, g.fp16_tflops, g.memory_gib});
+namespace {
+
+// llm-finetune's GPU types: dense FP16/BF16 tensor TFLOPS and memory GiB from the GPU catalog.
+struct LlmGpu {
+  std::string_view name;
+  double tflops;
+  double mem_gib;
+};
+const std::vector<LlmGpu>& LlmGpus() {
+  static const std::vector<LlmGpu> gpus = [] {
+    std::vector<LlmGpu> v;
+    for (std::string_view name : {"H100", "A100-80G", "A100", "A10G", "L4"}) {
+      const gpu::GpuFacts& g = CatalogRow(name);
+      v.push_back({g.name, g.fp16_tflops, g.memory_gib});
+    }
+    return v;
+  }();
+  return gpus;
+}
+
+// Templates: parameters (billions), full fine-tune or LoRA, GPUs, tokens to train (billions),
+// share of arrivals, tenant.
+struct LlmTemplate {
+  const char* name;
+  double params_b;
+  bool full;
+  int gpus;
+  double tokens_b_lo, tokens_b_hi;
+  double share;
+  const char* tenant;
+};
+constexpr LlmTemplate kLlmTemplates[] = {
+    {"lora-7b", 7, false, 1, 0.02, 0.2, 0.35, "search"},
+    {"lora-13b", 13, false, 2, 0.02, 0.2, 0.20, "ads"},
+    {"full-7b", 7, true, 8, 0.1, 1.0, 0.20, "research"},
+    {"full-13b", 13, true, 8, 0.05, 0.5, 0.10, "research"},
+    {"lora-70b", 70, false, 8, 0.01, 0.05, 0.15, "ads"},
+};
+constexpr double kLlmTokensPerStep = 1.0e6 / 8.0;  // global batch of 128k tokens
+
+// Steps/s of template `tp` on each GPU type (0 where its training state does not fit), with the
+// training state scaled by `memory_factor` (1 = as generated).
+std::vector<double> LlmSpeeds(const LlmTemplate& tp, double memory_factor) {
+  // Training FLOPs: 6 N per token for a full fine-tune, about 4 N with LoRA (no weight grads).
+  double flops_per_token = (tp.full ? 6.0 : 4.0) * tp.params_b * 1e9;
+  // Memory: full fine-tune with Adam in mixed precision ~16 bytes/param; LoRA ~2 bytes/param
+  // (frozen FP16 weights) plus activations; must fit in 80% of the gang's memory (S2.4).
+  double bytes = tp.params_b * 1e9 * (tp.full ? 16.0 : 2.4) * memory_factor;
+  std::vector<double> out;
+  for (const auto& g : LlmGpus()) {
+    double mem = g.mem_gib * 1024.0 * 1024.0 * 1024.0 * tp.gpus * 0.8;
+    double mfu = g.tflops > 500 ? 0.35 : 0.40;  // large GPUs reach a lower MFU
+    double flops = g.tflops * 1e12 * mfu * tp.gpus;
+    out.push_back(bytes <= mem ? flops / (flops_per_token * kLlmTokensPerStep) : 0.0);
   }
-  // Templates: parameters (billions), full fine-tune or LoRA, GPUs, tokens to train (billions),
-  // share of arrivals, tenant.
-  struct Template {
-    const char* name;
-    double params_b;
-    bool full;
-    int gpus;
-    double tokens_b_lo, tokens_b_hi;
-    double share;
-    const char* tenant;
-  };
-  const Template templates[] = {
-      {"lora-7b", 7, false, 1, 0.02, 0.2, 0.35, "search"},
-      {"lora-13b", 13, false, 2, 0.02, 0.2, 0.20, "ads"},
-      {"full-7b", 7, true, 8, 0.1, 1.0, 0.20, "research"},
-      {"full-13b", 13, true, 8, 0.05, 0.5, 0.10, "research"},
-      {"lora-70b", 70, false, 8, 0.01, 0.05, 0.15, "ads"},
-  };
+  return out;
+}
+
+}  // namespace
+
+Result<LlmFinetuneJobModel> LlmFinetuneModelOf(std::string_view job_type) {
+  for (const LlmTemplate& tp : kLlmTemplates) {
+    if (job_type != tp.name) continue;
+    LlmFinetuneJobModel m;
+    m.params_b = tp.params_b;
+    m.full = tp.full;
+    m.gpus = tp.gpus;
+    m.state_bytes_per_param = tp.full ? 16.0 : 2.4;
+    return m;
+  }
+  return InvalidArgumentError("llm-finetune has no job type '" + std::string(job_type) + "'");
+}
+
+Result<std::vector<double>> LlmFinetuneStepsPerS(std::string_view job_type, double memory_factor) {
+  for (const LlmTemplate& tp : kLlmTemplates) {
+    if (job_type == tp.name) return LlmSpeeds(tp, memory_factor);
+  }
+  return InvalidArgumentError("llm-finetune has no job type '" + std::string(job_type) + "'");
+}
+
+Workload GenerateLlmFinetune(std::int64_t num_jobs, double duration_s, std::uint64_t seed) {
   Rng rng(seed);
   Workload w;
   w.name = "llm-finetune";
-  for (const auto& g : gpus) w.gpu_types.emplace_back(g.name);
+  for (const auto& g : LlmGpus()) w.gpu_types.emplace_back(g.name);
   // Diurnal pulse: arrivals follow rate(t) ~ 1 + 0.8 sin(2 pi t / day); sampled by thinning.
   const double day = 86400.0;
   const double mean_rate = static_cast<double>(num_jobs) / duration_s;
@@ -383,8 +434,8 @@ Workload GenerateLlmFinetune(std::int64_t num_jobs, double duration_s, std::uint
     double accept = (1.0 + 0.8 * std::sin(2 * 3.14159265358979 * t / day)) / 1.8;
     if (!rng.Bernoulli(accept)) continue;
     double r = rng.UniformDouble();
-    const Template* tp = &templates[0];
-    for (const auto& c : templates) {
+    const LlmTemplate* tp = &kLlmTemplates[0];
+    for (const auto& c : kLlmTemplates) {
       if (r < c.share) {
         tp = &c;
         break;
@@ -398,19 +449,8 @@ Workload GenerateLlmFinetune(std::int64_t num_jobs, double duration_s, std::uint
     j.gpus = tp->gpus;
     j.tenant = tp->tenant;
     double tokens = tp->tokens_b_lo * std::pow(tp->tokens_b_hi / tp->tokens_b_lo, rng.UniformDouble()) * 1e9;
-    // Training FLOPs: 6 N per token for a full fine-tune, about 4 N with LoRA (no weight grads).
-    double flops_per_token = (tp->full ? 6.0 : 4.0) * tp->params_b * 1e9;
-    // Memory: full fine-tune with Adam in mixed precision ~16 bytes/param; LoRA ~2 bytes/param
-    // (frozen FP16 weights) plus activations; must fit in 80% of the gang's memory (S2.4).
-    double bytes = tp->params_b * 1e9 * (tp->full ? 16.0 : 2.4);
-    const double tokens_per_step = 1.0e6 / 8.0;  // global batch of 128k tokens
-    j.total_steps = std::ceil(tokens / tokens_per_step);
-    for (const auto& g : gpus) {
-      double mem = g.mem_gib * 1024.0 * 1024.0 * 1024.0 * tp->gpus * 0.8;
-      double mfu = g.tflops > 500 ? 0.35 : 0.40;  // large GPUs reach a lower MFU
-      double flops = g.tflops * 1e12 * mfu * tp->gpus;
-      j.steps_per_s.push_back(bytes <= mem ? flops / (flops_per_token * tokens_per_step) : 0.0);
-    }
+    j.total_steps = std::ceil(tokens / kLlmTokensPerStep);
+    j.steps_per_s = LlmSpeeds(*tp, 1.0);
     // 30% carry a deadline: 3x their runtime on the fastest type, at least 6 h.
     if (rng.Bernoulli(0.3)) {
       double best = *std::max_element(j.steps_per_s.begin(), j.steps_per_s.end());

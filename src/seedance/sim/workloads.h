@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -70,5 +71,21 @@ std::string JobsToCsv(const Workload& w);
 // where the model's training state does not fit in 80% of the GPUs' memory (S2.4); 30% of jobs
 // carry a deadline.
 Workload GenerateLlmFinetune(std::int64_t num_jobs, double duration_s, std::uint64_t seed);
+
+// What the llm-finetune generator assumes about one of its job types (the what-if levers of
+// `seedance advise` scale these): parameters, full fine-tune or LoRA, gang size and training-state
+// bytes per parameter (16 for a mixed-precision Adam full fine-tune, 2.4 for LoRA).
+struct LlmFinetuneJobModel {
+  double params_b = 0;
+  bool full = false;
+  int gpus = 1;
+  double state_bytes_per_param = 0;
+};
+// Errors: kInvalidArgument for a job type the generator does not make.
+Result<LlmFinetuneJobModel> LlmFinetuneModelOf(std::string_view job_type);
+// Steps/s of `job_type` on each llm-finetune GPU type, exactly as the generator computes them,
+// with the training state scaled by `memory_factor` (a type is infeasible where the scaled state
+// does not fit 80% of the gang's memory). memory_factor 1 gives the generated speeds.
+Result<std::vector<double>> LlmFinetuneStepsPerS(std::string_view job_type, double memory_factor);
 
 }  // namespace seedance::sim

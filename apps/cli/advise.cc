@@ -1,0 +1,321 @@
+// seedance advise: what to change, ranked in dollars per month, with the evidence, the interval
+// and the command that reproduces each figure. Parses and prints; the rules live in
+// src/seedance/advise.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "common.h"
+#include "ledger_prepare.h"
+#include "seedance/advise/finding.h"
+#include "seedance/advise/fleet.h"
+#include "seedance/advise/levers.h"
+#include "seedance/advise/serving.h"
+#include "seedance/core/file_util.h"
+#include "seedance/report/advice_report.h"
+#include "seedance/telemetry/parse.h"
+
+namespace seedance::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+struct AdviseOptions {
+  LedgerOptions ledger;
+  std::string workload;
+  int top = 20;
+  std::string output = "table";
+  std::string out;
+  std::string explain;
+  bool lever_table = false;
+  std::uint64_t seed = 42;
+  int mc_samples = 10'000;
+  std::string replay_window = "7d";
+  std::string ci_seeds = "43,44";
+  std::string serving;  // a trace: run the serving what-if
+  std::string serving_gpu = "a100";
+  std::string serving_kv = "fp16";
+  int serving_batch_cap = 0;
+};
+
+// The command that reproduces a figure: the options that shaped it, then --explain.
+std::string ReproducePrefix(const AdviseOptions& o) {
+  std::string cmd = "seedance advise";
+  if (!o.ledger.db.empty()) cmd += " --db " + o.ledger.db;
+  if (!o.ledger.config.empty()) cmd += " --config " + o.ledger.config;
+  if (!o.ledger.prices.empty()) cmd += " --prices " + o.ledger.prices;
+  if (!o.ledger.from.empty()) cmd += " --from " + o.ledger.from;
+  if (!o.ledger.to.empty()) cmd += " --to " + o.ledger.to;
+  if (!o.workload.empty()) {
+    cmd += " --workload " + o.workload + " --replay-window " + o.replay_window + " --ci-seeds " +
+           (o.ci_seeds.empty() ? std::string("''") : o.ci_seeds);
+  }
+  if (!o.serving.empty()) {
+    cmd += " --serving " + o.serving + " --serving-gpu " + o.serving_gpu + " --serving-kv " + o.serving_kv;
+    if (o.serving_batch_cap > 0) cmd += " --serving-batch-cap " + std::to_string(o.serving_batch_cap);
+  }
+  if (o.seed != 42) cmd += " --seed " + std::to_string(o.seed);
+  if (o.mc_samples != 10'000) cmd += " --mc-samples " + std::to_string(o.mc_samples);
+  return cmd;
+}
+
+int RunAdvise(const AdviseOptions& o) {
+  if (o.output != "table" && o.output != "json" && o.output != "html") {
+    return ReportError(InvalidArgumentError("--output must be table, json or html, got '" + o.output + "'"));
+  }
+  if (o.ledger.db.empty() && o.workload.empty() && !o.lever_table && o.serving.empty()) {
+    return ReportError(InvalidArgumentError(
+        "give --db LEDGER, --workload llm-finetune, --serving TRACE or --lever-table"));
+  }
+  if (o.serving_kv != "fp16" && o.serving_kv != "fp8") {
+    return ReportError(InvalidArgumentError("--serving-kv must be fp16 or fp8, got '" + o.serving_kv + "'"));
+  }
+  if (o.serving_gpu != "a100" && o.serving_gpu != "h100") {
+    return ReportError(InvalidArgumentError("--serving-gpu must be a100 or h100, got '" + o.serving_gpu + "'"));
+  }
+  if (!o.workload.empty() && o.workload != "llm-finetune") {
+    return ReportError(InvalidArgumentError("--workload: only llm-finetune has a lever model, got '" +
+                                            o.workload + "'"));
+  }
+  if (o.output == "html" && o.out.empty()) {
+    return ReportError(InvalidArgumentError("--output html needs --out FILE"));
+  }
+  auto window = ParsePositiveDuration(o.replay_window);
+  if (!window.has_value()) {
+    return ReportError(InvalidArgumentError("--replay-window: '" + o.replay_window + "' is not a duration"));
+  }
+  std::vector<std::uint64_t> ci_seeds;
+  if (!o.ci_seeds.empty()) {
+    auto s = ParseSeedList(o.ci_seeds, "--ci-seeds");
+    if (!s.has_value()) return ReportError(s.error());
+    ci_seeds = *s;
+  }
+  const std::string prefix = ReproducePrefix(o);
+  std::vector<advise::Finding> findings;
+  Json doc = Json::object();
+  Json assumptions = Json::array();
+  if (!o.ledger.db.empty()) {
+    auto prepared = Prepare(o.ledger);
+    if (!prepared.has_value()) return ReportError(prepared.error());
+    Prepared& p = *prepared;
+    auto in = advise::FleetInputsFromLedger(*p.ledger, p.telemetry, p.config, p.from_ms, p.to_ms);
+    if (!in.has_value()) return ReportError(in.error());
+    advise::FleetRules rules;
+    rules.seed = o.seed;
+    rules.mc_samples = o.mc_samples;
+    rules.reproduce_prefix = prefix;
+    auto fleet = advise::FleetFindings(*in, p.catalog, p.config, rules);
+    if (!fleet.has_value()) return ReportError(fleet.error());
+    findings.insert(findings.end(), fleet->begin(), fleet->end());
+    doc["ledger"] = {{"db", o.ledger.db},
+                     {"from", telemetry::FormatTimestamp(p.from_ms)},
+                     {"to", telemetry::FormatTimestamp(in->to_ms)},
+                     {"jobs", in->jobs.size()},
+                     {"nodes", in->nodes.size()},
+                     {"unshared_idle_usd", in->unshared_idle_usd}};
+    assumptions.push_back(fmt::format(
+        "fleet rules: idle below {:.0f}% activity; input-bound at >= {:.0f}% I/O wait ({}) and < {:.0f}% "
+        "activity; a smaller GPU must hold peak memory x {:.2f} and cover activity x FP16 TFLOPS at "
+        "{:.0f}% of its own; consolidation below {:.0f}% activity; $/month = the range's saving x {:.0f} h "
+        "/ range hours",
+        100 * rules.idle_activity, 100 * rules.stall_wait, advise::kInputWaitMetric,
+        100 * rules.stall_max_activity, rules.memory_margin, 100 * rules.headroom,
+        100 * rules.low_activity, advise::kHoursPerMonth));
+  }
+  advise::LeverParams params;
+  advise::TrainingStep step;
+  std::vector<advise::LeverTableRow> table;
+  std::vector<std::string> notes;
+  if (o.lever_table || !o.workload.empty()) {
+    table = advise::SeedLeverTable(step, params);
+    notes = advise::SeedTableDifferences(step, params);
+  }
+  Json replay_json = nullptr;
+  if (!o.workload.empty()) {
+    advise::ReplaySpec rs;
+    rs.data_dir = DataDir();
+    rs.seed = o.seed;
+    rs.duration_s = *window;
+    rs.ci_seeds = ci_seeds;
+    rs.params = params;
+    auto replay = advise::ReplayLevers(rs, [](const std::string& line) { std::cerr << line << "\n"; });
+    if (!replay.has_value()) return ReportError(replay.error());
+    auto lf = advise::LeverFindings(*replay, prefix);
+    findings.insert(findings.end(), lf.begin(), lf.end());
+    Json rows = Json::array();
+    for (const auto& r : replay->rows) {
+      rows.push_back({{"lever", r.name}, {"cost_usd", r.cost_usd}, {"saving_usd", r.saving_usd},
+                      {"usd_per_month", r.usd_per_month}, {"ci_low", r.ci_low}, {"ci_high", r.ci_high},
+                      {"avg_jct_hours", r.avg_jct_hours}, {"unfinished", r.unfinished}});
+    }
+    replay_json = {{"workload", replay->workload}, {"jobs", replay->jobs}, {"window_s", replay->window_s},
+                   {"policy", "seedance"}, {"seed", o.seed}, {"ci_seeds", ci_seeds},
+                   {"baseline_cost_usd", replay->baseline_cost_usd},
+                   {"baseline_avg_jct_hours", replay->baseline_avg_jct_hours}, {"levers", rows}};
+    assumptions.push_back(
+        "levers: mixed precision compute x0.5, activations x0.5; checkpointing activations x 2/sqrt(36), "
+        "compute x4/3; 8-bit 1 byte per gradient entry, top-k 1% density with 32-bit indices, +1% compute "
+        "to (de)quantize; overlap hides half the exposed all-reduce; a multi-GPU llm-finetune job spends "
+        "10% (NVLink) or 25% (PCIe) of a step on exposed all-reduce");
+  }
+  Json serving_json = nullptr;
+  if (!o.serving.empty()) {
+    advise::ServingDeployment d;
+    d.data_dir = DataDir();
+    d.trace = o.serving;
+    d.gpu = o.serving_gpu;
+    d.kv_bits = o.serving_kv == "fp8" ? 8 : 16;
+    d.max_num_seqs = o.serving_batch_cap;
+    d.seeds = {o.seed, o.seed + 1};
+    auto w = advise::RunServingWhatIf(d, &std::cerr);
+    if (!w.has_value()) return ReportError(w.error());
+    auto sf = advise::ServingFindings(*w, o.serving, prefix);
+    findings.insert(findings.end(), sf.begin(), sf.end());
+    Json pts = Json::array();
+    for (const auto& p : w->points) {
+      pts.push_back({{"change", p.change}, {"capacity_rps", p.capacity_rps},
+                     {"usd_per_gpu_hour", p.usd_per_gpu_hour}, {"usd_per_month", p.usd_per_month}});
+    }
+    serving_json = {{"trace", o.serving}, {"demand_rps", w->demand_rps}, {"policy", "vllm"},
+                    {"seeds", d.seeds}, {"points", pts}};
+    assumptions.push_back(
+        "serving: cost of the trace's mean arrival rate for a month on demand / capacity GPUs (replicas, "
+        "fractional) x price x 730 h; capacity = vLLM's highest rate with >= 90% of requests within "
+        "TTFT 2 s / TPOT 100 ms (batching engine, Vidur profiles of Llama-2-7B)");
+  }
+  advise::SortFindings(findings);
+  if (!o.explain.empty()) {
+    for (const auto& f : findings) {
+      if (f.id != o.explain) continue;
+      std::cout << advise::FindingsTable({f});
+      return kExitOk;
+    }
+    std::string ids;
+    for (const auto& f : findings) ids += (ids.empty() ? "" : ", ") + f.id;
+    return ReportError(InvalidArgumentError("--explain: no finding '" + o.explain + "' (findings: " +
+                                            (ids.empty() ? "none" : ids) + ")"));
+  }
+  if (o.top > 0 && findings.size() > static_cast<std::size_t>(o.top)) {
+    findings.resize(static_cast<std::size_t>(o.top));
+  }
+  Json arr = Json::array();
+  for (const auto& f : findings) arr.push_back(advise::FindingJson(f));
+  doc["findings"] = arr;
+  doc["interval_quantity"] = std::string(ledger::kMonteCarloQuantity);
+  doc["assumptions"] = assumptions;
+  if (!table.empty()) {
+    Json t = Json::array();
+    for (const auto& r : table) {
+      Json row = {{"config", r.config}, {"memory_gb", r.ours.memory_gb}, {"step_ms", r.ours.step_ms},
+                  {"comm_reduction", r.ours.comm_reduction}};
+      if (r.has_seed) {
+        row["seed"] = {{"memory_gb", r.seed.memory_gb}, {"step_ms", r.seed.step_ms},
+                       {"comm_reduction", r.seed.comm_reduction}};
+      }
+      t.push_back(row);
+    }
+    doc["lever_table"] = {{"inputs",
+                           {{"memory_gb", step.memory_gb}, {"step_ms", step.step_ms},
+                            {"activation_share", step.activation_share}, {"comm_share", step.comm_share}}},
+                          {"rows", t}, {"differences", notes}};
+  }
+  if (!replay_json.is_null()) doc["replay"] = replay_json;
+  if (!serving_json.is_null()) doc["serving"] = serving_json;
+  std::string text;
+  if (o.output == "html") {
+    text = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Seedance advice</title></head><body>\n" +
+           report::AdviceHtmlSection(findings, "Ranked by dollars per month; intervals: " +
+                                                   std::string(ledger::kMonteCarloQuantity) +
+                                                   " (ledger) or the replay over workload seeds (levers).",
+                                     table, notes) +
+           "</body></html>\n";
+  } else if (o.output == "json" || !o.out.empty()) {
+    text = doc.dump(2) + "\n";
+  }
+  if (!o.out.empty()) {
+    Status s = WriteFileAtomically(o.out, o.output == "html" ? text : doc.dump(2) + "\n");
+    if (!s.ok()) return ReportError(s);
+  }
+  if (o.output == "json") {
+    std::cout << text;
+    return kExitOk;
+  }
+  if (o.output == "html") {
+    std::cout << "wrote " << o.out << "\n";
+    return kExitOk;
+  }
+  std::cout << advise::FindingsTable(findings);
+  if (!table.empty()) {
+    std::cout << fmt::format("\nTraining levers on the seed's step (inputs: FP32 {:.1f} GB, {:.0f} ms per step; "
+                             "assumed: activations {:.0f}% of memory, exposed all-reduce {:.0f}% of the step)\n",
+                             step.memory_gb, step.step_ms, 100 * step.activation_share, 100 * step.comm_share);
+    std::cout << fmt::format("{:<66} {:>9} {:>8} {:>8}   {}\n", "configuration", "memory", "step", "comm", "seed");
+    for (const auto& r : table) {
+      std::cout << fmt::format("{:<66} {:>6.1f} GB {:>5.0f} ms {:>7.1f}%   {}\n", r.config, r.ours.memory_gb,
+                               r.ours.step_ms, -100 * r.ours.comm_reduction,
+                               r.has_seed ? fmt::format("{:.1f} GB, {:.0f} ms, -{:.0f}%", r.seed.memory_gb,
+                                                        r.seed.step_ms, 100 * r.seed.comm_reduction)
+                                          : std::string());
+    }
+    for (const auto& n : notes) std::cout << "  " << n << "\n";
+  }
+  if (!replay_json.is_null()) {
+    std::cout << fmt::format("\nllm-finetune replay (seedance policy, seed {}, {} jobs, {:.0f} h window): baseline ${:.2f}\n",
+                             o.seed, replay_json["jobs"].get<std::int64_t>(),
+                             replay_json["window_s"].get<double>() / 3600, replay_json["baseline_cost_usd"].get<double>());
+    for (const auto& r : replay_json["levers"]) {
+      std::cout << fmt::format("  {:<70} ${:>10.2f}  {:>+10.2f} $/month  [{:.2f} .. {:.2f}]  JCT {:.2f} h\n",
+                               r["lever"].get<std::string>(), r["cost_usd"].get<double>(),
+                               r["usd_per_month"].get<double>(), r["ci_low"].get<double>(),
+                               r["ci_high"].get<double>(), r["avg_jct_hours"].get<double>());
+    }
+  }
+  if (!o.out.empty()) std::cout << "wrote " << o.out << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Action RegisterAdvise(CLI::App& app) {
+  auto o = std::make_shared<AdviseOptions>();
+  CLI::App* cmd = AddCommand(
+      app, "advise", "Rank what to change by dollars per month, with evidence and intervals",
+      "From the ledger (--db): idle namespaces and nodes, input-bound jobs (low GPU activity with "
+      "high I/O wait), jobs that fit a cheaper GPU without slowing down, jobs to consolidate; each "
+      "with $/month (the range's saving scaled to 730 h), the samples and time range it rests on, an "
+      "interval from the ledger's Monte Carlo (cost with idle apportioned, the same code as "
+      "`attribute`), an action and the command that reproduces it (--explain ID). With --workload "
+      "llm-finetune: the training levers (mixed precision, checkpointing, 8-bit and top-k gradient "
+      "compression, collective overlap) replayed in the simulator under the seedance policy and "
+      "priced against the baseline. With --serving TRACE: the batching engine's what-if for an inference "
+      "deployment (the other GPU type, FP8 KV, batch caps 64/128/512), priced at the trace's arrival "
+      "rate. --lever-table prints the seed's lever table beside ours.",
+      "seedance advise --db ledger.db --top 10 --output json");
+  cmd->add_option("--db", o->ledger.db, "ledger file (SQLite)");
+  AddLedgerOptionsWithoutDb(cmd, o->ledger);
+  cmd->add_option("--workload", o->workload, "replay the training levers on a workload: llm-finetune");
+  cmd->add_option("--top", o->top, "show the N largest findings (0 = all)")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--output", o->output, "table | json | html (html needs --out)")->capture_default_str();
+  cmd->add_option("--out", o->out, "also write advise.json (or the HTML page) here, atomically");
+  cmd->add_option("--explain", o->explain, "print one finding (its id, e.g. idle:namespace/sandbox) in full");
+  cmd->add_flag("--lever-table", o->lever_table, "print the seed's training-lever table beside ours");
+  cmd->add_option("--serving", o->serving,
+                  "serving what-if on a trace (conv, code, arxiv or a CSV): GPU type, KV precision, batch cap");
+  cmd->add_option("--serving-gpu", o->serving_gpu, "the deployment's GPU: a100 | h100")->capture_default_str();
+  cmd->add_option("--serving-kv", o->serving_kv, "the deployment's KV precision: fp16 | fp8")->capture_default_str();
+  cmd->add_option("--serving-batch-cap", o->serving_batch_cap,
+                  "the deployment's max_num_seqs (0 = vLLM's best swept knobs)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", o->seed, "Monte Carlo and replay seed")->capture_default_str();
+  cmd->add_option("--mc-samples", o->mc_samples, "Monte Carlo samples")->capture_default_str()->check(CLI::Range(1, 10'000'000));
+  cmd->add_option("--replay-window", o->replay_window, "arrival window of the lever replay (e.g. 2d, 7d)")->capture_default_str();
+  cmd->add_option("--ci-seeds", o->ci_seeds, "more workload seeds for the lever intervals ('' = none)")->capture_default_str();
+  return [cmd, o]() { return cmd->parsed() ? RunAdvise(*o) : -1; };
+}
+
+}  // namespace seedance::cli

@@ -1,0 +1,292 @@
+#include "seedance/advise/fleet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "seedance/cluster/gpu_model.h"
+#include "seedance/core/rng.h"
+#include "seedance/gpu/catalog.h"
+#include "seedance/ledger/apportion.h"
+#include "seedance/telemetry/parse.h"
+#include "seedance/telemetry/sample.h"
+
+namespace seedance::advise {
+namespace {
+
+constexpr double kHourMs = 3'600'000.0;
+
+const gpu::GpuFacts* FactsOf(std::string_view dcgm_or_catalog_name) {
+  auto idx = gpu::ParseGpuName(dcgm_or_catalog_name, gpu::NameMatch::kCanonical);
+  if (!idx.has_value()) {
+    std::string_view cat = telemetry::CatalogModelName(dcgm_or_catalog_name);
+    if (cat.empty()) return nullptr;
+    idx = gpu::ParseGpuName(cat, gpu::NameMatch::kCanonical);
+    if (!idx.has_value()) return nullptr;
+  }
+  return &gpu::GpuAt(*idx);
+}
+
+struct Candidate {
+  Finding f;
+  ledger::TenantInput entity;  // for the Monte Carlo
+  double range_saving_usd = 0;
+};
+
+std::string Pct(double v) { return fmt::format("{:.0f}%", 100.0 * v); }
+
+}  // namespace
+
+Result<FleetInputs> FleetInputsFromLedger(ledger::Ledger& ledger,
+                                          const ledger::TelemetryAttribution& telemetry,
+                                          const ledger::LedgerConfig& config, std::int64_t from_ms,
+                                          std::int64_t to_ms) {
+  FleetInputs in;
+  in.from_ms = from_ms;
+  in.to_ms = to_ms;
+  in.step_ms = config.step_ms;
+  // The last sample's step is charged whole: the range ends where the charges do (at most one
+  // step past the last sample).
+  SEEDANCE_ASSIGN_OR_RETURN(auto charged, ledger.ChargeRange());
+  if (charged.second > to_ms) in.to_ms = std::min(charged.second, to_ms + config.step_ms);
+  std::map<std::string, JobUsage> jobs;
+  std::map<std::string, NodeIdle> nodes;
+  SEEDANCE_RETURN_IF_ERROR(ledger.ForEachChargeLine(from_ms, to_ms, [&](const ledger::Ledger::ChargeLine& c) {
+    NodeIdle& n = nodes[c.node];
+    n.node = c.node;
+    n.bill_usd += ToUsd(c.cost);
+    if (c.kind == ledger::ChargeKind::kIdle && c.workload.name.empty()) {
+      n.idle_usd += ToUsd(c.cost);
+      n.idle_gpu_hours += static_cast<double>(c.gpu_ms) / kHourMs;
+      in.unshared_idle_usd += ToUsd(c.cost);
+    }
+    if (c.kind != ledger::ChargeKind::kWorkload) return;
+    JobUsage& j = jobs[c.workload.job];
+    j.job = c.workload.job;
+    j.namespace_name = c.workload.namespace_name;
+    j.tenant = c.workload.tenant;
+    j.cost_usd += ToUsd(c.cost);
+  }));
+  for (const auto& [key, ev] : telemetry.evidence) {
+    auto it = jobs.find(ev.job);
+    if (it == jobs.end()) continue;
+    JobUsage& j = it->second;
+    if (j.model.empty()) j.model = ev.model;
+    double prev = j.gpu_hours;
+    j.gpu_hours += ev.gpu_hours;
+    if (ev.mean_utilization >= 0) {
+      j.activity = j.activity < 0 ? ev.mean_utilization
+                                  : (j.activity * prev + ev.mean_utilization * ev.gpu_hours) / j.gpu_hours;
+    }
+    j.peak_memory_mib = std::max(j.peak_memory_mib, ev.peak_memory_mib);
+    std::int64_t end = ev.hour_ms + static_cast<std::int64_t>(kHourMs);
+    j.first_ms = j.first_ms == 0 ? ev.hour_ms : std::min(j.first_ms, ev.hour_ms);
+    j.last_ms = std::max(j.last_ms, end);
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(auto rates, ledger.CounterRates(kInputWaitMetric, from_ms, to_ms));
+  std::map<std::string, std::pair<double, int>> wait;  // job -> (sum of rates, series)
+  for (const auto& r : rates) {
+    if (r.samples < 2) continue;
+    ledger::WorkloadDims d = config.Classify(r.pod, r.namespace_name, r.job);
+    auto& w = wait[d.job];
+    w.first += std::clamp(r.rate_per_s, 0.0, 1.0);
+    ++w.second;
+    if (auto it = jobs.find(d.job); it != jobs.end()) it->second.wait_samples += r.samples;
+  }
+  for (auto& [name, j] : jobs) {
+    if (auto it = wait.find(name); it != wait.end()) j.input_wait = it->second.first / it->second.second;
+    in.jobs.push_back(j);
+  }
+  for (auto& [name, n] : nodes) in.nodes.push_back(n);
+  return in;
+}
+
+Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::PriceTable& prices,
+                                           const ledger::LedgerConfig& config,
+                                           const FleetRules& rules) {
+  const double range_h = static_cast<double>(in.to_ms - in.from_ms) / kHourMs;
+  if (range_h <= 0) return InvalidArgumentError("advise: empty time range");
+  const double month = kHoursPerMonth / range_h;
+  const std::string from = telemetry::FormatTimestamp(in.from_ms);
+  const std::string to = telemetry::FormatTimestamp(in.to_ms);
+  ledger::GpuPricer pricer(config, &prices);
+  std::vector<Candidate> cands;
+  auto steps = [&](double gpu_hours) {
+    return static_cast<std::int64_t>(std::llround(gpu_hours * kHourMs / static_cast<double>(in.step_ms)));
+  };
+  auto make = [&](std::string kind, std::string target, double range_saving, double gpu_hours,
+                  std::int64_t first, std::int64_t last, std::string detail, std::string action,
+                  ledger::TenantInput entity) {
+    Candidate c;
+    c.f.kind = kind;
+    c.f.target = target;
+    c.f.id = kind + ":" + target;
+    c.f.usd_per_month = range_saving * month;
+    c.f.evidence.samples = steps(gpu_hours);
+    c.f.evidence.samples_unit = fmt::format("GPU steps of {} s", in.step_ms / 1000);
+    c.f.evidence.from = first > 0 ? telemetry::FormatTimestamp(first) : from;
+    c.f.evidence.to = last > 0 ? telemetry::FormatTimestamp(last) : to;
+    c.f.evidence.detail = std::move(detail);
+    c.f.action = std::move(action);
+    c.f.reproduce = rules.reproduce_prefix + " --explain " + c.f.id;
+    c.range_saving_usd = range_saving;
+    entity.tenant = c.f.id;
+    c.entity = entity;
+    cands.push_back(std::move(c));
+  };
+  // Namespaces: activity and cost from their jobs.
+  struct Ns {
+    double gpu_hours = 0, active = 0, cost = 0;
+    std::int64_t first = 0, last = 0;
+    int jobs = 0;
+    bool measured = false;
+  };
+  std::map<std::string, Ns> ns;
+  for (const JobUsage& j : in.jobs) {
+    // Only jobs with telemetry: a namespace's activity and cost rest on the same GPU-hours.
+    if (config.IsOverheadNamespace(j.namespace_name) || j.activity < 0) continue;
+    Ns& n = ns[j.namespace_name];
+    n.gpu_hours += j.gpu_hours;
+    n.cost += j.cost_usd;
+    ++n.jobs;
+    n.active += j.activity * j.gpu_hours;
+    n.measured = true;
+    if (j.first_ms > 0) n.first = n.first == 0 ? j.first_ms : std::min(n.first, j.first_ms);
+    n.last = std::max(n.last, j.last_ms);
+  }
+  std::map<std::string, bool> idle_ns;
+  for (const auto& [name, n] : ns) {
+    if (!n.measured || n.gpu_hours < rules.min_gpu_hours) continue;
+    double act = n.active / n.gpu_hours;
+    if (act >= rules.idle_activity) continue;
+    idle_ns[name] = true;
+    make("idle", "namespace/" + (name.empty() ? std::string("(none)") : name), n.cost, n.gpu_hours,
+         n.first, n.last,
+         fmt::format("{} job(s) held {:.1f} GPU-hours at {} mean activity, ${:.2f} in the range",
+                     n.jobs, n.gpu_hours, Pct(act), n.cost),
+         fmt::format("release the namespace's GPUs (scale its pods to zero or set an idle timeout): "
+                     "activity {} is below the {} idle threshold",
+                     Pct(act), Pct(rules.idle_activity)),
+         {"", n.cost, n.active, n.gpu_hours, 0});
+  }
+  for (const NodeIdle& n : in.nodes) {
+    if (n.idle_gpu_hours < rules.min_gpu_hours || n.bill_usd <= 0 ||
+        n.idle_usd < rules.node_idle_share * n.bill_usd) {
+      continue;
+    }
+    make("idle", "node/" + n.node, n.idle_usd, n.idle_gpu_hours, 0, 0,
+         fmt::format("{:.1f} GPU-hours held by nobody, ${:.2f} of the node's ${:.2f}", n.idle_gpu_hours,
+                     n.idle_usd, n.bill_usd),
+         "scale the node pool down (or pack more work here): its idle GPUs cost money and run nothing",
+         {"", n.idle_usd, 0, n.idle_gpu_hours, 0});
+  }
+  // Jobs: one finding each, the largest saving.
+  for (const JobUsage& j : in.jobs) {
+    if (idle_ns.count(j.namespace_name) || config.IsOverheadNamespace(j.namespace_name)) continue;
+    if (j.gpu_hours < rules.min_gpu_hours || j.activity < 0 || j.cost_usd <= 0) continue;
+    std::optional<Candidate> best;
+    auto consider = [&](std::string kind, double saving, std::string detail, std::string action) {
+      if (saving <= 0) return;
+      if (best.has_value() && best->range_saving_usd >= saving) return;
+      std::size_t before = cands.size();
+      make(std::move(kind), "job/" + j.job, saving, j.gpu_hours, j.first_ms, j.last_ms,
+           std::move(detail), std::move(action), {"", j.cost_usd, j.activity * j.gpu_hours, j.gpu_hours, 0});
+      best = std::move(cands.back());
+      cands.resize(before);
+    };
+    const std::string where = fmt::format("{:.1f} GPU-hours on {} at {} activity, ${:.2f}", j.gpu_hours,
+                                          j.model.empty() ? "GPU" : j.model, Pct(j.activity), j.cost_usd);
+    if (j.input_wait >= rules.stall_wait && j.activity < rules.stall_max_activity) {
+      consider("input-stall", j.cost_usd * j.input_wait,
+               fmt::format("{}; its containers waited on I/O {} of the time ({} PSI samples)", where,
+                           Pct(j.input_wait), j.wait_samples),
+               fmt::format("fix the input pipeline (more data-loader workers, prefetching, a local "
+                           "dataset cache): the GPUs wait on input {} of the time",
+                           Pct(j.input_wait)));
+    }
+    const gpu::GpuFacts* cur = FactsOf(j.model);
+    std::int64_t cur_price = pricer.MicroUsdPerHour(j.model);
+    if (cur != nullptr && cur_price > 0 && j.peak_memory_mib > 0) {
+      const double need_gib = j.peak_memory_mib / 1024.0 * rules.memory_margin;
+      const double need_tflops = j.activity * cur->fp16_tflops;
+      const cost::GpuPrice* pick = nullptr;
+      for (const cost::GpuPrice& p : prices.prices()) {
+        const gpu::GpuFacts& g = gpu::GpuAt(p.model);
+        if (!g.disclosed || g.memory_gib < need_gib || g.fp16_tflops * rules.headroom < need_tflops ||
+            p.usd_per_gpu_hour.raw() >= cur_price) {
+          continue;
+        }
+        if (pick == nullptr || p.usd_per_gpu_hour < pick->usd_per_gpu_hour ||
+            (p.usd_per_gpu_hour == pick->usd_per_gpu_hour &&
+             cluster::GpuModelName(p.model) < cluster::GpuModelName(pick->model))) {
+          pick = &p;
+        }
+      }
+      if (pick != nullptr) {
+        const gpu::GpuFacts& g = gpu::GpuAt(pick->model);
+        double per_h = ToUsd(MicroUsd(cur_price)) - ToUsd(pick->usd_per_gpu_hour);
+        consider("smaller-gpu", j.gpu_hours * per_h,
+                 fmt::format("{}; peak memory {:.1f} GiB; needs {:.0f} FP16 TFLOPS per GPU", where,
+                             j.peak_memory_mib / 1024.0, need_tflops),
+                 fmt::format("move to {} ({:.0f} GiB holds {:.1f} GiB; {:.0f} TFLOPS x {:.0f}% covers "
+                             "the {:.0f} used): ${:.2f} - ${:.2f} per GPU-hour",
+                             g.name, g.memory_gib, need_gib, g.fp16_tflops, 100 * rules.headroom,
+                             need_tflops, ToUsd(MicroUsd(cur_price)), ToUsd(pick->usd_per_gpu_hour)));
+      }
+    }
+    if (j.activity < rules.low_activity) {
+      double range_h_job = j.last_ms > j.first_ms ? static_cast<double>(j.last_ms - j.first_ms) / kHourMs : range_h;
+      double gpus = std::max(1.0, std::round(j.gpu_hours / range_h_job));
+      double need = std::max(1.0, std::ceil(gpus * j.activity / rules.headroom - 1e-9));
+      if (need < gpus) {
+        consider("low-utilization", j.cost_usd * (1.0 - need / gpus),
+                 fmt::format("{} on {:.0f} GPU(s)", where, gpus),
+                 fmt::format("consolidate onto {:.0f} of {:.0f} GPUs (raise the batch size or pack "
+                             "replicas): at {} activity the work fits at {:.0f}%",
+                             need, gpus, Pct(j.activity), 100 * rules.headroom));
+      }
+    }
+    if (best.has_value()) cands.push_back(std::move(*best));
+  }
+  // Intervals: the ledger's Monte Carlo over the targets and the rest of the fleet as one entity.
+  std::vector<ledger::TenantInput> entities;
+  double covered_cost = 0, covered_usage = 0, covered_alloc = 0;
+  double total_cost = 0, total_usage = 0, total_alloc = 0;
+  for (const JobUsage& j : in.jobs) {
+    total_cost += j.cost_usd;
+    total_usage += std::max(0.0, j.activity) * j.gpu_hours;
+    total_alloc += j.gpu_hours;
+  }
+  for (const Candidate& c : cands) {
+    entities.push_back(c.entity);
+    if (c.f.target.starts_with("node/")) continue;  // idle capacity is not part of the job costs
+    covered_cost += c.entity.workload_usd;
+    covered_usage += c.entity.usage;
+    covered_alloc += c.entity.alloc;
+  }
+  entities.push_back({"rest of the fleet", std::max(0.0, total_cost - covered_cost),
+                      std::max(0.0, total_usage - covered_usage),
+                      std::max(0.0, total_alloc - covered_alloc), 0});
+  Rng rng(rules.seed);
+  std::vector<ledger::TenantInterval> mc =
+      ledger::MonteCarloIntervals(entities, in.unshared_idle_usd, rules.mc_samples, rng);
+  std::vector<Finding> out;
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    Finding f = std::move(cands[i].f);
+    auto [lo, hi] = mc[i].RelativeInterval();
+    f.ci_low = f.usd_per_month * lo;
+    f.ci_high = f.usd_per_month * hi;
+    f.ci_basis = fmt::format(
+        "the ledger's Monte Carlo of the target's {} ({} samples, seed {}): ${:.2f} .. ${:.2f} "
+        "around ${:.2f} in the range, applied to the saving",
+        ledger::kMonteCarloQuantity, rules.mc_samples, rules.seed, mc[i].p025_usd, mc[i].p975_usd,
+        mc[i].point_usd);
+    out.push_back(std::move(f));
+  }
+  SortFindings(out);
+  return out;
+}
+
+}  // namespace seedance::advise

@@ -1,0 +1,96 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "seedance/advise/finding.h"
+#include "seedance/core/status.h"
+#include "seedance/cost/price_table.h"
+#include "seedance/ledger/config.h"
+#include "seedance/ledger/ledger.h"
+#include "seedance/ledger/telemetry_attribution.h"
+
+namespace seedance::advise {
+
+// What the ledger knows of one job over the range (its GPU steps summed over hours).
+struct JobUsage {
+  std::string job;
+  std::string namespace_name;
+  std::string tenant;
+  std::string model;           // dcgm modelName of its GPUs
+  double gpu_hours = 0;
+  double activity = -1;        // GPU-hour-weighted mean GR_ENGINE_ACTIVE, -1 = no data
+  double peak_memory_mib = -1;
+  double cost_usd = 0;         // its workload charges
+  std::int64_t first_ms = 0, last_ms = 0;  // hours it was seen in: [first, last)
+  double input_wait = -1;      // share of time its containers waited on I/O (PSI), -1 = no data
+  std::int64_t wait_samples = 0;
+};
+
+// A node's capacity nobody held.
+struct NodeIdle {
+  std::string node;
+  double idle_usd = 0;
+  double idle_gpu_hours = 0;
+  double bill_usd = 0;
+};
+
+// Everything the fleet rules read (built from a ledger by FleetInputsFromLedger, or by a
+// benchmark directly).
+struct FleetInputs {
+  std::int64_t from_ms = 0, to_ms = 0;
+  std::int64_t step_ms = 60'000;
+  std::vector<JobUsage> jobs;      // by job name
+  std::vector<NodeIdle> nodes;     // by node name
+  double unshared_idle_usd = 0;    // the idle pool of the range (the Monte Carlo's I)
+};
+
+// Thresholds of the fleet rules (each is an assumption stated beside the figures).
+struct FleetRules {
+  double idle_activity = 0.05;      // a namespace below this mean activity is idle
+  double low_activity = 0.30;       // a job below this consolidates
+  double stall_wait = 0.20;         // input-bound: I/O wait share at least this ...
+  double stall_max_activity = 0.60; // ... and activity below this
+  double headroom = 0.80;           // a GPU is planned to at most 80% activity
+  double memory_margin = 1.10;      // a smaller GPU must hold the peak memory + 10%
+  double min_gpu_hours = 1.0;       // evidence below this is not acted on
+  double node_idle_share = 0.10;    // a node with at least 10% of its bill idle
+  int mc_samples = 10'000;
+  std::uint64_t seed = 42;
+  std::string reproduce_prefix = "seedance advise";  // + " --explain <id>"
+};
+
+// The cAdvisor PSI counter the input-stall rule reads.
+inline constexpr std::string_view kInputWaitMetric = "container_pressure_io_waiting_seconds_total";
+
+// Reads the charges of [from, to) (already brought up to date from telemetry: `telemetry` is the
+// attribution's result), the jobs' evidence and the PSI counters.
+Result<FleetInputs> FleetInputsFromLedger(ledger::Ledger& ledger,
+                                          const ledger::TelemetryAttribution& telemetry,
+                                          const ledger::LedgerConfig& config, std::int64_t from_ms,
+                                          std::int64_t to_ms);
+
+// The fleet rules (docs/ARCHITECTURE.md "Advice"):
+//   idle:            a namespace whose GPU-hour-weighted activity is below idle_activity: release
+//                    its GPUs, saving its whole cost; a node with node_idle_share of its bill held
+//                    by nobody: scale the pool down, saving the idle cost;
+//   input-stall:     a job waiting on I/O at least stall_wait of the time at activity below
+//                    stall_max_activity: fix the pipeline, saving cost x wait share (the GPU time
+//                    spent waiting);
+//   smaller-gpu:     the cheapest priced GPU that holds peak memory x memory_margin and whose FP16
+//                    TFLOPS x headroom covers activity x the current GPU's (the job keeps its
+//                    speed): saving GPU-hours x (price now - price there);
+//   low-utilization: a job below low_activity that fits no smaller GPU: consolidate onto
+//                    ceil(GPUs x activity / headroom) GPUs, saving cost x (1 - new / old GPUs).
+// One finding per job (the largest saving); jobs of an idle namespace are covered by it.
+// $/month = the range's saving x kHoursPerMonth / range hours. Each interval is the ledger's
+// Monte Carlo (ledger::MonteCarloIntervals, the quantity "cost with idle apportioned") over the
+// findings' targets and the rest of the fleet as one entity, taken relative to the target's
+// point and applied to its saving.
+Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::PriceTable& prices,
+                                           const ledger::LedgerConfig& config,
+                                           const FleetRules& rules);
+
+}  // namespace seedance::advise
