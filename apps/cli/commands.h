@@ -30,6 +30,7 @@ Action RegisterBenchSpot(CLI::App& bench);
 Action RegisterBenchKueue(CLI::App& bench);
 Action RegisterCatalog(CLI::App& app);
 Action RegisterBatching(CLI::App& app);
+Action RegisterPlan(CLI::App& app);
 Action RegisterIngest(CLI::App& app);
 Action RegisterAttribute(CLI::App& app);
 Action RegisterExport(CLI::App& app);

@@ -74,8 +74,8 @@ EngineKnobs KnobsOf(const ContinuousConfig& c) {
   return EngineKnobs{c.max_num_batched_tokens, c.max_num_seqs, c.chunked_prefill, c.preemption};
 }
 
-// The engine every policy shares (KV precision and capacity, the model's limits, the SLOs)
-// and the knobs of vLLM and Seedance.
+}  // namespace
+
 PolicySettings PrepareSettings(const BatchingConfig& cfg, const GpuSpec& gpu, const ModelSpec& model,
                                const ProfiledExecutor& exec) {
   PolicySettings s = cfg.settings;
@@ -94,6 +94,8 @@ PolicySettings PrepareSettings(const BatchingConfig& cfg, const GpuSpec& gpu, co
   e.slo_tpot_s = cfg.slo_tpot_s;
   return s;
 }
+
+namespace {
 
 // The ground truth and the policies' predictor, fitted on disjoint profile points (or both on
 // all of them without split_profiles).

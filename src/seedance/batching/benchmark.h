@@ -121,6 +121,11 @@ struct BatchingResults {
   double kv_capacity_bytes = 0;
 };
 
+// The engine every policy shares on `gpu` (KV precision and capacity, the model's limits, the
+// SLOs of `cfg`) and the knobs of vLLM and Seedance (Best*Knobs when cfg.use_best_knobs).
+PolicySettings PrepareSettings(const BatchingConfig& cfg, const GpuSpec& gpu, const ModelSpec& model,
+                               const ProfiledExecutor& exec);
+
 // The bundled trace for a name ("conv", "code", "arxiv"), or `name` itself when it is a path.
 std::string ResolveTracePath(const std::string& data_dir, const std::string& name);
 

@@ -136,7 +136,7 @@ const std::vector<std::string>& LinearOpColumns() {
 }
 
 std::string MlpProfilePath(const std::string& data_dir, const GpuSpec& gpu, const ModelSpec& m) {
-  return data_dir + "/vidur_profiles/compute/" + gpu.name + "/" + m.profile_dir + "/mlp.csv";
+  return data_dir + "/vidur_profiles/compute/" + gpu.profile + "/" + m.profile_dir + "/mlp.csv";
 }
 
 Result<std::unique_ptr<ProfiledExecutor>> ProfiledExecutor::Load(const std::string& data_dir,
@@ -152,6 +152,21 @@ Result<std::unique_ptr<ProfiledExecutor>> ProfiledExecutor::Load(const std::stri
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable mlp, CsvTable::ReadFile(MlpProfilePath(data_dir, gpu, model)));
   SEEDANCE_ASSIGN_OR_RETURN(Curve linear, LoadCurve(mlp, "num_tokens", LinearOpColumns(),
                                                      "num_tensor_parallel_workers", "1"));
+  if (gpu.derived()) {
+    // No profile of this GPU (L4, A10G): the profiled GPU's linear stack (A100) scaled point by
+    // point as a roofline would: the weight-read share w = t(1) / t(T) of a step by the
+    // bandwidth ratio, the rest by the FP16 tensor-peak ratio (a modelling assumption).
+    SEEDANCE_ASSIGN_OR_RETURN(GpuSpec base, FindGpu(gpu.profile));
+    const double bw = base.dram_bytes_per_s / gpu.dram_bytes_per_s;
+    const double fl = base.fp16_flops / gpu.fp16_flops;
+    const double t1 = linear.At(1);
+    std::vector<double> xs = linear.xs(), ys = linear.ys();
+    for (std::size_t i = 0; i < ys.size(); ++i) {
+      const double w = std::min(1.0, t1 / ys[i]);
+      ys[i] *= w * bw + (1 - w) * fl;
+    }
+    linear = Curve(std::move(xs), std::move(ys));
+  }
   e->linear_ms_ = SplitCurve(linear, split);
   // Attention is profiled on A100 only (data/vidur_profiles/SOURCE.md).
   const std::string a100_dir = data_dir + "/vidur_profiles/compute/a100/" + model.profile_dir;
@@ -161,7 +176,12 @@ Result<std::unique_ptr<ProfiledExecutor>> ProfiledExecutor::Load(const std::stri
   e->prefill_coef_ = fit.prefill;
   e->decode_fit_error_ = fit.decode_error;
   e->prefill_fit_error_ = fit.prefill_error;
-  if (gpu.name != "a100") {
+  if (gpu.derived()) {
+    // Decode attention reads the KV cache (bandwidth bound); prefill attention is tensor bound.
+    SEEDANCE_ASSIGN_OR_RETURN(GpuSpec base, FindGpu(gpu.profile));
+    e->decode_scale_ = base.dram_bytes_per_s / gpu.dram_bytes_per_s;
+    e->prefill_scale_ = base.fp16_flops / gpu.fp16_flops;
+  } else if (gpu.name != "a100") {
     SEEDANCE_ASSIGN_OR_RETURN(GpuSpec a100, FindGpu("a100"));
     SEEDANCE_ASSIGN_OR_RETURN(CsvTable a100_mlp,
                               CsvTable::ReadFile(MlpProfilePath(data_dir, a100, model)));

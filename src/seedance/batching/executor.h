@@ -77,6 +77,10 @@ class Executor {
 // prepare_inputs + process_model_outputs medians of cpu_overheads.csv (schedule excluded: the
 // scheduler's own cost is measured by the benchmark). Weight precision scales linear(T) (see
 // FactorsFor).
+// L4 and A10G (GpuSpec::derived(): no Vidur profile) take the A100 curves: linear(T) scaled per
+// point by w x (A100 / GPU bandwidth) + (1 - w) x (A100 / GPU FP16 peak) with w = t(1) / t(T) the
+// weight-read share, decode attention by the bandwidth ratio, prefill attention by the FP16
+// ratio (a modelling assumption the planner prints beside its figures).
 //
 // A split selects which profile points the fits use: the replay's ground truth is fitted on
 // the even-numbered points and the policies' predictor on the odd-numbered ones, so that no

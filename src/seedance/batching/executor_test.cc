@@ -126,3 +126,31 @@ TEST(KvReadFactorTest, LowBitReadsCostTheirBytesPlusDequantization) {
 
 }  // namespace
 }  // namespace seedance::batching
+
+namespace seedance::batching {
+namespace {
+
+// L4 and A10G have no profile: the A100's, scaled by the catalog's bandwidth (weight-read bound
+// small steps, decode attention) and FP16 peak (large prefills). A lone decode step is weight-read
+// bound, so it slows by about the bandwidth ratio; a 2,048-token prefill by about the FP16 ratio.
+TEST(ProfiledExecutorTest, DerivedGpusScaleTheA100ByTheRoofline) {
+  auto a100 = Load("a100");
+  for (const char* gpu : {"l4", "a10g"}) {
+    auto g = FindGpu(gpu);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_TRUE(g->derived());
+    EXPECT_EQ(g->profile, "a100");
+    auto e = Load(gpu);
+    const double bw = a100->gpu().dram_bytes_per_s / g->dram_bytes_per_s;
+    const double fl = a100->gpu().fp16_flops / g->fp16_flops;
+    EXPECT_NEAR(e->LinearMs(1) / a100->LinearMs(1), bw, 1e-9) << gpu;
+    const double big = e->LinearMs(4096) / a100->LinearMs(4096);
+    EXPECT_GT(big, std::min(bw, fl) - 1e-9) << gpu;
+    EXPECT_LT(big, std::max(bw, fl) + 1e-9) << gpu;
+    EXPECT_GT(e->DecodeStepSeconds(1, 512), 2 * a100->DecodeStepSeconds(1, 512)) << gpu;
+  }
+  EXPECT_FALSE(FindGpu("a100")->derived());
+}
+
+}  // namespace
+}  // namespace seedance::batching

@@ -18,9 +18,10 @@ constexpr double kSwapLinkEfficiency = 0.78125;
 
 // A Vidur profile directory (data/vidur_profiles/compute/<name>) and the catalog row of the GPU
 // it was measured on; every fact comes from the GPU catalog.
-GpuSpec FromCatalog(std::string_view profile, std::string_view model) {
+GpuSpec FromCatalog(std::string_view name, std::string_view profile, std::string_view model) {
   const gpu::GpuFacts& g = gpu::GpuAt(*gpu::ParseGpuName(model, gpu::NameMatch::kCanonical));
-  return GpuSpec{std::string(profile),
+  return GpuSpec{std::string(name),
+                 std::string(profile),
                  std::string(g.name),
                  g.memory_gib * kGiB,
                  g.memory_gb_s * 1e9,
@@ -30,7 +31,8 @@ GpuSpec FromCatalog(std::string_view profile, std::string_view model) {
 }
 
 std::vector<GpuSpec> Gpus() {
-  return {FromCatalog("a100", "A100-80G"), FromCatalog("h100", "H100")};
+  return {FromCatalog("a100", "a100", "A100-80G"), FromCatalog("h100", "h100", "H100"),
+          FromCatalog("l4", "a100", "L4"), FromCatalog("a10g", "a100", "A10G")};
 }
 
 }  // namespace
@@ -55,7 +57,7 @@ Result<GpuSpec> FindGpu(std::string_view name) {
   for (const auto& g : Gpus()) {
     if (g.name == name) return g;
   }
-  return InvalidArgumentError(fmt::format("unknown gpu '{}' (accepted: a100, h100)", name));
+  return InvalidArgumentError(fmt::format("unknown gpu '{}' (accepted: a100, h100, l4, a10g)", name));
 }
 
 Result<ModelSpec> FindModel(std::string_view name) {

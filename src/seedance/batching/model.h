@@ -9,11 +9,16 @@
 
 namespace seedance::batching {
 
-// The GPUs the bundled Vidur profiles cover. Memory is 80 GiB for both (Vidur's device SKU
-// table: total_memory_gb 80, used by its planner as GiB).
+// The GPUs the engine can time. A100 and H100 have Vidur profiles (memory 80 GiB for both:
+// Vidur's device SKU table, total_memory_gb 80, used by its planner as GiB). L4 and A10G have
+// none: their executor is derived from the A100 profile (`profile` = "a100"), scaled by the
+// catalog's memory bandwidth and FP16 tensor peak (a modelling assumption; see
+// ProfiledExecutor), with their own memory for the KV blocks.
 struct GpuSpec {
-  std::string name;              // "a100" | "h100"
+  std::string name;              // "a100" | "h100" | "l4" | "a10g"
+  std::string profile;           // the Vidur profile folder it is timed from ("a100" for l4/a10g)
   std::string price_model;       // the GPU model name in data/prices/gpu_prices.csv
+  bool derived() const { return profile != name; }
   double memory_bytes = 0;       // HBM capacity
   double dram_bytes_per_s = 0;   // HBM bandwidth (A100-80GB SXM 2.039 TB/s, H100 SXM 3.35 TB/s)
   double fp16_flops = 0;         // dense FP16 tensor peak (312 / 989 TFLOP/s)

@@ -54,11 +54,39 @@ void LinearProgram::ClearObjective() {
   for (int j = 1; j <= columns_; ++j) glp_set_obj_coef(P(lp_), j, 0.0);
 }
 
-Status LinearProgram::Solve() {
+void LinearProgram::LoadMatrix() {
   if (!loaded_) {
     glp_load_matrix(P(lp_), static_cast<int>(ia_.size()) - 1, ia_.data(), ja_.data(), ar_.data());
     loaded_ = true;
   }
+}
+
+void LinearProgram::SetInteger(int col) { glp_set_col_kind(P(lp_), col + 1, GLP_IV); }
+
+Status LinearProgram::SolveInteger() {
+  LoadMatrix();
+  glp_iocp parm;
+  glp_init_iocp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  parm.presolve = GLP_ON;  // solves the relaxation itself
+  parm.mip_gap = 0.0;
+  const int rc = glp_intopt(P(lp_), &parm);
+  const int status = glp_mip_status(P(lp_));
+  if (rc == GLP_ENOPFS || rc == GLP_ENODFS || status == GLP_NOFEAS) {
+    return FailedPreconditionError("the integer program is infeasible");
+  }
+  if (rc != 0 || status != GLP_OPT) {
+    return InternalError("GLPK branch and cut failed (rc " + std::to_string(rc) + ", status " +
+                         std::to_string(status) + ")");
+  }
+  objective_ = glp_mip_obj_val(P(lp_));
+  values_.resize(static_cast<std::size_t>(columns_));
+  for (int j = 1; j <= columns_; ++j) values_[static_cast<std::size_t>(j - 1)] = glp_mip_col_val(P(lp_), j);
+  return Status::Ok();
+}
+
+Status LinearProgram::Solve() {
+  LoadMatrix();
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;

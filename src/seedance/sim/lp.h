@@ -8,8 +8,9 @@
 
 namespace seedance::sim {
 
-// LinearProgram: a small RAII wrapper over GLPK's simplex for the LPs of the simulator (Gavel's
-// allocation, the cost lower bound). Columns and rows are 0-based here.
+// LinearProgram: a small RAII wrapper over GLPK for the LPs of the simulator (Gavel's allocation,
+// the cost lower bound) and the planner's allocation ILP (integer columns + SolveInteger).
+// Columns and rows are 0-based here.
 class LinearProgram {
  public:
   enum class Sense { kMinimize, kMaximize };
@@ -25,14 +26,23 @@ class LinearProgram {
   void SetObjective(int col, double cost);
   void ClearObjective();
 
+  // Marks `col` integer (used by SolveInteger only; Solve relaxes it).
+  void SetInteger(int col);
+
   // Solves (presolve + simplex). Errors: kInternal when GLPK fails or the LP is infeasible.
   Status Solve();
+  // Solves the mixed-integer program to proven optimality (GLPK branch and cut, relative gap 0)
+  // after its LP relaxation. Errors: kFailedPrecondition when it is infeasible, kInternal when
+  // GLPK fails.
+  Status SolveInteger();
   double objective() const { return objective_; }
   double value(int col) const { return values_[static_cast<std::size_t>(col)]; }
   int columns() const { return columns_; }
   int rows() const { return rows_; }
 
  private:
+  void LoadMatrix();  // hands the rows added so far to GLPK (once per change)
+
   void* lp_;  // glp_prob*
   int columns_ = 0;
   int rows_ = 0;
