@@ -189,8 +189,9 @@ Status Controller::Init() {
   admitter_ = std::make_unique<tenancy::Admitter>(std::move(book), mode_, config_.tenancy);
   held_.assign(nominal.size(), 0);
   demand_.assign(nominal.size(), 0);
-  // GPU models by throughput per dollar: the catalog's relative training speed over the price
-  // table's on-demand price (models without either are tried last, by name).
+  // GPU models by throughput per dollar: the catalog's FP16 peak (tensor cores where present; the
+  // assumption: training throughput scales with it) over the price table's on-demand price. Models
+  // without either are tried last, by name.
   std::set<std::string> allowed(config_.slurm.gpu_types.begin(), config_.slurm.gpu_types.end());
   struct Ranked {
     double value;
@@ -205,7 +206,7 @@ Status Controller::Init() {
     const auto model = cluster::GpuModelIndex(static_cast<std::int32_t>(i));
     const cost::GpuPrice* p = prices_.Find(model);
     const double usd = p != nullptr ? ToUsd(p->usd_per_gpu_hour) : 0;
-    ranked.push_back({usd > 0 && cat[i].speed_vs_v100 > 0 ? cat[i].speed_vs_v100 / usd : 0, name, model});
+    ranked.push_back({usd > 0 && cat[i].fp16_tflops > 0 ? cat[i].fp16_tflops / usd : 0, name, model});
   }
   std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
     return a.value != b.value ? a.value > b.value : a.name < b.name;

@@ -36,7 +36,7 @@ namespace seedance::slurm {
 //      ended jobs finish, a job Slurm requeued itself (its node died) is held and requeued in the
 //      Admitter, an evicted job that is pending again is Evicted;
 //   4. runs Admitter::Cycle; every admission is placed at once: the GPU model by throughput per
-//      dollar (catalog speed / price table price, best first, within the job's GRES type and the
+//      dollar (catalog FP16 peak / price table price, best first, within the job's GRES type and the
 //      config's gpu_types), the node by the configured sched placement policy; a job no node takes
 //      is never released;
 //   5. acts: release = `scontrol update jobid=J nodelist=N gres=gpu:T:G` (+ StartTime=now for a
