@@ -103,9 +103,10 @@ class Controller::Env final : public tenancy::AdmissionEnv {
   tenancy::RunningState Running(std::int64_t id) const override {
     tenancy::RunningState rs;
     const Tracked& t = *c_.tracked_.at(id);
-    if (!t.running) return rs;
-    rs.admitted_at_s = t.start_s;
-    rs.executed_s = std::max(0.0, now_ - t.start_s);
+    if (!t.running && !t.release_ok) return rs;
+    // Released this cycle or not seen running yet: it starts now.
+    rs.admitted_at_s = t.running ? t.start_s : now_;
+    rs.executed_s = std::max(0.0, now_ - rs.admitted_at_s);
     // No checkpoint telemetry from Slurm: all work since the (re)start is what preemption loses.
     rs.lost_if_preempted = rs.executed_s * t.pod.num_gpu;
     rs.idle_s = 0;
@@ -123,7 +124,7 @@ class Controller::Env final : public tenancy::AdmissionEnv {
     std::vector<sched::PreemptionCandidate> pc;
     for (const auto& v : cands) {
       const Tracked& t = *c_.tracked_.at(v.id);
-      if (!t.bound || !t.running) continue;
+      if (!t.bound || !(t.running || t.release_ok)) continue;
       pc.push_back({v.id, t.bound_node, t.pod, t.bound_gpus, v.cost});
     }
     auto vs = sched::FindVictimsForFit(*c_.state_, c_.tracked_.at(w.id)->pod, pc);
@@ -736,8 +737,8 @@ Result<CycleReport> Controller::Cycle() {
       if (d.kind != tenancy::AdmissionDecision::Kind::kEvict) continue;
       Tracked& t = *tracked_.at(d.id);
       t.st = Tracked::St::kEvicting;
-      if (!t.running) {
-        // Released but not started (or never released): nothing to requeue on Slurm.
+      if (!t.running && !t.release_ok) {
+        // Never released: nothing to requeue on Slurm.
         if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
         t.bound = false;
         t.node.clear();
@@ -754,6 +755,13 @@ Result<CycleReport> Controller::Cycle() {
                  std::string(tenancy::TierName(t.tier)) + "; victims chosen to lose the least work)";
       a.commands.push_back({"scontrol", "requeuehold", std::to_string(d.id)});
       Execute(a);
+      if (!a.ok && !t.running) {
+        // Released but not started yet ("Job is pending execution"): hold it instead.
+        a.commands = {{"scontrol", "hold", std::to_string(d.id)}};
+        a.ok = true;
+        a.error.clear();
+        Execute(a);
+      }
       t.evict_ok = a.ok;
       r.actions.push_back(std::move(a));
     }
