@@ -37,5 +37,6 @@ Action RegisterBreaker(CLI::App& app);
 Action RegisterAudit(CLI::App& app);
 Action RegisterLint(CLI::App& app);
 Action RegisterServer(CLI::App& app);
+Action RegisterSlurm(CLI::App& app);
 
 }  // namespace seedance::cli
