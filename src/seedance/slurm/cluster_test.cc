@@ -146,10 +146,11 @@ TEST_F(SlurmCluster, HeldJobsOfTwoAccountsAreReleasedWhereThePipelineChose) {
   for (auto id : {g1, b1, b2, b3}) {
     EXPECT_EQ(Job(id, "%N"), NodeOf(id)) << "job " << id << "\n" << log_;
   }
-  // The untyped request got the model ranked first by throughput per dollar, and Slurm agrees.
+  // The untyped request got the model ranked first by throughput per dollar, and Slurm's
+  // accounting agrees.
   const std::string first(gpu::GpuAt(static_cast<gpu::GpuIndex>(controller_->gpu_order()[0])).name);
-  const std::string b1_gres = Job(b1, "%b");
-  EXPECT_NE(b1_gres.find(first == "H100" ? "h100" : "a100"), std::string::npos) << b1_gres;
+  const std::string b1_tres = Sh("sacct -n -X -j " + std::to_string(b1) + " -o AllocTRES%120");
+  EXPECT_NE(b1_tres.find(first == "H100" ? "gres/gpu:h100=2" : "gres/gpu:a100=2"), std::string::npos) << b1_tres;
   EXPECT_EQ(Job(b2, "%N"), "n3");
   // bestfit packs: g1 and the next 2-GPU H100 job share a node.
   EXPECT_EQ(controller_->releases().size(), 4u);

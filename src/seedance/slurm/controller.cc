@@ -343,11 +343,9 @@ void Controller::Release(std::int64_t id, Tracked& t, CycleReport& r, const std:
              "; " + config_.slurm.placement + " node)";
   const std::string sid = std::to_string(id);
   if (t.restarts_at_release > 0) a.commands.push_back({"scontrol", "update", "jobid=" + sid, "StartTime=now"});
-  std::vector<std::string> update = {"scontrol", "update", "jobid=" + sid, "nodelist=" + t.node};
-  if (t.pod.num_gpu > 0 && t.gres_type.empty()) {
-    update.push_back("gres=gpu:" + node_gres_[t.bound_node.value()] + ":" + std::to_string(t.pod.num_gpu));
-  }
-  a.commands.push_back(update);
+  // The node fixes the model (a node's GPUs are one model): Slurm 22.05 refuses to retype a
+  // pending job's GRES ("Invalid GRES specification (with and without type identification)").
+  a.commands.push_back({"scontrol", "update", "jobid=" + sid, "nodelist=" + t.node});
   a.commands.push_back({"scontrol", "release", sid});
   Execute(a);
   t.release_ok = a.ok;
@@ -358,7 +356,6 @@ void Controller::Release(std::int64_t id, Tracked& t, CycleReport& r, const std:
 Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::vector<SlurmJob>& jobs, CycleReport& r) {
   std::vector<cluster::NodeSpec> specs;
   node_names_.clear();
-  node_gres_.clear();
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const SlurmNode& n = nodes[i];
@@ -381,7 +378,6 @@ Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::ve
     }
     index.emplace(n.name, specs.size());
     node_names_.push_back(n.name);
-    node_gres_.push_back(n.gpus.type);
     specs.push_back(std::move(s));
   }
   state_ = std::make_unique<cluster::ClusterState>(specs);

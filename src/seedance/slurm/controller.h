@@ -39,8 +39,8 @@ namespace seedance::slurm {
 //      dollar (catalog FP16 peak / price table price, best first, within the job's GRES type and the
 //      config's gpu_types), the node by the configured sched placement policy; a job no node takes
 //      is never released;
-//   5. acts: release = `scontrol update jobid=J nodelist=N gres=gpu:T:G` (+ StartTime=now for a
-//      requeued job) then `scontrol release J`; evict = `scontrol requeuehold J`; the breaker's
+//   5. acts: release = `scontrol update jobid=J nodelist=N` (the node fixes the GPU model; +
+//      StartTime=now for a requeued job) then `scontrol release J`; evict = `scontrol requeuehold J`; the breaker's
 //      tripped accounts: their new jobs stay held with `comment=seedance: breaker ...` (squeue %k);
 //      audit-removed nodes are drained with reason "seedance: audit ..." and resumed when
 //      readmitted;
@@ -132,7 +132,6 @@ class Controller {
   std::unique_ptr<sched::PlacementPolicy> placer_;
   Rng placer_rng_{0};
   std::vector<std::string> node_names_;
-  std::vector<std::string> node_gres_;  // each node's GRES type as Slurm spells it
   std::unique_ptr<cluster::ClusterState> state_;
   std::map<std::int64_t, std::unique_ptr<Tracked>> tracked_;
   std::vector<std::pair<std::int64_t, std::string>> releases_;

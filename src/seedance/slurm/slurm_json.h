@@ -46,7 +46,10 @@ struct SlurmJob {
   std::int64_t start_s = 0;
   std::int64_t priority = 0;
 
-  bool held() const { return state == "PENDING" && (reason == "JobHeldUser" || reason == "JobHeldAdmin"); }
+  // Held by a user or admin, or requeued held (`scontrol requeuehold`: "job requeued in held state").
+  bool held() const {
+    return state == "PENDING" && (reason == "JobHeldUser" || reason == "JobHeldAdmin" || reason.find("held state") != std::string::npos);
+  }
   bool pending() const { return state == "PENDING"; }
   // Holds GPUs on `nodes` now.
   bool active() const {

@@ -192,7 +192,7 @@ TEST_F(ControllerTest, ReleasesWithinQuotaOntoThePolicysNodeAndTheBestGpuPerDoll
   auto& jobs = fake.jobs();
   EXPECT_EQ(jobs[g1].state, "RUNNING");
   EXPECT_EQ(jobs[g1].node, a100_first ? "n3" : "n1");
-  EXPECT_EQ(jobs[g1].gres_type, a100_first ? "a100" : "h100");  // the update gave it the model
+  EXPECT_EQ(jobs[g1].gres_type, "");  // the node fixes the model; the request is not retyped
   EXPECT_EQ(jobs[g2].state, "RUNNING");
   EXPECT_EQ(jobs[g3].state, "PENDING");
   EXPECT_EQ(jobs[g3].reason, "JobHeldUser");  // never released beyond the quota
@@ -247,7 +247,7 @@ TEST_F(ControllerTest, GoldPreemptsBronzeByRequeueLosingTheLeastWork) {
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(jobs[gold].state, "RUNNING");
   EXPECT_EQ(jobs[gold].node, "n1");
-  EXPECT_EQ(jobs[new_b].reason, "JobHeldUser");  // waits, held, for room
+  EXPECT_EQ(jobs[new_b].reason, "job requeued in held state");  // waits, held, for room
 }
 
 TEST_F(ControllerTest, TrippedAccountsNextJobStaysHeldWithTheBreakersReason) {

@@ -158,7 +158,7 @@ class FakeSlurm final : public CommandRunner {
     return "";
   }
   void TryStart(Job& j) {
-    if (j.state != "PENDING" || j.reason == "JobHeldUser" || j.reason == "JobHeldAdmin" || j.required.empty()) return;
+    if (j.state != "PENDING" || j.reason != "None" || j.required.empty()) return;
     Node& n = NodeNamed(j.required);
     if (n.down || n.drain || (!j.gres_type.empty() && j.gres_type != n.type)) return;
     std::vector<int> idx;
@@ -185,13 +185,13 @@ class FakeSlurm final : public CommandRunner {
       if (sub == "hold") {
         if (j->state == "PENDING") j->reason = "JobHeldAdmin";
       } else if (sub == "release") {
-        if (j->state == "PENDING" && (j->reason == "JobHeldUser" || j->reason == "JobHeldAdmin")) j->reason = "None";
+        if (j->state == "PENDING" && j->reason != "BeginTime") j->reason = "None";
         TryStart(*j);
       } else {
         if (j->state != "RUNNING") return CommandResult{1, "", "Job is pending execution\n"};
         Stop(*j, "REQUEUED", Now());
         j->state = "PENDING";
-        j->reason = "JobHeldUser";
+        j->reason = "job requeued in held state";
         ++j->restarts;
       }
       return CommandResult{0, "", ""};
@@ -207,11 +207,7 @@ class FakeSlurm final : public CommandRunner {
           const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
           if (key == "nodelist") j->required = value;
           if (key == "comment") j->comment = value;
-          if (key == "gres") {
-            // gpu:TYPE:N
-            const auto a = value.find(':'), b = value.rfind(':');
-            j->gres_type = value.substr(a + 1, b - a - 1);
-          }
+          if (key == "StartTime" && value == "now" && j->reason == "BeginTime") j->reason = "None";
         }
         return CommandResult{0, "", ""};
       }
