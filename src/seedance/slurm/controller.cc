@@ -439,6 +439,7 @@ Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::ve
   if (!config_.admission_path.empty()) {
     SEEDANCE_ASSIGN_OR_RETURN(audit, audit::AdmissionLedger::LoadFile(config_.admission_path));
   }
+  std::set<std::string> open_nodes;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const SlurmNode& n = nodes[i];
     const cluster::NodeId nid(static_cast<std::uint32_t>(i));
@@ -447,6 +448,7 @@ Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::ve
     cluster::NodeEligibility e = audit::EligibilityOf(as);
     if (n.down() || n.drained()) e = cluster::NodeEligibility::kNone;
     state_->SetEligibility(nid, e);
+    if (e != cluster::NodeEligibility::kNone) open_nodes.insert(n.name);
     const bool ours = n.reason.rfind(kCommentPrefix, 0) == 0;
     if (as == audit::AdmissionState::kRemoved && !n.drained()) {
       std::string why = "audit removed the node";
@@ -473,6 +475,14 @@ Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::ve
       r.actions.push_back(std::move(a));
     }
   }
+  // A node that takes work again (resumed, back up, new): jobs waiting for a node are reconsidered.
+  bool grew = false;
+  for (const auto& n : open_nodes) grew |= !open_nodes_.count(n);
+  if (grew && !open_nodes_.empty()) {
+    admitter_->CapacityChanged();
+    r.notes.push_back("nodes open again: waiting jobs reconsidered");
+  }
+  open_nodes_ = std::move(open_nodes);
   return Status::Ok();
 }
 
@@ -791,7 +801,10 @@ Result<CycleReport> Controller::Cycle() {
       if (!t->waiting_node) held_[k] += t->pod.num_gpu;
     }
   }
-  if (ledger_ != nullptr) SEEDANCE_RETURN_IF_ERROR(Charge(now, nodes));
+  if (ledger_ != nullptr) {
+    // The decisions stand (they were taken); a charge failure is reported and retried next cycle.
+    if (Status s = Charge(now, nodes); !s.ok()) r.notes.push_back("charges not updated: " + s.message());
+  }
   return r;
 }
 

@@ -136,6 +136,7 @@ class Controller {
   std::map<std::int64_t, std::unique_ptr<Tracked>> tracked_;
   std::vector<std::pair<std::int64_t, std::string>> releases_;
   std::set<std::string> tripped_;
+  std::set<std::string> open_nodes_;  // nodes that took new work last cycle
   std::map<std::string, std::string> trip_reason_;
   std::set<std::pair<std::string, std::int64_t>> trips_recorded_;
   double last_now_ = -1;

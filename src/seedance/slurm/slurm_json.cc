@@ -255,7 +255,7 @@ Result<std::vector<AcctRecord>> ParseSacctJson(std::string_view text) {
     const Json* time = f.Get("time");
     if (time == nullptr || !time->is_object()) return InvalidArgumentError(f.Name("time") + ": missing or not an object");
     const Fields t(*time, f.Name("time"));
-    SEEDANCE_ASSIGN_OR_RETURN(r.start_s, t.Int("start", true));
+    SEEDANCE_ASSIGN_OR_RETURN(r.start_s, t.Int("start", false, 0));  // null: never started
     SEEDANCE_ASSIGN_OR_RETURN(r.end_s, t.Int("end", false, 0));
     const Json* tres = f.Get("tres");
     if (tres != nullptr && tres->is_object() && tres->contains("allocated")) {

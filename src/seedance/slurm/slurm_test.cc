@@ -300,6 +300,8 @@ TEST_F(ControllerTest, AuditRemovedNodeIsDrainedAndResumedWhenReadmitted) {
     std::ofstream(path) << al.ToJson();
   }
   config_.admission_path = path;
+  config_.tenancy.tenants[0].quota[0].nominal = 8;
+  config_.slurm.mode = "seedance";  // admits only where a node fits: the resume must bring the job back
   auto c = Make(fake);
   ASSERT_NE(c, nullptr);
   const auto j = fake.Submit("gold", 4, "h100", 100);
@@ -311,6 +313,10 @@ TEST_F(ControllerTest, AuditRemovedNodeIsDrainedAndResumedWhenReadmitted) {
   EXPECT_EQ(fake.jobs()[j].node, "n2");  // never onto the removed node
   r = c->Cycle();
   EXPECT_EQ(Count(*r, ActionKind::kDrain), 0);  // once
+  const auto waits = fake.Submit("gold", 4, "h100", 100);  // n2 is full, n1 drained: held
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(fake.jobs()[waits].state, "PENDING");
   al.nodes["n1"].state = audit::AdmissionState::kAdmitted;
   {
     std::ofstream(path) << al.ToJson();
@@ -319,6 +325,10 @@ TEST_F(ControllerTest, AuditRemovedNodeIsDrainedAndResumedWhenReadmitted) {
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(Count(*r, ActionKind::kResume), 1);
   EXPECT_FALSE(fake.nodes()[0].drain);
+  r = c->Cycle();  // the node takes work again: the waiting job goes there
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(fake.jobs()[waits].state, "RUNNING");
+  EXPECT_EQ(fake.jobs()[waits].node, "n1");
 }
 
 TEST_F(ControllerTest, SlurmctldDownMidCycleRetriesWithoutDuplicateReleases) {

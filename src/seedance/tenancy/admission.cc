@@ -515,6 +515,10 @@ void Admitter::Withdraw(std::int64_t id) {
   entries_.erase(it);
 }
 
+void Admitter::CapacityChanged() {
+  for (std::size_t t = 0; t < queues_.size(); ++t) RequeueCohort(static_cast<int>(t));
+}
+
 void Admitter::Evicted(std::int64_t id, bool requeue) {
   auto it = entries_.find(id);
   SEEDANCE_CHECK(it != entries_.end());
