@@ -149,7 +149,7 @@ TEST_F(SlurmCluster, HeldJobsOfTwoAccountsAreReleasedWhereThePipelineChose) {
   // The untyped request got the model ranked first by throughput per dollar, and Slurm's
   // accounting agrees.
   const std::string first(gpu::GpuAt(static_cast<gpu::GpuIndex>(controller_->gpu_order()[0])).name);
-  const std::string b1_gres = Sh("scontrol -d show job " + std::to_string(b1) + " | grep -o 'GRES=gpu:[a-z0-9]*:2'");
+  const std::string b1_gres = Sh("scontrol -d show job " + std::to_string(b1) + " | grep -o 'GRES=gpu:[a-z0-9]*:2' | head -1");
   EXPECT_EQ(b1_gres, first == "H100" ? "GRES=gpu:h100:2" : "GRES=gpu:a100:2") << b1_gres;
   EXPECT_EQ(Job(b2, "%N"), "n3");
   // bestfit packs: g1 and the next 2-GPU H100 job share a node.
