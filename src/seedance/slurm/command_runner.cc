@@ -97,7 +97,7 @@ Result<CommandResult> ProcessRunner::Run(const std::vector<std::string>& argv) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (timed_out) return UnavailableError(JoinArgv(argv) + ": timed out after " + std::to_string(timeout_s_) + " s");
+  if (timed_out) return UnavailableError(JoinArgv(argv) + ": timed out after " + std::to_string(static_cast<long long>(timeout_s_)) + " s (is SLURM_CONF right?)");
   if (WIFEXITED(status)) {
     r.exit_code = WEXITSTATUS(status);
     if (r.exit_code == 127 && r.err.rfind("exec ", 0) == 0) return UnavailableError(r.err.substr(0, r.err.size() - 1));
