@@ -169,6 +169,8 @@ TEST(SlurmParity, SameStartsOrderAndNodesAsTheSimulator) {
       printf("requeues sim %d ctl %d\n", sim.requeues, ctl.requeues);
       for (const auto& j : s.scenario.jobs) printf("job %lld tenant %d arr %.0f work %.0f gpus %d\n", static_cast<long long>(j.id), j.tenant, j.arrival_s, j.work_s, j.pod.num_gpu);
     }
+    std::printf("parity seed %llu: %zu jobs, %zu starts, %d preemptions (simulator), %d requeues (controller)\n",
+                static_cast<unsigned long long>(seed), s.scenario.jobs.size(), sim.starts.size(), sim.requeues, ctl.requeues);
     ASSERT_EQ(sim.starts.size(), s.scenario.jobs.size() + static_cast<std::size_t>(sim.requeues)) << "seed " << seed;
     ASSERT_EQ(ctl.starts.size(), sim.starts.size()) << "seed " << seed;
     for (std::size_t k = 0; k < sim.starts.size(); ++k) {
@@ -184,6 +186,8 @@ TEST(SlurmParity, PreemptionsPickTheSameVictimsAndNodes) {
   const Stream s = MakeStream(7, 40, 2, 1500);
   const Outcome sim = ThroughSimulator(s);
   const Outcome ctl = ThroughController(s);
+  std::printf("parity seed 7 (2 nodes): %zu jobs, %zu starts, %d preemptions (simulator), %d requeues (controller)\n",
+              s.scenario.jobs.size(), sim.starts.size(), sim.requeues, ctl.requeues);
   ASSERT_GT(sim.requeues, 0) << "the stream must exercise preemption";
   EXPECT_EQ(ctl.requeues, sim.requeues);
   ASSERT_EQ(ctl.starts.size(), sim.starts.size());

@@ -213,6 +213,29 @@ TEST_F(ControllerTest, ReleasesWithinQuotaOntoThePolicysNodeAndTheBestGpuPerDoll
   EXPECT_EQ(jobs[g3].state, "RUNNING");
 }
 
+TEST_F(ControllerTest, GpuModelByThroughputPerDollarAgainstSlurmsFirstFit) {
+  // Slurm's own choice for an untyped --gres=gpu:2 is the first node (in its order) with free GPUs:
+  // the A100 node here. The controller gives it the model with the most FP16 peak per on-demand
+  // dollar.
+  FakeSlurm fake(clock_);
+  fake.AddNode("a1", "a100", 2);
+  fake.AddNode("b1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto j = fake.Submit("gold", 2, "", 100);
+  ASSERT_TRUE(c->Cycle().has_value());
+  auto value = [&](const char* name) {
+    const auto g = *gpu::ParseGpuName(name, gpu::NameMatch::kName);
+    return gpu::GpuAt(g).fp16_tflops / ToUsd(prices_.Find(static_cast<cluster::GpuModelIndex>(g))->usd_per_gpu_hour);
+  };
+  const std::string baseline = "a1";  // first fit in Slurm's node order
+  const std::string chosen = fake.jobs()[j].node;
+  EXPECT_EQ(chosen, value("H100") > value("A100") ? "b1" : "a1");
+  EXPECT_NE(chosen, baseline);
+  // FP16 TFLOPS per $/h: H100 989 / 2.99 = 331, A100 312 / 1.29 = 242 (bundled catalog and prices).
+  EXPECT_NEAR(value("H100") / value("A100"), (989 / 2.99) / (312 / 1.29), 1e-9);
+}
+
 TEST_F(ControllerTest, GoldPreemptsBronzeByRequeueLosingTheLeastWork) {
   config_.slurm.mode = "seedance";
   config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 4), Tenant("bronze", tenancy::Tier::kBronze, 0)};
