@@ -554,6 +554,16 @@ Result<CycleReport> Controller::Cycle() {
     auto it = trip_reason_.find(account);
     return it != trip_reason_.end() ? it->second : "breaker tripped for account " + account;
   };
+  // Off its node and back in its queue (Slurm requeued it, or it was evicted and is pending now).
+  auto back_to_queue = [&](const SlurmJob& j, Tracked& t) {
+    if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
+    t.bound = false;
+    t.running = false;
+    t.node.clear();
+    t.restarts_at_release = j.restarts;
+    admitter_->Evicted(j.id, /*requeue=*/true);
+    t.st = Tracked::St::kQueued;
+  };
   Env env(*this, now, r);
   std::set<std::int64_t> seen;
   for (const SlurmJob& j : jobs) {
@@ -649,22 +659,10 @@ Result<CycleReport> Controller::Cycle() {
           // Slurm requeued it itself (its node failed, or a user requeued it): decide again.
           if (!j.held()) hold(j.id, "requeued by Slurm (restart " + std::to_string(j.restarts) + "): placed again by seedance");
           r.notes.push_back("job " + std::to_string(j.id) + ": requeued by Slurm (" + j.reason + "): back in its queue");
-          if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
-          t.bound = false;
-          t.running = false;
-          t.node.clear();
-          t.restarts_at_release = j.restarts;
-          admitter_->Evicted(j.id, /*requeue=*/true);
-          t.st = Tracked::St::kQueued;
+          back_to_queue(j, t);
         } else if (j.held() && t.running) {
           r.notes.push_back("job " + std::to_string(j.id) + ": requeued and held outside seedance: back in its queue");
-          if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
-          t.bound = false;
-          t.running = false;
-          t.node.clear();
-          t.restarts_at_release = j.restarts;
-          admitter_->Evicted(j.id, /*requeue=*/true);
-          t.st = Tracked::St::kQueued;
+          back_to_queue(j, t);
         } else if (j.held() && !t.node.empty() && !t.waiting_node) {
           // The release did not take (slurmctld was down, the command failed): again, same node.
           if (t.bound) {
@@ -682,13 +680,7 @@ Result<CycleReport> Controller::Cycle() {
           admitter_->Evicted(j.id, /*requeue=*/false);
           tracked_.erase(it);
         } else if (j.pending()) {
-          if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
-          t.bound = false;
-          t.running = false;
-          t.node.clear();
-          t.restarts_at_release = j.restarts;
-          admitter_->Evicted(j.id, /*requeue=*/true);
-          t.st = Tracked::St::kQueued;
+          back_to_queue(j, t);
           if (!j.held()) hold(j.id, "evicted: back in its queue");
         } else if (!t.evict_ok) {
           Action a;
