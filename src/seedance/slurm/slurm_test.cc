@@ -443,6 +443,34 @@ TEST_F(ControllerTest, KilledNodesRequeuedJobIsPlacedAgainAndChargedOncePerIncar
   EXPECT_NEAR(ToUsd(total), usd * 4 * 700 / 3600.0, 1e-5);
 }
 
+TEST_F(ControllerTest, ARestartedControllerAdoptsRunningJobsAndReleasesNothingTwice) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  const auto j1 = fake.Submit("gold", 4, "h100", 1000);
+  {
+    auto first = Make(fake);
+    ASSERT_NE(first, nullptr);
+    ASSERT_TRUE(first->Cycle().has_value());
+  }
+  ASSERT_EQ(fake.jobs()[j1].state, "RUNNING");
+  const std::string node = fake.jobs()[j1].node;
+  // A new controller (after a crash or an upgrade) knows nothing but what Slurm reports.
+  auto second = Make(fake);
+  ASSERT_NE(second, nullptr);
+  const auto j2 = fake.Submit("gold", 4, "h100", 1000);  // over gold's 4 with j1 counted: held (strict)
+  const auto b = fake.Submit("bronze", 4, "h100", 1000);
+  auto r = second->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  int releases_j1 = 0;
+  for (const auto& a : r->actions) releases_j1 += a.kind == ActionKind::kRelease && a.job == j1 ? 1 : 0;
+  EXPECT_EQ(releases_j1, 0);
+  EXPECT_EQ(fake.jobs()[j2].state, "PENDING");
+  EXPECT_EQ(fake.jobs()[b].state, "RUNNING");
+  EXPECT_NE(fake.jobs()[b].node, node);  // the adopted job's GPUs are taken
+  EXPECT_EQ(fake.jobs()[j1].restarts, 0);
+}
+
 TEST_F(ControllerTest, BadInputNeverReleasesAndNamesTheField) {
   FakeSlurm fake(clock_);
   fake.AddNode("n1", "h100", 4);
