@@ -129,7 +129,7 @@ tenancy::TenantConfig Tenant(const std::string& name, tenancy::Tier tier, double
   return t;
 }
 
-class ControllerTest : public ::testing::Test {
+class SlurmControllerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     clock_.Set(std::chrono::seconds(kEpoch));
@@ -163,7 +163,7 @@ class ControllerTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-TEST_F(ControllerTest, ReleasesWithinQuotaOntoThePolicysNodeAndTheBestGpuPerDollar) {
+TEST_F(SlurmControllerTest, ReleasesWithinQuotaOntoThePolicysNodeAndTheBestGpuPerDollar) {
   FakeSlurm fake(clock_);
   fake.AddNode("n1", "h100", 4);
   fake.AddNode("n2", "h100", 4);
@@ -213,7 +213,7 @@ TEST_F(ControllerTest, ReleasesWithinQuotaOntoThePolicysNodeAndTheBestGpuPerDoll
   EXPECT_EQ(jobs[g3].state, "RUNNING");
 }
 
-TEST_F(ControllerTest, GpuModelByThroughputPerDollarAgainstSlurmsFirstFit) {
+TEST_F(SlurmControllerTest, GpuModelByThroughputPerDollarAgainstSlurmsFirstFit) {
   // Slurm's own choice for an untyped --gres=gpu:2 is the first node (in its order) with free GPUs:
   // the A100 node here. The controller gives it the model with the most FP16 peak per on-demand
   // dollar.
@@ -236,7 +236,7 @@ TEST_F(ControllerTest, GpuModelByThroughputPerDollarAgainstSlurmsFirstFit) {
   EXPECT_NEAR(value("H100") / value("A100"), (989 / 2.99) / (312 / 1.29), 1e-9);
 }
 
-TEST_F(ControllerTest, GoldPreemptsBronzeByRequeueLosingTheLeastWork) {
+TEST_F(SlurmControllerTest, GoldPreemptsBronzeByRequeueLosingTheLeastWork) {
   config_.slurm.mode = "seedance";
   config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 4), Tenant("bronze", tenancy::Tier::kBronze, 0)};
   FakeSlurm fake(clock_);
@@ -273,7 +273,7 @@ TEST_F(ControllerTest, GoldPreemptsBronzeByRequeueLosingTheLeastWork) {
   EXPECT_EQ(jobs[new_b].reason, "job requeued in held state");  // waits, held, for room
 }
 
-TEST_F(ControllerTest, TrippedAccountsNextJobStaysHeldWithTheBreakersReason) {
+TEST_F(SlurmControllerTest, TrippedAccountsNextJobStaysHeldWithTheBreakersReason) {
   config_.slurm.breaker_accounts["bronze"] = 0.001;  // $0.001 per hour
   FakeSlurm fake(clock_);
   fake.AddNode("n1", "h100", 4);
@@ -310,7 +310,7 @@ TEST_F(ControllerTest, TrippedAccountsNextJobStaysHeldWithTheBreakersReason) {
   EXPECT_TRUE(bronze);
 }
 
-TEST_F(ControllerTest, AuditRemovedNodeIsDrainedAndResumedWhenReadmitted) {
+TEST_F(SlurmControllerTest, AuditRemovedNodeIsDrainedAndResumedWhenReadmitted) {
   FakeSlurm fake(clock_);
   fake.AddNode("n1", "h100", 4);
   fake.AddNode("n2", "h100", 4);
@@ -354,7 +354,7 @@ TEST_F(ControllerTest, AuditRemovedNodeIsDrainedAndResumedWhenReadmitted) {
   EXPECT_EQ(fake.jobs()[waits].node, "n1");
 }
 
-TEST_F(ControllerTest, SlurmctldDownMidCycleRetriesWithoutDuplicateReleases) {
+TEST_F(SlurmControllerTest, SlurmctldDownMidCycleRetriesWithoutDuplicateReleases) {
   FakeSlurm fake(clock_);
   fake.AddNode("n1", "h100", 4);
   auto c = Make(fake);
@@ -399,7 +399,7 @@ TEST_F(ControllerTest, SlurmctldDownMidCycleRetriesWithoutDuplicateReleases) {
   EXPECT_EQ(fake.jobs()[j2].restarts, 0);
 }
 
-TEST_F(ControllerTest, KilledNodesRequeuedJobIsPlacedAgainAndChargedOncePerIncarnation) {
+TEST_F(SlurmControllerTest, KilledNodesRequeuedJobIsPlacedAgainAndChargedOncePerIncarnation) {
   FakeSlurm fake(clock_);
   fake.AddNode("n1", "h100", 4);
   fake.AddNode("n2", "h100", 4);
@@ -443,7 +443,7 @@ TEST_F(ControllerTest, KilledNodesRequeuedJobIsPlacedAgainAndChargedOncePerIncar
   EXPECT_NEAR(ToUsd(total), usd * 4 * 700 / 3600.0, 1e-5);
 }
 
-TEST_F(ControllerTest, ARestartedControllerAdoptsRunningJobsAndReleasesNothingTwice) {
+TEST_F(SlurmControllerTest, ARestartedControllerAdoptsRunningJobsAndReleasesNothingTwice) {
   FakeSlurm fake(clock_);
   fake.AddNode("n1", "h100", 4);
   fake.AddNode("n2", "h100", 4);
@@ -471,7 +471,7 @@ TEST_F(ControllerTest, ARestartedControllerAdoptsRunningJobsAndReleasesNothingTw
   EXPECT_EQ(fake.jobs()[j1].restarts, 0);
 }
 
-TEST_F(ControllerTest, BadInputNeverReleasesAndNamesTheField) {
+TEST_F(SlurmControllerTest, BadInputNeverReleasesAndNamesTheField) {
   FakeSlurm fake(clock_);
   fake.AddNode("n1", "h100", 4);
   auto c = Make(fake);
@@ -507,7 +507,7 @@ TEST_F(ControllerTest, BadInputNeverReleasesAndNamesTheField) {
   EXPECT_EQ(fake.Mutations().size(), before);
 }
 
-TEST_F(ControllerTest, DryRunPrintsActionsWithoutTakingThem) {
+TEST_F(SlurmControllerTest, DryRunPrintsActionsWithoutTakingThem) {
   config_.dry_run = true;
   FakeSlurm fake(clock_);
   fake.AddNode("n1", "h100", 4);
