@@ -40,5 +40,6 @@ Action RegisterAudit(CLI::App& app);
 Action RegisterLint(CLI::App& app);
 Action RegisterServer(CLI::App& app);
 Action RegisterSweep(CLI::App& app);
+Action RegisterSlurm(CLI::App& app);
 
 }  // namespace seedance::cli

@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
   actions.push_back(RegisterLint(app));
   actions.push_back(RegisterServer(app));
   actions.push_back(RegisterSweep(app));
+  actions.push_back(RegisterSlurm(app));
   // Footers after the subcommands: CLI11 copies a parent's footer into subcommands created later.
   app.footer("Run 'seedance COMMAND --help' for a command's options.\n\n"
              "Example:\n  seedance cost-benchmark --workload llm-finetune");

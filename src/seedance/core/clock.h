@@ -34,6 +34,13 @@ class SteadyClock final : public Clock {
   Duration Now() const override;
 };
 
+// The system (calendar) clock: nanoseconds since the Unix epoch. For drivers that must compare
+// with timestamps another system writes (Slurm's submit and start times). Thread-safe.
+class SystemClock final : public Clock {
+ public:
+  Duration Now() const override;
+};
+
 // Seconds as double, for reports.
 inline double ToSeconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 

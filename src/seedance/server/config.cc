@@ -19,9 +19,10 @@ namespace seedance::server {
 namespace {
 
 // Top-level sections: `server` and `tenancy` are read here; the others belong to other commands
-// reading the same file (`scheduler`: cost-benchmark; `ledger`, `audit`) and are passed over.
+// reading the same file (`scheduler`: cost-benchmark; `ledger`, `audit`; `slurm`: seedance slurm) and
+// are passed over.
 constexpr std::string_view kParsedSections[] = {"server", "tenancy"};
-constexpr std::string_view kToleratedSections[] = {"scheduler", "ledger", "audit"};
+constexpr std::string_view kToleratedSections[] = {"scheduler", "ledger", "audit", "slurm"};
 
 // Errors "FILE:LINE: key 'PATH': reason" for one file.
 class Where {
@@ -285,7 +286,7 @@ Result<ServerConfig> ServerConfig::Parse(const std::string& name, const std::str
           std::find(std::begin(kParsedSections), std::end(kParsedSections), key) != std::end(kParsedSections) ||
           std::find(std::begin(kToleratedSections), std::end(kToleratedSections), key) != std::end(kToleratedSections);
       if (!known) {
-        return w.Error(kv.first, key, "unknown section (allowed: server, tenancy, scheduler, ledger, audit)");
+        return w.Error(kv.first, key, "unknown section (allowed: server, tenancy, scheduler, ledger, audit, slurm)");
       }
     }
     if (root["tenancy"]) {

@@ -2,10 +2,17 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
+#include "seedance/core/duration.h"
+#include "seedance/gpu/catalog.h"
+#include "seedance/sched/placement_policy.h"
+#include "seedance/tenancy/admission.h"
 #include "seedance/tenancy/config.h"
 
 namespace seedance::sim {
@@ -56,6 +63,102 @@ Result<bool> Bool(const std::string& name, const YAML::Node& n, const std::strin
   }
 }
 
+Result<std::string> Scalar(const std::string& name, const YAML::Node& n, const std::string& key) {
+  if (!n.IsScalar()) return InvalidArgumentError(Where(name, n, key) + ": expected a string");
+  return n.as<std::string>();
+}
+
+// A map of string -> string, every value non-empty.
+Result<std::map<std::string, std::string>> StringMap(const std::string& name, const YAML::Node& n,
+                                                     const std::string& key) {
+  if (!n.IsMap()) return InvalidArgumentError(Where(name, n, key) + ": expected a mapping");
+  std::map<std::string, std::string> out;
+  for (const auto& kv : n) {
+    const std::string k = kv.first.as<std::string>();
+    SEEDANCE_ASSIGN_OR_RETURN(std::string v, Scalar(name, kv.second, key + "." + k));
+    if (v.empty()) return InvalidArgumentError(Where(name, kv.second, key + "." + k) + ": empty value");
+    out[k] = v;
+  }
+  return out;
+}
+
+Status ParseSlurm(const std::string& name, const YAML::Node& s, SlurmSection& out) {
+  out.present = true;
+  if (s.IsNull()) return Status::Ok();
+  SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, s, "slurm",
+                                     {"partition", "interval", "mode", "placement", "accounts", "gpu_types",
+                                      "gres_types", "breaker"}));
+  if (s["partition"]) { SEEDANCE_ASSIGN_OR_RETURN(out.partition, Scalar(name, s["partition"], "slurm.partition")); }
+  if (s["interval"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::string text, Scalar(name, s["interval"], "slurm.interval"));
+    auto d = ParseDurationSeconds(text);
+    if (!d.has_value() || *d <= 0) {
+      return InvalidArgumentError(Where(name, s["interval"], "slurm.interval") + ": '" + text +
+                                  "' is not a positive duration (e.g. 5s, 500ms)");
+    }
+    out.interval_s = *d;
+  }
+  if (s["mode"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(out.mode, Scalar(name, s["mode"], "slurm.mode"));
+    auto m = tenancy::ParseTenancyMode(out.mode);
+    if (!m.has_value() || *m == tenancy::TenancyMode::kKueue) {
+      return InvalidArgumentError(Where(name, s["mode"], "slurm.mode") + ": '" + out.mode +
+                                  "' (allowed: strict, borrowing, seedance)");
+    }
+  }
+  if (s["placement"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(out.placement, Scalar(name, s["placement"], "slurm.placement"));
+    const auto& names = sched::PlacementPolicyNames();
+    if (std::find(names.begin(), names.end(), out.placement) == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      return InvalidArgumentError(Where(name, s["placement"], "slurm.placement") + ": unknown policy '" +
+                                  out.placement + "' (allowed: " + list + ")");
+    }
+  }
+  if (s["accounts"]) { SEEDANCE_ASSIGN_OR_RETURN(out.accounts, StringMap(name, s["accounts"], "slurm.accounts")); }
+  if (YAML::Node g = s["gpu_types"]) {
+    if (!g.IsSequence()) return InvalidArgumentError(Where(name, g, "slurm.gpu_types") + ": expected a list");
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      const std::string key = "slurm.gpu_types[" + std::to_string(i) + "]";
+      SEEDANCE_ASSIGN_OR_RETURN(std::string t, Scalar(name, g[i], key));
+      auto m = gpu::ParseGpuName(t, gpu::NameMatch::kProduct);
+      if (!m.has_value()) return InvalidArgumentError(Where(name, g[i], key) + ": " + m.error().message());
+      out.gpu_types.emplace_back(gpu::GpuAt(*m).name);
+    }
+  }
+  if (s["gres_types"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(auto m, StringMap(name, s["gres_types"], "slurm.gres_types"));
+    for (const auto& [k, v] : m) {
+      auto idx = gpu::ParseGpuName(v, gpu::NameMatch::kProduct);
+      if (!idx.has_value()) {
+        return InvalidArgumentError(Where(name, s["gres_types"][k], "slurm.gres_types." + k) + ": " +
+                                    idx.error().message());
+      }
+      std::string lower = k;
+      for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      out.gres_types[lower] = std::string(gpu::GpuAt(*idx).name);
+    }
+  }
+  if (YAML::Node b = s["breaker"]) {
+    SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, b, "slurm.breaker", {"default_hourly_usd", "accounts"}));
+    const double inf = std::numeric_limits<double>::infinity();
+    if (b["default_hourly_usd"]) {
+      SEEDANCE_ASSIGN_OR_RETURN(out.breaker_default_hourly_usd,
+                                Number(name, b["default_hourly_usd"], "slurm.breaker.default_hourly_usd", 0, inf, false));
+    }
+    if (YAML::Node a = b["accounts"]) {
+      if (!a.IsMap()) return InvalidArgumentError(Where(name, a, "slurm.breaker.accounts") + ": expected a mapping");
+      for (const auto& kv : a) {
+        const std::string k = kv.first.as<std::string>();
+        SEEDANCE_ASSIGN_OR_RETURN(out.breaker_accounts[k],
+                                  Number(name, kv.second, "slurm.breaker.accounts." + k, 0, inf, false));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<SimConfig> LoadSimConfig(const std::string& path) {
@@ -78,7 +181,8 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   const double inf = std::numeric_limits<double>::infinity();
   // One seedance-config.yaml serves every driver: `server:` is seedance server's section (checked
   // by server::ServerConfig), read here only as a known key.
-  SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, root, "", {"scheduler", "tenancy", "server"}));
+  SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, root, "", {"scheduler", "tenancy", "server", "slurm"}));
+  if (root["slurm"]) SEEDANCE_RETURN_IF_ERROR(ParseSlurm(name, root["slurm"], c.slurm));
   if (root["tenancy"]) {
     SEEDANCE_ASSIGN_OR_RETURN(c.tenancy, tenancy::ParseTenancyConfig(name, root["tenancy"]));
   }

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "seedance/core/status.h"
 #include "seedance/sim/policies/seedance_cost_policy.h"
@@ -18,7 +20,30 @@ namespace seedance::sim {
 //     autoscaling: {mode: reactive|predictive, cold_start: s, scale_down_delay: s}
 //     checkpoint: {cost: s, restart: s}
 //   tenancy: tiers, tenants and their quotas (S4.1-S4.3): tenancy::ParseTenancyConfig
+//   slurm: what `seedance slurm` (the controller beside slurmctld) reads:
+//     partition: gpu          # the partition whose jobs it manages ("" = every partition)
+//     interval: 5s            # cycle period (core duration syntax), > 0
+//     mode: seedance          # tenancy mode: strict | borrowing | seedance
+//     placement: bestfit      # a sched placement policy name
+//     accounts: {acct-a: team-a}   # Slurm account -> tenancy tenant (default: the tenant of the
+//                                  # account's own name)
+//     gpu_types: [H100, A100-80G]  # GPU models jobs may be given (catalog names; default: all)
+//     gres_types: {h100: H100}     # Slurm GRES type -> catalog model (default: gpu::ParseGpuName)
+//     breaker: {default_hourly_usd: 0, accounts: {acct-a: 2.5}}   # hourly cost per account; 0 = off
 // Every key is optional; unknown keys and bad values are errors naming file:line and the key.
+struct SlurmSection {
+  bool present = false;  // the file has a `slurm:` section
+  std::string partition;
+  double interval_s = 5;
+  std::string mode = "seedance";
+  std::string placement = "bestfit";
+  std::map<std::string, std::string> accounts;    // account -> tenant
+  std::vector<std::string> gpu_types;             // catalog names, in file order
+  std::map<std::string, std::string> gres_types;  // Slurm GRES type (lower case) -> catalog name
+  double breaker_default_hourly_usd = 0;
+  std::map<std::string, double> breaker_accounts;  // account -> hourly USD threshold
+};
+
 struct SimConfig {
   CostAwareConfig cost_aware;
   double cold_start_s = 180;
@@ -26,6 +51,7 @@ struct SimConfig {
   double checkpoint_cost_s = 30;
   double restart_s = 60;
   tenancy::TenancyConfig tenancy;
+  SlurmSection slurm;
 };
 
 Result<SimConfig> LoadSimConfig(const std::string& path);

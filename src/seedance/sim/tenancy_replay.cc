@@ -474,6 +474,7 @@ void Replay::Start(std::size_t i, const sched::PlacementDecision& d) {
   JobRun& r = runs_[i];
   DropNomination(i);
   state_.Bind(r.job->pod, d.node, d.gpus);
+  out_.starts.push_back({r.job->id, now_, s_.nodes[d.node.value()].name});
   live_.insert(i);
   r.node = d.node;
   r.gpus = d.gpus;

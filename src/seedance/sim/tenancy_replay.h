@@ -89,6 +89,14 @@ struct TenantOutcome {
   double fair_gpu_hours = 0;  // its max-min fair share over the window (weights = nominal quota)
 };
 
+// One start of a job in the replay (a preempted job starts again later): the release order and
+// node choice the Slurm controller's parity test compares against.
+struct TenancyStart {
+  std::int64_t job = 0;
+  double t = 0;
+  std::string node;
+};
+
 struct TenancyOutcome {
   std::string mode;  // strict | borrowing | seedance | seedance-no-compensation
   double gpu_allocation_pct = 0;  // GPU-time held / GPU-time of the cluster over the window
@@ -105,6 +113,7 @@ struct TenancyOutcome {
   std::vector<TenantOutcome> per_tenant;
   double bucket_s = 0;
   std::vector<std::vector<double>> share_gpus;  // [bucket][tenant]: mean GPUs held
+  std::vector<TenancyStart> starts;  // every start, in order
 };
 
 // Runs one mode. `fairness_compensation` switches S4.5 (Seedance mode only).

@@ -500,6 +500,25 @@ void Admitter::Finished(std::int64_t id) {
   RequeueCohort(t);
 }
 
+void Admitter::Withdraw(std::int64_t id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  Entry& e = it->second;
+  if (e.state == State::kAdmitted || e.state == State::kEvicting) {
+    Finished(id);
+    return;
+  }
+  auto& q = queues_[static_cast<std::size_t>(e.w.tenant)];
+  QueueErase(e);
+  if (q.sticky == id) q.sticky = -1;
+  unplaceable_.erase(std::remove(unplaceable_.begin(), unplaceable_.end(), id), unplaceable_.end());
+  entries_.erase(it);
+}
+
+void Admitter::CapacityChanged() {
+  for (std::size_t t = 0; t < queues_.size(); ++t) RequeueCohort(static_cast<int>(t));
+}
+
 void Admitter::Evicted(std::int64_t id, bool requeue) {
   auto it = entries_.find(id);
   SEEDANCE_CHECK(it != entries_.end());

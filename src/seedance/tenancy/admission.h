@@ -114,6 +114,13 @@ class Admitter {
   // An evicted workload is gone from its node: its quota returns; it rejoins its queue with its
   // original creation time unless `requeue` is false (it ended while evicting).
   void Evicted(std::int64_t id, bool requeue);
+  // A workload that left before it ended normally (a user cancelled it): pending ones leave their
+  // queue, admitted or evicting ones return their quota as Finished. Unknown ids are ignored.
+  void Withdraw(std::int64_t id);
+  // Node capacity grew without a quota release (a drained node resumed, a node came back): the
+  // workloads that fit quota but no node, and the classes marked inadmissible, are considered
+  // again at the next Cycle (as a quota release in their cohort would).
+  void CapacityChanged();
   // Seedance's idle reclaim sweep (S4.1): admitted workloads idle at least their tier's
   // max_idle_s. The driver releases them (Evicted or Finished). Empty in other modes.
   std::vector<std::int64_t> IdleSweep(const AdmissionEnv& env) const;

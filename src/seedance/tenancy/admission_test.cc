@@ -315,3 +315,44 @@ TEST(TiersTest, SeedDefaultsAndElasticScale) {
 
 }  // namespace
 }  // namespace seedance::tenancy
+
+namespace seedance::tenancy {
+namespace {
+
+TEST(AdmitterWithdrawTest, CancelledPendingWorkloadLeavesItsQueueAndFreesNothing) {
+  Harness h({Cq("a", "c", 4)}, TenancyMode::kStrict);
+  h.a.Submit(Wl(1, 0, 4, 0, 0));
+  h.a.Submit(Wl(2, 0, 4, 0, 1));
+  h.a.Submit(Wl(3, 0, 2, 0, 2));
+  auto d = h.Cycle();
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 1);
+  h.a.Withdraw(2);  // the user cancels the waiting one
+  h.a.Withdraw(99);  // unknown: ignored
+  EXPECT_EQ(h.a.pending(), 1u);
+  h.a.Finished(1);
+  d = h.Cycle();
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 3);  // 2 is gone; its quota was never taken
+  h.a.Withdraw(3);        // admitted: returns its quota like Finished
+  h.a.Submit(Wl(4, 0, 4, 0, 3));
+  d = h.Cycle();
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 4);
+}
+
+TEST(AdmitterWithdrawTest, CapacityChangedReconsidersWorkloadsNoNodeTook) {
+  Harness h({Cq("a", "c", 8)}, TenancyMode::kSeedance);
+  h.env.place = false;
+  h.a.Submit(Wl(1, 0, 2, 0, 0));
+  EXPECT_TRUE(h.Cycle().empty());
+  h.env.place = true;
+  EXPECT_TRUE(h.Cycle().empty());  // waits for a quota release...
+  h.a.CapacityChanged();           // ...or for a node to open
+  auto d = h.Cycle();
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 1);
+}
+
+}  // namespace
+}  // namespace seedance::tenancy

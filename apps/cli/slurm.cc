@@ -1,0 +1,149 @@
+// seedance slurm: the controller beside slurmctld (parsing, the loop and printing; the work is in
+// src/seedance/slurm).
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "commands.h"
+#include "common.h"
+#include "seedance/core/clock.h"
+#include "seedance/cost/price_table.h"
+#include "seedance/ledger/ledger.h"
+#include "seedance/sim/config.h"
+#include "seedance/slurm/controller.h"
+
+namespace seedance::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+struct SlurmFlags {
+  std::string config;
+  std::string db;
+  std::string interval;
+  std::string admission;
+  std::string jobcomp;
+  std::string prices;
+  bool dry_run = false;
+  bool once = false;
+  int cycles = 0;
+};
+
+std::string Stamp(double unix_s) {
+  const auto t = static_cast<std::time_t>(std::floor(unix_s));
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+int Run(const SlurmFlags& f) {
+  auto cfg = sim::LoadSimConfig(f.config);
+  if (!cfg.has_value()) return ReportError(cfg.error());
+  slurm::ControllerConfig cc;
+  cc.slurm = cfg->slurm;
+  cc.tenancy = cfg->tenancy;
+  cc.admission_path = f.admission;
+  cc.jobcomp_path = f.jobcomp;
+  cc.dry_run = f.dry_run;
+  if (!f.interval.empty()) {
+    auto d = ParsePositiveDuration(f.interval);
+    if (!d.has_value()) return ReportError(InvalidArgumentError("--interval '" + f.interval + "': expected a positive duration (5s, 500ms, 1m)"));
+    cc.slurm.interval_s = *d;
+  }
+  if (f.cycles < 0) return ReportError(InvalidArgumentError("--cycles: must be >= 0 (0: run until stopped)"));
+  auto prices = cost::PriceTable::LoadFile(f.prices.empty() ? cost::BundledPriceTablePath() : f.prices);
+  if (!prices.has_value()) return ReportError(prices.error());
+  std::unique_ptr<ledger::Ledger> ledger;
+  if (!f.db.empty()) {
+    auto l = ledger::Ledger::Open(f.db);
+    if (!l.has_value()) return ReportError(l.error());
+    ledger = std::move(*l);
+  }
+  SystemClock clock;
+  slurm::ProcessRunner runner;
+  auto created = slurm::Controller::Create(cc, runner, clock, *prices, ledger.get());
+  if (!created.has_value()) return ReportError(created.error());
+  slurm::Controller& c = **created;
+  signal(SIGTERM, OnSignal);
+  signal(SIGINT, OnSignal);
+  std::cerr << "seedance slurm: mode " << cc.slurm.mode << ", placement " << cc.slurm.placement << ", partition "
+            << (cc.slurm.partition.empty() ? "(all)" : cc.slurm.partition) << ", every " << cc.slurm.interval_s << " s"
+            << (cc.dry_run ? ", DRY RUN (no action is taken)" : "") << (ledger ? ", ledger " + f.db : "") << "\n";
+  int done = 0;
+  int failures = 0;
+  while (!g_stop.load()) {
+    auto r = c.Cycle();
+    ++done;
+    double wait = cc.slurm.interval_s;
+    if (!r.has_value()) {
+      ++failures;
+      if (f.once) return ReportError(r.error());
+      // Slurm unreachable or its output unreadable: nothing was done; try again, backing off.
+      wait = std::min(60.0, cc.slurm.interval_s * std::pow(2.0, std::min(failures - 1, 4)));
+      std::cerr << Stamp(ToSeconds(clock.Now())) << " cycle failed, no action taken: " << r.error().message()
+                << "; retrying in " << wait << " s\n";
+    } else {
+      failures = 0;
+      const std::string at = Stamp(r->now_s);
+      for (const auto& a : r->actions) {
+        std::cout << at << (cc.dry_run ? " [dry-run] " : " ") << slurm::FormatAction(a, cc.dry_run) << "\n";
+        if (a.kind == slurm::ActionKind::kRequeue) wait = std::min(wait, 1.0);  // place the preemptor soon
+      }
+      for (const auto& n : r->notes) std::cout << at << " note: " << n << "\n";
+      std::cout << at << " cycle: " << r->queued << " queued, " << r->admitted << " released or running, " << r->blocked
+                << " held for a reason" << (r->tripped.empty() ? "" : ", breaker on") << "\n"
+                << std::flush;
+    }
+    if (f.once || (f.cycles > 0 && done >= f.cycles)) break;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait);
+    while (!g_stop.load() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Action RegisterSlurm(CLI::App& app) {
+  auto f = std::make_shared<SlurmFlags>();
+  CLI::App* cmd = AddCommand(
+      app, "slurm", "Run the controller beside slurmctld: admit, place and preempt held Slurm jobs",
+      "Drives a Slurm cluster with the pipeline the simulator and the server use. Submit jobs held (sbatch --hold; "
+      "a pending job of the managed partition that is not held is held first). Each cycle reads sinfo --json and "
+      "squeue --json, admits by tenancy quota (account -> tenant in the config's slurm: section, tenants and tiers "
+      "in tenancy:), picks the GPU model by throughput per dollar (within the job's --gres type or --constraint) "
+      "and the node by the placement policy (a node's GPUs are one model), then runs scontrol update jobid=J "
+      "nodelist=N and scontrol release J; preempts with scontrol requeuehold (victims that lose the least work); holds a tripped "
+      "account's new jobs with comment=\"seedance: breaker ...\" (squeue -o %k shows it); drains the audit's "
+      "removed nodes (--admission) with reason \"seedance: audit ...\" and resumes them when readmitted. With "
+      "--db, charges from sacct --json (or --jobcomp FILE without slurmdbd) go into the ledger, so seedance "
+      "attribute --by namespace reports by account. Every action is printed with its reason; --dry-run prints "
+      "the commands without running them (use it with --once). The Slurm clients find the cluster through "
+      "SLURM_CONF. A failed cycle takes no action and is retried (backing off to 60 s); SIGTERM/SIGINT stop it. "
+      "Exit 2 on a bad config or flag. Guide: docs/SLURM.md.",
+      "SLURM_CONF=/etc/slurm/slurm.conf seedance slurm --config seedance-config.yaml --db ledger.db --interval 5s");
+  cmd->add_option("--config", f->config, "seedance-config.yaml (slurm: and tenancy: sections)")->required();
+  cmd->add_option("--db", f->db, "the ledger (SQLite, created if absent): charges and the breaker");
+  cmd->add_option("--interval", f->interval, "cycle period, e.g. 5s (default: slurm.interval, else 5s)");
+  cmd->add_option("--admission", f->admission, "the audit's admission state (seedance audit run --state FILE)");
+  cmd->add_option("--jobcomp", f->jobcomp, "read finished jobs from this jobcomp/filetxt file instead of sacct");
+  cmd->add_option("--prices", f->prices, "GPU price CSV (default: the bundled data/prices/gpu_prices.csv)");
+  cmd->add_flag("--dry-run", f->dry_run, "print the actions and their commands; take none");
+  cmd->add_flag("--once", f->once, "run one cycle and exit (exit 1 when Slurm cannot be read)");
+  cmd->add_option("--cycles", f->cycles, "stop after this many cycles (0: until SIGTERM)")->capture_default_str();
+  return [cmd, f]() {
+    if (!cmd->parsed()) return -1;
+    return Run(*f);
+  };
+}
+
+}  // namespace seedance::cli

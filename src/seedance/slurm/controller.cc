@@ -1,0 +1,917 @@
+#include "seedance/slurm/controller.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "seedance/audit/admission.h"
+#include "seedance/cost/money.h"
+#include "seedance/gpu/catalog.h"
+#include "seedance/ledger/allocation.h"
+#include "seedance/sched/victims.h"
+#include "seedance/sim/tenancy_replay.h"
+#include "seedance/tenancy/quota.h"
+
+namespace seedance::slurm {
+
+std::string_view ActionKindName(ActionKind k) {
+  switch (k) {
+    case ActionKind::kRelease: return "release";
+    case ActionKind::kRequeue: return "requeue";
+    case ActionKind::kHold: return "hold";
+    case ActionKind::kComment: return "comment";
+    case ActionKind::kDrain: return "drain";
+    case ActionKind::kResume: return "resume";
+  }
+  return "?";
+}
+
+std::string FormatAction(const Action& a, bool with_commands) {
+  std::string s(ActionKindName(a.kind));
+  if (a.job > 0) s += " job " + std::to_string(a.job);
+  if (!a.node.empty()) s += (a.job > 0 ? " -> " : " node ") + a.node;
+  if (!a.gpu_type.empty()) s += " (" + a.gpu_type + ")";
+  s += ": " + a.reason;
+  if (!a.ok) s += " [FAILED: " + a.error + "; retried next cycle]";
+  if (with_commands) {
+    for (const auto& c : a.commands) s += "\n    $ " + JoinArgv(c);
+  }
+  return s;
+}
+
+namespace {
+
+constexpr const char* kCommentPrefix = "seedance: ";
+__extension__ using Int128 = __int128;
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string Fixed(double v, int digits) {
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(digits);
+  os << v;
+  return os.str();
+}
+
+}  // namespace
+
+// One Slurm job the controller manages.
+struct Controller::Tracked {
+  enum class St { kQueued, kAdmitted, kEvicting, kBlocked };
+  St st = St::kQueued;
+  std::string account;
+  int tenant = -1;
+  tenancy::Tier tier = tenancy::Tier::kSilver;
+  cluster::PodSpec pod;            // what placement sees (allowed_models = every model it may get)
+  std::string gres_type;           // the job's own GRES type ("" = any)
+  std::int64_t submit_s = 0;
+  // kAdmitted:
+  std::string node;                // where it was released to
+  std::string gpu_type;            // catalog model chosen
+  bool release_ok = false;         // Slurm accepted the release
+  bool running = false;            // seen active since the release
+  bool waiting_node = false;       // admitted on quota (strict/borrowing), no node yet
+  int restarts_at_release = 0;
+  double start_s = 0;
+  cluster::NodeId bound_node;
+  cluster::GpuAssignment bound_gpus;
+  bool bound = false;              // bound in this cycle's ClusterState
+  // kEvicting:
+  bool evict_ok = false;
+  // kBlocked: why
+  std::string block_reason;
+};
+
+struct Controller::Request {
+  int tenant = -1;
+  tenancy::Tier tier = tenancy::Tier::kSilver;
+  cluster::PodSpec pod;
+};
+
+// The driver's side of the Admitter on this cycle's ClusterState.
+class Controller::Env final : public tenancy::AdmissionEnv {
+ public:
+  Env(Controller& c, double now, CycleReport& report) : c_(c), now_(now), report_(report) {}
+  std::set<std::int64_t> adopting;
+
+  tenancy::RunningState Running(std::int64_t id) const override {
+    tenancy::RunningState rs;
+    const Tracked& t = *c_.tracked_.at(id);
+    if (!t.running && !t.release_ok) return rs;
+    // Released this cycle or not seen running yet: it starts now.
+    rs.admitted_at_s = t.running ? t.start_s : now_;
+    rs.executed_s = std::max(0.0, now_ - rs.admitted_at_s);
+    // No checkpoint telemetry from Slurm: all work since the (re)start is what preemption loses.
+    rs.lost_if_preempted = rs.executed_s * t.pod.num_gpu;
+    rs.idle_s = 0;
+    return rs;
+  }
+
+  bool CanPlace(const tenancy::WorkloadRequest& w) override {
+    if (!adopting.empty()) return adopting.count(w.id) > 0;
+    return c_.state_->CanPlaceAnywhere(c_.tracked_.at(w.id)->pod);
+  }
+
+  std::optional<std::vector<std::int64_t>> VictimsForFit(const tenancy::WorkloadRequest& w,
+                                                         std::span<const tenancy::VictimCandidate> cands) override {
+    if (!adopting.empty()) return std::nullopt;
+    std::vector<sched::PreemptionCandidate> pc;
+    for (const auto& v : cands) {
+      const Tracked& t = *c_.tracked_.at(v.id);
+      if (!t.bound || !(t.running || t.release_ok)) continue;
+      pc.push_back({v.id, t.bound_node, t.pod, t.bound_gpus, v.cost});
+    }
+    auto vs = sched::FindVictimsForFit(*c_.state_, c_.tracked_.at(w.id)->pod, pc);
+    if (!vs) return std::nullopt;
+    return vs->victims;
+  }
+
+  void OnAdmit(const tenancy::WorkloadRequest& w) override {
+    Tracked& t = *c_.tracked_.at(w.id);
+    t.st = Tracked::St::kAdmitted;
+    if (adopting.count(w.id) > 0 || t.running) return;  // already on its node
+    if (!c_.Place(w.id, t, now_, report_, "admitted")) {
+      // Strict / borrowing admit on quota alone: the job stays held until a node takes it.
+      t.waiting_node = true;
+      report_.notes.push_back("job " + std::to_string(w.id) + ": admitted on quota, no node fits yet: stays held");
+    }
+  }
+
+ private:
+  Controller& c_;
+  double now_;
+  CycleReport& report_;
+};
+
+Controller::Controller(ControllerConfig config, CommandRunner& runner, const Clock& clock,
+                       const cost::PriceTable& prices, ledger::Ledger* ledger)
+    : config_(std::move(config)), runner_(runner), clock_(clock), prices_(prices), ledger_(ledger) {}
+
+Controller::~Controller() = default;
+
+Result<std::unique_ptr<Controller>> Controller::Create(ControllerConfig config, CommandRunner& runner,
+                                                       const Clock& clock, const cost::PriceTable& prices,
+                                                       ledger::Ledger* ledger) {
+  std::unique_ptr<Controller> c(new Controller(std::move(config), runner, clock, prices, ledger));
+  SEEDANCE_RETURN_IF_ERROR(c->Init());
+  return c;
+}
+
+Status Controller::Init() {
+  auto mode = tenancy::ParseTenancyMode(config_.slurm.mode);
+  if (!mode.has_value() || *mode == tenancy::TenancyMode::kKueue) {
+    return InvalidArgumentError("slurm.mode: '" + config_.slurm.mode + "' (allowed: strict, borrowing, seedance)");
+  }
+  mode_ = *mode;
+  if (config_.tenancy.tenants.empty()) {
+    return InvalidArgumentError("tenancy.tenants: the controller needs the tenants (and their 'gpu' quotas) "
+                                "that Slurm accounts map to");
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(auto book, tenancy::QuotaBook::Build(config_.tenancy.tenants, mode_ != tenancy::TenancyMode::kStrict));
+  gpu_resource_ = book.ResourceIndex("gpu");
+  if (gpu_resource_ < 0) return InvalidArgumentError("tenancy.tenants: no tenant has a 'gpu' quota (GPUs of any model)");
+  for (std::size_t t = 0; t < config_.tenancy.tenants.size(); ++t)
+    tenant_index_.emplace(config_.tenancy.tenants[t].name, static_cast<int>(t));
+  for (const auto& [account, tenant] : config_.slurm.accounts) {
+    if (!tenant_index_.count(tenant)) {
+      return InvalidArgumentError("slurm.accounts." + account + ": tenant '" + tenant + "' is not in tenancy.tenants");
+    }
+  }
+  std::vector<double> nominal;
+  for (std::size_t t = 0; t < config_.tenancy.tenants.size(); ++t)
+    nominal.push_back(tenancy::FromQuantity(book.nominal(static_cast<int>(t), gpu_resource_)));
+  fair_ = std::make_unique<tenancy::FairShareTracker>(nominal, config_.tenancy.fairness_window_s);
+  admitter_ = std::make_unique<tenancy::Admitter>(std::move(book), mode_, config_.tenancy);
+  held_.assign(nominal.size(), 0);
+  demand_.assign(nominal.size(), 0);
+  // GPU models by throughput per dollar: the catalog's FP16 peak (tensor cores where present; the
+  // assumption: training throughput scales with it) over the price table's on-demand price. Models
+  // without either are tried last, by name.
+  std::set<std::string> allowed(config_.slurm.gpu_types.begin(), config_.slurm.gpu_types.end());
+  struct Ranked {
+    double value;
+    std::string name;
+    cluster::GpuModelIndex model;
+  };
+  std::vector<Ranked> ranked;
+  const auto& cat = gpu::Catalog();
+  for (std::size_t i = 0; i < cat.size(); ++i) {
+    const std::string name(cat[i].name);
+    if (!allowed.empty() && !allowed.count(name)) continue;
+    const auto model = cluster::GpuModelIndex(static_cast<std::int32_t>(i));
+    const cost::GpuPrice* p = prices_.Find(model);
+    const double usd = p != nullptr ? ToUsd(p->usd_per_gpu_hour) : 0;
+    ranked.push_back({usd > 0 && cat[i].fp16_tflops > 0 ? cat[i].fp16_tflops / usd : 0, name, model});
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+    return a.value != b.value ? a.value > b.value : a.name < b.name;
+  });
+  for (const auto& r : ranked) gpu_order_.push_back(r.model);
+  SEEDANCE_ASSIGN_OR_RETURN(placer_, sched::MakePlacementPolicy(config_.slurm.placement, ctx_));
+  return Status::Ok();
+}
+
+Result<std::string> Controller::Read(const std::vector<std::string>& argv) {
+  SEEDANCE_ASSIGN_OR_RETURN(CommandResult r, runner_.Run(argv));
+  if (r.exit_code != 0) {
+    std::string err = r.err;
+    while (!err.empty() && (err.back() == '\n' || err.back() == '\r')) err.pop_back();
+    return UnavailableError(JoinArgv(argv) + ": exit " + std::to_string(r.exit_code) + (err.empty() ? "" : ": " + err));
+  }
+  return r.out;
+}
+
+void Controller::Execute(Action& a) {
+  if (config_.dry_run) return;
+  for (const auto& c : a.commands) {
+    auto r = runner_.Run(c);
+    if (!r.has_value()) {
+      a.ok = false;
+      a.error = r.error().message();
+      return;
+    }
+    if (r->exit_code != 0) {
+      std::string err = r->err;
+      while (!err.empty() && (err.back() == '\n' || err.back() == '\r')) err.pop_back();
+      a.ok = false;
+      a.error = JoinArgv(c) + ": exit " + std::to_string(r->exit_code) + (err.empty() ? "" : ": " + err);
+      return;
+    }
+  }
+}
+
+Result<Controller::Request> Controller::Classify(const SlurmJob& j) const {
+  Request q;
+  auto acct = config_.slurm.accounts.find(j.account);
+  const std::string tenant = acct != config_.slurm.accounts.end() ? acct->second : j.account;
+  auto ti = tenant_index_.find(tenant);
+  if (ti == tenant_index_.end()) {
+    return InvalidArgumentError("account '" + j.account + "' maps to no tenant (add it to slurm.accounts or tenancy.tenants)");
+  }
+  q.tenant = ti->second;
+  q.tier = config_.tenancy.tenants[static_cast<std::size_t>(q.tenant)].tier;
+  if (j.node_count > 1) return InvalidArgumentError("node_count: multi-node jobs are not placed by seedance");
+  q.pod.name = std::to_string(j.id);
+  q.pod.cpu = Millicores(static_cast<std::int64_t>(j.cpus) * 1000);
+  q.pod.memory = MiB(j.memory_mib);
+  q.pod.num_gpu = j.gpus.count;
+  q.pod.gpu_milli = j.gpus.count > 0 ? cluster::kMilliPerGpu : 0;
+  q.pod.qos = q.tier == tenancy::Tier::kBronze ? cluster::Qos::kBestEffort : cluster::Qos::kGuaranteed;
+  if (j.gpus.count > cluster::kMaxGpusPerNode) {
+    return InvalidArgumentError("tres_per_node: " + std::to_string(j.gpus.count) + " GPUs on one node is more than any node holds");
+  }
+  // The models it may get: its GRES type, else GPU names among its --constraint features, within
+  // the config's gpu_types (gpu_order_ holds only those).
+  std::set<cluster::GpuModelIndex> want;
+  if (!j.gpus.type.empty()) {
+    auto m = ModelOfGres(j.gpus.type);
+    if (!m.has_value()) return InvalidArgumentError("tres_per_node: unknown GRES type '" + j.gpus.type + "': " + m.error().message());
+    want.insert(*m);
+  } else if (!j.features.empty()) {
+    std::string token;
+    for (std::size_t k = 0; k <= j.features.size(); ++k) {
+      const char c = k < j.features.size() ? j.features[k] : '|';
+      if (c == '|' || c == '&' || c == ',' || c == '[' || c == ']' || c == '(' || c == ')') {
+        if (!token.empty()) {
+          if (auto m = ModelOfGres(token); m.has_value()) want.insert(*m);
+        }
+        token.clear();
+      } else {
+        token += c;
+      }
+    }
+  }
+  if (j.gpus.count > 0) {
+    bool any = false;
+    for (auto m : gpu_order_) {
+      if (!want.empty() && !want.count(m)) continue;
+      q.pod.allowed_models.Add(m);
+      any = true;
+    }
+    if (!any) {
+      return InvalidArgumentError("tres_per_node: no GPU model both requested and allowed by slurm.gpu_types");
+    }
+  }
+  return q;
+}
+
+Result<cluster::GpuModelIndex> Controller::ModelOfGres(const std::string& type) const {
+  const std::string lower = Lower(type);
+  auto it = config_.slurm.gres_types.find(lower);
+  SEEDANCE_ASSIGN_OR_RETURN(gpu::GpuIndex idx, gpu::ParseGpuName(it != config_.slurm.gres_types.end() ? it->second : type,
+                                                                 gpu::NameMatch::kProduct));
+  return cluster::GpuModelIndex(static_cast<std::int32_t>(idx));
+}
+
+bool Controller::Place(std::int64_t id, Tracked& t, double now, CycleReport& r, const std::string& why) {
+  (void)now;
+  for (auto m : gpu_order_) {
+    if (t.pod.num_gpu > 0 && !t.pod.allowed_models.Accepts(m)) continue;
+    cluster::PodSpec pod = t.pod;
+    if (pod.num_gpu > 0) pod.allowed_models = cluster::GpuModelSet::Of(m);
+    const auto d = placer_->Decide(*state_, pod, placer_rng_);
+    if (!d.placed()) continue;
+    state_->Bind(pod, d.node, d.gpus);
+    t.bound = true;
+    t.bound_node = d.node;
+    t.bound_gpus = d.gpus;
+    t.node = node_names_[d.node.value()];
+    t.gpu_type = pod.num_gpu > 0 ? std::string(gpu::GpuAt(static_cast<gpu::GpuIndex>(m)).name) : "";
+    t.waiting_node = false;
+    t.release_ok = false;
+    t.running = false;
+    Release(id, t, r, why);
+    return true;
+  }
+  return false;
+}
+
+void Controller::Release(std::int64_t id, Tracked& t, CycleReport& r, const std::string& why) {
+  Action a;
+  a.kind = ActionKind::kRelease;
+  a.job = id;
+  a.node = t.node;
+  a.gpu_type = t.gpu_type.empty() ? "" : t.gpu_type + " x" + std::to_string(t.pod.num_gpu);
+  const auto& tc = config_.tenancy.tenants[static_cast<std::size_t>(t.tenant)];
+  a.reason = why + " (account " + t.account + " -> tenant " + tc.name + ", " + std::string(tenancy::TierName(t.tier)) +
+             "; " + config_.slurm.placement + " node)";
+  const std::string sid = std::to_string(id);
+  if (t.restarts_at_release > 0) a.commands.push_back({"scontrol", "update", "jobid=" + sid, "StartTime=now"});
+  // The node fixes the model (a node's GPUs are one model): Slurm 22.05 refuses to retype a
+  // pending job's GRES ("Invalid GRES specification (with and without type identification)").
+  a.commands.push_back({"scontrol", "update", "jobid=" + sid, "nodelist=" + t.node});
+  a.commands.push_back({"scontrol", "release", sid});
+  Execute(a);
+  t.release_ok = a.ok;
+  if (a.ok && !config_.dry_run) releases_.push_back({id, t.node});
+  r.actions.push_back(std::move(a));
+}
+
+Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::vector<SlurmJob>& jobs, CycleReport& r) {
+  std::vector<cluster::NodeSpec> specs;
+  node_names_.clear();
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const SlurmNode& n = nodes[i];
+    cluster::NodeSpec s;
+    s.name = n.name;
+    s.cpu = Millicores(static_cast<std::int64_t>(n.cpus) * 1000);
+    s.memory = MiB(n.memory_mib);
+    s.gpu_count = std::min(n.gpus.count, cluster::kMaxGpusPerNode);
+    if (n.gpus.count > 0) {
+      if (n.gpus.type.empty()) {
+        return InvalidArgumentError("sinfo --json: node " + n.name + ": gres: GPUs without a type ('gpu:" +
+                                    std::to_string(n.gpus.count) + "'); give gres.conf a Type= so the model is known");
+      }
+      auto m = ModelOfGres(n.gpus.type);
+      if (!m.has_value()) {
+        return InvalidArgumentError("sinfo --json: node " + n.name + ": gres: unknown GRES type '" + n.gpus.type +
+                                    "' (map it in slurm.gres_types): " + m.error().message());
+      }
+      s.model = *m;
+    }
+    index.emplace(n.name, specs.size());
+    node_names_.push_back(n.name);
+    specs.push_back(std::move(s));
+  }
+  state_ = std::make_unique<cluster::ClusterState>(specs);
+  if (ctx_.tie_rank.size() != specs.size()) {
+    ctx_.tie_rank.resize(specs.size());
+    for (std::size_t i = 0; i < specs.size(); ++i) ctx_.tie_rank[i] = static_cast<std::uint32_t>(i);
+  }
+  for (auto& [id, t] : tracked_) t->bound = false;
+  // Every job holding GPUs on a managed node, with the devices Slurm gave it.
+  for (const SlurmJob& j : jobs) {
+    const bool reserved = [&] {
+      auto it = tracked_.find(j.id);
+      return it != tracked_.end() && it->second->st == Tracked::St::kAdmitted && j.pending() && !it->second->node.empty();
+    }();
+    if (!j.active() && !reserved) continue;
+    const std::string node = reserved ? tracked_.at(j.id)->node : j.nodes;
+    auto ni = index.find(node);
+    if (ni == index.end()) continue;  // another partition's node, or several nodes
+    const cluster::NodeId nid(static_cast<std::uint32_t>(ni->second));
+    cluster::PodSpec pod;
+    auto it = tracked_.find(j.id);
+    if (it != tracked_.end()) {
+      pod = it->second->pod;
+    } else {
+      pod.name = std::to_string(j.id);
+      pod.cpu = Millicores(static_cast<std::int64_t>(j.cpus) * 1000);
+      pod.memory = MiB(j.memory_mib);
+      pod.num_gpu = j.gpus.count;
+      pod.gpu_milli = j.gpus.count > 0 ? cluster::kMilliPerGpu : 0;
+    }
+    pod.allowed_models = {};
+    const cluster::NodeState& ns = state_->node(nid);
+    if (!cluster::Fits(ns, pod)) {
+      r.notes.push_back("job " + std::to_string(j.id) + ": more than node " + node + " has free by its own record; not counted");
+      continue;
+    }
+    cluster::GpuAssignment g;
+    bool ok = !j.gpu_indices.empty() && static_cast<int>(j.gpu_indices.size()) == pod.num_gpu;
+    if (ok) {
+      for (int dev : j.gpu_indices) {
+        if (dev >= ns.gpu_count || ns.gpu_idle[static_cast<std::size_t>(dev)] < pod.gpu_milli) ok = false;
+      }
+    }
+    if (ok) {
+      for (std::size_t k = 0; k < j.gpu_indices.size(); ++k) g.gpus[k] = static_cast<std::uint8_t>(j.gpu_indices[k]);
+      g.count = static_cast<std::uint8_t>(j.gpu_indices.size());
+    } else if (pod.num_gpu > 0) {
+      g = cluster::FirstFitGpus(ns, pod);
+    }
+    state_->Bind(pod, nid, g);
+    if (it != tracked_.end()) {
+      it->second->bound = true;
+      it->second->bound_node = nid;
+      it->second->bound_gpus = g;
+    }
+  }
+  // What new work each node may take: down or drained nodes nothing; the audit's states.
+  audit::AdmissionLedger audit;
+  if (!config_.admission_path.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(audit, audit::AdmissionLedger::LoadFile(config_.admission_path));
+  }
+  std::set<std::string> open_nodes;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const SlurmNode& n = nodes[i];
+    const cluster::NodeId nid(static_cast<std::uint32_t>(i));
+    auto rec = audit.nodes.find(n.name);
+    const audit::AdmissionState as = rec != audit.nodes.end() ? rec->second.state : audit::AdmissionState::kAdmitted;
+    cluster::NodeEligibility e = audit::EligibilityOf(as);
+    if (n.down() || n.drained()) e = cluster::NodeEligibility::kNone;
+    state_->SetEligibility(nid, e);
+    if (e != cluster::NodeEligibility::kNone) open_nodes.insert(n.name);
+    const bool ours = n.reason.rfind(kCommentPrefix, 0) == 0;
+    if (as == audit::AdmissionState::kRemoved && !n.drained()) {
+      std::string why = "audit removed the node";
+      for (auto it = audit.log.rbegin(); it != audit.log.rend(); ++it) {
+        if (it->node == n.name && it->to == audit::AdmissionState::kRemoved) {
+          why += ": " + it->reason;
+          break;
+        }
+      }
+      Action a;
+      a.kind = ActionKind::kDrain;
+      a.node = n.name;
+      a.reason = why;
+      a.commands.push_back({"scontrol", "update", "nodename=" + n.name, "state=drain", "reason=" + std::string(kCommentPrefix) + why});
+      Execute(a);
+      r.actions.push_back(std::move(a));
+    } else if (n.drained() && ours && (as == audit::AdmissionState::kAdmitted || as == audit::AdmissionState::kObservation)) {
+      Action a;
+      a.kind = ActionKind::kResume;
+      a.node = n.name;
+      a.reason = std::string("audit readmitted the node (") + std::string(audit::AdmissionStateName(as)) + ")";
+      a.commands.push_back({"scontrol", "update", "nodename=" + n.name, "state=resume"});
+      Execute(a);
+      r.actions.push_back(std::move(a));
+    }
+  }
+  // A node that takes work again (resumed, back up, new): jobs waiting for a node are reconsidered.
+  bool grew = false;
+  for (const auto& n : open_nodes) grew |= !open_nodes_.count(n);
+  if (grew && !open_nodes_.empty()) {
+    admitter_->CapacityChanged();
+    r.notes.push_back("nodes open again: waiting jobs reconsidered");
+  }
+  open_nodes_ = std::move(open_nodes);
+  return Status::Ok();
+}
+
+Result<CycleReport> Controller::Cycle() {
+  CycleReport r;
+  const double now = ToSeconds(clock_.Now());
+  r.now_s = now;
+  // 1. Read everything first: a failure here takes no action.
+  SEEDANCE_ASSIGN_OR_RETURN(std::string sinfo, Read({"sinfo", "--json"}));
+  SEEDANCE_ASSIGN_OR_RETURN(std::string squeue, Read({"squeue", "--json"}));
+  SEEDANCE_ASSIGN_OR_RETURN(auto all_nodes, ParseSinfoJson(sinfo));
+  SEEDANCE_ASSIGN_OR_RETURN(auto all_jobs, ParseSqueueJson(squeue));
+  std::vector<SlurmNode> nodes;
+  for (auto& n : all_nodes)
+    if (n.in_partition(config_.slurm.partition)) nodes.push_back(std::move(n));
+  std::vector<SlurmJob> jobs;
+  for (auto& j : all_jobs)
+    if (config_.slurm.partition.empty() || j.partition == config_.slurm.partition) jobs.push_back(std::move(j));
+  if (ledger_ != nullptr) SEEDANCE_RETURN_IF_ERROR(EvaluateBreaker(now, r));
+  r.tripped = tripped_;
+  // Fair-share history over the interval since the last cycle (held / demand as left then).
+  double capacity = 0;
+  for (const auto& n : nodes) capacity += n.gpus.count;
+  if (last_now_ >= 0 && now > last_now_) fair_->Advance(last_now_, now, capacity, demand_, held_);
+  last_now_ = now;
+  SEEDANCE_RETURN_IF_ERROR(BuildState(nodes, jobs, r));
+
+  // 2. Reconcile the Admitter with Slurm.
+  const int nr = admitter_->book().num_resources();
+  auto submit = [&](std::int64_t id, Tracked& t) {
+    tenancy::WorkloadRequest w;
+    w.id = id;
+    w.tenant = t.tenant;
+    w.tier = t.tier;
+    w.priority = sim::TierPriority(t.tier);
+    w.creation_s = static_cast<double>(t.submit_s);
+    w.request.assign(static_cast<std::size_t>(nr), 0);
+    w.request[static_cast<std::size_t>(gpu_resource_)] = tenancy::ToQuantity(t.pod.num_gpu);
+    admitter_->Submit(std::move(w));
+    t.st = Tracked::St::kQueued;
+  };
+  auto comment = [&](std::int64_t id, const SlurmJob& j, const std::string& text) {
+    const std::string c = kCommentPrefix + text;
+    if (j.comment == c) return;
+    Action a;
+    a.kind = ActionKind::kComment;
+    a.job = id;
+    a.reason = text;
+    a.commands.push_back({"scontrol", "update", "jobid=" + std::to_string(id), "comment=" + c});
+    Execute(a);
+    r.actions.push_back(std::move(a));
+  };
+  auto hold = [&](std::int64_t id, const std::string& why) {
+    Action a;
+    a.kind = ActionKind::kHold;
+    a.job = id;
+    a.reason = why;
+    a.commands.push_back({"scontrol", "hold", std::to_string(id)});
+    Execute(a);
+    r.actions.push_back(std::move(a));
+  };
+  auto block = [&](std::int64_t id, Tracked& t, const SlurmJob& j, const std::string& why) {
+    t.st = Tracked::St::kBlocked;
+    t.block_reason = why;
+    if (!j.held()) hold(id, why);
+    comment(id, j, why);
+  };
+  auto breaker_reason = [&](const std::string& account) {
+    auto it = trip_reason_.find(account);
+    return it != trip_reason_.end() ? it->second : "breaker tripped for account " + account;
+  };
+  // Off its node and back in its queue (Slurm requeued it, or it was evicted and is pending now).
+  auto back_to_queue = [&](const SlurmJob& j, Tracked& t) {
+    if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
+    t.bound = false;
+    t.running = false;
+    t.node.clear();
+    t.restarts_at_release = j.restarts;
+    admitter_->Evicted(j.id, /*requeue=*/true);
+    t.st = Tracked::St::kQueued;
+  };
+  Env env(*this, now, r);
+  std::set<std::int64_t> seen;
+  for (const SlurmJob& j : jobs) {
+    seen.insert(j.id);
+    auto it = tracked_.find(j.id);
+    if (it == tracked_.end()) {
+      if (j.ended()) continue;
+      auto q = Classify(j);
+      auto t = std::make_unique<Tracked>();
+      t->account = j.account;
+      t->submit_s = j.submit_s;
+      t->gres_type = j.gpus.type;
+      if (q.has_value()) {
+        t->tenant = q->tenant;
+        t->tier = q->tier;
+        t->pod = q->pod;
+      }
+      if (j.active()) {
+        if (!q.has_value()) continue;  // not ours to manage (its GPUs are counted all the same)
+        // Running before the controller knew it (a restart, or released by hand): adopt it.
+        t->running = true;
+        t->release_ok = true;
+        t->node = j.nodes;
+        t->start_s = static_cast<double>(j.start_s);
+        t->restarts_at_release = j.restarts;
+        Tracked& ref = *t;
+        tracked_.emplace(j.id, std::move(t));
+        submit(j.id, ref);
+        env.adopting.insert(j.id);
+        r.notes.push_back("job " + std::to_string(j.id) + ": running on " + j.nodes + " already: adopted");
+        continue;
+      }
+      Tracked& ref = *t;
+      tracked_.emplace(j.id, std::move(t));
+      if (!q.has_value()) {
+        block(j.id, ref, j, "not placed: " + q.error().message());
+        continue;
+      }
+      if (tripped_.count(j.account)) {
+        block(j.id, ref, j, breaker_reason(j.account));
+        continue;
+      }
+      if (!j.held()) hold(j.id, "pending in a managed partition: seedance decides when and where it runs");
+      ref.restarts_at_release = j.restarts;
+      submit(j.id, ref);
+      continue;
+    }
+    Tracked& t = *it->second;
+    switch (t.st) {
+      case Tracked::St::kBlocked: {
+        if (j.ended()) {
+          tracked_.erase(it);
+          break;
+        }
+        auto q = Classify(j);
+        if (!q.has_value()) {
+          block(j.id, t, j, "not placed: " + q.error().message());
+        } else if (tripped_.count(j.account)) {
+          block(j.id, t, j, breaker_reason(j.account));
+        } else {
+          t.tenant = q->tenant;
+          t.tier = q->tier;
+          t.pod = q->pod;
+          t.restarts_at_release = j.restarts;
+          submit(j.id, t);
+          r.notes.push_back("job " + std::to_string(j.id) + ": no longer blocked (" + t.block_reason + "): queued");
+        }
+        break;
+      }
+      case Tracked::St::kQueued:
+        if (j.ended()) {
+          admitter_->Withdraw(j.id);
+          r.notes.push_back("job " + std::to_string(j.id) + ": " + j.state + " while queued: withdrawn");
+          tracked_.erase(it);
+        } else if (tripped_.count(j.account)) {
+          admitter_->Withdraw(j.id);
+          block(j.id, t, j, breaker_reason(j.account));
+        } else if (j.pending() && !j.held()) {
+          hold(j.id, "released outside seedance while queued: held again");
+        }
+        break;
+      case Tracked::St::kAdmitted:
+        if (j.ended()) {
+          admitter_->Finished(j.id);
+          r.notes.push_back("job " + std::to_string(j.id) + ": " + j.state);
+          tracked_.erase(it);
+        } else if (j.active()) {
+          if (!t.running) t.start_s = static_cast<double>(j.start_s);
+          t.running = true;
+          t.release_ok = true;
+          t.node = j.nodes;
+        } else if (j.pending() && j.restarts > t.restarts_at_release) {
+          // Slurm requeued it itself (its node failed, or a user requeued it): decide again.
+          if (!j.held()) hold(j.id, "requeued by Slurm (restart " + std::to_string(j.restarts) + "): placed again by seedance");
+          r.notes.push_back("job " + std::to_string(j.id) + ": requeued by Slurm (" + j.reason + "): back in its queue");
+          back_to_queue(j, t);
+        } else if (j.held() && t.running) {
+          r.notes.push_back("job " + std::to_string(j.id) + ": requeued and held outside seedance: back in its queue");
+          back_to_queue(j, t);
+        } else if (j.held() && !t.node.empty() && !t.waiting_node) {
+          // The release did not take (slurmctld was down, the command failed): again, same node.
+          if (t.bound) {
+            Release(j.id, t, r, "retry: Slurm has not taken the earlier release");
+          } else {
+            r.notes.push_back("job " + std::to_string(j.id) + ": its node " + t.node + " no longer fits it: back in its queue");
+            t.node.clear();
+            admitter_->Evicted(j.id, /*requeue=*/true);
+            t.st = Tracked::St::kQueued;
+          }
+        }
+        break;
+      case Tracked::St::kEvicting:
+        if (j.ended()) {
+          admitter_->Evicted(j.id, /*requeue=*/false);
+          tracked_.erase(it);
+        } else if (j.pending()) {
+          back_to_queue(j, t);
+          if (!j.held()) hold(j.id, "evicted: back in its queue");
+        } else if (!t.evict_ok) {
+          Action a;
+          a.kind = ActionKind::kRequeue;
+          a.job = j.id;
+          a.node = j.nodes;
+          a.reason = "retry: Slurm has not taken the earlier requeue";
+          a.commands.push_back({"scontrol", "requeuehold", std::to_string(j.id)});
+          Execute(a);
+          t.evict_ok = a.ok;
+          r.actions.push_back(std::move(a));
+        }
+        break;
+    }
+  }
+  // Jobs gone from squeue (ended before MinJobAge, or purged).
+  for (auto it = tracked_.begin(); it != tracked_.end();) {
+    if (seen.count(it->first)) {
+      ++it;
+      continue;
+    }
+    switch (it->second->st) {
+      case Tracked::St::kQueued: admitter_->Withdraw(it->first); break;
+      case Tracked::St::kAdmitted: admitter_->Finished(it->first); break;
+      case Tracked::St::kEvicting: admitter_->Evicted(it->first, /*requeue=*/false); break;
+      case Tracked::St::kBlocked: break;
+    }
+    r.notes.push_back("job " + std::to_string(it->first) + ": gone from squeue");
+    it = tracked_.erase(it);
+  }
+
+  // 3. Seedance's signals, as the replay computes them: elastic scale from utilization (no GPU
+  // telemetry from Slurm: a running job counts as busy) and fairness compensation.
+  if (mode_ == tenancy::TenancyMode::kSeedance) {
+    const std::size_t nt = config_.tenancy.tenants.size();
+    std::vector<double> gpus(nt, 0.0);
+    for (const auto& [id, t] : tracked_)
+      if (t->st == Tracked::St::kAdmitted && t->running) gpus[static_cast<std::size_t>(t->tenant)] += t->pod.num_gpu;
+    for (std::size_t t = 0; t < nt; ++t) {
+      const auto& p = config_.tenancy.tiers[static_cast<std::size_t>(config_.tenancy.tenants[t].tier)];
+      admitter_->SetElasticScale(static_cast<int>(t), tenancy::ElasticScale(p, 0.0, gpus[t] > 0 ? 1.0 : 0.0));
+      admitter_->SetCompensation(static_cast<int>(t), config_.tenancy.fairness_compensation
+                                                          ? tenancy::CompensationWeight(fair_->Deviation(static_cast<int>(t)))
+                                                          : 0.0);
+    }
+  }
+
+  // 4. Decide.
+  std::vector<tenancy::AdmissionDecision> decisions;
+  auto apply = [&](const std::vector<tenancy::AdmissionDecision>& ds) {
+    for (const auto& d : ds) {
+      if (d.kind != tenancy::AdmissionDecision::Kind::kEvict) continue;
+      Tracked& t = *tracked_.at(d.id);
+      t.st = Tracked::St::kEvicting;
+      if (!t.running && !t.release_ok) {
+        // Never released: nothing to requeue on Slurm.
+        if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
+        t.bound = false;
+        t.node.clear();
+        admitter_->Evicted(d.id, /*requeue=*/true);
+        t.st = Tracked::St::kQueued;
+        continue;
+      }
+      Action a;
+      a.kind = ActionKind::kRequeue;
+      a.job = d.id;
+      a.node = t.node;
+      a.reason = std::string(d.reclaim ? "idle reclaim" : "preempted") + " for job " + std::to_string(d.for_id) +
+                 " (" + std::string(tenancy::TierName(tracked_.at(d.for_id)->tier)) + " over " +
+                 std::string(tenancy::TierName(t.tier)) + "; victims chosen to lose the least work)";
+      a.commands.push_back({"scontrol", "requeuehold", std::to_string(d.id)});
+      Execute(a);
+      if (!a.ok && !t.running) {
+        // Released but not started yet ("Job is pending execution"): hold it instead.
+        a.commands = {{"scontrol", "hold", std::to_string(d.id)}};
+        a.ok = true;
+        a.error.clear();
+        Execute(a);
+      }
+      t.evict_ok = a.ok;
+      r.actions.push_back(std::move(a));
+    }
+  };
+  if (!env.adopting.empty()) {
+    admitter_->Cycle(now, env, &decisions);
+    apply(decisions);
+    decisions.clear();
+    env.adopting.clear();
+  }
+  // Jobs admitted on quota alone wait for a node (strict / borrowing), oldest first.
+  for (auto& [id, t] : tracked_) {
+    if (t->st == Tracked::St::kAdmitted && t->waiting_node) Place(id, *t, now, r, "admitted earlier; a node fits now");
+  }
+  admitter_->Cycle(now, env, &decisions);
+  apply(decisions);
+
+  // 5. Book-keeping for the next cycle.
+  std::fill(held_.begin(), held_.end(), 0.0);
+  std::fill(demand_.begin(), demand_.end(), 0.0);
+  for (const auto& [id, t] : tracked_) {
+    if (t->st == Tracked::St::kBlocked) {
+      ++r.blocked;
+      continue;
+    }
+    const auto k = static_cast<std::size_t>(t->tenant);
+    demand_[k] += t->pod.num_gpu;
+    if (t->st == Tracked::St::kQueued) ++r.queued;
+    if (t->st == Tracked::St::kAdmitted || t->st == Tracked::St::kEvicting) {
+      if (t->st == Tracked::St::kAdmitted) ++r.admitted;
+      if (!t->waiting_node) held_[k] += t->pod.num_gpu;
+    }
+  }
+  if (ledger_ != nullptr) {
+    // The decisions stand (they were taken); a charge failure is reported and retried next cycle.
+    if (Status s = Charge(now, nodes); !s.ok()) r.notes.push_back("charges not updated: " + s.message());
+  }
+  return r;
+}
+
+Status Controller::Charge(double now, const std::vector<SlurmNode>& nodes) {
+  std::vector<AcctRecord> recs;
+  if (!config_.jobcomp_path.empty()) {
+    std::ifstream in(config_.jobcomp_path);
+    if (!in) return Status::Ok();  // no job has ended yet
+    std::stringstream ss;
+    ss << in.rdbuf();
+    SEEDANCE_ASSIGN_OR_RETURN(recs, ParseJobcomp(ss.str(), config_.jobcomp_path));
+  } else {
+    SEEDANCE_ASSIGN_OR_RETURN(std::string text, Read({"sacct", "--json", "-D", "--allusers", "-S", "now-7days"}));
+    SEEDANCE_ASSIGN_OR_RETURN(recs, ParseSacctJson(text));
+  }
+  const auto now_s = static_cast<std::int64_t>(now);
+  struct Use {
+    std::int64_t start_ms, end_ms;
+    std::uint32_t workload;
+    int gpus;
+  };
+  std::map<std::string, std::vector<Use>> by_node;
+  std::map<std::uint32_t, ledger::WorkloadDims> dims;
+  std::map<std::string, cluster::GpuModelIndex> node_model;
+  std::map<std::string, int> node_gpus;
+  for (const auto& n : nodes) {
+    if (auto m = ModelOfGres(n.gpus.type); m.has_value()) node_model[n.name] = *m;
+    node_gpus[n.name] = n.gpus.count;
+  }
+  std::uint32_t next = 1;
+  std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto& a : recs) {
+    if (a.node.empty() || a.gpus <= 0 || a.start_s <= 0) continue;
+    const std::int64_t end = a.end_s > 0 ? a.end_s : now_s;
+    if (end <= a.start_s) continue;
+    if (!node_model.count(a.node) && !a.gpu_type.empty()) {
+      if (auto m = ModelOfGres(a.gpu_type); m.has_value()) node_model[a.node] = *m;
+    }
+    if (!node_model.count(a.node)) continue;  // a node we cannot price
+    ledger::WorkloadDims d;
+    d.name = "slurm-" + std::to_string(a.job_id);
+    d.job = d.name;
+    d.namespace_name = a.account;
+    auto acct = config_.slurm.accounts.find(a.account);
+    d.tenant = acct != config_.slurm.accounts.end() ? acct->second : a.account;
+    auto ti = tenant_index_.find(d.tenant);
+    if (ti != tenant_index_.end()) d.sla_tier = std::string(tenancy::TierName(config_.tenancy.tenants[static_cast<std::size_t>(ti->second)].tier));
+    const std::uint32_t w = next++;
+    dims[w] = std::move(d);
+    by_node[a.node].push_back({a.start_s * 1000, end * 1000, w, a.gpus});
+    node_gpus[a.node] = std::max(node_gpus[a.node], a.gpus);
+    lo = std::min(lo, a.start_s * 1000);
+    hi = std::max(hi, end * 1000);
+  }
+  if (by_node.empty()) return Status::Ok();
+  ledger_->set_source("slurm");
+  SEEDANCE_RETURN_IF_ERROR(ledger_->DeleteCharges(lo, hi));
+  for (const auto& [node, uses] : by_node) {
+    const cost::GpuPrice* p = prices_.Find(node_model.at(node));
+    const std::int64_t usd_micro_per_gpu_hour = p != nullptr ? p->usd_per_gpu_hour.raw() : 0;
+    std::set<std::int64_t> cuts;
+    for (const auto& u : uses) {
+      cuts.insert(u.start_ms);
+      cuts.insert(u.end_ms);
+    }
+    std::vector<std::int64_t> t(cuts.begin(), cuts.end());
+    const std::uint32_t node_id = 0;
+    for (std::size_t k = 0; k + 1 < t.size(); ++k) {
+      std::vector<ledger::GpuUse> holders;
+      for (const auto& u : uses) {
+        if (u.start_ms <= t[k] && u.end_ms >= t[k + 1]) holders.push_back({u.workload, u.gpus * 1000LL, 0, 1000, false});
+      }
+      if (holders.empty()) continue;  // nobody on the node: not billed to any account
+      std::sort(holders.begin(), holders.end(), [](const ledger::GpuUse& a, const ledger::GpuUse& b) { return a.workload < b.workload; });
+      ledger::NodeInterval ni;
+      ni.start_ms = t[k];
+      ni.end_ms = t[k + 1];
+      ni.node = node_id;
+      const std::int64_t gpus = node_gpus[node];
+      // The node's GPUs for the interval at the price table's on-demand price (128-bit: exact).
+      const Int128 micro = static_cast<Int128>(usd_micro_per_gpu_hour) * gpus * (ni.end_ms - ni.start_ms) / 3'600'000;
+      ni.bill = MicroUsd(static_cast<std::int64_t>(micro));
+      ni.capacity_milli = gpus * 1000;
+      ni.uses = holders;
+      SEEDANCE_RETURN_IF_ERROR(ledger::RecordAllocatedInterval(*ledger_, ni, ledger::IdleShare::kNone, node,
+                                                               [&](std::uint32_t id) -> const ledger::WorkloadDims& { return dims.at(id); }));
+    }
+  }
+  return ledger_->Flush();
+}
+
+Status Controller::EvaluateBreaker(double now, CycleReport& r) {
+  tripped_.clear();
+  if (config_.slurm.breaker_default_hourly_usd <= 0 && config_.slurm.breaker_accounts.empty()) return Status::Ok();
+  const std::int64_t now_ms = static_cast<std::int64_t>(now * 1000);
+  const std::int64_t hour = now_ms / 3'600'000 * 3'600'000;
+  SEEDANCE_ASSIGN_OR_RETURN(auto rep, ledger_->Attribute(ledger::Dimension::kNamespace, hour, hour + 3'600'000, false));
+  for (const auto& row : rep.rows) {
+    if (row.key.empty()) continue;
+    double threshold = config_.slurm.breaker_default_hourly_usd;
+    if (auto it = config_.slurm.breaker_accounts.find(row.key); it != config_.slurm.breaker_accounts.end()) threshold = it->second;
+    if (threshold <= 0 || ToUsd(row.cost) <= threshold) continue;
+    tripped_.insert(row.key);
+    const std::string reason = "breaker: account " + row.key + " spent $" + Fixed(ToUsd(row.cost), 4) +
+                               " this hour, above its $" + Fixed(threshold, 4) + "/h threshold; new jobs held";
+    trip_reason_[row.key] = reason;
+    if (trips_recorded_.insert({row.key, hour}).second) {
+      r.notes.push_back(reason);
+      SEEDANCE_RETURN_IF_ERROR(ledger_->RecordBreakerAction("account:" + row.key, hour, row.cost,
+                                                            MicroUsd(static_cast<std::int64_t>(std::llround(threshold * 1e6))),
+                                                            /*paused=*/true, reason));
+      SEEDANCE_RETURN_IF_ERROR(ledger_->Flush());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace seedance::slurm

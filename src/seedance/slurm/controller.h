@@ -1,0 +1,146 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "seedance/cluster/cluster.h"
+#include "seedance/core/clock.h"
+#include "seedance/core/rng.h"
+#include "seedance/core/status.h"
+#include "seedance/cost/price_table.h"
+#include "seedance/ledger/ledger.h"
+#include "seedance/sched/placement_policy.h"
+#include "seedance/sim/config.h"
+#include "seedance/slurm/command_runner.h"
+#include "seedance/slurm/slurm_json.h"
+#include "seedance/tenancy/admission.h"
+#include "seedance/tenancy/fairness.h"
+
+namespace seedance::slurm {
+
+// `seedance slurm`: a controller beside slurmctld that drives Slurm with the same admission and
+// placement steps as the simulator's tenancy replay (sim/tenancy_replay.cc) and `seedance server`.
+// Jobs are submitted held (sbatch --hold; a pending job of the managed partition that is not held
+// is held first). Each Cycle:
+//   1. reads nodes (sinfo --json) and jobs (squeue --json); a failing or malformed read ends the
+//      cycle with an error before any action (the next cycle starts over: nothing is lost);
+//   2. rebuilds a cluster::ClusterState: nodes (GPU model from the GRES type), every job holding
+//      GPUs (the devices Slurm gave it), jobs released but not started yet; down, drained and
+//      audit-removed nodes take nothing, audit-observation nodes only Bronze;
+//   3. reconciles the tenancy::Admitter with what Slurm reports: new held jobs are submitted
+//      (account -> tenant, tier priority as sim::TierPriority, creation = submit time, request = GPUs),
+//      ended jobs finish, a job Slurm requeued itself (its node died) is held and requeued in the
+//      Admitter, an evicted job that is pending again is Evicted;
+//   4. runs Admitter::Cycle; every admission is placed at once: the GPU model by throughput per
+//      dollar (catalog FP16 peak / price table price, best first, within the job's GRES type and the
+//      config's gpu_types), the node by the configured sched placement policy; a job no node takes
+//      is never released;
+//   5. acts: release = `scontrol update jobid=J nodelist=N` (the node fixes the GPU model; +
+//      StartTime=now for a requeued job) then `scontrol release J`; evict = `scontrol requeuehold J`; the breaker's
+//      tripped accounts: their new jobs stay held with `comment=seedance: breaker ...` (squeue %k);
+//      audit-removed nodes are drained with reason "seedance: audit ..." and resumed when
+//      readmitted;
+//   6. with a ledger: charges from accounting (sacct --json, or the jobcomp file) into the ledger
+//      (source "slurm"; workload namespace = account, tenant = tenant), node interval by node
+//      interval, recomputed and replaced each cycle (so a job is charged once per incarnation).
+// Every action carries its reason; with dry_run the actions are returned but not taken.
+struct ControllerConfig {
+  sim::SlurmSection slurm;
+  tenancy::TenancyConfig tenancy;
+  std::string admission_path;  // audit's admission ledger JSON (seedance audit run); "" = no audit
+  std::string jobcomp_path;    // accounting from this jobcomp/filetxt file instead of sacct
+  bool dry_run = false;
+};
+
+enum class ActionKind { kRelease, kRequeue, kHold, kComment, kDrain, kResume };
+std::string_view ActionKindName(ActionKind k);
+
+struct Action {
+  ActionKind kind = ActionKind::kRelease;
+  std::int64_t job = 0;      // 0 for node actions
+  std::string node;
+  std::string gpu_type;      // kRelease: the catalog model chosen
+  std::string reason;
+  std::vector<std::vector<std::string>> commands;
+  bool ok = true;            // false: a command failed (error says which); retried next cycle
+  std::string error;
+};
+// "release job 12 -> n2 (H100 x2): admitted (tenant gold, ...)  [scontrol ...]" for logs.
+std::string FormatAction(const Action& a, bool with_commands);
+
+struct CycleReport {
+  double now_s = 0;
+  std::vector<Action> actions;
+  std::vector<std::string> notes;  // what changed without a Slurm action (finished, adopted, ...)
+  int queued = 0;                  // jobs waiting in the Admitter
+  int admitted = 0;                // released or running
+  int blocked = 0;                 // held for a reason (breaker, bad request)
+  std::set<std::string> tripped;   // accounts the breaker holds
+};
+
+class Controller {
+ public:
+  // `ledger` may be null (no charges, no breaker). `prices` and `runner` outlive the controller.
+  // Errors: kInvalidArgument (mode, policy, tenants without a `gpu` quota).
+  static Result<std::unique_ptr<Controller>> Create(ControllerConfig config, CommandRunner& runner,
+                                                    const Clock& clock, const cost::PriceTable& prices,
+                                                    ledger::Ledger* ledger);
+  ~Controller();
+
+  Result<CycleReport> Cycle();
+
+  // GPU models in the order the controller tries them (throughput per dollar, best first).
+  const std::vector<cluster::GpuModelIndex>& gpu_order() const { return gpu_order_; }
+  // Every release that Slurm accepted, in order: (job, node).
+  const std::vector<std::pair<std::int64_t, std::string>>& releases() const { return releases_; }
+
+ private:
+  class Env;
+  struct Tracked;
+  Controller(ControllerConfig config, CommandRunner& runner, const Clock& clock, const cost::PriceTable& prices,
+             ledger::Ledger* ledger);
+  Status Init();
+  Result<std::string> Read(const std::vector<std::string>& argv);
+  void Execute(Action& a);
+  struct Request;
+  Result<Request> Classify(const SlurmJob& j) const;
+  Result<cluster::GpuModelIndex> ModelOfGres(const std::string& type) const;
+  // Places an admitted job (GPU model by gpu_order_, node by the policy), binds it and releases
+  // it on Slurm. False when no node takes it (nothing is released).
+  bool Place(std::int64_t id, Tracked& t, double now, CycleReport& r, const std::string& why);
+  void Release(std::int64_t id, Tracked& t, CycleReport& r, const std::string& why);
+  Status BuildState(const std::vector<SlurmNode>& nodes, const std::vector<SlurmJob>& jobs, CycleReport& r);
+  Status Charge(double now, const std::vector<SlurmNode>& nodes);
+  Status EvaluateBreaker(double now, CycleReport& r);
+
+  ControllerConfig config_;
+  CommandRunner& runner_;
+  const Clock& clock_;
+  const cost::PriceTable& prices_;
+  ledger::Ledger* ledger_;
+  tenancy::TenancyMode mode_ = tenancy::TenancyMode::kSeedance;
+  std::unique_ptr<tenancy::Admitter> admitter_;
+  std::unique_ptr<tenancy::FairShareTracker> fair_;
+  std::map<std::string, int> tenant_index_;
+  int gpu_resource_ = -1;
+  std::vector<cluster::GpuModelIndex> gpu_order_;
+  sched::PolicyContext ctx_;
+  std::unique_ptr<sched::PlacementPolicy> placer_;
+  Rng placer_rng_{0};
+  std::vector<std::string> node_names_;
+  std::unique_ptr<cluster::ClusterState> state_;
+  std::map<std::int64_t, std::unique_ptr<Tracked>> tracked_;
+  std::vector<std::pair<std::int64_t, std::string>> releases_;
+  std::set<std::string> tripped_;
+  std::set<std::string> open_nodes_;  // nodes that took new work last cycle
+  std::map<std::string, std::string> trip_reason_;
+  std::set<std::pair<std::string, std::int64_t>> trips_recorded_;
+  double last_now_ = -1;
+  std::vector<double> held_, demand_;
+};
+
+}  // namespace seedance::slurm

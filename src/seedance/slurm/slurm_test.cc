@@ -1,0 +1,548 @@
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "seedance/audit/admission.h"
+#include "seedance/cost/price_table.h"
+#include "seedance/gpu/catalog.h"
+#include "seedance/ledger/ledger.h"
+#include "seedance/sim/config.h"
+#include "seedance/slurm/controller.h"
+#include "seedance/slurm/slurm_json.h"
+#include "seedance/slurm/testing/fake_slurm.h"
+
+namespace seedance::slurm {
+namespace {
+
+using testing::FakeSlurm;
+
+std::string ReadData(const std::string& name) {
+  std::ifstream in(std::string(SEEDANCE_TEST_DATA_DIR) + "/../tests/data/slurm/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+constexpr std::int64_t kEpoch = 1'796'219'000;  // 2026-12-02, like the captured output
+
+// ---- readers, on output captured from Slurm 22.05.8 ----
+
+TEST(SlurmJson, CapturedSqueueHeldAndRunning) {
+  auto jobs = ParseSqueueJson(ReadData("squeue1.json"));
+  ASSERT_TRUE(jobs.has_value()) << jobs.error().message();
+  ASSERT_EQ(jobs->size(), 3u);
+  EXPECT_EQ((*jobs)[0].id, 1);
+  EXPECT_EQ((*jobs)[0].account, "gold");
+  EXPECT_TRUE((*jobs)[0].held());
+  EXPECT_EQ((*jobs)[0].gpus.type, "h100");
+  EXPECT_EQ((*jobs)[0].gpus.count, 2);
+  EXPECT_EQ((*jobs)[1].gpus.type, "a100");
+  EXPECT_TRUE((*jobs)[2].active());
+  EXPECT_EQ((*jobs)[2].nodes, "n1");
+  EXPECT_EQ((*jobs)[2].gpu_indices, std::vector<int>({0}));
+  auto after = ParseSqueueJson(ReadData("squeue2.json"));
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ((*after)[0].nodes, "n2");
+  EXPECT_EQ((*after)[0].required_nodes, "n2");
+  EXPECT_EQ((*after)[0].gpu_indices, std::vector<int>({0, 1}));
+  EXPECT_EQ((*after)[1].comment, "seedance: breaker tripped");
+  EXPECT_TRUE((*after)[1].held());
+}
+
+TEST(SlurmJson, CapturedSinfoDrainedNode) {
+  auto nodes = ParseSinfoJson(ReadData("sinfo2.json"));
+  ASSERT_TRUE(nodes.has_value()) << nodes.error().message();
+  ASSERT_EQ(nodes->size(), 3u);
+  EXPECT_EQ((*nodes)[0].gpus.type, "h100");
+  EXPECT_EQ((*nodes)[0].gpus.count, 4);
+  EXPECT_EQ((*nodes)[2].name, "n3");
+  EXPECT_TRUE((*nodes)[2].drained());
+  EXPECT_EQ((*nodes)[2].reason, "seedance: audit removed");
+  EXPECT_FALSE((*nodes)[0].drained());
+  EXPECT_TRUE((*nodes)[0].in_partition("gpu"));
+}
+
+TEST(SlurmJson, CapturedSacctAndJobcompAgree) {
+  auto acct = ParseSacctJson(ReadData("sacct3.json"));
+  ASSERT_TRUE(acct.has_value()) << acct.error().message();
+  auto comp = ParseJobcomp(ReadData("jobcomp.txt"), "jobcomp.txt");
+  ASSERT_TRUE(comp.has_value()) << comp.error().message();
+  // Job 1: 2 x h100 on n2, 5 s, account gold, in both feeds.
+  auto find = [](const std::vector<AcctRecord>& v, std::int64_t id) {
+    for (const auto& r : v)
+      if (r.job_id == id) return r;
+    return AcctRecord{};
+  };
+  const AcctRecord a = find(*acct, 1), c = find(*comp, 1);
+  EXPECT_EQ(a.node, "n2");
+  EXPECT_EQ(a.gpu_type, "h100");
+  EXPECT_EQ(a.gpus, 2);
+  EXPECT_EQ(a.account, "gold");
+  EXPECT_EQ(a.end_s - a.start_s, 5);
+  EXPECT_EQ(c.node, a.node);
+  EXPECT_EQ(c.gpus, a.gpus);
+  EXPECT_EQ(c.gpu_type, a.gpu_type);
+  EXPECT_EQ(c.end_s - c.start_s, a.end_s - a.start_s);
+  EXPECT_EQ(find(*comp, 2).node, "");  // never ran
+}
+
+TEST(SlurmJson, MalformedInputNamesTheField) {
+  auto bad = ParseSqueueJson(R"({"meta":{},"errors":[],"jobs":[{"job_id":1,"job_state":"PENDING"},{"job_id":"x"}]})");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("jobs[1].job_id"), std::string::npos) << bad.error().message();
+  auto no_state = ParseSqueueJson(R"({"jobs":[{"job_id":3}]})");
+  ASSERT_FALSE(no_state.has_value());
+  EXPECT_NE(no_state.error().message().find("jobs[0].job_state: missing"), std::string::npos);
+  auto not_json = ParseSqueueJson("squeue: error: ...");
+  ASSERT_FALSE(not_json.has_value());
+  EXPECT_NE(not_json.error().message().find("not valid JSON"), std::string::npos);
+  auto gres = ParseSqueueJson(R"({"jobs":[{"job_id":3,"job_state":"PENDING","tres_per_node":"gres:gpu:h100:two"}]})");
+  ASSERT_FALSE(gres.has_value());
+  EXPECT_NE(gres.error().message().find("jobs[0].tres_per_node"), std::string::npos) << gres.error().message();
+  auto comp = ParseJobcomp("JobId=4 JobState=COMPLETED StartTime=yesterday\n", "jc.txt");
+  ASSERT_FALSE(comp.has_value());
+  EXPECT_NE(comp.error().message().find("jc.txt:1: field StartTime"), std::string::npos) << comp.error().message();
+}
+
+TEST(SlurmJson, GresStrings) {
+  EXPECT_EQ(ParseGpuGres("gres:gpu:2", "f")->count, 2);
+  EXPECT_EQ(ParseGpuGres("gres:gpu:2", "f")->type, "");
+  EXPECT_EQ(ParseGpuGres("cpu=1,gres/gpu:a100=2", "f")->type, "a100");
+  EXPECT_EQ(ParseGpuGres("gpu:h100:4(S:0)", "f")->count, 4);
+  EXPECT_EQ(ParseGpuGres("", "f")->count, 0);
+  EXPECT_EQ(*ParseGresIndices("gpu:h100:3(IDX:0,2-3)", "f"), std::vector<int>({0, 2, 3}));
+  EXPECT_TRUE(ParseGresIndices("gpu:a100:0(IDX:N/A)", "f")->empty());
+}
+
+// ---- the controller on FakeSlurm ----
+
+tenancy::TenantConfig Tenant(const std::string& name, tenancy::Tier tier, double gpus) {
+  tenancy::TenantConfig t;
+  t.name = name;
+  t.cohort = "all";
+  t.tier = tier;
+  t.quota.push_back({"gpu", gpus, std::nullopt, std::nullopt});
+  return t;
+}
+
+class SlurmControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    clock_.Set(std::chrono::seconds(kEpoch));
+    auto p = cost::PriceTable::LoadFile(cost::BundledPriceTablePath());
+    ASSERT_TRUE(p.has_value()) << p.error().message();
+    prices_ = std::move(*p);
+    config_.slurm.partition = "gpu";
+    config_.slurm.mode = "strict";
+    config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 4), Tenant("bronze", tenancy::Tier::kBronze, 4)};
+    dir_ = std::filesystem::temp_directory_path() /
+           ("slurm_test_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::unique_ptr<Controller> Make(FakeSlurm& fake, ledger::Ledger* ledger = nullptr) {
+    auto c = Controller::Create(config_, fake, clock_, prices_, ledger);
+    EXPECT_TRUE(c.has_value()) << c.error().message();
+    return c.has_value() ? std::move(*c) : nullptr;
+  }
+  void At(std::int64_t s) { clock_.Set(std::chrono::seconds(kEpoch + s)); }
+  static int Count(const CycleReport& r, ActionKind k) {
+    int n = 0;
+    for (const auto& a : r.actions) n += a.kind == k ? 1 : 0;
+    return n;
+  }
+
+  SimClock clock_;
+  cost::PriceTable prices_;
+  ControllerConfig config_;
+  std::filesystem::path dir_;
+};
+
+TEST_F(SlurmControllerTest, ReleasesWithinQuotaOntoThePolicysNodeAndTheBestGpuPerDollar) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  fake.AddNode("n3", "a100", 2);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  // The model order is throughput per dollar from the catalog and the price table.
+  const auto a100 = *gpu::ParseGpuName("A100", gpu::NameMatch::kName);
+  const auto h100 = *gpu::ParseGpuName("H100", gpu::NameMatch::kName);
+  auto rank = [&](gpu::GpuIndex g) {
+    return std::find(c->gpu_order().begin(), c->gpu_order().end(), static_cast<cluster::GpuModelIndex>(g)) - c->gpu_order().begin();
+  };
+  const double a100_value = gpu::GpuAt(a100).fp16_tflops / ToUsd(prices_.Find(static_cast<cluster::GpuModelIndex>(a100))->usd_per_gpu_hour);
+  const double h100_value = gpu::GpuAt(h100).fp16_tflops / ToUsd(prices_.Find(static_cast<cluster::GpuModelIndex>(h100))->usd_per_gpu_hour);
+  ASSERT_NE(a100_value, h100_value);
+  const bool a100_first = a100_value > h100_value;
+  EXPECT_EQ(rank(a100) < rank(h100), a100_first);
+
+  const auto g1 = fake.Submit("gold", 2, "", 1000);       // any model: the better value per dollar
+  const auto g2 = fake.Submit("gold", 2, "h100", 1000);   // pinned
+  const auto g3 = fake.Submit("gold", 1, "", 1000);       // over gold's quota of 4 (strict)
+  const auto b1 = fake.Submit("bronze", 4, "h100", 1000);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(Count(*r, ActionKind::kRelease), 3);
+  auto& jobs = fake.jobs();
+  EXPECT_EQ(jobs[g1].state, "RUNNING");
+  EXPECT_EQ(jobs[g1].node, a100_first ? "n3" : "n1");
+  EXPECT_EQ(jobs[g1].gres_type, "");  // the node fixes the model; the request is not retyped
+  EXPECT_EQ(jobs[g2].state, "RUNNING");
+  EXPECT_EQ(jobs[g3].state, "PENDING");
+  EXPECT_EQ(jobs[g3].reason, "JobHeldUser");  // never released beyond the quota
+  EXPECT_EQ(jobs[b1].state, "RUNNING");
+  EXPECT_EQ(r->queued, 1);
+  EXPECT_EQ(r->admitted, 3);
+  // Every release names its reason and the commands it ran.
+  for (const auto& a : r->actions) {
+    if (a.kind != ActionKind::kRelease) continue;
+    EXPECT_NE(a.reason.find("tenant"), std::string::npos);
+    EXPECT_EQ(a.commands.back()[1], "release");
+  }
+  // g1 ends: g3 fits gold's quota now.
+  At(1001);
+  fake.Advance();
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(jobs[g3].state, "RUNNING");
+}
+
+TEST_F(SlurmControllerTest, GpuModelByThroughputPerDollarAgainstSlurmsFirstFit) {
+  // Slurm's own choice for an untyped --gres=gpu:2 is the first node (in its order) with free GPUs:
+  // the A100 node here. The controller gives it the model with the most FP16 peak per on-demand
+  // dollar.
+  FakeSlurm fake(clock_);
+  fake.AddNode("a1", "a100", 2);
+  fake.AddNode("b1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto j = fake.Submit("gold", 2, "", 100);
+  ASSERT_TRUE(c->Cycle().has_value());
+  auto value = [&](const char* name) {
+    const auto g = *gpu::ParseGpuName(name, gpu::NameMatch::kName);
+    return gpu::GpuAt(g).fp16_tflops / ToUsd(prices_.Find(static_cast<cluster::GpuModelIndex>(g))->usd_per_gpu_hour);
+  };
+  const std::string baseline = "a1";  // first fit in Slurm's node order
+  const std::string chosen = fake.jobs()[j].node;
+  EXPECT_EQ(chosen, value("H100") > value("A100") ? "b1" : "a1");
+  EXPECT_NE(chosen, baseline);
+  // FP16 TFLOPS per $/h: H100 989 / 2.99 = 331, A100 312 / 1.29 = 242 (bundled catalog and prices).
+  EXPECT_NEAR(value("H100") / value("A100"), (989 / 2.99) / (312 / 1.29), 1e-9);
+}
+
+TEST_F(SlurmControllerTest, GoldPreemptsBronzeByRequeueLosingTheLeastWork) {
+  config_.slurm.mode = "seedance";
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 4), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto old_b = fake.Submit("bronze", 2, "h100", 5000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(600);
+  const auto new_b = fake.Submit("bronze", 2, "h100", 5000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  auto& jobs = fake.jobs();
+  ASSERT_EQ(jobs[old_b].state, "RUNNING");
+  ASSERT_EQ(jobs[new_b].state, "RUNNING");  // borrowed gold's idle quota
+  At(900);
+  const auto gold = fake.Submit("gold", 2, "h100", 100);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  ASSERT_EQ(Count(*r, ActionKind::kRequeue), 1);
+  for (const auto& a : r->actions) {
+    if (a.kind != ActionKind::kRequeue) continue;
+    EXPECT_EQ(a.job, new_b);  // 300 s of work lost, not 900 s
+    EXPECT_EQ(a.commands[0], (std::vector<std::string>{"scontrol", "requeuehold", std::to_string(new_b)}));
+    EXPECT_NE(a.reason.find("gold over bronze"), std::string::npos) << a.reason;
+  }
+  EXPECT_EQ(jobs[old_b].state, "RUNNING");
+  EXPECT_EQ(jobs[new_b].state, "PENDING");
+  EXPECT_EQ(jobs[gold].state, "PENDING");
+  At(905);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(jobs[gold].state, "RUNNING");
+  EXPECT_EQ(jobs[gold].node, "n1");
+  EXPECT_EQ(jobs[new_b].reason, "job requeued in held state");  // waits, held, for room
+}
+
+TEST_F(SlurmControllerTest, TrippedAccountsNextJobStaysHeldWithTheBreakersReason) {
+  config_.slurm.breaker_accounts["bronze"] = 0.001;  // $0.001 per hour
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto ledger = ledger::Ledger::Open((dir_ / "ledger.db").string());
+  ASSERT_TRUE(ledger.has_value()) << ledger.error().message();
+  auto c = Make(fake, ledger->get());
+  ASSERT_NE(c, nullptr);
+  const auto b1 = fake.Submit("bronze", 2, "h100", 60);
+  const auto g1 = fake.Submit("gold", 1, "h100", 60);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(61);
+  fake.Advance();
+  auto r = c->Cycle();  // b1's minute on 2 H100s is charged: above $0.001/h -> tripped
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  const auto b2 = fake.Submit("bronze", 1, "h100", 60);
+  const auto g2 = fake.Submit("gold", 1, "h100", 60);
+  At(62);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_TRUE(r->tripped.count("bronze"));
+  auto& jobs = fake.jobs();
+  EXPECT_EQ(jobs[b1].state, "COMPLETED");
+  EXPECT_EQ(jobs[g1].state, "COMPLETED");
+  EXPECT_EQ(jobs[g2].state, "RUNNING");  // gold is not tripped
+  EXPECT_EQ(jobs[b2].state, "PENDING");
+  EXPECT_EQ(jobs[b2].reason, "JobHeldUser");
+  EXPECT_EQ(jobs[b2].comment.rfind("seedance: breaker: account bronze spent $", 0), 0u) << jobs[b2].comment;
+  EXPECT_NE(jobs[b2].comment.find("threshold"), std::string::npos);
+  // The charges are in the ledger by account (namespace) and tenant.
+  auto rep = (*ledger)->Attribute(ledger::Dimension::kNamespace, 0, INT64_MAX, false);
+  ASSERT_TRUE(rep.has_value());
+  bool bronze = false;
+  for (const auto& row : rep->rows) bronze |= row.key == "bronze" && row.cost.raw() > 0;
+  EXPECT_TRUE(bronze);
+}
+
+TEST_F(SlurmControllerTest, AuditRemovedNodeIsDrainedAndResumedWhenReadmitted) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  const std::string path = (dir_ / "admission.json").string();
+  audit::AdmissionLedger al;
+  al.nodes["n1"].state = audit::AdmissionState::kRemoved;
+  al.log.push_back({"n1", kEpoch, audit::AdmissionState::kObservation, audit::AdmissionState::kRemoved,
+                    "2 consecutive failed audits", {"xid 79"}});
+  {
+    std::ofstream(path) << al.ToJson();
+  }
+  config_.admission_path = path;
+  config_.tenancy.tenants[0].quota[0].nominal = 8;
+  config_.slurm.mode = "seedance";  // admits only where a node fits: the resume must bring the job back
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto j = fake.Submit("gold", 4, "h100", 100);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  ASSERT_EQ(Count(*r, ActionKind::kDrain), 1);
+  EXPECT_TRUE(fake.nodes()[0].drain);
+  EXPECT_EQ(fake.nodes()[0].reason, "seedance: audit removed the node: 2 consecutive failed audits");
+  EXPECT_EQ(fake.jobs()[j].node, "n2");  // never onto the removed node
+  r = c->Cycle();
+  EXPECT_EQ(Count(*r, ActionKind::kDrain), 0);  // once
+  const auto waits = fake.Submit("gold", 4, "h100", 100);  // n2 is full, n1 drained: held
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(fake.jobs()[waits].state, "PENDING");
+  al.nodes["n1"].state = audit::AdmissionState::kAdmitted;
+  {
+    std::ofstream(path) << al.ToJson();
+  }
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(Count(*r, ActionKind::kResume), 1);
+  EXPECT_FALSE(fake.nodes()[0].drain);
+  r = c->Cycle();  // the node takes work again: the waiting job goes there
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(fake.jobs()[waits].state, "RUNNING");
+  EXPECT_EQ(fake.jobs()[waits].node, "n1");
+}
+
+TEST_F(SlurmControllerTest, SlurmctldDownMidCycleRetriesWithoutDuplicateReleases) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto j1 = fake.Submit("gold", 1, "h100", 1000);
+  const auto j2 = fake.Submit("gold", 1, "h100", 1000);
+  // slurmctld goes away after the reads and the first job's release: j2's release fails.
+  bool down = false;
+  fake.fail = [&](const std::vector<std::string>& argv) {
+    if (argv[0] == "scontrol" && argv[1] == "release" && argv[2] == std::to_string(j1)) down = true;
+    return down && argv[0] == "scontrol" && argv[2] != std::to_string(j1);
+  };
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(fake.jobs()[j1].state, "RUNNING");
+  EXPECT_EQ(fake.jobs()[j2].state, "PENDING");
+  int failed = 0;
+  for (const auto& a : r->actions) failed += a.ok ? 0 : 1;
+  EXPECT_EQ(failed, 1);
+  // Fully down: the cycle fails at its reads and takes no action.
+  fake.fail = [](const std::vector<std::string>&) { return true; };
+  const auto before = fake.Mutations().size();
+  At(5);
+  auto down_cycle = c->Cycle();
+  ASSERT_FALSE(down_cycle.has_value());
+  EXPECT_NE(down_cycle.error().message().find("sinfo --json"), std::string::npos);
+  EXPECT_EQ(fake.Mutations().size(), before + 0);
+  // Back: j2 is released once more (on the same node), j1 is not released again.
+  fake.fail = nullptr;
+  At(10);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(fake.jobs()[j2].state, "RUNNING");
+  std::map<std::int64_t, int> ok_releases;
+  for (const auto& [id, node] : c->releases()) ++ok_releases[id];
+  EXPECT_EQ(ok_releases[j1], 1);
+  EXPECT_EQ(ok_releases[j2], 1);
+  int release_cmds_j1 = 0;
+  for (const auto& cmd : fake.Mutations()) release_cmds_j1 += cmd[1] == "release" && cmd[2] == std::to_string(j1) ? 1 : 0;
+  EXPECT_EQ(release_cmds_j1, 1);
+  EXPECT_EQ(fake.jobs()[j1].restarts, 0);
+  EXPECT_EQ(fake.jobs()[j2].restarts, 0);
+}
+
+TEST_F(SlurmControllerTest, KilledNodesRequeuedJobIsPlacedAgainAndChargedOncePerIncarnation) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  auto ledger = ledger::Ledger::Open((dir_ / "ledger.db").string());
+  ASSERT_TRUE(ledger.has_value());
+  auto c = Make(fake, ledger->get());
+  ASSERT_NE(c, nullptr);
+  const auto j = fake.Submit("gold", 4, "h100", 600);
+  ASSERT_TRUE(c->Cycle().has_value());
+  const std::string first = fake.jobs()[j].node;
+  ASSERT_FALSE(first.empty());
+  At(100);
+  fake.KillNode(first);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(fake.jobs()[j].state, "RUNNING");
+  EXPECT_NE(fake.jobs()[j].node, first);
+  EXPECT_EQ(fake.jobs()[j].restarts, 1);
+  // The release after a requeue asks Slurm to start it now (not after its 120 s BeginTime).
+  bool start_now = false;
+  for (const auto& a : r->actions)
+    for (const auto& cmd : a.commands) start_now |= cmd.size() == 4 && cmd[3] == "StartTime=now";
+  EXPECT_TRUE(start_now);
+  // Many cycles later: each incarnation is charged once (100 s on the first node, 600 s on the second).
+  for (int k = 1; k <= 8; ++k) {
+    At(100 + k * 100);
+    fake.Advance();
+    ASSERT_TRUE(c->Cycle().has_value());
+  }
+  EXPECT_EQ(fake.jobs()[j].state, "COMPLETED");
+  auto rep = (*ledger)->Attribute(ledger::Dimension::kJob, 0, INT64_MAX, false);
+  ASSERT_TRUE(rep.has_value());
+  std::int64_t gpu_ms = 0;
+  for (const auto& row : rep->rows)
+    if (row.key == "slurm-" + std::to_string(j)) gpu_ms += row.gpu_ms;
+  EXPECT_EQ(gpu_ms, 4 * (100 + 600) * 1000LL);
+  const double usd = ToUsd(prices_.Find(static_cast<cluster::GpuModelIndex>(*gpu::ParseGpuName("H100", gpu::NameMatch::kName)))->usd_per_gpu_hour);
+  Money total;
+  for (const auto& row : rep->rows)
+    if (row.key == "slurm-" + std::to_string(j)) total += row.cost;
+  EXPECT_NEAR(ToUsd(total), usd * 4 * 700 / 3600.0, 1e-5);
+}
+
+TEST_F(SlurmControllerTest, ARestartedControllerAdoptsRunningJobsAndReleasesNothingTwice) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  const auto j1 = fake.Submit("gold", 4, "h100", 1000);
+  {
+    auto first = Make(fake);
+    ASSERT_NE(first, nullptr);
+    ASSERT_TRUE(first->Cycle().has_value());
+  }
+  ASSERT_EQ(fake.jobs()[j1].state, "RUNNING");
+  const std::string node = fake.jobs()[j1].node;
+  // A new controller (after a crash or an upgrade) knows nothing but what Slurm reports.
+  auto second = Make(fake);
+  ASSERT_NE(second, nullptr);
+  const auto j2 = fake.Submit("gold", 4, "h100", 1000);  // over gold's 4 with j1 counted: held (strict)
+  const auto b = fake.Submit("bronze", 4, "h100", 1000);
+  auto r = second->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  int releases_j1 = 0;
+  for (const auto& a : r->actions) releases_j1 += a.kind == ActionKind::kRelease && a.job == j1 ? 1 : 0;
+  EXPECT_EQ(releases_j1, 0);
+  EXPECT_EQ(fake.jobs()[j2].state, "PENDING");
+  EXPECT_EQ(fake.jobs()[b].state, "RUNNING");
+  EXPECT_NE(fake.jobs()[b].node, node);  // the adopted job's GPUs are taken
+  EXPECT_EQ(fake.jobs()[j1].restarts, 0);
+}
+
+TEST_F(SlurmControllerTest, BadInputNeverReleasesAndNamesTheField) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto odd = fake.Submit("gold", 1, "tpu9000", 100);
+  const auto stranger = fake.Submit("nobody", 1, "h100", 100);
+  const auto fine = fake.Submit("gold", 1, "h100", 100);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  auto& jobs = fake.jobs();
+  EXPECT_EQ(jobs[fine].state, "RUNNING");
+  EXPECT_EQ(jobs[odd].state, "PENDING");
+  EXPECT_EQ(jobs[odd].reason, "JobHeldUser");
+  EXPECT_NE(jobs[odd].comment.find("tres_per_node: unknown GRES type 'tpu9000'"), std::string::npos) << jobs[odd].comment;
+  EXPECT_EQ(jobs[stranger].state, "PENDING");
+  EXPECT_NE(jobs[stranger].comment.find("account 'nobody' maps to no tenant"), std::string::npos) << jobs[stranger].comment;
+  EXPECT_EQ(r->blocked, 2);
+  // Malformed squeue: an error naming the field, and no action at all.
+  fake.squeue_override = R"({"meta":{},"errors":[],"jobs":[{"job_id":9,"job_state":7}]})";
+  const auto before = fake.Mutations().size();
+  auto bad = c->Cycle();
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("squeue --json: jobs[0].job_state: expected a string"), std::string::npos)
+      << bad.error().message();
+  EXPECT_EQ(fake.Mutations().size(), before);
+  // A node whose GRES type is unknown: the cycle stops before acting, naming node and field.
+  fake.squeue_override.clear();
+  fake.AddNode("n9", "quantum", 2);
+  auto bad_node = c->Cycle();
+  ASSERT_FALSE(bad_node.has_value());
+  EXPECT_NE(bad_node.error().message().find("node n9: gres: unknown GRES type 'quantum'"), std::string::npos)
+      << bad_node.error().message();
+  EXPECT_EQ(fake.Mutations().size(), before);
+}
+
+TEST_F(SlurmControllerTest, DryRunPrintsActionsWithoutTakingThem) {
+  config_.dry_run = true;
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  fake.Submit("gold", 2, "h100", 100);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(Count(*r, ActionKind::kRelease), 1);
+  EXPECT_TRUE(fake.Mutations().empty());
+  const std::string line = FormatAction(r->actions[0], true);
+  EXPECT_NE(line.find("release job 1 -> n1 (H100 x2)"), std::string::npos) << line;
+  EXPECT_NE(line.find("$ scontrol release 1"), std::string::npos) << line;
+}
+
+TEST(SlurmConfig, SectionParsesAndNamesBadKeys) {
+  auto c = sim::ParseSimConfig("c.yaml",
+                               "slurm:\n  partition: gpu\n  interval: 2s\n  mode: seedance\n  accounts: {acct-a: team-a}\n"
+                               "  gpu_types: [H100, a100]\n  gres_types: {H100: H100}\n  breaker: {accounts: {acct-a: 2.5}}\n");
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  EXPECT_TRUE(c->slurm.present);
+  EXPECT_EQ(c->slurm.interval_s, 2);
+  EXPECT_EQ(c->slurm.accounts.at("acct-a"), "team-a");
+  EXPECT_EQ(c->slurm.gpu_types, (std::vector<std::string>{"H100", "A100"}));
+  EXPECT_EQ(c->slurm.gres_types.at("h100"), "H100");
+  EXPECT_EQ(c->slurm.breaker_accounts.at("acct-a"), 2.5);
+  auto bad = sim::ParseSimConfig("c.yaml", "slurm:\n  partition: gpu\n  intervl: 5s\n");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("c.yaml:3: key 'slurm.intervl': unknown key"), std::string::npos) << bad.error().message();
+  auto bad_gpu = sim::ParseSimConfig("c.yaml", "slurm:\n  gpu_types: [H100, Z9]\n");
+  ASSERT_FALSE(bad_gpu.has_value());
+  EXPECT_NE(bad_gpu.error().message().find("c.yaml:2: key 'slurm.gpu_types[1]'"), std::string::npos) << bad_gpu.error().message();
+  auto bad_mode = sim::ParseSimConfig("c.yaml", "slurm:\n  mode: kueue\n");
+  ASSERT_FALSE(bad_mode.has_value());
+}
+
+}  // namespace
+}  // namespace seedance::slurm

@@ -1,0 +1,303 @@
+#pragma once
+
+// FakeSlurm: a CommandRunner that plays a small Slurm cluster in memory for the controller's unit
+// and parity tests. It answers `sinfo --json`, `squeue --json`, `sacct --json` in Slurm 22.05's
+// shape (the fields the readers use, spelled as in tests/data/slurm) and acts on `scontrol
+// update|release|hold|requeuehold`. Simplifications (the real-cluster test covers real Slurm): a
+// released job with a node list starts at once on that node (lowest free devices); a requeued job
+// becomes PENDING at once; jobs end when the clock passes start + work.
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "seedance/core/clock.h"
+#include "seedance/slurm/command_runner.h"
+
+namespace seedance::slurm::testing {
+
+class FakeSlurm final : public CommandRunner {
+ public:
+  struct Node {
+    std::string name;
+    std::string type;  // GRES type
+    int gpus = 0;
+    int cpus = 96;
+    std::int64_t memory_mib = 786432;
+    bool drain = false;
+    bool down = false;
+    std::string reason;
+    std::vector<bool> used;
+  };
+  struct Job {
+    std::int64_t id = 0;
+    std::string account;
+    std::string state = "PENDING";
+    std::string reason = "JobHeldUser";
+    std::string comment;
+    std::string gres_type;  // as submitted ("" = any)
+    int gpus = 0;
+    std::string required;
+    std::string node;
+    std::vector<int> idx;
+    int restarts = 0;
+    std::int64_t submit_s = 0;
+    std::int64_t start_s = 0;
+    double work_s = 0;
+    std::string partition = "gpu";
+  };
+  struct Incarnation {
+    std::int64_t job = 0;
+    std::string account, state, node, type;
+    int gpus = 0;
+    std::int64_t start_s = 0, end_s = 0;
+  };
+
+  explicit FakeSlurm(const Clock& clock) : clock_(clock) {}
+
+  void AddNode(const std::string& name, const std::string& type, int gpus) {
+    Node n;
+    n.name = name;
+    n.type = type;
+    n.gpus = gpus;
+    n.used.assign(static_cast<std::size_t>(gpus), false);
+    nodes_.push_back(n);
+  }
+  std::int64_t Submit(const std::string& account, int gpus, const std::string& type, double work_s, bool held = true) {
+    Job j;
+    j.id = next_id_++;
+    j.account = account;
+    j.gpus = gpus;
+    j.gres_type = type;
+    j.work_s = work_s;
+    j.submit_s = Now();
+    if (!held) j.reason = "None";
+    jobs_[j.id] = j;
+    return j.id;
+  }
+  // Ends jobs whose work is done by now.
+  void Advance() {
+    for (auto& [id, j] : jobs_) {
+      if (j.state == "RUNNING" && static_cast<double>(j.start_s) + j.work_s <= static_cast<double>(Now())) {
+        Stop(j, "COMPLETED", static_cast<std::int64_t>(static_cast<double>(j.start_s) + j.work_s));
+        j.state = "COMPLETED";
+        j.reason = "None";
+      }
+    }
+  }
+  // The node's slurmd dies: the node goes down and its jobs are requeued (pending, not held).
+  void KillNode(const std::string& name) {
+    Node& n = NodeNamed(name);
+    n.down = true;
+    for (auto& [id, j] : jobs_) {
+      if (j.state != "RUNNING" || j.node != name) continue;
+      Stop(j, "NODE_FAIL", Now());
+      j.state = "PENDING";
+      j.reason = "BeginTime";
+      ++j.restarts;
+    }
+  }
+  void ReviveNode(const std::string& name) { NodeNamed(name).down = false; }
+
+  Result<CommandResult> Run(const std::vector<std::string>& argv) override {
+    log.push_back(argv);
+    if (fail && fail(argv)) {
+      return CommandResult{1, "", std::string(argv[0]) + ": error: Unable to contact slurm controller (connect failure)\n"};
+    }
+    const std::string& cmd = argv[0];
+    if (cmd == "sinfo") return CommandResult{0, SinfoJson(), ""};
+    if (cmd == "squeue") return CommandResult{0, squeue_override.empty() ? SqueueJson() : squeue_override, ""};
+    if (cmd == "sacct") return CommandResult{0, SacctJson(), ""};
+    if (cmd == "scontrol") return Scontrol(argv);
+    return CommandResult{127, "", cmd + ": not found\n"};
+  }
+
+  // Mutating commands run so far (scontrol), for "no action" checks.
+  std::vector<std::vector<std::string>> Mutations() const {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& c : log)
+      if (c[0] == "scontrol") out.push_back(c);
+    return out;
+  }
+
+  std::map<std::int64_t, Job>& jobs() { return jobs_; }
+  std::vector<Node>& nodes() { return nodes_; }
+  const std::vector<Incarnation>& incarnations() const { return incarnations_; }
+  // Every start (job, node, time), in order.
+  std::vector<std::tuple<std::int64_t, std::string, std::int64_t>> starts;
+
+  std::vector<std::vector<std::string>> log;
+  std::function<bool(const std::vector<std::string>&)> fail;
+  std::string squeue_override;
+
+ private:
+  std::int64_t Now() const { return static_cast<std::int64_t>(ToSeconds(clock_.Now())); }
+  Node& NodeNamed(const std::string& name) {
+    for (auto& n : nodes_)
+      if (n.name == name) return n;
+    throw std::runtime_error("FakeSlurm: no node " + name);
+  }
+  void Stop(Job& j, const std::string& state, std::int64_t end) {
+    Node& n = NodeNamed(j.node);
+    for (int d : j.idx) n.used[static_cast<std::size_t>(d)] = false;
+    incarnations_.push_back({j.id, j.account, state, j.node, TypeOf(j), j.gpus, j.start_s, end});
+    j.node.clear();
+    j.idx.clear();
+  }
+  std::string TypeOf(const Job& j) const {
+    if (!j.gres_type.empty()) return j.gres_type;
+    for (const auto& n : nodes_)
+      if (n.name == j.node) return n.type;
+    return "";
+  }
+  void TryStart(Job& j) {
+    if (j.state != "PENDING" || j.reason != "None" || j.required.empty()) return;
+    Node& n = NodeNamed(j.required);
+    if (n.down || n.drain || (!j.gres_type.empty() && j.gres_type != n.type)) return;
+    std::vector<int> idx;
+    for (int d = 0; d < n.gpus && static_cast<int>(idx.size()) < j.gpus; ++d)
+      if (!n.used[static_cast<std::size_t>(d)]) idx.push_back(d);
+    if (static_cast<int>(idx.size()) < j.gpus) return;
+    for (int d : idx) n.used[static_cast<std::size_t>(d)] = true;
+    j.idx = idx;
+    j.node = n.name;
+    j.state = "RUNNING";
+    j.reason = "None";
+    j.start_s = Now();
+    starts.emplace_back(j.id, n.name, j.start_s);
+  }
+  Result<CommandResult> Scontrol(const std::vector<std::string>& argv) {
+    auto job_of = [&](const std::string& s) -> Job* {
+      auto it = jobs_.find(std::stoll(s));
+      return it == jobs_.end() ? nullptr : &it->second;
+    };
+    const std::string& sub = argv.at(1);
+    if (sub == "release" || sub == "hold" || sub == "requeuehold") {
+      Job* j = job_of(argv.at(2));
+      if (j == nullptr) return CommandResult{1, "", "Invalid job id specified\n"};
+      if (sub == "hold") {
+        if (j->state == "PENDING") j->reason = "JobHeldAdmin";
+      } else if (sub == "release") {
+        if (j->state == "PENDING" && j->reason != "BeginTime") j->reason = "None";
+        TryStart(*j);
+      } else {
+        if (j->state != "RUNNING") return CommandResult{1, "", "Job is pending execution\n"};
+        Stop(*j, "REQUEUED", Now());
+        j->state = "PENDING";
+        j->reason = "job requeued in held state";
+        ++j->restarts;
+      }
+      return CommandResult{0, "", ""};
+    }
+    if (sub == "update") {
+      const std::string& target = argv.at(2);
+      if (target.rfind("jobid=", 0) == 0) {
+        Job* j = job_of(target.substr(6));
+        if (j == nullptr) return CommandResult{1, "", "Invalid job id specified\n"};
+        for (std::size_t k = 3; k < argv.size(); ++k) {
+          const std::string& kv = argv[k];
+          const auto eq = kv.find('=');
+          const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+          if (key == "nodelist") j->required = value;
+          if (key == "comment") j->comment = value;
+          if (key == "StartTime" && value == "now" && j->reason == "BeginTime") j->reason = "None";
+        }
+        return CommandResult{0, "", ""};
+      }
+      if (target.rfind("nodename=", 0) == 0) {
+        Node& n = NodeNamed(target.substr(9));
+        for (std::size_t k = 3; k < argv.size(); ++k) {
+          if (argv[k] == "state=drain") n.drain = true;
+          if (argv[k] == "state=resume") {
+            n.drain = false;
+            n.reason.clear();
+          }
+          if (argv[k].rfind("reason=", 0) == 0) n.reason = argv[k].substr(7);
+        }
+        return CommandResult{0, "", ""};
+      }
+    }
+    return CommandResult{1, "", "scontrol: unsupported in FakeSlurm\n"};
+  }
+  std::string SinfoJson() const {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& n : nodes_) {
+      const auto used = std::count(n.used.begin(), n.used.end(), true);
+      nlohmann::json flags = nlohmann::json::array();
+      if (n.drain) flags.push_back("DRAIN");
+      if (n.down) flags.push_back("NOT_RESPONDING");
+      nodes.push_back({{"name", n.name},
+                       {"state", n.down ? "down" : used == 0 ? "idle" : used == n.gpus ? "allocated" : "mixed"},
+                       {"state_flags", flags},
+                       {"reason", n.reason},
+                       {"gres", "gpu:" + n.type + ":" + std::to_string(n.gpus)},
+                       {"cpus", n.cpus},
+                       {"real_memory", n.memory_mib},
+                       {"partitions", {"gpu"}}});
+    }
+    return nlohmann::json{{"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"nodes", nodes}}.dump();
+  }
+  std::string SqueueJson() const {
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const auto& [id, j] : jobs_) {
+      nlohmann::json detail = nlohmann::json::array();
+      if (!j.idx.empty()) {
+        std::string list;
+        for (int d : j.idx) list += (list.empty() ? "" : ",") + std::to_string(d);
+        detail.push_back("gpu:" + TypeOf(j) + ":" + std::to_string(j.gpus) + "(IDX:" + list + ")");
+      }
+      jobs.push_back({{"job_id", id},
+                      {"name", "job" + std::to_string(id)},
+                      {"account", j.account},
+                      {"partition", j.partition},
+                      {"job_state", j.state},
+                      {"state_reason", j.reason},
+                      {"comment", j.comment},
+                      {"nodes", j.node},
+                      {"required_nodes", j.required},
+                      {"features", ""},
+                      {"tres_per_node", j.gpus == 0 ? "" : "gres:gpu:" + (j.gres_type.empty() ? "" : j.gres_type + ":") + std::to_string(j.gpus)},
+                      {"gres_detail", detail},
+                      {"node_count", 1},
+                      {"cpus", 1},
+                      {"memory_per_node", nullptr},
+                      {"restart_cnt", j.restarts},
+                      {"submit_time", j.submit_s},
+                      {"start_time", j.start_s},
+                      {"priority", 1}});
+    }
+    return nlohmann::json{{"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"jobs", jobs}}.dump();
+  }
+  std::string SacctJson() const {
+    nlohmann::json jobs = nlohmann::json::array();
+    auto add = [&](std::int64_t id, const std::string& account, const std::string& state, const std::string& node,
+                   const std::string& type, int gpus, std::int64_t start, std::int64_t end) {
+      jobs.push_back({{"job_id", id},
+                      {"account", account},
+                      {"nodes", node},
+                      {"state", {{"current", state}, {"reason", "None"}}},
+                      {"time", {{"start", start}, {"end", end}, {"elapsed", end > 0 ? end - start : 0}}},
+                      {"tres", {{"allocated", {{{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", gpus}},
+                                               {{"type", "gres"}, {"name", "gpu:" + type}, {"id", 1002}, {"count", gpus}}}}}}});
+    };
+    for (const auto& i : incarnations_) add(i.job, i.account, i.state, i.node, i.type, i.gpus, i.start_s, i.end_s);
+    for (const auto& [id, j] : jobs_)
+      if (j.state == "RUNNING") add(id, j.account, "RUNNING", j.node, TypeOf(j), j.gpus, j.start_s, 0);
+    return nlohmann::json{{"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"jobs", jobs}}.dump();
+  }
+
+  const Clock& clock_;
+  std::vector<Node> nodes_;
+  std::map<std::int64_t, Job> jobs_;
+  std::vector<Incarnation> incarnations_;
+  std::int64_t next_id_ = 1;
+};
+
+}  // namespace seedance::slurm::testing
