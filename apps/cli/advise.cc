@@ -40,6 +40,7 @@ struct AdviseOptions {
   std::string serving_gpu = "a100";
   std::string serving_kv = "fp16";
   int serving_batch_cap = 0;
+  std::string spot_trace = "aws-04-22-2023-preemption_us-west-2b_v100_1.json";
 };
 
 // The command that reproduces a figure: the options that shaped it, then --explain.
@@ -58,6 +59,7 @@ std::string ReproducePrefix(const AdviseOptions& o) {
     cmd += " --serving " + o.serving + " --serving-gpu " + o.serving_gpu + " --serving-kv " + o.serving_kv;
     if (o.serving_batch_cap > 0) cmd += " --serving-batch-cap " + std::to_string(o.serving_batch_cap);
   }
+  if (!o.ledger.db.empty() && o.spot_trace != AdviseOptions{}.spot_trace) cmd += " --spot-trace " + o.spot_trace;
   if (o.seed != 42) cmd += " --seed " + std::to_string(o.seed);
   if (o.mc_samples != 10'000) cmd += " --mc-samples " + std::to_string(o.mc_samples);
   return cmd;
@@ -105,6 +107,11 @@ int RunAdvise(const AdviseOptions& o) {
     auto in = advise::FleetInputsFromLedger(*p.ledger, p.telemetry, p.config, p.from_ms, p.to_ms);
     if (!in.has_value()) return ReportError(in.error());
     advise::FleetRules rules;
+    const std::string trace =
+        o.spot_trace.find('/') == std::string::npos ? DataDir() + "/spot_traces/" + o.spot_trace : o.spot_trace;
+    auto rate = advise::SpotInterruptionRateOf(trace);
+    if (!rate.has_value()) return ReportError(rate.error());
+    rules.spot_rate = *rate;
     rules.seed = o.seed;
     rules.mc_samples = o.mc_samples;
     rules.reproduce_prefix = prefix;
@@ -121,18 +128,26 @@ int RunAdvise(const AdviseOptions& o) {
         "fleet rules: idle below {:.0f}% activity; input-bound at >= {:.0f}% I/O wait ({}) and < {:.0f}% "
         "activity; a smaller GPU must hold peak memory x {:.2f} and cover activity x FP16 TFLOPS at "
         "{:.0f}% of its own; consolidation below {:.0f}% activity; $/month = the range's saving x {:.0f} h "
-        "/ range hours",
+        "/ range hours; spot for jobs annotated seedance.io/checkpoint-interval and seedance.io/deadline-slack "
+        "at {:.3f} interruptions per hour ({}), each losing half the interval + {:.0f} s; unit-cost outliers at >= {:.1f}x their GPU model's median $ per "
+        "useful GPU-hour (>= {} jobs), only for jobs no other rule covers",
         100 * rules.idle_activity, 100 * rules.stall_wait, advise::kInputWaitMetric,
         100 * rules.stall_max_activity, rules.memory_margin, 100 * rules.headroom,
-        100 * rules.low_activity, advise::kHoursPerMonth));
+        100 * rules.low_activity, advise::kHoursPerMonth, rules.spot_rate.per_hour, rules.spot_rate.trace,
+        rules.spot_restart_s, rules.unit_cost_factor, rules.unit_cost_min_jobs));
   }
   advise::LeverParams params;
   advise::TrainingStep step;
   std::vector<advise::LeverTableRow> table;
   std::vector<std::string> notes;
+  const advise::SeedImpliedInputs implied = advise::SolveSeedImpliedInputs(step, params);
+  std::vector<advise::LeverTableRow> implied_table;
+  std::vector<std::string> implied_notes;
   if (o.lever_table || !o.workload.empty()) {
     table = advise::SeedLeverTable(step, params);
     notes = advise::SeedTableDifferences(step, params);
+    implied_table = advise::SeedImpliedLeverTable(implied);
+    implied_notes = advise::SeedImpliedNotes(step, params, implied);
   }
   Json replay_json = nullptr;
   if (!o.workload.empty()) {
@@ -208,30 +223,47 @@ int RunAdvise(const AdviseOptions& o) {
   doc["interval_quantity"] = std::string(ledger::kMonteCarloQuantity);
   doc["assumptions"] = assumptions;
   if (!table.empty()) {
-    Json t = Json::array();
-    for (const auto& r : table) {
-      Json row = {{"config", r.config}, {"memory_gb", r.ours.memory_gb}, {"step_ms", r.ours.step_ms},
-                  {"comm_reduction", r.ours.comm_reduction}};
-      if (r.has_seed) {
-        row["seed"] = {{"memory_gb", r.seed.memory_gb}, {"step_ms", r.seed.step_ms},
-                       {"comm_reduction", r.seed.comm_reduction}};
+    auto rows_json = [](const std::vector<advise::LeverTableRow>& rows) {
+      Json t = Json::array();
+      for (const auto& r : rows) {
+        Json row = {{"config", r.config}, {"memory_gb", r.ours.memory_gb}, {"step_ms", r.ours.step_ms},
+                    {"comm_reduction", r.ours.comm_reduction}};
+        if (r.has_seed) {
+          row["seed"] = {{"memory_gb", r.seed.memory_gb}, {"step_ms", r.seed.step_ms},
+                         {"comm_reduction", r.seed.comm_reduction}};
+        }
+        t.push_back(row);
       }
-      t.push_back(row);
-    }
-    doc["lever_table"] = {{"inputs",
-                           {{"memory_gb", step.memory_gb}, {"step_ms", step.step_ms},
-                            {"activation_share", step.activation_share}, {"comm_share", step.comm_share}}},
-                          {"rows", t}, {"differences", notes}};
+      return t;
+    };
+    auto inputs_json = [](const advise::TrainingStep& s, const advise::LeverParams& p) {
+      return Json{{"memory_gb", s.memory_gb}, {"step_ms", s.step_ms}, {"activation_share", s.activation_share},
+                  {"comm_share", s.comm_share}, {"mp_compute_speedup", 1.0 / p.mp_compute_factor},
+                  {"topk_density", p.topk_density}, {"layers", p.layers},
+                  {"quantize_overhead", p.quantize_overhead}};
+    };
+    doc["lever_table"] = {{"inputs", inputs_json(step, params)},
+                          {"rows", rows_json(table)},
+                          {"differences", notes},
+                          {"seed_implied",
+                           {{"inputs", inputs_json(implied.step, implied.params)},
+                            {"rows", rows_json(implied_table)},
+                            {"notes", implied_notes}}}};
   }
   if (!replay_json.is_null()) doc["replay"] = replay_json;
   if (!serving_json.is_null()) doc["serving"] = serving_json;
   std::string text;
   if (o.output == "html") {
+    // The seed-implied row set follows ours; its configs say so.
+    std::vector<advise::LeverTableRow> html_table = table;
+    html_table.insert(html_table.end(), implied_table.begin(), implied_table.end());
+    std::vector<std::string> html_notes = notes;
+    html_notes.insert(html_notes.end(), implied_notes.begin(), implied_notes.end());
     text = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Seedance advice</title></head><body>\n" +
            report::AdviceHtmlSection(findings, "Ranked by dollars per month; intervals: " +
                                                    std::string(ledger::kMonteCarloQuantity) +
                                                    " (ledger) or the replay over workload seeds (levers).",
-                                     table, notes) +
+                                     html_table, html_notes) +
            "</body></html>\n";
   } else if (o.output == "json" || !o.out.empty()) {
     text = doc.dump(2) + "\n";
@@ -253,15 +285,24 @@ int RunAdvise(const AdviseOptions& o) {
     std::cout << fmt::format("\nTraining levers on the seed's step (inputs: FP32 {:.1f} GB, {:.0f} ms per step; "
                              "assumed: activations {:.0f}% of memory, exposed all-reduce {:.0f}% of the step)\n",
                              step.memory_gb, step.step_ms, 100 * step.activation_share, 100 * step.comm_share);
-    std::cout << fmt::format("{:<66} {:>9} {:>8} {:>8}   {}\n", "configuration", "memory", "step", "comm", "seed");
-    for (const auto& r : table) {
-      std::cout << fmt::format("{:<66} {:>6.1f} GB {:>5.0f} ms {:>7.1f}%   {}\n", r.config, r.ours.memory_gb,
-                               r.ours.step_ms, -100 * r.ours.comm_reduction,
-                               r.has_seed ? fmt::format("{:.1f} GB, {:.0f} ms, -{:.0f}%", r.seed.memory_gb,
-                                                        r.seed.step_ms, 100 * r.seed.comm_reduction)
-                                          : std::string());
-    }
+    auto print_rows = [](const std::vector<advise::LeverTableRow>& rows) {
+      std::cout << fmt::format("{:<87} {:>9} {:>8} {:>8}   {}\n", "configuration", "memory", "step", "comm", "seed");
+      for (const auto& r : rows) {
+        std::cout << fmt::format("{:<87} {:>6.1f} GB {:>5.0f} ms {:>7.1f}%   {}\n", r.config, r.ours.memory_gb,
+                                 r.ours.step_ms, -100 * r.ours.comm_reduction,
+                                 r.has_seed ? fmt::format("{:.1f} GB, {:.0f} ms, -{:.0f}%", r.seed.memory_gb,
+                                                          r.seed.step_ms, 100 * r.seed.comm_reduction)
+                                            : std::string());
+      }
+    };
+    print_rows(table);
     for (const auto& n : notes) std::cout << "  " << n << "\n";
+    std::cout << fmt::format("\nSeed-implied inputs (solved from the seed's combination row, then the same model): "
+                             "activations {:.1f}% of memory, mixed precision {:.2f}x compute, top-k {:.1f}% density\n",
+                             100 * implied.step.activation_share, 1.0 / implied.params.mp_compute_factor,
+                             100 * implied.params.topk_density);
+    print_rows(implied_table);
+    for (const auto& n : implied_notes) std::cout << "  " << n << "\n";
   }
   if (!replay_json.is_null()) {
     std::cout << fmt::format("\nllm-finetune replay (seedance policy, seed {}, {} jobs, {:.0f} h window): baseline ${:.2f}\n",
@@ -285,7 +326,11 @@ Action RegisterAdvise(CLI::App& app) {
   CLI::App* cmd = AddCommand(
       app, "advise", "Rank what to change by dollars per month, with evidence and intervals",
       "From the ledger (--db): idle namespaces and nodes, input-bound jobs (low GPU activity with "
-      "high I/O wait), jobs that fit a cheaper GPU without slowing down, jobs to consolidate; each "
+      "high I/O wait), jobs that fit a cheaper GPU without slowing down, jobs to consolidate, jobs "
+      "whose pods are annotated seedance.io/checkpoint-interval and seedance.io/deadline-slack "
+      "(kube-state-metrics kube_pod_annotations) that run cheaper on spot net of the work "
+      "interruptions lose (rate from --spot-trace), jobs whose $ per useful GPU-hour is >= 2x their GPU "
+      "model's median (only where no other rule applies: a target appears once); each "
       "with $/month (the range's saving scaled to 730 h), the samples and time range it rests on, an "
       "interval from the ledger's Monte Carlo (cost with idle apportioned, the same code as "
       "`attribute`), an action and the command that reproduces it (--explain ID). With --workload "
@@ -293,7 +338,8 @@ Action RegisterAdvise(CLI::App& app) {
       "compression, collective overlap) replayed in the simulator under the seedance policy and "
       "priced against the baseline. With --serving TRACE: the batching engine's what-if for an inference "
       "deployment (the other GPU type, FP8 KV, batch caps 64/128/512), priced at the trace's arrival "
-      "rate. --lever-table prints the seed's lever table beside ours.",
+      "rate. --lever-table prints the seed's lever table beside ours, then the same model at the "
+      "seed-implied inputs (solved from the seed's combination row).",
       "seedance advise --db ledger.db --top 10 --output json");
   cmd->add_option("--db", o->ledger.db, "ledger file (SQLite)");
   AddLedgerOptionsWithoutDb(cmd, o->ledger);
@@ -311,6 +357,9 @@ Action RegisterAdvise(CLI::App& app) {
                   "the deployment's max_num_seqs (0 = vLLM's best swept knobs)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--spot-trace", o->spot_trace,
+                  "spot series the spot rule's interruption rate comes from (a data/spot_traces file name or a path)")
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Monte Carlo and replay seed")->capture_default_str();
   cmd->add_option("--mc-samples", o->mc_samples, "Monte Carlo samples")->capture_default_str()->check(CLI::Range(1, 10'000'000));
   cmd->add_option("--replay-window", o->replay_window, "arrival window of the lever replay (e.g. 2d, 7d)")->capture_default_str();

@@ -3,6 +3,7 @@
 # planted: generate the planted-waste stream -> ingest -> advise finds each planted case (JSON),
 #          --explain prints one, --out writes advise.json atomically;
 # clean:   the clean stream -> no findings;
+# spot:    the --spot-eligible stream -> one spot finding; a malformed annotation exits 2;
 # bad_input: usage errors exit 2 and write nothing.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
@@ -60,6 +61,31 @@ if(CASE STREQUAL "planted")
   expect_rc(0 "${SEEDANCE}" advise --db "${WORK}/l.db" --output html --out "${WORK}/advice.html" --mc-samples 2000)
   file(READ "${WORK}/advice.html" html)
   expect_match("${html}" "<h2>Advice</h2>")
+elseif(CASE STREQUAL "spot")
+  # A pod annotated seedance.io/checkpoint-interval and seedance.io/deadline-slack (kube-state-metrics
+  # kube_pod_annotations) is priced on spot; a malformed annotation is an input error naming the label.
+  expect_rc(0 "${GEN}" "${WORK}/s.prom" 4 --spot-eligible)
+  expect_rc(0 "${SEEDANCE}" ingest --format prom "${WORK}/s.prom" --db "${WORK}/l.db")
+  expect_rc(0 "${SEEDANCE}" advise --db "${WORK}/l.db" --output json --mc-samples 2000)
+  string(JSON n LENGTH "${stdout}" findings)
+  string(JSON id GET "${stdout}" findings 0 id)
+  if(NOT n EQUAL 1 OR NOT id STREQUAL "spot:job/batch-train-0")
+    message(FATAL_ERROR "expected one spot finding:\n${stdout}")
+  endif()
+  expect_rc(0 "${SEEDANCE}" advise --db "${WORK}/l.db" --mc-samples 2000 --explain spot:job/batch-train-0)
+  expect_match("${stdout}" "run it on spot")
+  execute_process(COMMAND "${SEEDANCE}" advise --db "${WORK}/l.db" --spot-trace "${WORK}/none.json"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("none.json")
+  file(APPEND "${WORK}/s.prom"
+       "kube_pod_annotations{namespace=\"research\",pod=\"x-0\",annotation_seedance_io_checkpoint_interval=\"soon\"} 1 1795910400000\n")
+  expect_rc(0 "${SEEDANCE}" ingest --format prom "${WORK}/s.prom" --db "${WORK}/bad.db")
+  execute_process(COMMAND "${SEEDANCE}" advise --db "${WORK}/bad.db" --out "${WORK}/advise.json"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("annotation_seedance_io_checkpoint_interval")
+  if(EXISTS "${WORK}/advise.json")
+    message(FATAL_ERROR "advise wrote output on bad input")
+  endif()
 elseif(CASE STREQUAL "clean")
   expect_rc(0 "${GEN}" "${WORK}/s.prom" 4)
   expect_rc(0 "${SEEDANCE}" ingest --format prom "${WORK}/s.prom" --db "${WORK}/l.db")

@@ -7,9 +7,11 @@
 #include <fmt/format.h>
 
 #include "seedance/cluster/gpu_model.h"
+#include "seedance/core/duration.h"
 #include "seedance/core/rng.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/ledger/apportion.h"
+#include "seedance/sim/deadline/spot_job.h"
 #include "seedance/telemetry/parse.h"
 #include "seedance/telemetry/sample.h"
 
@@ -37,7 +39,39 @@ struct Candidate {
 
 std::string Pct(double v) { return fmt::format("{:.0f}%", 100.0 * v); }
 
+// A duration annotation of a stored kube_pod_annotations series; -1 when the label is absent.
+Result<double> AnnotationSeconds(const telemetry::Sample& s, std::string_view label, const std::string& key) {
+  std::string_view v = s.LabelValue(label);
+  if (v.empty()) return -1.0;
+  auto secs = ParseDurationSeconds(v);
+  if (!secs.has_value() || *secs <= 0) {
+    return InvalidArgumentError(fmt::format("ledger series {}: label {} (pod annotation seedance.io/{}): '{}' "
+                                            "is not a positive duration (e.g. 30m, 12h)",
+                                            key, label, label.substr(std::string_view("annotation_seedance_io_").size()),
+                                            v));
+  }
+  return *secs;
+}
+
 }  // namespace
+
+Result<SpotInterruptionRate> SpotInterruptionRateOf(const std::string& trace_path) {
+  std::string name = trace_path.substr(trace_path.find_last_of('/') + 1);
+  SEEDANCE_ASSIGN_OR_RETURN(sim::deadline::SpotTrace t, sim::deadline::LoadSpotTrace(trace_path, name));
+  SpotInterruptionRate r;
+  r.trace = name;
+  std::int64_t available = 0;
+  for (std::size_t i = 0; i < t.available.size(); ++i) {
+    if (t.available[i] != 0) ++available;
+    if (i > 0 && t.available[i - 1] != 0 && t.available[i] == 0) ++r.interruptions;
+  }
+  r.available_hours = static_cast<double>(available * t.gap_s) / 3600.0;
+  if (r.available_hours <= 0) {
+    return InvalidArgumentError(trace_path + ": the spot series is never available (no interruption rate)");
+  }
+  r.per_hour = static_cast<double>(r.interruptions) / r.available_hours;
+  return r;
+}
 
 Result<FleetInputs> FleetInputsFromLedger(ledger::Ledger& ledger,
                                           const ledger::TelemetryAttribution& telemetry,
@@ -94,6 +128,27 @@ Result<FleetInputs> FleetInputsFromLedger(ledger::Ledger& ledger,
     w.first += std::clamp(r.rate_per_s, 0.0, 1.0);
     ++w.second;
     if (auto it = jobs.find(d.job); it != jobs.end()) it->second.wait_samples += r.samples;
+  }
+  // Pod annotations: a job's interval and slack are its pods' smallest (the strictest).
+  SEEDANCE_ASSIGN_OR_RETURN(auto annotated, ledger.SeriesOf(kPodAnnotationsMetric, from_ms, to_ms));
+  for (const auto& series : annotated) {
+    telemetry::CollectingSink sink;
+    telemetry::ParseStats stats;
+    telemetry::ParseText(telemetry::InputFormat::kPrometheus, series.key + " 1\n", {}, sink, stats);
+    if (sink.samples.size() != 1) continue;
+    SEEDANCE_ASSIGN_OR_RETURN(double interval, AnnotationSeconds(sink.samples[0], kCheckpointIntervalLabel, series.key));
+    SEEDANCE_ASSIGN_OR_RETURN(double slack, AnnotationSeconds(sink.samples[0], kDeadlineSlackLabel, series.key));
+    if (interval < 0 && slack < 0) continue;
+    ledger::WorkloadDims d = config.Classify(series.pod, series.namespace_name, series.job);
+    auto it = jobs.find(d.job);
+    if (it == jobs.end()) continue;
+    JobUsage& j = it->second;
+    auto strictest = [](double& have, double v) {
+      if (v >= 0) have = have < 0 ? v : std::min(have, v);
+    };
+    strictest(j.checkpoint_interval_s, interval);
+    strictest(j.deadline_slack_s, slack);
+    ++j.annotation_series;
   }
   for (auto& [name, j] : jobs) {
     if (auto it = wait.find(name); it != wait.end()) j.input_wait = it->second.first / it->second.second;
@@ -182,6 +237,23 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
          "scale the node pool down (or pack more work here): its idle GPUs cost money and run nothing",
          {"", n.idle_usd, 0, n.idle_gpu_hours, 0});
   }
+  // Unit cost ($ per useful GPU-hour) per GPU model: the median over the measured jobs.
+  auto eligible = [&](const JobUsage& j) {
+    return !idle_ns.count(j.namespace_name) && !config.IsOverheadNamespace(j.namespace_name) &&
+           j.gpu_hours >= rules.min_gpu_hours && j.activity > 0 && j.cost_usd > 0;
+  };
+  auto unit_cost = [](const JobUsage& j) { return j.cost_usd / (j.gpu_hours * j.activity); };
+  std::map<std::string, std::vector<double>> units;
+  for (const JobUsage& j : in.jobs) {
+    if (eligible(j)) units[j.model].push_back(unit_cost(j));
+  }
+  std::map<std::string, double> median_unit;
+  for (auto& [model, v] : units) {
+    if (static_cast<int>(v.size()) < rules.unit_cost_min_jobs) continue;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    median_unit[model] = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+  }
   // Jobs: one finding each, the largest saving.
   for (const JobUsage& j : in.jobs) {
     if (idle_ns.count(j.namespace_name) || config.IsOverheadNamespace(j.namespace_name)) continue;
@@ -246,6 +318,55 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
                  fmt::format("consolidate onto {:.0f} of {:.0f} GPUs (raise the batch size or pack "
                              "replicas): at {} activity the work fits at {:.0f}%",
                              need, gpus, Pct(j.activity), 100 * rules.headroom));
+      }
+    }
+    if (rules.spot_rate.per_hour >= 0 && j.checkpoint_interval_s > 0 && j.deadline_slack_s > 0 && cur_price > 0) {
+      const cost::GpuPrice* listed = nullptr;
+      if (auto idx = gpu::ParseGpuName(cur != nullptr ? std::string_view(cur->name) : std::string_view(j.model),
+                                       gpu::NameMatch::kCanonical);
+          idx.has_value()) {
+        listed = prices.Find(*idx);
+      }
+      const bool quoted = listed != nullptr && listed->spot_usd_per_gpu_hour.raw() > 0 &&
+                          listed->usd_per_gpu_hour.raw() > 0;
+      const double ratio = quoted ? ToUsd(listed->spot_usd_per_gpu_hour) / ToUsd(listed->usd_per_gpu_hour)
+                                  : cost::kDefaultSpotRatio;
+      const double lost_s = j.checkpoint_interval_s / 2.0 + rules.spot_restart_s;
+      const double f = rules.spot_rate.per_hour * lost_s / 3600.0;
+      const double wall_h = j.last_ms > j.first_ms ? static_cast<double>(j.last_ms - j.first_ms) / kHourMs : range_h;
+      if (f < 1.0 && ratio < 1.0) {
+        const double later_h = wall_h * f / (1.0 - f);
+        const double saving = j.cost_usd * (1.0 - ratio / (1.0 - f));
+        if (later_h * 3600.0 <= j.deadline_slack_s) {
+          consider("spot", saving,
+                   fmt::format("{}; annotated checkpoint interval {:.0f} s and deadline slack {:.1f} h ({} "
+                               "kube_pod_annotations series); spot interrupts {:.3f} times per hour ({}: {} "
+                               "interruptions in {:.0f} available hours)",
+                               where, j.checkpoint_interval_s, j.deadline_slack_s / 3600.0, j.annotation_series,
+                               rules.spot_rate.per_hour, rules.spot_rate.trace, rules.spot_rate.interruptions,
+                               rules.spot_rate.available_hours),
+                   fmt::format("run it on spot at {:.0f}% of on-demand ({}): each interruption loses half a "
+                               "checkpoint interval plus {:.0f} s of restart, {:.1f}% of its GPU time, so it "
+                               "costs {:.1f}% of today and ends {:.2f} h later, within its {:.1f} h slack; "
+                               "this finding replaces the job's others (one per job, the largest)",
+                               100 * ratio, quoted ? "the price table's spot quote" : "the default spot ratio",
+                               rules.spot_restart_s, 100 * f, 100 * ratio / (1.0 - f), later_h,
+                               j.deadline_slack_s / 3600.0));
+        }
+      }
+    }
+    if (auto m = median_unit.find(j.model); !best.has_value() && m != median_unit.end() && j.activity > 0) {
+      const double unit = unit_cost(j);
+      if (unit >= rules.unit_cost_factor * m->second) {
+        consider("unit-cost", j.cost_usd * (1.0 - m->second / unit),
+                 fmt::format("{}; ${:.2f} per useful GPU-hour (cost / GPU-hours x activity) against the "
+                             "median ${:.2f} of {} measured jobs on {}",
+                             where, unit, m->second, units[j.model].size(), j.model),
+                 fmt::format("find why it does {:.1f}x the fleet's cost per unit of GPU work on this model "
+                             "(profile batch size, kernels, data loading) and bring it to the median: "
+                             "reported because no other rule names a change for it (a job appears once, "
+                             "its waste is not counted twice)",
+                             unit / m->second));
       }
     }
     if (best.has_value()) cands.push_back(std::move(*best));

@@ -27,6 +27,10 @@ struct JobUsage {
   std::int64_t first_ms = 0, last_ms = 0;  // hours it was seen in: [first, last)
   double input_wait = -1;      // share of time its containers waited on I/O (PSI), -1 = no data
   std::int64_t wait_samples = 0;
+  // Its pods' annotations (kube-state-metrics kube_pod_annotations, see kSpotAnnotations):
+  double checkpoint_interval_s = -1;  // seedance.io/checkpoint-interval, -1 = not annotated
+  double deadline_slack_s = -1;       // seedance.io/deadline-slack, -1 = not annotated
+  std::int64_t annotation_series = 0;
 };
 
 // A node's capacity nobody held.
@@ -47,6 +51,30 @@ struct FleetInputs {
   double unshared_idle_usd = 0;    // the idle pool of the range (the Monte Carlo's I)
 };
 
+// The cAdvisor PSI counter the input-stall rule reads.
+inline constexpr std::string_view kInputWaitMetric = "container_pressure_io_waiting_seconds_total";
+
+// The spot rule's evidence: two pod annotations a job's owner sets (durations: "30m", "12h"),
+//   seedance.io/checkpoint-interval  how often the job checkpoints (it resumes from the last one);
+//   seedance.io/deadline-slack       how much later than now it may finish;
+// exported by kube-state-metrics (--metric-annotations-allowlist=pods=[seedance.io/checkpoint-interval,
+// seedance.io/deadline-slack]) as labels annotation_seedance_io_checkpoint_interval and
+// annotation_seedance_io_deadline_slack of kube_pod_annotations, which `seedance ingest` stores.
+inline constexpr std::string_view kPodAnnotationsMetric = "kube_pod_annotations";
+inline constexpr std::string_view kCheckpointIntervalLabel = "annotation_seedance_io_checkpoint_interval";
+inline constexpr std::string_view kDeadlineSlackLabel = "annotation_seedance_io_deadline_slack";
+
+// How often a held spot instance is interrupted: the instance-was-lost transitions (available ->
+// unavailable) of a spot availability series (sim::LoadSpotTrace, data/spot_traces) per hour of
+// availability.
+struct SpotInterruptionRate {
+  std::string trace;
+  double per_hour = 0;
+  std::int64_t interruptions = 0;
+  double available_hours = 0;
+};
+Result<SpotInterruptionRate> SpotInterruptionRateOf(const std::string& trace_path);
+
 // Thresholds of the fleet rules (each is an assumption stated beside the figures).
 struct FleetRules {
   double idle_activity = 0.05;      // a namespace below this mean activity is idle
@@ -57,13 +85,17 @@ struct FleetRules {
   double memory_margin = 1.10;      // a smaller GPU must hold the peak memory + 10%
   double min_gpu_hours = 1.0;       // evidence below this is not acted on
   double node_idle_share = 0.10;    // a node with at least 10% of its bill idle
+  double unit_cost_factor = 2.0;    // a unit-cost outlier pays at least 2x its model's median ...
+  int unit_cost_min_jobs = 3;       // ... over at least 3 measured jobs on that GPU model
+  // Spot: off while spot_rate.per_hour < 0. Each interruption loses half a checkpoint interval of
+  // work plus spot_restart_s (billed: the instance is held while the job restores).
+  SpotInterruptionRate spot_rate = {"", -1, 0, 0};
+  double spot_restart_s = 300;
   int mc_samples = 10'000;
   std::uint64_t seed = 42;
   std::string reproduce_prefix = "seedance advise";  // + " --explain <id>"
 };
 
-// The cAdvisor PSI counter the input-stall rule reads.
-inline constexpr std::string_view kInputWaitMetric = "container_pressure_io_waiting_seconds_total";
 
 // Reads the charges of [from, to) (already brought up to date from telemetry: `telemetry` is the
 // attribution's result), the jobs' evidence and the PSI counters.
@@ -83,7 +115,17 @@ Result<FleetInputs> FleetInputsFromLedger(ledger::Ledger& ledger,
 //                    TFLOPS x headroom covers activity x the current GPU's (the job keeps its
 //                    speed): saving GPU-hours x (price now - price there);
 //   low-utilization: a job below low_activity that fits no smaller GPU: consolidate onto
-//                    ceil(GPUs x activity / headroom) GPUs, saving cost x (1 - new / old GPUs).
+//                    ceil(GPUs x activity / headroom) GPUs, saving cost x (1 - new / old GPUs);
+//   spot:            a job annotated with a checkpoint interval I and a deadline slack: on spot
+//                    at r = spot / on-demand price (the price table's quote, else
+//                    cost::kDefaultSpotRatio) it loses f = rate x (I / 2 + restart) of each hour,
+//                    so its work costs cost x r / (1 - f) and takes its hours x f / (1 - f)
+//                    longer; eligible when that fits the slack; saving cost x (1 - r / (1 - f));
+//   unit-cost:       a job whose $ per useful GPU-hour, cost / (GPU-hours x activity), is at least
+//                    unit_cost_factor x the median of the measured jobs on the same GPU model (idle
+//                    namespaces left out): saving cost x (1 - median / its own). A diagnosis, not a
+//                    change: it is reported only for a job no other rule covers, so a target
+//                    appears once and no waste is counted twice.
 // One finding per job (the largest saving); jobs of an idle namespace are covered by it.
 // $/month = the range's saving x kHoursPerMonth / range hours. Each interval is the ledger's
 // Monte Carlo (ledger::MonteCarloIntervals, the quantity "cost with idle apportioned") over the

@@ -82,6 +82,23 @@ std::vector<LeverTableRow> SeedLeverTable(const TrainingStep& step, const LeverP
 // would need under our multipliers).
 std::vector<std::string> SeedTableDifferences(const TrainingStep& step, const LeverParams& params);
 
+// The "seed-implied inputs": the three inputs the seed does not give, solved jointly from its
+// combination row (15.3 GB, 1,620 ms, 76% less communication) by inverting the same lever model,
+// then rounded to the precision they are printed at (activation share and top-k density to 0.1%,
+// the mixed-precision compute speedup to 0.01x). Everything else is `step` / `params` unchanged.
+// SeedImpliedLeverTable evaluates SeedLeverTable at these inputs (the model computes the rows; no
+// output is written in), each row's config prefixed "seed-implied inputs: ".
+struct SeedImpliedInputs {
+  TrainingStep step;
+  LeverParams params;
+};
+SeedImpliedInputs SolveSeedImpliedInputs(const TrainingStep& step, const LeverParams& params);
+std::vector<LeverTableRow> SeedImpliedLeverTable(const SeedImpliedInputs& implied);
+// What the implied inputs are against ours, and where the seed's rounding differs from the row
+// they give.
+std::vector<std::string> SeedImpliedNotes(const TrainingStep& step, const LeverParams& params,
+                                          const SeedImpliedInputs& implied);
+
 // How the llm-finetune replay maps a lever onto a job, per GPU type: the step-time multiplier
 // and the multiplier on the job's training state (which decides where it fits). The baseline is
 // the workload as generated: BF16 mixed precision, no checkpointing, BF16 gradients, no overlap.

@@ -255,6 +255,25 @@ Result<std::vector<Ledger::CounterRate>> Ledger::CounterRates(std::string_view m
   return out;
 }
 
+Result<std::vector<Ledger::SeriesInfo>> Ledger::SeriesOf(std::string_view metric, std::int64_t from_ms,
+                                                          std::int64_t to_ms) {
+  Stmt st;
+  SEEDANCE_RETURN_IF_ERROR(st.Prepare(db_,
+      "SELECT s.key, s.pod, s.namespace, s.job, MIN(x.ts_ms), MAX(x.ts_ms) FROM series s "
+      "JOIN samples x ON x.series_id = s.id WHERE s.metric = ? AND x.ts_ms >= ? AND x.ts_ms < ? "
+      "GROUP BY s.id ORDER BY s.id"));
+  st.Bind(1, metric);
+  st.Bind(2, from_ms);
+  st.Bind(3, to_ms);
+  std::vector<SeriesInfo> out;
+  while (true) {
+    SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.push_back({st.Text(0), st.Text(1), st.Text(2), st.Text(3), st.Int(4), st.Int(5)});
+  }
+  return out;
+}
+
 Status Ledger::EnsureTransaction() {
   if (in_transaction_) return Status::Ok();
   SEEDANCE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));

@@ -159,6 +159,16 @@ class Ledger final : public ChargeSink {
   Result<std::vector<CounterRate>> CounterRates(std::string_view metric, std::int64_t from_ms,
                                                 std::int64_t to_ms);
 
+  // Per stored series of `metric` with a sample in [from, to): its key (`metric{labels}`, every
+  // label as ingested) and workload labels, in series order. E.g. kube-state-metrics'
+  // kube_pod_annotations, whose `annotation_*` labels carry a pod's allow-listed annotations.
+  struct SeriesInfo {
+    std::string key, pod, namespace_name, job;
+    std::int64_t first_ms = 0, last_ms = 0;
+  };
+  Result<std::vector<SeriesInfo>> SeriesOf(std::string_view metric, std::int64_t from_ms,
+                                           std::int64_t to_ms);
+
   // --- events ---
   Status AddEvents(std::span<const ProcessEvent> events);
   Result<std::vector<ProcessEvent>> Events(std::int64_t from_ms, std::int64_t to_ms);

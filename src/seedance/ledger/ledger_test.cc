@@ -174,6 +174,32 @@ TEST(LedgerTest, CounterRatesCountResetsFromZero) {
   EXPECT_TRUE((*l)->CounterRates("absent_total", 0, 240000)->empty());
 }
 
+// The series of a metric with a sample in the range, each with its full key (annotations kept).
+TEST(LedgerTest, SeriesOfKeepsEveryLabel) {
+  auto l = Ledger::Open(TempDb("series_of.db"));
+  ASSERT_TRUE(l.has_value());
+  auto w = (*l)->NewSampleWriter("a.prom", 10, nullptr);
+  ASSERT_TRUE(w.has_value());
+  telemetry::ParseStats stats;
+  const std::string a =
+      "kube_pod_annotations{namespace=\"ns\",pod=\"p-0\",annotation_seedance_io_deadline=\"12h\"}";
+  const std::string b = "kube_pod_annotations{namespace=\"ns\",pod=\"p-1\"}";
+  telemetry::ParseText(telemetry::InputFormat::kPrometheus,
+                       a + " 1 0\n" + a + " 1 60000\n" + b + " 1 120000\n" + "other{pod=\"p-0\"} 1 0\n", {},
+                       **w, stats);
+  ASSERT_EQ(stats.rejected, 0u);
+  ASSERT_TRUE((*w)->Finish().ok());
+  auto r = (*l)->SeriesOf("kube_pod_annotations", 0, 120000);  // p-1's only sample is outside
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].pod, "p-0");
+  EXPECT_EQ((*r)[0].namespace_name, "ns");
+  EXPECT_NE((*r)[0].key.find("annotation_seedance_io_deadline=\"12h\""), std::string::npos) << (*r)[0].key;
+  EXPECT_EQ((*r)[0].first_ms, 0);
+  EXPECT_EQ((*r)[0].last_ms, 60000);
+  EXPECT_EQ((*l)->SeriesOf("kube_pod_annotations", 0, 200000)->size(), 2u);
+}
+
 TEST(LedgerTest, RecordsNodeIntervalsAndReconciles) {
   auto l = Ledger::Open(TempDb("charges.db"));
   ASSERT_TRUE(l.has_value());

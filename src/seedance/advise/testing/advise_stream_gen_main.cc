@@ -1,5 +1,6 @@
-// advise_stream_gen OUT_FILE [HOURS] [--idle-namespace] [--input-bound] [--oversized]: writes the
-// advisor's test fleet (see waste_stream.h) as Prometheus text. Test helper, not part of the product.
+// advise_stream_gen OUT_FILE [HOURS] [--idle-namespace] [--input-bound] [--oversized] [--spot-eligible]
+// [--unit-cost-outlier]: writes the advisor's test fleet (see waste_stream.h) as Prometheus text.
+// Test helper, not part of the product.
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -10,7 +11,7 @@
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << "usage: advise_stream_gen OUT_FILE [HOURS] [--idle-namespace] [--input-bound] "
-                 "[--oversized]\n";
+                 "[--oversized] [--spot-eligible] [--unit-cost-outlier]\n";
     return 2;
   }
   seedance::advise::testing::WasteStreamSpec spec;
@@ -22,6 +23,10 @@ int main(int argc, char** argv) {
       spec.input_bound = true;
     } else if (a == "--oversized") {
       spec.oversized = true;
+    } else if (a == "--spot-eligible") {
+      spec.spot_eligible = true;
+    } else if (a == "--unit-cost-outlier") {
+      spec.unit_cost_outlier = true;
     } else if (!a.empty() && a[0] != '-') {
       spec.duration_ms = std::atoll(a.c_str()) * 3600 * 1000;
     } else {

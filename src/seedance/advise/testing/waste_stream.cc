@@ -15,6 +15,7 @@ struct Holder {
   double io_wait = 0;   // PSI io waiting seconds per second
   int first_gpu = 0;    // global GPU index of the holder's first GPU
   int gpus = 1;
+  std::string annotations = {};  // extra kube_pod_annotations labels (`,name="value"`...)
 };
 
 }  // namespace
@@ -37,6 +38,14 @@ void GenerateWasteStream(const WasteStreamSpec& spec,
     plant({"etl-train-0", "team-a", 0.8 * (1.0 - spec.stall), 60000, spec.stall, per, 4});
   }
   if (spec.oversized && spec.nodes > 2) plant({"small-ft-0", "team-b", 0.08, 12000, 0.02, 2 * per, 1});
+  if (spec.spot_eligible && spec.nodes > 3) {
+    Holder h{"batch-train-0", "research", 0.75, 61440, 0.02, 3 * per, 2};
+    h.annotations = ",annotation_seedance_io_checkpoint_interval=\"30m\",annotation_seedance_io_deadline_slack=\"24h\"";
+    plant(h);
+  }
+  if (spec.unit_cost_outlier && spec.nodes > 3 && per > 2) {
+    plant({"slow-eval-0", "team-b", 0.34, 61440, 0.02, 3 * per + 2, 1});
+  }
   // Clean jobs: 2-GPU gangs on every GPU left (a single GPU when one is left on a node).
   const char* namespaces[] = {"team-a", "team-b", "research"};
   int seq = 0;
@@ -84,6 +93,9 @@ void GenerateWasteStream(const WasteStreamSpec& spec,
                             h.ns.c_str(), h.pod.c_str(), io_counter[i], static_cast<long long>(t));
       text.append(line, static_cast<std::size_t>(n));
       io_counter[i] += h.io_wait * static_cast<double>(spec.interval_ms) / 1000.0;
+      n = std::snprintf(line, sizeof(line), "kube_pod_annotations{namespace=\"%s\",pod=\"%s\"%s} 1 %lld\n",
+                        h.ns.c_str(), h.pod.c_str(), h.annotations.c_str(), static_cast<long long>(t));
+      text.append(line, static_cast<std::size_t>(n));
     }
     emit(text);
   }

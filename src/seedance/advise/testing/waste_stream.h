@@ -19,6 +19,13 @@ namespace seedance::advise::testing {
 //                   `stall` seconds per second;
 //   oversized:      job `small-ft` (namespace team-b) holds node 2's GPU 0 at activity 0.08 with
 //                   a 12,000 MiB peak (it fits a 24 GB GPU without slowing down).
+//   spot_eligible:  job `batch-train` (namespace research) holds node 3's GPUs 0-1 at activity
+//                   0.75 and its pod carries the annotations seedance.io/checkpoint-interval=30m and
+//                   seedance.io/deadline-slack=24h (every pod's kube_pod_annotations series is
+//                   exported, as kube-state-metrics does; only this one has them).
+//   unit_cost_outlier: job `slow-eval` (namespace team-b) holds node 3's GPU 2 at activity 0.34
+//                   with a 60 GiB peak: no cheaper GPU holds it at its speed and one GPU cannot
+//                   consolidate, but its $ per useful GPU-hour is over 2x the fleet median.
 // Every clean job's container also exports the PSI counter (growing by 0.02 s/s: a healthy
 // pipeline). Samples every `interval_ms` (timestamps in ms). Deterministic for a seed.
 struct WasteStreamSpec {
@@ -33,6 +40,8 @@ struct WasteStreamSpec {
   bool input_bound = false;
   double stall = 0.45;
   bool oversized = false;
+  bool spot_eligible = false;
+  bool unit_cost_outlier = false;
 };
 
 // Calls `emit` once per scrape with its text (complete lines), in time order.
