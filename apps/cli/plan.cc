@@ -32,6 +32,7 @@ struct PlanOptions {
   std::string policy = "vllm";
   std::string prices;
   std::string melange_config;
+  std::string router = "input";
   bool no_verify = false;
   std::uint64_t seed = 42;
 };
@@ -80,6 +81,7 @@ int RunPlanCommand(const PlanOptions& o) {
     c.policy = o.policy;
     c.prices_path = o.prices;
     c.cache_dir = o.cache.empty() ? DefaultCacheDir() : o.cache;
+    c.router = o.router;
     c.verify = !o.no_verify;
     c.seed = o.seed;
     r = planner::Plan(c, &std::cerr);
@@ -104,8 +106,9 @@ Action RegisterPlan(CLI::App& app) {
       "cached in --cache, then solves Mélange's allocation ILP exactly (GLPK; identical slices "
       "aggregated) at the price table's prices. Prints the mix, $/h and $ per million tokens, headroom "
       "per type, every single-type baseline and the saving against the best one with the fluid "
-      "bound no plan can beat; replays the trace on the chosen fleet (routed by the plan's slices) "
-      "and reports the SLO attainment it got. --spot adds spot GPUs priced with their availability "
+      "bound no plan can beat. The plan sees only the trace's tuning half (first half in time; even "
+      "rows of a lengths-only trace); the held-out half is replayed on the chosen fleet, routed by "
+      "prompt length only (--router), and the SLO attainment it got is reported. --spot adds spot GPUs priced with their availability "
       "(data/spot_traces) and an on-demand reserve that carries the load through the loss of any "
       "one type's spot GPUs, and replays a window of the spot series with a preemption in it. "
       "--melange-config solves an input in Mélange's format (gpu_info, workload_distribution, "
@@ -134,6 +137,11 @@ Action RegisterPlan(CLI::App& app) {
   cmd->add_option("--policy", o->policy, "batching policy every GPU runs (vllm, seedance, ...)")->capture_default_str();
   cmd->add_option("--prices", o->prices, "GPU price CSV (default: the bundled one)");
   cmd->add_option("--melange-config", o->melange_config, "solve a Mélange-format JSON input instead of a trace");
+  cmd->add_option("--router", o->router,
+                  "router of the burst calibration and the replay: input (prompt length only, what a real "
+                  "router knows) or output-oracle (Mélange's: also the true output length, an oracle); "
+                  "the held-out replay is also run with the other one for comparison")
+      ->capture_default_str();
   cmd->add_flag("--no-verify", o->no_verify, "skip the verification replay");
   cmd->add_option("--seed", o->seed, "seed of the verification replay (noise, Poisson arrivals)")->capture_default_str();
   return [cmd, o]() { return cmd->parsed() ? RunPlanCommand(*o) : -1; };

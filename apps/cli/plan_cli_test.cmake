@@ -19,7 +19,8 @@ function(run_bad regex)
   expect_exit_2("${regex}")
 endfunction()
 
-set(small "${header}\n80,60\n80,60\n80,60\n900,200\n80,60\n900,200\n")
+# Both sizes in the even rows (the tuning half of a lengths-only trace) and in the odd ones.
+set(small "${header}\n80,60\n80,60\n900,200\n900,200\n80,60\n80,60\n")
 
 if(CASE STREQUAL "infeasible_slo")
   file(WRITE "${WORK}/t.csv" "${small}")
@@ -49,7 +50,8 @@ elseif(CASE STREQUAL "small_plan")
   file(WRITE "${WORK}/t.csv" "${small}")
   expect_rc(0 "${SEEDANCE}" plan --trace "${WORK}/t.csv" --gpus l4,a100 --rate 0.5 --out "${out}" --cache "${cache}")
   file(READ "${out}/plan.json" plan)
-  foreach(key "\"mix\"" "\"best_single\"" "\"saving_pct\"" "\"verified_slo_attainment\": [01]" "\"cost_curve\"")
+  foreach(key "\"mix\"" "\"best_single\"" "\"saving_pct\"" "\"verified_slo_attainment\": [01]" "\"cost_curve\""
+              "\"router\": \"input\"" "\"output-oracle\": [01]")
     if(NOT plan MATCHES "${key}")
       message(FATAL_ERROR "plan.json lacks ${key}:\n${plan}")
     endif()

@@ -106,8 +106,9 @@ struct VerifyContext {
 // their spot options): requests routed by the plan's slices, spot GPUs lost as the series
 // says and replaced on demand after the cold start, every GPU replayed on its share.
 Result<Verification> Verify(const VerifyContext& ctx, const AllocationProblem& problem, const Allocation& alloc,
-                            const batching::Trace& vt) {
+                            const batching::Trace& vt, const std::string& router_name) {
   Verification v;
+  const bool oracle = router_name == kRouterOutputOracle;
   const double t0 = vt.requests.empty() ? 0 : vt.requests.front().arrival_s;
   const double span = vt.Span();
   std::vector<Instance> inst;
@@ -170,11 +171,46 @@ Result<Verification> Verify(const VerifyContext& ctx, const AllocationProblem& p
       }
     }
   }
-  // Route.
+  // Route. The output-oracle router (Mélange's) keys on the request's bucket, prompt and output
+  // length; the default router knows only the prompt length: its key is the input bucket, whose
+  // weights are the plan's slices summed over that input row's output buckets, and its
+  // least-loaded estimate is the row's planned-rate-weighted mean service time on the option.
   const std::size_t ng = problem.gpus.size();
-  std::vector<std::vector<double>> normal(static_cast<std::size_t>(ctx.grid.buckets()), std::vector<double>(ng, 0));
-  for (std::size_t b = 0; b < static_cast<std::size_t>(ctx.grid.buckets()); ++b) {
-    for (std::size_t g = 0; g < ng; ++g) normal[b][g] = alloc.slices[b][g];
+  const auto nb = static_cast<std::size_t>(ctx.grid.buckets());
+  const auto nout = static_cast<std::size_t>(ctx.grid.outputs());
+  const std::size_t nkeys = oracle ? nb : static_cast<std::size_t>(ctx.grid.inputs());
+  auto key_of = [&](std::size_t b) { return oracle ? b : b / nout; };
+  auto row_sum = [&](const std::vector<std::vector<double>>& per_bucket) {
+    if (oracle) return per_bucket;
+    std::vector<std::vector<double>> out(nkeys, std::vector<double>(ng, 0));
+    for (std::size_t b = 0; b < nb; ++b) {
+      for (std::size_t g = 0; g < ng; ++g) out[b / nout][g] += per_bucket[b][g];
+    }
+    return out;
+  };
+  std::vector<std::vector<double>> per_bucket(nb, std::vector<double>(ng, 0));
+  for (std::size_t b = 0; b < nb; ++b) {
+    for (std::size_t g = 0; g < ng; ++g) per_bucket[b][g] = alloc.slices[b][g];
+  }
+  const std::vector<std::vector<double>> normal = row_sum(per_bucket);
+  std::vector<std::vector<std::vector<double>>> failover;
+  for (const auto& f : alloc.failover) failover.push_back(row_sum(f));
+  // Expected seconds of a GPU's time per request, per key and option.
+  std::vector<std::vector<double>> service(nkeys, std::vector<double>(ng, 0));
+  {
+    std::vector<std::vector<double>> weight(nkeys, std::vector<double>(ng, 0));
+    for (std::size_t b = 0; b < nb; ++b) {
+      const double w = oracle ? 1.0 : problem.rate[b];
+      for (std::size_t g = 0; g < ng; ++g) {
+        const double t = problem.gpus[g].tputs[b];
+        if (!(t > 0) || !(w > 0)) continue;
+        service[key_of(b)][g] += w / t;
+        weight[key_of(b)][g] += w;
+      }
+    }
+    for (std::size_t k = 0; k < nkeys; ++k) {
+      for (std::size_t g = 0; g < ng; ++g) service[k][g] = weight[k][g] > 0 ? service[k][g] / weight[k][g] : 0;
+    }
   }
   Wrr wrr, wrr_fail;
   std::int64_t unroutable = 0;
@@ -183,7 +219,7 @@ Result<Verification> Verify(const VerifyContext& ctx, const AllocationProblem& p
     if (r.prompt + r.output > ctx.max_context) continue;
     const int b = ctx.grid.BucketOf(r.prompt, r.output);
     if (b < 0) continue;
-    const auto bu = static_cast<std::size_t>(b);
+    const std::size_t bu = key_of(static_cast<std::size_t>(b));
     // Failover: once an option's spot GPU is lost, route by the reserve's re-split for that
     // option (the reserve carries the load until spot capacity returns).
     const std::vector<double>* weights = &normal[bu];
@@ -193,7 +229,7 @@ Result<Verification> Verify(const VerifyContext& ctx, const AllocationProblem& p
       if (r.arrival_s >= l.at) {
         for (std::size_t f = 0; f < alloc.failover_option.size(); ++f) {
           if (alloc.failover_option[f] == l.option) {
-            fail_w = alloc.failover[f][bu];
+            fail_w = failover[f][bu];
             weights = &fail_w;
             router = &wrr_fail;
           }
@@ -223,8 +259,7 @@ Result<Verification> Verify(const VerifyContext& ctx, const AllocationProblem& p
       continue;
     }
     Instance& in = inst[static_cast<std::size_t>(chosen)];
-    const double t = problem.gpus[static_cast<std::size_t>(in.option)].tputs[bu];
-    in.busy_until = std::max(in.busy_until, r.arrival_s) + (t > 0 ? 1.0 / t : 0.0);
+    in.busy_until = std::max(in.busy_until, r.arrival_s) + service[bu][static_cast<std::size_t>(in.option)];
     in.requests.push_back(static_cast<std::uint32_t>(i));
   }
   // Replay every GPU on its share.
@@ -281,6 +316,9 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
   }
   if (cfg.rate_rps < 0 || !std::isfinite(cfg.rate_rps)) return InvalidArgumentError("--rate must be > 0");
   if (cfg.gpus.empty()) return InvalidArgumentError("--gpus: no GPU type given");
+  if (cfg.router != kRouterInput && cfg.router != kRouterOutputOracle) {
+    return InvalidArgumentError(fmt::format("--router '{}': accepted: {}, {}", cfg.router, kRouterInput, kRouterOutputOracle));
+  }
   PlanResult res;
   res.config = cfg;
   SEEDANCE_ASSIGN_OR_RETURN(batching::ModelSpec model, batching::FindModel("llama-2-7b"));
@@ -329,15 +367,35 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
   // Trace.
   bool lengths_only = false;
   SEEDANCE_ASSIGN_OR_RETURN(batching::Trace trace, batching::LoadAnyTrace(TracePath(cfg), &lengths_only));
-  SEEDANCE_ASSIGN_OR_RETURN(res.workload, BucketTrace(trace, grid, model.max_context));
+  if (trace.requests.empty()) return InvalidArgumentError(trace.name + ": the trace has no requests");
+  // The tuning half is all the plan sees (histogram, rate, burst calibration); the held-out half
+  // is only replayed. Timed traces are cut in time at the middle of their span; a lengths-only
+  // trace (no arrivals) is split by alternating rows (even rows tune, odd rows are held out).
+  const bool timed = !lengths_only && trace.Span() > 0;
+  batching::Trace tune_part, held_part;
+  tune_part.name = held_part.name = trace.name;
+  {
+    const double mid = timed ? trace.requests.front().arrival_s + trace.Span() / 2 : 0;
+    for (std::size_t i = 0; i < trace.requests.size(); ++i) {
+      const batching::Request& r = trace.requests[i];
+      const bool tune = timed ? r.arrival_s < mid : i % 2 == 0;
+      batching::Trace& part = tune ? tune_part : held_part;
+      batching::Request q = r;
+      q.id = static_cast<std::uint32_t>(part.requests.size());
+      part.requests.push_back(q);
+    }
+    if (held_part.requests.empty()) held_part = tune_part;  // a one-request trace: nothing to hold out
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(res.workload, BucketTrace(tune_part, grid, model.max_context));
   const Workload& w = res.workload;
   res.rate_rps = cfg.rate_rps > 0 ? cfg.rate_rps : (w.rate_rps > 0 ? w.rate_rps : 1.0);
   if (!curve.empty()) {
     res.rate_rps = 0;
     for (const CurvePoint& p : curve) res.rate_rps = std::max(res.rate_rps, p.rate_rps);  // plan the peak
   }
-  say(fmt::format("trace {}: {} requests ({} exceed the {}-token context), {:.3f} req/s planned", w.name,
-                  w.total, w.over_context, model.max_context, res.rate_rps));
+  say(fmt::format("trace {}: {} requests in the tuning half ({} exceed the {}-token context), {} held out, "
+                  "{:.3f} req/s planned",
+                  w.name, w.total, w.over_context, model.max_context, held_part.requests.size(), res.rate_rps));
   std::vector<bool> needed(w.fraction.size());
   for (std::size_t b = 0; b < needed.size(); ++b) needed[b] = w.fraction[b] > 0;
   // Capacity profiles.
@@ -393,29 +451,16 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
   // (the burst factor is tuned on it) and a held-out half (the attainment reported). Lengths-only
   // traces get two Poisson draws of verify_s / 2 seconds each.
   batching::Trace calib, held;
-  {
-    auto cut = [](const batching::Trace& t, double lo, double hi) {
-      batching::Trace out;
-      out.name = t.name;
-      for (const batching::Request& r : t.requests) {
-        if (r.arrival_s >= lo && r.arrival_s < hi) {
-          batching::Request q = r;
-          q.id = static_cast<std::uint32_t>(out.requests.size());
-          out.requests.push_back(q);
-        }
-      }
-      return out;
-    };
-    if (lengths_only || w.rate_rps <= 0) {
-      const auto count = static_cast<std::size_t>(std::max(200.0, res.rate_rps * cfg.verify_s / 2));
-      calib = batching::PoissonTrace(trace, res.rate_rps, count, cfg.seed);
-      held = batching::PoissonTrace(trace, res.rate_rps, count, cfg.seed + 1);
-    } else {
-      const batching::Trace scaled = batching::ScaleRate(trace, res.rate_rps / w.rate_rps);
-      const double t0 = scaled.requests.front().arrival_s, mid = t0 + scaled.Span() / 2;
-      calib = cut(scaled, t0, mid);
-      held = cut(scaled, mid, std::numeric_limits<double>::infinity());
-    }
+  if (!timed || w.rate_rps <= 0) {
+    const auto count = static_cast<std::size_t>(std::max(200.0, res.rate_rps * cfg.verify_s / 2));
+    calib = batching::PoissonTrace(tune_part, res.rate_rps, count, cfg.seed);
+    held = batching::PoissonTrace(held_part, res.rate_rps, count, cfg.seed + 1);
+  } else {
+    // Both halves sped up by the same factor: the tuning half's rate -> the planned rate (the
+    // held-out half keeps its own rate relative to it).
+    const double f = res.rate_rps / w.rate_rps;
+    calib = batching::ScaleRate(tune_part, f);
+    held = batching::ScaleRate(held_part, f);
   }
   std::vector<std::unique_ptr<Engine>> engines;
   for (const auto& s : specs) {
@@ -441,7 +486,7 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
       const AllocationProblem q = scaled(base, out.factor);
       SEEDANCE_ASSIGN_OR_RETURN(out.alloc, solve(q));
       if (!cfg.calibrate || !cfg.verify) return out;
-      SEEDANCE_ASSIGN_OR_RETURN(out.calib, Verify(ctx, q, out.alloc, calib));
+      SEEDANCE_ASSIGN_OR_RETURN(out.calib, Verify(ctx, q, out.alloc, calib, cfg.router));
       say(fmt::format("calibrate {}: x{:.3f} -> ${:.4f}/h, {:.2f}% on the calibration half", what, out.factor,
                       out.alloc.usd_per_hour, 100 * out.calib.slo_attainment));
       if (out.calib.slo_attainment >= cfg.target_attainment || step >= 20) return out;
@@ -478,7 +523,7 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
                                         res.mean_rate.single[static_cast<std::size_t>(res.mean_rate.best_single)].usd_per_hour);
   }
   if (cfg.verify) {
-    SEEDANCE_ASSIGN_OR_RETURN(Verification mv, Verify(ctx, od, mean_alloc, held));
+    SEEDANCE_ASSIGN_OR_RETURN(Verification mv, Verify(ctx, od, mean_alloc, held, cfg.router));
     res.mean_rate.held_out_attainment = mv.slo_attainment;
     say(fmt::format("mean-rate plan (Mélange's way): ${:.4f}/h, {:.2f}% on the held-out half", mean_alloc.usd_per_hour,
                     100 * mv.slo_attainment));
@@ -624,8 +669,18 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
       fmt::format("requests over the model's {}-token context ({} of {}) cannot be served by any GPU and are "
                   "left out of the plan and of the attainment",
                   model.max_context, w.over_context, w.total),
-      "routing: a request's bucket (prompt and output length, as Mélange's load balancer uses) picks the GPU "
-      "type by the plan's slice shares (smooth weighted round robin), then the least-loaded GPU of that type",
+      cfg.router == kRouterInput
+          ? std::string("routing (calibration and replay): by prompt length only (no output-length oracle): a "
+                        "request's input bucket picks the GPU type by the plan's slices summed over that input "
+                        "bucket's output buckets (smooth weighted round robin), then the least-loaded GPU of that "
+                        "type (load estimated with the input bucket's planned mean service time)")
+          : std::string("routing (calibration and replay): output-length ORACLE, as Mélange's load balancer: a "
+                        "request's bucket (prompt and true output length) picks the GPU type by the plan's slice "
+                        "shares (smooth weighted round robin), then the least-loaded GPU of that type"),
+      timed ? std::string("the plan (bucket histogram, rate, burst calibration) sees only the tuning half: the trace's "
+                          "first half in time; the held-out second half is only replayed")
+            : std::string("the plan (bucket histogram, burst calibration) sees only the tuning half: the even rows of "
+                          "the lengths-only trace; the held-out odd rows are only replayed (Poisson arrivals)"),
   };
   if (cfg.spot) {
     res.assumptions.push_back(std::string(
@@ -638,9 +693,9 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
   }
   res.assumptions.push_back(fmt::format(
       "bursts: the plan is sized for the rate x {:.3f}, the smallest factor 1.15^k whose fleet kept >= {:.1f}% of "
-      "the calibration half (the trace's first half in time; Poisson draw seed {} for a lengths-only trace) "
+      "the tuning half (Poisson draw seed {} for a lengths-only trace) "
       "within both SLOs; each single-type baseline gets its own factor the same way; the attainment "
-      "reported is the held-out second half's (seed {})",
+      "reported is the held-out half's (seed {})",
       chosen.factor, 100 * cfg.target_attainment, cfg.seed, cfg.seed + 1));
   if (res.has_day) {
     res.assumptions.push_back(fmt::format(
@@ -650,10 +705,14 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
   }
   if (!cfg.verify) return res;
   say("verifying the plan by replay on the held-out half");
-  SEEDANCE_ASSIGN_OR_RETURN(res.verified, Verify(ctx, final_problem, alloc, held));
+  SEEDANCE_ASSIGN_OR_RETURN(res.verified, Verify(ctx, final_problem, alloc, held, cfg.router));
   res.verified_run = true;
-  say(fmt::format("replay: {} of {} servable requests within both SLOs ({:.2f}%)", res.verified.met,
-                  res.verified.servable, 100 * res.verified.slo_attainment));
+  say(fmt::format("replay ({} router): {} of {} servable requests within both SLOs ({:.2f}%)", cfg.router,
+                  res.verified.met, res.verified.servable, 100 * res.verified.slo_attainment));
+  res.other_router = cfg.router == kRouterInput ? kRouterOutputOracle : kRouterInput;
+  SEEDANCE_ASSIGN_OR_RETURN(res.verified_other_router, Verify(ctx, final_problem, alloc, held, res.other_router));
+  say(fmt::format("replay of the same fleet with the {} router: {:.2f}%", res.other_router,
+                  100 * res.verified_other_router.slo_attainment));
   return res;
 }
 
@@ -731,6 +790,14 @@ std::string PlanJson(const PlanResult& r) {
   j["saving_pct"] = r.saving_pct;
   j["max_saving_pct"] = r.max_saving_pct;
   j["verified_slo_attainment"] = r.verified_run ? json(r.verified.slo_attainment) : json(nullptr);
+  if (!r.melange_input) {
+    j["router"] = r.config.router;
+    if (r.verified_run) {
+      // The same fleet on the held-out half under both routers (output-oracle = Mélange's).
+      j["held_out_slo_attainment_by_router"] = {{r.config.router, r.verified.slo_attainment},
+                                                {r.other_router, r.verified_other_router.slo_attainment}};
+    }
+  }
   if (!r.melange_input) {
     j["burst_factor"] = r.burst_factor;
     j["calibration_slo_attainment"] = r.calibration_attainment;

@@ -13,6 +13,15 @@
 // batching engine measured, verified by replaying the trace on the chosen fleet.
 namespace seedance::planner {
 
+// Routers of the verification replay (and of the burst calibration). kRouterInput, the default,
+// knows what a real router knows when a request arrives: its prompt length. It routes by input
+// bucket, each input row's traffic split over GPU types in proportion to the plan's slices
+// summed over that row's output buckets (smooth weighted round robin, ties to the lower option).
+// kRouterOutputOracle is Mélange's load balancer: it also knows the request's true output length
+// and routes by the full (input, output) bucket, an oracle no real router has.
+inline constexpr const char* kRouterInput = "input";
+inline constexpr const char* kRouterOutputOracle = "output-oracle";
+
 struct PlanConfig {
   std::string data_dir;
   std::string trace = "conv";        // path, or bundled: conv | code (Azure), arena (Mélange's Arena lengths)
@@ -35,6 +44,7 @@ struct PlanConfig {
   // period (GPUs added at a boundary are billed from cold_start_s before it).
   std::string rate_curve;
   double cold_start_s = 180;
+  std::string router = kRouterInput;  // input | output-oracle (see above)
   bool calibrate = true;             // size for bursts: raise the planned rate until the replay holds
   double target_attainment = 0.995;  // on the calibration half
 };
@@ -116,6 +126,10 @@ struct PlanResult {
   std::vector<CostPoint> curve;
   Verification verified;
   bool verified_run = false;
+  // The same fleet replayed on the held-out half with the other router (output-oracle when the
+  // plan was made with the input router, and vice versa), for comparison.
+  std::string other_router;
+  Verification verified_other_router;
   std::vector<std::string> assumptions;    // every modelling assumption behind the figures
 };
 

@@ -1,5 +1,6 @@
 // The planner on the bundled traces (claims 2 and 3 of issue 16): every plan verified on the
-// held-out half of its trace; bursts sized on the first half; spot with a real availability
+// held-out half of its trace (the plan built from the tuning half only, routed by prompt length
+// only); bursts sized on the tuning half; spot with a real availability
 // series. About 20 s with a cold profile cache, hence slow.
 #include <filesystem>
 
@@ -25,6 +26,10 @@ PlanConfig Config(const std::string& trace, double rate) {
 void ExpectVerifiedAndNoWorseThanBestSingle(const PlanResult& r) {
   EXPECT_TRUE(r.verified_run);
   EXPECT_GE(r.verified.slo_attainment, 0.995) << r.config.trace;
+  // Held out, routed without the output-length oracle; Mélange's oracle router on the same fleet.
+  EXPECT_EQ(r.config.router, kRouterInput);
+  EXPECT_EQ(r.other_router, kRouterOutputOracle);
+  EXPECT_GE(r.verified_other_router.slo_attainment, 0.99) << r.config.trace;
   ASSERT_GE(r.best_single, 0);
   EXPECT_LE(r.usd_per_hour, r.single[static_cast<std::size_t>(r.best_single)].usd_per_hour + 1e-9);
   EXPECT_GE(r.saving_pct, 0);

@@ -103,9 +103,47 @@ TEST(PlanTest, SmallTracePlanIsVerifiedAndDeterministic) {
   ASSERT_TRUE(again.has_value());
   EXPECT_EQ(PlanJson(*r), PlanJson(*again));
   const std::string json = PlanJson(*r);
-  for (const char* key : {"\"mix\"", "\"usd_per_hour\"", "\"best_single\"", "\"saving_pct\"", "\"verified_slo_attainment\""}) {
+  for (const char* key : {"\"mix\"", "\"usd_per_hour\"", "\"best_single\"", "\"saving_pct\"", "\"verified_slo_attainment\"",
+                          "\"held_out_slo_attainment_by_router\"", "\"output-oracle\""}) {
     EXPECT_NE(json.find(key), std::string::npos) << key;
   }
+}
+
+// The plan sees only the tuning half (even rows of a lengths-only trace): 25 of the 50 rows.
+// Mélange's output-length oracle router is kept as an option and checked on the held-out half too.
+TEST(PlanTest, TuningHalfOnlyAndBothRouters) {
+  const std::string dir = TempDir("routers");
+  PlanConfig c = SmallConfig(dir);
+  c.router = kRouterOutputOracle;
+  auto r = Plan(c, nullptr);
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  EXPECT_EQ(r->workload.total, 25);
+  EXPECT_EQ(r->other_router, kRouterInput);
+  EXPECT_GE(r->verified.slo_attainment, c.target_attainment);
+  c.router = "by-magic";
+  r = Plan(c, nullptr);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.error().message().find("--router 'by-magic'"), std::string::npos) << r.error().message();
+}
+
+// No held-out leak: a request size that only the held-out rows (odd) have is not in the plan's
+// histogram, so the fleet has no route for it and the held-out attainment shows the miss.
+TEST(PlanTest, HeldOutOnlySizesAreNotPlannedFor) {
+  const std::string dir = TempDir("leak");
+  std::string text = "num_prefill_tokens,num_decode_tokens\n";
+  for (int i = 0; i < 50; ++i) text += (i % 2 == 1 && i % 5 == 0) ? "900,200\n" : "80,60\n";  // 5 odd rows
+  ASSERT_TRUE(WriteFileAtomically(dir + "/leak.csv", text).ok());
+  PlanConfig c = SmallConfig(dir);
+  c.trace = dir + "/leak.csv";
+  auto r = Plan(c, nullptr);
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  const int big = r->workload.grid.BucketOf(900, 200);
+  ASSERT_GE(big, 0);
+  EXPECT_EQ(r->workload.requests[static_cast<std::size_t>(big)], 0);
+  EXPECT_EQ(r->workload.total, 25);
+  EXPECT_LT(r->verified.slo_attainment, 0.95);  // about 1 in 5 held-out draws has no planned route
+  EXPECT_GT(r->verified.slo_attainment, 0.5);
 }
 
 TEST(PlanTest, BadInputIsNamed) {

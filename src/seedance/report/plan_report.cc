@@ -67,13 +67,16 @@ std::string FormatPlanTable(const planner::PlanResult& r) {
                      r.day.single_gpu, r.day.autoscaled_single_usd);
   }
   if (r.verified_run) {
-    s += fmt::format("  verified by replay (held-out half): {:.2f}% of {} servable requests within both SLOs", 100 * r.verified.slo_attainment,
-                     r.verified.servable);
+    s += fmt::format("  verified by replay (held-out half, {} router): {:.2f}% of {} servable requests within both SLOs",
+                     r.config.router, 100 * r.verified.slo_attainment, r.verified.servable);
     if (r.config.spot) {
       s += fmt::format(" ({} spot GPUs lost, {} requests lost with them)", r.verified.preemptions,
                        r.verified.lost_to_preemption);
     }
     s += "\n";
+    s += fmt::format("  same fleet, {} router{}: {:.2f}%\n", r.other_router,
+                     r.other_router == planner::kRouterOutputOracle ? " (Mélange's, an oracle on output length)" : "",
+                     100 * r.verified_other_router.slo_attainment);
   }
   return s;
 }
@@ -92,8 +95,10 @@ std::string PlanHtml(const planner::PlanResult& r) {
                    "(at most {:.1f}%).</p>\n",
                    r.usd_per_hour, r.lower_bound_usd_per_hour, r.saving_pct, r.max_saving_pct);
   if (r.verified_run) {
-    h += fmt::format("<p>Verified by replay: {:.2f}% of {} servable requests within both SLOs.</p>\n",
-                     100 * r.verified.slo_attainment, r.verified.servable);
+    h += fmt::format("<p>Verified by replay on the held-out half ({} router): {:.2f}% of {} servable requests within "
+                     "both SLOs; the same fleet with the {} router: {:.2f}%.</p>\n",
+                     HtmlEscape(r.config.router), 100 * r.verified.slo_attainment, r.verified.servable,
+                     HtmlEscape(r.other_router), 100 * r.verified_other_router.slo_attainment);
   }
   if (!r.curve.empty()) {
     LineChartSpec spec;
