@@ -70,7 +70,7 @@ int Run(const SlurmFlags& f) {
     ledger = std::move(*l);
   }
   SystemClock clock;
-  slurm::ProcessRunner runner;
+  ProcessRunner runner;
   auto created = slurm::Controller::Create(cc, runner, clock, *prices, ledger.get());
   if (!created.has_value()) return ReportError(created.error());
   slurm::Controller& c = **created;

@@ -150,7 +150,7 @@ int Run(const Flags& f) {
     o.max_attempts = f.max_attempts;
     o.poll_s = *poll;
     o.time_limit = f.time_limit;
-    sweep::ProcessRunner runner;
+    ProcessRunner runner;
     sweep::RealSleeper sleeper;
     auto report = sweep::RunOnSlurm(*plan, dir, todo, o, runner, sleeper, progress);
     if (!report.has_value()) return ReportError(report.error());

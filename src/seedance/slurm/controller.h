@@ -15,7 +15,7 @@
 #include "seedance/ledger/ledger.h"
 #include "seedance/sched/placement_policy.h"
 #include "seedance/sim/config.h"
-#include "seedance/slurm/command_runner.h"
+#include "seedance/core/process.h"
 #include "seedance/slurm/slurm_json.h"
 #include "seedance/tenancy/admission.h"
 #include "seedance/tenancy/fairness.h"

@@ -1,10 +1,5 @@
 #include "seedance/sweep/slurm_array.h"
 
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -16,8 +11,6 @@
 #include <thread>
 
 #include "seedance/core/file_util.h"
-
-extern char** environ;
 
 namespace seedance::sweep {
 namespace {
@@ -124,65 +117,6 @@ Result<std::size_t> WaitForArray(const std::string& job, const std::string& dir,
 }
 
 }  // namespace
-
-Result<CommandResult> ProcessRunner::Run(const std::vector<std::string>& argv) {
-  if (argv.empty()) return InvalidArgumentError("empty command");
-  int out_pipe[2], err_pipe[2];
-  if (::pipe(out_pipe) != 0) return UnavailableError("pipe: " + std::string(std::strerror(errno)));
-  if (::pipe(err_pipe) != 0) {
-    ::close(out_pipe[0]);
-    ::close(out_pipe[1]);
-    return UnavailableError("pipe: " + std::string(std::strerror(errno)));
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
-  for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) posix_spawn_file_actions_addclose(&actions, fd);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (rc != 0) {
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    return UnavailableError(argv[0] + ": cannot start: " + std::strerror(rc));
-  }
-  CommandResult r;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&r.out, &r.err};
-  int open = 2;
-  char buf[4096];
-  while (open > 0) {
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) {
-        sinks[i]->append(buf, static_cast<std::size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open;
-      }
-    }
-  }
-  for (auto& f : fds) {
-    if (f.fd >= 0) ::close(f.fd);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  return r;
-}
 
 void RealSleeper::Sleep(double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));

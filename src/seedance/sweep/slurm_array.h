@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "seedance/core/clock.h"
+#include "seedance/core/process.h"
 #include "seedance/core/status.h"
 #include "seedance/sweep/sweep.h"
 
@@ -14,26 +15,6 @@ namespace seedance::sweep {
 // node (the same binary, by absolute path; the nodes share DIR). The cells directory is the one
 // truth: a task that Slurm kills, requeues or never starts leaves no cell file, and the driver
 // resubmits what is missing.
-
-struct CommandResult {
-  int exit_code = 0;
-  std::string out;
-  std::string err;
-};
-
-// Runs a command (sbatch, squeue, scontrol); injected so tests can play Slurm.
-class CommandRunner {
- public:
-  virtual ~CommandRunner() = default;
-  // Errors: kUnavailable when the command cannot be started. A non-zero exit is a result.
-  virtual Result<CommandResult> Run(const std::vector<std::string>& argv) = 0;
-};
-
-// Starts argv[0] from PATH (posix_spawnp) and collects its stdout and stderr.
-class ProcessRunner final : public CommandRunner {
- public:
-  Result<CommandResult> Run(const std::vector<std::string>& argv) override;
-};
 
 // Waits between polls; injected so tests do not sleep.
 class Sleeper {

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "seedance/core/clock.h"
-#include "seedance/slurm/command_runner.h"
+#include "seedance/core/process.h"
 
 namespace seedance::slurm::testing {
 

@@ -5,18 +5,18 @@
 
 #include "seedance/core/status.h"
 
-namespace seedance::slurm {
+namespace seedance {
 
-// What one Slurm client command printed and how it exited.
+// What one command printed and how it exited.
 struct CommandResult {
   int exit_code = 0;
   std::string out;
   std::string err;
 };
 
-// Runs Slurm's client commands (squeue, sinfo, scontrol, sacct). The controller talks to Slurm only
-// through this interface, so tests answer with canned output (FakeSlurm in the tests) and the CLI
-// with the real binaries.
+// Runs external commands (Slurm's squeue, sinfo, scontrol, sacct, sbatch). Drivers talk to such
+// peers only through this interface, so tests answer with canned output (slurm's FakeSlurm, the
+// sweep's fake Slurm) and the CLI with the real binaries.
 class CommandRunner {
  public:
   virtual ~CommandRunner() = default;
@@ -27,7 +27,7 @@ class CommandRunner {
 };
 
 // Runs real processes (fork + execvp), reading stdout and stderr; the environment is inherited,
-// so SLURM_CONF selects the cluster. A command running past `timeout_s` is killed (SIGKILL) and
+// so e.g. SLURM_CONF selects a Slurm cluster. A command running past `timeout_s` is killed (SIGKILL) and
 // reported as kUnavailable.
 class ProcessRunner final : public CommandRunner {
  public:
@@ -41,4 +41,4 @@ class ProcessRunner final : public CommandRunner {
 // "scontrol update jobid=4 'comment=a b'": argv joined for logs, words with spaces or quotes quoted.
 std::string JoinArgv(const std::vector<std::string>& argv);
 
-}  // namespace seedance::slurm
+}  // namespace seedance

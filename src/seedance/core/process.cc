@@ -1,4 +1,4 @@
-#include "seedance/slurm/command_runner.h"
+#include "seedance/core/process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -10,7 +10,7 @@
 #include <chrono>
 #include <cstring>
 
-namespace seedance::slurm {
+namespace seedance {
 
 std::string JoinArgv(const std::vector<std::string>& argv) {
   std::string out;
@@ -107,4 +107,4 @@ Result<CommandResult> ProcessRunner::Run(const std::vector<std::string>& argv) {
   return r;
 }
 
-}  // namespace seedance::slurm
+}  // namespace seedance
