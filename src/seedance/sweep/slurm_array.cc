@@ -125,7 +125,11 @@ void RealSleeper::Sleep(double seconds) {
 std::vector<std::string> SbatchCommand(const SlurmOptions& options, const std::string& dir, int attempt,
                                        std::size_t tasks) {
   std::string array = "--array=0-" + std::to_string(tasks - 1);
-  if (options.array_limit > 0) array += "%" + std::to_string(options.array_limit);
+  if (options.array_limit > 0) {
+    // Appended in two steps: GCC 12 at -O3 reports a false -Wrestrict on `"%" + std::to_string(...)`.
+    array += '%';
+    array += std::to_string(options.array_limit);
+  }
   std::vector<std::string> cmd = {"sbatch",
                                   "--parsable",
                                   "--job-name=seedance-sweep",
