@@ -8,10 +8,11 @@ set -euo pipefail
 SEEDANCE=${1:?usage: sweep_slurm_test.sh SEEDANCE WORK}
 WORK=${2:?usage: sweep_slurm_test.sh SEEDANCE WORK}
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../../scripts/testlib/peer.sh"
 for c in munged mungekey slurmctld slurmd sbatch squeue scontrol scancel sinfo; do
-  command -v "$c" >/dev/null || { echo "SKIP: $c is not installed (munge slurmctld slurmd slurm-client)"; exit 77; }
+  command -v "$c" >/dev/null || peer_missing "$c is not installed (munge slurmctld slurmd slurm-client)"
 done
-[ "$(id -u)" = 0 ] || { echo "SKIP: slurm-up.sh needs root"; exit 77; }
+[ "$(id -u)" = 0 ] || peer_missing "slurm-up.sh needs root"
 export CTLD_PORT=26817 NODE_PORT0=27000
 BASE=$WORK/cluster
 fail() { echo "FAIL: $*" >&2; exit 1; }

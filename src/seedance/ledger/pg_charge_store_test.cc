@@ -10,6 +10,7 @@
 #include <map>
 
 #include "seedance/core/rng.h"
+#include "seedance/core/testing/require_peer.h"
 
 namespace seedance::ledger {
 namespace {
@@ -23,7 +24,7 @@ TEST(PgChargeStoreTest, UnreachableServerIsUnavailable) {
 }
 
 TEST(PgChargeStoreTest, RecordsReconcilesAndMatchesTheSqliteLedger) {
-  if (Conn() == nullptr) GTEST_SKIP() << "SEEDANCE_PG_CONN not set (run through pg_test.sh)";
+  SEEDANCE_SKIP_WITHOUT_PEER(Conn() == nullptr) << "SEEDANCE_PG_CONN not set (run through pg_test.sh)";
   auto pg = PgChargeStore::Open(Conn());
   ASSERT_TRUE(pg.has_value()) << pg.error().ToString();
   ASSERT_TRUE((*pg)->Clear().ok());

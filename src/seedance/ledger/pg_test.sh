@@ -5,22 +5,23 @@
 # Usage: pg_test.sh TEST_BINARY WORKDIR
 set -uo pipefail
 test_bin=$1 work=$2
+. "$(dirname "$0")/../../../scripts/testlib/peer.sh"
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then echo "SKIP: no PostgreSQL server installed"; exit 77; fi
+if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then peer_missing "no PostgreSQL server installed"; fi
 rm -rf "$work" && mkdir -p "$work" && chmod 700 "$work"
 port=$((15000 + $$ % 2000))   # below the ephemeral range
 as_pg=()
 if [ "$(id -u)" = 0 ]; then
-  if ! id postgres >/dev/null 2>&1; then echo "SKIP: running as root without a postgres user"; exit 77; fi
+  if ! id postgres >/dev/null 2>&1; then peer_missing "running as root without a postgres user"; fi
   chown postgres:postgres "$work"
   as_pg=(runuser -u postgres --)
 fi
 if ! "${as_pg[@]}" "$bin/initdb" -D "$work/data" -A trust -U postgres -E UTF8 --no-sync >"$work/initdb.log" 2>&1; then
-  echo "SKIP: initdb failed"; cat "$work/initdb.log"; exit 77
+  cat "$work/initdb.log"; peer_missing "initdb failed"
 fi
 if ! "${as_pg[@]}" "$bin/pg_ctl" -D "$work/data" -l "$work/server.log" -w -t 30 \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $work -c fsync=off" start >/dev/null; then
-  echo "SKIP: PostgreSQL did not start"; cat "$work/server.log"; exit 77
+  cat "$work/server.log"; peer_missing "PostgreSQL did not start"
 fi
 trap '"${as_pg[@]}" "$bin/pg_ctl" -D "$work/data" -m fast -w stop >/dev/null 2>&1' EXIT
 SEEDANCE_PG_CONN="host=127.0.0.1 port=$port user=postgres dbname=postgres" "$test_bin"

@@ -8,7 +8,8 @@
 set -euo pipefail
 seedance=$1
 work=${2:-$(mktemp -d)}
-command -v curl >/dev/null && command -v sqlite3 >/dev/null || { echo "SKIP: needs curl and sqlite3"; exit 77; }
+. "$(dirname "$0")/../../../scripts/testlib/peer.sh"
+command -v curl >/dev/null && command -v sqlite3 >/dev/null || peer_missing "needs curl and sqlite3"
 rm -rf "$work" && mkdir -p "$work"
 db=$work/ledger.db
 points=200

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "seedance/server/testing/test_server.h"
+#include "seedance/core/testing/require_peer.h"
 
 extern char** environ;
 
@@ -77,7 +78,7 @@ std::optional<double> Query(httplib::Client& prom, const std::string& query) {
 }
 
 TEST(PrometheusPeerTest, PrometheusScrapesTheCountersBack) {
-  if (std::system("command -v prometheus >/dev/null 2>&1") != 0) GTEST_SKIP() << "prometheus not on PATH";
+  SEEDANCE_SKIP_WITHOUT_PEER(std::system("command -v prometheus >/dev/null 2>&1") != 0) << "prometheus not on PATH";
   auto s = testing::StartTestServer({}, [] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();

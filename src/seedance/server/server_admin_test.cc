@@ -15,6 +15,7 @@
 #include "seedance/server/http_server.h"
 #include "seedance/server/testing/test_server.h"
 #include "seedance/telemetry/parse.h"
+#include "seedance/core/testing/require_peer.h"
 
 namespace seedance::server {
 namespace {
@@ -318,7 +319,7 @@ bool MakeCertificates(const std::string& dir) {
 }
 
 TEST(ServerAdminTest, MutualTlsRefusesClientsWithoutACertificate) {
-  if (std::system("command -v openssl >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl CLI not on PATH";
+  SEEDANCE_SKIP_WITHOUT_PEER(std::system("command -v openssl >/dev/null 2>&1") != 0) << "openssl CLI not on PATH";
   const std::string dir = TestDir();
   ASSERT_TRUE(MakeCertificates(dir));
   ServerOptions o;

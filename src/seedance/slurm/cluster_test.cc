@@ -20,6 +20,7 @@
 #include "seedance/sim/tenancy_replay.h"
 #include "seedance/slurm/controller.h"
 #include "seedance/gpu/catalog.h"
+#include "seedance/core/testing/require_peer.h"
 
 namespace seedance::slurm {
 namespace {
@@ -79,7 +80,7 @@ class SlurmCluster : public ::testing::Test {
     Sh("sacctmgr -i add user root Account=gold,bronze,burn >/dev/null 2>&1");
   }
   void SetUp() override {
-    if (Base().empty()) GTEST_SKIP() << "SLURM_BASE not set: run through cluster_test.sh";
+    SEEDANCE_SKIP_WITHOUT_PEER(Base().empty()) << "SLURM_BASE not set: run through cluster_test.sh";
     Sh("scancel --user=root; for i in $(seq 100); do [ -z \"$(squeue -h)\" ] && break; sleep 0.2; done");
     auto p = cost::PriceTable::LoadFile(cost::BundledPriceTablePath());
     ASSERT_TRUE(p.has_value());

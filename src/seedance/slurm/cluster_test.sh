@@ -6,11 +6,12 @@
 set -uo pipefail
 BIN=$(realpath "$1"); WORK=$(realpath -m "$2"); shift 2
 SRC=$(cd "$(dirname "$0")/../../.." && pwd)
+. "$SRC/scripts/testlib/peer.sh"
 for c in slurmctld slurmd slurmdbd mariadbd mariadb-install-db munged mungekey sbatch sacctmgr sacct unshare ip ss; do
-  command -v "$c" >/dev/null 2>&1 || { echo "SKIP: $c is not installed (apt-get install munge slurmctld slurmd slurm-client slurmdbd mariadb-server)"; exit 77; }
+  command -v "$c" >/dev/null 2>&1 || peer_missing "$c is not installed (apt-get install munge slurmctld slurmd slurm-client slurmdbd mariadb-server)"
 done
-[ "$(id -u)" = 0 ] || { echo "SKIP: the Slurm test cluster needs root"; exit 77; }
-unshare --net true 2>/dev/null || { echo "SKIP: cannot create a network namespace (unshare --net)"; exit 77; }
+[ "$(id -u)" = 0 ] || peer_missing "the Slurm test cluster needs root"
+unshare --net true 2>/dev/null || peer_missing "cannot create a network namespace (unshare --net)"
 rm -rf "$WORK"; mkdir -p "$WORK"
 export BIN WORK SRC GTEST_ARGS="$*"
 unshare --net bash -c '
