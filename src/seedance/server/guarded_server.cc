@@ -306,12 +306,14 @@ class Guarded final : public Base {
                           "more than " + std::to_string(limits_.connections_per_client) +
                               " open connections from " + client,
                           ""));
+        LingeringClose(sock, 0);  // no waiting: a flood of refused connections must stay cheap
       }
       Close(sock);
       return false;
     }
     SSL* ssl = nullptr;
     bool handshake_ok = true;
+    bool linger = false;
     if constexpr (kTls) {
       ssl = SSL_new(this->ssl_context());
       handshake_ok = ssl != nullptr && SSL_set_fd(ssl, sock) == 1 && Handshake(ssl, sock, client);
@@ -327,8 +329,8 @@ class Guarded final : public Base {
         });
         if (const char* v = strm.violation(); v != nullptr) {
           if (hook_) hook_(v, client);
-          // Without a request line there is nothing to answer (an idle or silent connection).
           strm.WriteAll(ViolationAnswer(v, limits_));
+          linger = true;
           ret = false;
           break;
         }
@@ -337,9 +339,25 @@ class Guarded final : public Base {
       if (ssl != nullptr) SSL_shutdown(ssl);
     }
     if (ssl != nullptr) SSL_free(ssl);
+    if (linger) LingeringClose(sock, 250);
     Close(sock);
     table_.Leave(client);
     return ret;
+  }
+
+  // After an early answer the client may still be sending: closing with unread input would reset
+  // the connection and could destroy the answer in flight. Half-close, then drain what arrives
+  // for a moment (at most `wait_ms` and 1 MiB) before the caller closes.
+  static void LingeringClose(int sock, std::int64_t wait_ms) {
+    ::shutdown(sock, SHUT_WR);
+    const auto end = Clock::now() + std::chrono::milliseconds(wait_ms);
+    char sink[16 << 10];
+    std::size_t drained = 0;
+    while (drained < (1u << 20) && PollFor(sock, POLLIN, MsUntil(end))) {
+      const ssize_t n = ::recv(sock, sink, sizeof sink, 0);
+      if (n <= 0) break;
+      drained += static_cast<std::size_t>(n);
+    }
   }
 
   // Waits for the next request's first byte for up to the keep-alive timeout, watching for Stop.

@@ -355,6 +355,44 @@ TEST(ServerSecurity, SlowlorisCannotStarveOtherClients) {
   EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "header_timeout"}}), 16);
 }
 
+// 7.8 and finding 4: metric names and timestamps within bounds; distinct series capped (413
+// naming the cap, nothing of the batch stored, known series still accepted).
+TEST(ServerSecurity, TelemetryNamesTimestampsAndSeriesAreBounded) {
+  auto s = StartTestServer(WithConfig(TestDir(), "    max_series: 100\n"));
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  const httplib::Headers auth{{"Authorization", "Bearer s3cret"}};
+  auto post = [&](const std::string& text) { return c.Post("/v1/ingest/prom", auth, text, "text/plain"); };
+  auto field = [](const httplib::Result& r) { return json::parse(r->body, nullptr, false).value("field", ""); };
+
+  auto name = post(std::string(100'000, 'm') + " 1 1795950000000\n");
+  ASSERT_TRUE(name);
+  EXPECT_EQ(name->status, 400) << name->body.substr(0, 200);
+  EXPECT_EQ(field(name), "metric");
+  for (const char* ts : {"-9223372036854775807", "-1", "9000000000000000"}) {
+    auto r = post(std::string("m{a=\"1\"} 1 ") + ts + "\n");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << ts << ": " << r->body;
+    EXPECT_EQ(field(r), "timestamp") << ts;
+  }
+
+  auto series = [](int from, int to) {
+    std::string text;
+    for (int i = from; i < to; ++i) text += "m{gpu=\"" + std::to_string(i) + "\"} 1 1795950000000\n";
+    return text;
+  };
+  auto first = post(series(0, 100));
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200) << first->body;
+  auto over = post(series(50, 150));  // 50 known, 50 new
+  ASSERT_TRUE(over);
+  EXPECT_EQ(over->status, 413) << over->body;
+  EXPECT_NE(over->body.find("server.limits.max_series"), std::string::npos) << over->body;
+  auto known = post(series(0, 100));
+  ASSERT_TRUE(known);
+  EXPECT_EQ(known->status, 200) << known->body;
+}
+
 // A whole-route auth matrix: every route x {no auth, bad token, good token}. Reads are open;
 // writes need the token except kube-scheduler's pure verbs.
 TEST(ServerSecurity, AuthMatrixOnEveryRoute) {
