@@ -166,9 +166,9 @@ TEST(ServerSecurity, AnonymousFiltersAreCappedInBytes) {
   ExtenderHarness h(ServerConfig::Defaults(), o);
   ASSERT_EQ(h.Post("/v1/nodes", NodeJson(GpuNode("gpu-a", 8))).first, 200);
   std::vector<std::string> names;
-  for (int i = 0; i < 64; ++i) names.push_back("n-" + std::string(240, 'x') + std::to_string(i));
+  for (int i = 0; i < 32; ++i) names.push_back("n-" + std::string(240, 'x') + std::to_string(i));
   const long rss_before = RssBytes();
-  for (int i = 0; i < 400; ++i) {
+  for (int i = 0; i < 300; ++i) {
     json pod = PodJson(GpuPod("p" + std::to_string(i) + std::string(240, 'q'), 1), "ml", "uid-" + std::to_string(i));
     pod["metadata"]["annotations"]["junk"] = std::string(200 << 10, 'j');  // 200 KiB, under Kubernetes' 256
     auto [code, body] = h.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", names}});
@@ -177,22 +177,22 @@ TEST(ServerSecurity, AnonymousFiltersAreCappedInBytes) {
   auto retained = [&](const char* what, const char* unit) {
     return h.app.metrics.Value(std::string("seedance_extender_retained_") + unit, {{"what", what}});
   };
-  // Annotations are not kept (400 x 200 KiB would be 80 MB); both maps stay within their caps.
+  // Annotations are not kept (300 x 200 KiB would be 60 MB); both maps stay within their caps.
   EXPECT_GT(retained("seen_pods", "bytes"), 0);
   EXPECT_LE(retained("seen_pods", "bytes"), 128 << 10);
   EXPECT_LE(retained("decision_log", "bytes"), 256 << 10);
-  EXPECT_LT(retained("seen_pods", "entries"), 400);
-  EXPECT_LT(retained("decision_log", "entries"), 400);
+  EXPECT_LT(retained("seen_pods", "entries"), 300);
+  EXPECT_LT(retained("decision_log", "entries"), 300);
   EXPECT_LE(retained("pod_names", "entries"), retained("seen_pods", "entries"));
-  // Measured, not only estimated: 400 x 200 KiB of annotations kept would be 80 MB of RSS.
+  // Measured, not only estimated: 300 x 200 KiB of annotations kept would be 60 MB of RSS.
   const long grown = RssBytes() - rss_before;
   RecordProperty("rss_growth_bytes", std::to_string(grown));
   EXPECT_LT(grown, 40l << 20) << "RSS grew by " << grown << " bytes";
   EXPECT_GT(h.app.metrics.Value("seedance_extender_evictions_total", {{"what", "seen_pod_bytes"}}), 0);
   EXPECT_GT(h.app.metrics.Value("seedance_extender_evictions_total", {{"what", "decision_log_bytes"}}), 0);
   // The newest pod can still bind (it is the one kube-scheduler is binding now).
-  auto [bc, bind] = h.Post("/extender/bind", json{{"PodName", "p399" + std::string(240, 'q')}, {"PodNamespace", "ml"},
-                                                  {"PodUID", "uid-399"}, {"Node", "gpu-a"}});
+  auto [bc, bind] = h.Post("/extender/bind", json{{"PodName", "p299" + std::string(240, 'q')}, {"PodNamespace", "ml"},
+                                                  {"PodUID", "uid-299"}, {"Node", "gpu-a"}});
   EXPECT_EQ(bind["Error"], "");
 }
 
