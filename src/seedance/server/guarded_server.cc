@@ -278,9 +278,18 @@ std::string ViolationAnswer(std::string_view what, const ConnectionLimits& l) {
                 "the request line and headers are over " + std::to_string(l.header_bytes) + " bytes", "");
 }
 
-template <class Base>
-class Guarded final : public Base {
+// What SetListenBacklog needs of a guarded server (the listening socket is protected).
+class ListenSocketAccess {
  public:
+  virtual ~ListenSocketAccess() = default;
+  virtual int ListenSocket() const = 0;
+};
+
+template <class Base>
+class Guarded final : public Base, public ListenSocketAccess {
+ public:
+  int ListenSocket() const override { return this->svr_sock_; }
+
   template <class... Args>
   Guarded(ConnectionLimits limits, RefusalHook hook, Args&&... args)
       : Base(std::forward<Args>(args)...), limits_(limits), hook_(std::move(hook)) {}
@@ -406,6 +415,12 @@ class Guarded final : public Base {
 };
 
 }  // namespace
+
+bool SetListenBacklog(httplib::Server& server, int backlog) {
+  const auto* access = dynamic_cast<const ListenSocketAccess*>(&server);
+  if (access == nullptr || access->ListenSocket() == INVALID_SOCKET) return false;
+  return ::listen(access->ListenSocket(), backlog) == 0;
+}
 
 std::unique_ptr<httplib::Server> MakeGuardedServer(const ConnectionLimits& limits, RefusalHook on_refusal) {
   return std::make_unique<Guarded<httplib::Server>>(limits, std::move(on_refusal));

@@ -41,6 +41,12 @@ struct ConnectionLimits {
 // "header_bytes", "header_count", "header_timeout", "connections_per_client".
 using RefusalHook = std::function<void(std::string_view reason, const std::string& client)>;
 
+// After bind_to_port / bind_to_any_port: raises the listen backlog from cpp-httplib's 5 to
+// `backlog`, so a burst of connections waits in the kernel's queue instead of SYN retries of a
+// second or more (which also let a few slow clients pace everyone's accepts). Only for servers
+// made below; returns false for others or when listen() fails.
+bool SetListenBacklog(httplib::Server& server, int backlog);
+
 std::unique_ptr<httplib::Server> MakeGuardedServer(const ConnectionLimits& limits, RefusalHook on_refusal);
 // `client_ca` empty: plain TLS. is_valid() is false when a file does not load.
 std::unique_ptr<httplib::Server> MakeGuardedSslServer(const std::string& cert, const std::string& key,

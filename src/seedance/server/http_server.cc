@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
@@ -343,6 +344,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
                               " (in use, or not an address of this host)");
     }
     server->port_ = options.port;
+  }
+  if (!SetListenBacklog(http, SOMAXCONN)) {
+    a.Log("warn", "listen_backlog", {{"message", "could not raise the listen backlog above cpp-httplib's 5"}});
   }
   if (impl.token.empty() && !impl.mtls) {
     a.Log("warn", "writes_open", {{"message", "no --token-file and no --client-ca: anyone who reaches the port can write"}});

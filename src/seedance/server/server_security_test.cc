@@ -340,7 +340,7 @@ TEST(ServerSecurity, TwoContentLengthsAre400AndBearerIsCaseInsensitive) {
 
 // 7.3: slow clients (one header line every few seconds) cannot hold every worker thread.
 TEST(ServerSecurity, SlowlorisCannotStarveOtherClients) {
-  ServerOptions o = WithConfig(TestDir(), "    header_timeout: 1s\n    connections_per_client: 16\n");
+  ServerOptions o = WithConfig(TestDir(), "    header_timeout: 2s\n    connections_per_client: 16\n");
   o.threads = 32;
   auto s = StartTestServer(o);
   ASSERT_NE(s, nullptr);
@@ -357,7 +357,7 @@ TEST(ServerSecurity, SlowlorisCannotStarveOtherClients) {
       Exchange(s->port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "127.0.0.2", 3000);
   const auto waited = std::chrono::steady_clock::now() - t0;
   EXPECT_EQ(ok.rfind("HTTP/1.1 200", 0), 0u) << ok;
-  EXPECT_LT(waited, std::chrono::milliseconds(900));
+  EXPECT_LT(waited, std::chrono::milliseconds(1500));  // not after the slow ones' 2 s deadline
   // Past the per-client cap: 429 at once. Within it: 408 at the header deadline.
   int refused = 0, timed_out = 0;
   for (int fd : slow) {
