@@ -120,7 +120,7 @@ Action RegisterServer(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tls-cert", f->options.tls_cert, "PEM certificate: serve HTTPS");
   cmd->add_option("--tls-key", f->options.tls_key, "PEM private key of --tls-cert");
-  cmd->add_option("--client-ca", f->options.client_ca, "PEM CA bundle: require and verify client certificates");
+  cmd->add_option("--client-ca", f->options.client_ca, "PEM CA bundle: request client certificates (optional) and verify those presented");
   cmd->add_option("--token-file", f->options.token_file, "file whose first line is the bearer token for writes");
   cmd->add_option("--max-body", f->max_body, "largest request body in bytes (413 above)")->capture_default_str();
   cmd->add_option("--rate-limit", f->options.rate_limit_rps, "requests/s per client address (429 above; 0: none)")

@@ -645,6 +645,22 @@ Status Ledger::SampleWriter::Commit() {
 Result<std::int64_t> Ledger::SampleWriter::SeriesId(const telemetry::SampleView& s) {
   std::string key = telemetry::SeriesKey(s.metric, s.labels);
   if (auto it = series_.find(key); it != series_.end()) return it->second;
+  if (max_series_ > 0 && series_.size() >= max_series_) {
+    // Another writer of this ledger may have added it: known series stay writable.
+    Stmt& find = stmts_->find_series;
+    find.Bind(1, key);
+    SEEDANCE_ASSIGN_OR_RETURN(bool row, find.Step());
+    const std::int64_t id = row ? find.Int(0) : -1;
+    find.Reset();
+    if (id < 0) {
+      return Status(StatusCode::kResourceExhausted, "series cap: the ledger holds " + std::to_string(series_.size()) +
+                                    " distinct series, the cap (server.limits.max_series) is " +
+                                    std::to_string(max_series_) + "; new series such as " + key.substr(0, 200) +
+                                    " are refused (nothing of this batch was stored)");
+    }
+    series_.emplace(std::move(key), id);
+    return id;
+  }
   telemetry::EntityView e = telemetry::IdentifyEntity(s.labels);
   Stmt& ins = stmts_->insert_series;
   ins.Bind(1, key);
@@ -701,12 +717,18 @@ Status Ledger::SampleWriter::Finish() {
   // The ingests row goes into the last batch's transaction: one commit (one fsync), and the row
   // is durable exactly when the samples it counts are.
   if (!open_) SEEDANCE_RETURN_IF_ERROR(Begin());
+  // One row per commit with that commit's counts (a writer kept across requests would otherwise
+  // write running totals).
+  const std::uint64_t samples = progress_.committed_samples + in_batch_;
   Stmt& fin = stmts_->finish_ingest;
   fin.Bind(1, source_);
-  fin.Bind(2, static_cast<std::int64_t>(progress_.committed_samples + in_batch_));
-  fin.Bind(3, static_cast<std::int64_t>(progress_.inserted));
+  fin.Bind(2, static_cast<std::int64_t>(samples - finished_samples_));
+  fin.Bind(3, static_cast<std::int64_t>(progress_.inserted - finished_inserted_));
   SEEDANCE_RETURN_IF_ERROR(fin.Run());
-  return Commit();
+  SEEDANCE_RETURN_IF_ERROR(Commit());
+  finished_samples_ = samples;
+  finished_inserted_ = progress_.inserted;
+  return Status::Ok();
 }
 
 // ---------------------------------------------------------------------------------------------

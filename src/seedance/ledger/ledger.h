@@ -244,6 +244,11 @@ class Ledger::SampleWriter final : public telemetry::SampleSink {
   // Commits the last batch. Returns the first storage error met, if any.
   Status Finish();
   const IngestProgress& progress() const { return progress_; }
+  // Caps the distinct series this writer may know (those in the ledger when it opened plus those
+  // it adds); 0 = no cap. A sample of a new series past the cap fails the batch with
+  // kResourceExhausted naming the cap, so the series cache (and the ledger) stay bounded.
+  void set_max_series(std::size_t max_series) { max_series_ = max_series; }
+  std::size_t series_cached() const { return series_.size(); }
 
  private:
   friend class Ledger;
@@ -263,6 +268,9 @@ class Ledger::SampleWriter final : public telemetry::SampleSink {
   std::size_t in_batch_ = 0;
   std::uint64_t batch_last_line_ = 0;
   IngestProgress progress_;
+  // progress_ when the last ingests row was written: each row counts its own commit only.
+  std::uint64_t finished_samples_ = 0, finished_inserted_ = 0;
+  std::size_t max_series_ = 0;
   Status error_;
   bool open_ = false;
 };

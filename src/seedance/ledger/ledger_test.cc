@@ -127,6 +127,71 @@ TEST(LedgerTest, ReingestingTheSameSamplesAddsNothing) {
   }
 }
 
+// Issue 26: a writer kept across requests writes one ingests row per commit with that commit's
+// counts, not running totals.
+TEST(LedgerTest, IngestsRowsCountEachCommit) {
+  std::string path = TempDb("ingests.db");
+  auto l = Ledger::Open(path);
+  ASSERT_TRUE(l.has_value());
+  auto w = (*l)->NewSampleWriter("otlp", SIZE_MAX, nullptr);
+  ASSERT_TRUE(w.has_value());
+  for (int request = 0; request < 3; ++request) {
+    std::string text;
+    for (int i = 0; i <= request; ++i) {
+      text += "x{UUID=\"GPU-" + std::to_string(i) + "\"} 1 " + std::to_string(1000 * (request + 1)) + "\n";
+    }
+    telemetry::ParseStats stats;
+    telemetry::ParseText(telemetry::InputFormat::kPrometheus, text, {}, **w, stats);
+    ASSERT_TRUE((*w)->Finish().ok());
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> rows;
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2((*l)->db(), "SELECT samples, inserted FROM ingests ORDER BY id", -1, &st, nullptr),
+            SQLITE_OK);
+  while (sqlite3_step(st) == SQLITE_ROW) rows.emplace_back(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+  sqlite3_finalize(st);
+  EXPECT_EQ(rows, (std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {2, 2}, {3, 3}}));
+}
+
+// Issue 26: distinct series are capped; past the cap the batch fails naming the cap, known
+// series stay writable, and the writer's series cache stays at the cap.
+TEST(LedgerTest, DistinctSeriesAreCapped) {
+  std::string path = TempDb("series_cap.db");
+  auto l = Ledger::Open(path);
+  ASSERT_TRUE(l.has_value());
+  constexpr std::size_t kCap = 1000;
+  auto w = (*l)->NewSampleWriter("otlp", SIZE_MAX, nullptr);
+  ASSERT_TRUE(w.has_value());
+  (*w)->set_max_series(kCap);
+  auto push = [&](int from, int to, std::int64_t ts) {
+    std::string text;
+    for (int i = from; i < to; ++i) text += "x{UUID=\"GPU-" + std::to_string(i) + "\"} 1 " + std::to_string(ts) + "\n";
+    telemetry::ParseStats stats;
+    telemetry::ParseText(telemetry::InputFormat::kPrometheus, text, {}, **w, stats);
+    return (*w)->Finish();
+  };
+  ASSERT_TRUE(push(0, 1000, 1000).ok());
+  EXPECT_EQ((*w)->series_cached(), kCap);
+  // 10,000 new series: refused, naming the cap; nothing of the batch is kept.
+  Status over = push(1000, 11'000, 2000);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(over.message(), HasSubstr("the cap (server.limits.max_series) is 1000"));
+  EXPECT_LE((*w)->series_cached(), kCap);
+  (void)sqlite3_exec((*l)->db(), "ROLLBACK", nullptr, nullptr, nullptr);
+  // A fresh writer (the server's, after the failed batch) knows the same 1000 and writes them.
+  auto again = (*l)->NewSampleWriter("otlp", SIZE_MAX, nullptr);
+  ASSERT_TRUE(again.has_value());
+  (*again)->set_max_series(kCap);
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += "x{UUID=\"GPU-" + std::to_string(i) + "\"} 2 3000\n";
+  telemetry::ParseStats stats;
+  telemetry::ParseText(telemetry::InputFormat::kPrometheus, text, {}, **again, stats);
+  ASSERT_TRUE((*again)->Finish().ok());
+  EXPECT_EQ((*again)->series_cached(), kCap);
+  EXPECT_EQ(*(*l)->CountSamples(), 2000);
+}
+
 // NaN and ±Inf samples (accepted in the text formats) are stored without a value.
 TEST(LedgerTest, NonFiniteSamplesHaveNoValue) {
   std::string path = TempDb("nonfinite.db");

@@ -175,12 +175,41 @@ Status ReadScrape(const Where& w, const YAML::Node& list, std::vector<ScrapeTarg
   return Status::Ok();
 }
 
+Status ReadLimits(const Where& w, const YAML::Node& l, ServerLimits& out) {
+  if (l.IsNull()) return Status::Ok();
+  SEEDANCE_RETURN_IF_ERROR(w.Keys(l, "server.limits",
+      {"header_bytes", "header_count", "header_timeout", "connections_per_client", "decision_log_bytes",
+       "seen_pod_bytes", "max_series"}));
+  struct CountKey {
+    const char* key;
+    std::size_t* field;
+    double lo;
+  };
+  for (const CountKey& k : {CountKey{"header_bytes", &out.header_bytes, 1024}, CountKey{"header_count", &out.header_count, 8},
+                            CountKey{"connections_per_client", &out.connections_per_client, 1},
+                            CountKey{"decision_log_bytes", &out.decision_log_bytes, 0},
+                            CountKey{"seen_pod_bytes", &out.seen_pod_bytes, 0},
+                            CountKey{"max_series", &out.max_series, 0}}) {
+    if (const YAML::Node n = l[k.key]) {
+      const std::string path = Where::Join("server.limits", k.key);
+      SEEDANCE_ASSIGN_OR_RETURN(double v, w.Number(n, path, k.lo));
+      if (v != std::floor(v) || v > 1e15) return w.Error(n, path, "expected a whole number");
+      *k.field = static_cast<std::size_t>(v);
+    }
+  }
+  if (const YAML::Node n = l["header_timeout"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(out.header_timeout_ms, w.Duration(n, "server.limits.header_timeout", 100));
+  }
+  return Status::Ok();
+}
+
 Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
   if (s.IsNull()) return Status::Ok();
   SEEDANCE_RETURN_IF_ERROR(w.Keys(s, "server",
       {"admission_mode", "placement_policy", "seed", "breaker_default_hourly", "breaker_namespaces", "breaker_jobs",
        "breaker_cooldown", "breaker_interval", "audit_interval", "unit_cost_period", "cooling_usd_per_hour",
-       "opex_usd_per_hour", "scrape", "kube_api_url", "kube_token_file", "kube_ca_file"}));
+       "opex_usd_per_hour", "scrape", "kube_api_url", "kube_token_file", "kube_ca_file", "limits"}));
+  if (const YAML::Node n = s["limits"]) SEEDANCE_RETURN_IF_ERROR(ReadLimits(w, n, c.limits));
   for (auto [key, field] : {std::pair{"kube_api_url", &c.kube_api_url}, std::pair{"kube_token_file", &c.kube_token_file},
                             std::pair{"kube_ca_file", &c.kube_ca_file}}) {
     if (const YAML::Node n = s[key]) {

@@ -4,6 +4,7 @@
 // and its `server:` section below. Without a file the server runs on Defaults(): one tenant
 // ("default", Gold, no quota limit), the bundled price table, bestfit placement, seed 0.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -21,6 +22,18 @@ struct ScrapeTarget {
   std::string kind;      // "exposition" (dcgm-exporter or any /metrics) | "prometheus" (query_range)
   std::string query;     // kind == prometheus: the PromQL expression
   std::int64_t interval_ms = 15'000;
+};
+
+// Caps on what requests can make the server hold or spend (docs/SECURITY.md). Read at start; the
+// HTTP ones (headers, connections) are not changed by a reload.
+struct ServerLimits {
+  std::size_t header_bytes = 64 << 10;       // request line + headers of one request; 431 above
+  std::size_t header_count = 100;            // header fields of one request; 431 above
+  std::int64_t header_timeout_ms = 10'000;   // the whole header section must arrive within; 408 after
+  std::size_t connections_per_client = 16;   // open connections per client address; more are closed
+  std::size_t decision_log_bytes = 64 << 20; // GET /v1/decisions' log (estimated bytes); oldest pods go first
+  std::size_t seen_pod_bytes = 64 << 20;     // pods filtered but not bound, kept for bind; oldest go first
+  std::size_t max_series = 500'000;          // distinct telemetry series in the ledger; 413 past it
 };
 
 struct ServerConfig {
@@ -57,6 +70,8 @@ struct ServerConfig {
   std::string kube_api_url;
   std::string kube_token_file;  // bearer token (first line), e.g. /var/run/secrets/kubernetes.io/serviceaccount/token
   std::string kube_ca_file;     // CA bundle that signed the API server's certificate
+
+  ServerLimits limits;  // server.limits
 
   // Errors: kNotFound (cannot open), kInvalidArgument naming file:line and the key.
   static Result<ServerConfig> LoadFile(const std::string& path);

@@ -108,6 +108,10 @@ TEST(ServerConfigTest, ErrorsNameFileLineAndKey) {
       {"server: 3\n", "c.yaml:1: key 'server'", "expected a mapping"},
       {"tenancy:\n  tenants:\n    - {name: a, tier: platinum}\n", "c.yaml:3: key 'tenancy.tenants[0].tier'", "platinum"},
       {"server: {seed: [\n", "c.yaml:2:", ""},
+      {"server:\n  limits:\n    headers: 5\n", "c.yaml:3: key 'server.limits.headers'", "unknown key (allowed: header_bytes"},
+      {"server:\n  limits:\n    header_count: 2\n", "c.yaml:3: key 'server.limits.header_count'", "out of range"},
+      {"server:\n  limits:\n    max_series: 1.5\n", "c.yaml:3: key 'server.limits.max_series'", "whole number"},
+      {"server:\n  limits:\n    header_timeout: 0\n", "c.yaml:3: key 'server.limits.header_timeout'", "out of range"},
   };
   for (const BadCase& bad : cases) {
     auto c = ServerConfig::Parse("c.yaml", bad.yaml);
@@ -116,6 +120,31 @@ TEST(ServerConfigTest, ErrorsNameFileLineAndKey) {
     EXPECT_EQ(c.error().message().rfind(bad.where, 0), 0u) << c.error().message();
     EXPECT_NE(c.error().message().find(bad.reason), std::string::npos) << c.error().message();
   }
+}
+
+TEST(ServerConfigTest, ParsesTheLimits) {
+  auto c = ServerConfig::Parse("l.yaml", R"(
+server:
+  limits:
+    header_bytes: 16384
+    header_count: 40
+    header_timeout: 2s
+    connections_per_client: 4
+    decision_log_bytes: 1048576
+    seen_pod_bytes: 2097152
+    max_series: 1000
+)");
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  EXPECT_EQ(c->limits.header_bytes, 16384u);
+  EXPECT_EQ(c->limits.header_count, 40u);
+  EXPECT_EQ(c->limits.header_timeout_ms, 2000);
+  EXPECT_EQ(c->limits.connections_per_client, 4u);
+  EXPECT_EQ(c->limits.decision_log_bytes, 1u << 20);
+  EXPECT_EQ(c->limits.seen_pod_bytes, 2u << 20);
+  EXPECT_EQ(c->limits.max_series, 1000u);
+  const ServerLimits d = ServerConfig::Defaults().limits;
+  EXPECT_EQ(d.header_count, 100u);
+  EXPECT_EQ(d.max_series, 500'000u);
 }
 
 TEST(ServerConfigTest, LoadFileReadsAFileAndNamesAMissingOne) {

@@ -30,6 +30,9 @@ constexpr const char* kDecisions = "seedance_decisions_total";
 constexpr const char* kDuration = "seedance_decision_duration_seconds";
 constexpr const char* kNodesGauge = "seedance_nodes";
 constexpr const char* kPodsGauge = "seedance_pods_bound";
+constexpr const char* kEvicted = "seedance_extender_evictions_total";
+constexpr const char* kRetainedBytes = "seedance_extender_retained_bytes";
+constexpr const char* kRetainedEntries = "seedance_extender_retained_entries";
 
 cluster::Qos QosOf(Tier t) {
   switch (t) {
@@ -118,6 +121,9 @@ struct Extender::Impl {
   std::int64_t next_seq = 0;
   std::deque<std::string> decision_order;
   std::map<std::string, std::deque<json>> decisions;
+  std::map<std::string, std::size_t> decision_bytes_of;  // estimated bytes of each pod's log
+  std::size_t decision_bytes = 0;                          // their sum
+  std::size_t seen_bytes = 0;                              // estimated bytes of `seen`
 
   Impl(App& a, ExtenderOptions o) : app(a), options(std::move(o)) {
     app.metrics.DeclareCounter(kDecisions, "Extender decisions by verb and result.");
@@ -125,6 +131,12 @@ struct Extender::Impl {
                                  {50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3});
     app.metrics.DeclareGauge(kNodesGauge, "Nodes the extender knows.");
     app.metrics.DeclareGauge(kPodsGauge, "Pods bound in the extender's state.");
+    app.metrics.DeclareGauge(kRetainedBytes, "Estimated bytes the extender keeps, by what (seen_pods, decision_log).");
+    app.metrics.DeclareGauge(kRetainedEntries,
+                             "Entries the extender keeps, by what (seen_pods, decision_log, pod_names).");
+    app.metrics.DeclareCounter(kEvicted,
+                               "Entries dropped oldest-first at a cap (server.limits), by what: seen_pods, "
+                               "seen_pod_bytes, decision_pods, decision_log_bytes.");
     cluster = std::make_unique<ClusterState>(std::vector<NodeSpec>{});
     Configure(app.config.Get(), /*reseed=*/true);
   }
@@ -138,6 +150,11 @@ struct Extender::Impl {
   void Gauges() {
     app.metrics.Set(kNodesGauge, {}, static_cast<double>(specs.size()));
     app.metrics.Set(kPodsGauge, {}, static_cast<double>(bound.size()));
+    app.metrics.Set(kRetainedBytes, {{"what", "seen_pods"}}, static_cast<double>(seen_bytes));
+    app.metrics.Set(kRetainedBytes, {{"what", "decision_log"}}, static_cast<double>(decision_bytes));
+    app.metrics.Set(kRetainedEntries, {{"what", "seen_pods"}}, static_cast<double>(seen.size()));
+    app.metrics.Set(kRetainedEntries, {{"what", "decision_log"}}, static_cast<double>(decisions.size()));
+    app.metrics.Set(kRetainedEntries, {{"what", "pod_names"}}, static_cast<double>(uid_of.size()));
   }
 
   // --- tenancy ---
@@ -290,7 +307,8 @@ struct Extender::Impl {
                   const std::optional<BreakerTrip>& trip) const {
     auto it = node_index.find(name);
     if (it == node_index.end()) {
-      return {Verdict::kUnresolvable, "unknown node: not posted to /v1/nodes nor sent in full-node mode"};
+      return {Verdict::kUnresolvable, "unknown node: not in the node table (POST /v1/nodes or the API-server watch; "
+                                     "the Nodes of a filter request are not stored)"};
     }
     const NodeId n(static_cast<std::uint32_t>(it->second));
     if (auto h = app.health.Get(name); h.has_value()) {
@@ -338,54 +356,118 @@ struct Extender::Impl {
     return {};
   }
 
-  // What filter and prioritize share: learn the request's nodes (full-node mode), admit the pod,
-  // and look up a breaker trip that blocks it. REQUIRES: mu held.
+  // What filter and prioritize share: admit the pod and look up a breaker trip that blocks it.
+  // Full-node mode's Nodes are candidates for this one decision and are never stored: the
+  // extender verbs are unauthenticated (kube-scheduler sends no token), so a request must not
+  // add, grow or shrink nodes. A candidate is judged on the node table (POST /v1/nodes, or the
+  // API-server watch); a node only the request names is unknown. REQUIRES: mu held.
   struct Request {
     K8sPod pod;
     TenantInfo tenant;
     std::optional<BreakerTrip> trip;
   };
   Request Begin(const ExtenderArgs& args) {
-    if (args.nodes.has_value()) UpsertNodesLocked(*args.nodes);
     Request r;
     r.pod = Admit(args.pod, &r.tenant);
     r.trip = app.breaker.Active(r.pod.namespace_name, r.pod.job(), Now());
     return r;
   }
 
-  // Prepares the pod for decisions (QoS from its tier) and remembers it for bind.
+  // Prepares the pod for decisions (QoS from its tier) and remembers it for bind. What is kept
+  // is trimmed to what bind needs (the labels that name tenant and job; no annotations) and
+  // bounded by count (options.seen_pods) and bytes (server.limits.seen_pod_bytes), oldest out.
+  // A name bound under another uid is not re-pointed: the request gets its decision, and the
+  // bound pod keeps its name (DELETE /v1/pods/{ns}/{name} frees the bound one).
   K8sPod Admit(const K8sPod& in, TenantInfo* tenant) {
     K8sPod pod = in;
     *tenant = TenantOf(pod);
     pod.spec.qos = QosOf(tenant->tier);
-    if (!bound.count(pod.uid)) {
-      auto [it, inserted] = seen.insert_or_assign(pod.uid, pod);
-      uid_of[pod.key()] = pod.uid;
-      if (inserted) seen_order.push_back(pod.uid);
-      // Bounded: pods that never bind (unschedulable, deleted) age out oldest first.
-      while (seen_order.size() > options.seen_pods) {
-        auto old = seen.find(seen_order.front());
-        if (old != seen.end()) {
-          if (auto u = uid_of.find(old->second.key()); u != uid_of.end() && u->second == old->first) uid_of.erase(u);
-          seen.erase(old);
-        }
-        seen_order.pop_front();
+    if (bound.count(pod.uid) != 0) return pod;
+    if (auto u = uid_of.find(pod.key()); u != uid_of.end() && u->second != pod.uid && bound.count(u->second) != 0) {
+      return pod;
+    }
+    K8sPod kept = pod;
+    kept.annotations.clear();
+    std::erase_if(kept.labels, [](const auto& kv) { return kv.first != kTenantLabel && kv.first != kJobLabel; });
+    const std::size_t bytes = PodBytes(kept);
+    const bool fresh = seen.count(pod.uid) == 0;
+    EraseSeen(pod.uid);
+    seen.emplace(pod.uid, std::move(kept));
+    seen_bytes += bytes;
+    uid_of[pod.key()] = pod.uid;
+    if (fresh) seen_order.push_back(pod.uid);
+    const std::size_t cap = SeenByteCap();
+    while (!seen_order.empty() && seen_order.front() != pod.uid &&
+           (seen_order.size() > options.seen_pods || seen_bytes > cap)) {
+      const std::string old = std::move(seen_order.front());
+      seen_order.pop_front();
+      if (auto it = seen.find(old); it != seen.end()) {
+        app.metrics.Inc(kEvicted, {{"what", seen_bytes > cap ? "seen_pod_bytes" : "seen_pods"}});
+        if (auto u = uid_of.find(it->second.key()); u != uid_of.end() && u->second == old) uid_of.erase(u);
+        EraseSeen(old);
       }
     }
     return pod;
   }
 
-  void Record(const std::string& key, json entry) {
-    auto [it, inserted] = decisions.try_emplace(key);
-    if (inserted) {
-      decision_order.push_back(key);
-      while (decision_order.size() > options.decision_pods) {
-        decisions.erase(decision_order.front());
-        decision_order.pop_front();
-      }
+  // Forgets a pod remembered for bind (not its name mapping).
+  void EraseSeen(const std::string& uid) {
+    auto it = seen.find(uid);
+    if (it == seen.end()) return;
+    seen_bytes -= std::min(seen_bytes, PodBytes(it->second));
+    seen.erase(it);
+  }
+
+  // Estimated heap bytes of a remembered pod with its index entries (seen_order, uid_of).
+  static std::size_t PodBytes(const K8sPod& p) {
+    std::size_t n = sizeof(K8sPod) + 160 + 3 * p.uid.size() + 2 * (p.name.size() + p.namespace_name.size()) +
+                    p.node_name.size() + p.phase.size() + p.spec.name.size();
+    for (const auto& [k, v] : p.labels) n += 64 + k.size() + v.size();
+    for (const auto& [k, v] : p.annotations) n += 64 + k.size() + v.size();
+    return n;
+  }
+  std::size_t SeenByteCap() const { return options.seen_pod_bytes.value_or(config->limits.seen_pod_bytes); }
+  std::size_t DecisionByteCap() const {
+    return options.decision_log_bytes.value_or(config->limits.decision_log_bytes);
+  }
+
+  // Estimated heap bytes of a JSON value.
+  static std::size_t JsonBytes(const json& j) {
+    std::size_t n = sizeof(json);
+    if (j.is_string()) return n + j.get_ref<const std::string&>().size();
+    if (j.is_object()) {
+      for (auto it = j.begin(); it != j.end(); ++it) n += 48 + it.key().size() + JsonBytes(*it);
+    } else if (j.is_array()) {
+      for (const auto& e : j) n += JsonBytes(e);
     }
+    return n;
+  }
+
+  // Appends to the pod's decision log, bounded by pods, entries per pod and bytes
+  // (server.limits.decision_log_bytes): the oldest pods' logs go first.
+  void Record(const std::string& key, json entry) {
+    const std::size_t bytes = JsonBytes(entry) + key.size() + 96;
+    auto [it, inserted] = decisions.try_emplace(key);
+    if (inserted) decision_order.push_back(key);
     it->second.push_back(std::move(entry));
-    while (it->second.size() > options.decisions_per_pod) it->second.pop_front();
+    decision_bytes += bytes;
+    decision_bytes_of[key] += bytes;
+    while (it->second.size() > options.decisions_per_pod) {
+      const std::size_t b = JsonBytes(it->second.front()) + key.size() + 96;
+      decision_bytes -= std::min(decision_bytes, b);
+      decision_bytes_of[key] -= std::min(decision_bytes_of[key], b);
+      it->second.pop_front();
+    }
+    const std::size_t cap = DecisionByteCap();
+    while (!decision_order.empty() && decision_order.front() != key &&
+           (decision_order.size() > options.decision_pods || decision_bytes > cap)) {
+      const std::string old = std::move(decision_order.front());
+      decision_order.pop_front();
+      app.metrics.Inc(kEvicted, {{"what", decision_bytes > cap ? "decision_log_bytes" : "decision_pods"}});
+      decision_bytes -= std::min(decision_bytes, decision_bytes_of[old]);
+      decision_bytes_of.erase(old);
+      decisions.erase(old);
+    }
   }
 
   void Release(const std::string& uid, bool unbind) {
@@ -407,6 +489,11 @@ struct Extender::Impl {
     if (auto b = bound.find(pod.uid); b != bound.end()) {
       if (b->second.node == n) return Status::Ok();
       Release(pod.uid, /*unbind=*/true);
+    }
+    // The same name with a new uid is a new pod (the old one was deleted and recreated): the
+    // old one's GPUs are freed first, so the name never points at a pod other than the bound one.
+    if (auto u = uid_of.find(pod.key()); u != uid_of.end() && u->second != pod.uid && bound.count(u->second) != 0) {
+      Release(u->second, /*unbind=*/true);
     }
     TenantInfo t;
     pod = Admit(pod, &t);
@@ -437,7 +524,7 @@ struct Extender::Impl {
     b.request = RequestOn(pod.spec, specs[n.value()].model, t.book);
     b.seq = next_seq++;
     if (book && b.tenant >= 0) book->Add(b.tenant, b.request);
-    seen.erase(pod.uid);
+    EraseSeen(pod.uid);
     uid_of[pod.key()] = pod.uid;
     b.pod = std::move(pod);
     bound.emplace(b.pod.uid, std::move(b));
@@ -583,6 +670,7 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
                            {"score", chosen.empty() ? 0 : 10},
                            {"policy", std::string(m.policy->Name())}});
   m.Count("prioritize", chosen.empty() ? "unschedulable" : "ok", Since(t0));
+  m.Gauges();
   return out;
 }
 
@@ -650,15 +738,25 @@ Status Extender::Bind(const ExtenderBindingArgs& args) {
   std::lock_guard lock(m.mu);
   const std::string key = args.pod_namespace + "/" + args.pod_name;
   std::string uid = args.pod_uid;
+  Status s = Status::Ok();
   if (uid.empty() || (!m.seen.count(uid) && !m.bound.count(uid))) {
-    if (auto it = m.uid_of.find(key); it != m.uid_of.end()) uid = it->second;
+    if (auto it = m.uid_of.find(key); it != m.uid_of.end()) {
+      // A pod bound under another uid is not moved by a bind that names a different pod.
+      if (!uid.empty() && m.bound.count(it->second) != 0) {
+        s = FailedPreconditionError(
+            fmt::format("PodUID: {} is bound with uid {}, not {}", key, it->second, args.pod_uid));
+      }
+      uid = it->second;
+    }
   }
   const K8sPod* pod = nullptr;
   if (auto it = m.seen.find(uid); it != m.seen.end()) pod = &it->second;
   if (auto it = m.bound.find(uid); it != m.bound.end()) pod = &it->second.pod;
-  Status s = pod == nullptr ? NotFoundError(fmt::format("PodUID: pod {} ({}) not seen by filter nor POST /v1/pods",
-                                                        key, args.pod_uid))
-                            : m.BindPod(*pod, args.node, "Node");
+  if (s.ok()) {
+    s = pod == nullptr ? NotFoundError(fmt::format("PodUID: pod {} ({}) not seen by filter nor POST /v1/pods",
+                                                   key, args.pod_uid))
+                       : m.BindPod(*pod, args.node, "Node");
+  }
   m.Record(key, json{{"verb", "bind"}, {"time_ms", m.Now()}, {"chosen", args.node}, {"error", s.ok() ? "" : s.message()}});
   m.Count("bind", s.ok() ? "ok" : "error", Since(t0));
   m.Gauges();
@@ -701,8 +799,8 @@ Status Extender::UpsertPods(const std::vector<K8sPod>& pods) {
     const std::string field = pods.size() == 1 ? std::string("spec.nodeName") : fmt::format("items[{}].spec.nodeName", i);
     if (p.phase == "Succeeded" || p.phase == "Failed") {
       m.Release(p.uid, /*unbind=*/true);
-      m.seen.erase(p.uid);
-      m.uid_of.erase(p.key());
+      m.EraseSeen(p.uid);
+      if (auto u = m.uid_of.find(p.key()); u != m.uid_of.end() && u->second == p.uid) m.uid_of.erase(u);
       continue;
     }
     if (p.node_name.empty()) {
@@ -724,7 +822,7 @@ Status Extender::DeletePod(const std::string& key) {
   if (it == m.uid_of.end()) return NotFoundError(fmt::format("pod: {} unknown", key));
   const std::string uid = it->second;
   m.Release(uid, /*unbind=*/true);
-  m.seen.erase(uid);
+  m.EraseSeen(uid);
   m.uid_of.erase(key);
   m.Gauges();
   return Status::Ok();

@@ -64,6 +64,9 @@ struct ExtenderOptions {
   // rule in "failed_by_rule"): bounds the log at ~10,000 pods x 16 decisions.
   std::size_t reasons_per_decision = 64;
   std::size_t seen_pods = 100'000;  // pods filtered but not bound yet, remembered for bind
+  // Byte caps; nullopt: the config's server.limits (decision_log_bytes, seen_pod_bytes).
+  std::optional<std::size_t> decision_log_bytes;
+  std::optional<std::size_t> seen_pod_bytes;
 };
 
 class Extender {
@@ -77,7 +80,7 @@ class Extender {
   // Errors: kNotFound (pod or node unknown), kFailedPrecondition (does not fit).
   Status Bind(const ExtenderBindingArgs& args);
 
-  // Adds or updates nodes (full-node requests call it too). Errors: none today.
+  // Adds or updates nodes (POST /v1/nodes; full-node requests never store nodes). Errors: none today.
   Status UpsertNodes(const std::vector<K8sNode>& nodes);
   // Forgets a node; pods bound there are released. Errors: kNotFound.
   Status DeleteNode(const std::string& name);

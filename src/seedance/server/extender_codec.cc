@@ -177,6 +177,56 @@ Result<std::vector<K8sNode>> ParseNodeItems(const json& list, const std::string&
   return out;
 }
 
+// Kubernetes' own limits (apimachinery validation): object names are DNS subdomains of at most
+// 253 bytes (namespaces: labels of 63), label keys "prefix/name" with a prefix of at most 253 and
+// a name of at most 63 bytes, label values at most 63 bytes, annotations at most 256 KiB in all.
+// Names are also checked for what would make them unreachable or unprintable: no '/', no
+// whitespace or control bytes (a node "a/b" could not be named in DELETE /v1/nodes/{name}).
+constexpr std::size_t kMaxNameBytes = 253;
+constexpr std::size_t kMaxNamespaceBytes = 63;
+constexpr std::size_t kMaxUidBytes = 128;
+constexpr std::size_t kMaxLabelValueBytes = 63;
+constexpr std::size_t kMaxLabelNameBytes = 63;
+constexpr std::size_t kMaxAnnotationBytes = 256u << 10;
+
+Status CheckName(const std::string& path, std::string_view name, std::size_t max, bool slash_ok = false) {
+  if (name.size() > max) {
+    return FieldError(path, "is " + std::to_string(name.size()) + " bytes, over Kubernetes' limit of " +
+                                std::to_string(max));
+  }
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((c == '/' && !slash_ok) || u <= 0x20 || u == 0x7f) {
+      return FieldError(path, "must not contain '/', whitespace or control characters (a Kubernetes name)");
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckLabels(const std::map<std::string, std::string>& labels, const std::string& path) {
+  for (const auto& [k, v] : labels) {
+    const std::size_t slash = k.rfind('/');
+    const std::string_view prefix = slash == std::string::npos ? std::string_view() : std::string_view(k).substr(0, slash);
+    const std::string_view name = slash == std::string::npos ? std::string_view(k) : std::string_view(k).substr(slash + 1);
+    if (name.empty() || name.size() > kMaxLabelNameBytes || prefix.size() > kMaxNameBytes) {
+      return FieldError(Join(path, k.substr(0, 64)), "label key: a name of 1..63 bytes after an optional prefix of at most 253");
+    }
+    if (v.size() > kMaxLabelValueBytes) {
+      return FieldError(Join(path, k), "label value is " + std::to_string(v.size()) + " bytes, over Kubernetes' limit of 63");
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckAnnotations(const std::map<std::string, std::string>& annotations, const std::string& path) {
+  std::size_t total = 0;
+  for (const auto& [k, v] : annotations) total += k.size() + v.size();
+  if (total > kMaxAnnotationBytes) {
+    return FieldError(path, "annotations total " + std::to_string(total) + " bytes, over Kubernetes' limit of 262144");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string K8sPod::tenant() const {
@@ -212,6 +262,11 @@ Result<K8sPod> ParsePod(const json& pod, const std::string& path) {
     SEEDANCE_ASSIGN_OR_RETURN(p.annotations, GetStringMap(*meta, "annotations", mp));
   }
   if (p.name.empty()) return FieldError(Join(path, "metadata.name"), "required");
+  SEEDANCE_RETURN_IF_ERROR(CheckName(Join(path, "metadata.name"), p.name, kMaxNameBytes));
+  SEEDANCE_RETURN_IF_ERROR(CheckName(Join(path, "metadata.namespace"), p.namespace_name, kMaxNamespaceBytes));
+  SEEDANCE_RETURN_IF_ERROR(CheckName(Join(path, "metadata.uid"), p.uid, kMaxUidBytes, true));
+  SEEDANCE_RETURN_IF_ERROR(CheckLabels(p.labels, Join(path, "metadata.labels")));
+  SEEDANCE_RETURN_IF_ERROR(CheckAnnotations(p.annotations, Join(path, "metadata.annotations")));
   if (p.namespace_name.empty()) p.namespace_name = "default";
   if (p.uid.empty()) p.uid = p.key();  // pods posted by hand may omit it
   std::int64_t cpu = 0, mem = 0, gpus = 0;
@@ -219,6 +274,7 @@ Result<K8sPod> ParsePod(const json& pod, const std::string& path) {
   if (spec != nullptr) {
     const std::string sp = Join(path, "spec");
     SEEDANCE_ASSIGN_OR_RETURN(p.node_name, GetString(*spec, "nodeName", sp));
+    SEEDANCE_RETURN_IF_ERROR(CheckName(Join(sp, "nodeName"), p.node_name, kMaxNameBytes));
     if (const json* prio = Find(*spec, "priority"); prio != nullptr) {
       if (!prio->is_number_integer()) return FieldError(Join(sp, "priority"), "expected an integer");
       const auto v = prio->get<std::int64_t>();
@@ -307,6 +363,8 @@ Result<K8sNode> ParseNode(const json& node, const std::string& path) {
     SEEDANCE_ASSIGN_OR_RETURN(n.labels, GetStringMap(*meta, "labels", mp));
   }
   if (n.name.empty()) return FieldError(Join(path, "metadata.name"), "required");
+  SEEDANCE_RETURN_IF_ERROR(CheckName(Join(path, "metadata.name"), n.name, kMaxNameBytes));
+  SEEDANCE_RETURN_IF_ERROR(CheckLabels(n.labels, Join(path, "metadata.labels")));
   n.spec.name = n.name;
   SEEDANCE_ASSIGN_OR_RETURN(const json* status, ObjectAt(node, "status", path));
   if (status != nullptr) {
@@ -350,6 +408,9 @@ Result<ExtenderArgs> ParseExtenderArgs(std::string_view body) {
   }
   if (const json* names = FindNoCase(doc, "NodeNames"); names != nullptr && !names->is_null()) {
     SEEDANCE_ASSIGN_OR_RETURN(auto list, StringArray(*names, "NodeNames"));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      SEEDANCE_RETURN_IF_ERROR(CheckName(Index("NodeNames", i), list[i], kMaxNameBytes));
+    }
     a.node_names = std::move(list);
   }
   if (!a.nodes.has_value() && !a.node_names.has_value()) {
@@ -370,6 +431,7 @@ Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body
     if (m == nullptr || m->is_null()) continue;
     if (!m->is_object()) return FieldError(key, "expected an object keyed by node name");
     for (auto it = m->begin(); it != m->end(); ++it) {
+      SEEDANCE_RETURN_IF_ERROR(CheckName(key, it.key(), kMaxNameBytes));
       const std::string np = Join(key, it.key());
       if (!it->is_object()) return FieldError(np, "expected a victims object");
       std::vector<std::string> uids;
@@ -385,6 +447,7 @@ Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body
               u != nullptr && std::string_view(key) == "NodeNameToMetaVictims") {
             if (!u->is_string()) return FieldError(Join(vp, "UID"), "expected a string");
             uid = u->get<std::string>();
+            SEEDANCE_RETURN_IF_ERROR(CheckName(Join(vp, "UID"), uid, kMaxUidBytes, true));
           } else {
             SEEDANCE_ASSIGN_OR_RETURN(K8sPod vpod, ParsePod(v, vp));
             uid = vpod.uid;
@@ -418,6 +481,10 @@ Result<ExtenderBindingArgs> ParseExtenderBindingArgs(std::string_view body) {
     if (!v->is_string()) return FieldError(key, "expected a string");
     *out = v->get<std::string>();
   }
+  SEEDANCE_RETURN_IF_ERROR(CheckName("PodName", a.pod_name, kMaxNameBytes));
+  SEEDANCE_RETURN_IF_ERROR(CheckName("PodNamespace", a.pod_namespace, kMaxNamespaceBytes));
+  SEEDANCE_RETURN_IF_ERROR(CheckName("PodUID", a.pod_uid, kMaxUidBytes, true));
+  SEEDANCE_RETURN_IF_ERROR(CheckName("Node", a.node, kMaxNameBytes));
   if (a.pod_name.empty()) return FieldError("PodName", "required");
   if (a.node.empty()) return FieldError("Node", "required");
   if (a.pod_namespace.empty()) a.pod_namespace = "default";

@@ -44,6 +44,8 @@ json Keys(const json& obj) {
 
 TEST(ExtenderProtocol, VerbatimFullNodeArgs) {
   ExtenderHarness h;
+  // Full-node requests never add nodes (they are unauthenticated): the node table has it.
+  ASSERT_EQ(h.PostRaw("/v1/nodes", R"({"metadata":{"name":"nodename"},"spec":{},"status":{}})").first, 200);
   // PROTOCOLS.md 5.2, verbatim (the elided node status is empty).
   auto [code, body] = h.PostRaw("/extender/filter",
       R"({"Pod":{"metadata":{"name":"podname"},"spec":{"containers":null},"status":{}},"Nodes":{"metadata":{},"items":[{"metadata":{"name":"nodename"},"spec":{},"status":{}}]},"NodeNames":["node1"]})");
@@ -55,12 +57,18 @@ TEST(ExtenderProtocol, VerbatimFullNodeArgs) {
   EXPECT_EQ(body["Nodes"]["items"][0]["metadata"]["name"], "nodename");
   EXPECT_EQ(body["FailedNodes"], json::object());
   EXPECT_EQ(body["FailedAndUnresolvableNodes"], json::object());
-  // Full nodes are learned.
   auto [c2, prio] = h.PostRaw("/extender/prioritize",
       R"({"Pod":{"metadata":{"name":"podname"},"spec":{"containers":null},"status":{}},"Nodes":null,"NodeNames":["nodename"]})");
   ASSERT_EQ(c2, 200);
   ASSERT_TRUE(prio.is_array());
   EXPECT_EQ(prio, json::parse(R"([{"Host":"nodename","Score":10}])"));
+  // A node only a full-node request names is unknown, and stays unknown.
+  auto [c3, other] = h.PostRaw("/extender/filter",
+      R"({"Pod":{"metadata":{"name":"podname"}},"Nodes":{"items":[{"metadata":{"name":"other"}}]}})");
+  ASSERT_EQ(c3, 200);
+  EXPECT_EQ(other["Nodes"]["items"].size(), 0u);
+  EXPECT_EQ(other["FailedAndUnresolvableNodes"]["other"].get<std::string>().rfind("unknown node", 0), 0u);
+  EXPECT_EQ(h.app.metrics.Value("seedance_nodes", {}), 1.0);
 }
 
 TEST(ExtenderProtocol, NodeCacheModeFilterPrioritizeBind) {

@@ -27,6 +27,8 @@ class ExtenderService : public Service {
  public:
   ExtenderService(App& app, ExtenderOptions options) : app_(app), core_(app, std::move(options)) {
     app_.metrics.DeclareCounter("seedance_rejected_inputs_total", "Requests rejected as bad input.");
+    app_.metrics.DeclareCounter("seedance_bind_errors_total",
+                                "Binds answered with an Error, by reason (binder, placement, api_server).");
     SetBinder(*app_.config.Get());
   }
 
@@ -49,17 +51,23 @@ class ExtenderService : public Service {
     http.Post("/extender/bind", [this](const httplib::Request& req, httplib::Response& res) {
       auto args = ParseExtenderBindingArgs(req.body);
       if (!args.has_value()) return BadRequest(res, args.error());
+      // With kube_api_url set, a binder that cannot be built (an unreadable token file) fails the
+      // bind loudly: kube-scheduler sees the Error and retries; nothing is recorded.
+      auto [binder, binder_error] = Binder();
+      const std::string key = args->pod_namespace + "/" + args->pod_name;
+      if (!binder_error.ok()) return BindFailed(res, key, "binder", binder_error);
       // Record first (it checks the pod and the fit), then create the Binding in the API server;
       // if that fails the placement is released again and kube-scheduler retries the pod.
       Status s = core_.Bind(*args);
-      if (s.ok()) {
-        std::shared_ptr<const KubeBinder> binder = Binder();
-        if (binder != nullptr) {
-          s = binder->Bind(args->pod_namespace, args->pod_name, args->pod_uid, args->node);
-          if (!s.ok()) (void)core_.DeletePod(args->pod_namespace + "/" + args->pod_name);
+      if (!s.ok()) return BindFailed(res, key, "placement", s);
+      if (binder != nullptr) {
+        s = binder->Bind(args->pod_namespace, args->pod_name, args->pod_uid, args->node);
+        if (!s.ok()) {
+          (void)core_.DeletePod(key);
+          return BindFailed(res, key, "api_server", s);
         }
       }
-      ReplyJson(res, 200, EncodeBindingResult(s.ok() ? "" : s.message()));
+      ReplyJson(res, 200, EncodeBindingResult(""));
     });
     http.Post("/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
       auto nodes = ParseNodeOrList(req.body);
@@ -113,31 +121,48 @@ class ExtenderService : public Service {
     app_.metrics.Inc("seedance_rejected_inputs_total", {{"endpoint", "extender"}});
     ReplyError(res, 400, FieldOf(s), ReasonOf(s));
   }
+  // A bind kube-scheduler must see fail: the protocol's Error, a log line and a metric.
+  void BindFailed(httplib::Response& res, const std::string& pod, const char* reason, const Status& s) {
+    app_.metrics.Inc("seedance_bind_errors_total", {{"reason", reason}});
+    app_.Log("error", "bind_failed", {{"pod", pod}, {"reason", reason}, {"error", s.message()}});
+    ReplyJson(res, 200, EncodeBindingResult(s.message().empty() ? std::string(reason) : s.message()));
+  }
   static void Fail(httplib::Response& res, const Status& s) {
     ReplyError(res, HttpStatusOf(s), FieldOf(s), ReasonOf(s));
   }
 
-  // The API-server binder of the current config (nullptr: bind only records).
+  // The API-server binder of the current config (nullptr: bind only records). When kube_api_url
+  // is set and the binder cannot be built, the error is kept and every bind fails with it until
+  // a later bind finds the files readable (a token file mounted late) or a reload fixes them.
   void SetBinder(const ServerConfig& config) {
     std::shared_ptr<const KubeBinder> binder;
+    Status error = Status::Ok();
     if (!config.kube_api_url.empty()) {
       auto b = KubeBinder::FromConfig(config);
       if (b.has_value()) {
         binder = std::move(*b);
       } else {
-        app_.Log("error", "kube_binder", {{"error", b.error().message()}});
+        error = UnavailableError("cannot create Bindings in " + config.kube_api_url + ": " + b.error().message());
+        app_.Log("error", "kube_binder", {{"error", error.message()}});
       }
     }
     std::lock_guard lock(binder_mu_);
     binder_ = std::move(binder);
+    binder_error_ = std::move(error);
   }
-  std::shared_ptr<const KubeBinder> Binder() const {
+  std::pair<std::shared_ptr<const KubeBinder>, Status> Binder() {
+    {
+      std::lock_guard lock(binder_mu_);
+      if (binder_error_.ok()) return {binder_, Status::Ok()};
+    }
+    SetBinder(*app_.config.Get());
     std::lock_guard lock(binder_mu_);
-    return binder_;
+    return {binder_, binder_error_};
   }
 
-  mutable std::mutex binder_mu_;
+  std::mutex binder_mu_;
   std::shared_ptr<const KubeBinder> binder_;
+  Status binder_error_ = Status::Ok();
   App& app_;
   Extender core_;
 };

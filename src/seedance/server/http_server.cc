@@ -4,14 +4,18 @@
 #include <openssl/crypto.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
 #include <thread>
+
+#include "seedance/server/guarded_server.h"
 
 namespace seedance::server {
 namespace {
@@ -178,15 +182,25 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
   if (!options.client_ca.empty() && options.tls_cert.empty()) {
     return InvalidArgumentError("--client-ca needs --tls-cert and --tls-key (mTLS is a TLS mode)");
   }
+  const ServerLimits& limits = a.config.Get()->limits;
+  const ConnectionLimits connection_limits{limits.header_bytes, limits.header_count, limits.header_timeout_ms,
+                                           limits.connections_per_client};
+  a.metrics.DeclareCounter("seedance_rejected_inputs_total",
+                           "Requests rejected before or by a handler, by reason (bad_request, unauthorized, "
+                           "length_required, body_too_large, rate_limited, header_bytes, header_count, "
+                           "header_timeout, connections_per_client).");
+  RefusalHook on_refusal = [&a](std::string_view reason, const std::string& client) {
+    a.metrics.Inc("seedance_rejected_inputs_total", {{"reason", std::string(reason)}});
+    a.Log("warn", "connection_refused", {{"reason", reason}, {"client", client}});
+  };
   if (options.tls_cert.empty()) {
-    impl.http = std::make_unique<httplib::Server>();
+    impl.http = MakeGuardedServer(connection_limits, on_refusal);
   } else {
     for (const std::string* f : {&options.tls_cert, &options.tls_key, &options.client_ca}) {
       if (!f->empty() && !CheckFileReadable(*f)) return NotFoundError(*f + ": cannot open TLS file");
     }
-    impl.http = std::make_unique<httplib::SSLServer>(
-        options.tls_cert.c_str(), options.tls_key.c_str(),
-        options.client_ca.empty() ? nullptr : options.client_ca.c_str());
+    impl.http = MakeGuardedSslServer(options.tls_cert, options.tls_key, options.client_ca, connection_limits,
+                                     on_refusal);
     impl.mtls = !options.client_ca.empty();
   }
   if (!impl.http->is_valid()) {
@@ -212,9 +226,6 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
   http.set_payload_max_length(options.max_body_bytes);
 
   a.metrics.DeclareCounter("seedance_http_requests_total", "HTTP requests answered, by route and status code.");
-  a.metrics.DeclareCounter("seedance_rejected_inputs_total",
-                           "Requests rejected before or by a handler, by reason (bad_request, unauthorized, "
-                           "length_required, body_too_large, rate_limited).");
   a.metrics.DeclareCounter("seedance_config_reloads_total", "Config reloads (SIGHUP), by result (applied, rejected).");
   a.metrics.DeclareGauge("seedance_config_loaded_timestamp_seconds", "When the config in use was loaded (Unix s).");
   a.metrics.Set("seedance_config_loaded_timestamp_seconds", {}, static_cast<double>(a.now_ms()) / 1000.0);
@@ -241,6 +252,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
       return reject(411, "Transfer-Encoding",
                     "chunked request bodies are not accepted: send the body with a Content-Length");
     }
+    // Two Content-Length fields (even equal ones) leave the body's end ambiguous between this
+    // server and any proxy in front of it (request smuggling): refused.
+    if (req.get_header_value_count("Content-Length") > 1) {
+      return reject(400, "Content-Length", "more than one Content-Length header");
+    }
     if (req.has_header("Content-Length")) {
       const std::string& text = req.get_header_value("Content-Length");
       std::size_t length = 0;
@@ -256,9 +272,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
     if (IsWrite(req.method) && !IsPureExtenderVerb(req.path) && (!ip->token.empty() || ip->mtls)) {
       bool authorized = false;
       if (!ip->token.empty()) {
+        // RFC 7235: the auth scheme is case-insensitive ("bearer", "BEARER").
         const std::string& auth = req.get_header_value("Authorization");
-        constexpr std::string_view kBearer = "Bearer ";
-        if (auth.size() == kBearer.size() + ip->token.size() && auth.compare(0, kBearer.size(), kBearer) == 0) {
+        constexpr std::string_view kBearer = "bearer ";
+        if (auth.size() == kBearer.size() + ip->token.size() &&
+            std::equal(kBearer.begin(), kBearer.end(), auth.begin(),
+                       [](char x, char y) { return x == std::tolower(static_cast<unsigned char>(y)); })) {
           authorized = CRYPTO_memcmp(auth.data() + kBearer.size(), ip->token.data(), ip->token.size()) == 0;
         }
       }
@@ -325,6 +344,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
                               " (in use, or not an address of this host)");
     }
     server->port_ = options.port;
+  }
+  if (!SetListenBacklog(http, SOMAXCONN)) {
+    a.Log("warn", "listen_backlog", {{"message", "could not raise the listen backlog above cpp-httplib's 5"}});
   }
   if (impl.token.empty() && !impl.mtls) {
     a.Log("warn", "writes_open", {{"message", "no --token-file and no --client-ca: anyone who reaches the port can write"}});

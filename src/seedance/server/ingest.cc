@@ -29,7 +29,20 @@ void SampleBatch::OnSample(const telemetry::SampleView& s) {
   if (s.labels.size() > kMaxLabels || bytes > kMaxLabelBytes) {
     limit_error_ = fmt::format("series {} (line {}) has {} labels, {} bytes: at most {} labels and {} "
                                "bytes per series",
-                               s.metric, s.line, s.labels.size(), bytes, kMaxLabels, kMaxLabelBytes);
+                               s.metric.substr(0, 128), s.line, s.labels.size(), bytes, kMaxLabels, kMaxLabelBytes);
+    limit_field_ = "labels";
+    return;
+  }
+  if (s.metric.size() > kMaxMetricNameBytes) {
+    limit_error_ = fmt::format("metric name of {} bytes (line {}, starting '{}'): at most {} bytes", s.metric.size(),
+                               s.line, s.metric.substr(0, 64), kMaxMetricNameBytes);
+    limit_field_ = "metric";
+    return;
+  }
+  if (s.timestamp_ms < kMinTimestampMs || s.timestamp_ms >= kMaxTimestampMs) {
+    limit_error_ = fmt::format("series {} (line {}): timestamp {} ms is outside 1970-01-01 .. 2100-01-01",
+                               s.metric.substr(0, 128), s.line, s.timestamp_ms);
+    limit_field_ = "timestamp";
     return;
   }
   Item it{};
@@ -207,6 +220,7 @@ void IngestWriter::Run() {
         auto w = m.ledger->NewSampleWriter(source, SIZE_MAX);
         if (w.has_value()) {
           writer = std::move(*w);
+          writer->set_max_series(m.options.max_series);
         } else {
           s = Classify(m.ledger->db(), w.error());
         }

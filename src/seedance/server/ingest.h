@@ -34,10 +34,18 @@ class SampleBatch final : public telemetry::SampleSink {
   // violation kept in `limit_error`).
   static constexpr std::size_t kMaxLabels = 64;
   static constexpr std::size_t kMaxLabelBytes = 16 * 1024;
+  // Prometheus sets no limit on names; 1 KiB is far above any exporter's (dcgm-exporter's longest
+  // is under 64 bytes) and keeps a 10 MB "name" out of the ledger.
+  static constexpr std::size_t kMaxMetricNameBytes = 1024;
+  // Sample times: 1970-01-01 .. 2100-01-01 (Unix ms). -2^63 and far-future times are refused.
+  static constexpr std::int64_t kMinTimestampMs = 0;
+  static constexpr std::int64_t kMaxTimestampMs = 4'102'444'800'000;
 
   void OnSample(const telemetry::SampleView& sample) override;
   std::size_t size() const { return samples_.size(); }
   const std::string& limit_error() const { return limit_error_; }
+  // The part of the input limit_error() is about: "labels", "metric" or "timestamp".
+  const std::string& limit_field() const { return limit_field_; }
   std::int64_t newest_ms() const { return newest_ms_; }
   // The newest value of the gauge seedance_sla_breach_ratio in the batch (NaN when absent): the
   // SLA-breach rate the unit cost (S1.4) is weighted with.
@@ -60,6 +68,7 @@ class SampleBatch final : public telemetry::SampleSink {
   std::vector<std::uint32_t> label_offs_;  // (name_off, name_len, value_off, value_len) x n
   std::vector<Item> samples_;
   std::string limit_error_;
+  std::string limit_field_;
   std::int64_t newest_ms_ = telemetry::kNoTimestamp;
   double breach_ratio_ = std::numeric_limits<double>::quiet_NaN();
   std::int64_t breach_ts_ = telemetry::kNoTimestamp;
@@ -71,6 +80,7 @@ struct IngestWriterOptions {
   std::size_t max_group_samples = 500'000;  // a group closes at this many samples
   std::int64_t max_page_count = 0;  // caps the ledger's size (SQLite pages); 0 = no cap
   std::int64_t cache_kib = 256 * 1024;  // SQLite page cache and mmap window of the writer
+  std::size_t max_series = 0;       // distinct series the ledger may hold (0 = no cap); 413 past it
 };
 
 class IngestWriter {

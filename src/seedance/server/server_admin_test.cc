@@ -318,11 +318,14 @@ bool MakeCertificates(const std::string& dir) {
   return std::system((script + " >/dev/null 2>&1").c_str()) == 0;
 }
 
-TEST(ServerAdminTest, MutualTlsRefusesClientsWithoutACertificate) {
+// mTLS is optional-verify: a client certificate authorizes writes, a client without one still
+// connects (reads, and writes with the bearer token), a certificate that does not verify fails
+// the handshake, and plaintext is not TLS.
+TEST(ServerAdminTest, MutualTlsTakesACertificateOrTheToken) {
   SEEDANCE_SKIP_WITHOUT_PEER(std::system("command -v openssl >/dev/null 2>&1") != 0) << "openssl CLI not on PATH";
   const std::string dir = TestDir();
   ASSERT_TRUE(MakeCertificates(dir));
-  ServerOptions o;
+  ServerOptions o = WithToken(dir);
   o.tls_cert = dir + "/server.crt";
   o.tls_key = dir + "/server.key";
   o.client_ca = dir + "/ca.crt";
@@ -342,8 +345,26 @@ TEST(ServerAdminTest, MutualTlsRefusesClientsWithoutACertificate) {
   httplib::SSLClient without_cert("127.0.0.1", s->port());
   without_cert.set_ca_cert_path((dir + "/ca.crt").c_str());
   without_cert.enable_server_certificate_verification(true);
-  auto refused = without_cert.Get("/healthz");
-  EXPECT_FALSE(refused);  // the TLS handshake fails
+  auto read = without_cert.Get("/healthz");
+  ASSERT_TRUE(read) << httplib::to_string(read.error());
+  EXPECT_EQ(read->status, 200);
+  auto anonymous = without_cert.Post("/test/echo", "{}", "application/json");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  auto token = without_cert.Post("/test/echo", {{"Authorization", "Bearer s3cret"}}, "{}", "application/json");
+  ASSERT_TRUE(token);
+  EXPECT_EQ(token->status, 200);
+
+  // A certificate the client CA did not sign: the handshake fails.
+  ASSERT_EQ(std::system(("cd " + dir + " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+                         "-days 2 -subj /CN=rogue -keyout rogue.key -out rogue.crt >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  httplib::SSLClient wrong_cert("127.0.0.1", s->port(), dir + "/rogue.crt", dir + "/rogue.key");
+  wrong_cert.set_ca_cert_path((dir + "/ca.crt").c_str());
+  wrong_cert.enable_server_certificate_verification(true);
+  auto refused = wrong_cert.Get("/healthz");
+  EXPECT_FALSE(refused && refused->status == 200);
 
   httplib::Client plain("127.0.0.1", s->port());
   auto plaintext = plain.Get("/healthz");

@@ -172,7 +172,8 @@ class TelemetryService final : public Service {
     }
     SEEDANCE_ASSIGN_OR_RETURN(writer_, IngestWriter::Open({.db = app_.options.db,
                                                              .busy_timeout_ms = options_.busy_timeout_ms,
-                                                             .max_page_count = options_.max_db_pages}));
+                                                             .max_page_count = options_.max_db_pages,
+                                                             .max_series = app_.config.Get()->limits.max_series}));
     SEEDANCE_ASSIGN_OR_RETURN(analysis_, ledger::Ledger::Open(app_.options.db));
     stopping_ = false;
     started_ = true;
@@ -239,7 +240,10 @@ class TelemetryService final : public Service {
     auto batch = std::make_shared<SampleBatch>();
     telemetry::ParseStats stats;
     telemetry::ParseOtlpJson(req.body, ParseOptionsFor("otlp"), *batch, stats);
-    if (!batch->limit_error().empty()) return ReplyError(res, 400, "attributes", batch->limit_error());
+    if (!batch->limit_error().empty()) {
+      return ReplyError(res, 400, batch->limit_field() == "labels" ? "attributes" : batch->limit_field(),
+                        batch->limit_error());
+    }
     if (batch->size() == 0 && stats.rejected > 0) {
       app_.metrics.Inc("seedance_ingest_rejected_total", {{"format", "otlp"}}, static_cast<double>(stats.rejected));
       return ReplyError(res, 400, RejectionField(stats.rejections.front()), stats.rejections.front().ToString());
@@ -286,7 +290,7 @@ class TelemetryService final : public Service {
     telemetry::ParseStats stats;
     std::string fmt_name(telemetry::InputFormatName(format));
     auto batch = ParseText(format, "prom", req.body, stats);
-    if (!batch->limit_error().empty()) return ReplyError(res, 400, "labels", batch->limit_error());
+    if (!batch->limit_error().empty()) return ReplyError(res, 400, batch->limit_field(), batch->limit_error());
     if (batch->size() == 0 && stats.rejected > 0) {
       app_.metrics.Inc("seedance_ingest_rejected_total", {{"format", fmt_name}}, static_cast<double>(stats.rejected));
       const auto& r = stats.rejections.front();
