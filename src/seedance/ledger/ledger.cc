@@ -73,6 +73,7 @@ CREATE TABLE job_allocations(
   node_gpus INTEGER NOT NULL, price_micro INTEGER NOT NULL, workload_id INTEGER NOT NULL,
   PRIMARY KEY(source, cluster, job_id, incarnation)) WITHOUT ROWID;
 CREATE INDEX job_allocations_by_node ON job_allocations(source, node, end_ms);
+CREATE INDEX job_allocations_by_node_start ON job_allocations(source, node, start_ms);
 CREATE INDEX job_allocations_open ON job_allocations(source, ended);
 CREATE TABLE cursors(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 )sql",
@@ -81,11 +82,16 @@ static_assert(std::size(kMigrations) == Ledger::kSchemaVersion);
 
 constexpr std::int64_t kHourMs = 3'600'000;
 
-constexpr const char* kAllocationColumns =
-    "SELECT a.cluster, a.job_id, a.incarnation, a.node, a.start_ms, a.end_ms, a.ended, a.gpus, "
-    "a.node_gpus, a.price_micro, w.name, w.namespace, w.tenant, w.business_unit, w.task_type, "
-    "w.data_source, w.sla_tier, w.job FROM job_allocations a LEFT JOIN workloads w ON "
-    "w.id = a.workload_id ";
+// The allocations (with their workload's dimensions) read through `index` ("" = the planner's
+// choice) that match `where_order`.
+std::string AllocationQuery(const char* index, const char* where_order) {
+  return std::string(
+             "SELECT a.cluster, a.job_id, a.incarnation, a.node, a.start_ms, a.end_ms, a.ended, "
+             "a.gpus, a.node_gpus, a.price_micro, w.name, w.namespace, w.tenant, w.business_unit, "
+             "w.task_type, w.data_source, w.sla_tier, w.job FROM job_allocations AS a ") +
+         (*index != '\0' ? std::string("INDEXED BY ") + index + " " : std::string()) +
+         "LEFT JOIN workloads w ON w.id = a.workload_id " + where_order;
+}
 
 const char* DimensionColumn(Dimension d) {
   switch (d) {
@@ -116,7 +122,8 @@ std::string WorkloadKey(const WorkloadDims& w) {
 
 struct Ledger::Statements {
   Stmt insert_bill, delete_interval, insert_charge, find_node, insert_node, find_workload,
-      insert_workload, put_allocation, find_allocation;
+      insert_workload, put_allocation, find_allocation, allocations_on_node, last_cut,
+      delete_node_charges, delete_node_bills;
 };
 
 Ledger::Ledger(sqlite3* db) : db_(db), stmts_(std::make_unique<Statements>()) {}
@@ -165,9 +172,23 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
           "start_ms,end_ms,ended,gpus,node_gpus,price_micro,workload_id) "
           "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"));
   SEEDANCE_RETURN_IF_ERROR(s.find_allocation.Prepare(
-      db, (std::string(kAllocationColumns) +
-           "WHERE a.source=?1 AND a.cluster=?2 AND a.job_id=?3 AND a.incarnation=?4")
+      db, AllocationQuery("", "WHERE a.source=?1 AND a.cluster=?2 AND a.job_id=?3 AND "
+                              "a.incarnation=?4")
               .c_str()));
+  SEEDANCE_RETURN_IF_ERROR(s.allocations_on_node.Prepare(
+      db, AllocationQuery("job_allocations_by_node",
+                          "WHERE a.source=?1 AND a.node=?2 AND a.end_ms>?3 "
+                          "ORDER BY a.start_ms, a.cluster, a.job_id, a.incarnation")
+              .c_str()));
+  // Two index lookups: an end below the bound belongs to an allocation that started before it.
+  SEEDANCE_RETURN_IF_ERROR(s.last_cut.Prepare(
+      db, "SELECT (SELECT MAX(end_ms) FROM job_allocations INDEXED BY job_allocations_by_node "
+          "WHERE source=?1 AND node=?2 AND end_ms<?3), (SELECT MAX(start_ms) FROM job_allocations "
+          "INDEXED BY job_allocations_by_node_start WHERE source=?1 AND node=?2 AND start_ms<?3)"));
+  SEEDANCE_RETURN_IF_ERROR(s.delete_node_charges.Prepare(
+      db, "DELETE FROM charges WHERE source=?1 AND node_id=?2 AND start_ms>=?3"));
+  SEEDANCE_RETURN_IF_ERROR(s.delete_node_bills.Prepare(
+      db, "DELETE FROM bills WHERE source=?1 AND node_id=?2 AND start_ms>=?3"));
   return l;
 }
 
@@ -404,10 +425,8 @@ Status Ledger::DeleteCharges(std::int64_t from_ms, std::int64_t to_ms) {
 Status Ledger::DeleteNodeCharges(const std::string& node, std::int64_t from_ms) {
   SEEDANCE_RETURN_IF_ERROR(EnsureTransaction());
   SEEDANCE_ASSIGN_OR_RETURN(std::int64_t id, NodeId(node));
-  for (const char* sql : {"DELETE FROM charges WHERE source=?1 AND node_id=?2 AND start_ms>=?3",
-                          "DELETE FROM bills WHERE source=?1 AND node_id=?2 AND start_ms>=?3"}) {
-    Stmt st;
-    SEEDANCE_RETURN_IF_ERROR(st.Prepare(db_, sql));
+  for (Stmt* del : {&stmts_->delete_node_charges, &stmts_->delete_node_bills}) {
+    Stmt& st = *del;
     st.Bind(1, source_);
     st.Bind(2, id);
     st.Bind(3, from_ms);
@@ -495,37 +514,37 @@ Result<std::optional<JobAllocation>> Ledger::FindJobAllocation(const std::string
 
 Result<std::vector<JobAllocation>> Ledger::JobAllocationsOnNode(const std::string& node,
                                                                 std::int64_t from_ms) {
-  Stmt st;
-  SEEDANCE_RETURN_IF_ERROR(st.Prepare(
-      db_, (std::string(kAllocationColumns) +
-            "WHERE a.source=?1 AND a.node=?2 AND a.end_ms>?3 "
-            "ORDER BY a.start_ms, a.cluster, a.job_id, a.incarnation")
-               .c_str()));
+  Stmt& st = stmts_->allocations_on_node;
   st.Bind(1, source_);
   st.Bind(2, node);
   st.Bind(3, from_ms);
-  return ReadAllocations(st);
+  auto rows = ReadAllocations(st);
+  st.Reset();
+  return rows;
 }
 
 Result<std::optional<std::int64_t>> Ledger::LastCutBefore(const std::string& node,
                                                           std::int64_t before_ms) {
-  Stmt st;
-  SEEDANCE_RETURN_IF_ERROR(st.Prepare(
-      db_, "SELECT MAX(CASE WHEN end_ms<?3 THEN end_ms ELSE start_ms END) FROM job_allocations "
-           "WHERE source=?1 AND node=?2 AND start_ms<?3"));
+  Stmt& st = stmts_->last_cut;
   st.Bind(1, source_);
   st.Bind(2, node);
   st.Bind(3, before_ms);
-  SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row || st.IsNull(0)) return std::optional<std::int64_t>();
-  return std::optional<std::int64_t>(st.Int(0));
+  auto row = st.Step();
+  std::optional<std::int64_t> out;
+  for (int col = 0; col < 2 && row.has_value() && *row; ++col) {
+    if (!st.IsNull(col)) out = std::max(out.value_or(st.Int(col)), st.Int(col));
+  }
+  st.Reset();
+  if (!row.has_value()) return row.error();
+  return out;
 }
 
 Result<std::vector<JobAllocation>> Ledger::OpenJobAllocations() {
   Stmt st;
   SEEDANCE_RETURN_IF_ERROR(st.Prepare(
-      db_, (std::string(kAllocationColumns) +
-            "WHERE a.source=?1 AND a.ended=0 ORDER BY a.cluster, a.job_id, a.incarnation")
+      db_, AllocationQuery("job_allocations_open",
+                           "WHERE a.source=?1 AND a.ended=0 "
+                           "ORDER BY a.cluster, a.job_id, a.incarnation")
                .c_str()));
   st.Bind(1, source_);
   return ReadAllocations(st);

@@ -817,12 +817,10 @@ namespace {
 constexpr const char* kChargeCursor = "slurm.sacct";
 constexpr std::size_t kJobsPerSacct = 200;  // job ids per `sacct -j` (the command line stays short)
 
-// (cluster, job, incarnation): the key of a charge.
-using AllocKey = std::tuple<std::string, std::int64_t, std::int64_t>;
-
 }  // namespace
 
-Result<std::vector<AcctRecord>> Controller::ReadAccounting(std::optional<std::int64_t> cursor) {
+Result<std::vector<AcctRecord>> Controller::ReadAccounting(std::optional<std::int64_t> cursor,
+                                                           std::map<AllocKey, ledger::JobAllocation>& open) {
   std::vector<AcctRecord> recs;
   if (!config_.jobcomp_path.empty()) {
     std::ifstream in(config_.jobcomp_path);
@@ -839,12 +837,16 @@ Result<std::vector<AcctRecord>> Controller::ReadAccounting(std::optional<std::in
   SEEDANCE_ASSIGN_OR_RETURN(recs, ParseSacctJson(text));
   // Incarnations charged as running that this read did not return ended before S (slurmdbd
   // recorded the end late): asked for by job id (sacct -j reads from the epoch).
-  SEEDANCE_ASSIGN_OR_RETURN(auto open, ledger_->OpenJobAllocations());
+  SEEDANCE_ASSIGN_OR_RETURN(auto stored, ledger_->OpenJobAllocations());
+  for (auto& a : stored) {
+    AllocKey key{a.cluster, a.job_id, a.incarnation};
+    open.emplace(std::move(key), std::move(a));
+  }
   std::set<AllocKey> got;
   for (const auto& a : recs) got.insert({a.cluster, a.job_id, a.start_s});
   std::vector<std::string> missing;
-  for (const auto& a : open) {
-    if (!got.count({a.cluster, a.job_id, a.incarnation})) missing.push_back(std::to_string(a.job_id));
+  for (const auto& [key, a] : open) {
+    if (!got.count(key)) missing.push_back(std::to_string(a.job_id));
   }
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
   for (std::size_t k = 0; k < missing.size(); k += kJobsPerSacct) {
@@ -863,11 +865,12 @@ Status Controller::Charge(double now, const std::vector<SlurmNode>& nodes) {
   if (config_.jobcomp_path.empty()) {
     SEEDANCE_ASSIGN_OR_RETURN(cursor, ledger_->Cursor(kChargeCursor));
   }
-  SEEDANCE_ASSIGN_OR_RETURN(std::vector<AcctRecord> recs, ReadAccounting(cursor));
+  std::map<AllocKey, ledger::JobAllocation> open;
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<AcctRecord> recs, ReadAccounting(cursor, open));
   // One transaction: the allocations, the node intervals they change and the cursor are
   // committed together or not at all (a cycle killed part-way is done again by the next one).
   SEEDANCE_RETURN_IF_ERROR(ledger_->BeginTransaction());
-  Status s = ChargeInTransaction(now, nodes, recs, cursor);
+  Status s = ChargeInTransaction(now, nodes, recs, cursor, open);
   if (!s.ok()) {
     ledger_->Rollback();
     return s;
@@ -876,7 +879,8 @@ Status Controller::Charge(double now, const std::vector<SlurmNode>& nodes) {
 }
 
 Status Controller::ChargeInTransaction(double now, const std::vector<SlurmNode>& nodes,
-                                       const std::vector<AcctRecord>& recs, std::optional<std::int64_t> cursor) {
+                                       const std::vector<AcctRecord>& recs, std::optional<std::int64_t> cursor,
+                                       const std::map<AllocKey, ledger::JobAllocation>& open) {
   const auto now_s = static_cast<std::int64_t>(now);
   std::map<std::string, cluster::GpuModelIndex> node_model;
   std::map<std::string, int> node_gpus;
@@ -925,7 +929,12 @@ Status Controller::ChargeInTransaction(double now, const std::vector<SlurmNode>&
     if (auto ti = tenant_index_.find(a.workload.tenant); ti != tenant_index_.end()) {
       a.workload.sla_tier = std::string(tenancy::TierName(config_.tenancy.tenants[static_cast<std::size_t>(ti->second)].tier));
     }
-    SEEDANCE_ASSIGN_OR_RETURN(auto old, ledger_->FindJobAllocation(a.cluster, a.job_id, a.incarnation));
+    std::optional<ledger::JobAllocation> old;
+    if (auto it = open.find({a.cluster, a.job_id, a.incarnation}); it != open.end()) {
+      old = it->second;
+    } else {
+      SEEDANCE_ASSIGN_OR_RETURN(old, ledger_->FindJobAllocation(a.cluster, a.job_id, a.incarnation));
+    }
     if (old.has_value() && *old == a) continue;
     if (!old.has_value()) {
       note(a.node, a.start_ms);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "seedance/cluster/cluster.h"
@@ -125,9 +126,13 @@ class Controller {
   void Release(std::int64_t id, Tracked& t, CycleReport& r, const std::string& why);
   Status BuildState(const std::vector<SlurmNode>& nodes, const std::vector<SlurmJob>& jobs, CycleReport& r);
   Status Charge(double now, const std::vector<SlurmNode>& nodes);
-  Result<std::vector<AcctRecord>> ReadAccounting(std::optional<std::int64_t> cursor);
+  // (cluster, job, incarnation): the key of a charge.
+  using AllocKey = std::tuple<std::string, std::int64_t, std::int64_t>;
+  // Accounting since the cursor; `open`: the ledger's allocations not ended yet.
+  Result<std::vector<AcctRecord>> ReadAccounting(std::optional<std::int64_t> cursor,
+                                                 std::map<AllocKey, ledger::JobAllocation>& open);
   Status ChargeInTransaction(double now, const std::vector<SlurmNode>& nodes, const std::vector<AcctRecord>& recs,
-                             std::optional<std::int64_t> cursor);
+                             std::optional<std::int64_t> cursor, const std::map<AllocKey, ledger::JobAllocation>& open);
   Status RechargeNode(const std::string& node, std::int64_t changed_ms);
   Status EvaluateBreaker(double now, CycleReport& r);
 

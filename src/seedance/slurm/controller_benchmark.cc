@@ -12,9 +12,12 @@
 // CPU time is the benchmark's (the main thread's; setup between cycles is not timed).
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "seedance/core/clock.h"
@@ -69,7 +72,9 @@ struct Site {
     if (with_ledger) {
       db = (std::filesystem::temp_directory_path() / ("slurm_benchmark_" + std::to_string(::getpid()) + ".db")).string();
       std::filesystem::remove(db);
-      ledger = std::move(*ledger::Ledger::Open(db));
+      auto l = ledger::Ledger::Open(db);
+      if (!l.has_value()) throw std::runtime_error(l.error().message());
+      ledger = std::move(*l);
     }
     auto c = Controller::Create(config, *fake, clock, prices, ledger.get());
     if (!c.has_value()) throw std::runtime_error(c.error().message());

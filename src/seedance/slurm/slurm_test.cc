@@ -746,10 +746,10 @@ TEST_F(SlurmChargeTest, ChargesSurviveSacctForgettingJobsAndLateEndsAreAskedForB
   check(kEpoch + 12 * kStep);
 }
 
-// A kill -9 while the cycle's transaction is open (SQLite's progress handler raises SIGKILL in
-// a child process at points spread over the charge step): the ledger is what the last
-// committed cycle left, and a restarted controller's next cycle completes it exactly as an
-// uninterrupted run did.
+// A kill -9 while the cycle's transaction is open (SQLite's progress handler, called at every VM
+// instruction, raises SIGKILL in a child process at points spread over the cycle's statements):
+// the ledger is what the last committed cycle left, and a restarted controller's next cycle
+// completes it exactly as an uninterrupted run did.
 int g_progress = 0;
 int g_kill_at = 0;
 int CountProgress(void*) {
@@ -768,7 +768,7 @@ TEST_F(SlurmChargeTest, AKillDashNineMidCycleLeavesTheLedgerConsistentAndTheNext
   const std::string committed = Dump(**ref_ledger);
   g_progress = 0;
   g_kill_at = 0;
-  sqlite3_progress_handler((*ref_ledger)->db(), 20, CountProgress, nullptr);
+  sqlite3_progress_handler((*ref_ledger)->db(), 1, CountProgress, nullptr);
   Run(ref_fake, *ref, kKill, kKill + 1);
   sqlite3_progress_handler((*ref_ledger)->db(), 0, nullptr, nullptr);
   ASSERT_FALSE(HasFatalFailure());
@@ -791,7 +791,7 @@ TEST_F(SlurmChargeTest, AKillDashNineMidCycleLeavesTheLedgerConsistentAndTheNext
       Run(fake, *c, 0, kKill);
       g_progress = 0;
       g_kill_at = std::max(1, steps * pct / 100);
-      sqlite3_progress_handler((*l)->db(), 20, CountProgress, nullptr);
+      sqlite3_progress_handler((*l)->db(), 1, CountProgress, nullptr);
       Run(fake, *c, kKill, kKill + 1);
       ::_exit(3);  // not killed
     }
@@ -802,7 +802,14 @@ TEST_F(SlurmChargeTest, AKillDashNineMidCycleLeavesTheLedgerConsistentAndTheNext
     auto l = ledger::Ledger::Open(path);
     ASSERT_TRUE(l.has_value()) << l.error().message();
     EXPECT_EQ(*(*l)->IntegrityCheck(), "ok");
-    EXPECT_EQ(Dump(**l), committed);
+    if (pct < 100) {
+      EXPECT_EQ(Dump(**l), committed);
+    } else {
+      // The last step may come after the commit point (inside COMMIT): then the cycle is done,
+      // and the next one must change nothing.
+      const std::string d = Dump(**l);
+      EXPECT_TRUE(d == committed || d == completed) << d;
+    }
     auto rep = (*l)->Attribute(ledger::Dimension::kJob, 0, INT64_MAX, false);
     ASSERT_TRUE(rep.has_value());
     EXPECT_TRUE(rep->reconciliation.exact());
