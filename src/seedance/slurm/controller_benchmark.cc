@@ -36,14 +36,7 @@ constexpr int kNodes = 1250;
 constexpr int kRunning = 5000;
 constexpr int kPending = 10000;
 
-tenancy::TenantConfig Tenant(const std::string& name, tenancy::Tier tier, double gpus) {
-  tenancy::TenantConfig t;
-  t.name = name;
-  t.cohort = "all";
-  t.tier = tier;
-  t.quota.push_back({"gpu", gpus, std::nullopt, std::nullopt});
-  return t;
-}
+using testing::Tenant;
 
 struct Site {
   SimClock clock;

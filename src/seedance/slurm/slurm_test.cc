@@ -126,14 +126,7 @@ TEST(SlurmJson, GresStrings) {
 
 // ---- the controller on FakeSlurm ----
 
-tenancy::TenantConfig Tenant(const std::string& name, tenancy::Tier tier, double gpus) {
-  tenancy::TenantConfig t;
-  t.name = name;
-  t.cohort = "all";
-  t.tier = tier;
-  t.quota.push_back({"gpu", gpus, std::nullopt, std::nullopt});
-  return t;
-}
+using testing::Tenant;
 
 class SlurmControllerTest : public ::testing::Test {
  protected:

@@ -1,8 +1,8 @@
 #pragma once
 
 // FakeSlurm: a CommandRunner that plays a small Slurm cluster in memory for the controller's unit
-// and parity tests. It answers `sinfo --json`, `squeue --json`, `sacct --json` in Slurm 22.05's
-// shape (the fields the readers use, spelled as in tests/data/slurm) and acts on `scontrol
+// and parity tests. It answers `sinfo --json`, `squeue --json`, `sacct --json [-S T] [-j IDS]` in Slurm
+// 22.05's shape (the fields the readers use, spelled as in tests/data/slurm) and acts on `scontrol
 // update|release|hold|requeuehold`. Simplifications (the real-cluster test covers real Slurm): a
 // released job with a node list starts at once on that node (lowest free devices); a requeued job
 // becomes PENDING at once; jobs end when the clock passes start + work.
@@ -22,8 +22,20 @@
 
 #include "seedance/core/clock.h"
 #include "seedance/core/process.h"
+#include "seedance/tenancy/tiers.h"
 
 namespace seedance::slurm::testing {
+
+// A tenant of cohort "all" with a quota of `gpus` GPUs of any model (what the controller maps
+// accounts to).
+inline tenancy::TenantConfig Tenant(const std::string& name, tenancy::Tier tier, double gpus) {
+  tenancy::TenantConfig t;
+  t.name = name;
+  t.cohort = "all";
+  t.tier = tier;
+  t.quota.push_back({"gpu", gpus, std::nullopt, std::nullopt});
+  return t;
+}
 
 class FakeSlurm final : public CommandRunner {
  public:
