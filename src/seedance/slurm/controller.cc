@@ -4,9 +4,9 @@
 #include <cctype>
 #include <cmath>
 #include <ctime>
-#include <tuple>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "seedance/audit/admission.h"
 #include "seedance/cost/money.h"
