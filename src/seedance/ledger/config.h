@@ -23,6 +23,7 @@ struct WorkloadDims {
   std::string data_source;
   std::string sla_tier;
   std::string job;             // job (or pod when no job is known)
+  bool operator==(const WorkloadDims&) const = default;
 };
 
 // Attribution dimensions `seedance attribute --by` accepts.

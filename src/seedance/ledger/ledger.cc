@@ -62,10 +62,36 @@ CREATE TABLE breaker_actions(
 CREATE INDEX charges_by_start ON charges(start_ms);
 CREATE INDEX bills_by_start ON bills(start_ms);
 )sql",
+    // 3: job allocations as a scheduler's accounting reports them (Slurm: one sacct record per
+    // job incarnation), kept for good so that charges can be recomputed from them; the cursors
+    // of incremental readers.
+    R"sql(
+CREATE TABLE job_allocations(
+  source TEXT NOT NULL, cluster TEXT NOT NULL, job_id INTEGER NOT NULL,
+  incarnation INTEGER NOT NULL, node TEXT NOT NULL, start_ms INTEGER NOT NULL,
+  end_ms INTEGER NOT NULL, ended INTEGER NOT NULL, gpus INTEGER NOT NULL,
+  node_gpus INTEGER NOT NULL, price_micro INTEGER NOT NULL, workload_id INTEGER NOT NULL,
+  PRIMARY KEY(source, cluster, job_id, incarnation)) WITHOUT ROWID;
+CREATE INDEX job_allocations_by_node ON job_allocations(source, node, end_ms);
+CREATE INDEX job_allocations_by_node_start ON job_allocations(source, node, start_ms);
+CREATE INDEX job_allocations_open ON job_allocations(source, ended);
+CREATE TABLE cursors(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+)sql",
 };
 static_assert(std::size(kMigrations) == Ledger::kSchemaVersion);
 
 constexpr std::int64_t kHourMs = 3'600'000;
+
+// The allocations (with their workload's dimensions) read through `index` ("" = the planner's
+// choice) that match `where_order`.
+std::string AllocationQuery(const char* index, const char* where_order) {
+  return std::string(
+             "SELECT a.cluster, a.job_id, a.incarnation, a.node, a.start_ms, a.end_ms, a.ended, "
+             "a.gpus, a.node_gpus, a.price_micro, w.name, w.namespace, w.tenant, w.business_unit, "
+             "w.task_type, w.data_source, w.sla_tier, w.job FROM job_allocations AS a ") +
+         (*index != '\0' ? std::string("INDEXED BY ") + index + " " : std::string()) +
+         "LEFT JOIN workloads w ON w.id = a.workload_id " + where_order;
+}
 
 const char* DimensionColumn(Dimension d) {
   switch (d) {
@@ -96,7 +122,8 @@ std::string WorkloadKey(const WorkloadDims& w) {
 
 struct Ledger::Statements {
   Stmt insert_bill, delete_interval, insert_charge, find_node, insert_node, find_workload,
-      insert_workload;
+      insert_workload, put_allocation, find_allocation, allocations_on_node, last_cut,
+      delete_node_charges, delete_node_bills;
 };
 
 Ledger::Ledger(sqlite3* db) : db_(db), stmts_(std::make_unique<Statements>()) {}
@@ -140,6 +167,28 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
   SEEDANCE_RETURN_IF_ERROR(s.insert_workload.Prepare(
       db, "INSERT INTO workloads(name,namespace,tenant,business_unit,task_type,data_source,"
           "sla_tier,job) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)"));
+  SEEDANCE_RETURN_IF_ERROR(s.put_allocation.Prepare(
+      db, "INSERT OR REPLACE INTO job_allocations(source,cluster,job_id,incarnation,node,"
+          "start_ms,end_ms,ended,gpus,node_gpus,price_micro,workload_id) "
+          "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"));
+  SEEDANCE_RETURN_IF_ERROR(s.find_allocation.Prepare(
+      db, AllocationQuery("", "WHERE a.source=?1 AND a.cluster=?2 AND a.job_id=?3 AND "
+                              "a.incarnation=?4")
+              .c_str()));
+  SEEDANCE_RETURN_IF_ERROR(s.allocations_on_node.Prepare(
+      db, AllocationQuery("job_allocations_by_node",
+                          "WHERE a.source=?1 AND a.node=?2 AND a.end_ms>?3 "
+                          "ORDER BY a.start_ms, a.cluster, a.job_id, a.incarnation")
+              .c_str()));
+  // Two index lookups: an end below the bound belongs to an allocation that started before it.
+  SEEDANCE_RETURN_IF_ERROR(s.last_cut.Prepare(
+      db, "SELECT (SELECT MAX(end_ms) FROM job_allocations INDEXED BY job_allocations_by_node "
+          "WHERE source=?1 AND node=?2 AND end_ms<?3), (SELECT MAX(start_ms) FROM job_allocations "
+          "INDEXED BY job_allocations_by_node_start WHERE source=?1 AND node=?2 AND start_ms<?3)"));
+  SEEDANCE_RETURN_IF_ERROR(s.delete_node_charges.Prepare(
+      db, "DELETE FROM charges WHERE source=?1 AND node_id=?2 AND start_ms>=?3"));
+  SEEDANCE_RETURN_IF_ERROR(s.delete_node_bills.Prepare(
+      db, "DELETE FROM bills WHERE source=?1 AND node_id=?2 AND start_ms>=?3"));
   return l;
 }
 
@@ -283,6 +332,7 @@ Status Ledger::EnsureTransaction() {
 }
 
 Status Ledger::Flush() {
+  explicit_transaction_ = false;
   if (!in_transaction_) return Status::Ok();
   in_transaction_ = false;
   return Exec(db_, "COMMIT");
@@ -354,7 +404,7 @@ Status Ledger::RecordNodeInterval(const NodeBill& bill, std::span<const ChargeRe
     SEEDANCE_RETURN_IF_ERROR(s.insert_charge.Run());
   }
   pending_ += charges.size() + 1;
-  if (pending_ >= 50'000) return Flush();
+  if (pending_ >= 50'000 && !explicit_transaction_) return Flush();
   return Status::Ok();
 }
 
@@ -370,6 +420,153 @@ Status Ledger::DeleteCharges(std::int64_t from_ms, std::int64_t to_ms) {
     SEEDANCE_RETURN_IF_ERROR(st.Run());
   }
   return Status::Ok();
+}
+
+Status Ledger::DeleteNodeCharges(const std::string& node, std::int64_t from_ms) {
+  SEEDANCE_RETURN_IF_ERROR(EnsureTransaction());
+  SEEDANCE_ASSIGN_OR_RETURN(std::int64_t id, NodeId(node));
+  for (Stmt* del : {&stmts_->delete_node_charges, &stmts_->delete_node_bills}) {
+    Stmt& st = *del;
+    st.Bind(1, source_);
+    st.Bind(2, id);
+    st.Bind(3, from_ms);
+    SEEDANCE_RETURN_IF_ERROR(st.Run());
+  }
+  return Status::Ok();
+}
+
+Status Ledger::BeginTransaction() {
+  SEEDANCE_RETURN_IF_ERROR(EnsureTransaction());
+  explicit_transaction_ = true;
+  return Status::Ok();
+}
+
+void Ledger::Rollback() {
+  if (in_transaction_) (void)Exec(db_, "ROLLBACK");
+  in_transaction_ = false;
+  explicit_transaction_ = false;
+  pending_ = 0;
+  // Ids created in the rolled-back transaction are gone with it.
+  node_ids_.clear();
+  workload_ids_.clear();
+}
+
+namespace {
+
+Result<std::vector<JobAllocation>> ReadAllocations(Stmt& st) {
+  std::vector<JobAllocation> out;
+  while (true) {
+    SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    JobAllocation a;
+    a.cluster = st.Text(0);
+    a.job_id = st.Int(1);
+    a.incarnation = st.Int(2);
+    a.node = st.Text(3);
+    a.start_ms = st.Int(4);
+    a.end_ms = st.Int(5);
+    a.ended = st.Int(6) != 0;
+    a.gpus = static_cast<int>(st.Int(7));
+    a.node_gpus = static_cast<int>(st.Int(8));
+    a.price_per_gpu_hour = MicroUsd(st.Int(9));
+    a.workload = {st.Text(10), st.Text(11), st.Text(12), st.Text(13),
+                  st.Text(14), st.Text(15), st.Text(16), st.Text(17)};
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace
+
+Status Ledger::PutJobAllocation(const JobAllocation& a) {
+  SEEDANCE_RETURN_IF_ERROR(EnsureTransaction());
+  SEEDANCE_ASSIGN_OR_RETURN(std::int64_t workload, WorkloadId(a.workload));
+  Stmt& st = stmts_->put_allocation;
+  st.Bind(1, source_);
+  st.Bind(2, a.cluster);
+  st.Bind(3, a.job_id);
+  st.Bind(4, a.incarnation);
+  st.Bind(5, a.node);
+  st.Bind(6, a.start_ms);
+  st.Bind(7, a.end_ms);
+  st.Bind(8, std::int64_t{a.ended ? 1 : 0});
+  st.Bind(9, std::int64_t{a.gpus});
+  st.Bind(10, std::int64_t{a.node_gpus});
+  st.Bind(11, a.price_per_gpu_hour.raw());
+  st.Bind(12, workload);
+  return st.Run();
+}
+
+Result<std::optional<JobAllocation>> Ledger::FindJobAllocation(const std::string& cluster,
+                                                               std::int64_t job_id,
+                                                               std::int64_t incarnation) {
+  Stmt& st = stmts_->find_allocation;
+  st.Bind(1, source_);
+  st.Bind(2, cluster);
+  st.Bind(3, job_id);
+  st.Bind(4, incarnation);
+  auto rows = ReadAllocations(st);
+  st.Reset();
+  if (!rows.has_value()) return rows.error();
+  if (rows->empty()) return std::optional<JobAllocation>();
+  return std::optional<JobAllocation>(std::move(rows->front()));
+}
+
+Result<std::vector<JobAllocation>> Ledger::JobAllocationsOnNode(const std::string& node,
+                                                                std::int64_t from_ms) {
+  Stmt& st = stmts_->allocations_on_node;
+  st.Bind(1, source_);
+  st.Bind(2, node);
+  st.Bind(3, from_ms);
+  auto rows = ReadAllocations(st);
+  st.Reset();
+  return rows;
+}
+
+Result<std::optional<std::int64_t>> Ledger::LastCutBefore(const std::string& node,
+                                                          std::int64_t before_ms) {
+  Stmt& st = stmts_->last_cut;
+  st.Bind(1, source_);
+  st.Bind(2, node);
+  st.Bind(3, before_ms);
+  auto row = st.Step();
+  std::optional<std::int64_t> out;
+  for (int col = 0; col < 2 && row.has_value() && *row; ++col) {
+    if (!st.IsNull(col)) out = std::max(out.value_or(st.Int(col)), st.Int(col));
+  }
+  st.Reset();
+  if (!row.has_value()) return row.error();
+  return out;
+}
+
+Result<std::vector<JobAllocation>> Ledger::OpenJobAllocations() {
+  Stmt st;
+  SEEDANCE_RETURN_IF_ERROR(st.Prepare(
+      db_, AllocationQuery("job_allocations_open",
+                           "WHERE a.source=?1 AND a.ended=0 "
+                           "ORDER BY a.cluster, a.job_id, a.incarnation")
+               .c_str()));
+  st.Bind(1, source_);
+  return ReadAllocations(st);
+}
+
+Result<std::optional<std::int64_t>> Ledger::Cursor(const std::string& name) {
+  Stmt st;
+  SEEDANCE_RETURN_IF_ERROR(st.Prepare(db_, "SELECT value FROM cursors WHERE name=?1"));
+  st.Bind(1, name);
+  SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return std::optional<std::int64_t>();
+  return std::optional<std::int64_t>(st.Int(0));
+}
+
+Status Ledger::SetCursor(const std::string& name, std::int64_t value) {
+  SEEDANCE_RETURN_IF_ERROR(EnsureTransaction());
+  Stmt st;
+  SEEDANCE_RETURN_IF_ERROR(
+      st.Prepare(db_, "INSERT OR REPLACE INTO cursors(name, value) VALUES(?1, ?2)"));
+  st.Bind(1, name);
+  st.Bind(2, value);
+  return st.Run();
 }
 
 Status Ledger::AddEvents(std::span<const ProcessEvent> events) {

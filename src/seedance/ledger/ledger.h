@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -79,6 +80,24 @@ struct ProcessEvent {
   std::string precision;        // e.g. fp32, bf16, fp8; "" = unknown
 };
 
+// One job incarnation's hold on one node, as a scheduler's accounting reports it (Slurm: one
+// sacct record). The ledger keeps these for good, keyed by (source, cluster, job, incarnation),
+// so the charges they give can be recomputed after the scheduler has forgotten the job.
+struct JobAllocation {
+  std::string cluster;
+  std::int64_t job_id = 0;
+  std::int64_t incarnation = 0;  // Slurm: the incarnation's start, Unix seconds
+  std::string node;
+  std::int64_t start_ms = 0;
+  std::int64_t end_ms = 0;   // the end, or while running the last time it was seen running
+  bool ended = false;
+  int gpus = 0;              // GPUs it holds on the node
+  int node_gpus = 0;         // GPUs the node has (what the node's bill covers)
+  Money price_per_gpu_hour;  // the node's GPU model at the price table's price
+  WorkloadDims workload;
+  bool operator==(const JobAllocation&) const = default;
+};
+
 // Reads events from CSV: gpu_uuid,start,end[,pod,namespace,container,pid,job,node,request_milli,
 // batch_size,precision]; times as RFC 3339 or Unix seconds. Errors name file:line:column and field.
 Result<std::vector<ProcessEvent>> LoadEventsCsv(const std::string& path);
@@ -121,7 +140,7 @@ struct IngestProgress {
 // Thread-safety: one Ledger per thread; several processes may open the same file (SQLite locks).
 class Ledger final : public ChargeSink {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens or creates `path` and migrates it to kSchemaVersion. Errors: kUnavailable (cannot
   // open), kFailedPrecondition (the file's schema is newer than this binary), kInternal.
@@ -183,6 +202,32 @@ class Ledger final : public ChargeSink {
   Status Flush();
   // Deletes the current source's charges and bills with start in [from, to).
   Status DeleteCharges(std::int64_t from_ms, std::int64_t to_ms);
+  // Same, for one node and start >= from.
+  Status DeleteNodeCharges(const std::string& node, std::int64_t from_ms);
+  // Opens a transaction that nothing commits before Flush(): no intermediate commit every
+  // 50,000 rows (a writer that needs all or nothing, e.g. one controller cycle).
+  Status BeginTransaction();
+  // Drops what was written since the last Flush().
+  void Rollback();
+
+  // --- job allocations (the current source's) ---
+  // Inserts or replaces (cluster, job_id, incarnation).
+  Status PutJobAllocation(const JobAllocation& a);
+  Result<std::optional<JobAllocation>> FindJobAllocation(const std::string& cluster,
+                                                         std::int64_t job_id,
+                                                         std::int64_t incarnation);
+  // On `node` with end_ms > from_ms, ordered by (start, cluster, job, incarnation).
+  Result<std::vector<JobAllocation>> JobAllocationsOnNode(const std::string& node,
+                                                          std::int64_t from_ms);
+  // The largest start or end of an allocation on `node` that is < before_ms, if any.
+  Result<std::optional<std::int64_t>> LastCutBefore(const std::string& node,
+                                                    std::int64_t before_ms);
+  // Not ended, ordered by (cluster, job, incarnation).
+  Result<std::vector<JobAllocation>> OpenJobAllocations();
+
+  // --- cursors of incremental readers (written in the caller's transaction) ---
+  Result<std::optional<std::int64_t>> Cursor(const std::string& name);
+  Status SetCursor(const std::string& name, std::int64_t value);
 
   // --- queries ---
   Result<AttributionReport> Attribute(Dimension dimension, std::int64_t from_ms,
@@ -231,6 +276,7 @@ class Ledger final : public ChargeSink {
   std::unique_ptr<Statements> stmts_;
   std::string source_ = "sim";
   bool in_transaction_ = false;
+  bool explicit_transaction_ = false;
   std::size_t pending_ = 0;
   std::unordered_map<std::string, std::int64_t> node_ids_;
   std::unordered_map<std::string, std::int64_t> workload_ids_;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -51,6 +52,40 @@ std::int64_t Submit(const std::string& args) {
     ADD_FAILURE() << "sbatch " << args << ": " << out;
   }
   return id;
+}
+
+// Polls `done` every 0.2 s until it holds (true) or `seconds` pass (false): waits for a condition,
+// never for a fixed time, so a loaded machine only makes the wait longer.
+bool WaitFor(double seconds, const std::function<bool()>& done) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (true) {
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() >= end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+// squeue's %M ("[days-][hours:]minutes:seconds") in seconds; -1 when it is not that.
+std::int64_t ElapsedS(const std::string& m) {
+  std::int64_t total = 0, field = 0, days = 0;
+  bool digits = false;
+  for (char c : m) {
+    if (c >= '0' && c <= '9') {
+      field = field * 10 + (c - '0');
+      digits = true;
+    } else if (c == ':' && digits) {
+      total = total * 60 + field;
+      field = 0;
+      digits = false;
+    } else if (c == '-' && digits) {
+      days = field;
+      field = 0;
+      digits = false;
+    } else {
+      return -1;
+    }
+  }
+  return digits ? days * 86'400 + total * 60 + field : -1;
 }
 
 // squeue -o for one job ("" when squeue no longer lists it).
@@ -109,6 +144,7 @@ class SlurmCluster : public ::testing::Test {
     while (std::chrono::steady_clock::now() < end) {
       auto r = controller_->Cycle();
       if (r.has_value()) {
+        tripped_ = r->tripped;
         for (const auto& a : r->actions) log_ += FormatAction(a, true) + "\n";
         for (const auto& n : r->notes) log_ += "note: " + n + "\n";
       } else {
@@ -136,7 +172,20 @@ class SlurmCluster : public ::testing::Test {
   std::unique_ptr<ledger::Ledger> ledger_;
   std::unique_ptr<Controller> controller_;
   std::string log_;
+  std::set<std::string> tripped_;  // the last cycle's
 };
+
+// GPU-ms the ledger charges to Slurm job `id`.
+std::int64_t LedgerGpuMs(ledger::Ledger& l, std::int64_t id) {
+  auto rep = l.Attribute(ledger::Dimension::kJob, 0, INT64_MAX, false);
+  EXPECT_TRUE(rep.has_value());
+  std::int64_t ms = 0;
+  if (rep.has_value()) {
+    for (const auto& row : rep->rows)
+      if (row.key == "slurm-" + std::to_string(id)) ms += row.gpu_ms;
+  }
+  return ms;
+}
 
 TEST_F(SlurmCluster, HeldJobsOfTwoAccountsAreReleasedWhereThePipelineChose) {
   const auto g1 = Submit("--hold -A gold --gres=gpu:h100:2");
@@ -157,17 +206,19 @@ TEST_F(SlurmCluster, HeldJobsOfTwoAccountsAreReleasedWhereThePipelineChose) {
   EXPECT_EQ(Job(b2, "%N"), "n3");
   // bestfit packs: g1 and the next 2-GPU H100 job share a node.
   EXPECT_EQ(controller_->releases().size(), 4u);
-  // sacct: one incarnation each, on the node chosen.
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  // sacct: one incarnation each, on the node chosen (slurmdbd records the starts a little later).
   for (auto id : {g1, b1, b2, b3}) {
-    EXPECT_EQ(Sh("sacct -n -X -j " + std::to_string(id) + " -o NodeList%20 | tr -d ' '"), NodeOf(id));
+    const std::string cmd = "sacct -n -X -j " + std::to_string(id) + " -o NodeList%20 | tr -d ' '";
+    EXPECT_TRUE(WaitFor(30, [&] { return Sh(cmd) == NodeOf(id); })) << "job " << id << ": sacct says " << Sh(cmd);
   }
 }
 
 TEST_F(SlurmCluster, GoldPreemptsBronzeByRequeue) {
   const auto b1 = Submit("--hold -A bronze --requeue --gres=gpu:h100:4");
   ASSERT_TRUE(CycleUntil(20, [&] { return Job(b1, "%T") == "RUNNING"; })) << log_;
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  // b1 has run 2 s or more (squeue's %M: [days-][hours:]minutes:seconds), so b2 starts strictly
+  // later and loses less work when preempted.
+  ASSERT_TRUE(WaitFor(30, [&] { return ElapsedS(Job(b1, "%M")) >= 2; })) << Job(b1, "%M");
   const auto b2 = Submit("--hold -A bronze --requeue --gres=gpu:h100:4");  // borrows gold's idle quota
   ASSERT_TRUE(CycleUntil(20, [&] { return Job(b2, "%T") == "RUNNING"; })) << log_;
   // Both H100 nodes are full of Bronze. Gold asks for 2 H100s within its quota.
@@ -184,12 +235,12 @@ TEST_F(SlurmCluster, GoldPreemptsBronzeByRequeue) {
 TEST_F(SlurmCluster, TrippedAccountsNextJobStaysHeldWithTheBreakersReason) {
   const auto k1 = Submit("--hold -A burn --gres=gpu:h100:1");
   ASSERT_TRUE(CycleUntil(20, [&] { return Job(k1, "%T") == "RUNNING"; })) << log_;
-  // A few seconds of one H100 cost more than the account's $0.0001/h.
-  std::this_thread::sleep_for(std::chrono::seconds(3));
-  Cycles(1);
+  // A few seconds of one H100 cost more than the account's $0.0001/h: cycles until it trips.
+  ASSERT_TRUE(CycleUntil(60, [&] { return tripped_.count("burn") > 0; })) << log_;
   const auto k2 = Submit("--hold -A burn --gres=gpu:h100:1");
   const auto g = Submit("--hold -A gold --gres=gpu:h100:1");
-  ASSERT_TRUE(CycleUntil(20, [&] { return Job(g, "%T") == "RUNNING"; })) << log_;
+  ASSERT_TRUE(CycleUntil(30, [&] { return Job(g, "%T") == "RUNNING" && Job(k2, "%k").rfind("seedance: breaker", 0) == 0; }))
+      << log_;
   Cycles(2);
   EXPECT_EQ(Job(k2, "%T|%r"), "PENDING|JobHeldUser") << log_;
   const std::string comment = Job(k2, "%k");
@@ -290,28 +341,34 @@ TEST_F(SlurmCluster, KilledSlurmdsRequeuedJobIsPlacedAgainAndChargedOnce) {
     return s.rfind("RUNNING|", 0) == 0 && s != "RUNNING|" + first;
   })) << log_;
   EXPECT_NE(log_.find("requeued by Slurm"), std::string::npos) << log_;
-  std::this_thread::sleep_for(std::chrono::seconds(2));
-  Sh("scancel " + std::to_string(j) + "; for i in $(seq 100); do squeue -h -j " + std::to_string(j) +
-     " -t R,CG | grep -q . || break; sleep 0.2; done; sleep 1");
-  Cycles(1);
-  // Each incarnation sacct lists is charged once: ledger GPU time = sum of (end - start) x GPUs.
-  const std::string rows = Sh("sacct -n -P -D -X -j " + std::to_string(j) + " -o Start,End,NodeList,AllocTRES --starttime=now-1day");
+  // The second incarnation runs at least a second (whole-second times), then ends.
+  const std::int64_t started = std::stoll(Sh("date +%s"));
+  ASSERT_TRUE(WaitFor(30, [&] { return std::stoll(Sh("date +%s")) > started + 1; }));
+  Sh("scancel " + std::to_string(j));
+  ASSERT_TRUE(WaitFor(60, [&] { return Sh("squeue -h -j " + std::to_string(j) + " -t R,CG").empty(); }));
+  // Each incarnation sacct lists is charged once: ledger GPU time = sum of (end - start) x GPUs,
+  // once slurmdbd has recorded every end (it does so a little after the job ends).
   std::int64_t want_ms = 0;
   int incarnations = 0;
-  auto acct = ParseSacctJson(Sh("sacct --json -D -j " + std::to_string(j)));
-  ASSERT_TRUE(acct.has_value()) << acct.error().message();
-  for (const auto& a : *acct) {
-    if (a.node.empty() || a.end_s <= a.start_s || a.gpus == 0) continue;
-    want_ms += (a.end_s - a.start_s) * a.gpus * 1000;
-    ++incarnations;
-  }
-  EXPECT_GE(incarnations, 2) << rows;
-  auto rep = ledger_->Attribute(ledger::Dimension::kJob, 0, INT64_MAX, false);
-  ASSERT_TRUE(rep.has_value());
-  std::int64_t got_ms = 0;
-  for (const auto& row : rep->rows)
-    if (row.key == "slurm-" + std::to_string(j)) got_ms += row.gpu_ms;
-  EXPECT_EQ(got_ms, want_ms) << rows;
+  std::string rows;
+  ASSERT_TRUE(WaitFor(60, [&] {
+    want_ms = 0;
+    incarnations = 0;
+    rows = Sh("sacct --json -D -j " + std::to_string(j));
+    auto acct = ParseSacctJson(rows);
+    if (!acct.has_value()) return false;
+    bool open = false;
+    for (const auto& a : *acct) {
+      if (a.node.empty() || a.gpus == 0 || a.start_s <= 0) continue;
+      open |= a.end_s <= 0;
+      if (a.end_s <= a.start_s) continue;
+      want_ms += (a.end_s - a.start_s) * a.gpus * 1000;
+      ++incarnations;
+    }
+    return !open && incarnations >= 2;
+  })) << rows;
+  EXPECT_TRUE(CycleUntil(30, [&] { return LedgerGpuMs(*ledger_, j) == want_ms; }))
+      << "ledger " << LedgerGpuMs(*ledger_, j) << " GPU-ms, sacct " << want_ms << "\n" << rows;
   // Bring the node back for later tests.
   Sh("cd " + Base() + " && (slurmd -D -f $SLURM_CONF -N " + first + " > log/slurmd-" + first + ".stdout 2>&1 & echo $! > run/slurmd-" +
      first + ".pid); for i in $(seq 100); do sinfo -h -n " + first + " -o %t | grep -qE '^(idle|mix|alloc)$' && break; sleep 0.3; done");

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "seedance/audit/admission.h"
 #include "seedance/cost/money.h"
@@ -800,92 +802,211 @@ Result<CycleReport> Controller::Cycle() {
   return r;
 }
 
-Status Controller::Charge(double now, const std::vector<SlurmNode>& nodes) {
+std::string SacctTime(std::int64_t unix_s) {
+  // sacct reads -S in the local time of the host it runs on (the controller's).
+  const std::time_t t = static_cast<std::time_t>(unix_s);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return buf;
+}
+
+namespace {
+
+constexpr const char* kChargeCursor = "slurm.sacct";
+constexpr std::size_t kJobsPerSacct = 200;  // job ids per `sacct -j` (the command line stays short)
+
+}  // namespace
+
+Result<std::vector<AcctRecord>> Controller::ReadAccounting(std::optional<std::int64_t> cursor,
+                                                           std::map<AllocKey, ledger::JobAllocation>& open) {
   std::vector<AcctRecord> recs;
   if (!config_.jobcomp_path.empty()) {
     std::ifstream in(config_.jobcomp_path);
-    if (!in) return Status::Ok();  // no job has ended yet
+    if (!in) return recs;  // no job has ended yet
     std::stringstream ss;
     ss << in.rdbuf();
-    SEEDANCE_ASSIGN_OR_RETURN(recs, ParseJobcomp(ss.str(), config_.jobcomp_path));
-  } else {
-    SEEDANCE_ASSIGN_OR_RETURN(std::string text, Read({"sacct", "--json", "-D", "--allusers", "-S", "now-7days"}));
-    SEEDANCE_ASSIGN_OR_RETURN(recs, ParseSacctJson(text));
+    return ParseJobcomp(ss.str(), config_.jobcomp_path);
   }
+  // Only what changed since the last cycle: sacct -S selects the jobs that ran at or after S
+  // (every running job, and those that ended since S), so the read is as small as the change.
+  const std::string since =
+      cursor.has_value() ? SacctTime(*cursor - static_cast<std::int64_t>(config_.charge_overlap_s)) : "now-7days";
+  SEEDANCE_ASSIGN_OR_RETURN(std::string text, Read({"sacct", "--json", "-D", "--allusers", "-S", since}));
+  SEEDANCE_ASSIGN_OR_RETURN(recs, ParseSacctJson(text));
+  // Incarnations charged as running that this read did not return ended before S (slurmdbd
+  // recorded the end late): asked for by job id (sacct -j reads from the epoch).
+  SEEDANCE_ASSIGN_OR_RETURN(auto stored, ledger_->OpenJobAllocations());
+  for (auto& a : stored) {
+    AllocKey key{a.cluster, a.job_id, a.incarnation};
+    open.emplace(std::move(key), std::move(a));
+  }
+  std::set<AllocKey> got;
+  for (const auto& a : recs) got.insert({a.cluster, a.job_id, a.start_s});
+  std::vector<std::string> missing;
+  for (const auto& [key, a] : open) {
+    if (!got.count(key)) missing.push_back(std::to_string(a.job_id));
+  }
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  for (std::size_t k = 0; k < missing.size(); k += kJobsPerSacct) {
+    std::string ids;
+    for (std::size_t i = k; i < std::min(missing.size(), k + kJobsPerSacct); ++i) ids += (ids.empty() ? "" : ",") + missing[i];
+    SEEDANCE_ASSIGN_OR_RETURN(std::string more, Read({"sacct", "--json", "-D", "--allusers", "-j", ids}));
+    SEEDANCE_ASSIGN_OR_RETURN(auto extra, ParseSacctJson(more));
+    recs.insert(recs.end(), extra.begin(), extra.end());
+  }
+  return recs;
+}
+
+Status Controller::Charge(double now, const std::vector<SlurmNode>& nodes) {
+  ledger_->set_source("slurm");
+  std::optional<std::int64_t> cursor;
+  if (config_.jobcomp_path.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(cursor, ledger_->Cursor(kChargeCursor));
+  }
+  std::map<AllocKey, ledger::JobAllocation> open;
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<AcctRecord> recs, ReadAccounting(cursor, open));
+  // One transaction: the allocations, the node intervals they change and the cursor are
+  // committed together or not at all (a cycle killed part-way is done again by the next one).
+  SEEDANCE_RETURN_IF_ERROR(ledger_->BeginTransaction());
+  Status s = ChargeInTransaction(now, nodes, recs, cursor, open);
+  if (!s.ok()) {
+    ledger_->Rollback();
+    return s;
+  }
+  return ledger_->Flush();
+}
+
+Status Controller::ChargeInTransaction(double now, const std::vector<SlurmNode>& nodes,
+                                       const std::vector<AcctRecord>& recs, std::optional<std::int64_t> cursor,
+                                       const std::map<AllocKey, ledger::JobAllocation>& open) {
   const auto now_s = static_cast<std::int64_t>(now);
-  struct Use {
-    std::int64_t start_ms, end_ms;
-    std::uint32_t workload;
-    int gpus;
-  };
-  std::map<std::string, std::vector<Use>> by_node;
-  std::map<std::uint32_t, ledger::WorkloadDims> dims;
   std::map<std::string, cluster::GpuModelIndex> node_model;
   std::map<std::string, int> node_gpus;
   for (const auto& n : nodes) {
     if (auto m = ModelOfGres(n.gpus.type); m.has_value()) node_model[n.name] = *m;
     node_gpus[n.name] = n.gpus.count;
   }
-  std::uint32_t next = 1;
-  std::int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (const auto& a : recs) {
-    if (a.node.empty() || a.gpus <= 0 || a.start_s <= 0) continue;
-    const std::int64_t end = a.end_s > 0 ? a.end_s : now_s;
-    if (end <= a.start_s) continue;
-    if (!node_model.count(a.node) && !a.gpu_type.empty()) {
-      if (auto m = ModelOfGres(a.gpu_type); m.has_value()) node_model[a.node] = *m;
+  // 1. Upsert each incarnation sacct reports (never delete one it stopped reporting), noting per
+  // node the earliest time whose node intervals change.
+  std::map<std::string, std::int64_t> changed;
+  auto note = [&](const std::string& node, std::int64_t at) {
+    auto [it, fresh] = changed.emplace(node, at);
+    if (!fresh) it->second = std::min(it->second, at);
+  };
+  std::int64_t seen = cursor.value_or(0);
+  std::set<AllocKey> done;
+  // Later records win (the -j re-read after the -S read).
+  for (auto rit = recs.rbegin(); rit != recs.rend(); ++rit) {
+    const AcctRecord& r = *rit;
+    if (r.node.empty() || r.gpus <= 0 || r.start_s <= 0) continue;
+    if (!done.insert({r.cluster, r.job_id, r.start_s}).second) continue;
+    seen = std::max({seen, r.start_s, r.end_s});
+    const std::int64_t end = r.end_s > 0 ? r.end_s : now_s;
+    if (end <= r.start_s) continue;
+    if (!node_model.count(r.node) && !r.gpu_type.empty()) {
+      if (auto m = ModelOfGres(r.gpu_type); m.has_value()) node_model[r.node] = *m;
     }
-    if (!node_model.count(a.node)) continue;  // a node we cannot price
-    ledger::WorkloadDims d;
-    d.name = "slurm-" + std::to_string(a.job_id);
-    d.job = d.name;
-    d.namespace_name = a.account;
-    auto acct = config_.slurm.accounts.find(a.account);
-    d.tenant = acct != config_.slurm.accounts.end() ? acct->second : a.account;
-    auto ti = tenant_index_.find(d.tenant);
-    if (ti != tenant_index_.end()) d.sla_tier = std::string(tenancy::TierName(config_.tenancy.tenants[static_cast<std::size_t>(ti->second)].tier));
-    const std::uint32_t w = next++;
-    dims[w] = std::move(d);
-    by_node[a.node].push_back({a.start_s * 1000, end * 1000, w, a.gpus});
-    node_gpus[a.node] = std::max(node_gpus[a.node], a.gpus);
-    lo = std::min(lo, a.start_s * 1000);
-    hi = std::max(hi, end * 1000);
+    if (!node_model.count(r.node)) continue;  // a node we cannot price
+    ledger::JobAllocation a;
+    a.cluster = r.cluster;
+    a.job_id = r.job_id;
+    a.incarnation = r.start_s;
+    a.node = r.node;
+    a.start_ms = r.start_s * 1000;
+    a.end_ms = end * 1000;
+    a.ended = r.end_s > 0;
+    a.gpus = r.gpus;
+    a.node_gpus = std::max(node_gpus[r.node], r.gpus);
+    const cost::GpuPrice* p = prices_.Find(node_model.at(r.node));
+    a.price_per_gpu_hour = p != nullptr ? p->usd_per_gpu_hour : Money();
+    a.workload.name = "slurm-" + std::to_string(r.job_id);
+    a.workload.job = a.workload.name;
+    a.workload.namespace_name = r.account;
+    auto acct = config_.slurm.accounts.find(r.account);
+    a.workload.tenant = acct != config_.slurm.accounts.end() ? acct->second : r.account;
+    if (auto ti = tenant_index_.find(a.workload.tenant); ti != tenant_index_.end()) {
+      a.workload.sla_tier = std::string(tenancy::TierName(config_.tenancy.tenants[static_cast<std::size_t>(ti->second)].tier));
+    }
+    std::optional<ledger::JobAllocation> old;
+    if (auto it = open.find({a.cluster, a.job_id, a.incarnation}); it != open.end()) {
+      old = it->second;
+    } else {
+      SEEDANCE_ASSIGN_OR_RETURN(old, ledger_->FindJobAllocation(a.cluster, a.job_id, a.incarnation));
+    }
+    if (old.has_value() && *old == a) continue;
+    if (!old.has_value()) {
+      note(a.node, a.start_ms);
+    } else if (old->node != a.node || old->start_ms != a.start_ms || old->gpus != a.gpus ||
+               old->node_gpus != a.node_gpus || old->price_per_gpu_hour != a.price_per_gpu_hour ||
+               !(old->workload == a.workload)) {
+      note(old->node, std::min(old->start_ms, a.start_ms));
+      note(a.node, std::min(old->start_ms, a.start_ms));
+    } else {
+      note(a.node, std::min(old->end_ms, a.end_ms));  // ended, or ran on
+    }
+    SEEDANCE_RETURN_IF_ERROR(ledger_->PutJobAllocation(a));
   }
-  if (by_node.empty()) return Status::Ok();
-  ledger_->set_source("slurm");
-  SEEDANCE_RETURN_IF_ERROR(ledger_->DeleteCharges(lo, hi));
-  for (const auto& [node, uses] : by_node) {
-    const cost::GpuPrice* p = prices_.Find(node_model.at(node));
-    const std::int64_t usd_micro_per_gpu_hour = p != nullptr ? p->usd_per_gpu_hour.raw() : 0;
-    std::set<std::int64_t> cuts;
-    for (const auto& u : uses) {
-      cuts.insert(u.start_ms);
-      cuts.insert(u.end_ms);
-    }
-    std::vector<std::int64_t> t(cuts.begin(), cuts.end());
-    const std::uint32_t node_id = 0;
-    for (std::size_t k = 0; k + 1 < t.size(); ++k) {
-      std::vector<ledger::GpuUse> holders;
-      for (const auto& u : uses) {
-        if (u.start_ms <= t[k] && u.end_ms >= t[k + 1]) holders.push_back({u.workload, u.gpus * 1000LL, 0, 1000, false});
+  // 2. Recompute each changed node's intervals from the first one the change touches, from the
+  // stored allocations (also those sacct no longer reports).
+  for (const auto& [node, at] : changed) SEEDANCE_RETURN_IF_ERROR(RechargeNode(node, at));
+  if (config_.jobcomp_path.empty()) SEEDANCE_RETURN_IF_ERROR(ledger_->SetCursor(kChargeCursor, seen));
+  return Status::Ok();
+}
+
+Status Controller::RechargeNode(const std::string& node, std::int64_t changed_ms) {
+  // Below changed_ms the node's cuts (allocation starts and ends) are what they were, so the
+  // intervals before the last cut below it stand; everything from that cut on is recorded again.
+  SEEDANCE_ASSIGN_OR_RETURN(auto last, ledger_->LastCutBefore(node, changed_ms));
+  const std::int64_t from = last.value_or(changed_ms);
+  SEEDANCE_RETURN_IF_ERROR(ledger_->DeleteNodeCharges(node, from));
+  SEEDANCE_ASSIGN_OR_RETURN(auto allocs, ledger_->JobAllocationsOnNode(node, from));
+  if (allocs.empty()) return Status::Ok();
+  // Workload ids: one per distinct workload (incarnations of one job share it).
+  std::vector<ledger::WorkloadDims> dims;
+  std::vector<std::uint32_t> wid(allocs.size());
+  std::vector<std::int64_t> cuts{from};
+  for (std::size_t i = 0; i < allocs.size(); ++i) {
+    const auto& a = allocs[i];
+    auto it = std::find(dims.begin(), dims.end(), a.workload);
+    if (it == dims.end()) it = dims.insert(dims.end(), a.workload);
+    wid[i] = static_cast<std::uint32_t>(it - dims.begin()) + 1;
+    if (a.start_ms > from) cuts.push_back(a.start_ms);
+    cuts.push_back(a.end_ms);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<ledger::GpuUse> holders;
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    holders.clear();
+    std::int64_t gpus = 0, price = 0;
+    for (std::size_t i = 0; i < allocs.size(); ++i) {
+      const auto& a = allocs[i];
+      if (a.start_ms > cuts[k] || a.end_ms < cuts[k + 1]) continue;
+      auto h = std::find_if(holders.begin(), holders.end(), [&](const ledger::GpuUse& u) { return u.workload == wid[i]; });
+      if (h == holders.end()) {
+        holders.push_back({wid[i], a.gpus * 1000LL, 0, 1000, false});
+      } else {
+        h->request_milli += a.gpus * 1000LL;
       }
-      if (holders.empty()) continue;  // nobody on the node: not billed to any account
-      std::sort(holders.begin(), holders.end(), [](const ledger::GpuUse& a, const ledger::GpuUse& b) { return a.workload < b.workload; });
-      ledger::NodeInterval ni;
-      ni.start_ms = t[k];
-      ni.end_ms = t[k + 1];
-      ni.node = node_id;
-      const std::int64_t gpus = node_gpus[node];
-      // The node's GPUs for the interval at the price table's on-demand price (128-bit: exact).
-      const Int128 micro = static_cast<Int128>(usd_micro_per_gpu_hour) * gpus * (ni.end_ms - ni.start_ms) / 3'600'000;
-      ni.bill = MicroUsd(static_cast<std::int64_t>(micro));
-      ni.capacity_milli = gpus * 1000;
-      ni.uses = holders;
-      SEEDANCE_RETURN_IF_ERROR(ledger::RecordAllocatedInterval(*ledger_, ni, ledger::IdleShare::kNone, node,
-                                                               [&](std::uint32_t id) -> const ledger::WorkloadDims& { return dims.at(id); }));
+      gpus = std::max<std::int64_t>(gpus, a.node_gpus);
+      price = std::max(price, a.price_per_gpu_hour.raw());
     }
+    if (holders.empty()) continue;  // nobody on the node: not billed to any account
+    std::sort(holders.begin(), holders.end(), [](const ledger::GpuUse& a, const ledger::GpuUse& b) { return a.workload < b.workload; });
+    ledger::NodeInterval ni;
+    ni.start_ms = cuts[k];
+    ni.end_ms = cuts[k + 1];
+    // The node's GPUs for the interval at the price table's on-demand price (128-bit: exact).
+    const Int128 micro = static_cast<Int128>(price) * gpus * (ni.end_ms - ni.start_ms) / 3'600'000;
+    ni.bill = MicroUsd(static_cast<std::int64_t>(micro));
+    ni.capacity_milli = gpus * 1000;
+    ni.uses = holders;
+    SEEDANCE_RETURN_IF_ERROR(ledger::RecordAllocatedInterval(*ledger_, ni, ledger::IdleShare::kNone, node,
+                                                             [&](std::uint32_t id) -> const ledger::WorkloadDims& { return dims.at(id - 1); }));
   }
-  return ledger_->Flush();
+  return Status::Ok();
 }
 
 Status Controller::EvaluateBreaker(double now, CycleReport& r) {

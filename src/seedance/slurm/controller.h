@@ -3,8 +3,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "seedance/cluster/cluster.h"
@@ -45,14 +47,20 @@ namespace seedance::slurm {
 //      audit-removed nodes are drained with reason "seedance: audit ..." and resumed when
 //      readmitted;
 //   6. with a ledger: charges from accounting (sacct --json, or the jobcomp file) into the ledger
-//      (source "slurm"; workload namespace = account, tenant = tenant), node interval by node
-//      interval, recomputed and replaced each cycle (so a job is charged once per incarnation).
+//      (source "slurm"; workload namespace = account, tenant = tenant). Only what changed is read
+//      (sacct -S <cursor - charge_overlap_s>; the cursor, the last change sacct reported, is kept
+//      in the ledger). Each incarnation is kept as a ledger::JobAllocation keyed by (cluster, job,
+//      incarnation = its start), updated in place until it ends and never deleted; the node
+//      intervals a change touches are recomputed from the stored allocations. Allocations,
+//      charges and cursor are written in one transaction per cycle (all or nothing).
 // Every action carries its reason; with dry_run the actions are returned but not taken.
 struct ControllerConfig {
   sim::SlurmSection slurm;
   tenancy::TenancyConfig tenancy;
   std::string admission_path;  // audit's admission ledger JSON (seedance audit run); "" = no audit
   std::string jobcomp_path;    // accounting from this jobcomp/filetxt file instead of sacct
+  // sacct is read from the last change it reported minus this (slurmdbd records ends late).
+  double charge_overlap_s = 600;
   bool dry_run = false;
 };
 
@@ -81,6 +89,9 @@ struct CycleReport {
   int blocked = 0;                 // held for a reason (breaker, bad request)
   std::set<std::string> tripped;   // accounts the breaker holds
 };
+
+// `t` (Unix seconds) as sacct reads -S: "2026-12-02T13:47:08", the host's local time.
+std::string SacctTime(std::int64_t unix_s);
 
 class Controller {
  public:
@@ -115,6 +126,14 @@ class Controller {
   void Release(std::int64_t id, Tracked& t, CycleReport& r, const std::string& why);
   Status BuildState(const std::vector<SlurmNode>& nodes, const std::vector<SlurmJob>& jobs, CycleReport& r);
   Status Charge(double now, const std::vector<SlurmNode>& nodes);
+  // (cluster, job, incarnation): the key of a charge.
+  using AllocKey = std::tuple<std::string, std::int64_t, std::int64_t>;
+  // Accounting since the cursor; `open`: the ledger's allocations not ended yet.
+  Result<std::vector<AcctRecord>> ReadAccounting(std::optional<std::int64_t> cursor,
+                                                 std::map<AllocKey, ledger::JobAllocation>& open);
+  Status ChargeInTransaction(double now, const std::vector<SlurmNode>& nodes, const std::vector<AcctRecord>& recs,
+                             std::optional<std::int64_t> cursor, const std::map<AllocKey, ledger::JobAllocation>& open);
+  Status RechargeNode(const std::string& node, std::int64_t changed_ms);
   Status EvaluateBreaker(double now, CycleReport& r);
 
   ControllerConfig config_;

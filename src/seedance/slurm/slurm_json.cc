@@ -244,6 +244,7 @@ Result<std::vector<AcctRecord>> ParseSacctJson(std::string_view text) {
     SEEDANCE_RETURN_IF_ERROR(f.CheckObject());
     AcctRecord r;
     SEEDANCE_ASSIGN_OR_RETURN(r.job_id, f.Int("job_id", true));
+    SEEDANCE_ASSIGN_OR_RETURN(r.cluster, f.Str("cluster", false));
     SEEDANCE_ASSIGN_OR_RETURN(r.account, f.Str("account", false));
     SEEDANCE_ASSIGN_OR_RETURN(std::string nodes, f.Str("nodes", false));
     if (nodes != "None assigned") r.node = nodes.substr(0, nodes.find_first_of(",["));

@@ -77,6 +77,7 @@ struct SlurmNode {
 
 // One incarnation of a job in accounting (sacct -D lists every requeued incarnation).
 struct AcctRecord {
+  std::string cluster;  // "" where the feed does not say (jobcomp)
   std::int64_t job_id = 0;
   std::string account;
   std::string state;

@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <ctime>
+#include <map>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -120,14 +126,7 @@ TEST(SlurmJson, GresStrings) {
 
 // ---- the controller on FakeSlurm ----
 
-tenancy::TenantConfig Tenant(const std::string& name, tenancy::Tier tier, double gpus) {
-  tenancy::TenantConfig t;
-  t.name = name;
-  t.cohort = "all";
-  t.tier = tier;
-  t.quota.push_back({"gpu", gpus, std::nullopt, std::nullopt});
-  return t;
-}
+using testing::Tenant;
 
 class SlurmControllerTest : public ::testing::Test {
  protected:
@@ -542,6 +541,281 @@ TEST(SlurmConfig, SectionParsesAndNamesBadKeys) {
   EXPECT_NE(bad_gpu.error().message().find("c.yaml:2: key 'slurm.gpu_types[1]'"), std::string::npos) << bad_gpu.error().message();
   auto bad_mode = sim::ParseSimConfig("c.yaml", "slurm:\n  mode: kueue\n");
   ASSERT_FALSE(bad_mode.has_value());
+}
+
+// ---- charges: incremental, keyed by incarnation, all or nothing per cycle ----
+
+// The charge-window scenario: cycles 2.4 h apart over 10 days on two H100 nodes. One job runs
+// throughout (adopted: it started before the controller); short jobs come and go (those of the
+// first two days end about 8 days before the last cycle); n2 dies once (its jobs get a second
+// incarnation); a job still runs at the end.
+class SlurmChargeTest : public SlurmControllerTest {
+ protected:
+  static constexpr std::int64_t kStep = 8640;
+
+  static void Arrivals(FakeSlurm& fake, int k) {
+    if (k == 0) {
+      const auto id = fake.Submit("gold", 2, "h100", 30 * 86'400.0);
+      EXPECT_TRUE(fake.StartOn(id, "n1"));
+    }
+    if (k == 1) fake.Submit("gold", 2, "h100", 20 * 3600.0);
+    if (k == 2) fake.Submit("bronze", 2, "h100", 10 * 3600.0);
+    if (k == 5) fake.Submit("bronze", 1, "h100", 86'400.0);
+    if (k == 15) fake.Submit("gold", 1, "h100", 3 * 3600.0);
+    if (k > 20 && k % 10 == 7) fake.Submit("bronze", 1, "h100", 5 * 3600.0);
+    if (k == 38) fake.Submit("gold", 2, "h100", 86'400.0);
+    if (k == 40) fake.KillNode("n2");
+    if (k == 41) fake.ReviveNode("n2");
+    if (k == 95) fake.Submit("gold", 1, "h100", 86'400.0);
+  }
+  FakeSlurm NewCluster() {
+    FakeSlurm fake(clock_);
+    fake.AddNode("n1", "h100", 4);
+    fake.AddNode("n2", "h100", 4);
+    return fake;
+  }
+  // Cycles [from, to): the clock at k x kStep, jobs end, arrivals, one controller cycle.
+  void Run(FakeSlurm& fake, Controller& c, int from, int to) {
+    for (int k = from; k < to; ++k) {
+      At(k * kStep);
+      fake.Advance();
+      Arrivals(fake, k);
+      auto r = c.Cycle();
+      ASSERT_TRUE(r.has_value()) << "cycle " << k << ": " << r.error().message();
+      for (const auto& n : r->notes) ASSERT_EQ(n.find("charges not updated"), std::string::npos) << "cycle " << k << ": " << n;
+    }
+  }
+  // GPU-ms per job that Slurm's record implies: every finished incarnation, running ones to now.
+  static std::map<std::string, std::int64_t> ExpectedGpuMs(FakeSlurm& fake, std::int64_t now_s, int* incarnations) {
+    std::map<std::string, std::int64_t> out;
+    *incarnations = 0;
+    for (const auto& i : fake.incarnations()) {
+      if (i.end_s <= i.start_s) continue;
+      out["slurm-" + std::to_string(i.job)] += i.gpus * (i.end_s - i.start_s) * 1000;
+      ++*incarnations;
+    }
+    for (const auto& [id, j] : fake.jobs()) {
+      if (j.state != "RUNNING" || now_s <= j.start_s) continue;
+      out["slurm-" + std::to_string(id)] += j.gpus * (now_s - j.start_s) * 1000;
+      ++*incarnations;
+    }
+    return out;
+  }
+  // Every charge, bill, allocation and cursor of the ledger, one per line, in key order.
+  static std::string Dump(ledger::Ledger& l) {
+    std::string out;
+    for (const char* sql : {
+             "SELECT 'charge', n.name, c.start_ms, c.end_ms, c.kind, IFNULL(w.name,''), c.cost_micro, c.gpu_ms "
+             "FROM charges c JOIN nodes n ON n.id=c.node_id LEFT JOIN workloads w ON w.id=c.workload_id "
+             "WHERE c.source='slurm' ORDER BY 2,3,5,6",
+             "SELECT 'bill', n.name, b.start_ms, b.end_ms, b.bill_micro FROM bills b JOIN nodes n ON n.id=b.node_id "
+             "WHERE b.source='slurm' ORDER BY 2,3",
+             "SELECT 'alloc', cluster, job_id, incarnation, node, start_ms, end_ms, ended, gpus FROM job_allocations "
+             "ORDER BY 2,3,4",
+             "SELECT 'cursor', name, value FROM cursors ORDER BY 2"}) {
+      sqlite3_stmt* st = nullptr;
+      EXPECT_EQ(sqlite3_prepare_v2(l.db(), sql, -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(l.db());
+      while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(st); ++c) {
+          const unsigned char* t = sqlite3_column_text(st, c);
+          out += (c > 0 ? "|" : "") + std::string(t != nullptr ? reinterpret_cast<const char*>(t) : "");
+        }
+        out += '\n';
+      }
+      sqlite3_finalize(st);
+    }
+    return out;
+  }
+};
+
+TEST_F(SlurmChargeTest, AfterAHundredCyclesEveryIncarnationIsChargedExactlyOnceAndNothingIsLost) {
+  FakeSlurm fake = NewCluster();
+  auto ledger = ledger::Ledger::Open((dir_ / "ledger.db").string());
+  ASSERT_TRUE(ledger.has_value()) << ledger.error().message();
+  auto c = Make(fake, ledger->get());
+  ASSERT_NE(c, nullptr);
+  Run(fake, *c, 0, 60);
+  // A restarted controller resumes from the cursor in the ledger (not from sacct's 7 days).
+  c = Make(fake, ledger->get());
+  ASSERT_NE(c, nullptr);
+  fake.log.clear();
+  Run(fake, *c, 60, 100);
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<std::string> since;
+  for (const auto& cmd : fake.log)
+    if (cmd[0] == "sacct" && cmd.size() > 5 && cmd[4] == "-S") since.push_back(cmd[5]);
+  ASSERT_EQ(since.size(), 40u);
+  for (const auto& s : since) EXPECT_NE(s, "now-7days");
+  // Incremental: the last read starts from the last change (a start or an end within the last
+  // cycles), minus the overlap, not from the start of the job running for 10 days.
+  std::tm tm{};
+  ASSERT_NE(strptime(since.back().c_str(), "%Y-%m-%dT%H:%M:%S", &tm), nullptr) << since.back();
+  tm.tm_isdst = -1;
+  const std::int64_t last_read = static_cast<std::int64_t>(std::mktime(&tm)) - kEpoch;
+  EXPECT_GE(last_read, 95 * kStep - 600);
+  EXPECT_LE(last_read, 99 * kStep);
+
+  const std::int64_t now_s = kEpoch + 99 * kStep;
+  int incarnations = 0;
+  const auto want = ExpectedGpuMs(fake, now_s, &incarnations);
+  // The jobs that ended 8 days before the end and the one running for 10 days are among them.
+  const auto& first = fake.jobs().begin()->second;
+  EXPECT_EQ(first.state, "RUNNING");
+  EXPECT_LE(first.start_s, now_s - 9 * 86'400);
+  int ended_early = 0;
+  for (const auto& i : fake.incarnations()) ended_early += i.end_s < now_s - 8 * 86'400 ? 1 : 0;
+  EXPECT_GE(ended_early, 3);
+  bool requeued = false;
+  for (const auto& [id, j] : fake.jobs()) requeued |= j.restarts > 0;
+  EXPECT_TRUE(requeued);
+
+  auto rep = (*ledger)->Attribute(ledger::Dimension::kJob, 0, INT64_MAX, false);
+  ASSERT_TRUE(rep.has_value()) << rep.error().message();
+  EXPECT_TRUE(rep->reconciliation.exact());
+  const double usd = ToUsd(prices_.Find(static_cast<cluster::GpuModelIndex>(*gpu::ParseGpuName("H100", gpu::NameMatch::kName)))->usd_per_gpu_hour);
+  std::map<std::string, std::int64_t> got;
+  for (const auto& row : rep->rows) {
+    if (row.key.empty()) continue;  // idle
+    got[row.key] += row.gpu_ms;
+    ASSERT_TRUE(want.count(row.key)) << row.key;
+    // The amount: the job's GPU-hours at the H100 price (a micro-dollar of rounding per interval).
+    const double want_usd = usd * static_cast<double>(want.at(row.key)) / 3.6e6;
+    EXPECT_NEAR(ToUsd(row.cost), want_usd, 300e-6) << row.key;
+  }
+  EXPECT_EQ(got, want);
+  // One allocation row per incarnation: present exactly once.
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2((*ledger)->db(), "SELECT COUNT(*), SUM(ended) FROM job_allocations", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), incarnations);
+  EXPECT_EQ(sqlite3_column_int(st, 1), static_cast<int>(fake.incarnations().size()));
+  sqlite3_finalize(st);
+}
+
+TEST_F(SlurmChargeTest, ChargesSurviveSacctForgettingJobsAndLateEndsAreAskedForById) {
+  FakeSlurm fake = NewCluster();
+  auto ledger = ledger::Ledger::Open((dir_ / "ledger.db").string());
+  ASSERT_TRUE(ledger.has_value());
+  auto c = Make(fake, ledger->get());
+  ASSERT_NE(c, nullptr);
+  auto check = [&](std::int64_t now_s) {
+    int incarnations = 0;
+    const auto want = ExpectedGpuMs(fake, now_s, &incarnations);
+    auto rep = (*ledger)->Attribute(ledger::Dimension::kJob, 0, INT64_MAX, false);
+    ASSERT_TRUE(rep.has_value());
+    EXPECT_TRUE(rep->reconciliation.exact());
+    std::map<std::string, std::int64_t> got;
+    for (const auto& row : rep->rows)
+      if (!row.key.empty()) got[row.key] += row.gpu_ms;
+    EXPECT_EQ(got, want);
+  };
+  Run(fake, *c, 0, 10);
+  ASSERT_FALSE(HasFatalFailure());
+  // slurmdbd purges the finished jobs: what was charged for them stays.
+  ASSERT_FALSE(fake.incarnations().empty());
+  for (const auto& i : fake.incarnations()) fake.sacct_forgets.insert(i.job);
+  Run(fake, *c, 10, 11);
+  check(kEpoch + 10 * kStep);
+  // A running job ends just after a read, and slurmdbd records the end late: the next read
+  // misses it; by the read after, the cursor has moved past the end (another job started), so
+  // the -S read does not return it: it is asked for by id and its end is charged.
+  std::int64_t late = 0;
+  for (const auto& [id, j] : fake.jobs())
+    if (j.state == "RUNNING" && id != fake.jobs().begin()->first) late = id;
+  ASSERT_NE(late, 0);
+  auto& j = fake.jobs()[late];
+  j.work_s = static_cast<double>(10 * kStep + 1 - (j.start_s - kEpoch));
+  fake.sacct_forgets.insert(late);
+  fake.Submit("gold", 1, "h100", 86'400.0);
+  Run(fake, *c, 11, 12);
+  fake.sacct_forgets.erase(late);
+  fake.log.clear();
+  Run(fake, *c, 12, 13);
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<std::string> by_id;
+  for (const auto& cmd : fake.log)
+    if (cmd[0] == "sacct" && cmd.size() > 5 && cmd[4] == "-j") by_id.push_back(cmd[5]);
+  EXPECT_EQ(by_id, std::vector<std::string>{std::to_string(late)});
+  check(kEpoch + 12 * kStep);
+}
+
+// A kill -9 while the cycle's transaction is open (SQLite's progress handler, called at every VM
+// instruction, raises SIGKILL in a child process at points spread over the cycle's statements):
+// the ledger is what the last committed cycle left, and a restarted controller's next cycle
+// completes it exactly as an uninterrupted run did.
+int g_progress = 0;
+int g_kill_at = 0;
+int CountProgress(void*) {
+  ++g_progress;
+  if (g_kill_at > 0 && g_progress >= g_kill_at) ::raise(SIGKILL);
+  return 0;
+}
+
+TEST_F(SlurmChargeTest, AKillDashNineMidCycleLeavesTheLedgerConsistentAndTheNextCycleCompletesIt) {
+  constexpr int kKill = 41;  // the cycle after n2 died: requeues, new incarnations, ends
+  FakeSlurm ref_fake = NewCluster();
+  auto ref_ledger = ledger::Ledger::Open((dir_ / "ref.db").string());
+  ASSERT_TRUE(ref_ledger.has_value());
+  auto ref = Make(ref_fake, ref_ledger->get());
+  Run(ref_fake, *ref, 0, kKill);
+  const std::string committed = Dump(**ref_ledger);
+  g_progress = 0;
+  g_kill_at = 0;
+  sqlite3_progress_handler((*ref_ledger)->db(), 1, CountProgress, nullptr);
+  Run(ref_fake, *ref, kKill, kKill + 1);
+  sqlite3_progress_handler((*ref_ledger)->db(), 0, nullptr, nullptr);
+  ASSERT_FALSE(HasFatalFailure());
+  const int steps = g_progress;
+  ASSERT_GT(steps, 50);
+  const std::string completed = Dump(**ref_ledger);
+  ASSERT_NE(completed, committed);
+
+  for (int pct : {5, 25, 50, 75, 95, 100}) {
+    SCOPED_TRACE("killed at " + std::to_string(pct) + "% of the cycle's SQLite steps");
+    const std::string path = (dir_ / ("killed" + std::to_string(pct) + ".db")).string();
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      FakeSlurm fake = NewCluster();
+      auto l = ledger::Ledger::Open(path);
+      if (!l.has_value()) ::_exit(2);
+      auto c = Make(fake, l->get());
+      Run(fake, *c, 0, kKill);
+      g_progress = 0;
+      g_kill_at = std::max(1, steps * pct / 100);
+      sqlite3_progress_handler((*l)->db(), 1, CountProgress, nullptr);
+      Run(fake, *c, kKill, kKill + 1);
+      ::_exit(3);  // not killed
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "child status " << status;
+    // Consistent: what the last committed cycle left, integrity intact, bills = charges.
+    auto l = ledger::Ledger::Open(path);
+    ASSERT_TRUE(l.has_value()) << l.error().message();
+    EXPECT_EQ(*(*l)->IntegrityCheck(), "ok");
+    if (pct < 100) {
+      EXPECT_EQ(Dump(**l), committed);
+    } else {
+      // The last step may come after the commit point (inside COMMIT): then the cycle is done,
+      // and the next one must change nothing.
+      const std::string d = Dump(**l);
+      EXPECT_TRUE(d == committed || d == completed) << d;
+    }
+    auto rep = (*l)->Attribute(ledger::Dimension::kJob, 0, INT64_MAX, false);
+    ASSERT_TRUE(rep.has_value());
+    EXPECT_TRUE(rep->reconciliation.exact());
+    // The next cycle (a restarted controller, Slurm as the killed one left it) completes it.
+    FakeSlurm fake = NewCluster();
+    auto replay = Make(fake);
+    Run(fake, *replay, 0, kKill + 1);
+    auto c = Make(fake, l->get());
+    ASSERT_NE(c, nullptr);
+    auto r = c->Cycle();
+    ASSERT_TRUE(r.has_value()) << r.error().message();
+    EXPECT_EQ(Dump(**l), completed);
+  }
 }
 
 }  // namespace

@@ -1,14 +1,16 @@
 #pragma once
 
 // FakeSlurm: a CommandRunner that plays a small Slurm cluster in memory for the controller's unit
-// and parity tests. It answers `sinfo --json`, `squeue --json`, `sacct --json` in Slurm 22.05's
-// shape (the fields the readers use, spelled as in tests/data/slurm) and acts on `scontrol
+// and parity tests. It answers `sinfo --json`, `squeue --json`, `sacct --json [-S T] [-j IDS]` in Slurm
+// 22.05's shape (the fields the readers use, spelled as in tests/data/slurm) and acts on `scontrol
 // update|release|hold|requeuehold`. Simplifications (the real-cluster test covers real Slurm): a
 // released job with a node list starts at once on that node (lowest free devices); a requeued job
 // becomes PENDING at once; jobs end when the clock passes start + work.
 
 #include <algorithm>
 #include <cstdint>
+#include <ctime>
+#include <set>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -20,8 +22,20 @@
 
 #include "seedance/core/clock.h"
 #include "seedance/core/process.h"
+#include "seedance/tenancy/tiers.h"
 
 namespace seedance::slurm::testing {
+
+// A tenant of cohort "all" with a quota of `gpus` GPUs of any model (what the controller maps
+// accounts to).
+inline tenancy::TenantConfig Tenant(const std::string& name, tenancy::Tier tier, double gpus) {
+  tenancy::TenantConfig t;
+  t.name = name;
+  t.cohort = "all";
+  t.tier = tier;
+  t.quota.push_back({"gpu", gpus, std::nullopt, std::nullopt});
+  return t;
+}
 
 class FakeSlurm final : public CommandRunner {
  public:
@@ -105,6 +119,23 @@ class FakeSlurm final : public CommandRunner {
     }
   }
   void ReviveNode(const std::string& name) { NodeNamed(name).down = false; }
+  // Starts pending job `id` on `node` now, as if released there (a cluster's state for tests
+  // that do not go through the controller's releases). False when it does not fit.
+  bool StartOn(std::int64_t id, const std::string& node) {
+    Job& j = jobs_.at(id);
+    j.required = node;
+    j.reason = "None";
+    TryStart(j);
+    return j.state == "RUNNING";
+  }
+  // A finished incarnation from before the test (accounting history only).
+  void AddHistory(std::int64_t job, const std::string& account, const std::string& node, const std::string& type,
+                  int gpus, std::int64_t start_s, std::int64_t end_s, const std::string& state = "COMPLETED") {
+    incarnations_.push_back({job, account, state, node, type, gpus, start_s, end_s});
+    next_id_ = std::max(next_id_, job + 1);
+  }
+  // Job ids sacct never reports again (purged from slurmdbd, or a lagging slurmdbd).
+  std::set<std::int64_t> sacct_forgets;
 
   Result<CommandResult> Run(const std::vector<std::string>& argv) override {
     log.push_back(argv);
@@ -114,7 +145,7 @@ class FakeSlurm final : public CommandRunner {
     const std::string& cmd = argv[0];
     if (cmd == "sinfo") return CommandResult{0, SinfoJson(), ""};
     if (cmd == "squeue") return CommandResult{0, squeue_override.empty() ? SqueueJson() : squeue_override, ""};
-    if (cmd == "sacct") return CommandResult{0, SacctJson(), ""};
+    if (cmd == "sacct") return Sacct(argv);
     if (cmd == "scontrol") return Scontrol(argv);
     return CommandResult{127, "", cmd + ": not found\n"};
   }
@@ -275,11 +306,47 @@ class FakeSlurm final : public CommandRunner {
     }
     return nlohmann::json{{"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"jobs", jobs}}.dump();
   }
-  std::string SacctJson() const {
+  // sacct --json [-S time] [-j id,...]: -S (local time, or now-Ndays) keeps incarnations that
+  // were running at or after it; -j keeps those jobs (from the epoch).
+  Result<CommandResult> Sacct(const std::vector<std::string>& argv) const {
+    std::int64_t since = Now() - 86'400;  // sacct's default: midnight today (a day here)
+    std::set<std::int64_t> ids;
+    for (std::size_t k = 1; k + 1 < argv.size(); ++k) {
+      const std::string& v = argv[k + 1];
+      if (argv[k] == "-S") {
+        if (v.rfind("now-", 0) == 0 && v.size() > 8 && v.substr(v.size() - 4) == "days") {
+          since = Now() - std::stoll(v.substr(4, v.size() - 8)) * 86'400;
+        } else {
+          std::tm tm{};
+          if (strptime(v.c_str(), "%Y-%m-%dT%H:%M:%S", &tm) == nullptr) {
+            return CommandResult{1, "", "sacct: error: Invalid time specification: " + v + "\n"};
+          }
+          tm.tm_isdst = -1;
+          since = static_cast<std::int64_t>(std::mktime(&tm));
+        }
+      }
+      if (argv[k] == "-j") {
+        std::string id;
+        for (std::size_t i = 0; i <= v.size(); ++i) {
+          if (i == v.size() || v[i] == ',') {
+            ids.insert(std::stoll(id));
+            id.clear();
+          } else {
+            id += v[i];
+          }
+        }
+      }
+    }
+    if (!ids.empty()) since = 0;
+    return CommandResult{0, SacctJson(since, ids), ""};
+  }
+  std::string SacctJson(std::int64_t since, const std::set<std::int64_t>& ids) const {
     nlohmann::json jobs = nlohmann::json::array();
     auto add = [&](std::int64_t id, const std::string& account, const std::string& state, const std::string& node,
                    const std::string& type, int gpus, std::int64_t start, std::int64_t end) {
+      if (sacct_forgets.count(id) || (!ids.empty() && !ids.count(id)) || (end > 0 && end < since)) return;
       jobs.push_back({{"job_id", id},
+                      {"cluster", "fake"},
                       {"account", account},
                       {"nodes", node},
                       {"state", {{"current", state}, {"reason", "None"}}},
