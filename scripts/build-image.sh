@@ -94,3 +94,15 @@ umoci config --image "$OUT:$TAG" \
 umoci gc --layout "$OUT"
 size=$(du -sb "$OUT" | cut -f1)
 echo "build-image: $OUT:$TAG ($((size / 1024 / 1024)) MiB compressed, OCI layout)"
+
+# Smoke check (with bubblewrap installed): the image unpacked without root privileges, its root
+# filesystem mounted read-only, `seedance --version` run as the image's user.
+if command -v bwrap >/dev/null; then
+  umoci unpack --rootless --image "$OUT:$TAG" "$WORK/check" >/dev/null 2>&1
+  version=$(bwrap --unshare-user --uid "$UID_" --gid "$UID_" --ro-bind "$WORK/check/rootfs" / \
+              --proc /proc --dev /dev --tmpfs /tmp --setenv SEEDANCE_DATA_DIR /usr/share/seedance \
+              /usr/local/bin/seedance --version)
+  echo "build-image: as uid $UID_ on a read-only root: seedance --version: $version"
+else
+  echo "build-image: bwrap not found (apt-get install bubblewrap): smoke check skipped" >&2
+fi
