@@ -3,6 +3,8 @@
 # daemon: Debian's mmdebstrap makes the Debian 12 root filesystem (from the apt mirror this machine
 # is configured with), umoci packs it as an image.
 #   scripts/build-image.sh OUTDIR [TAG]      (TAG defaults to the project version, e.g. 0.1.0)
+#   scripts/build-image.sh --check-libs      only check that the Containerfile's package list
+#                                            provides every shared library the binary needs
 # Needs: root (or mmdebstrap's unshare mode), apt-get install mmdebstrap umoci; the release build:
 #   cmake --preset release && cmake --build --preset release --target seedance
 # Environment: SEEDANCE_BIN (default build/release/apps/cli/seedance), SEEDANCE_APT_SOURCES (a
@@ -13,14 +15,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { echo "usage: scripts/build-image.sh OUTDIR [TAG]" >&2; exit 2; }
+usage() { echo "usage: scripts/build-image.sh OUTDIR [TAG] | --check-libs" >&2; exit 2; }
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
+CHECK_ONLY=0
+[ "$1" = "--check-libs" ] && CHECK_ONLY=1
 OUT=$1
 TAG=${2:-$(sed -n 's/^project(seedance VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)}
 [ -n "$TAG" ] || { echo "build-image: no TAG given and no version in CMakeLists.txt" >&2; exit 2; }
 BIN=${SEEDANCE_BIN:-build/release/apps/cli/seedance}
 
-for tool in mmdebstrap umoci; do
+for tool in $([ $CHECK_ONLY = 1 ] || echo mmdebstrap umoci); do
   command -v "$tool" >/dev/null || { echo "build-image: $tool not found (apt-get install $tool)" >&2; exit 2; }
 done
 [ -x "$BIN" ] || { echo "build-image: $BIN: no seedance binary (cmake --build --preset release --target seedance)" >&2; exit 2; }
@@ -31,7 +35,8 @@ PACKAGES=$(arg RUNTIME_PACKAGES)
 UID_=$(arg SEEDANCE_UID)
 [ -n "$PACKAGES" ] && [ -n "$UID_" ] || { echo "build-image: Containerfile: ARG RUNTIME_PACKAGES or SEEDANCE_UID missing" >&2; exit 2; }
 
-# Every shared library the binary needs must come from one of those packages (or the base system).
+# Every shared library the binary links directly (its NEEDED entries; the packages' own
+# dependencies bring the rest) must come from one of those packages (or libc6).
 missing=()
 owner() {  # the package that ships library $1 (dpkg knows /lib or /usr/lib, as packaged; merged /usr)
   local real p
@@ -45,10 +50,15 @@ while read -r lib; do
   pkg=$(owner "$lib")
   [ -n "$pkg" ] || { echo "build-image: $BIN needs $lib, which no Debian package provides here" >&2; exit 1; }
   case " $PACKAGES libc6 " in *" $pkg "*) ;; *) missing+=("$pkg ($lib)") ;; esac
-done < <(ldd "$BIN" | awk '$3 ~ /^\// {print $3}')
+done < <(needed=$(readelf -d "$BIN" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+         ldd "$BIN" | awk -v needed=" $(echo $needed) " '$2 == "=>" && index(needed, " " $1 " ") && $3 ~ /^\// {print $3}')
 if [ ${#missing[@]} -gt 0 ]; then
   echo "build-image: Containerfile's RUNTIME_PACKAGES lacks: ${missing[*]}" >&2
   exit 1
+fi
+if [ $CHECK_ONLY = 1 ]; then
+  echo "build-image: every shared library of $BIN comes from the Containerfile's RUNTIME_PACKAGES"
+  exit 0
 fi
 
 SOURCES=${SEEDANCE_APT_SOURCES:-}
