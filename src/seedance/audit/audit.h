@@ -17,7 +17,7 @@
 
 namespace seedance::audit {
 
-// DCGM health categories the audit mirrors (PROTOCOLS.md §2.3), with DCGM's result codes.
+// DCGM health categories the audit mirrors (docs/PROTOCOLS.md §2.3), with DCGM's result codes.
 enum class HealthCategory : std::uint8_t { kXid, kEcc, kThermal, kPower, kPcieReplay };
 inline constexpr std::size_t kHealthCategoryCount = 5;
 enum class HealthResult : std::uint8_t { kPass = 0, kWarn = 10, kFail = 20 };

@@ -9,7 +9,7 @@
 namespace seedance::audit {
 
 // The per-GPU telemetry fields the audit reads, with the dcgm-exporter metric each comes from
-// (PROTOCOLS.md §2.1). Units are the exporter's: W, %, °C, ratios 0..1, MiB, counters.
+// (docs/PROTOCOLS.md §2.1). Units are the exporter's: W, %, °C, ratios 0..1, MiB, counters.
 enum class Field : std::uint8_t {
   kPowerW,          // DCGM_FI_DEV_POWER_USAGE
   kGpuUtilPct,      // DCGM_FI_DEV_GPU_UTIL (0..100)

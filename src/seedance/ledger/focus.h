@@ -8,7 +8,7 @@
 
 namespace seedance::ledger {
 
-// FinOps FOCUS 1.2 export (PROTOCOLS.md 1.4): one row per (hour, node, charge kind, workload).
+// FinOps FOCUS 1.2 export (docs/PROTOCOLS.md 1.4): one row per (hour, node, charge kind, workload).
 // Mandatory columns with their formats: decimals in plain notation (6 places), Date/Time as
 // YYYY-MM-DDTHH:mm:ssZ (UTC; ChargePeriodEnd exclusive), ChargeCategory "Usage", ChargeClass
 // null, BillingCurrency "USD", Tags a JSON object string; our own columns use the x_ prefix

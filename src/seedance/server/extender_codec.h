@@ -1,6 +1,6 @@
 #pragma once
 
-// The kube-scheduler extender wire format (PROTOCOLS.md section 5): a pure codec, no HTTP, no
+// The kube-scheduler extender wire format (docs/PROTOCOLS.md section 5): a pure codec, no HTTP, no
 // state (fuzzable). Requests are parsed case-insensitively at the top level (Go decodes that
 // way: `Pod`/`pod`, `NodeNames`/`nodenames`); embedded v1.Pod and v1.Node objects are read with
 // their lowerCamel tags. Responses are emitted in PascalCase exactly as Go encodes them.

@@ -1,5 +1,5 @@
 // Protocol fidelity (issue 14, must-show 1) and the audit/breaker acting on filter (must-show
-// 8): the bodies of PROTOCOLS.md section 5.2 sent over HTTP, responses checked field by field.
+// 8): the bodies of docs/PROTOCOLS.md section 5.2 sent over HTTP, responses checked field by field.
 
 #include <gtest/gtest.h>
 
@@ -46,7 +46,7 @@ TEST(ExtenderProtocol, VerbatimFullNodeArgs) {
   ExtenderHarness h;
   // Full-node requests never add nodes (they are unauthenticated): the node table has it.
   ASSERT_EQ(h.PostRaw("/v1/nodes", R"({"metadata":{"name":"nodename"},"spec":{},"status":{}})").first, 200);
-  // PROTOCOLS.md 5.2, verbatim (the elided node status is empty).
+  // Verbatim from kube-scheduler extender/v1/types_test.go (docs/PROTOCOLS.md 5.2; the elided node status is empty).
   auto [code, body] = h.PostRaw("/extender/filter",
       R"({"Pod":{"metadata":{"name":"podname"},"spec":{"containers":null},"status":{}},"Nodes":{"metadata":{},"items":[{"metadata":{"name":"nodename"},"spec":{},"status":{}}]},"NodeNames":["node1"]})");
   ASSERT_EQ(code, 200) << body;

@@ -1,4 +1,4 @@
-// The extender part of `seedance server`: kube-scheduler's extender verbs (PROTOCOLS.md
+// The extender part of `seedance server`: kube-scheduler's extender verbs (docs/PROTOCOLS.md
 // section 5) and the state endpoints, on Extender (extender.h).
 //   POST /extender/filter | /extender/prioritize | /extender/preempt | /extender/bind
 //   POST /v1/nodes   (a v1.Node or v1.NodeList); DELETE /v1/nodes/{name}

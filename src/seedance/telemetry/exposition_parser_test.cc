@@ -35,7 +35,7 @@ std::string Reasons(const ParseStats& s) {
   return out;
 }
 
-// Verbatim from prometheus/docs exposition_formats.md (PROTOCOLS.md 3.1).
+// Verbatim from prometheus/docs exposition_formats.md (docs/PROTOCOLS.md 3.1).
 constexpr std::string_view kPromExample = R"(# HELP http_requests_total The total number of HTTP requests.
 # TYPE http_requests_total counter
 http_requests_total{method="post",code="200"} 1027 1395066363000
@@ -66,7 +66,7 @@ TEST(ExpositionParserTest, ParsesThePrometheusDocsExample) {
   EXPECT_EQ(p.samples[5].metric, "http_request_duration_seconds_count");
 }
 
-// Verbatim from the dcgm-exporter README and issues (PROTOCOLS.md 2.2), plus the line constructed
+// Verbatim from the dcgm-exporter README and issues (docs/PROTOCOLS.md 2.2), plus the line constructed
 // from the current template.
 constexpr std::string_view kDcgmExample = R"(# HELP DCGM_FI_DEV_SM_CLOCK SM clock frequency (in MHz).
 # TYPE DCGM_FI_DEV_SM_CLOCK gauge
@@ -98,7 +98,7 @@ TEST(ExpositionParserTest, ParsesDcgmExporterOutputAndDropsBlankSentinels) {
   EXPECT_EQ(p.samples[3].field().field, Field::kGrEngineActive);
 }
 
-// Constructed from the OpenMetrics 1.0 rules in PROTOCOLS.md 3.2: counter family without
+// Constructed from the OpenMetrics 1.0 rules in docs/PROTOCOLS.md 3.2: counter family without
 // _total, UNIT as a suffix, timestamps in seconds, an exemplar, # EOF.
 constexpr std::string_view kOpenMetricsExample = R"(# TYPE acme_http_router_request_seconds summary
 # UNIT acme_http_router_request_seconds seconds

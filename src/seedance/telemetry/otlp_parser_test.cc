@@ -23,7 +23,7 @@ Parsed ParseOtlp(std::string_view text) {
   return p;
 }
 
-// Verbatim structure of opentelemetry-proto examples/metrics.json, trimmed (PROTOCOLS.md 4).
+// Verbatim structure of opentelemetry-proto examples/metrics.json, trimmed (docs/PROTOCOLS.md 4).
 constexpr std::string_view kOtlpExample = R"({"resourceMetrics":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"my.service"}}]},
  "scopeMetrics":[{"scope":{"name":"my.library","version":"1.0.0"},
   "metrics":[

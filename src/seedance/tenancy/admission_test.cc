@@ -60,7 +60,7 @@ struct Harness {
 };
 
 TEST(QuotaBookTest, KueueQuotaMath) {
-  // Nominal 12 with lending limit 1 keeps 11 (PROTOCOLS.md section 6).
+  // Nominal 12 with lending limit 1 keeps 11 (docs/PROTOCOLS.md section 6).
   auto b = *QuotaBook::Build(std::vector<TenantConfig>{Cq("a", "c", 12, std::nullopt, 1), Cq("b", "c", 4)}, true);
   EXPECT_EQ(FromQuantity(b.Available(1, 0)), 5);  // own 4 + a's lendable 1
   EXPECT_EQ(b.Check(1, std::vector<Quantity>{ToQuantity(5)}), FitKind::kBorrow);

@@ -31,7 +31,7 @@ namespace seedance::tenancy {
 //           memory: {nominal: 2048}                  # GiB
 //           gpu/A100-80G: {nominal: 16, borrowing_limit: 8, lending_limit: 4}
 //           gpu: {nominal: 8}                        # GPUs of any model
-// Quantities are finite and >= 0, and lending_limit <= nominal (Kueue, PROTOCOLS.md section 6).
+// Quantities are finite and >= 0, and lending_limit <= nominal (Kueue, docs/PROTOCOLS.md section 6).
 // A `gpu/<model>` key accepts every spelling gpu::ParseGpuName(kProduct) accepts and is stored as
 // GpuResourceName(<catalog name>). A null `tenancy_node` (an absent or empty section) gives the
 // defaults. Every key is optional except a tenant's name.

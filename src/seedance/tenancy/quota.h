@@ -26,7 +26,7 @@ enum class FitKind {
 };
 
 // QuotaBook: nominal quota, borrowing and lending limits and usage of every tenant, with Kueue's
-// semantics for a flat cohort (PROTOCOLS.md section 6, kueue pkg/cache resource_node):
+// semantics for a flat cohort (docs/PROTOCOLS.md section 6, kueue pkg/cache resource_node):
 //  - a tenant's lendable quota is its lending limit (unset: all of nominal); the rest of nominal
 //    is kept for it alone;
 //  - the cohort's pool is the sum of its members' lendable quota; a member uses the pool for the

@@ -44,7 +44,7 @@ double ElasticScale(const TierParams& p, double idle_s, double util);
 // (whole GPUs of one model, e.g. "gpu/A100-80G"), or "gpu" (GPUs of any model).
 std::string GpuResourceName(std::string_view catalog_name);
 
-// One resource of a tenant's quota with Kueue's semantics (PROTOCOLS.md section 6): nominal quota,
+// One resource of a tenant's quota with Kueue's semantics (docs/PROTOCOLS.md section 6): nominal quota,
 // borrowing limit (unset: may borrow up to the cohort's lendable total), lending limit (unset:
 // all of nominal may be lent).
 struct ResourceQuota {
