@@ -121,7 +121,7 @@ struct IngestProgress {
 // Thread-safety: one Ledger per thread; several processes may open the same file (SQLite locks).
 class Ledger final : public ChargeSink {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens or creates `path` and migrates it to kSchemaVersion. Errors: kUnavailable (cannot
   // open), kFailedPrecondition (the file's schema is newer than this binary), kInternal.

@@ -93,13 +93,14 @@ TEST(LedgerTest, MigratesAVersionOneFile) {
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
                          "DROP TABLE breaker_actions; DROP INDEX charges_by_start; "
-                         "DROP INDEX bills_by_start; PRAGMA user_version=1",
+                         "DROP INDEX bills_by_start; DROP TABLE admission_workloads; "
+                         "DROP TABLE admission_decisions; PRAGMA user_version=1",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
   auto l = Ledger::Open(path);
   ASSERT_TRUE(l.has_value()) << l.error().ToString();
-  EXPECT_EQ((*l)->schema_version(), 2);
+  EXPECT_EQ((*l)->schema_version(), Ledger::kSchemaVersion);
   EXPECT_TRUE((*l)->RecordBreakerAction("j", 0, Usd(1), Usd(1), false, "x").ok());
 }
 
