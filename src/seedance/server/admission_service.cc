@@ -131,7 +131,7 @@ json DecisionJson(const AdmissionDecisionRow& d) {
             {"uid", d.uid},          {"reason", d.reason}, {"at_ms", d.at_ms}};
   json detail = json::parse(d.detail_json.empty() ? std::string("{}") : d.detail_json, nullptr, false);
   if (detail.is_object())
-    for (auto& [k, v] : detail.items()) j[k] = v;
+    for (const auto& [k, v] : detail.items()) j[k] = v;
   return j;
 }
 
@@ -607,7 +607,7 @@ class AdmissionService final : public Service {
         states.push_back(WorkloadJson(live_.at(id)));  // a submission cannot end within its own request
       }
     }
-    ReplyDecisions(res, txn, std::move(states));
+    ReplyDecisions(res, txn, &states);
   }
 
   // Parses a "namespace/name" (or "name": namespace "default") reference of a release body.
@@ -655,7 +655,7 @@ class AdmissionService final : public Service {
     }
     CycleLocked(NowS(), now_ms, txn);
     if (Status st = CommitLocked(txn); !st.ok()) return ReplyError(res, 503, "", st.message());
-    ReplyDecisions(res, txn, std::nullopt);
+    ReplyDecisions(res, txn, nullptr);
     ApplyDeferredLocked();
   }
 
@@ -686,10 +686,10 @@ class AdmissionService final : public Service {
            held ? "withdrawn by the client (DELETE); its quota returned" : "withdrawn by the client (DELETE) while pending",
            "{}", now_ms);
     Retire(txn, id, "withdrawn");
-    const AdmissionWorkloadRow gone = txn.gone.back();
+    json gone = WorkloadJson(txn.gone.back());
     CycleLocked(NowS(), now_ms, txn);
     if (Status st = CommitLocked(txn); !st.ok()) return ReplyError(res, 503, "", st.message());
-    ReplyDecisions(res, txn, std::nullopt, WorkloadJson(gone));
+    ReplyDecisions(res, txn, nullptr, &gone);
     ApplyDeferredLocked();
   }
 
@@ -816,15 +816,14 @@ class AdmissionService final : public Service {
   }
 
   // The committed admit/evict decisions of `txn` (what clients act on), plus the workloads' states.
-  void ReplyDecisions(httplib::Response& res, const Txn& txn, std::optional<json> states,
-                      std::optional<json> workload = std::nullopt) {
+  void ReplyDecisions(httplib::Response& res, const Txn& txn, json* states, json* workload = nullptr) {
     json out = json::array();
     for (const auto& d : txn.decisions)
       if (d.kind == "admit" || d.kind == "evict") out.push_back(DecisionJson(d));
     json body = {{"decisions", std::move(out)}, {"pending", admitter_->pending()}, {"admitted", admitted_count_}};
     if (!txn.decisions.empty()) body["last_seq"] = txn.decisions.back().seq;
-    if (states) body["workloads"] = std::move(*states);
-    if (workload) body["workload"] = std::move(*workload);
+    if (states != nullptr) body["workloads"] = std::move(*states);
+    if (workload != nullptr) body["workload"] = std::move(*workload);
     ReplyJson(res, 200, body);
   }
 
