@@ -72,8 +72,6 @@ bool IsDnsName(std::string_view s, std::size_t max_bytes, bool dots) {
   return true;
 }
 
-bool IsLive(std::string_view state) { return state == "pending" || state == "admitted" || state == "evicting"; }
-
 // The driver side the Admitter asks: no nodes here (see the file comment); running state from
 // the admission records (no checkpoint telemetry: a preemption is assumed to lose all the work
 // since admission).
@@ -403,8 +401,8 @@ class AdmissionService final : public Service {
       if (!it->is_string() || it->get_ref<const std::string&>().empty() ||
           it->get_ref<const std::string&>().size() > kMaxUidBytes)
         return BadField{path + ".uid", "must be a non-empty string of at most 128 bytes"};
-      for (unsigned char c : it->get_ref<const std::string&>())
-        if (c < 0x21 || c > 0x7e) return BadField{path + ".uid", "must be printable ASCII without spaces"};
+      for (char c : it->get_ref<const std::string&>())
+        if (c < '!' || c > '~') return BadField{path + ".uid", "must be printable ASCII without spaces"};
       s->uid = it->get<std::string>();
     }
     auto tenant_it = j.find("tenant");
