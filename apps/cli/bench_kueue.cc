@@ -59,6 +59,9 @@ int RunOnline(const BenchKueueOptions& o) {
   options.port = 0;
   options.config_path = o.out + "/kueue-server-config.yaml";
   options.db = o.out + "/kueue-ledger.db";
+  // A fresh ledger per run: the server restores live workloads from it (issue 26), and a run
+  // that was interrupted would leave its workloads there.
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(options.db + suffix);
   auto created = server::HttpServer::Create(options, /*now_ms=*/nullptr);  // the server's wall clock
   if (!created.has_value()) return ReportError(created.error());
   std::unique_ptr<server::HttpServer> srv = std::move(*created);

@@ -77,6 +77,23 @@ CREATE INDEX job_allocations_by_node_start ON job_allocations(source, node, star
 CREATE INDEX job_allocations_open ON job_allocations(source, ended);
 CREATE TABLE cursors(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 )sql",
+    // 4: admission state of seedance server's /v1/workloads (admission_log.h): workloads and
+    // every decision, written before a client is answered.
+    R"sql(
+CREATE TABLE admission_workloads(
+  id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, uid TEXT NOT NULL,
+  tenant TEXT NOT NULL, tier TEXT NOT NULL, priority INTEGER NOT NULL, request TEXT NOT NULL,
+  creation_s REAL NOT NULL, state TEXT NOT NULL, admitted_at_s REAL NOT NULL,
+  evicted_for INTEGER NOT NULL, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL);
+CREATE INDEX admission_workloads_by_name ON admission_workloads(namespace, name, id);
+CREATE INDEX admission_workloads_live ON admission_workloads(id)
+  WHERE state IN ('pending', 'admitted', 'evicting');
+CREATE TABLE admission_decisions(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, workload_id INTEGER NOT NULL, namespace TEXT NOT NULL,
+  name TEXT NOT NULL, uid TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL,
+  detail TEXT NOT NULL, at_ms INTEGER NOT NULL);
+CREATE INDEX admission_decisions_by_workload ON admission_decisions(workload_id, seq);
+)sql",
 };
 static_assert(std::size(kMigrations) == Ledger::kSchemaVersion);
 

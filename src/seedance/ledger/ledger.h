@@ -140,7 +140,7 @@ struct IngestProgress {
 // Thread-safety: one Ledger per thread; several processes may open the same file (SQLite locks).
 class Ledger final : public ChargeSink {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens or creates `path` and migrates it to kSchemaVersion. Errors: kUnavailable (cannot
   // open), kFailedPrecondition (the file's schema is newer than this binary), kInternal.

@@ -94,7 +94,8 @@ TEST(LedgerTest, MigratesAVersionOneFile) {
   ASSERT_EQ(sqlite3_exec(db,
                          "DROP TABLE breaker_actions; DROP INDEX charges_by_start; "
                          "DROP INDEX bills_by_start; DROP TABLE job_allocations; "
-                         "DROP TABLE cursors; PRAGMA user_version=1",
+                         "DROP TABLE cursors; DROP TABLE admission_workloads; "
+                         "DROP TABLE admission_decisions; PRAGMA user_version=1",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);

@@ -206,7 +206,7 @@ Status ReadLimits(const Where& w, const YAML::Node& l, ServerLimits& out) {
 Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
   if (s.IsNull()) return Status::Ok();
   SEEDANCE_RETURN_IF_ERROR(w.Keys(s, "server",
-      {"admission_mode", "placement_policy", "seed", "breaker_default_hourly", "breaker_namespaces", "breaker_jobs",
+      {"admission_mode", "admission_max_workloads", "placement_policy", "seed", "breaker_default_hourly", "breaker_namespaces", "breaker_jobs",
        "breaker_cooldown", "breaker_interval", "audit_interval", "unit_cost_period", "cooling_usd_per_hour",
        "opex_usd_per_hour", "scrape", "kube_api_url", "kube_token_file", "kube_ca_file", "limits"}));
   if (const YAML::Node n = s["limits"]) SEEDANCE_RETURN_IF_ERROR(ReadLimits(w, n, c.limits));
@@ -227,6 +227,11 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
       return w.Error(n, "server.admission_mode",
                      std::string("unknown mode '") + c.admission_mode + "' (allowed: strict, borrowing, seedance, kueue)");
     }
+  }
+  if (const YAML::Node n = s["admission_max_workloads"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(double cap, w.Number(n, "server.admission_max_workloads", 1));
+    if (cap != std::floor(cap) || cap > 1e9) return w.Error(n, "server.admission_max_workloads", "expected a whole number in [1, 1e9]");
+    c.admission_max_workloads = static_cast<std::int64_t>(cap);
   }
   if (const YAML::Node n = s["placement_policy"]) {
     SEEDANCE_ASSIGN_OR_RETURN(c.placement_policy, w.Text(n, "server.placement_policy"));

@@ -42,6 +42,9 @@ struct ServerConfig {
   tenancy::TenancyConfig tenancy;
   // How /v1/workloads admits (tenancy::ParseTenancyMode: strict | borrowing | seedance | kueue).
   std::string admission_mode = "seedance";
+  // Live (pending, admitted, evicting) workloads /v1/workloads tracks in memory; a submission
+  // past it is refused with 429. Finished and withdrawn ones leave memory (they stay in the ledger).
+  std::int64_t admission_max_workloads = 100'000;
 
   // Placement (the same factory and seed as `bench packing`).
   std::string placement_policy = "bestfit";

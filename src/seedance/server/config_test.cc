@@ -25,6 +25,7 @@ scheduler:            # cost-benchmark's section: tolerated
   cost_aware: {enabled: true}
 server:
   admission_mode: kueue
+  admission_max_workloads: 5000
   placement_policy: fgd
   seed: 42
   breaker_default_hourly: 100
@@ -46,6 +47,7 @@ tenancy:
   ASSERT_TRUE(c.has_value()) << c.error().message();
   EXPECT_EQ(c->source, "s.yaml");
   EXPECT_EQ(c->admission_mode, "kueue");
+  EXPECT_EQ(c->admission_max_workloads, 5000);
   EXPECT_EQ(c->placement_policy, "fgd");
   EXPECT_EQ(c->seed, 42u);
   EXPECT_EQ(c->breaker_default_hourly, Usd(100));
@@ -90,6 +92,8 @@ TEST(ServerConfigTest, ErrorsNameFileLineAndKey) {
       {"server:\n  admission_mode: fifo\n", "c.yaml:2: key 'server.admission_mode'", "unknown mode 'fifo' (allowed:"},
       {"server:\n  placement_policy: best\n", "c.yaml:2: key 'server.placement_policy'", "unknown policy 'best' (allowed:"},
       {"server:\n  seed: -1\n", "c.yaml:2: key 'server.seed'", "out of range"},
+      {"server:\n  admission_max_workloads: 0\n", "c.yaml:2: key 'server.admission_max_workloads'", "out of range"},
+      {"server:\n  admission_max_workloads: 2.5\n", "c.yaml:2: key 'server.admission_max_workloads'", "whole number"},
       {"server:\n  seed: 1.5\n", "c.yaml:2: key 'server.seed'", "whole number"},
       {"server:\n  breaker_default_hourly: cheap\n", "c.yaml:2: key 'server.breaker_default_hourly'", "expected a number"},
       {"server:\n  breaker_namespaces:\n    ml: -3\n", "c.yaml:3: key 'server.breaker_namespaces.ml'", "out of range"},

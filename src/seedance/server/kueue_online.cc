@@ -106,7 +106,7 @@ Result<KueueOnlineResult> RunKueueOnline(const sim::KueueScenarioSpec& spec, con
     const std::int64_t now = elapsed_us();
     json gone = json::array();
     for (const auto& d : answer["decisions"]) {
-      auto it = id_of.find(d.value("name", ""));
+      auto it = id_of.find(d.value("namespace", "") + "/" + d.value("name", ""));
       if (it == id_of.end()) return InternalError("server decided on an unknown workload: " + d.dump());
       const auto i = static_cast<std::size_t>(it->second);
       if (d.value("kind", "") == "admit") {
@@ -115,7 +115,7 @@ Result<KueueOnlineResult> RunKueueOnline(const sim::KueueScenarioSpec& spec, con
         running[i] = true;
         change_usage(now, cpu_of(i));
         events.push({now + scaled(wls[i].runtime_us), seq++, Kind::kFinish, it->second, ++epoch[i]});
-      } else {
+      } else if (d.value("kind", "") == "evict") {
         ++r.preemptions;
         ++evictions[i];
         ++epoch[i];  // its finish event is void
@@ -143,7 +143,8 @@ Result<KueueOnlineResult> RunKueueOnline(const sim::KueueScenarioSpec& spec, con
       if (e.kind == Kind::kCreate) {
         created_at[i] = e.due_us;
         const auto& c = spec.classes[static_cast<std::size_t>(wls[i].klass)];
-        create.push_back({{"name", names[i]},
+        create.push_back({{"namespace", sim::KueueCqName(spec, wls[i].cq)},
+                          {"name", wls[i].name},
                           {"tenant", sim::KueueCqName(spec, wls[i].cq)},
                           {"priority", c.priority},
                           {"request", {{"cpu", c.request_cpu}}}});

@@ -515,6 +515,26 @@ void Admitter::Withdraw(std::int64_t id) {
   entries_.erase(it);
 }
 
+void Admitter::Restore(WorkloadRequest w, RestoredState state, double admitted_at_s, std::int64_t evicted_for) {
+  const std::int64_t id = w.id;
+  Submit(std::move(w));
+  if (state == RestoredState::kPending) return;
+  Entry& e = entries_.at(id);
+  Admit(e, admitted_at_s);
+  --stats_.admitted;  // admitted before the restart, counted there
+  if (state == RestoredState::kAdmitted) return;
+  // Evicting: as Evict, without the decision.
+  e.state = State::kEvicting;
+  admitted_.erase(id);
+  admitted_by_tenant_[static_cast<std::size_t>(e.w.tenant)].erase(id);
+  victim_order_[static_cast<std::size_t>(e.w.tenant)].erase(VictimKeyOf(e));
+  auto p = entries_.find(evicted_for);
+  if (p == entries_.end() || p->second.state != State::kPending) return;
+  e.evicted_for = evicted_for;
+  ++p->second.waiting_on;
+  queues_[static_cast<std::size_t>(p->second.w.tenant)].sticky = evicted_for;
+}
+
 void Admitter::CapacityChanged() {
   for (std::size_t t = 0; t < queues_.size(); ++t) RequeueCohort(static_cast<int>(t));
 }

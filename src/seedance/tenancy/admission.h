@@ -117,6 +117,14 @@ class Admitter {
   // A workload that left before it ended normally (a user cancelled it): pending ones leave their
   // queue, admitted or evicting ones return their quota as Finished. Unknown ids are ignored.
   void Withdraw(std::int64_t id);
+  // Restart (the server rebuilds its Admitter from the ledger): puts back a workload in the state
+  // an earlier Admitter left it, without a cycle and without counting an admission. kPending is
+  // Submit; kAdmitted holds its quota, admitted at `admitted_at_s`; kEvicting holds it until
+  // Evicted, and `evicted_for` (>= 0: a workload restored before, still pending) waits for it as
+  // its queue's head, its room reserved, as after the cycle that issued the eviction.
+  // REQUIRES: as Submit.
+  enum class RestoredState { kPending, kAdmitted, kEvicting };
+  void Restore(WorkloadRequest w, RestoredState state, double admitted_at_s, std::int64_t evicted_for);
   // Node capacity grew without a quota release (a drained node resumed, a node came back): the
   // workloads that fit quota but no node, and the classes marked inadmissible, are considered
   // again at the next Cycle (as a quota release in their cohort would).

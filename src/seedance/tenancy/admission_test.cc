@@ -356,3 +356,67 @@ TEST(AdmitterWithdrawTest, CapacityChangedReconsidersWorkloadsNoNodeTook) {
 
 }  // namespace
 }  // namespace seedance::tenancy
+
+namespace seedance::tenancy {
+namespace {
+
+// A restarted server rebuilds its Admitter with Restore from the ledger's rows: after the
+// restore, the same events bring the same decisions as in the Admitter that never stopped.
+TEST(AdmitterRestoreTest, RestoredAdmitterDecidesAsTheOriginal) {
+  const std::vector<TenantConfig> tenants = {Cq("a", "c", 20, 100), Cq("b", "c", 20, 100)};
+  Harness orig(tenants, TenancyMode::kKueue);
+  orig.a.Submit(Wl(1, 1, 20, 100));
+  ASSERT_EQ(orig.Cycle(0).size(), 1u);
+  orig.a.Submit(Wl(2, 1, 18, 100, 1));
+  ASSERT_EQ(orig.Cycle(1).size(), 1u);
+  orig.a.Submit(Wl(4, 0, 20, 200, 2));
+  orig.a.Submit(Wl(3, 1, 1, 50, 2.5));
+  auto d = orig.Cycle(3);
+  ASSERT_EQ(d.size(), 1u);
+  ASSERT_EQ(d[0].kind, AdmissionDecision::Kind::kEvict);
+  ASSERT_EQ(d[0].id, 2);
+  ASSERT_EQ(d[0].for_id, 4);
+
+  // What the ledger holds now: 1 admitted at 0, 2 evicting for 4, 3 and 4 pending.
+  Harness back(tenants, TenancyMode::kKueue);
+  back.a.Restore(Wl(3, 1, 1, 50, 2.5), Admitter::RestoredState::kPending, 0, -1);
+  back.a.Restore(Wl(4, 0, 20, 200, 2), Admitter::RestoredState::kPending, 0, -1);
+  back.a.Restore(Wl(1, 1, 20, 100), Admitter::RestoredState::kAdmitted, 0, -1);
+  back.a.Restore(Wl(2, 1, 18, 100, 1), Admitter::RestoredState::kEvicting, 1, 4);
+  EXPECT_EQ(back.a.pending(), 2u);
+  EXPECT_TRUE(back.a.IsAdmitted(1));
+  EXPECT_FALSE(back.a.IsAdmitted(2));
+  EXPECT_EQ(back.a.stats().admitted, 0);  // counted before the restart
+
+  // While 2 leaves, 4 keeps its room: neither takes a decision (3 may not borrow 4's room).
+  EXPECT_TRUE(orig.Cycle(3.5).empty());
+  EXPECT_TRUE(back.Cycle(3.5).empty());
+  for (Harness* h : {&orig, &back}) {
+    h->a.Evicted(2, true);
+    d = h->Cycle(4);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].kind, AdmissionDecision::Kind::kAdmit);
+    EXPECT_EQ(d[0].id, 4);
+    h->a.Finished(1);
+    d = h->Cycle(5);
+    ASSERT_EQ(d.size(), 2u);  // 1's 20 cpu: 3 (priority 50) is behind 2 (100) in b's queue
+    EXPECT_EQ(d[0].id, 2);
+    EXPECT_EQ(d[1].id, 3);
+  }
+}
+
+// Quota is not double-allocated by a restore: an admitted workload's request is in the book.
+TEST(AdmitterRestoreTest, RestoredAdmissionsHoldTheirQuota) {
+  Harness h({Cq("a", "", 4)}, TenancyMode::kStrict);
+  h.a.Restore(Wl(1, 0, 4, 0, 0), Admitter::RestoredState::kAdmitted, 10, -1);
+  h.a.Submit(Wl(2, 0, 1, 0, 1));
+  EXPECT_TRUE(h.Cycle(11).empty());
+  EXPECT_EQ(h.a.book().usage(0, 0), ToQuantity(4));
+  h.a.Finished(1);
+  auto d = h.Cycle(12);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 2);
+}
+
+}  // namespace
+}  // namespace seedance::tenancy
