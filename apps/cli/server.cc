@@ -111,7 +111,8 @@ Action RegisterServer(CLI::App& app) {
       "--token-file: writes (POST/PUT/DELETE, and /extender/bind) need 'Authorization: Bearer <first line of the "
       "file>'; filter, prioritize and preempt stay open for kube-scheduler. --client-ca: mutual TLS, a verified "
       "client certificate also authorizes writes. SIGHUP reloads the config (a bad one is rejected and the old one "
-      "kept); SIGTERM or SIGINT stop it (exit 0). Exit 2 on bad flags or config. Install: deploy/README.md.",
+      "kept); SIGTERM or SIGINT stop it (exit 0). Exit 2 on bad flags or config."
+      " --kubeconfig FILE (in a pod: its service account): the server lists and watches Nodes and Pods and /readyz waits for the first lists (docs/KUBERNETES.md). Install: deploy/README.md.",
       "seedance server --config seedance-config.yaml --listen 0.0.0.0:8443 --tls-cert tls.crt --tls-key tls.key");
   cmd->add_option("--config", f->options.config_path, "seedance-config.yaml (server: and tenancy: sections)");
   cmd->add_option("--listen", f->listen, "HOST:PORT to serve on (port 0: a free port, logged)")
@@ -127,6 +128,8 @@ Action RegisterServer(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", f->options.threads, "HTTP worker threads (0: 4 x cores, at least 32)")
       ->capture_default_str();
+  cmd->add_option("--kubeconfig", f->options.kubeconfig,
+                  "kubeconfig whose current context to watch Nodes and Pods through");
   return [cmd, f]() {
     if (!cmd->parsed()) return -1;
     return Run(*f);

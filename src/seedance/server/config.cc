@@ -180,9 +180,10 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
   SEEDANCE_RETURN_IF_ERROR(w.Keys(s, "server",
       {"admission_mode", "placement_policy", "seed", "breaker_default_hourly", "breaker_namespaces", "breaker_jobs",
        "breaker_cooldown", "breaker_interval", "audit_interval", "unit_cost_period", "cooling_usd_per_hour",
-       "opex_usd_per_hour", "scrape", "kube_api_url", "kube_token_file", "kube_ca_file"}));
+       "opex_usd_per_hour", "scrape", "kube_api_url", "kube_token_file", "kube_ca_file",
+       "kubeconfig"}));
   for (auto [key, field] : {std::pair{"kube_api_url", &c.kube_api_url}, std::pair{"kube_token_file", &c.kube_token_file},
-                            std::pair{"kube_ca_file", &c.kube_ca_file}}) {
+                            std::pair{"kube_ca_file", &c.kube_ca_file}, std::pair{"kubeconfig", &c.kubeconfig}}) {
     if (const YAML::Node n = s[key]) {
       std::string where = "server.";
       where += key;
