@@ -92,6 +92,7 @@ class ClusterWatchTest : public ::testing::Test {
                                         << "contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: u\n"
                                         << "users:\n- name: u\n  user:\n    token: fake-token\n";
     std::ofstream(dir_ + "/config.yaml")
+        << "server:\n  kube_api_url: " << fake_.url() << "\n"
         << "tenancy:\n  tenants:\n"
         << "    - {name: team-a, cohort: all, tier: gold, quota: {gpu: {nominal: 16}}}\n"
         << "    - {name: team-b, cohort: all, tier: silver, quota: {gpu: {nominal: 16}}}\n";
@@ -241,7 +242,7 @@ TEST_F(ClusterWatchTest, RestartRebuildsEverythingFromTheFirstList) {
   EXPECT_EQ(Observed(c), before);
 }
 
-TEST_F(ClusterWatchTest, ExtenderBindShowsUpThroughTheWatch) {
+TEST_F(ClusterWatchTest, NodeCacheFilterAndBindThroughTheApiServer) {
   Populate();
   auto s = Start();
   ASSERT_NE(s, nullptr);
@@ -256,6 +257,15 @@ TEST_F(ClusterWatchTest, ExtenderBindShowsUpThroughTheWatch) {
   const json filter = json::parse(f->body);
   EXPECT_EQ(filter["NodeNames"], json({"gpu-0", "gpu-2", "gpu-3"})) << f->body;  // gpu-1 is full
   EXPECT_TRUE(filter["FailedAndUnresolvableNodes"].contains("unknown"));
+  // Bind: recorded, the v1.Binding created in the API server, and the watch's MODIFIED agrees.
+  const json bind = {{"PodName", "pending-0"}, {"PodNamespace", "team-b"},
+                     {"PodUID", pending["metadata"]["uid"]}, {"Node", "gpu-2"}};
+  auto b = c.Post("/extender/bind", bind.dump(), "application/json");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(json::parse(b->body), json({{"Error", ""}})) << b->body;
+  EXPECT_EQ((*fake_.Get("pods", "team-b", "pending-0"))["spec"]["nodeName"], "gpu-2");
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(Observed(c)["pods"]["team-b/pending-0"]["node"], "gpu-2");
 }
 
 TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {
