@@ -130,6 +130,8 @@ Action RegisterServer(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--kubeconfig", f->options.kubeconfig,
                   "kubeconfig whose current context to watch Nodes and Pods through");
+  cmd->add_flag("--leader-elect", f->options.leader_elect,
+                "elect one leader among replicas on a Lease; followers answer /readyz 503");
   return [cmd, f]() {
     if (!cmd->parsed()) return -1;
     return Run(*f);

@@ -48,6 +48,12 @@ struct ServerOptions {
   std::string kubeconfig;
   bool watch_in_cluster = true;  // use in-cluster credentials when KUBERNETES_SERVICE_HOST is set
   int watch_initial_backoff_ms = 800;  // client-go's; tests shorten it
+  // Leader election on the Lease <leader_namespace>/seedance (needs the watch's credentials): a
+  // follower answers /readyz 503. Identity "": $POD_NAME, else hostname-pid; namespace "":
+  // $POD_NAMESPACE, else "default". Durations are client-go's; tests shorten them.
+  bool leader_elect = false;
+  std::string leader_identity, leader_namespace;
+  int leader_lease_ms = 15'000, leader_renew_deadline_ms = 10'000, leader_retry_ms = 2'000;
 };
 
 // Parts that are not ready to serve yet: GET /readyz answers 503 naming them (kube's

@@ -1,6 +1,10 @@
 #include "seedance/server/cluster_watch.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -220,5 +224,69 @@ ClusterWatch::~ClusterWatch() { Stop(); }
 void ClusterWatch::Start() { impl_->Start(); }
 void ClusterWatch::Stop() { impl_->Stop(); }
 bool ClusterWatch::synced() const { return impl_->synced(); }
+
+class LeaderElection::Impl {
+ public:
+  Impl(App& app, kube::Credentials credentials)
+      : app_(app), client_(std::move(credentials)), elector_(client_, Options(app.options), clock_, Rng(Seed(app.options))) {
+    app_.metrics.DeclareGauge("seedance_leader", "1 on the replica that holds the leader Lease, else 0.");
+    app_.metrics.Set("seedance_leader", {}, 0);
+    app_.readiness.Set("leader_election", false, "follower: another replica holds the lease");
+    elector_.on_change = [this](bool leader) {
+      app_.metrics.Set("seedance_leader", {}, leader ? 1 : 0);
+      app_.readiness.Set("leader_election", leader, "follower: another replica holds the lease");
+      app_.Log("info", leader ? "leader_elected" : "leader_lost", {{"identity", identity_}});
+    };
+  }
+  void Start() {
+    thread_ = std::thread([this] { elector_.Run(); });
+  }
+  void Stop() {
+    elector_.Stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  bool leader() const { return elector_.leader(); }
+
+ private:
+  static std::string Identity(const ServerOptions& o) {
+    if (!o.leader_identity.empty()) return o.leader_identity;
+    if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') return pod;
+    char host[256] = {};
+    if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+    return std::string(host) + "-" + std::to_string(getpid());
+  }
+  kube::LeaderElectionOptions Options(const ServerOptions& o) {
+    kube::LeaderElectionOptions e;
+    identity_ = Identity(o);
+    e.identity = identity_;
+    e.namespace_name = o.leader_namespace;
+    if (e.namespace_name.empty()) {
+      const char* ns = std::getenv("POD_NAMESPACE");
+      e.namespace_name = ns != nullptr && *ns != '\0' ? ns : "default";
+    }
+    e.lease_duration = std::chrono::milliseconds(o.leader_lease_ms);
+    e.renew_deadline = std::chrono::milliseconds(o.leader_renew_deadline_ms);
+    e.retry_period = std::chrono::milliseconds(o.leader_retry_ms);
+    return e;
+  }
+  static std::uint64_t Seed(const ServerOptions& o) {
+    std::uint64_t s = std::hash<std::string>{}(Identity(o));
+    return SplitMix64(s);
+  }
+
+  App& app_;
+  std::string identity_;
+  kube::ApiClient client_;
+  SystemClock clock_;
+  kube::LeaderElector elector_;
+  std::thread thread_;
+};
+
+LeaderElection::LeaderElection(App& app, kube::Credentials credentials)
+    : impl_(std::make_unique<Impl>(app, std::move(credentials))) {}
+LeaderElection::~LeaderElection() { Stop(); }
+void LeaderElection::Start() { impl_->Start(); }
+void LeaderElection::Stop() { impl_->Stop(); }
+bool LeaderElection::leader() const { return impl_->leader(); }
 
 }  // namespace seedance::server

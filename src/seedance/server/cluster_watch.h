@@ -22,6 +22,7 @@
 
 #include "seedance/core/status.h"
 #include "seedance/kube/credentials.h"
+#include "seedance/kube/leader_election.h"
 #include "seedance/kube/reflector.h"
 #include "seedance/server/app.h"
 #include "seedance/server/extender.h"
@@ -40,6 +41,23 @@ class ClusterWatch {
   void Start();  // the reflectors' threads
   void Stop();
   bool synced() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Leader election among replicas (kube::LeaderElector on a coordination.k8s.io/v1 Lease named
+// "seedance"): on a follower /readyz names "leader_election" (the Service routes to the leader);
+// seedance_leader is 1 on the leader, 0 elsewhere. Stop() releases a held lease.
+class LeaderElection {
+ public:
+  LeaderElection(App& app, kube::Credentials credentials);
+  ~LeaderElection();  // Stop()
+
+  void Start();
+  void Stop();
+  bool leader() const;
 
  private:
   class Impl;

@@ -288,3 +288,59 @@ TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {
 
 }  // namespace
 }  // namespace seedance::server
+
+namespace seedance::server {
+namespace {
+
+// Two replicas on one Lease (durations shortened from client-go's 15 / 10 / 2 s): the follower
+// is not ready and reports seedance_leader 0; when the leader stops it releases the lease and
+// the follower takes over with the state its own watch built.
+TEST_F(ClusterWatchTest, TwoReplicasOneLeader) {
+  Populate();
+  auto start = [&](const std::string& id) {
+    ServerOptions o;
+    o.kubeconfig = dir_ + "/kubeconfig";
+    o.config_path = dir_ + "/config.yaml";
+    o.db = dir_ + "/ledger-" + id + ".db";
+    o.watch_initial_backoff_ms = 10;
+    o.leader_elect = true;
+    o.leader_identity = id;
+    o.leader_namespace = "seedance";
+    o.leader_lease_ms = 600;
+    o.leader_renew_deadline_ms = 400;
+    o.leader_retry_ms = 50;
+    return StartTestServer(o);
+  };
+  auto eventually = [](auto pred) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!pred()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+  };
+  auto a = start("replica-a");
+  ASSERT_NE(a, nullptr);
+  httplib::Client ca("127.0.0.1", a->port());
+  ASSERT_TRUE(eventually([&] { return Metric(ca, "seedance_leader") == 1; }));
+  auto b = start("replica-b");
+  ASSERT_NE(b, nullptr);
+  httplib::Client cb("127.0.0.1", b->port());
+  ASSERT_TRUE(Converges(ca));
+  ASSERT_TRUE(Converges(cb));
+  EXPECT_EQ(ca.Get("/readyz")->status, 200);
+  auto follower = cb.Get("/readyz");
+  EXPECT_EQ(follower->status, 503);
+  EXPECT_NE(follower->body.find("leader_election"), std::string::npos);
+  EXPECT_EQ(Metric(cb, "seedance_leader"), 0);
+  EXPECT_EQ((*fake_.Get("leases", "seedance", "seedance"))["spec"]["holderIdentity"], "replica-a");
+
+  a.reset();  // stops, releasing the lease
+  ASSERT_TRUE(eventually([&] { return Metric(cb, "seedance_leader") == 1; }));
+  EXPECT_EQ(cb.Get("/readyz")->status, 200);
+  EXPECT_EQ((*fake_.Get("leases", "seedance", "seedance"))["spec"]["holderIdentity"], "replica-b");
+  ASSERT_TRUE(Converges(cb));
+}
+
+}  // namespace
+}  // namespace seedance::server

@@ -106,12 +106,19 @@ class ExtenderService : public Service {
     auto credentials = ClusterCredentials(app_.options, *app_.config.Get(), kube::InClusterFromEnvironment());
     if (!credentials.has_value()) return credentials.error();
     if (credentials->has_value()) {
+      if (app_.options.leader_elect) {
+        leader_ = std::make_unique<LeaderElection>(app_, **credentials);
+        leader_->Start();
+      }
       watch_ = std::make_unique<ClusterWatch>(app_, core_, std::move(**credentials));
       watch_->Start();
+    } else if (app_.options.leader_elect) {
+      return InvalidArgumentError("--leader-elect: needs API-server credentials (--kubeconfig or in-cluster)");
     }
     return Status::Ok();
   }
   void Stop() override {
+    if (leader_) leader_->Stop();
     if (watch_) watch_->Stop();
   }
 
@@ -160,6 +167,7 @@ class ExtenderService : public Service {
   App& app_;
   Extender core_;
   std::unique_ptr<ClusterWatch> watch_;  // after core_: stopped before it goes
+  std::unique_ptr<LeaderElection> leader_;
 };
 
 }  // namespace
