@@ -102,6 +102,7 @@ int Run(ServerFlags f) {
 
 Action RegisterServer(CLI::App& app) {
   auto f = std::make_shared<ServerFlags>();
+  f->options.watch_in_cluster = true;  // in a pod: its service account (docs/KUBERNETES.md)
   CLI::App* cmd = AddCommand(
       app, "server", "Run the online mode: scheduler extender, telemetry ingest and /metrics",
       "Serves the Kubernetes scheduler extender (/extender/filter, prioritize, preempt, bind), node and pod "

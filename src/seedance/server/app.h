@@ -46,7 +46,9 @@ struct ServerOptions {
   int threads = 0;             // HTTP worker threads; 0 = hardware concurrency x 2
   // Watch the cluster through this kubeconfig (over server.kubeconfig and in-cluster).
   std::string kubeconfig;
-  bool watch_in_cluster = true;  // use in-cluster credentials when KUBERNETES_SERVICE_HOST is set
+  // Use in-cluster credentials when KUBERNETES_SERVICE_HOST is set. `seedance server` turns it
+  // on; off here so that embedding code and tests never pick up their host's environment.
+  bool watch_in_cluster = false;
   int watch_initial_backoff_ms = 800;  // client-go's; tests shorten it
   // Leader election on the Lease <leader_namespace>/seedance (needs the watch's credentials): a
   // follower answers /readyz 503. Identity "": $POD_NAME, else hostname-pid; namespace "":

@@ -270,6 +270,7 @@ TEST_F(ClusterWatchTest, NodeCacheFilterAndBindThroughTheApiServer) {
 
 TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {
   ServerOptions o;
+  o.watch_in_cluster = true;  // as `seedance server` sets it
   ServerConfig config;
   auto none = ClusterCredentials(o, config, kube::InClusterEnv{});
   ASSERT_TRUE(none.has_value());
