@@ -102,6 +102,7 @@ int Run(ServerFlags f) {
 
 Action RegisterServer(CLI::App& app) {
   auto f = std::make_shared<ServerFlags>();
+  f->options.watch_in_cluster = true;  // in a pod: its service account (docs/KUBERNETES.md)
   CLI::App* cmd = AddCommand(
       app, "server", "Run the online mode: scheduler extender, telemetry ingest and /metrics",
       "Serves the Kubernetes scheduler extender (/extender/filter, prioritize, preempt, bind), node and pod "
@@ -111,7 +112,8 @@ Action RegisterServer(CLI::App& app) {
       "--token-file: writes (POST/PUT/DELETE, and /extender/bind) need 'Authorization: Bearer <first line of the "
       "file>'; filter, prioritize and preempt stay open for kube-scheduler. --client-ca: mutual TLS, a verified "
       "client certificate also authorizes writes. SIGHUP reloads the config (a bad one is rejected and the old one "
-      "kept); SIGTERM or SIGINT stop it (exit 0). Exit 2 on bad flags or config. Install: deploy/README.md.",
+      "kept); SIGTERM or SIGINT stop it (exit 0). Exit 2 on bad flags or config."
+      " --kubeconfig FILE (in a pod: its service account): the server lists and watches Nodes and Pods and /readyz waits for the first lists (docs/KUBERNETES.md). Install: deploy/README.md.",
       "seedance server --config seedance-config.yaml --listen 0.0.0.0:8443 --tls-cert tls.crt --tls-key tls.key");
   cmd->add_option("--config", f->options.config_path, "seedance-config.yaml (server: and tenancy: sections)");
   cmd->add_option("--listen", f->listen, "HOST:PORT to serve on (port 0: a free port, logged)")
@@ -127,6 +129,10 @@ Action RegisterServer(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", f->options.threads, "HTTP worker threads (0: 4 x cores, at least 32)")
       ->capture_default_str();
+  cmd->add_option("--kubeconfig", f->options.kubeconfig,
+                  "kubeconfig whose current context to watch Nodes and Pods through");
+  cmd->add_flag("--leader-elect", f->options.leader_elect,
+                "elect one leader among replicas on a Lease; followers answer /readyz 503");
   return [cmd, f]() {
     if (!cmd->parsed()) return -1;
     return Run(*f);

@@ -1,4 +1,5 @@
-// The admin part: GET /healthz, GET /metrics (Prometheus text 0.0.4), GET /v1/config.
+// The admin part: GET /healthz (live), GET /readyz (503 naming what it waits for, e.g. the
+// cluster watch's first list), GET /metrics (Prometheus text 0.0.4), GET /v1/config.
 #include <httplib.h>
 
 #include <atomic>
@@ -16,6 +17,11 @@ class AdminService final : public Service {
   void Register(httplib::Server& http) override {
     http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok\n", "text/plain; charset=utf-8");
+    });
+    http.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+      const auto waiting = app_.readiness.Waiting();
+      if (waiting.empty()) return ReplyJson(res, 200, {{"ready", true}});
+      ReplyJson(res, 503, {{"ready", false}, {"waiting", waiting}});
     });
     http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       res.set_content(app_.metrics.Render(), "text/plain; version=0.0.4; charset=utf-8");

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,6 +44,41 @@ struct ServerOptions {
   double rate_limit_rps = 0;   // per client address; 0 = unlimited
   double rate_limit_burst = 0;
   int threads = 0;             // HTTP worker threads; 0 = hardware concurrency x 2
+  // Watch the cluster through this kubeconfig (over server.kubeconfig and in-cluster).
+  std::string kubeconfig;
+  // Use in-cluster credentials when KUBERNETES_SERVICE_HOST is set. `seedance server` turns it
+  // on; off here so that embedding code and tests never pick up their host's environment.
+  bool watch_in_cluster = false;
+  int watch_initial_backoff_ms = 800;  // client-go's; tests shorten it
+  // Leader election on the Lease <leader_namespace>/seedance (needs the watch's credentials): a
+  // follower answers /readyz 503. Identity "": $POD_NAME, else hostname-pid; namespace "":
+  // $POD_NAMESPACE, else "default". Durations are client-go's; tests shorten them.
+  bool leader_elect = false;
+  std::string leader_identity, leader_namespace;
+  int leader_lease_ms = 15'000, leader_renew_deadline_ms = 10'000, leader_retry_ms = 2'000;
+};
+
+// Parts that are not ready to serve yet: GET /readyz answers 503 naming them (kube's
+// readinessProbe keeps the pod out of its Service meanwhile). Thread-safe.
+class Readiness {
+ public:
+  void Set(const std::string& part, bool ready, std::string why = "") {
+    std::lock_guard lock(mu_);
+    if (ready) {
+      waiting_.erase(part);
+    } else {
+      waiting_[part] = std::move(why);
+    }
+  }
+  // part -> why, empty when ready.
+  std::map<std::string, std::string> Waiting() const {
+    std::lock_guard lock(mu_);
+    return waiting_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::string> waiting_;
 };
 
 // The current config: an immutable snapshot swapped as a whole on SIGHUP.
@@ -70,6 +106,7 @@ struct App {
   HealthBoard health;
   BreakerBoard breaker;
   ConfigHolder config;
+  Readiness readiness;
 
   // One structured log line on stderr: {"ts":"...","level":"info","event":"...",...fields}.
   void Log(std::string_view level, std::string_view event, nlohmann::json fields = {}) const;
@@ -88,7 +125,7 @@ class Service {
   virtual void Stop() {}
 };
 
-std::unique_ptr<Service> MakeAdminService(App& app);      // /healthz, /metrics, /v1/config
+std::unique_ptr<Service> MakeAdminService(App& app);      // /healthz, /readyz, /metrics, /v1/config
 std::unique_ptr<Service> MakeExtenderService(App& app);   // /extender/*, /v1/nodes, /v1/pods, /v1/decisions
 std::unique_ptr<Service> MakeTelemetryService(App& app);  // /v1/metrics, /v1/ingest/prom, /v1/breaker/*, /v1/cost, scrapes, audit loop
 std::unique_ptr<Service> MakeAdmissionService(App& app);  // /v1/workloads: the tenancy Admitter driven online (Kueue's scenario)

@@ -208,10 +208,11 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
   SEEDANCE_RETURN_IF_ERROR(w.Keys(s, "server",
       {"admission_mode", "admission_max_workloads", "placement_policy", "seed", "breaker_default_hourly", "breaker_namespaces", "breaker_jobs",
        "breaker_cooldown", "breaker_interval", "audit_interval", "unit_cost_period", "cooling_usd_per_hour",
-       "opex_usd_per_hour", "scrape", "kube_api_url", "kube_token_file", "kube_ca_file", "limits"}));
+       "opex_usd_per_hour", "scrape", "kube_api_url", "kube_token_file", "kube_ca_file", "limits",
+       "kubeconfig"}));
   if (const YAML::Node n = s["limits"]) SEEDANCE_RETURN_IF_ERROR(ReadLimits(w, n, c.limits));
   for (auto [key, field] : {std::pair{"kube_api_url", &c.kube_api_url}, std::pair{"kube_token_file", &c.kube_token_file},
-                            std::pair{"kube_ca_file", &c.kube_ca_file}}) {
+                            std::pair{"kube_ca_file", &c.kube_ca_file}, std::pair{"kubeconfig", &c.kubeconfig}}) {
     if (const YAML::Node n = s[key]) {
       std::string where = "server.";
       where += key;

@@ -73,6 +73,10 @@ struct ServerConfig {
   std::string kube_api_url;
   std::string kube_token_file;  // bearer token (first line), e.g. /var/run/secrets/kubernetes.io/serviceaccount/token
   std::string kube_ca_file;     // CA bundle that signed the API server's certificate
+  // A kubeconfig whose current context the server watches Nodes and Pods through
+  // (cluster_watch.h); `seedance server --kubeconfig` overrides it. Empty: in-cluster
+  // credentials when KUBERNETES_SERVICE_HOST is set, else no watch (POST /v1/nodes|pods only).
+  std::string kubeconfig;
 
   ServerLimits limits;  // server.limits
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -855,6 +856,94 @@ void Extender::ApplyConfig(const std::shared_ptr<const ServerConfig>& config) {
   const bool reseed = config->seed != impl_->config->seed ||
                       config->placement_policy != impl_->config->placement_policy;
   impl_->Configure(config, reseed);
+}
+
+Status Extender::ReplaceNodes(const std::vector<K8sNode>& nodes) {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  std::set<std::string> keep;
+  for (const auto& n : nodes) keep.insert(n.name);
+  std::vector<std::string> gone;
+  for (const auto& s : m.specs) {
+    if (!keep.count(s.name)) gone.push_back(s.name);
+  }
+  if (!gone.empty()) {
+    std::vector<std::string> released;
+    for (const auto& [uid, b] : m.bound) {
+      if (!keep.count(m.specs[b.node.value()].name)) released.push_back(uid);
+    }
+    for (const auto& uid : released) m.Release(uid, /*unbind=*/false);
+    std::vector<NodeSpec> kept;
+    for (auto& s : m.specs) {
+      if (keep.count(s.name)) kept.push_back(std::move(s));
+    }
+    m.specs = std::move(kept);
+    m.node_index.clear();
+    for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
+    m.Rebuild();
+    m.app.Log("info", "extender_nodes_replaced", {{"removed", gone.size()}, {"pods_released", released.size()}});
+  }
+  m.UpsertNodesLocked(nodes);
+  m.Gauges();
+  return Status::Ok();
+}
+
+std::vector<std::pair<K8sPod, Status>> Extender::ReplacePods(const std::vector<K8sPod>& pods) {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  std::set<std::string> active;
+  for (const auto& p : pods) {
+    if (!p.node_name.empty() && p.phase != "Succeeded" && p.phase != "Failed") active.insert(p.uid);
+  }
+  std::vector<std::string> released;
+  for (const auto& [uid, b] : m.bound) {
+    if (!active.count(uid)) released.push_back(uid);
+  }
+  for (const auto& uid : released) m.Release(uid, /*unbind=*/true);
+  std::vector<std::pair<K8sPod, Status>> failed;
+  for (const auto& p : pods) {
+    if (p.phase == "Succeeded" || p.phase == "Failed") {
+      m.seen.erase(p.uid);
+      continue;
+    }
+    if (p.node_name.empty()) {
+      Impl::TenantInfo t;
+      m.Admit(p, &t);
+      continue;
+    }
+    Status s = m.BindPod(p, p.node_name, "spec.nodeName");
+    if (!s.ok()) failed.emplace_back(p, std::move(s));
+  }
+  m.Gauges();
+  return failed;
+}
+
+json Extender::Snapshot() const {
+  const Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  json nodes = json::object();
+  for (std::size_t i = 0; i < m.specs.size(); ++i) {
+    const NodeSpec& s = m.specs[i];
+    const cluster::NodeState& n = m.cluster->node(NodeId(static_cast<std::uint32_t>(i)));
+    nodes[s.name] = {{"cpu_m", s.cpu.raw()},
+                     {"memory_mi", s.memory.raw()},
+                     {"gpus", s.gpu_count},
+                     {"gpu_model", s.model == cluster::kNoGpuModel ? std::string() : std::string(cluster::GpuModelName(s.model))},
+                     {"gpu_milli_used", static_cast<std::int64_t>(s.gpu_count) * cluster::kMilliPerGpu - n.TotalGpuIdle()}};
+  }
+  json pods = json::object();
+  for (const auto& [uid, b] : m.bound) {
+    pods[b.pod.key()] = {{"node", b.pod.node_name}, {"uid", uid}, {"gpu_milli", b.pod.spec.total_gpu_milli()}};
+  }
+  json quota = json::object();
+  if (m.book) {
+    for (int t = 0; t < m.book->num_tenants(); ++t) {
+      json use = json::object();
+      for (int r = 0; r < m.book->num_resources(); ++r) use[m.book->resource_name(r)] = m.book->usage(t, r);
+      quota[m.book->tenant_name(t)] = std::move(use);
+    }
+  }
+  return json{{"nodes", std::move(nodes)}, {"pods", std::move(pods)}, {"quota", std::move(quota)}};
 }
 
 std::size_t Extender::num_nodes() const {

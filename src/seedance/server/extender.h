@@ -100,6 +100,19 @@ class Extender {
   Status CheckConfig(const ServerConfig& config) const;
   void ApplyConfig(const std::shared_ptr<const ServerConfig>& config);
 
+  // --- the cluster watch (cluster_watch.h): the API server's state replaces ours ---
+  // The node table becomes exactly `nodes`: others are removed and their pods released.
+  Status ReplaceNodes(const std::vector<K8sNode>& nodes);
+  // The bound pods become exactly those of `pods` with spec.nodeName that are not Succeeded or
+  // Failed (bound by any scheduler); every other bound pod is released; pods without a node are
+  // remembered for bind. Returns the pods that could not be bound (node unknown yet, or no fit)
+  // with their errors, for the caller to retry when nodes arrive.
+  std::vector<std::pair<K8sPod, Status>> ReplacePods(const std::vector<K8sPod>& pods);
+  // The state, for /v1/cluster and tests: {"nodes":{name:{"cpu_m","memory_mi","gpus",
+  // "gpu_model","gpu_milli_used"}},"pods":{"<ns>/<name>":{"node","uid","gpu_milli"}},
+  // "quota":{tenant:{resource:usage in milli-units}}}.
+  nlohmann::json Snapshot() const;
+
   std::size_t num_nodes() const;
   std::size_t num_bound() const;
   // The node a pod is bound to ("" when not bound), for tests.

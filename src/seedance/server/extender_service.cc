@@ -6,6 +6,8 @@
 //                     Succeeded/Failed releases)
 //   DELETE /v1/pods/{namespace}/{name}
 //   GET /v1/decisions?pod=<namespace>/<name>
+//   GET /v1/cluster  (nodes, bound pods, GPU use and quota usage: Extender::Snapshot)
+// With API-server credentials (cluster_watch.h) it watches Nodes and Pods from Start() on.
 // Bad bodies answer 400 {"error","field"} with the JSON path of the field. A bind error is
 // answered 200 {"Error": "..."} as the protocol wants (kube-scheduler reads it).
 
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "seedance/server/app.h"
+#include "seedance/server/cluster_watch.h"
 #include "seedance/server/extender.h"
 #include "seedance/server/kube_binder.h"
 #include "seedance/server/extender_codec.h"
@@ -93,6 +96,9 @@ class ExtenderService : public Service {
       if (!s.ok()) return Fail(res, s);
       ReplyJson(res, 200, {{"released", true}});
     });
+    http.Get("/v1/cluster", [this](const httplib::Request&, httplib::Response& res) {
+      ReplyJson(res, 200, core_.Snapshot());
+    });
     http.Get("/v1/decisions", [this](const httplib::Request& req, httplib::Response& res) {
       const std::string pod = req.get_param_value("pod");
       if (pod.find('/') == std::string::npos) {
@@ -102,6 +108,26 @@ class ExtenderService : public Service {
       if (!d.has_value()) return Fail(res, d.error());
       ReplyJson(res, 200, *d);
     });
+  }
+
+  Status Start() override {
+    auto credentials = ClusterCredentials(app_.options, *app_.config.Get(), kube::InClusterFromEnvironment());
+    if (!credentials.has_value()) return credentials.error();
+    if (credentials->has_value()) {
+      if (app_.options.leader_elect) {
+        leader_ = std::make_unique<LeaderElection>(app_, **credentials);
+        leader_->Start();
+      }
+      watch_ = std::make_unique<ClusterWatch>(app_, core_, std::move(**credentials));
+      watch_->Start();
+    } else if (app_.options.leader_elect) {
+      return InvalidArgumentError("--leader-elect: needs API-server credentials (--kubeconfig or in-cluster)");
+    }
+    return Status::Ok();
+  }
+  void Stop() override {
+    if (leader_) leader_->Stop();
+    if (watch_) watch_->Stop();
   }
 
   Status CheckConfig(const ServerConfig& config) override {
@@ -165,6 +191,8 @@ class ExtenderService : public Service {
   Status binder_error_ = Status::Ok();
   App& app_;
   Extender core_;
+  std::unique_ptr<ClusterWatch> watch_;  // after core_: stopped before it goes
+  std::unique_ptr<LeaderElection> leader_;
 };
 
 }  // namespace

@@ -1,0 +1,79 @@
+#pragma once
+
+// A small Kubernetes API client over cpp-httplib (OpenSSL): JSON requests and one streaming
+// reader for watches. One connection per call (the client is shared by threads; cpp-httplib's
+// clients are not). TLS: the credentials' CA bundle (else the system's), client certificate,
+// or no verification when the kubeconfig says insecure-skip-tls-verify.
+//
+// Errors of Json(): kUnavailable (transport, 5xx, 429), kNotFound (404), kAlreadyExists (409
+// AlreadyExists), kFailedPrecondition (409 Conflict), kOutOfRange (410 Gone), kInvalidArgument
+// (other 4xx); the message carries the API server's v1.Status message.
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "seedance/core/status.h"
+#include "seedance/kube/credentials.h"
+
+namespace httplib {
+class ClientImpl;
+}
+
+namespace seedance::kube {
+
+struct ClientOptions {
+  int connect_timeout_s = 5;
+  int request_timeout_s = 30;   // JSON calls
+  int stream_idle_timeout_s = 660;  // a watch with no bytes this long is cut (above timeoutSeconds)
+};
+
+struct HttpResponse {
+  int status = 0;
+  std::string body;
+};
+
+class ApiClient {
+ public:
+  ApiClient(Credentials credentials, ClientOptions options = {});
+  ~ApiClient();
+
+  // One request; any HTTP status is a value. Errors: kUnavailable (no response).
+  Result<HttpResponse> Request(std::string_view method, const std::string& path, const std::string& body = "");
+  // A request whose 2xx body is JSON; other statuses map to errors as above.
+  Result<nlohmann::json> Json(std::string_view method, const std::string& path, const nlohmann::json& body = nullptr);
+
+  // GET `path` and hand each complete line of the body to `on_line` (false stops reading). A
+  // line split across chunks is joined first. Returns the HTTP status; *rest receives a
+  // trailing partial line (a stream cut mid-line) or, for a non-2xx status, the body.
+  // Errors: kUnavailable when no response came, or the stream broke (the message says which);
+  // *status_out is set when headers arrived.
+  Status Stream(const std::string& path, const std::function<bool(std::string_view line)>& on_line,
+                int* status_out, std::string* rest, const std::atomic<bool>* cancelled = nullptr);
+
+  // Closes every stream in progress; later calls work. A stream whose `cancelled` flag is set
+  // before it connects does not start (set the flag, then call this: no stream is missed).
+  void CancelStreams();
+
+  const Credentials& credentials() const { return credentials_; }
+
+  // The message of a v1.Status body ("" when the body is not one).
+  static std::string StatusMessage(const std::string& body);
+
+ private:
+  std::unique_ptr<httplib::ClientImpl> Connect(int read_timeout_s) const;
+
+  Credentials credentials_;
+  ClientOptions options_;
+  std::string scheme_host_port_;
+  std::mutex mu_;
+  std::set<httplib::ClientImpl*> streams_;
+};
+
+}  // namespace seedance::kube

@@ -1,0 +1,129 @@
+#pragma once
+
+// A Reflector as client-go's (k8s.io/client-go/tools/cache): keeps a local copy of one
+// resource's objects in step with the API server and tells a handler what changed.
+//   1. LIST `path` (pages of `page_size`, following metadata.continue); the list's
+//      metadata.resourceVersion is the watch's start; the handler's OnReplace gets every item.
+//   2. WATCH `path`?watch=true&resourceVersion=RV&allowWatchBookmarks=true&timeoutSeconds=T
+//      (T uniform in [min_watch_timeout, 2 x min_watch_timeout), as client-go): each line is a
+//      watch event {"type","object"}; ADDED / MODIFIED / DELETED update the store and go to the
+//      handler; every event advances RV; BOOKMARK only advances RV.
+//   3. An ERROR event with a v1.Status of code 410 (Expired / Gone: "too old resource version"),
+//      or an HTTP 410 answer, relists (counted in relists()). Another ERROR reconnects.
+//   4. A stream that ends at its timeout reconnects at once from RV; one that breaks (cut
+//      mid-event, refused, 5xx) reconnects from RV after a backoff: `initial_backoff` x `factor`
+//      per failure in a row, capped at `max_backoff`, plus jitter (d + d x jitter x U[0,1)), and
+//      back to the start after a stream delivered events or a list succeeded (counted in
+//      reconnects()). A failed list backs off the same way.
+//   5. Every `resync_period` (0 = never) the whole store goes to OnReplace again, as informers'
+//      resync (repairs a handler whose state drifted); checked between events and streams.
+// Time and randomness are injected (Clock, Rng, and the wait between tries) so tests need no
+// sleeps; Stop() interrupts a wait and closes the stream.
+//
+// Thread-safety: Run() on one thread; Stop() and the accessors from any.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "seedance/core/clock.h"
+#include "seedance/core/rng.h"
+#include "seedance/core/status.h"
+#include "seedance/kube/client.h"
+
+namespace seedance::kube {
+
+class ReflectorHandler {
+ public:
+  virtual ~ReflectorHandler() = default;
+  // After a list (or a resync): the complete set of objects.
+  virtual void OnReplace(const std::vector<nlohmann::json>& objects) = 0;
+  virtual void OnAdd(const nlohmann::json& object) = 0;
+  virtual void OnUpdate(const nlohmann::json& object) = 0;
+  virtual void OnDelete(const nlohmann::json& object) = 0;
+};
+
+struct ReflectorOptions {
+  std::string path;      // "/api/v1/pods": the collection (all namespaces)
+  std::string resource;  // "pods": for logs and metrics
+  int page_size = 500;
+  Duration initial_backoff = std::chrono::milliseconds(800);
+  double factor = 2.0;
+  Duration max_backoff = std::chrono::seconds(30);
+  double jitter = 1.0;
+  Duration min_watch_timeout = std::chrono::minutes(5);
+  Duration resync_period{0};
+};
+
+struct ReflectorHooks {
+  const Clock* clock = nullptr;  // required
+  Rng* rng = nullptr;            // required; only Run()'s thread draws from it
+  // Waits `d` (the backoff); returns false when Stop() was called meanwhile. nullptr: a real
+  // wait on the Reflector's own condition variable.
+  std::function<bool(Duration d)> wait;
+  // "relist" / "reconnect" / "list" (a list applied) / "event": metrics and tests.
+  std::function<void(std::string_view what)> count;
+  // Structured log: event name and fields.
+  std::function<void(std::string_view event, const nlohmann::json& fields)> log;
+};
+
+class Reflector {
+ public:
+  Reflector(ApiClient& client, ReflectorHandler& handler, ReflectorOptions options, ReflectorHooks hooks);
+
+  // Lists and watches until Stop().
+  void Run();
+  void Stop();
+
+  bool synced() const { return synced_.load(); }  // a list has been applied
+  std::int64_t relists() const { return relists_.load(); }
+  std::int64_t reconnects() const { return reconnects_.load(); }
+  std::string resource_version() const;
+  // Backoff delays drawn so far (for tests and logs), in order.
+  std::vector<Duration> backoffs() const;
+
+ private:
+  enum class WatchEnd { kTimeout, kBroken, kExpired, kStopped };
+
+  Status ListAndReplace();
+  WatchEnd WatchOnce();
+  // Applies one event line; false ends the stream (expired / error).
+  bool ApplyEvent(std::string_view line, WatchEnd* end);
+  bool Backoff();
+  void ResetBackoff() { failures_ = 0; }
+  void MaybeResync();
+  void Log(std::string_view event, nlohmann::json fields) const;
+  void CountWhat(std::string_view what) const {
+    if (hooks_.count) hooks_.count(what);
+  }
+  static std::string KeyOf(const nlohmann::json& object);
+
+  ApiClient& client_;
+  ReflectorHandler& handler_;
+  ReflectorOptions options_;
+  ReflectorHooks hooks_;
+
+  std::map<std::string, nlohmann::json> store_;  // by namespace/name; Run()'s thread only
+  Duration last_resync_{0};
+  int failures_ = 0;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::string rv_;
+  std::vector<Duration> backoffs_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> synced_{false};
+  std::atomic<std::int64_t> relists_{0}, reconnects_{0};
+};
+
+// The v1.Status object of a watch ERROR event or an HTTP error body: its code (0 if none).
+int StatusCodeOf(const nlohmann::json& status);
+
+}  // namespace seedance::kube

@@ -1,0 +1,347 @@
+// `seedance server` following a (fake) kube-apiserver through --kubeconfig: after each fault
+// (a stream cut mid-event, 410 Gone, the API server down and back) and after a restart, the
+// server's nodes, bound pods, GPU use and quota usage equal the API server's, field by field.
+
+#include "seedance/server/cluster_watch.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "seedance/kube/testing/fake_apiserver.h"
+#include "seedance/server/extender_codec.h"
+#include "seedance/server/testing/test_server.h"
+
+namespace seedance::server {
+namespace {
+
+using kube::testing::FakeApiServer;
+using nlohmann::json;
+using testing::StartTestServer;
+using testing::TestDir;
+
+json Node(const std::string& name, int gpus) {
+  return json{{"metadata", {{"name", name}, {"labels", {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}}}}},
+              {"spec", json::object()},
+              {"status",
+               {{"allocatable", {{"cpu", "64"}, {"memory", "512Gi"}, {"nvidia.com/gpu", std::to_string(gpus)}}},
+                {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+json Pod(const std::string& ns, const std::string& name, int gpus, const std::string& node = "",
+         const std::string& phase = "Running") {
+  json container = {{"name", "main"},
+                    {"image", "trainer"},
+                    {"resources", {{"requests", {{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", std::to_string(gpus)}}},
+                                   {"limits", {{"nvidia.com/gpu", std::to_string(gpus)}}}}}};
+  json pod = {{"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"seedance.io/tenant", ns}}}}},
+              {"spec", {{"schedulerName", "default-scheduler"}, {"containers", json::array({container})}}},
+              {"status", {{"phase", node.empty() ? "Pending" : phase}}}};
+  if (!node.empty()) pod["spec"]["nodeName"] = node;
+  return pod;
+}
+
+// What the server must hold, computed from the fake's objects alone.
+json Expected(const FakeApiServer& fake) {
+  json nodes = json::object();
+  for (const auto& o : fake.List("nodes")) {
+    auto n = ParseNode(o, "node");
+    EXPECT_TRUE(n.has_value());
+    nodes[n->name] = {{"cpu_m", n->spec.cpu.raw()},
+                      {"memory_mi", n->spec.memory.raw()},
+                      {"gpus", n->spec.gpu_count},
+                      {"gpu_milli_used", 0}};
+  }
+  json pods = json::object();
+  std::map<std::string, std::int64_t> gpu_by_tenant;
+  for (const auto& o : fake.List("pods")) {
+    auto p = ParsePod(o, "pod");
+    EXPECT_TRUE(p.has_value());
+    if (p->node_name.empty() || p->phase == "Succeeded" || p->phase == "Failed") continue;
+    if (!nodes.contains(p->node_name)) continue;
+    pods[p->key()] = {{"node", p->node_name}, {"uid", p->uid}, {"gpu_milli", p->spec.total_gpu_milli()}};
+    nodes[p->node_name]["gpu_milli_used"] = nodes[p->node_name]["gpu_milli_used"].get<std::int64_t>() +
+                                            p->spec.total_gpu_milli();
+    gpu_by_tenant[p->tenant()] += p->spec.total_gpu_milli();
+  }
+  json quota = json::object();
+  for (const char* t : {"team-a", "team-b"}) quota[t] = {{"gpu", gpu_by_tenant[t]}};
+  return json{{"nodes", nodes}, {"pods", pods}, {"quota", quota}};
+}
+
+// The server's view with the fields Expected() computes.
+json Observed(httplib::Client& c) {
+  auto r = c.Get("/v1/cluster");
+  if (!r || r->status != 200) return json();
+  json s = json::parse(r->body);
+  for (auto& [name, n] : s["nodes"].items()) n.erase("gpu_model");
+  return s;
+}
+
+class ClusterWatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = TestDir();
+    std::ofstream(dir_ + "/kubeconfig") << "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+                                        << "clusters:\n- name: fake\n  cluster:\n    server: " << fake_.url() << "\n"
+                                        << "contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: u\n"
+                                        << "users:\n- name: u\n  user:\n    token: fake-token\n";
+    std::ofstream(dir_ + "/config.yaml")
+        << "server:\n  kube_api_url: " << fake_.url() << "\n"
+        << "tenancy:\n  tenants:\n"
+        << "    - {name: team-a, cohort: all, tier: gold, quota: {gpu: {nominal: 16}}}\n"
+        << "    - {name: team-b, cohort: all, tier: silver, quota: {gpu: {nominal: 16}}}\n";
+  }
+  std::unique_ptr<testing::TestServer> Start() {
+    ServerOptions o;
+    o.kubeconfig = dir_ + "/kubeconfig";
+    o.config_path = dir_ + "/config.yaml";
+    o.db = dir_ + "/ledger-" + std::to_string(starts_++) + ".db";
+    o.watch_initial_backoff_ms = 10;
+    return StartTestServer(o);
+  }
+  // Waits (polling, 15 s at most) until the server's state equals the fake's.
+  ::testing::AssertionResult Converges(httplib::Client& c) {
+    json want, got;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (std::chrono::steady_clock::now() < deadline) {
+      want = Expected(fake_);
+      got = Observed(c);
+      if (got == want) return ::testing::AssertionSuccess();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return ::testing::AssertionFailure() << "server:\n" << got.dump(1) << "\napi server:\n" << want.dump(1);
+  }
+  void Populate() {
+    for (int i = 0; i < 4; ++i) fake_.Put("nodes", Node("gpu-" + std::to_string(i), 8));
+    fake_.Put("pods", Pod("team-a", "train-0", 4, "gpu-0"));
+    fake_.Put("pods", Pod("team-a", "train-1", 8, "gpu-1"));
+    fake_.Put("pods", Pod("team-b", "infer-0", 1, "gpu-0"));
+    fake_.Put("pods", Pod("team-b", "pending-0", 2));
+    fake_.Put("pods", Pod("team-b", "done-0", 2, "gpu-2", "Succeeded"));
+  }
+  static double Metric(httplib::Client& c, const std::string& series) {
+    auto r = c.Get("/metrics");
+    if (!r) return -1;
+    std::istringstream in(r->body);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+    }
+    return -1;
+  }
+
+  FakeApiServer fake_;
+  std::string dir_;
+  int starts_ = 0;
+};
+
+TEST_F(ClusterWatchTest, FirstListBuildsTheStateAndReadyzWaitsForIt) {
+  Populate();
+  fake_.GoDown();  // the server starts before the API server answers
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  auto not_ready = c.Get("/readyz");
+  ASSERT_TRUE(not_ready);
+  EXPECT_EQ(not_ready->status, 503);
+  EXPECT_NE(not_ready->body.find("cluster_watch"), std::string::npos);
+  EXPECT_EQ(c.Get("/healthz")->status, 200);
+  ASSERT_TRUE(fake_.ComeBack().ok());
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(c.Get("/readyz")->status, 200);
+  const json state = Observed(c);
+  EXPECT_EQ(state["nodes"]["gpu-0"]["gpu_milli_used"], 5000);
+  EXPECT_EQ(state["quota"]["team-a"]["gpu"], 12000);
+  EXPECT_FALSE(state["pods"].contains("team-b/done-0")) << "a Succeeded pod holds nothing";
+  EXPECT_EQ(Metric(c, "seedance_cluster_nodes"), 4);
+  EXPECT_EQ(Metric(c, "seedance_cluster_pods_bound"), 3);
+}
+
+TEST_F(ClusterWatchTest, EventsBindReleaseAndRemove) {
+  Populate();
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  ASSERT_TRUE(Converges(c));
+  // Bound by another scheduler.
+  json p = *fake_.Get("pods", "team-b", "pending-0");
+  p["spec"]["nodeName"] = "gpu-3";
+  p["status"]["phase"] = "Running";
+  fake_.Put("pods", p);
+  ASSERT_TRUE(Converges(c));
+  // Finished and deleted pods free their GPUs and quota.
+  json done = *fake_.Get("pods", "team-a", "train-1");
+  done["status"]["phase"] = "Succeeded";
+  fake_.Put("pods", done);
+  ASSERT_TRUE(fake_.Delete("pods", "team-b", "infer-0"));
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(Observed(c)["quota"]["team-a"]["gpu"], 4000);
+  // A pod whose node arrives after it; a node removed with its pod.
+  fake_.Put("pods", Pod("team-a", "early", 2, "gpu-9"));
+  fake_.Put("nodes", Node("gpu-9", 4));
+  ASSERT_TRUE(Converges(c));
+  EXPECT_TRUE(Observed(c)["pods"].contains("team-a/early"));
+  ASSERT_TRUE(fake_.Delete("nodes", "", "gpu-0"));
+  ASSERT_TRUE(fake_.Delete("pods", "team-a", "train-0"));
+  ASSERT_TRUE(Converges(c));
+}
+
+TEST_F(ClusterWatchTest, RecoversFromCutStreamsGoneAndDowntime) {
+  Populate();
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  ASSERT_TRUE(Converges(c));
+
+  // 1. The stream cut mid-event.
+  fake_.CutWatches();
+  fake_.Put("pods", Pod("team-a", "cut-0", 2, "gpu-2"));
+  fake_.Put("nodes", Node("gpu-4", 8));
+  ASSERT_TRUE(Converges(c));
+  EXPECT_GE(Metric(c, R"(seedance_watch_reconnects_total{resource="pods"})"), 1);
+
+  // 2. 410 Gone on the open watches: relist.
+  fake_.ExpireWatches();
+  fake_.Put("pods", Pod("team-b", "after-gone", 1, "gpu-4"));
+  ASSERT_TRUE(Converges(c));
+  EXPECT_GE(Metric(c, R"(seedance_watch_relists_total{resource="pods"})"), 1);
+
+  // 3. Down while the cluster changes, history compacted: back, 410, relist, replace.
+  fake_.GoDown();
+  fake_.Put("nodes", Node("gpu-5", 8));
+  ASSERT_TRUE(fake_.Delete("nodes", "", "gpu-3"));
+  ASSERT_TRUE(fake_.Delete("pods", "team-a", "train-1"));
+  fake_.Put("pods", Pod("team-b", "while-down", 4, "gpu-5"));
+  fake_.Compact();
+  ASSERT_TRUE(fake_.ComeBack().ok());
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(c.Get("/readyz")->status, 200);
+}
+
+TEST_F(ClusterWatchTest, RestartRebuildsEverythingFromTheFirstList) {
+  Populate();
+  json before;
+  {
+    auto s = Start();
+    ASSERT_NE(s, nullptr);
+    httplib::Client c("127.0.0.1", s->port());
+    ASSERT_TRUE(Converges(c));
+    fake_.Put("pods", Pod("team-b", "late", 2, "gpu-3"));
+    ASSERT_TRUE(Converges(c));
+    before = Observed(c);
+  }
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(Observed(c), before);
+}
+
+TEST_F(ClusterWatchTest, NodeCacheFilterAndBindThroughTheApiServer) {
+  Populate();
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  ASSERT_TRUE(Converges(c));
+  // Node-cache mode: the nodes come from the watch, not from the request.
+  json pending = *fake_.Get("pods", "team-b", "pending-0");
+  json args = {{"Pod", pending}, {"NodeNames", {"gpu-0", "gpu-1", "gpu-2", "gpu-3", "unknown"}}};
+  auto f = c.Post("/extender/filter", args.dump(), "application/json");
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->status, 200) << f->body;
+  const json filter = json::parse(f->body);
+  EXPECT_EQ(filter["NodeNames"], json({"gpu-0", "gpu-2", "gpu-3"})) << f->body;  // gpu-1 is full
+  EXPECT_TRUE(filter["FailedAndUnresolvableNodes"].contains("unknown"));
+  // Bind: recorded, the v1.Binding created in the API server, and the watch's MODIFIED agrees.
+  const json bind = {{"PodName", "pending-0"}, {"PodNamespace", "team-b"},
+                     {"PodUID", pending["metadata"]["uid"]}, {"Node", "gpu-2"}};
+  auto b = c.Post("/extender/bind", bind.dump(), "application/json");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(json::parse(b->body), json({{"Error", ""}})) << b->body;
+  EXPECT_EQ((*fake_.Get("pods", "team-b", "pending-0"))["spec"]["nodeName"], "gpu-2");
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(Observed(c)["pods"]["team-b/pending-0"]["node"], "gpu-2");
+}
+
+TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {
+  ServerOptions o;
+  o.watch_in_cluster = true;  // as `seedance server` sets it
+  ServerConfig config;
+  auto none = ClusterCredentials(o, config, kube::InClusterEnv{});
+  ASSERT_TRUE(none.has_value());
+  EXPECT_FALSE(none->has_value());
+  const std::string dir = TestDir();
+  auto in_cluster = ClusterCredentials(o, config, kube::InClusterEnv{"10.0.0.1", "443", dir});
+  ASSERT_FALSE(in_cluster.has_value());
+  EXPECT_NE(in_cluster.error().message().find(dir + "/token"), std::string::npos);
+  o.watch_in_cluster = false;
+  EXPECT_FALSE(ClusterCredentials(o, config, kube::InClusterEnv{"10.0.0.1", "443", dir})->has_value());
+  config.kubeconfig = dir + "/missing";
+  auto bad = ClusterCredentials(o, config, kube::InClusterEnv{});
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("kubeconfig " + dir + "/missing"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace seedance::server
+
+namespace seedance::server {
+namespace {
+
+// Two replicas on one Lease (durations shortened from client-go's 15 / 10 / 2 s): the follower
+// is not ready and reports seedance_leader 0; when the leader stops it releases the lease and
+// the follower takes over with the state its own watch built.
+TEST_F(ClusterWatchTest, TwoReplicasOneLeader) {
+  Populate();
+  auto start = [&](const std::string& id) {
+    ServerOptions o;
+    o.kubeconfig = dir_ + "/kubeconfig";
+    o.config_path = dir_ + "/config.yaml";
+    o.db = dir_ + "/ledger-" + id + ".db";
+    o.watch_initial_backoff_ms = 10;
+    o.leader_elect = true;
+    o.leader_identity = id;
+    o.leader_namespace = "seedance";
+    o.leader_lease_ms = 600;
+    o.leader_renew_deadline_ms = 400;
+    o.leader_retry_ms = 50;
+    return StartTestServer(o);
+  };
+  auto eventually = [](auto pred) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!pred()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+  };
+  auto a = start("replica-a");
+  ASSERT_NE(a, nullptr);
+  httplib::Client ca("127.0.0.1", a->port());
+  ASSERT_TRUE(eventually([&] { return Metric(ca, "seedance_leader") == 1; }));
+  auto b = start("replica-b");
+  ASSERT_NE(b, nullptr);
+  httplib::Client cb("127.0.0.1", b->port());
+  ASSERT_TRUE(Converges(ca));
+  ASSERT_TRUE(Converges(cb));
+  EXPECT_EQ(ca.Get("/readyz")->status, 200);
+  auto follower = cb.Get("/readyz");
+  EXPECT_EQ(follower->status, 503);
+  EXPECT_NE(follower->body.find("leader_election"), std::string::npos);
+  EXPECT_EQ(Metric(cb, "seedance_leader"), 0);
+  EXPECT_EQ((*fake_.Get("leases", "seedance", "seedance"))["spec"]["holderIdentity"], "replica-a");
+
+  a.reset();  // stops, releasing the lease
+  ASSERT_TRUE(eventually([&] { return Metric(cb, "seedance_leader") == 1; }));
+  EXPECT_EQ(cb.Get("/readyz")->status, 200);
+  EXPECT_EQ((*fake_.Get("leases", "seedance", "seedance"))["spec"]["holderIdentity"], "replica-b");
+  ASSERT_TRUE(Converges(cb));
+}
+
+}  // namespace
+}  // namespace seedance::server
