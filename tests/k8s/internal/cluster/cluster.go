@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/klog/v2"
 	apiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 )
 
@@ -65,6 +66,11 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{Dir: dir, tb: newProgramTB("seedance-controlplane", o.Log)}
+	// The API server and the scheduler log through klog's global logger too.
+	if o.Log != nil {
+		klog.LogToStderr(false)
+		klog.SetOutput(o.Log)
+	}
 	ok := false
 	defer func() {
 		if !ok {

@@ -85,7 +85,6 @@ func readTable(path string, required, optional []string) (*table, error) {
 		}
 	}
 	for {
-		line, _ := r.FieldPos(0)
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
@@ -93,6 +92,7 @@ func readTable(path string, required, optional []string) (*table, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
+		line, _ := r.FieldPos(0)
 		t.rows = append(t.rows, rec)
 		t.lines = append(t.lines, line)
 	}
