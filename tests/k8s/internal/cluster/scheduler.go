@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/configz"
 
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
@@ -109,19 +110,30 @@ func (c *Cluster) StartScheduler(ctx context.Context, o SchedulerOptions) (*Sche
 	}
 	s.cancel = cancel
 	go func() {
-		s.done <- app.Run(runCtx, cc, sched)
+		err := app.Run(runCtx, cc, sched)
+		configz.Delete("componentconfig") // Run registers it; the next scheduler in this process needs it free
+		s.done <- err
 	}()
 	// Run starts the informers and waits for their caches before it schedules; wait for the
 	// node and pod caches here too, so the scheduler has seen the cluster when this returns.
-	synced := []cache.InformerSynced{
-		cc.InformerFactory.Core().V1().Nodes().Informer().HasSynced,
-		cc.InformerFactory.Core().V1().Pods().Informer().HasSynced,
-	}
+	synced := make(chan bool, 1)
 	waitCtx, waitCancel := context.WithTimeout(runCtx, 60*time.Second)
 	defer waitCancel()
-	if !cache.WaitForCacheSync(waitCtx.Done(), synced...) {
-		s.Stop()
-		return nil, fmt.Errorf("kube-scheduler: informer caches did not sync in 60 s")
+	go func() {
+		synced <- cache.WaitForCacheSync(waitCtx.Done(),
+			cc.InformerFactory.Core().V1().Nodes().Informer().HasSynced,
+			cc.InformerFactory.Core().V1().Pods().Informer().HasSynced)
+	}()
+	select {
+	case ok := <-synced:
+		if !ok {
+			s.Stop()
+			return nil, fmt.Errorf("kube-scheduler: informer caches did not sync in 60 s")
+		}
+	case err := <-s.done:
+		cancel()
+		s.cancel = nil
+		return nil, fmt.Errorf("kube-scheduler stopped: %v", err)
 	}
 	return s, nil
 }
