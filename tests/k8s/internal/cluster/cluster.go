@@ -104,15 +104,16 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	var server apiservertesting.TestServer
 	// StartTestServer reports fatal setup errors through tb.Fatal, which ends its goroutine.
 	go func() {
+		returned := false
 		defer func() {
-			if started != nil {
+			if !returned {
 				started <- fmt.Errorf("kube-apiserver test server stopped during setup (see the log)")
 			}
 		}()
 		s, err := apiservertesting.StartTestServer(c.tb, opts, flags, storage)
+		returned = true
 		server = s
 		started <- err
-		started = nil
 	}()
 	select {
 	case err := <-started:
