@@ -271,13 +271,22 @@ func PodObject(p Pod, schedulerName string) *corev1.Pod {
 	return pod
 }
 
-// CreateNodes creates the nodes (object, then status) with `workers` requests in flight.
+// CreateNodes creates the nodes (object, then status) with `workers` requests in flight, Ready
+// and without taints, as the node lifecycle controller would leave them.
 func CreateNodes(ctx context.Context, c kubernetes.Interface, nodes []Node, workers int) error {
 	return parallel(ctx, len(nodes), workers, func(i int) error {
 		obj := NodeObject(nodes[i])
 		created, err := c.CoreV1().Nodes().Create(ctx, obj, metav1.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("create node %s: %w", obj.Name, err)
+		}
+		// kube-apiserver's TaintNodesByCondition admission adds node.kubernetes.io/not-ready at
+		// creation; the node lifecycle controller, which would lift it, does not run here.
+		if len(created.Spec.Taints) > 0 {
+			created.Spec.Taints = nil
+			if created, err = c.CoreV1().Nodes().Update(ctx, created, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("node %s: remove the not-ready taint: %w", obj.Name, err)
+			}
 		}
 		created.Status = obj.Status
 		if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
