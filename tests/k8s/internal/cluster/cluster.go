@@ -98,7 +98,11 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 
 	storage := storagebackend.NewDefaultConfig("/registry", nil)
 	storage.Transport.ServerList = []string{c.EtcdURL}
-	flags := append([]string{"--token-auth-file=" + tokens}, o.APIServerFlags...)
+	// As Kubernetes' own scheduler_perf does: no controller-manager runs here, so nothing would
+	// create namespaces' service accounts (ServiceAccount admission would refuse every pod) or lift
+	// the not-ready taint that TaintNodesByCondition puts on new nodes.
+	flags := append([]string{"--token-auth-file=" + tokens,
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition"}, o.APIServerFlags...)
 	opts := &apiservertesting.TestServerInstanceOptions{EnableCertAuth: true, DisableInvariantChecks: true}
 	started := make(chan error, 1)
 	var server apiservertesting.TestServer
