@@ -280,8 +280,8 @@ func CreateNodes(ctx context.Context, c kubernetes.Interface, nodes []Node, work
 		if err != nil {
 			return fmt.Errorf("create node %s: %w", obj.Name, err)
 		}
-		// kube-apiserver's TaintNodesByCondition admission adds node.kubernetes.io/not-ready at
-		// creation; the node lifecycle controller, which would lift it, does not run here.
+		// kube-apiserver's TaintNodesByCondition admission (off in this harness, on in clusters) adds
+		// node.kubernetes.io/not-ready at creation; no node lifecycle controller runs here to lift it.
 		if len(created.Spec.Taints) > 0 {
 			created.Spec.Taints = nil
 			if created, err = c.CoreV1().Nodes().Update(ctx, created, metav1.UpdateOptions{}); err != nil {
