@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"seedance.dev/tests/k8s/internal/cluster"
+	"seedance.dev/tests/k8s/internal/seedance"
+	"seedance.dev/tests/k8s/internal/workload"
+)
+
+// throughput: kube-scheduler's scheduling throughput (pods bound per second, from the first pod
+// created to the last binding seen by a watch) on one control plane, first without an extender
+// (profile default-scheduler), then with `seedance server` as its extender in node-cache mode with
+// bindVerb (profile seedance). The same nodes serve both runs; the first run's pods are deleted
+// (grace period 0) before the second starts.
+func throughput(ctx context.Context, args []string) error {
+	fs := newFlags("throughput")
+	bin := fs.String("seedance", "", "the seedance binary (required for the extender run)")
+	work := fs.String("work", "", "working directory (required; emptied first)")
+	nNodes := fs.Int("nodes", 100, "synthetic nodes (8 GPUs each), unless --nodes-csv")
+	nPods := fs.Int("pods", 400, "synthetic one-GPU pods per run, unless --pods-csv")
+	nodesCSV := fs.String("nodes-csv", "", "nodes.csv: name,cpu,memory,gpu[,gpu_model]")
+	podsCSV := fs.String("pods-csv", "", "pods.csv: name,namespace,cpu,memory,gpu[,...] (the namespace is replaced per run)")
+	workers := fs.Int("workers", 16, "API requests in flight when creating")
+	timeout := fs.Duration("timeout", 10*time.Minute, "how long to wait for every pod of a run to be bound")
+	skipPlain := fs.Bool("skip-plain", false, "run only the extender run")
+	verbose := fs.Bool("v", false, "control plane logs to stderr")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *work == "" || *bin == "" {
+		return usagef("--seedance and --work are required")
+	}
+	nodes, pods := workload.Synthetic(*nNodes, *nPods, "")
+	var err error
+	if *nodesCSV != "" {
+		if nodes, err = workload.ReadNodes(*nodesCSV); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	if *podsCSV != "" {
+		if pods, err = workload.ReadPods(*podsCSV); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	inNamespace := func(ns string) []workload.Pod {
+		out := make([]workload.Pod, len(pods))
+		for i, p := range pods {
+			p.Namespace = ns
+			out[i] = p
+		}
+		return out
+	}
+	os.RemoveAll(*work)
+	logw, closeLog, err := logSink(*work, *verbose)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	c, err := cluster.Start(ctx, cluster.Options{Dir: filepath.Join(*work, "cp"), Log: logw})
+	if err != nil {
+		return err
+	}
+	defer c.Stop()
+	if err := workload.CreateNodes(ctx, c.Client, nodes, *workers); err != nil {
+		return err
+	}
+	out := json.NewEncoder(os.Stdout)
+	var results []*workload.Result
+
+	if !*skipPlain {
+		s, err := c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "default-scheduler"})
+		if err != nil {
+			return err
+		}
+		res, err := workload.RunPods(ctx, c.Client, inNamespace("bench-plain"), "default-scheduler", *workers, *timeout)
+		s.Stop()
+		if res != nil {
+			res.Nodes = len(nodes)
+			out.Encode(res)
+		}
+		if err != nil {
+			return fmt.Errorf("without extender: %w", err)
+		}
+		results = append(results, res)
+		if err := deleteAllPods(ctx, c, "bench-plain"); err != nil {
+			return err
+		}
+	}
+
+	cfg := filepath.Join(*work, "seedance-config.yaml")
+	if err := seedance.ConfigForAPIServer(cfg, c.Server, c.TokenFile, c.CAFile); err != nil {
+		return err
+	}
+	srv, err := seedance.Start(ctx, *bin, filepath.Join(*work, "seedance"), cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	if err := registerNodes(ctx, c.Client, srv, nil); err != nil {
+		return err
+	}
+	s, err := c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: srv.URL + "/extender", NodeCache: true, Bind: true})
+	if err != nil {
+		return err
+	}
+	res, err := workload.RunPods(ctx, c.Client, inNamespace("bench-seedance"), "seedance", *workers, *timeout)
+	s.Stop()
+	if res != nil {
+		res.Nodes, res.Extender = len(nodes), true
+		out.Encode(res)
+	}
+	if err != nil {
+		return fmt.Errorf("with the extender: %w", err)
+	}
+	if bound, err := srv.Metric("seedance_pods_bound"); err != nil || int(bound) != res.Bound {
+		return fmt.Errorf("seedance_pods_bound = %v (%v), want %d: not every bind went through Seedance", bound, err, res.Bound)
+	}
+	results = append(results, res)
+	for _, r := range results {
+		fmt.Printf("throughput: %-17s extender=%-5t %d nodes, %d pods: %.1f pods/s (%.2f s; creating took %.2f s)\n",
+			r.Scheduler, r.Extender, r.Nodes, r.Bound, r.PodsPerSecond, r.TotalSeconds, r.CreateSeconds)
+	}
+	return nil
+}
+
+// deleteAllPods deletes every pod in ns with grace period 0 (no kubelet runs here to confirm a
+// graceful stop) and waits until the namespace has none.
+func deleteAllPods(ctx context.Context, c *cluster.Cluster, ns string) error {
+	zero := int64(0)
+	pods := c.Client.CoreV1().Pods(ns)
+	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
+		return fmt.Errorf("delete pods in %s: %w", ns, err)
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		l, err := pods.List(ctx, metav1.ListOptions{})
+		return err == nil && len(l.Items) == 0, nil
+	})
+}

@@ -1,0 +1,149 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/configz"
+
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+)
+
+// SchedulerOptions configure StartScheduler.
+type SchedulerOptions struct {
+	// Name is the profile's schedulerName; pods with that spec.schedulerName are scheduled.
+	// Empty means "default-scheduler".
+	Name string
+	// ExtenderURL is the extender's urlPrefix (http://127.0.0.1:PORT/extender); empty: none.
+	ExtenderURL string
+	// NodeCache sets nodeCacheCapable: requests carry NodeNames only.
+	NodeCache bool
+	// Bind hands binding to the extender (bindVerb: bind).
+	Bind bool
+	// QPS and Burst of kube-scheduler's API client (0: 5000, so the API client does not cap
+	// the measured throughput; kube-scheduler's own defaults are 50 and 100).
+	QPS   float32
+	Burst int
+}
+
+// Scheduler is a running kube-scheduler.
+type Scheduler struct {
+	Name       string
+	ConfigFile string
+	cancel     context.CancelFunc
+	done       chan error
+}
+
+// SchedulerConfigYAML renders the KubeSchedulerConfiguration for o, with kubeconfig as its
+// clientConnection. Leader election is off (one scheduler per profile name).
+func SchedulerConfigYAML(o SchedulerOptions, kubeconfig string) string {
+	name := o.Name
+	if name == "" {
+		name = "default-scheduler"
+	}
+	qps, burst := o.QPS, o.Burst
+	if qps == 0 {
+		qps = 5000
+	}
+	if burst == 0 {
+		burst = 5000
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: %q
+  qps: %g
+  burst: %d
+leaderElection:
+  leaderElect: false
+profiles:
+- schedulerName: %q
+`, kubeconfig, qps, burst, name)
+	if o.ExtenderURL != "" {
+		fmt.Fprintf(&b, `extenders:
+- urlPrefix: %q
+  filterVerb: filter
+  prioritizeVerb: prioritize
+  preemptVerb: preempt
+`, o.ExtenderURL)
+		if o.Bind {
+			b.WriteString("  bindVerb: bind\n")
+		}
+		fmt.Fprintf(&b, `  weight: 5
+  nodeCacheCapable: %t
+  httpTimeout: 5s
+  ignorable: false
+  managedResources:
+  - name: nvidia.com/gpu
+    ignoredByScheduler: false
+`, o.NodeCache)
+	}
+	return b.String()
+}
+
+// StartScheduler runs the real kube-scheduler (cmd/kube-scheduler/app) in this process against
+// c's API server, with the config SchedulerConfigYAML writes to c.Dir/scheduler-<name>.yaml.
+func (c *Cluster) StartScheduler(ctx context.Context, o SchedulerOptions) (*Scheduler, error) {
+	s := &Scheduler{Name: o.Name, done: make(chan error, 1)}
+	if s.Name == "" {
+		s.Name = "default-scheduler"
+	}
+	s.ConfigFile = filepath.Join(c.Dir, "scheduler-"+s.Name+".yaml")
+	if err := os.WriteFile(s.ConfigFile, []byte(SchedulerConfigYAML(o, c.Kubeconfig)), 0o644); err != nil {
+		return nil, err
+	}
+	opts := options.NewOptions()
+	opts.ConfigFile = s.ConfigFile
+	opts.SecureServing.BindPort = 0 // no /healthz port: the harness's ready-file says when it runs
+	runCtx, cancel := context.WithCancel(ctx)
+	cc, sched, err := app.Setup(runCtx, opts)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("kube-scheduler setup (%s): %w", s.ConfigFile, err)
+	}
+	s.cancel = cancel
+	go func() {
+		err := app.Run(runCtx, cc, sched)
+		configz.Delete("componentconfig") // Run registers it; the next scheduler in this process needs it free
+		s.done <- err
+	}()
+	// Run starts the informers and waits for their caches before it schedules; wait for the
+	// node and pod caches here too, so the scheduler has seen the cluster when this returns.
+	synced := make(chan bool, 1)
+	waitCtx, waitCancel := context.WithTimeout(runCtx, 60*time.Second)
+	defer waitCancel()
+	go func() {
+		synced <- cache.WaitForCacheSync(waitCtx.Done(),
+			cc.InformerFactory.Core().V1().Nodes().Informer().HasSynced,
+			cc.InformerFactory.Core().V1().Pods().Informer().HasSynced)
+	}()
+	select {
+	case ok := <-synced:
+		if !ok {
+			s.Stop()
+			return nil, fmt.Errorf("kube-scheduler: informer caches did not sync in 60 s")
+		}
+	case err := <-s.done:
+		cancel()
+		s.cancel = nil
+		return nil, fmt.Errorf("kube-scheduler stopped: %v", err)
+	}
+	return s, nil
+}
+
+// Stop stops the scheduler and waits until Run has returned.
+func (s *Scheduler) Stop() {
+	if s.cancel == nil {
+		return
+	}
+	s.cancel()
+	<-s.done
+	s.cancel = nil
+}
