@@ -187,7 +187,13 @@ TEST(ServerSecurity, AnonymousFiltersAreCappedInBytes) {
   // Measured, not only estimated: 300 x 200 KiB of annotations kept would be 60 MB of RSS.
   const long grown = RssBytes() - rss_before;
   RecordProperty("rss_growth_bytes", std::to_string(grown));
+#if defined(__SANITIZE_ADDRESS__)
+  // Under ASan freed memory sits in its quarantine (256 MiB by default), so RSS measures the
+  // sanitizer, not the caps; the retained-bytes gauges above still hold the server to them.
+  (void)grown;
+#else
   EXPECT_LT(grown, 40l << 20) << "RSS grew by " << grown << " bytes";
+#endif
   EXPECT_GT(h.app.metrics.Value("seedance_extender_evictions_total", {{"what", "seen_pod_bytes"}}), 0);
   EXPECT_GT(h.app.metrics.Value("seedance_extender_evictions_total", {{"what", "decision_log_bytes"}}), 0);
   // The newest pod can still bind (it is the one kube-scheduler is binding now).
