@@ -12,6 +12,7 @@ set -euo pipefail
 seedance=$1
 work=${2:-$(mktemp -d)}
 . "$(dirname "$0")/../../../scripts/testlib/peer.sh"
+. "$(dirname "$0")/../../../scripts/testlib/server.sh"
 command -v curl >/dev/null && command -v sqlite3 >/dev/null || peer_missing "needs curl and sqlite3"
 rm -rf "$work" && mkdir -p "$work"
 db=$work/ledger.db
@@ -26,18 +27,6 @@ tenancy:
         cpu: {nominal: $quota}
 YAML
 
-start_server() {
-  : >"$work/server.log"
-  "$seedance" server --listen 127.0.0.1:0 --db "$db" --config "$work/config.yaml" 2>>"$work/server.log" &
-  server=$!
-  port=""
-  for _ in $(seq 1 500); do
-    port=$(grep '"event":"listening"' "$work/server.log" | grep -o '"port":[0-9]*' | head -1 | cut -d: -f2 || true)
-    [ -n "$port" ] && break
-    sleep 0.01
-  done
-  [ -n "$port" ] || { echo "FAIL: the server did not start"; cat "$work/server.log"; exit 1; }
-}
 
 post_loop() {  # submits w-$1-0, w-$1-1, ... (1 cpu each), recording each acknowledged admit
   local i=0 out
@@ -57,7 +46,7 @@ post_loop() {  # submits w-$1-0, w-$1-1, ... (1 cpu each), recording each acknow
   done
 }
 
-start_server
+start_server --db "$db" --config "$work/config.yaml"
 : >"$work/acked"
 post_loop a & loop_a=$!
 post_loop b & loop_b=$!
@@ -84,7 +73,7 @@ done <"$work/acked"
 admitted=$(sqlite3 "$db" "SELECT COUNT(*) FROM admission_workloads WHERE state='admitted'")
 [ "$admitted" -le "$quota" ] || { echo "FAIL: $admitted admitted rows, more than the quota of $quota cpu"; exit 1; }
 
-start_server
+start_server --db "$db" --config "$work/config.yaml"
 stats=$(curl -s "http://127.0.0.1:$port/v1/workloads/stats")
 grep -q "\"admitted\":$admitted[,}]" <<<"$stats" || { echo "FAIL: restarted with $stats, the ledger has $admitted admitted"; exit 1; }
 # Every acknowledged admission that was not reported finished is still admitted after the restart.

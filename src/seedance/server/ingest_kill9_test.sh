@@ -9,23 +9,12 @@ set -euo pipefail
 seedance=$1
 work=${2:-$(mktemp -d)}
 . "$(dirname "$0")/../../../scripts/testlib/peer.sh"
+. "$(dirname "$0")/../../../scripts/testlib/server.sh"
 command -v curl >/dev/null && command -v sqlite3 >/dev/null || peer_missing "needs curl and sqlite3"
 rm -rf "$work" && mkdir -p "$work"
 db=$work/ledger.db
 points=200
 
-start_server() {
-  : >"$work/server.log"
-  "$seedance" server --listen 127.0.0.1:0 --db "$db" 2>>"$work/server.log" &
-  server=$!
-  port=""
-  for _ in $(seq 1 500); do
-    port=$(grep '"event":"listening"' "$work/server.log" | grep -o '"port":[0-9]*' | head -1 | cut -d: -f2 || true)
-    [ -n "$port" ] && break
-    sleep 0.01
-  done
-  [ -n "$port" ] || { echo "FAIL: the server did not start"; cat "$work/server.log"; exit 1; }
-}
 
 # One OTLP request: gauge durability_batch{batch=I}, $points points one second apart.
 batch_json() {
@@ -47,7 +36,7 @@ post_loop() {  # posts batches from $1 on, recording each acknowledged one
   done
 }
 
-start_server
+start_server --db "$db"
 : >"$work/acked"
 post_loop 0 a & loop_a=$!
 post_loop 1 b & loop_b=$!
@@ -72,7 +61,7 @@ while read -r i; do
 done <"$work/acked"
 [ "$lost" = 0 ] || exit 1
 
-start_server
+start_server --db "$db"
 batch_json 100000 >"$work/body.c"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
        --data-binary @"$work/body.c" "http://127.0.0.1:$port/v1/metrics")
