@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # smoke_test.sh SEEDANCE WORK -- a real Kubernetes control plane (tests/k8s: embedded etcd, Kubernetes'
 # kube-apiserver test server, the real kube-scheduler as the second scheduler `seedance`) with
-# `seedance server` as kube-scheduler's extender in node-cache mode: nodes registered by POST
-# /v1/nodes, a GPU pod created through the API server is bound by kube-scheduler via Seedance's
-# filter/prioritize/bind, a pod that fits only an unregistered node stays Pending ("unknown node").
+# `seedance server --kubeconfig` as kube-scheduler's extender in node-cache mode, fed only by its
+# watch of the API server: a GPU pod is bound by Seedance's bind, a pod over its tenant's quota
+# stays Pending with Seedance's `quota:` reason, deleting the bound pod frees its GPUs in
+# GET /v1/cluster and the pending pod is then bound.
 # Builds the harness with `go build` first (Go's module and build caches make later runs fast).
 # Without Go: skipped (exit 77), or FAIL when SEEDANCE_REQUIRE_PEERS=1.
 set -euo pipefail

@@ -169,8 +169,8 @@ func (s *Server) Metric(name string) (float64, error) {
 }
 
 // ConfigForAPIServer writes a seedance-config.yaml whose binder creates Bindings in the API server
-// at url, with the bearer token and CA files given.
-func ConfigForAPIServer(path, url, tokenFile, caFile string) error {
+// at url, with the bearer token and CA files given; extra (YAML) is appended as is.
+func ConfigForAPIServer(path, url, tokenFile, caFile string, extra ...string) error {
 	y := fmt.Sprintf("server:\n  kube_api_url: %s\n  kube_token_file: %s\n  kube_ca_file: %s\n", url, tokenFile, caFile)
-	return os.WriteFile(path, []byte(y), 0o644)
+	return os.WriteFile(path, []byte(y+strings.Join(extra, "")), 0o644)
 }
