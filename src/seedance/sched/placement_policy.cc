@@ -1,5 +1,8 @@
 #include "seedance/sched/placement_policy.h"
 
+#include <algorithm>
+#include <numeric>
+
 #include "seedance/sched/policies/policies.h"
 
 namespace seedance::sched {
@@ -8,6 +11,28 @@ const std::vector<std::string>& PlacementPolicyNames() {
   static const std::vector<std::string> kNames = {"random",  "dotprod", "clustering", "packing",
                                                   "bestfit", "fgd",     "seedance"};
   return kNames;
+}
+
+PolicyContext NameOrderPolicyContext(const std::vector<cluster::NodeSpec>& nodes,
+                                     const std::vector<cluster::PodSpec>& known_pods) {
+  PolicyContext context;
+  context.tie_rank.assign(nodes.size(), 0);
+  std::vector<std::size_t> by_name(nodes.size());
+  std::iota(by_name.begin(), by_name.end(), std::size_t{0});
+  std::stable_sort(by_name.begin(), by_name.end(),
+                   [&](std::size_t a, std::size_t b) { return nodes[a].name < nodes[b].name; });
+  for (std::size_t i = 0; i < by_name.size(); ++i) {
+    context.tie_rank[by_name[i]] = static_cast<std::uint32_t>(i);
+  }
+  if (known_pods.empty()) {
+    cluster::PodSpec one;
+    one.num_gpu = 1;
+    one.gpu_milli = cluster::kMilliPerGpu;
+    context.typical = ComputeTypicalPods({one});
+  } else {
+    context.typical = ComputeTypicalPods(known_pods);
+  }
+  return context;
 }
 
 Result<std::unique_ptr<PlacementPolicy>> MakePlacementPolicy(std::string_view name,

@@ -50,6 +50,14 @@ class PlacementPolicy {
                                    const cluster::PodSpec& pod, Rng& rng) const = 0;
 };
 
+// The context of a policy that knows only the cluster, as `seedance server` builds it whenever
+// its node set changes: tie ranks by node name (ascending name wins a tie) and the typical pods
+// of `known_pods` (the pods bound or pending at that moment; none: one 1-GPU pod). The
+// trace-time replay (trace_replay.h) uses it with no known pods, as a server that learned its
+// nodes before the first pod.
+PolicyContext NameOrderPolicyContext(const std::vector<cluster::NodeSpec>& nodes,
+                                     const std::vector<cluster::PodSpec>& known_pods);
+
 // The policy names MakePlacementPolicy accepts, in report order.
 const std::vector<std::string>& PlacementPolicyNames();
 

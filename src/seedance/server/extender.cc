@@ -250,24 +250,10 @@ struct Extender::Impl {
     if (options.context.has_value() && options.context->tie_rank.size() == specs.size()) {
       context = *options.context;
     } else {
-      context.tie_rank.assign(specs.size(), 0);
-      std::vector<std::size_t> by_name(specs.size());
-      std::iota(by_name.begin(), by_name.end(), std::size_t{0});
-      std::stable_sort(by_name.begin(), by_name.end(),
-                       [&](std::size_t a, std::size_t b) { return specs[a].name < specs[b].name; });
-      for (std::size_t i = 0; i < by_name.size(); ++i) {
-        context.tie_rank[by_name[i]] = static_cast<std::uint32_t>(i);
-      }
       std::vector<PodSpec> pods;
       for (const auto& [uid, b] : bound) pods.push_back(b.pod.spec);
       for (const auto& [uid, p] : seen) pods.push_back(p.spec);
-      if (pods.empty()) {
-        PodSpec one;
-        one.num_gpu = 1;
-        one.gpu_milli = cluster::kMilliPerGpu;
-        pods.push_back(one);
-      }
-      context.typical = sched::ComputeTypicalPods(pods);
+      context = sched::NameOrderPolicyContext(specs, pods);
     }
     auto p = sched::MakePlacementPolicy(config->placement_policy, context);
     if (!p.has_value()) p = sched::MakePlacementPolicy("bestfit", context);  // CheckConfig vetted the name
