@@ -15,6 +15,7 @@
 #include "seedance/core/file_util.h"
 #include "seedance/sched/packing_experiment.h"
 #include "seedance/sched/placement_policy.h"
+#include "seedance/sched/trace_replay.h"
 
 namespace seedance::cli {
 namespace {
@@ -29,6 +30,7 @@ struct BenchPackingOptions {
   int threads = 0;
   std::string split;  // empty: one trace (--pods) on --seeds
   bool tuning_grid = false;
+  std::string replay;  // non-empty: trace-time replay, event CSV written here
 };
 
 using namespace seedance::report;  // NOLINT
@@ -74,8 +76,57 @@ int RunSplit(const BenchPackingOptions& o, const std::vector<std::string>& polic
                        WritePackingSplitOutputs, o.out, "<variant>-<split>/");
 }
 
+// --replay: the trace played on its own clock (sched::ReplayTrace) with one policy and one seed;
+// writes `event,pod,node` rows in play order (create: the node, "" = unschedulable; delete: the
+// node freed), the order and placements tests/k8s `controlplane parity` checks a real control
+// plane against.
+int RunReplay(const BenchPackingOptions& o) {
+  auto policies = ParsePolicyList(o.policies);
+  if (!policies.has_value()) return ReportError(policies.error());
+  if (policies->size() != 1) {
+    return ReportError(InvalidArgumentError("--policies: with --replay name one policy (e.g. seedance), got '" +
+                                            o.policies + "'"));
+  }
+  auto seeds = ParseSeedList(o.seeds, "--seeds");
+  if (!seeds.has_value()) return ReportError(seeds.error());
+  if (seeds->size() != 1) {
+    return ReportError(InvalidArgumentError("--seeds: with --replay give one seed (the server's server.seed), got '" +
+                                            o.seeds + "'"));
+  }
+  const std::string nodes_path = o.nodes.empty() ? BundledData("openb/openb_node_list_gpu_node.csv") : o.nodes;
+  const std::string pods_path = o.pods.empty() ? BundledData("openb/openb_pod_list_default.csv") : o.pods;
+  auto nodes = cluster::LoadNodes(nodes_path);
+  if (!nodes.has_value()) return ReportError(nodes.error());
+  auto pods = cluster::LoadPods(pods_path);
+  if (!pods.has_value()) return ReportError(pods.error());
+  auto events = sched::ReplayTrace(*nodes, *pods, {policies->front(), seeds->front()});
+  if (!events.has_value()) return ReportError(events.error());
+  std::string csv = "event,pod,node\n";
+  std::int64_t placed = 0;
+  std::int64_t unschedulable = 0;
+  std::int64_t deleted = 0;
+  for (const auto& e : *events) {
+    const bool create = e.kind == sched::TraceReplayEvent::Kind::kCreate;
+    csv += fmt::format("{},{},{}\n", create ? "create" : "delete", (*pods)[e.pod].name, e.node);
+    if (!create) {
+      ++deleted;
+    } else if (e.node.empty()) {
+      ++unschedulable;
+    } else {
+      ++placed;
+    }
+  }
+  Status s = WriteFileAtomically(o.replay, csv);
+  if (!s.ok()) return ReportError(s);
+  fmt::print("replay: {} on {} nodes, policy {} seed {}: {} pods, {} placed, {} unschedulable, {} deleted; wrote {}\n",
+             pods_path, nodes->size(), policies->front(), seeds->front(), pods->size(), placed, unschedulable,
+             deleted, o.replay);
+  return kExitOk;
+}
+
 int RunBenchPacking(const BenchPackingOptions& o) {
   if (o.tuning_grid) return RunTuningGrid(o);
+  if (!o.replay.empty()) return RunReplay(o);
   if (!o.split.empty()) {
     auto policies = ParsePolicyList(o.policies);
     if (!policies.has_value()) return ReportError(policies.error());
@@ -140,6 +191,13 @@ Action RegisterBenchPacking(CLI::App& bench) {
       ->excludes(nodes)
       ->excludes(pods)
       ->excludes(seeds)
+      ->excludes(tune);
+  cmd->add_option("--replay", opts->replay,
+                  "instead of the FGD protocol, play the pod list on its own clock (creation_time, "
+                  "deletion_time) with one --policies policy and one --seeds seed, on the policy "
+                  "context `seedance server` builds (ties by node name), and write event,pod,node "
+                  "rows in play order to this CSV (docs/KUBERNETES.md, parity)")
+      ->excludes(split)
       ->excludes(tune);
   cmd->add_option("--out", opts->out, "output directory")->capture_default_str();
   cmd->add_option("--threads", opts->threads, "worker threads (default: all cores)");

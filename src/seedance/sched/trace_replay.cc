@@ -11,8 +11,9 @@ namespace seedance::sched {
 Result<std::vector<TraceReplayEvent>> ReplayTrace(const std::vector<cluster::NodeSpec>& nodes,
                                                   const std::vector<cluster::PodSpec>& pods,
                                                   const TraceReplayOptions& options) {
-  SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<PlacementPolicy> policy,
-                            MakePlacementPolicy(options.policy, NameOrderPolicyContext(nodes, {})));
+  // Policies keep a reference to their context: it lives as long as the policy.
+  const PolicyContext context = NameOrderPolicyContext(nodes, {});
+  SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<PlacementPolicy> policy, MakePlacementPolicy(options.policy, context));
   // (time, group, pod): group 0 = deletions, 1 = creations, 2 = deletions of pods that leave no
   // later than they arrive.
   using Key = std::tuple<std::int64_t, int, std::size_t>;

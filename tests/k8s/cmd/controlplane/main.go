@@ -39,17 +39,17 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: controlplane serve|load|throughput|smoke|capture [flags] (-h for each)")
+		fmt.Fprintln(os.Stderr, "usage: controlplane serve|load|throughput|smoke|capture|parity [flags] (-h for each)")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cmds := map[string]func(context.Context, []string) error{
-		"serve": serve, "load": load, "throughput": throughput, "smoke": smoke, "capture": capture,
+		"serve": serve, "load": load, "throughput": throughput, "smoke": smoke, "capture": capture, "parity": parity,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "controlplane: unknown command %q (serve, load, throughput, smoke, capture)\n", os.Args[1])
+		fmt.Fprintf(os.Stderr, "controlplane: unknown command %q (serve, load, throughput, smoke, capture, parity)\n", os.Args[1])
 		os.Exit(2)
 	}
 	err := run(ctx, os.Args[2:])

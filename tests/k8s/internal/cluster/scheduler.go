@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/pkg/scheduler"
 )
 
 // SchedulerOptions configure StartScheduler.
@@ -30,6 +31,17 @@ type SchedulerOptions struct {
 	// the measured throughput; kube-scheduler's own defaults are 50 and 100).
 	QPS   float32
 	Burst int
+	// PercentageOfNodesToScore (0: kube-scheduler's adaptive default, which stops looking for
+	// feasible nodes after a share of a large cluster; 100: every node is filtered and scored).
+	PercentageOfNodesToScore int
+	// ExtenderScoreOnly disables every score plugin of the profile, so that the extender's
+	// prioritize alone ranks the feasible nodes (its unique top score decides).
+	ExtenderScoreOnly bool
+	// ExtenderAllPods leaves out managedResources, so that kube-scheduler calls the extender for
+	// every pod of the profile. With managedResources [nvidia.com/gpu] it calls the extender only
+	// for pods that request nvidia.com/gpu: a GPU-share pod (annotation seedance.io/gpu-milli, no
+	// nvidia.com/gpu request) and a CPU-only pod would be placed by kube-scheduler alone.
+	ExtenderAllPods bool
 }
 
 // Scheduler is a running kube-scheduler.
@@ -38,7 +50,12 @@ type Scheduler struct {
 	ConfigFile string
 	cancel     context.CancelFunc
 	done       chan error
+	sched      *scheduler.Scheduler
 }
+
+// CachedPods returns how many pods kube-scheduler's own cache holds (bound and assumed): after a
+// pod is deleted, the count drops once the scheduler has seen the deletion.
+func (s *Scheduler) CachedPods() (int, error) { return s.sched.Cache.PodCount() }
 
 // SchedulerConfigYAML renders the KubeSchedulerConfiguration for o, with kubeconfig as its
 // clientConnection. Leader election is off (one scheduler per profile name).
@@ -63,9 +80,14 @@ clientConnection:
   burst: %d
 leaderElection:
   leaderElect: false
-profiles:
-- schedulerName: %q
-`, kubeconfig, qps, burst, name)
+`, kubeconfig, qps, burst)
+	if o.PercentageOfNodesToScore > 0 {
+		fmt.Fprintf(&b, "percentageOfNodesToScore: %d\n", o.PercentageOfNodesToScore)
+	}
+	fmt.Fprintf(&b, "profiles:\n- schedulerName: %q\n", name)
+	if o.ExtenderScoreOnly {
+		b.WriteString("  plugins:\n    score:\n      disabled:\n      - name: '*'\n")
+	}
 	if o.ExtenderURL != "" {
 		fmt.Fprintf(&b, `extenders:
 - urlPrefix: %q
@@ -80,10 +102,10 @@ profiles:
   nodeCacheCapable: %t
   httpTimeout: 5s
   ignorable: false
-  managedResources:
-  - name: nvidia.com/gpu
-    ignoredByScheduler: false
 `, o.NodeCache)
+		if !o.ExtenderAllPods {
+			b.WriteString("  managedResources:\n  - name: nvidia.com/gpu\n    ignoredByScheduler: false\n")
+		}
 	}
 	return b.String()
 }
@@ -104,6 +126,7 @@ func (c *Cluster) StartScheduler(ctx context.Context, o SchedulerOptions) (*Sche
 	opts.SecureServing.BindPort = 0 // no /healthz port: the harness's ready-file says when it runs
 	runCtx, cancel := context.WithCancel(ctx)
 	cc, sched, err := app.Setup(runCtx, opts)
+	s.sched = sched
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("kube-scheduler setup (%s): %w", s.ConfigFile, err)

@@ -44,6 +44,7 @@ type Pod struct {
 	GPU             resource.Quantity
 	GPUModel        string // nodeSelector nvidia.com/gpu.product
 	GPUMilli        string // annotation seedance.io/gpu-milli
+	GPUModels       string // annotation seedance.io/gpu-models ("V100M16|V100M32")
 	Tenant          string // label seedance.io/tenant
 }
 
@@ -262,8 +263,14 @@ func PodObject(p Pod, schedulerName string) *corev1.Pod {
 	if p.GPUModel != "" {
 		pod.Spec.NodeSelector = map[string]string{GPUModelLabel: p.GPUModel}
 	}
+	if p.GPUMilli != "" || p.GPUModels != "" {
+		pod.Annotations = map[string]string{}
+	}
 	if p.GPUMilli != "" {
-		pod.Annotations = map[string]string{"seedance.io/gpu-milli": p.GPUMilli}
+		pod.Annotations["seedance.io/gpu-milli"] = p.GPUMilli
+	}
+	if p.GPUModels != "" {
+		pod.Annotations["seedance.io/gpu-models"] = p.GPUModels
 	}
 	if p.Tenant != "" {
 		pod.Labels = map[string]string{"seedance.io/tenant": p.Tenant}
