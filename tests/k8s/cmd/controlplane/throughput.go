@@ -18,9 +18,11 @@ import (
 
 // throughput: kube-scheduler's scheduling throughput (pods bound per second, from the first pod
 // created to the last binding seen by a watch) on one control plane, first without an extender
-// (profile default-scheduler), then with `seedance server` as its extender in node-cache mode with
-// bindVerb (profile seedance). The same nodes serve both runs; the first run's pods are deleted
-// (grace period 0) before the second starts.
+// (profile default-scheduler), then with `seedance server --kubeconfig` (fed by its watch of the
+// API server) as its extender in node-cache mode with bindVerb, asked about every pod (profile
+// seedance, no managedResources: GPU-share and CPU-only pods go through Seedance too). Both
+// profiles keep kube-scheduler's default plugins and percentageOfNodesToScore. The same nodes
+// serve both runs; the first run's pods are deleted (grace period 0) before the second starts.
 func throughput(ctx context.Context, args []string) error {
 	fs := newFlags("throughput")
 	bin := fs.String("seedance", "", "the seedance binary (required for the extender run)")
@@ -29,6 +31,9 @@ func throughput(ctx context.Context, args []string) error {
 	nPods := fs.Int("pods", 400, "synthetic one-GPU pods per run, unless --pods-csv")
 	nodesCSV := fs.String("nodes-csv", "", "nodes.csv: name,cpu,memory,gpu[,gpu_model]")
 	podsCSV := fs.String("pods-csv", "", "pods.csv: name,namespace,cpu,memory,gpu[,...] (the namespace is replaced per run)")
+	openbNodes := fs.String("openb-nodes", "", "nodes from an openb node list (data/openb/openb_node_list_gpu_node.csv)")
+	openbPods := fs.String("openb-pods", "", "pods from an openb pod list (data/openb/openb_pod_list_default.csv), in trace order")
+	limit := fs.Int("pods-limit", 0, "use the first N pods only (0: all)")
 	workers := fs.Int("workers", 16, "API requests in flight when creating")
 	timeout := fs.Duration("timeout", 10*time.Minute, "how long to wait for every pod of a run to be bound")
 	skipPlain := fs.Bool("skip-plain", false, "run only the extender run")
@@ -50,6 +55,19 @@ func throughput(ctx context.Context, args []string) error {
 		if pods, err = workload.ReadPods(*podsCSV); err != nil {
 			return usageError{err.Error()}
 		}
+	}
+	if *openbNodes != "" {
+		if nodes, err = workload.ReadOpenbNodes(*openbNodes); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	if *openbPods != "" {
+		if pods, err = workload.ReadOpenbPods(*openbPods, "openb"); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	if *limit > 0 && *limit < len(pods) {
+		pods = pods[:*limit]
 	}
 	inNamespace := func(ns string) []workload.Pod {
 		out := make([]workload.Pod, len(pods))
@@ -101,15 +119,19 @@ func throughput(ctx context.Context, args []string) error {
 	if err := seedance.ConfigForAPIServer(cfg, c.Server, c.TokenFile, c.CAFile); err != nil {
 		return err
 	}
-	srv, err := seedance.Start(ctx, *bin, filepath.Join(*work, "seedance"), cfg)
+	srv, err := seedance.Start(ctx, *bin, filepath.Join(*work, "seedance"), cfg, "--kubeconfig", c.Kubeconfig)
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
-	if err := registerNodes(ctx, c.Client, srv, nil); err != nil {
+	if err := srv.WaitReady(ctx, 2*time.Minute); err != nil {
 		return err
 	}
-	s, err := c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: srv.URL + "/extender", NodeCache: true, Bind: true})
+	if st, err := srv.WaitCluster(ctx, 2*time.Minute, func(s *seedance.ClusterState) bool { return len(s.Nodes) == len(nodes) }); err != nil {
+		return fmt.Errorf("seedance's watch: %d of %d nodes: %w", len(st.Nodes), len(nodes), err)
+	}
+	s, err := c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: srv.URL + "/extender", NodeCache: true, Bind: true,
+		ExtenderAllPods: true})
 	if err != nil {
 		return err
 	}
