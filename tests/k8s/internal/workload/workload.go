@@ -330,6 +330,7 @@ type Result struct {
 	TotalSeconds   float64           `json:"total_seconds"`   // first create to last bind seen
 	BindSeconds    float64           `json:"bind_seconds"`    // first bind seen to last bind seen
 	PodsPerSecond  float64           `json:"pods_per_second"` // bound / total_seconds
+	Unschedulable  int               `json:"unschedulable"`   // RunPodsUntilDecided: pods reported Unschedulable
 	Placements     map[string]string `json:"-"`               // namespace/name -> node
 	PendingReasons map[string]string `json:"pending,omitempty"`
 }
@@ -337,6 +338,18 @@ type Result struct {
 // RunPods creates the pods with schedulerName and waits (up to timeout) until every one is bound,
 // watching pods through an informer started before the first create.
 func RunPods(ctx context.Context, c kubernetes.Interface, pods []Pod, schedulerName string, workers int, timeout time.Duration) (*Result, error) {
+	return runPods(ctx, c, pods, schedulerName, workers, timeout, false)
+}
+
+// RunPodsUntilDecided is RunPods that also ends when every pod is bound or was reported
+// Unschedulable by kube-scheduler (PodScheduled=False, Unschedulable) at least once; those are
+// counted in Result.Unschedulable (a workload that does not fit whole, or one that a scheduler
+// fragments, still has a throughput).
+func RunPodsUntilDecided(ctx context.Context, c kubernetes.Interface, pods []Pod, schedulerName string, workers int, timeout time.Duration) (*Result, error) {
+	return runPods(ctx, c, pods, schedulerName, workers, timeout, true)
+}
+
+func runPods(ctx context.Context, c kubernetes.Interface, pods []Pod, schedulerName string, workers int, timeout time.Duration, untilDecided bool) (*Result, error) {
 	if err := EnsureNamespaces(ctx, c, pods); err != nil {
 		return nil, err
 	}
@@ -348,27 +361,39 @@ func RunPods(ctx context.Context, c kubernetes.Interface, pods []Pod, schedulerN
 	res := &Result{Scheduler: schedulerName, Pods: len(pods), Placements: map[string]string{}}
 	var firstBind, lastBind time.Time
 	allBound := make(chan struct{})
+	unschedulable := map[string]bool{}
+	done := false
 	observe := func(obj interface{}) {
 		pod, ok := obj.(*corev1.Pod)
-		if !ok || pod.Spec.NodeName == "" {
+		if !ok {
 			return
 		}
 		key := pod.Namespace + "/" + pod.Name
 		now := time.Now()
 		mu.Lock()
 		defer mu.Unlock()
-		if !want[key] {
+		if !want[key] || done {
 			return
 		}
-		if _, dup := res.Placements[key]; dup {
-			return
+		if pod.Spec.NodeName == "" {
+			if untilDecided && !unschedulable[key] && podUnschedulable(pod) {
+				unschedulable[key] = true
+			} else {
+				return
+			}
+		} else {
+			if _, dup := res.Placements[key]; dup {
+				return
+			}
+			res.Placements[key] = pod.Spec.NodeName
+			delete(unschedulable, key) // retried and bound after all
+			if firstBind.IsZero() {
+				firstBind = now
+			}
+			lastBind = now
 		}
-		res.Placements[key] = pod.Spec.NodeName
-		if firstBind.IsZero() {
-			firstBind = now
-		}
-		lastBind = now
-		if len(res.Placements) == len(want) {
+		if len(res.Placements)+len(unschedulable) == len(want) {
+			done = true
 			close(allBound)
 		}
 	}
@@ -414,6 +439,7 @@ func RunPods(ctx context.Context, c kubernetes.Interface, pods []Pod, schedulerN
 	mu.Lock()
 	defer mu.Unlock()
 	res.Bound = len(res.Placements)
+	res.Unschedulable = len(unschedulable)
 	if !lastBind.IsZero() {
 		res.TotalSeconds = lastBind.Sub(start).Seconds()
 		res.BindSeconds = lastBind.Sub(firstBind).Seconds()
@@ -454,6 +480,16 @@ func pendingReasons(store cache.Store, bound map[string]string, limit int) map[s
 		out[k] = msg
 	}
 	return out
+}
+
+// podUnschedulable: kube-scheduler reported PodScheduled=False, Unschedulable.
+func podUnschedulable(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
 }
 
 // PodCondition returns the PodScheduled condition's message of a pod (empty if none).
