@@ -151,7 +151,7 @@ func parity(ctx context.Context, args []string) error {
 			if _, err := api.Create(ctx, workload.PodObject(byName[e.pod], "seedance"), metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("event %d: create %s: %w", k+1, e.pod, err)
 			}
-			p, err := w.wait(ctx, e.pod, *timeout, func(p *corev1.Pod) bool { return p != nil && (p.Spec.NodeName != "" || unschedulable(p)) })
+			p, err := w.wait(ctx, e.pod, *timeout, func(p *corev1.Pod) bool { return p != nil && (p.Spec.NodeName != "" || workload.PodUnschedulable(p)) })
 			if err != nil {
 				return fmt.Errorf("event %d: pod %s neither bound nor unschedulable: %w", k+1, e.pod, err)
 			}
@@ -270,16 +270,6 @@ func readReplay(path string, pods map[string]workload.Pod) ([]replayEvent, error
 		out = append(out, replayEvent{create: rec[0] == "create", pod: rec[1], node: rec[2]})
 	}
 	return out, nil
-}
-
-// unschedulable: kube-scheduler reported PodScheduled=False, Unschedulable.
-func unschedulable(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return true
-		}
-	}
-	return false
 }
 
 // podWatch is an informer's view of one namespace's pods with a broadcast on every change.

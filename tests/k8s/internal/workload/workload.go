@@ -376,7 +376,7 @@ func runPods(ctx context.Context, c kubernetes.Interface, pods []Pod, schedulerN
 			return
 		}
 		if pod.Spec.NodeName == "" {
-			if untilDecided && !unschedulable[key] && podUnschedulable(pod) {
+			if untilDecided && !unschedulable[key] && PodUnschedulable(pod) {
 				unschedulable[key] = true
 			} else {
 				return
@@ -482,8 +482,8 @@ func pendingReasons(store cache.Store, bound map[string]string, limit int) map[s
 	return out
 }
 
-// podUnschedulable: kube-scheduler reported PodScheduled=False, Unschedulable.
-func podUnschedulable(p *corev1.Pod) bool {
+// PodUnschedulable: kube-scheduler reported PodScheduled=False, Unschedulable.
+func PodUnschedulable(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
 			return true
