@@ -63,6 +63,23 @@ elseif(CASE STREQUAL "split_column")
   expect_match("${stdout}" "fgd +held-out .* 47\n")
   file(READ "${out}/summary.json" summary)
   expect_match("${summary}" "\"seed\": 47,\n +\"split\": \"held-out\"")
+elseif(CASE STREQUAL "replay")
+  # The trace on its own clock: b arrives while a holds the only GPU (unschedulable, no delete
+  # row); a leaves at 10 before c arrives at 10.
+  file(WRITE "${WORK}/nodes.csv" "sn,cpu_milli,memory_mib,gpu,model\nn1,32000,131072,1,T4\n")
+  file(WRITE "${WORK}/pods.csv" "${header}\na,1000,1024,1,1000,,LS,Running,0,10,0\n"
+             "b,1000,1024,1,1000,,LS,Running,5,20,5\nc,1000,1024,1,1000,,LS,Running,10,30,10\n")
+  expect_rc(0 "${SEEDANCE}" bench packing --replay "${WORK}/events.csv" --policies seedance --seeds 0
+            --nodes "${WORK}/nodes.csv" --pods "${WORK}/pods.csv")
+  expect_match("${stdout}" "3 pods, 2 placed, 1 unschedulable, 2 deleted")
+  file(READ "${WORK}/events.csv" events)
+  if(NOT events STREQUAL "event,pod,node\ncreate,a,n1\ncreate,b,\ndelete,a,n1\ncreate,c,n1\ndelete,c,n1\n")
+    message(FATAL_ERROR "replay events:\n${events}")
+  endif()
+elseif(CASE STREQUAL "replay_one_policy")
+  execute_process(COMMAND "${SEEDANCE}" bench packing --replay "${out}" --policies fgd,seedance --seeds 0
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--policies: with --replay name one policy")
 elseif(CASE STREQUAL "determinism")
   foreach(run a b)
     execute_process(COMMAND "${SEEDANCE}" bench packing --policies bestfit,fgd,seedance
