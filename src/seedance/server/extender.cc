@@ -49,6 +49,7 @@ enum class Verdict { kPass, kFailed, kUnresolvable };
 struct NodeCheck {
   Verdict verdict = Verdict::kPass;
   std::string reason;
+  std::size_t index = 0;  // the node's index in the table (meaningless for an unknown node)
 };
 
 GpuAssignment ChooseGpus(const cluster::NodeState& n, const PodSpec& pod) {
@@ -109,7 +110,7 @@ struct Extender::Impl {
   std::optional<tenancy::QuotaBook> book;
   std::vector<std::vector<bool>> named;  // [tenant][resource]: the tenant has a quota for it
   std::vector<NodeSpec> specs;
-  std::map<std::string, std::size_t> node_index;
+  std::unordered_map<std::string, std::size_t> node_index;  // name -> index in specs (hashed: looked up per candidate)
   std::unique_ptr<ClusterState> cluster;
   sched::PolicyContext context;
   std::unique_ptr<sched::PlacementPolicy> policy;
@@ -311,7 +312,14 @@ struct Extender::Impl {
       return {Verdict::kUnresolvable, "unknown node: not in the node table (POST /v1/nodes or the API-server watch; "
                                      "the Nodes of a filter request are not stored)"};
     }
-    const NodeId n(static_cast<std::uint32_t>(it->second));
+    NodeCheck c = Rules(NodeId(static_cast<std::uint32_t>(it->second)), name, pod, tenant, trip);
+    c.index = it->second;
+    return c;
+  }
+
+  // The rules for a known node `n` (named `name`).
+  NodeCheck Rules(NodeId n, const std::string& name, const K8sPod& pod, const TenantInfo& tenant,
+                  const std::optional<BreakerTrip>& trip) const {
     if (auto h = app.health.Get(name); h.has_value()) {
       const std::string state(audit::AdmissionStateName(h->state));
       switch (audit::EligibilityOf(h->state)) {
@@ -628,7 +636,7 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
     const NodeCheck c = m.Check(candidates[i], pod, tenant, trip);
     if (c.verdict == Verdict::kUnresolvable) continue;
     if (c.verdict == Verdict::kFailed && c.reason.rfind("quota:", 0) == 0) continue;
-    const NodeId n(static_cast<std::uint32_t>(m.node_index.at(candidates[i])));
+    const NodeId n(static_cast<std::uint32_t>(c.index));
     auto h = m.app.health.Get(candidates[i]);
     cl.SetEligibility(n, h ? audit::EligibilityOf(h->state) : cluster::NodeEligibility::kAll);
     weight[i] = h ? h->grade_weight : 1.0;
@@ -647,7 +655,7 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
     auto it = m.node_index.find(candidates[i]);
     if (it != m.node_index.end()) {
       const NodeId n(static_cast<std::uint32_t>(it->second));
-      if (candidates[i] == chosen) {
+      if (d.placed() && n == d.node) {
         h.score = 10;
       } else if (cl.CanPlace(n, pod.spec)) {
         const cluster::NodeState& ns = cl.node(n);

@@ -1,6 +1,11 @@
 #include "seedance/server/extender_codec.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cctype>
+#include <map>
+#include <string>
 #include <utility>
 
 #include "seedance/cluster/gpu_model.h"
@@ -516,30 +521,88 @@ Result<std::vector<K8sNode>> ParseNodeOrList(std::string_view body) {
   return out;
 }
 
-json EncodeFilterResult(const FilterResult& r) {
-  json out = json::object();
-  if (r.nodes.has_value()) {
-    json items = json::array();
-    for (const auto& n : *r.nodes) items.push_back(n);
-    out["Nodes"] = json{{"metadata", json::object()}, {"items", std::move(items)}};
-    out["NodeNames"] = nullptr;
-  } else {
-    out["Nodes"] = nullptr;
-    out["NodeNames"] = r.node_names;
+namespace {
+
+// A JSON string literal for `s`: printable ASCII is copied as it is (node names, reasons); anything
+// else goes through nlohmann's escaping, invalid UTF-8 replaced as ReplyJson does.
+void AppendJsonString(std::string& out, std::string_view s) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
+  });
+  if (plain) {
+    out += '"';
+    out += s;
+    out += '"';
+    return;
   }
-  out["FailedNodes"] = json::object();
-  for (const auto& [k, v] : r.failed) out["FailedNodes"][k] = v;
-  out["FailedAndUnresolvableNodes"] = json::object();
-  for (const auto& [k, v] : r.failed_unresolvable) out["FailedAndUnresolvableNodes"][k] = v;
-  out["Error"] = r.error;
+  out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void AppendJsonStringMap(std::string& out, const std::map<std::string, std::string>& m) {
+  out += '{';
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    if (!first) out += ',';
+    first = false;
+    AppendJsonString(out, k);
+    out += ':';
+    AppendJsonString(out, v);
+  }
+  out += '}';
+}
+
+}  // namespace
+
+// Written directly, not through a DOM: a filter over thousands of nodes answers thousands of names,
+// and the DOM's allocations were most of the answer's cost (extender_benchmark). Keys in the order
+// nlohmann's object writes them (sorted), so both encoders give the same bytes.
+std::string DumpFilterResult(const FilterResult& r) {
+  std::string out;
+  out.reserve(64 + r.node_names.size() * 24 + (r.failed.size() + r.failed_unresolvable.size()) * 64);
+  out += "{\"Error\":";
+  AppendJsonString(out, r.error);
+  out += ",\"FailedAndUnresolvableNodes\":";
+  AppendJsonStringMap(out, r.failed_unresolvable);
+  out += ",\"FailedNodes\":";
+  AppendJsonStringMap(out, r.failed);
+  if (r.nodes.has_value()) {
+    out += ",\"NodeNames\":null,\"Nodes\":{\"items\":[";
+    for (std::size_t i = 0; i < r.nodes->size(); ++i) {
+      if (i > 0) out += ',';
+      out += (*r.nodes)[i].dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    out += "],\"metadata\":{}}}";
+  } else {
+    out += ",\"NodeNames\":[";
+    for (std::size_t i = 0; i < r.node_names.size(); ++i) {
+      if (i > 0) out += ',';
+      AppendJsonString(out, r.node_names[i]);
+    }
+    out += "],\"Nodes\":null}";
+  }
   return out;
 }
 
-json EncodeHostPriorityList(const std::vector<HostPriority>& list) {
-  json out = json::array();
-  for (const auto& h : list) out.push_back(json{{"Host", h.host}, {"Score", h.score}});
+std::string DumpHostPriorityList(const std::vector<HostPriority>& list) {
+  std::string out;
+  out.reserve(2 + list.size() * 40);
+  out += '[';
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i > 0) out += ',';
+    out += "{\"Host\":";
+    AppendJsonString(out, list[i].host);
+    out += ",\"Score\":";
+    out += fmt::format_int(list[i].score).str();
+    out += '}';
+  }
+  out += ']';
   return out;
 }
+
+json EncodeFilterResult(const FilterResult& r) { return json::parse(DumpFilterResult(r)); }
+
+json EncodeHostPriorityList(const std::vector<HostPriority>& list) { return json::parse(DumpHostPriorityList(list)); }
 
 json EncodePreemptionResult(const std::map<std::string, MetaVictims>& victims) {
   json m = json::object();

@@ -113,6 +113,9 @@ struct MetaVictims {
   std::int64_t num_pdb_violations = 0;
 };
 
+// The answers' JSON text (what the server sends), and the same as a DOM (tests, embedding code).
+std::string DumpFilterResult(const FilterResult& r);
+std::string DumpHostPriorityList(const std::vector<HostPriority>& list);
 nlohmann::json EncodeFilterResult(const FilterResult& r);
 nlohmann::json EncodeHostPriorityList(const std::vector<HostPriority>& list);
 nlohmann::json EncodePreemptionResult(const std::map<std::string, MetaVictims>& victims);
