@@ -49,7 +49,8 @@ enum class Verdict { kPass, kFailed, kUnresolvable };
 struct NodeCheck {
   Verdict verdict = Verdict::kPass;
   std::string reason;
-  std::size_t index = 0;  // the node's index in the table (meaningless for an unknown node)
+  std::size_t index = kUnknown;  // the node's index in the table
+  static constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);
 };
 
 GpuAssignment ChooseGpus(const cluster::NodeState& n, const PodSpec& pod) {
@@ -632,8 +633,10 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
     cl.SetEligibility(NodeId(static_cast<std::uint32_t>(i)), cluster::NodeEligibility::kNone);
   }
   std::vector<double> weight(candidates.size(), 1.0);
+  std::vector<std::size_t> index(candidates.size(), NodeCheck::kUnknown);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const NodeCheck c = m.Check(candidates[i], pod, tenant, trip);
+    index[i] = c.index;
     if (c.verdict == Verdict::kUnresolvable) continue;
     if (c.verdict == Verdict::kFailed && c.reason.rfind("quota:", 0) == 0) continue;
     const NodeId n(static_cast<std::uint32_t>(c.index));
@@ -652,9 +655,8 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   }
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     HostPriority h{candidates[i], 0};
-    auto it = m.node_index.find(candidates[i]);
-    if (it != m.node_index.end()) {
-      const NodeId n(static_cast<std::uint32_t>(it->second));
+    if (index[i] != NodeCheck::kUnknown) {
+      const NodeId n(static_cast<std::uint32_t>(index[i]));
       if (d.placed() && n == d.node) {
         h.score = 10;
       } else if (cl.CanPlace(n, pod.spec)) {
