@@ -110,6 +110,7 @@ struct Extender::Impl {
   std::vector<std::vector<bool>> named;  // [tenant][resource]: the tenant has a quota for it
   std::vector<NodeSpec> specs;
   std::map<std::string, std::size_t> node_index;
+  std::map<std::string, NodeConditions> conditions;  // by node name: cordon, Ready, taints
   std::unique_ptr<ClusterState> cluster;
   sched::PolicyContext context;
   std::unique_ptr<sched::PlacementPolicy> policy;
@@ -312,6 +313,11 @@ struct Extender::Impl {
                                      "the Nodes of a filter request are not stored)"};
     }
     const NodeId n(static_cast<std::uint32_t>(it->second));
+    if (auto c = conditions.find(name); c != conditions.end()) {
+      if (std::string why = ScheduleBlock(c->second, pod.tolerations); !why.empty()) {
+        return {Verdict::kUnresolvable, std::move(why)};
+      }
+    }
     if (auto h = app.health.Get(name); h.has_value()) {
       const std::string state(audit::AdmissionStateName(h->state));
       switch (audit::EligibilityOf(h->state)) {
@@ -389,6 +395,7 @@ struct Extender::Impl {
     }
     K8sPod kept = pod;
     kept.annotations.clear();
+    kept.tolerations.clear();  // bind does not judge conditions: the scheduler decided
     std::erase_if(kept.labels, [](const auto& kv) { return kv.first != kTenantLabel && kv.first != kJobLabel; });
     const std::size_t bytes = PodBytes(kept);
     const bool fresh = seen.count(pod.uid) == 0;
@@ -532,9 +539,15 @@ struct Extender::Impl {
     return Status::Ok();
   }
 
+  // Conditions (cordon, Ready, taints) change which node takes new pods, never what is bound.
   void UpsertNodesLocked(const std::vector<K8sNode>& nodes) {
     bool changed = false;
     for (const auto& n : nodes) {
+      if (n.conditions == NodeConditions{}) {
+        conditions.erase(n.name);
+      } else {
+        conditions[n.name] = n.conditions;
+      }
       auto it = node_index.find(n.name);
       if (it == node_index.end()) {
         node_index.emplace(n.name, specs.size());
@@ -783,6 +796,7 @@ Status Extender::DeleteNode(const std::string& name) {
   }
   for (const auto& uid : released) m.Release(uid, /*unbind=*/true);
   m.specs.erase(m.specs.begin() + static_cast<std::ptrdiff_t>(gone));
+  m.conditions.erase(name);
   m.node_index.clear();
   for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
   m.Rebuild();
@@ -878,6 +892,7 @@ Status Extender::ReplaceNodes(const std::vector<K8sNode>& nodes) {
       if (keep.count(s.name)) kept.push_back(std::move(s));
     }
     m.specs = std::move(kept);
+    for (const auto& name : gone) m.conditions.erase(name);
     m.node_index.clear();
     for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
     m.Rebuild();
