@@ -266,9 +266,14 @@ func (cp *capturer) watchGone(ctx context.Context, c *cluster.Cluster) error {
 		return err
 	}
 	oldRV := created.ResourceVersion
-	patch := []byte(`{"metadata":{"labels":{"seedance.io/job":"old"}}}`)
-	if _, err := c.Client.CoreV1().Pods("team-a").Patch(ctx, "old-1", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return err
+	// Two later writes: the compaction must remove the revision right after oldRV too (a watch
+	// from oldRV starts at oldRV+1; at the compaction's own revision etcd sends the event without
+	// its previous value, which the API server reports as a 500 InternalError instead).
+	for _, job := range []string{"old", "older"} {
+		patch := []byte(`{"metadata":{"labels":{"seedance.io/job":"` + job + `"}}}`)
+		if _, err := c.Client.CoreV1().Pods("team-a").Patch(ctx, "old-1", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return err
+		}
 	}
 	status, err := c.Etcd.Get(ctx, "compact-probe")
 	if err != nil {
