@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,7 +36,8 @@ import (
 // proxy that forwards to whichever replica answers /readyz 200, as a Service would.
 //
 // Scenario 1 (leader kill -9 during binds): a stream of GPU pods is created; once a third of
-// them are bound the leader is killed with SIGKILL. The follower must become leader within the
+// them are bound, the leader is killed with SIGKILL by the proxy right after it answered a bind
+// and before that answer reaches kube-scheduler (the Binding exists, the scheduler sees a 502). The follower must become leader within the
 // Lease's duration plus two retry periods (client-go's semantics and defaults: the follower
 // counts the 15 s from when it last saw the lease change, which it sees at its next look, every
 // 2 s + up to 20 % jitter, and it takes the lease at the look after expiry: at most ~19.8 s after
@@ -169,10 +171,19 @@ func failover(ctx context.Context, args []string) error {
 	if err := waitFor(ctx, *timeout, func() bool { return tr.bound() >= len(pods)/3 }); err != nil {
 		return fmt.Errorf("%d of %d pods bound before the kill: %w", tr.bound(), len(pods), err)
 	}
+	// Armed, the proxy kills the leader right after it answered a bind and before kube-scheduler
+	// hears the answer: the Binding exists in the API server, the scheduler sees an error.
+	h.killed = make(chan struct{})
+	h.armed.Store(true)
+	select {
+	case <-h.killed:
+	case <-time.After(*timeout):
+		return fmt.Errorf("no bind reached the leader in %s after arming the kill", *timeout)
+	}
 	killedAt := time.Now()
 	boundAtKill := tr.bound()
-	h.replicas[leader].Kill()
-	step("kill -9 %s (the leader) with %d of %d pods bound", h.names[leader], boundAtKill, len(pods))
+	step("kill -9 %s (the leader) between its answer to a bind and kube-scheduler, with %d of %d pods bound",
+		h.names[leader], boundAtKill, len(pods))
 	newLeader, err := h.waitLeader(leader, *timeout)
 	if err != nil {
 		return err
@@ -241,7 +252,7 @@ func failover(ctx context.Context, args []string) error {
 	step("a pod created after both restarts is bound; the state still equals the API server's")
 
 	summary := map[string]any{"result": "pass", "pods": len(pods) + 1, "nodes": len(nodes),
-		"bound_at_kill": boundAtKill, "takeover_seconds": math.Round(takeover.Seconds()*10) / 10,
+		"bound_at_kill": boundAtKill, "requests_cut_by_kills": h.cut.Load(), "takeover_seconds": math.Round(takeover.Seconds()*10) / 10,
 		"admissions_kept": len(acked), "seconds": math.Round(time.Since(t0).Seconds()*10) / 10}
 	b, _ := json.Marshal(summary)
 	fmt.Println(string(b))
@@ -259,6 +270,9 @@ type harness struct {
 	mu       sync.Mutex
 	names    [2]string
 	replicas [2]*seedance.Server
+	cut      atomic.Int64 // extender requests the proxy forwarded that got no answer (the replica died)
+	armed    atomic.Bool  // kill the replica that answers the next bind
+	killed   chan struct{}
 }
 
 // startReplica starts (or restarts, on the same directory and so the same ledger) one replica.
@@ -334,7 +348,20 @@ func (h *harness) startProxy() *httpServer {
 				r.SetURL(t)
 			}
 		},
+		ModifyResponse: func(resp *http.Response) error {
+			if strings.HasSuffix(resp.Request.URL.Path, "/bind") && h.armed.CompareAndSwap(true, false) {
+				for _, r := range h.snapshot() {
+					if r != nil && resp.Request.URL.Host == strings.TrimPrefix(r.URL, "http://") {
+						r.Kill()
+					}
+				}
+				close(h.killed)
+				return fmt.Errorf("the leader was killed before its bind answer was relayed")
+			}
+			return nil
+		},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			h.cut.Add(1)
 			http.Error(w, `{"error":"no ready replica: `+err.Error()+`"}`, http.StatusBadGateway)
 		},
 	}
