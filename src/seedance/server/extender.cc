@@ -112,6 +112,7 @@ struct Extender::Impl {
   std::vector<std::vector<bool>> named;  // [tenant][resource]: the tenant has a quota for it
   std::vector<NodeSpec> specs;
   std::unordered_map<std::string, std::size_t> node_index;  // name -> index in specs (hashed: looked up per candidate)
+  std::map<std::string, NodeConditions> conditions;  // by node name, only nodes with any: cordon, Ready, taints
   std::unique_ptr<ClusterState> cluster;
   sched::PolicyContext context;
   std::unique_ptr<sched::PlacementPolicy> policy;
@@ -321,6 +322,13 @@ struct Extender::Impl {
   // The rules for a known node `n` (named `name`).
   NodeCheck Rules(NodeId n, const std::string& name, const K8sPod& pod, const TenantInfo& tenant,
                   const std::optional<BreakerTrip>& trip) const {
+    if (!conditions.empty()) {
+      if (auto c = conditions.find(name); c != conditions.end()) {
+        if (std::string why = ScheduleBlock(c->second, pod.tolerations); !why.empty()) {
+          return {Verdict::kUnresolvable, std::move(why)};
+        }
+      }
+    }
     if (auto h = app.health.Get(name); h.has_value()) {
       const std::string state(audit::AdmissionStateName(h->state));
       switch (audit::EligibilityOf(h->state)) {
@@ -398,6 +406,7 @@ struct Extender::Impl {
     }
     K8sPod kept = pod;
     kept.annotations.clear();
+    kept.tolerations.clear();  // bind does not judge conditions: the scheduler decided
     std::erase_if(kept.labels, [](const auto& kv) { return kv.first != kTenantLabel && kv.first != kJobLabel; });
     const std::size_t bytes = PodBytes(kept);
     const bool fresh = seen.count(pod.uid) == 0;
@@ -541,9 +550,15 @@ struct Extender::Impl {
     return Status::Ok();
   }
 
+  // Conditions (cordon, Ready, taints) change which node takes new pods, never what is bound.
   void UpsertNodesLocked(const std::vector<K8sNode>& nodes) {
     bool changed = false;
     for (const auto& n : nodes) {
+      if (n.conditions == NodeConditions{}) {
+        conditions.erase(n.name);
+      } else {
+        conditions[n.name] = n.conditions;
+      }
       auto it = node_index.find(n.name);
       if (it == node_index.end()) {
         node_index.emplace(n.name, specs.size());
@@ -793,6 +808,7 @@ Status Extender::DeleteNode(const std::string& name) {
   }
   for (const auto& uid : released) m.Release(uid, /*unbind=*/true);
   m.specs.erase(m.specs.begin() + static_cast<std::ptrdiff_t>(gone));
+  m.conditions.erase(name);
   m.node_index.clear();
   for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
   m.Rebuild();
@@ -888,6 +904,7 @@ Status Extender::ReplaceNodes(const std::vector<K8sNode>& nodes) {
       if (keep.count(s.name)) kept.push_back(std::move(s));
     }
     m.specs = std::move(kept);
+    for (const auto& name : gone) m.conditions.erase(name);
     m.node_index.clear();
     for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
     m.Rebuild();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <utility>
@@ -155,6 +156,31 @@ Result<const json*> ObjectAt(const json& obj, std::string_view key, const std::s
   return v;
 }
 
+// An array of objects of string fields (taints, tolerations), at most kMaxTaints.
+Result<std::vector<std::map<std::string, std::string>>> StringRecords(const json& obj, std::string_view key,
+                                                                     const std::string& path,
+                                                                     std::initializer_list<std::string_view> fields) {
+  std::vector<std::map<std::string, std::string>> out;
+  const json* v = Find(obj, key);
+  if (v == nullptr) return out;
+  const std::string p = Join(path, key);
+  if (!v->is_array()) return FieldError(p, "expected an array");
+  if (v->size() > kMaxTaints) return FieldError(p, "more than " + std::to_string(kMaxTaints) + " entries");
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const json& e = (*v)[i];
+    const std::string ip = Index(p, i);
+    if (!e.is_object()) return FieldError(ip, "expected an object");
+    std::map<std::string, std::string> r;
+    for (std::string_view f : fields) {
+      SEEDANCE_ASSIGN_OR_RETURN(std::string s, GetString(e, f, ip));
+      if (s.size() > 317) return FieldError(Join(ip, f), "over 317 bytes (a qualified key's limit)");
+      r.emplace(std::string(f), std::move(s));
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 Result<std::vector<std::string>> StringArray(const json& v, const std::string& path) {
   std::vector<std::string> out;
   if (!v.is_array()) return FieldError(path, "expected an array of strings");
@@ -252,6 +278,34 @@ std::string K8sPod::job() const {
   return it != labels.end() && !it->second.empty() ? it->second : name;
 }
 
+bool K8sToleration::Tolerates(const K8sTaint& taint) const {
+  if (!effect.empty() && effect != taint.effect) return false;
+  if (!key.empty() && key != taint.key) return false;
+  if (op == "Exists") return true;
+  return (op.empty() || op == "Equal") && value == taint.value;
+}
+
+std::string ScheduleBlock(const NodeConditions& c, const std::vector<K8sToleration>& tolerations) {
+  auto tolerated = [&](const K8sTaint& t) {
+    return std::any_of(tolerations.begin(), tolerations.end(), [&](const K8sToleration& x) { return x.Tolerates(t); });
+  };
+  if (c.unschedulable && !tolerated({"node.kubernetes.io/unschedulable", "", "NoSchedule"})) {
+    return "node: cordoned (spec.unschedulable)";
+  }
+  if (!c.ready.empty() && c.ready != "True") {
+    const char* key = c.ready == "False" ? "node.kubernetes.io/not-ready" : "node.kubernetes.io/unreachable";
+    if (!tolerated({key, "", "NoSchedule"})) return "node: Ready condition is " + c.ready.substr(0, 64);
+  }
+  for (const K8sTaint& t : c.taints) {
+    if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
+    if (!tolerated(t)) {
+      return "taint: " + t.key.substr(0, 128) + (t.value.empty() ? "" : "=" + t.value.substr(0, 64)) + ":" + t.effect +
+             " not tolerated";
+    }
+  }
+  return "";
+}
+
 std::vector<std::string> ExtenderArgs::Candidates() const {
   std::vector<std::string> out;
   if (nodes.has_value()) {
@@ -288,6 +342,15 @@ Result<K8sPod> ParsePod(const json& pod, const std::string& path) {
     const std::string sp = Join(path, "spec");
     SEEDANCE_ASSIGN_OR_RETURN(p.node_name, GetString(*spec, "nodeName", sp));
     SEEDANCE_RETURN_IF_ERROR(CheckName(Join(sp, "nodeName"), p.node_name, kMaxNameBytes));
+    SEEDANCE_ASSIGN_OR_RETURN(auto tols, StringRecords(*spec, "tolerations", sp, {"key", "operator", "value", "effect"}));
+    for (std::size_t i = 0; i < tols.size(); ++i) {
+      auto& t = tols[i];
+      K8sToleration tol{std::move(t["key"]), std::move(t["operator"]), std::move(t["value"]), std::move(t["effect"])};
+      if (!tol.op.empty() && tol.op != "Equal" && tol.op != "Exists") {
+        return FieldError(Join(Index(Join(sp, "tolerations"), i), "operator"), "expected Equal or Exists");
+      }
+      p.tolerations.push_back(std::move(tol));
+    }
     if (const json* prio = Find(*spec, "priority"); prio != nullptr) {
       if (!prio->is_number_integer()) return FieldError(Join(sp, "priority"), "expected an integer");
       const auto v = prio->get<std::int64_t>();
@@ -379,9 +442,23 @@ Result<K8sNode> ParseNode(const json& node, const std::string& path) {
   SEEDANCE_RETURN_IF_ERROR(CheckName(Join(path, "metadata.name"), n.name, kMaxNameBytes));
   SEEDANCE_RETURN_IF_ERROR(CheckLabels(n.labels, Join(path, "metadata.labels")));
   n.spec.name = n.name;
+  SEEDANCE_ASSIGN_OR_RETURN(const json* nspec, ObjectAt(node, "spec", path));
+  if (nspec != nullptr) {
+    const std::string np = Join(path, "spec");
+    if (const json* u = Find(*nspec, "unschedulable"); u != nullptr) {
+      if (!u->is_boolean()) return FieldError(Join(np, "unschedulable"), "expected a boolean");
+      n.conditions.unschedulable = u->get<bool>();
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(auto taints, StringRecords(*nspec, "taints", np, {"key", "value", "effect"}));
+    for (auto& t : taints) n.conditions.taints.push_back({std::move(t["key"]), std::move(t["value"]), std::move(t["effect"])});
+  }
   SEEDANCE_ASSIGN_OR_RETURN(const json* status, ObjectAt(node, "status", path));
   if (status != nullptr) {
     const std::string sp = Join(path, "status");
+    SEEDANCE_ASSIGN_OR_RETURN(auto conds, StringRecords(*status, "conditions", sp, {"type", "status"}));
+    for (auto& c : conds) {
+      if (c["type"] == "Ready") n.conditions.ready = std::move(c["status"]);
+    }
     const char* key = Find(*status, "allocatable") != nullptr ? "allocatable" : "capacity";
     SEEDANCE_ASSIGN_OR_RETURN(auto res, GetResources(*status, key, sp));
     const std::string rp = Join(sp, key);
