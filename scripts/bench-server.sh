@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Load test of `seedance server` on loopback with wrk (Debian package `wrk`), bounded in time:
-#   1. kube-scheduler extender: filter + prioritize (alternating) for a 1-GPU pod over 1,000 nodes
-#      (node-cache mode), target >= 2,000 requests/s, p99 <= 5 ms, zero errors;
+#   1. kube-scheduler extender: filter + prioritize (alternating) for a 1-GPU pod, node-cache mode,
+#      SEEDANCE_NODES nodes registered (default 1,000), each request carrying the node names
+#      kube-scheduler would send: SEEDANCE_NAMES, by default numFeasibleNodesToFind(N) with
+#      percentageOfNodesToScore unset, max(100, N x max(5, 50 - N/125) / 100) (all N below 100;
+#      420 of 1,000; 500 of 5,000); SEEDANCE_NAMES=N is percentageOfNodesToScore: 100.
+#      Target >= 2,000 requests/s, p99 <= 5 ms, zero errors. The server's RSS before and after the
+#      nodes are registered gives its memory per node;
 #   2. OTLP/HTTP JSON ingest at /v1/metrics, 8,192 data points per request (the OTel collector's batch), target >= 200,000
 #      samples/s, every one committed to the SQLite ledger before the 200.
 # Usage: scripts/bench-server.sh [SEEDANCE_BINARY] [SECONDS per phase, default 15] [OUT.json]
@@ -16,7 +21,17 @@ command -v curl >/dev/null || { echo "bench-server: curl is not installed (apt-g
 work=$(mktemp -d)
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 nodes=${SEEDANCE_NODES:-1000}
-export SEEDANCE_NODES=$nodes
+# kube-scheduler's numFeasibleNodesToFind (pkg/scheduler/schedule_one.go), percentageOfNodesToScore unset.
+feasible() {
+  local n=$1 pct k
+  [ "$n" -lt 100 ] && { echo "$n"; return; }
+  pct=$((50 - n / 125)); [ "$pct" -lt 5 ] && pct=5
+  k=$((n * pct / 100)); [ "$k" -lt 100 ] && k=100
+  echo "$k"
+}
+names=${SEEDANCE_NAMES:-$(feasible "$nodes")}
+export SEEDANCE_NODES=$nodes SEEDANCE_NAMES=$names
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"; }
 echo "seedance-bench-token" >"$work/token"
 "$bin" server --listen 127.0.0.1:0 --db "$work/ledger.db" --token-file "$work/token" 2>"$work/server.log" &
 pid=$!
@@ -38,15 +53,18 @@ url=http://127.0.0.1:$port
   done
   printf ']}'
 } >"$work/nodes.json"
+rss_before=$(rss_kib)
 curl -sf -H "Authorization: Bearer seedance-bench-token" -H 'Content-Type: application/json' \
   --data-binary @"$work/nodes.json" "$url/v1/nodes" >/dev/null
-echo "== extender: filter + prioritize over $nodes nodes, ${secs} s, 1 wrk thread, ${EXT_CONNS:-4} connections"
+rss_after=$(rss_kib)
+echo "== server RSS: $rss_before KiB before, $rss_after KiB after $nodes nodes ($(( (rss_after - rss_before) * 1024 / nodes )) bytes per node)"
+echo "== extender: filter + prioritize, $nodes nodes, $names names per request, ${secs} s, 1 wrk thread, ${EXT_CONNS:-4} connections"
 ext=$(wrk -t1 -c"${EXT_CONNS:-4}" -d"${secs}s" --latency -s bench/server/extender.lua "$url" | tee /dev/stderr | grep '^RESULT' | cut -c8-)
 echo "== OTLP ingest: /v1/metrics, 8,192 points per request (the OTel collector batch size), ${secs} s, 1 wrk thread, ${OTLP_CONNS:-8} connections"
 otlp=$(SEEDANCE_TOKEN=seedance-bench-token wrk -t1 -c"${OTLP_CONNS:-8}" -d"${secs}s" --latency -s bench/server/otlp.lua "$url" \
   | tee /dev/stderr | grep '^RESULT' | cut -c8-)
 committed=$(curl -sf "$url/metrics" | grep -E '^seedance_ingest_samples_total' | awk '{s+=$2} END {print s+0}')
-summary="{\"nodes\":$nodes,\"seconds\":$secs,\"extender\":$ext,\"otlp\":$otlp,\"ingest_samples_total\":$committed}"
+summary="{\"nodes\":$nodes,\"names_per_request\":$names,\"rss_kib_before_nodes\":$rss_before,\"rss_kib_after_nodes\":$rss_after,\"seconds\":$secs,\"extender\":$ext,\"otlp\":$otlp,\"ingest_samples_total\":$committed}"
 echo "$summary"
 [ -n "$out" ] && echo "$summary" >"$out"
 exit 0

@@ -81,13 +81,18 @@ type probe struct {
 }
 
 type container struct {
-	Name            string   `json:"name"`
-	Image           string   `json:"image"`
-	Command         []string `json:"command"`
-	Args            []string `json:"args"`
-	Env             []struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
+	Name    string   `json:"name"`
+	Image   string   `json:"image"`
+	Command []string `json:"command"`
+	Args    []string `json:"args"`
+	Env     []struct {
+		Name      string `json:"name"`
+		Value     string `json:"value"`
+		ValueFrom *struct {
+			FieldRef *struct {
+				FieldPath string `json:"fieldPath"`
+			} `json:"fieldRef"`
+		} `json:"valueFrom"`
 	} `json:"env"`
 	Ports []struct {
 		Name          string `json:"name"`
@@ -128,7 +133,13 @@ type volume struct {
 }
 
 type deploymentSpec struct {
-	Replicas int `json:"replicas"`
+	Replicas             int `json:"replicas"`
+	VolumeClaimTemplates []struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	} `json:"volumeClaimTemplates"` // StatefulSet
+
 	Template struct {
 		Spec struct {
 			ServiceAccountName string `json:"serviceAccountName"`
@@ -229,11 +240,12 @@ func render(t *testing.T, dir string) rendered {
 	return r
 }
 
-func deployment(t *testing.T, r rendered, name string) deploymentSpec {
+// deployment reads a Deployment's or StatefulSet's spec (kind: "Deployment" or "StatefulSet").
+func deployment(t *testing.T, r rendered, kind, name string) deploymentSpec {
 	t.Helper()
 	var d deploymentSpec
-	if err := json.Unmarshal(r.mustFind(t, "Deployment", name).Spec, &d); err != nil {
-		t.Fatalf("Deployment/%s: %v", name, err)
+	if err := json.Unmarshal(r.mustFind(t, kind, name).Spec, &d); err != nil {
+		t.Fatalf("%s/%s: %v", kind, name, err)
 	}
 	return d
 }
@@ -310,8 +322,8 @@ func TestServerKustomizationRendersAndLints(t *testing.T) {
 		t.Error("RoleBinding seedance-leases does not bind Role seedance-leases to ServiceAccount seedance")
 	}
 
-	// The Deployment: non-root, read-only root filesystem, probes on /healthz and /readyz.
-	d := deployment(t, r, "seedance")
+	// The StatefulSet: non-root, read-only root filesystem, probes on /healthz and /readyz.
+	d := deployment(t, r, "StatefulSet", "seedance")
 	pod := d.Template.Spec
 	if pod.ServiceAccountName != "seedance" {
 		t.Errorf("serviceAccountName %q, want seedance", pod.ServiceAccountName)
@@ -340,6 +352,9 @@ func TestServerKustomizationRendersAndLints(t *testing.T) {
 	for _, v := range pod.Volumes {
 		writable[v.Name] = v.PersistentVolumeClaim != nil || v.EmptyDir != nil
 	}
+	for _, v := range d.VolumeClaimTemplates {
+		writable[v.Metadata.Name] = true
+	}
 	db := flagValue(c.Args, "--db")
 	ok := false
 	for _, m := range c.VolumeMounts {
@@ -350,7 +365,24 @@ func TestServerKustomizationRendersAndLints(t *testing.T) {
 	if !ok {
 		t.Errorf("--db=%s is not on a writable PVC or emptyDir mount", db)
 	}
-	r.mustFind(t, "PersistentVolumeClaim", "seedance-ledger")
+	// Two replicas with leader election, each with its own ledger volume (a claim template) and its
+	// pod name as identity.
+	if d.Replicas != 2 || !has(c.Args, "--leader-elect") {
+		t.Errorf("replicas %d, --leader-elect %v: want 2 replicas electing a leader", d.Replicas, has(c.Args, "--leader-elect"))
+	}
+	if len(d.VolumeClaimTemplates) != 1 {
+		t.Errorf("%d volumeClaimTemplates, want 1 (each replica's ledger)", len(d.VolumeClaimTemplates))
+	}
+	fields := map[string]string{}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
+			fields[e.Name] = e.ValueFrom.FieldRef.FieldPath
+		}
+	}
+	if fields["POD_NAME"] != "metadata.name" || fields["POD_NAMESPACE"] != "metadata.namespace" {
+		t.Errorf("env POD_NAME / POD_NAMESPACE must come from metadata.name / metadata.namespace, got %v", fields)
+	}
+	r.mustFind(t, "Service", "seedance-pods")
 	r.mustFindGenerated(t, "ConfigMap", "seedance-config")
 
 	// seedance lint passes the rendered manifests ...
@@ -387,10 +419,10 @@ spec:
 func TestSecondSchedulerRendersAndLints(t *testing.T) {
 	r := render(t, filepath.Join(deployDir(t), "second-scheduler"))
 	// It carries the server too.
-	r.mustFind(t, "Deployment", "seedance")
+	r.mustFind(t, "StatefulSet", "seedance")
 	r.mustFind(t, "Service", "seedance")
 
-	d := deployment(t, r, "seedance-scheduler")
+	d := deployment(t, r, "Deployment", "seedance-scheduler")
 	pod := d.Template.Spec
 	if pod.ServiceAccountName != "seedance-scheduler" {
 		t.Errorf("serviceAccountName %q, want seedance-scheduler", pod.ServiceAccountName)
@@ -594,7 +626,8 @@ var secretMakers = map[string]func(t *testing.T, dir string){
 
 func TestServerStartsWithTheDeploymentsArgs(t *testing.T) {
 	r := render(t, deployDir(t))
-	pod := deployment(t, r, "seedance").Template.Spec
+	set := deployment(t, r, "StatefulSet", "seedance")
+	pod := set.Template.Spec
 	c := pod.Containers[0]
 	if len(c.Args) == 0 || c.Args[0] != "server" {
 		t.Fatalf("args %v: want `server ...`", c.Args)
@@ -605,6 +638,9 @@ func TestServerStartsWithTheDeploymentsArgs(t *testing.T) {
 	volumes := map[string]volume{}
 	for _, v := range pod.Volumes {
 		volumes[v.Name] = v
+	}
+	for _, v := range set.VolumeClaimTemplates { // each replica's own claim: an empty volume
+		volumes[v.Metadata.Name] = volume{Name: v.Metadata.Name, EmptyDir: &struct{}{}}
 	}
 	mounts := map[string]string{} // mountPath -> folder
 	for _, m := range c.VolumeMounts {
@@ -657,6 +693,15 @@ func TestServerStartsWithTheDeploymentsArgs(t *testing.T) {
 	for _, a := range c.Args {
 		name, value, isFlag := strings.Cut(a, "=")
 		switch {
+		case a == "--leader-elect":
+			// Leader election needs an API server (in a pod: the service account's); here none
+			// runs, so the server starts as a single replica. The flag must be one `seedance server
+			// --help` lists; k8s.failover runs it on a real control plane.
+			help, _ := exec.Command(seedanceBin(t), "server", "--help").CombinedOutput()
+			if !strings.Contains(string(help), "--leader-elect") {
+				t.Errorf("`seedance server --help` does not list --leader-elect:\n%s", help)
+			}
+			continue
 		case !isFlag:
 			args = append(args, a)
 		case name == "--listen":

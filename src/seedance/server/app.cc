@@ -31,6 +31,11 @@ void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body) {
   res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
 }
 
+void ReplyJsonText(httplib::Response& res, int status, std::string body) {
+  res.status = status;
+  res.set_content(std::move(body), "application/json");
+}
+
 void ReplyError(httplib::Response& res, int status, std::string_view field, std::string_view message) {
   ReplyJson(res, status, {{"error", message}, {"field", field}});
 }

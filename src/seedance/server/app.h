@@ -132,6 +132,8 @@ std::unique_ptr<Service> MakeAdmissionService(App& app);  // /v1/workloads: the 
 
 // Replies. Errors are JSON: {"error":"<message>","field":"<request field or empty>"}.
 void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body);
+// An answer already written as JSON text.
+void ReplyJsonText(httplib::Response& res, int status, std::string body);
 void ReplyError(httplib::Response& res, int status, std::string_view field, std::string_view message);
 // Maps a Status to 400 (kInvalidArgument), 404, 409, 413 (kResourceExhausted), 503 (kUnavailable),
 // 500 otherwise.

@@ -268,6 +268,62 @@ TEST_F(ClusterWatchTest, NodeCacheFilterAndBindThroughTheApiServer) {
   EXPECT_EQ(Observed(c)["pods"]["team-b/pending-0"]["node"], "gpu-2");
 }
 
+// Node conditions from the watch: a cordoned node, a node whose Ready condition is not True and
+// a NoSchedule taint the pod does not tolerate get no new pods (filter says why); the pods bound
+// there keep their GPUs; uncordoning makes the node a candidate again.
+TEST_F(ClusterWatchTest, CordonedNotReadyAndTaintedNodesTakeNoNewPods) {
+  Populate();
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  ASSERT_TRUE(Converges(c));
+  json n0 = *fake_.Get("nodes", "", "gpu-0");
+  n0["spec"]["unschedulable"] = true;
+  fake_.Put("nodes", n0);
+  json n2 = *fake_.Get("nodes", "", "gpu-2");
+  n2["status"]["conditions"][0]["status"] = "False";
+  fake_.Put("nodes", n2);
+  json n3 = *fake_.Get("nodes", "", "gpu-3");
+  n3["spec"]["taints"] = json::array({{{"key", "maintenance"}, {"value", "disk"}, {"effect", "NoSchedule"}}});
+  fake_.Put("nodes", n3);
+  const json want = Expected(fake_);
+  json pending = *fake_.Get("pods", "team-b", "pending-0");
+  auto filter = [&](const json& pod) {
+    json args = {{"Pod", pod}, {"NodeNames", {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}}};
+    auto f = c.Post("/extender/filter", args.dump(), "application/json");
+    EXPECT_TRUE(f && f->status == 200);
+    return f ? json::parse(f->body) : json();
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  json r = filter(pending);
+  while (r["FailedAndUnresolvableNodes"].size() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    r = filter(pending);
+  }
+  EXPECT_EQ(r["NodeNames"], json::array()) << r.dump();
+  EXPECT_EQ(r["FailedNodes"]["gpu-1"], "fit: needs 2 GPU, 0 free") << r.dump();  // full
+  const json& why = r["FailedAndUnresolvableNodes"];
+  EXPECT_EQ(why["gpu-0"], "node: cordoned (spec.unschedulable)") << r.dump();
+  EXPECT_EQ(why["gpu-2"], "node: Ready condition is False") << r.dump();
+  EXPECT_EQ(why["gpu-3"], "taint: maintenance=disk:NoSchedule not tolerated") << r.dump();
+  // Bound pods keep their GPUs on the cordoned node: the state still equals the API server's.
+  EXPECT_EQ(Observed(c), want);
+  EXPECT_EQ(Observed(c)["nodes"]["gpu-0"]["gpu_milli_used"], 5000);
+  // A pod that tolerates the taint may go there; uncordoning brings gpu-0 back.
+  json tolerant = pending;
+  tolerant["spec"]["tolerations"] = json::array({{{"key", "maintenance"}, {"operator", "Exists"}}});
+  EXPECT_EQ(filter(tolerant)["NodeNames"], json({"gpu-3"}));
+  n0["spec"]["unschedulable"] = false;
+  fake_.Put("nodes", n0);
+  r = filter(pending);
+  while (r["NodeNames"].empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    r = filter(pending);
+  }
+  EXPECT_EQ(r["NodeNames"], json({"gpu-0"})) << r.dump();
+  ASSERT_TRUE(Converges(c));
+}
+
 TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {
   ServerOptions o;
   o.watch_in_cluster = true;  // as `seedance server` sets it

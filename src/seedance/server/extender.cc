@@ -49,6 +49,8 @@ enum class Verdict { kPass, kFailed, kUnresolvable };
 struct NodeCheck {
   Verdict verdict = Verdict::kPass;
   std::string reason;
+  std::size_t index = kUnknown;  // the node's index in the table
+  static constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);
 };
 
 GpuAssignment ChooseGpus(const cluster::NodeState& n, const PodSpec& pod) {
@@ -109,7 +111,8 @@ struct Extender::Impl {
   std::optional<tenancy::QuotaBook> book;
   std::vector<std::vector<bool>> named;  // [tenant][resource]: the tenant has a quota for it
   std::vector<NodeSpec> specs;
-  std::map<std::string, std::size_t> node_index;
+  std::unordered_map<std::string, std::size_t> node_index;  // name -> index in specs (hashed: looked up per candidate)
+  std::map<std::string, NodeConditions> conditions;  // by node name, only nodes with any: cordon, Ready, taints
   std::unique_ptr<ClusterState> cluster;
   sched::PolicyContext context;
   std::unique_ptr<sched::PlacementPolicy> policy;
@@ -297,7 +300,21 @@ struct Extender::Impl {
       return {Verdict::kUnresolvable, "unknown node: not in the node table (POST /v1/nodes or the API-server watch; "
                                      "the Nodes of a filter request are not stored)"};
     }
-    const NodeId n(static_cast<std::uint32_t>(it->second));
+    NodeCheck c = Rules(NodeId(static_cast<std::uint32_t>(it->second)), name, pod, tenant, trip);
+    c.index = it->second;
+    return c;
+  }
+
+  // The rules for a known node `n` (named `name`).
+  NodeCheck Rules(NodeId n, const std::string& name, const K8sPod& pod, const TenantInfo& tenant,
+                  const std::optional<BreakerTrip>& trip) const {
+    if (!conditions.empty()) {
+      if (auto c = conditions.find(name); c != conditions.end()) {
+        if (std::string why = ScheduleBlock(c->second, pod.tolerations); !why.empty()) {
+          return {Verdict::kUnresolvable, std::move(why)};
+        }
+      }
+    }
     if (auto h = app.health.Get(name); h.has_value()) {
       const std::string state(audit::AdmissionStateName(h->state));
       switch (audit::EligibilityOf(h->state)) {
@@ -375,6 +392,7 @@ struct Extender::Impl {
     }
     K8sPod kept = pod;
     kept.annotations.clear();
+    kept.tolerations.clear();  // bind does not judge conditions: the scheduler decided
     std::erase_if(kept.labels, [](const auto& kv) { return kv.first != kTenantLabel && kv.first != kJobLabel; });
     const std::size_t bytes = PodBytes(kept);
     const bool fresh = seen.count(pod.uid) == 0;
@@ -518,9 +536,15 @@ struct Extender::Impl {
     return Status::Ok();
   }
 
+  // Conditions (cordon, Ready, taints) change which node takes new pods, never what is bound.
   void UpsertNodesLocked(const std::vector<K8sNode>& nodes) {
     bool changed = false;
     for (const auto& n : nodes) {
+      if (n.conditions == NodeConditions{}) {
+        conditions.erase(n.name);
+      } else {
+        conditions[n.name] = n.conditions;
+      }
       auto it = node_index.find(n.name);
       if (it == node_index.end()) {
         node_index.emplace(n.name, specs.size());
@@ -610,11 +634,13 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
     cl.SetEligibility(NodeId(static_cast<std::uint32_t>(i)), cluster::NodeEligibility::kNone);
   }
   std::vector<double> weight(candidates.size(), 1.0);
+  std::vector<std::size_t> index(candidates.size(), NodeCheck::kUnknown);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const NodeCheck c = m.Check(candidates[i], pod, tenant, trip);
+    index[i] = c.index;
     if (c.verdict == Verdict::kUnresolvable) continue;
     if (c.verdict == Verdict::kFailed && c.reason.rfind("quota:", 0) == 0) continue;
-    const NodeId n(static_cast<std::uint32_t>(m.node_index.at(candidates[i])));
+    const NodeId n(static_cast<std::uint32_t>(c.index));
     auto h = m.app.health.Get(candidates[i]);
     cl.SetEligibility(n, h ? audit::EligibilityOf(h->state) : cluster::NodeEligibility::kAll);
     weight[i] = h ? h->grade_weight : 1.0;
@@ -630,10 +656,9 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   }
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     HostPriority h{candidates[i], 0};
-    auto it = m.node_index.find(candidates[i]);
-    if (it != m.node_index.end()) {
-      const NodeId n(static_cast<std::uint32_t>(it->second));
-      if (candidates[i] == chosen) {
+    if (index[i] != NodeCheck::kUnknown) {
+      const NodeId n(static_cast<std::uint32_t>(index[i]));
+      if (d.placed() && n == d.node) {
         h.score = 10;
       } else if (cl.CanPlace(n, pod.spec)) {
         const cluster::NodeState& ns = cl.node(n);
@@ -769,6 +794,7 @@ Status Extender::DeleteNode(const std::string& name) {
   }
   for (const auto& uid : released) m.Release(uid, /*unbind=*/true);
   m.specs.erase(m.specs.begin() + static_cast<std::ptrdiff_t>(gone));
+  m.conditions.erase(name);
   m.node_index.clear();
   for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
   m.Rebuild();
@@ -864,6 +890,7 @@ Status Extender::ReplaceNodes(const std::vector<K8sNode>& nodes) {
       if (keep.count(s.name)) kept.push_back(std::move(s));
     }
     m.specs = std::move(kept);
+    for (const auto& name : gone) m.conditions.erase(name);
     m.node_index.clear();
     for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
     m.Rebuild();

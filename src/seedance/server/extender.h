@@ -7,6 +7,10 @@
 // Per candidate node, filter applies the rules in this order; the first that fails names the
 // node's reason ("<rule>: <detail>"):
 //   unknown node            -> FailedAndUnresolvableNodes ("unknown node: ...")
+//   node conditions         -> FailedAndUnresolvableNodes ("node: cordoned (spec.unschedulable)",
+//                              "node: Ready condition is False", "taint: k=v:NoSchedule not
+//                              tolerated": ScheduleBlock in extender_codec.h); they bar new pods
+//                              only: pods bound there keep their GPUs and quota
 //   audit (removed/pending) -> FailedAndUnresolvableNodes ("audit: node removed (<reason>)")
 //   tier (observation)      -> FailedAndUnresolvableNodes ("tier: node in observation admits
 //                              Bronze only (<reason>)")

@@ -1,9 +1,14 @@
-// Decision time of the extender (no HTTP): filter + prioritize of one 1-GPU pod over 1,000
+// Decision time of the extender (no HTTP): filter + prioritize of one 1-GPU pod over a cluster of
 // 8-GPU nodes (a third partly used), with and without the JSON codec (parse the request bodies,
-// encode the responses).
+// encode the responses). Arguments: nodes in the cluster, node names per request. kube-scheduler
+// sends an extender the feasible nodes it found, at most numFeasibleNodesToFind(N) of them
+// (k8s.io/kubernetes pkg/scheduler/schedule_one.go: with percentageOfNodesToScore unset,
+// max(100, N x max(5, 50 - N/125) / 100); 500 of 5,000); percentageOfNodesToScore: 100 sends all N.
 //   build/ci/src/seedance/server/extender_benchmark --benchmark_repetitions=3
 #include <benchmark/benchmark.h>
 
+#include <map>
+#include <memory>
 #include <string>
 
 #include "seedance/cluster/gpu_model.h"
@@ -19,11 +24,11 @@ struct Fixture {
   std::unique_ptr<Extender> core;
   json names = json::array();
   json pod;
-  Fixture() {
+  explicit Fixture(int node_count) {
     app.now_ms = [] { return std::int64_t{0}; };
     core = std::make_unique<Extender>(app);
     std::vector<K8sNode> nodes;
-    for (int i = 0; i < 1000; ++i) {
+    for (int i = 0; i < node_count; ++i) {
       K8sNode n;
       n.name = "node-" + std::to_string(i);
       n.spec.name = n.name;
@@ -36,7 +41,7 @@ struct Fixture {
     }
     (void)core->UpsertNodes(nodes);
     std::vector<K8sPod> pods;
-    for (int i = 0; i < 1000; i += 3) {
+    for (int i = 0; i < node_count; i += 3) {
       K8sPod p = *ParsePod(json{{"metadata", {{"name", "fill-" + std::to_string(i)}}},
                                 {"spec", {{"nodeName", "node-" + std::to_string(i)},
                                           {"containers", {{{"resources", {{"requests", {{"nvidia.com/gpu", "3"}}}}}}}}}}},
@@ -49,14 +54,24 @@ struct Fixture {
   }
 };
 
-Fixture& F() {
-  static Fixture* f = new Fixture();
+Fixture& F(int node_count) {
+  static auto* fixtures = new std::map<int, std::unique_ptr<Fixture>>();
+  auto& f = (*fixtures)[node_count];
+  if (!f) f = std::make_unique<Fixture>(node_count);
   return *f;
 }
 
-void BM_FilterPrioritize1000Nodes(benchmark::State& state) {
-  Fixture& f = F();
-  ExtenderArgs args = *ParseExtenderArgs(json{{"Pod", f.pod}, {"NodeNames", f.names}}.dump());
+// The first `count` node names from a rotating start, as kube-scheduler's nextStartNodeIndex does.
+json Names(const Fixture& f, int count, int start) {
+  json out = json::array();
+  for (int i = 0; i < count; ++i) out.push_back(f.names[(static_cast<std::size_t>(start) + static_cast<std::size_t>(i)) % f.names.size()]);
+  return out;
+}
+
+void BM_FilterPrioritize(benchmark::State& state) {
+  Fixture& f = F(static_cast<int>(state.range(0)));
+  ExtenderArgs args =
+      *ParseExtenderArgs(json{{"Pod", f.pod}, {"NodeNames", Names(f, static_cast<int>(state.range(1)), 0)}}.dump());
   for (auto _ : state) {
     FilterResult r = f.core->Filter(args);
     ExtenderArgs p = args;
@@ -64,21 +79,32 @@ void BM_FilterPrioritize1000Nodes(benchmark::State& state) {
     benchmark::DoNotOptimize(f.core->Prioritize(p));
   }
 }
-BENCHMARK(BM_FilterPrioritize1000Nodes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FilterPrioritize)
+    ->ArgNames({"nodes", "names"})
+    ->Args({1000, 1000})
+    ->Args({5000, 500})
+    ->Args({5000, 5000})
+    ->Unit(benchmark::kMicrosecond);
 
-void BM_FilterPrioritize1000NodesWithCodec(benchmark::State& state) {
-  Fixture& f = F();
-  const std::string body = json{{"Pod", f.pod}, {"NodeNames", f.names}}.dump();
+void BM_FilterPrioritizeWithCodec(benchmark::State& state) {
+  Fixture& f = F(static_cast<int>(state.range(0)));
+  const std::string body =
+      json{{"Pod", f.pod}, {"NodeNames", Names(f, static_cast<int>(state.range(1)), 0)}}.dump();
   for (auto _ : state) {
     ExtenderArgs args = *ParseExtenderArgs(body);
-    const std::string filtered = EncodeFilterResult(f.core->Filter(args)).dump();
+    const std::string filtered = DumpFilterResult(f.core->Filter(args));
     const json fr = json::parse(filtered);
     const std::string pbody = json{{"Pod", f.pod}, {"NodeNames", fr["NodeNames"]}}.dump();
     ExtenderArgs pargs = *ParseExtenderArgs(pbody);
-    benchmark::DoNotOptimize(EncodeHostPriorityList(f.core->Prioritize(pargs)).dump());
+    benchmark::DoNotOptimize(DumpHostPriorityList(f.core->Prioritize(pargs)));
   }
 }
-BENCHMARK(BM_FilterPrioritize1000NodesWithCodec)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FilterPrioritizeWithCodec)
+    ->ArgNames({"nodes", "names"})
+    ->Args({1000, 1000})
+    ->Args({5000, 500})
+    ->Args({5000, 5000})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace seedance::server

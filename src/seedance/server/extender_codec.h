@@ -8,7 +8,8 @@
 // What is read of a v1.Pod: metadata.{name,namespace,uid,labels,annotations},
 // spec.containers[].resources.{requests,limits} (cpu, memory, nvidia.com/gpu; a limit stands
 // for a missing request, as in Kubernetes), spec.nodeSelector["nvidia.com/gpu.product"],
-// spec.priority, spec.nodeName, status.phase. Annotations:
+// spec.priority, spec.nodeName, spec.tolerations[].{key,operator,value,effect}, status.phase.
+// Annotations:
 //   seedance.io/gpu-milli: "1".."1000", the share of each GPU the pod needs (openb-style GPU
 //     sharing); a pod with it and no nvidia.com/gpu request asks for one shared GPU.
 //   seedance.io/gpu-models: "V100M16|V100M32", the catalog models the pod accepts.
@@ -16,7 +17,9 @@
 // seedance.io/job its job (the breaker's job scope; else the pod name).
 // What is read of a v1.Node: metadata.{name,labels}, status.allocatable (else
 // status.capacity): cpu, memory, nvidia.com/gpu; the GPU model from the label
-// nvidia.com/gpu.product (gpu::ParseGpuName, product strings as the GPU operator writes them).
+// nvidia.com/gpu.product (gpu::ParseGpuName, product strings as the GPU operator writes them);
+// spec.unschedulable, spec.taints[].{key,value,effect}, status.conditions[type=Ready].status
+// (NodeConditions; ScheduleBlock says whether a pod may get a new placement there).
 //
 // Errors are kInvalidArgument with the message "<json path>: <reason>"; FieldOf() and
 // ReasonOf() split it for the HTTP reply {"error","field"}.
@@ -42,12 +45,24 @@ inline constexpr std::string_view kGpuModelsAnnotation = "seedance.io/gpu-models
 inline constexpr std::string_view kTenantLabel = "seedance.io/tenant";
 inline constexpr std::string_view kJobLabel = "seedance.io/job";
 
+// Kubernetes' taints and tolerations (core/v1). Effects: NoSchedule, PreferNoSchedule, NoExecute.
+struct K8sTaint {
+  std::string key, value, effect;
+  bool operator==(const K8sTaint&) const = default;
+};
+struct K8sToleration {
+  std::string key, op, value, effect;  // op: "Equal" (also when empty) or "Exists"
+  bool Tolerates(const K8sTaint& taint) const;  // Kubernetes' ToleratesTaint
+};
+inline constexpr std::size_t kMaxTaints = 1024;  // per node / tolerations per pod; more is refused
+
 struct K8sPod {
   std::string name, namespace_name, uid;
   std::map<std::string, std::string> labels, annotations;
   std::string node_name;  // spec.nodeName ("" = not bound)
   std::string phase;      // status.phase
   std::int32_t priority = 0;
+  std::vector<K8sToleration> tolerations;  // spec.tolerations
   cluster::PodSpec spec;  // name = "<namespace>/<name>"; qos left to the caller
 
   std::string key() const { return namespace_name + "/" + name; }
@@ -55,11 +70,30 @@ struct K8sPod {
   std::string job() const;     // label seedance.io/job, else the pod name
 };
 
+// What decides whether a node takes new pods (not what it holds: bound pods keep their GPUs).
+struct NodeConditions {
+  bool unschedulable = false;  // spec.unschedulable (kubectl cordon)
+  std::string ready;           // status of the Ready condition; "" when the node reports none
+  std::vector<K8sTaint> taints;
+  bool operator==(const NodeConditions&) const = default;
+};
+
 struct K8sNode {
   std::string name;
   std::map<std::string, std::string> labels;
   cluster::NodeSpec spec;
+  NodeConditions conditions;
 };
+
+// Why `pod` may get no new placement on a node with `c` ("" when it may), as kube-scheduler's
+// NodeUnschedulable and TaintToleration plugins judge it, plus the Ready condition:
+//   "node: cordoned (spec.unschedulable)"        unless the pod tolerates
+//                                                node.kubernetes.io/unschedulable:NoSchedule;
+//   "node: Ready condition is False|Unknown"     unless it tolerates node.kubernetes.io/not-ready
+//                                                (False) / unreachable (Unknown), effect NoSchedule;
+//   "taint: k=v:NoSchedule not tolerated"        the first NoSchedule/NoExecute taint not tolerated.
+// A node without a Ready condition (POST /v1/nodes without status.conditions) counts as ready.
+std::string ScheduleBlock(const NodeConditions& c, const std::vector<K8sToleration>& tolerations);
 
 struct ExtenderArgs {
   K8sPod pod;
@@ -113,6 +147,9 @@ struct MetaVictims {
   std::int64_t num_pdb_violations = 0;
 };
 
+// The answers' JSON text (what the server sends), and the same as a DOM (tests, embedding code).
+std::string DumpFilterResult(const FilterResult& r);
+std::string DumpHostPriorityList(const std::vector<HostPriority>& list);
 nlohmann::json EncodeFilterResult(const FilterResult& r);
 nlohmann::json EncodeHostPriorityList(const std::vector<HostPriority>& list);
 nlohmann::json EncodePreemptionResult(const std::map<std::string, MetaVictims>& victims);

@@ -145,5 +145,69 @@ TEST(ExtenderCodec, BadBodiesNameTheField) {
   EXPECT_EQ(FieldOf(pre.error()), "NodeNameToMetaVictims.n.Pods[0].UID");
 }
 
+TEST(ExtenderCodec, NodeConditionsAndTolerations) {
+  const auto node = nlohmann::json::parse(R"({"metadata":{"name":"n"},
+    "spec":{"unschedulable":true,"taints":[{"key":"gpu","value":"bad","effect":"NoSchedule"},
+                                          {"key":"soft","effect":"PreferNoSchedule"}]},
+    "status":{"conditions":[{"type":"MemoryPressure","status":"False"},{"type":"Ready","status":"Unknown"}]}})");
+  auto n = ParseNode(node, "node");
+  ASSERT_TRUE(n.has_value()) << n.error().message();
+  EXPECT_TRUE(n->conditions.unschedulable);
+  EXPECT_EQ(n->conditions.ready, "Unknown");
+  ASSERT_EQ(n->conditions.taints.size(), 2u);
+  EXPECT_EQ(n->conditions.taints[0].value, "bad");
+
+  std::vector<K8sToleration> none;
+  EXPECT_EQ(ScheduleBlock(n->conditions, none), "node: cordoned (spec.unschedulable)");
+  std::vector<K8sToleration> tol = {{"node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"}};
+  EXPECT_EQ(ScheduleBlock(n->conditions, tol), "node: Ready condition is Unknown");
+  tol.push_back({"node.kubernetes.io/unreachable", "Exists", "", ""});
+  EXPECT_EQ(ScheduleBlock(n->conditions, tol), "taint: gpu=bad:NoSchedule not tolerated");
+  tol.push_back({"gpu", "", "good", "NoSchedule"});  // Equal: the value must match
+  EXPECT_EQ(ScheduleBlock(n->conditions, tol), "taint: gpu=bad:NoSchedule not tolerated");
+  tol.back().value = "bad";
+  EXPECT_EQ(ScheduleBlock(n->conditions, tol), "");  // PreferNoSchedule never blocks
+  // An empty key with Exists tolerates every taint; an effect restricts it.
+  EXPECT_EQ(ScheduleBlock(n->conditions, {{"", "Exists", "", "NoExecute"}}), "node: cordoned (spec.unschedulable)");
+  EXPECT_EQ(ScheduleBlock(n->conditions, {{"", "Exists", "", ""}}), "");
+  // Ready True, or no Ready condition at all, never blocks; False names the not-ready taint.
+  NodeConditions ready;
+  ready.ready = "True";
+  EXPECT_EQ(ScheduleBlock(ready, none), "");
+  EXPECT_EQ(ScheduleBlock(NodeConditions{}, none), "");
+  ready.ready = "False";
+  EXPECT_EQ(ScheduleBlock(ready, none), "node: Ready condition is False");
+  EXPECT_EQ(ScheduleBlock(ready, {{"node.kubernetes.io/not-ready", "Exists", "", "NoSchedule"}}), "");
+  ready.ready = "True";
+  ready.taints.push_back({"evict", "", "NoExecute"});
+  EXPECT_EQ(ScheduleBlock(ready, none), "taint: evict:NoExecute not tolerated");
+
+  const auto pod = nlohmann::json::parse(R"({"metadata":{"name":"p"},"spec":{"tolerations":[
+    {"key":"gpu","operator":"Equal","value":"bad","effect":"NoSchedule"},{"operator":"Exists"}]}})");
+  auto p = ParsePod(pod, "Pod");
+  ASSERT_TRUE(p.has_value()) << p.error().message();
+  ASSERT_EQ(p->tolerations.size(), 2u);
+  EXPECT_EQ(p->tolerations[1].op, "Exists");
+  EXPECT_EQ(ScheduleBlock(n->conditions, p->tolerations), "");
+}
+
+TEST(ExtenderCodec, BadConditionsNameTheField) {
+  auto bad = [](const char* text) {
+    auto n = ParseNode(nlohmann::json::parse(text), "node");
+    return n.has_value() ? std::string("accepted") : FieldOf(n.error());
+  };
+  EXPECT_EQ(bad(R"({"metadata":{"name":"n"},"spec":{"unschedulable":"yes"}})"), "node.spec.unschedulable");
+  EXPECT_EQ(bad(R"({"metadata":{"name":"n"},"spec":{"taints":{}}})"), "node.spec.taints");
+  EXPECT_EQ(bad(R"({"metadata":{"name":"n"},"spec":{"taints":[{"key":7}]}})"), "node.spec.taints[0].key");
+  EXPECT_EQ(bad(R"({"metadata":{"name":"n"},"status":{"conditions":[1]}})"), "node.status.conditions[0]");
+  nlohmann::json many = {{"metadata", {{"name", "n"}}}, {"spec", {{"taints", nlohmann::json::array()}}}};
+  for (std::size_t i = 0; i <= kMaxTaints; ++i) many["spec"]["taints"].push_back({{"key", "k"}, {"effect", "NoSchedule"}});
+  EXPECT_EQ(bad(many.dump().c_str()), "node.spec.taints");
+  auto p = ParsePod(nlohmann::json::parse(R"({"metadata":{"name":"p"},"spec":{"tolerations":[{"operator":"In"}]}})"),
+                    "Pod");
+  ASSERT_FALSE(p.has_value());
+  EXPECT_EQ(FieldOf(p.error()), "Pod.spec.tolerations[0].operator");
+}
+
 }  // namespace
 }  // namespace seedance::server

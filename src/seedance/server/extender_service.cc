@@ -39,12 +39,12 @@ class ExtenderService : public Service {
     http.Post("/extender/filter", [this](const httplib::Request& req, httplib::Response& res) {
       auto args = ParseExtenderArgs(req.body);
       if (!args.has_value()) return BadRequest(res, args.error());
-      ReplyJson(res, 200, EncodeFilterResult(core_.Filter(*args)));
+      ReplyJsonText(res, 200, DumpFilterResult(core_.Filter(*args)));
     });
     http.Post("/extender/prioritize", [this](const httplib::Request& req, httplib::Response& res) {
       auto args = ParseExtenderArgs(req.body);
       if (!args.has_value()) return BadRequest(res, args.error());
-      ReplyJson(res, 200, EncodeHostPriorityList(core_.Prioritize(*args)));
+      ReplyJsonText(res, 200, DumpHostPriorityList(core_.Prioritize(*args)));
     });
     http.Post("/extender/preempt", [this](const httplib::Request& req, httplib::Response& res) {
       auto args = ParseExtenderPreemptionArgs(req.body);

@@ -45,8 +45,20 @@ void Reply(httplib::Response& res, int status, const json& body) {
   res.set_content(body.dump(), "application/json");
 }
 
-void ReplyStatus(httplib::Response& res, int code, const std::string& reason, const std::string& message) {
-  Reply(res, code, StatusObject(code, reason, message));
+void ReplyStatus(httplib::Response& res, int code, const std::string& reason, const std::string& message,
+                 const json& details = nullptr) {
+  json status = StatusObject(code, reason, message);
+  if (!details.is_null()) status["details"] = details;
+  Reply(res, code, status);
+}
+
+// A Status's details for a conflict on an object, as the API server writes them: name, group
+// (absent for the core group) and kind (the resource, e.g. "leases" or "pods/binding").
+json ConflictDetails(const std::string& name, const std::string& api_version, const std::string& kind) {
+  json d = {{"name", name}};
+  if (const auto slash = api_version.find('/'); slash != std::string::npos) d["group"] = api_version.substr(0, slash);
+  d["kind"] = kind;
+  return d;
 }
 
 std::int64_t ParseRv(const std::string& text) {
@@ -197,6 +209,9 @@ bool FakeApiServer::Delete(const std::string& resource, const std::string& names
   auto it = objects.find(KeyOf(namespace_name, name));
   if (it == objects.end()) return false;
   json last = it->second;
+  // The DELETED object carries the deletion's metadata, as after a deletion with grace period 0.
+  last["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
+  last["metadata"]["deletionGracePeriodSeconds"] = 0;
   StoreLocked(resource, std::move(last), "DELETED");
   return true;
 }
@@ -402,11 +417,14 @@ void FakeApiServer::StartWatch(const std::string& resource, const std::string& n
             }
             if (!end && !cut && w->bookmarks && w->bookmark_gen != bookmark_gen_) {
               w->bookmark_gen = bookmark_gen_;
-              lines.push_back(json{{"type", "BOOKMARK"},
-                                   {"object", {{"kind", kind},
-                                               {"apiVersion", api_version},
-                                               {"metadata", {{"resourceVersion", std::to_string(rv_)}}}}}}
-                                  .dump() + "\n");
+              json mark = {{"kind", kind},
+                           {"apiVersion", api_version},
+                           {"metadata", {{"resourceVersion", std::to_string(rv_)}}}};
+              if (kind == "Pod") {  // an empty v1.Pod as Go encodes it
+                mark["spec"] = {{"containers", nullptr}};
+                mark["status"] = json::object();
+              }
+              lines.push_back(json{{"type", "BOOKMARK"}, {"object", std::move(mark)}}.dump() + "\n");
             }
             if (std::chrono::steady_clock::now() >= w->deadline) end = true;
           }
@@ -480,10 +498,15 @@ void FakeApiServer::Register(httplib::Server& http) {
       }
       const std::string want = meta.value("resourceVersion", "");
       if (!want.empty() && want != MetaString(it->second, "resourceVersion")) {
+        const Kind* k = KindOf(resource);
+        const std::string api_version = k != nullptr ? k->api_version : "v1";
+        const std::string qualified =
+            api_version.find('/') == std::string::npos ? resource : resource + "." + api_version.substr(0, api_version.find('/'));
         return ReplyStatus(res, 409, "Conflict",
                            fmt::format("Operation cannot be fulfilled on {} \"{}\": the object has been modified; "
                                        "please apply your changes to the latest version and try again",
-                                       resource, object_name));
+                                       qualified, object_name),
+                           ConflictDetails(object_name, api_version, resource));
       }
     }
     Reply(res, create ? 201 : 200, StoreLocked(resource, std::move(body), "PUT"));
@@ -551,7 +574,8 @@ void FakeApiServer::Register(httplib::Server& http) {
               const std::string uid = body.contains("metadata") ? MetaString(body, "uid") : "";
               if (!uid.empty() && uid != MetaString(it->second, "uid")) {
                 return ReplyStatus(res, 409, "Conflict",
-                                   fmt::format("Operation cannot be fulfilled on pods/binding \"{}\": uid mismatch", name));
+                                   fmt::format("Operation cannot be fulfilled on pods/binding \"{}\": uid mismatch", name),
+                                   ConflictDetails(name, "v1", "pods/binding"));
               }
               json p = it->second;
               const std::string bound = p.contains("spec") ? p["spec"].value("nodeName", "") : "";
@@ -559,9 +583,20 @@ void FakeApiServer::Register(httplib::Server& http) {
                 return ReplyStatus(res, 409, "Conflict",
                                    fmt::format("Operation cannot be fulfilled on pods/binding \"{}\": pod {} is already "
                                                "assigned to node \"{}\"",
-                                               name, name, bound));
+                                               name, name, bound),
+                                   ConflictDetails(name, "v1", "pods/binding"));
               }
               p["spec"]["nodeName"] = body["target"]["name"];
+              // As the API server's binding does: a PodScheduled condition, True.
+              json& conds = p["status"]["conditions"];
+              if (!conds.is_array()) conds = json::array();
+              json kept = json::array();
+              for (const json& c : conds) {
+                if (c.value("type", "") != "PodScheduled") kept.push_back(c);
+              }
+              conds = std::move(kept);
+              conds.push_back({{"type", "PodScheduled"}, {"status", "True"}, {"lastProbeTime", nullptr},
+                               {"lastTransitionTime", "2026-01-01T00:00:00Z"}});
               StoreLocked("pods", std::move(p), "PUT");
               json ok = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
                          {"status", "Success"}, {"code", 201}};

@@ -12,9 +12,13 @@
 //            BOOKMARKs when allowWatchBookmarks=true, ends after timeoutSeconds.
 //   GET/PUT/DELETE one object, POST to a collection (create; 409 AlreadyExists); PUT with a
 //            metadata.resourceVersion that is not the current one: 409 Conflict.
-//   POST   /api/v1/namespaces/{ns}/pods/{name}/binding: a v1.Binding sets spec.nodeName (201);
-//          409 Conflict when the pod is already bound, 404 when it does not exist.
-// Errors are v1.Status objects {"kind":"Status","status":"Failure","message","reason","code"}.
+//   POST   /api/v1/namespaces/{ns}/pods/{name}/binding: a v1.Binding sets spec.nodeName and a
+//          PodScheduled condition (201); 409 Conflict when the pod is already bound, 404 when it
+//          does not exist.
+// Errors are v1.Status objects {"kind":"Status","status":"Failure","message","reason","code"};
+// 409s carry "details" {name, group (not for the core group), kind}. A DELETED event's object has
+// metadata.deletionTimestamp and deletionGracePeriodSeconds 0. The shapes are checked against a
+// real kube-apiserver's captures (tests/data/k8s/) by fake_apiserver_wire_test.cc.
 // One resourceVersion counter for all objects (as etcd's revision); every change is an event.
 // Compact() makes every resourceVersion up to now too old: a watch from one gets an ERROR event
 // with a Status of code 410 reason Expired (or, with SetGoneAsHttp(true), an HTTP 410 answer).

@@ -136,11 +136,17 @@ func capture(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "directory for the captures (required)")
 	work := fs.String("work", "", "working directory (default: a temp dir)")
 	verbose := fs.Bool("v", false, "control plane logs to stderr")
+	noCache := fs.Bool("no-watch-cache", false, "kube-apiserver --watch-cache=false: capture only the 410 Gone of a watch "+
+		"from a compacted resourceVersion (with the cache, such a watch is served from it or answered without the ERROR event)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *out == "" {
 		return usagef("--out is required")
+	}
+	var apiFlags []string
+	if *noCache {
+		apiFlags = []string{"--watch-cache=false"}
 	}
 	if *work == "" {
 		d, err := os.MkdirTemp("", "seedance-capture-")
@@ -158,7 +164,7 @@ func capture(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeLog()
-	c, err := cluster.Start(ctx, cluster.Options{Dir: filepath.Join(*work, "cp"), Log: logw})
+	c, err := cluster.Start(ctx, cluster.Options{Dir: filepath.Join(*work, "cp"), Log: logw, APIServerFlags: apiFlags})
 	if err != nil {
 		return err
 	}
@@ -169,6 +175,28 @@ func capture(ctx context.Context, args []string) error {
 	}
 	cp := &capturer{dir: *out, raw: raw}
 
+	if *noCache {
+		if err := cp.watchGone(ctx, c); err != nil {
+			return err
+		}
+	} else {
+		if err := cp.objects(ctx, c); err != nil {
+			return err
+		}
+	}
+	cp.mergeIndex(filepath.Join(*out, "INDEX.tsv"))
+	sort.Strings(cp.index)
+	idx := "# name\trequest\tstatus (captured by `controlplane capture`; see README.md)\n" + strings.Join(cp.index, "\n") + "\n"
+	if err := os.WriteFile(filepath.Join(*out, "INDEX.tsv"), []byte(idx), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("capture: %d exchanges written to %s\n", len(cp.index), *out)
+	return nil
+}
+
+// objects: two GPU nodes and two Pending pods (no scheduler runs), their lists, a watch, a
+// Binding's 201 and 409, and a Lease's create, GET, PUT and 409 on a stale resourceVersion.
+func (cp *capturer) objects(ctx context.Context, c *cluster.Cluster) error {
 	// Objects: two GPU nodes, a namespace with two pods (no scheduler runs: they stay Pending).
 	q := resource.MustParse
 	if err := workload.CreateNodes(ctx, c.Client, []workload.Node{
@@ -208,23 +236,6 @@ func capture(ctx context.Context, args []string) error {
 		return err
 	}
 
-	// 410 Gone: compact etcd at its current revision, then watch from a resourceVersion older
-	// than both the compaction and the watch cache's window.
-	status, err := c.Etcd.Get(ctx, "compact-probe")
-	if err != nil {
-		return err
-	}
-	if _, err := c.Etcd.Compact(ctx, status.Header.Revision, clientv3.WithCompactPhysical()); err != nil {
-		return fmt.Errorf("etcd compact: %w", err)
-	}
-	goneBody, err := cp.call(ctx, "watch-gone", "GET", "/api/v1/namespaces/team-a/pods?watch=true&allowWatchBookmarks=true&resourceVersion=2", nil, 200)
-	if err != nil {
-		return err
-	}
-	if !bytes.Contains(goneBody, []byte(`"type":"ERROR"`)) || !bytes.Contains(goneBody, []byte(`"code":410`)) {
-		return fmt.Errorf("watch from resourceVersion=2 after compaction: want an ERROR event with code 410, got %.300s", goneBody)
-	}
-
 	// Binding: created once (201), the second Binding of the same pod is a 409 Conflict.
 	bind := []byte(`{"apiVersion":"v1","kind":"Binding","metadata":{"name":"train-1","namespace":"team-a"},"target":{"apiVersion":"v1","kind":"Node","name":"gpu-a"}}`)
 	if _, err := cp.call(ctx, "binding-create", "POST", "/api/v1/namespaces/team-a/pods/train-1/binding", bind, 201); err != nil {
@@ -238,17 +249,66 @@ func capture(ctx context.Context, args []string) error {
 		return err
 	}
 
-	if err := cp.leases(ctx); err != nil {
-		return err
-	}
+	return cp.leases(ctx)
+}
 
-	sort.Strings(cp.index)
-	idx := "# name\trequest\tstatus (captured by `controlplane capture`; see README.md)\n" + strings.Join(cp.index, "\n") + "\n"
-	if err := os.WriteFile(filepath.Join(*out, "INDEX.tsv"), []byte(idx), 0o644); err != nil {
+// watchGone: compact etcd at its current revision, then watch from a resourceVersion the
+// compaction removed. Without the watch cache the API server answers the watch with 200 and one
+// ERROR event carrying a Status with code 410 (reason Expired), then ends the stream.
+func (cp *capturer) watchGone(ctx context.Context, c *cluster.Cluster) error {
+	q := resource.MustParse
+	p := workload.Pod{Name: "old-1", Namespace: "team-a", CPU: q("1"), Memory: q("1Gi")}
+	if err := workload.EnsureNamespaces(ctx, c.Client, []workload.Pod{p}); err != nil {
 		return err
 	}
-	fmt.Printf("capture: %d exchanges written to %s\n", len(cp.index), *out)
+	created, err := c.Client.CoreV1().Pods("team-a").Create(ctx, workload.PodObject(p, ""), metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	oldRV := created.ResourceVersion
+	// Two later writes: the compaction must remove the revision right after oldRV too (a watch
+	// from oldRV starts at oldRV+1; at the compaction's own revision etcd sends the event without
+	// its previous value, which the API server reports as a 500 InternalError instead).
+	for _, job := range []string{"old", "older"} {
+		patch := []byte(`{"metadata":{"labels":{"seedance.io/job":"` + job + `"}}}`)
+		if _, err := c.Client.CoreV1().Pods("team-a").Patch(ctx, "old-1", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return err
+		}
+	}
+	status, err := c.Etcd.Get(ctx, "compact-probe")
+	if err != nil {
+		return err
+	}
+	if _, err := c.Etcd.Compact(ctx, status.Header.Revision, clientv3.WithCompactPhysical()); err != nil {
+		return fmt.Errorf("etcd compact: %w", err)
+	}
+	path := "/api/v1/namespaces/team-a/pods?watch=true&timeoutSeconds=5&resourceVersion=" + oldRV
+	goneBody, err := cp.call(ctx, "watch-gone", "GET", path, nil, 200)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(goneBody, []byte(`"type":"ERROR"`)) || !bytes.Contains(goneBody, []byte(`"code":410`)) {
+		return fmt.Errorf("watch from compacted resourceVersion %s: want an ERROR event with code 410, got %.300s", oldRV, goneBody)
+	}
 	return nil
+}
+
+// mergeIndex keeps the entries of an earlier run's INDEX.tsv that this run did not capture.
+func (cp *capturer) mergeIndex(path string) {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	have := map[string]bool{}
+	for _, e := range cp.index {
+		have[strings.SplitN(e, "\t", 2)[0]] = true
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(old)), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") || have[strings.SplitN(line, "\t", 2)[0]] {
+			continue
+		}
+		cp.index = append(cp.index, line)
+	}
 }
 
 func (cp *capturer) watchEvents(ctx context.Context, c *cluster.Cluster, fromRV string) error {

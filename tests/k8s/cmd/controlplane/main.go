@@ -47,6 +47,7 @@ func main() {
 	cmds := map[string]func(context.Context, []string) error{
 		"serve": serve, "load": load, "throughput": throughput, "smoke": smoke, "capture": capture, "parity": parity,
 	}
+	cmds["failover"] = failover
 	run, ok := cmds[os.Args[1]]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "controlplane: unknown command %q (serve, load, throughput, smoke, capture, parity)\n", os.Args[1])
