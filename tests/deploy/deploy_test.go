@@ -491,7 +491,7 @@ func TestSecondSchedulerRendersAndLints(t *testing.T) {
 	if !mounted {
 		t.Errorf("--config=%s is not the ConfigMap %s mounted in the container", config, cm.Metadata.Name)
 	}
-	checkExtender(t, r, "second-scheduler", cm.Data["kube-scheduler-config.yaml"])
+	checkExtender(t, r, "second-scheduler", cm.Data["kube-scheduler-config.yaml"], false)
 
 	file := filepath.Join(t.TempDir(), "rendered.yaml")
 	if err := os.WriteFile(file, r.yaml, 0o644); err != nil {
@@ -508,13 +508,16 @@ func TestKubeSchedulerConfigPointsAtTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkExtender(t, render(t, deployDir(t)), "kube-scheduler-config.yaml", string(text))
+	checkExtender(t, render(t, deployDir(t)), "kube-scheduler-config.yaml", string(text), true)
 }
 
 // checkExtender: the extenders stanza of a KubeSchedulerConfiguration calls the rendered Service
 // over HTTPS in node-cache mode, for nvidia.com/gpu, without bindVerb (the server has no
 // --client-ca, so kube-scheduler's bind would be refused without a token).
-func checkExtender(t *testing.T, r rendered, where, text string) {
+// managed: the extender names nvidia.com/gpu as its managed resource (the cluster's default
+// scheduler: only GPU pods ask Seedance); without it (the second scheduler `seedance`) every pod of
+// the profile asks Seedance, GPU-share and CPU-only pods included (docs/KUBERNETES.md).
+func checkExtender(t *testing.T, r rendered, where, text string, managed bool) {
 	t.Helper()
 	var cfg struct {
 		Kind      string `json:"kind"`
@@ -551,10 +554,16 @@ func checkExtender(t *testing.T, r rendered, where, text string) {
 		t.Errorf("%s: urlPrefix %q, want the Service's %q", where, e.URLPrefix, want)
 	}
 	if e.FilterVerb != "filter" || e.PrioritizeVerb != "prioritize" || e.Weight <= 0 || !e.NodeCacheCapable ||
-		!e.EnableHTTPS || e.TLSConfig.CAFile == "" || len(e.ManagedResources) != 1 ||
-		e.ManagedResources[0].Name != "nvidia.com/gpu" {
-		t.Errorf("%s: extender %+v: want filter, prioritize, weight > 0, nodeCacheCapable, HTTPS with a caFile, "+
-			"managedResources nvidia.com/gpu", where, e)
+		!e.EnableHTTPS || e.TLSConfig.CAFile == "" {
+		t.Errorf("%s: extender %+v: want filter, prioritize, weight > 0, nodeCacheCapable, HTTPS with a caFile",
+			where, e)
+	}
+	if managed && (len(e.ManagedResources) != 1 || e.ManagedResources[0].Name != "nvidia.com/gpu") {
+		t.Errorf("%s: managedResources %+v: want nvidia.com/gpu", where, e.ManagedResources)
+	}
+	if !managed && len(e.ManagedResources) != 0 {
+		t.Errorf("%s: managedResources %+v: want none, or GPU-share and CPU-only pods of the profile bypass Seedance",
+			where, e.ManagedResources)
 	}
 	if e.BindVerb != "" {
 		t.Errorf("%s: bindVerb %q: the Deployment has no --client-ca, so the server would refuse kube-scheduler's bind",
