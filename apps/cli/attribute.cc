@@ -36,6 +36,16 @@ void AddLedgerOptionsWithoutDb(CLI::App* cmd, LedgerOptions& o) {
                   "GPU price CSV (default: the bundled data/prices/gpu_prices.csv)");
   cmd->add_option("--from", o.from, "start (inclusive): 2026-11-29T00:00:00Z or Unix seconds");
   cmd->add_option("--to", o.to, "end (exclusive)");
+  cmd->add_flag("--allow-unpriced", o.allow_unpriced,
+                "leave GPUs of a type without a price out (the report names them) instead of exit 2");
+}
+
+std::string UnpricedNote(const Prepared& p) {
+  if (!p.has_telemetry || p.telemetry.unpriced_gpu_steps == 0) return "";
+  std::string models;
+  for (const auto& m : p.telemetry.unpriced_models) models += (models.empty() ? "" : ", ") + m;
+  return fmt::format("unpriced GPU types left out (--allow-unpriced): {} ({} GPU steps)", models,
+                     p.telemetry.unpriced_gpu_steps);
 }
 
 Result<Prepared> Prepare(const LedgerOptions& o) {
@@ -78,6 +88,16 @@ Result<Prepared> Prepare(const LedgerOptions& o) {
     p.telemetry = std::move(*telemetry);
     p.has_telemetry = true;
   }
+  // A GPU without a price would cost $0 and hide its waste: an error unless asked for.
+  if (p.telemetry.unpriced_gpu_steps > 0 && !o.allow_unpriced) {
+    std::string models;
+    for (const auto& m : p.telemetry.unpriced_models) models += (models.empty() ? "'" : ", '") + m + "'";
+    return InvalidArgumentError(fmt::format(
+        "GPU type {} has no price ({} GPU steps in the range); add it to --prices (gpu_model,"
+        "usd_per_gpu_hour_on_demand) or --config prices_usd_per_gpu_hour, or pass --allow-unpriced "
+        "to leave it out",
+        models, p.telemetry.unpriced_gpu_steps));
+  }
   return p;
 }
 
@@ -97,7 +117,7 @@ void PrintJoinWarnings(const Prepared& p) {
     for (const auto& m : t.unpriced_models) models += (models.empty() ? "" : ", ") + m;
     std::cerr << "seedance: warning: " << t.unpriced_gpu_steps
               << " GPU steps of models without a price were left out (" << models
-              << "); price them in --config prices_usd_per_gpu_hour\n";
+              << "); price them in --prices or --config prices_usd_per_gpu_hour\n";
   }
 }
 
@@ -207,7 +227,8 @@ int RunAttribute(const AttributeOptions& o) {
           {"by_events", p.telemetry.joined_by_events},
           {"unmatched_samples", p.telemetry.unmatched_samples},
           {"unmatched_events", p.telemetry.unmatched_events},
-          {"unpriced_gpu_steps", p.telemetry.unpriced_gpu_steps}}},
+          {"unpriced_gpu_steps", p.telemetry.unpriced_gpu_steps},
+          {"unpriced_gpu_types", p.telemetry.unpriced_models}}},
     };
     std::cout << doc.dump(2) << "\n";
   } else if (o.output == "csv") {
@@ -248,6 +269,7 @@ int RunAttribute(const AttributeOptions& o) {
           p.telemetry.gpu_steps, p.telemetry.joined_by_labels, p.telemetry.joined_by_events,
           p.telemetry.unmatched_samples, p.telemetry.unmatched_events);
     }
+    if (const std::string note = UnpricedNote(p); !note.empty()) std::cout << note << "\n";
   }
   // The reconciliation line (stderr for machine-readable outputs).
   std::ostream& rec_out = o.output == "table" ? std::cout : std::cerr;
@@ -320,9 +342,10 @@ int RunBreaker(const BreakerOptions& o) {
                      {"saving_is_estimate", f.saving_is_estimate},
                      {"pause", f.pause}});
     }
-    std::cout << Json{{"findings", arr}}.dump(2) << "\n";
+    std::cout << Json{{"findings", arr}, {"unpriced_gpu_types", p.telemetry.unpriced_models}}.dump(2) << "\n";
     return kExitOk;
   }
+  if (const std::string note = UnpricedNote(p); !note.empty()) std::cout << note << "\n";
   if (findings.empty()) {
     std::cout << "no job crossed its hourly threshold (" << hours->size() << " job-hours checked)\n";
   }

@@ -186,12 +186,9 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
       series.push_back(std::move(s));
     }
   }
+  // Models without a price, named only when one of their GPU steps falls in the range.
   std::set<std::string> unpriced;
-  for (GpuInfo& g : gpus) {
-    g.price = pricer.MicroUsdPerHour(g.model);
-    if (g.price < 0) unpriced.insert(g.model.empty() ? "(no modelName label)" : g.model);
-  }
-  out.unpriced_models.assign(unpriced.begin(), unpriced.end());
+  for (GpuInfo& g : gpus) g.price = pricer.MicroUsdPerHour(g.model);
 
   SEEDANCE_ASSIGN_OR_RETURN(std::vector<ProcessEvent> events, ledger.Events(from_ms, to_ms));
   EventIndex event_index;
@@ -257,6 +254,7 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
       ++out.gpu_steps;
       if (g.price < 0) {
         ++out.unpriced_gpu_steps;
+        unpriced.insert(g.model.empty() ? "(no modelName label)" : g.model);
         continue;
       }
       GpuStep s;
@@ -409,6 +407,7 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
   for (const ProcessEvent& e : events) {
     if (used_events.count(&e) == 0) ++out.unmatched_events;
   }
+  out.unpriced_models.assign(unpriced.begin(), unpriced.end());
   SEEDANCE_RETURN_IF_ERROR(ledger.Flush());
   ledger.set_source("sim");
   return out;

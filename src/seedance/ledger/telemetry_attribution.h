@@ -34,7 +34,7 @@ struct TelemetryAttribution {
   std::int64_t node_intervals = 0;
   std::int64_t charges = 0;
   std::int64_t unpriced_gpu_steps = 0;  // GPUs whose model has no price: left out, reported
-  std::vector<std::string> unpriced_models;
+  std::vector<std::string> unpriced_models;  // their models (as labelled), sorted
   std::int64_t joined_by_labels = 0;    // GPU steps attributed from pod/namespace labels
   std::int64_t joined_by_events = 0;    // GPU steps attributed through process/pod events
   std::int64_t unmatched_samples = 0;   // samples naming a pid/pod that no event explains
