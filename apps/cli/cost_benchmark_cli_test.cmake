@@ -40,10 +40,10 @@ elseif(CASE STREQUAL "bad_config_ratio")
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("c\\.yaml:3: key 'scheduler\\.cost_aware\\.max_price_ratio': 1\\.5 is out of range \\(0, 1\\]")
 elseif(CASE STREQUAL "bad_config_window")
-  file(WRITE "${WORK}/c.yaml" "scheduler:\n  cost_aware:\n    warmup_window: -5\n")
+  file(WRITE "${WORK}/c.yaml" "scheduler:\n  cost_aware:\n    warmup_window: -5s\n")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  expect_exit_2("c\\.yaml:3: key 'scheduler\\.cost_aware\\.warmup_window': -5 is out of range")
+  expect_exit_2("c\\.yaml:3: key 'scheduler\\.cost_aware\\.warmup_window': -5s is out of range")
 elseif(CASE STREQUAL "bad_tenancy_no_cohort")
   file(WRITE "${WORK}/c.yaml" "tenancy:\n  tenants:\n    - name: team-a\n      quota:\n"
                               "        gpu/A100-80G: {nominal: 16, borrowing_limit: 8}\n")
@@ -59,7 +59,16 @@ elseif(CASE STREQUAL "bad_tenancy_lending")
 elseif(CASE STREQUAL "bad_duration")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 7x --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  expect_exit_2("--duration: '7x' is not a positive duration")
+  expect_exit_2("--duration '7x': unknown unit 'x'")
+  # A bare number once meant seconds; now it is an error that shows the units.
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 600 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--duration '600': a number needs a unit \\(write e\\.g\\. 120ms, 2s, 3m")
+  # ... in a config file too, naming file:line:key.
+  file(WRITE "${WORK}/c.yaml" "scheduler:\n  autoscaling:\n    cold_start: 180\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("c\\.yaml:3: key 'scheduler\\.autoscaling\\.cold_start': '180': a number needs a unit")
 elseif(CASE STREQUAL "catalog")
   execute_process(COMMAND "${SEEDANCE}" catalog RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   if(NOT rc EQUAL 0)
@@ -107,7 +116,7 @@ elseif(CASE STREQUAL "kubectl")
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "install failed: ${stderr}")
   endif()
-  execute_process(COMMAND "${WORK}/prefix/bin/kubectl-seedance" cost-benchmark --workload=llm-finetune --duration=600
+  execute_process(COMMAND "${WORK}/prefix/bin/kubectl-seedance" cost-benchmark --workload=llm-finetune --duration=10m
                           --no-packing --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   if(NOT rc EQUAL 0 OR NOT EXISTS "${out}/results.json")
