@@ -70,17 +70,38 @@ Result<Prepared> Prepare(const LedgerOptions& o) {
   if (from >= to) return InvalidArgumentError("--from must be before --to");
   if (!std::ifstream(o.db)) return NotFoundError(o.db + ": no such ledger (run seedance ingest)");
   SEEDANCE_ASSIGN_OR_RETURN(p.ledger, ledger::Ledger::Open(o.db));
+  // The data's range: samples in whole attribution steps, and the charges other sources recorded.
+  // Not the charges an earlier read wrote from telemetry (they end at a step boundary past the last
+  // sample): a range that grew with each read made the first read and every rerun differ.
   SEEDANCE_ASSIGN_OR_RETURN(auto samples, ledger::SampleRange(*p.ledger));
-  SEEDANCE_ASSIGN_OR_RETURN(auto charges, p.ledger->ChargeRange());
+  SEEDANCE_ASSIGN_OR_RETURN(auto charges, ledger::NonTelemetryChargeRange(*p.ledger));
+  const std::int64_t step = p.config.step_ms;
   std::int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (auto r : {samples, charges}) {
-    if (r.first == r.second) continue;
-    lo = std::min(lo, r.first);
-    hi = std::max(hi, r.second);
+  if (samples.first != samples.second) {
+    lo = samples.first / step * step;
+    hi = (samples.second - 1) / step * step + step;
   }
-  p.from_ms = from != INT64_MIN ? from : (lo == INT64_MAX ? 0 : lo);
-  p.to_ms = to != INT64_MAX ? to : (hi == INT64_MIN ? 1 : hi);
-  if (p.from_ms >= p.to_ms) p.to_ms = p.from_ms + 1;
+  if (charges.first != charges.second) {
+    lo = std::min(lo, charges.first);
+    hi = std::max(hi, charges.second);
+  }
+  if (lo == INT64_MAX) {
+    return InvalidArgumentError(o.db + ": the ledger holds no samples and no charges (run seedance ingest)");
+  }
+  p.from_ms = from != INT64_MIN ? from : lo;
+  p.to_ms = to != INT64_MAX ? to : hi;
+  // A range with no data would read as a $0.00 bill.
+  auto no_data = [&] {
+    return InvalidArgumentError(fmt::format(
+        "--from/--to: no data in {} .. {}; the ledger holds data from {} to {}",
+        from != INT64_MIN ? telemetry::FormatTimestamp(from) : "(start)",
+        to != INT64_MAX ? telemetry::FormatTimestamp(to) : "(end)", telemetry::FormatTimestamp(lo),
+        telemetry::FormatTimestamp(hi)));
+  };
+  if (p.from_ms >= p.to_ms) return no_data();  // only one bound given, beyond the data
+  const bool samples_in_range = samples.first != samples.second && p.from_ms < samples.second && p.to_ms > samples.first;
+  const bool charges_in_range = charges.first != charges.second && p.from_ms < charges.second && p.to_ms > charges.first;
+  if (!samples_in_range && !charges_in_range) return no_data();
   SEEDANCE_ASSIGN_OR_RETURN(
       auto telemetry,
       ledger::AttributeStoredTelemetry(*p.ledger, p.config, &p.catalog, p.from_ms, p.to_ms));
@@ -88,6 +109,7 @@ Result<Prepared> Prepare(const LedgerOptions& o) {
     p.telemetry = std::move(*telemetry);
     p.has_telemetry = true;
   }
+  if (!charges_in_range && p.telemetry.gpu_steps == 0) return no_data();  // a gap between samples
   // A GPU without a price would cost $0 and hide its waste: an error unless asked for.
   if (p.telemetry.unpriced_gpu_steps > 0 && !o.allow_unpriced) {
     std::string models;
@@ -369,7 +391,10 @@ Action RegisterAttribute(CLI::App& app) {
       "workload, idle or overhead; OpenCost max(request, usage); largest-remainder rounding, ties "
       "by id), then the ledger (telemetry and simulator charges) is summed. Dimensions: " +
       ledger::DimensionList() + ". The reconciliation line goes to stdout for table output, to "
-      "stderr otherwise. Exit 1 if the charges do not reconcile.",
+      "stderr otherwise. The default range is the data's (samples in whole steps, and the charges "
+      "other sources recorded), so a rerun reads exactly what the first read did. Exit 2 for a range "
+      "with no data, or telemetry on a GPU type without a price (unless --allow-unpriced); exit 1 if "
+      "the charges do not reconcile.",
       "seedance attribute --db ledger.db --by namespace");
   AddLedgerOptions(cmd, o->ledger);
   cmd->add_option("--by", o->by, "dimension")->capture_default_str();

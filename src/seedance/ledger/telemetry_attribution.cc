@@ -138,6 +138,17 @@ Result<std::pair<std::int64_t, std::int64_t>> SampleRange(Ledger& ledger) {
   return std::pair<std::int64_t, std::int64_t>{st.Int(0), st.Int(1) + 1};
 }
 
+Result<std::pair<std::int64_t, std::int64_t>> NonTelemetryChargeRange(Ledger& ledger) {
+  SEEDANCE_RETURN_IF_ERROR(ledger.Flush());
+  Stmt st;
+  SEEDANCE_RETURN_IF_ERROR(st.Prepare(
+      ledger.db(), "SELECT MIN(start_ms), MAX(end_ms) FROM bills WHERE source<>'telemetry'"));
+  static_assert(kTelemetrySource == "telemetry");
+  SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row || st.IsNull(0)) return std::pair<std::int64_t, std::int64_t>{0, 0};
+  return std::pair<std::int64_t, std::int64_t>{st.Int(0), st.Int(1)};
+}
+
 Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConfig& config,
                                                 const cost::PriceTable* catalog,
                                                 std::int64_t from_ms, std::int64_t to_ms) {
@@ -211,7 +222,7 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
     return it->second;
   };
 
-  ledger.set_source("telemetry");
+  ledger.set_source(std::string(kTelemetrySource));
   SEEDANCE_RETURN_IF_ERROR(ledger.DeleteCharges(from_ms, to_ms));
   StepAllocator allocator(step, config.idle_share,
                           static_cast<std::int64_t>(config.overhead_fraction * 1e6), {});

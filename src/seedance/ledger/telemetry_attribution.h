@@ -14,6 +14,9 @@
 
 namespace seedance::ledger {
 
+// The ledger source of the charges AttributeTelemetry writes.
+inline constexpr std::string_view kTelemetrySource = "telemetry";
+
 // What the breaker needs to explain a job's cost in one hour (S6.7).
 struct JobEvidence {
   std::string job;
@@ -61,6 +64,11 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
 
 // Returns the [min, max + 1) time range of the stored samples, or {0, 0}.
 Result<std::pair<std::int64_t, std::int64_t>> SampleRange(Ledger& ledger);
+
+// Returns the [min start, max end) range of the bills recorded by other sources than telemetry
+// (the simulator, Slurm), or {0, 0}: the charges a ledger command's own telemetry step wrote are
+// left out, so a read never widens the next read's range.
+Result<std::pair<std::int64_t, std::int64_t>> NonTelemetryChargeRange(Ledger& ledger);
 
 // Brings the ledger's telemetry charges of [from, to) up to date: AttributeTelemetry over the
 // part of the range that holds samples (what every ledger query of the CLI and the server runs
