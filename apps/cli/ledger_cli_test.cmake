@@ -168,6 +168,21 @@ elseif(CASE STREQUAL "empty_range")
   run(0 ingest --format events "${WORK}/none.csv" --db "${WORK}/empty.db")
   run(2 attribute --db "${WORK}/empty.db")
   expect_match("${err}" "empty\\.db: the ledger holds no samples and no charges")
+elseif(CASE STREQUAL "untimed_duplicates")
+  # A sample without a timestamp is an error naming file:line (no file modification time), exit 2.
+  file(WRITE "${WORK}/untimed.prom" "${l1} 0.5\n${l1} 0.7\n")
+  run(2 ingest --format dcgm "${WORK}/untimed.prom" --db "${db}")
+  expect_match("${err}" "untimed\\.prom:1: sample without a timestamp.*pass --time")
+  # With --time both lines share one time: the second is a duplicate with another value, reported
+  # with file:line and both values (exit 1), not merged silently.
+  run(1 ingest --format dcgm "${WORK}/untimed.prom" --db "${db}" --time 2026-11-29T00:00:00Z)
+  expect_match("${err}" "untimed\\.prom:2: duplicate sample: DCGM_FI_PROF_GR_ENGINE_ACTIVE\\{.*\\} at 1795910400000 ms is already stored with value 0\\.5, this line has 0\\.7 \\(the stored value is kept\\)")
+  expect_match("${out}" "2 samples \\(1 new\\), 0 missing \\(DCGM blank\\), 0 rejected, 0 already stored, 1 duplicates with another value")
+  # The same file again: nothing new, counted as already stored, the conflict reported again.
+  file(WRITE "${WORK}/a.prom" "${good}")
+  run(0 ingest --format dcgm "${WORK}/a.prom" --db "${WORK}/b.db")
+  run(0 ingest --format dcgm "${WORK}/a.prom" --db "${WORK}/b.db")
+  expect_match("${out}" "4 samples \\(0 new\\), 0 missing \\(DCGM blank\\), 0 rejected, 4 already stored, 0 duplicates with another value")
 elseif(CASE STREQUAL "rerun_identical")
   # The first read of a fresh ledger and every rerun give the same bytes (the default range is the
   # data's in whole steps, not widened by the charges the previous read wrote).
