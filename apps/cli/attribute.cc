@@ -30,8 +30,8 @@ void AddLedgerOptions(CLI::App* cmd, LedgerOptions& o) {
 
 void AddLedgerOptionsWithoutDb(CLI::App* cmd, LedgerOptions& o) {
   cmd->add_option("--config", o.config,
-                  "attribution config JSON (namespace -> tenant/business unit/tier, idle sharing, "
-                  "overhead, prices, breaker thresholds)");
+                  "attribution config, YAML or JSON (docs/ATTRIBUTION.md: namespace -> tenant/business "
+                  "unit/tier, idle sharing, overhead, prices, breaker thresholds)");
   cmd->add_option("--prices", o.prices,
                   "GPU price CSV (default: the bundled data/prices/gpu_prices.csv)");
   cmd->add_option("--from", o.from, "start (inclusive): 2026-11-29T00:00:00Z or Unix seconds");
@@ -424,10 +424,11 @@ Action RegisterBreaker(CLI::App& app) {
   auto o = std::make_shared<BreakerOptions>();
   CLI::App* cmd = AddCommand(
       app, "breaker", "List jobs whose hourly cost crossed their threshold",
-      "The cost circuit breaker: each tripped job with its evidence and a priced suggestion. "
+      "The cost circuit breaker: each tripped job with its evidence and a priced suggestion (a "
+      "cheaper GPU by the rule advise's smaller-gpu finding uses, consolidation, precision). "
       "Thresholds come from --config breaker.jobs / breaker.default_hourly_usd; breaker.pause "
       "records a pause action in the ledger.",
-      "seedance breaker --db ledger.db --config examples/seedance-config.yaml");
+      "seedance breaker --db ledger.db --config examples/attribution.yaml");
   AddLedgerOptions(cmd, o->ledger);
   cmd->add_option("--output", o->output, "table | json")->capture_default_str();
   return [cmd, o]() { return cmd->parsed() ? RunBreaker(*o) : -1; };

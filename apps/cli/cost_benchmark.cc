@@ -313,6 +313,9 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   if (!sweep.has_value()) return ReportError(sweep.error());
   if (!ledgers.status().ok()) return ReportError(ledgers.status());
   const sim::ScenarioResult* scenario = &sweep->runs.front();  // the ledger's instance
+  // What was assumed or left out (jobs outside --duration, skipped rows) goes to stderr as well as
+  // into the table, results.json and the HTML report.
+  for (const auto& n : scenario->notes) std::cerr << "seedance: note: " << n << "\n";
   const bool many = seeds.size() > 1;
   auto by_tenant = ledgers.CostByTenant();
   if (!by_tenant.has_value()) return ReportError(by_tenant.error());
