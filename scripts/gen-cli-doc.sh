@@ -23,12 +23,14 @@ emit() {
   help=$("$bin" "$@" --help)
   local name="seedance${*:+ $*}"
   printf '## %s\n\n```text\n%s\n```\n\n' "$name" "$help"
-  if ! printf '%s\n' "$help" | grep -q '^Example'; then
+  # Here-strings, not pipes: under pipefail, grep -q exiting at its first match could fail printf
+  # with SIGPIPE on a long help text and report a rule broken that is not.
+  if ! grep -q '^Example' <<<"$help"; then
     problems+=("$name: --help has no example")
   elif ! printf '%s\n' "$help" | awk '/^Example/{seen=1; n=0; next} seen{n++} END{exit !(seen && n <= 2)}'; then
     problems+=("$name: the example is not at the end of --help")
   fi
-  if printf '%s\n' "$help" | grep -Eq '\(S[0-9]+(\.[0-9]+)?|\bS[0-9]+\.[0-9]+\b'; then
+  if grep -Eq '\(S[0-9]+(\.[0-9]+)?|\bS[0-9]+\.[0-9]+\b' <<<"$help"; then
     problems+=("$name: --help names a specification id: $(printf '%s\n' "$help" | grep -Eo '\bS[0-9]+(\.[0-9]+)?(-S?[0-9.]+)?' | head -1)")
   fi
   while IFS= read -r line; do

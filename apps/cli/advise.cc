@@ -86,10 +86,8 @@ int RunAdvise(const AdviseOptions& o) {
   if (o.output == "html" && o.out.empty()) {
     return ReportError(InvalidArgumentError("--output html needs --out FILE"));
   }
-  auto window = ParsePositiveDuration(o.replay_window);
-  if (!window.has_value()) {
-    return ReportError(InvalidArgumentError("--replay-window: '" + o.replay_window + "' is not a duration"));
-  }
+  auto window = ParseFlagDuration(o.replay_window, "--replay-window");
+  if (!window.has_value()) return ReportError(window.error());
   std::vector<std::uint64_t> ci_seeds;
   if (!o.ci_seeds.empty()) {
     auto s = ParseSeedList(o.ci_seeds, "--ci-seeds");
@@ -123,7 +121,9 @@ int RunAdvise(const AdviseOptions& o) {
                      {"to", telemetry::FormatTimestamp(in->to_ms)},
                      {"jobs", in->jobs.size()},
                      {"nodes", in->nodes.size()},
-                     {"unshared_idle_usd", in->unshared_idle_usd}};
+                     {"unshared_idle_usd", in->unshared_idle_usd},
+                     {"unpriced_gpu_types", p.telemetry.unpriced_models}};
+    if (const std::string note = UnpricedNote(p); !note.empty()) assumptions.push_back(note);
     assumptions.push_back(fmt::format(
         "fleet rules: idle below {:.0f}% activity; input-bound at >= {:.0f}% I/O wait ({}) and < {:.0f}% "
         "activity; a smaller GPU must hold peak memory x {:.2f} and cover activity x FP16 TFLOPS at "

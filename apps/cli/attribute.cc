@@ -30,12 +30,22 @@ void AddLedgerOptions(CLI::App* cmd, LedgerOptions& o) {
 
 void AddLedgerOptionsWithoutDb(CLI::App* cmd, LedgerOptions& o) {
   cmd->add_option("--config", o.config,
-                  "attribution config JSON (namespace -> tenant/business unit/tier, idle sharing, "
-                  "overhead, prices, breaker thresholds)");
+                  "attribution config, YAML or JSON (docs/ATTRIBUTION.md: namespace -> tenant/business "
+                  "unit/tier, idle sharing, overhead, prices, breaker thresholds)");
   cmd->add_option("--prices", o.prices,
                   "GPU price CSV (default: the bundled data/prices/gpu_prices.csv)");
   cmd->add_option("--from", o.from, "start (inclusive): 2026-11-29T00:00:00Z or Unix seconds");
   cmd->add_option("--to", o.to, "end (exclusive)");
+  cmd->add_flag("--allow-unpriced", o.allow_unpriced,
+                "leave GPUs of a type without a price out (the report names them) instead of exit 2");
+}
+
+std::string UnpricedNote(const Prepared& p) {
+  if (!p.has_telemetry || p.telemetry.unpriced_gpu_steps == 0) return "";
+  std::string models;
+  for (const auto& m : p.telemetry.unpriced_models) models += (models.empty() ? "" : ", ") + m;
+  return fmt::format("unpriced GPU types left out (--allow-unpriced): {} ({} GPU steps)", models,
+                     p.telemetry.unpriced_gpu_steps);
 }
 
 Result<Prepared> Prepare(const LedgerOptions& o) {
@@ -60,23 +70,55 @@ Result<Prepared> Prepare(const LedgerOptions& o) {
   if (from >= to) return InvalidArgumentError("--from must be before --to");
   if (!std::ifstream(o.db)) return NotFoundError(o.db + ": no such ledger (run seedance ingest)");
   SEEDANCE_ASSIGN_OR_RETURN(p.ledger, ledger::Ledger::Open(o.db));
+  // The data's range: samples in whole attribution steps, and the charges other sources recorded.
+  // Not the charges an earlier read wrote from telemetry (they end at a step boundary past the last
+  // sample): a range that grew with each read made the first read and every rerun differ.
   SEEDANCE_ASSIGN_OR_RETURN(auto samples, ledger::SampleRange(*p.ledger));
-  SEEDANCE_ASSIGN_OR_RETURN(auto charges, p.ledger->ChargeRange());
+  SEEDANCE_ASSIGN_OR_RETURN(auto charges, ledger::NonTelemetryChargeRange(*p.ledger));
+  const std::int64_t step = p.config.step_ms;
   std::int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (auto r : {samples, charges}) {
-    if (r.first == r.second) continue;
-    lo = std::min(lo, r.first);
-    hi = std::max(hi, r.second);
+  if (samples.first != samples.second) {
+    lo = samples.first / step * step;
+    hi = (samples.second - 1) / step * step + step;
   }
-  p.from_ms = from != INT64_MIN ? from : (lo == INT64_MAX ? 0 : lo);
-  p.to_ms = to != INT64_MAX ? to : (hi == INT64_MIN ? 1 : hi);
-  if (p.from_ms >= p.to_ms) p.to_ms = p.from_ms + 1;
+  if (charges.first != charges.second) {
+    lo = std::min(lo, charges.first);
+    hi = std::max(hi, charges.second);
+  }
+  if (lo == INT64_MAX) {
+    return InvalidArgumentError(o.db + ": the ledger holds no samples and no charges (run seedance ingest)");
+  }
+  p.from_ms = from != INT64_MIN ? from : lo;
+  p.to_ms = to != INT64_MAX ? to : hi;
+  // A range with no data would read as a $0.00 bill.
+  auto no_data = [&] {
+    return InvalidArgumentError(fmt::format(
+        "--from/--to: no data in {} .. {}; the ledger holds data from {} to {}",
+        from != INT64_MIN ? telemetry::FormatTimestamp(from) : "(start)",
+        to != INT64_MAX ? telemetry::FormatTimestamp(to) : "(end)", telemetry::FormatTimestamp(lo),
+        telemetry::FormatTimestamp(hi)));
+  };
+  if (p.from_ms >= p.to_ms) return no_data();  // only one bound given, beyond the data
+  const bool samples_in_range = samples.first != samples.second && p.from_ms < samples.second && p.to_ms > samples.first;
+  const bool charges_in_range = charges.first != charges.second && p.from_ms < charges.second && p.to_ms > charges.first;
+  if (!samples_in_range && !charges_in_range) return no_data();
   SEEDANCE_ASSIGN_OR_RETURN(
       auto telemetry,
       ledger::AttributeStoredTelemetry(*p.ledger, p.config, &p.catalog, p.from_ms, p.to_ms));
   if (telemetry.has_value()) {
     p.telemetry = std::move(*telemetry);
     p.has_telemetry = true;
+  }
+  if (!charges_in_range && p.telemetry.gpu_steps == 0) return no_data();  // a gap between samples
+  // A GPU without a price would cost $0 and hide its waste: an error unless asked for.
+  if (p.telemetry.unpriced_gpu_steps > 0 && !o.allow_unpriced) {
+    std::string models;
+    for (const auto& m : p.telemetry.unpriced_models) models += (models.empty() ? "'" : ", '") + m + "'";
+    return InvalidArgumentError(fmt::format(
+        "GPU type {} has no price ({} GPU steps in the range); add it to --prices (gpu_model,"
+        "usd_per_gpu_hour_on_demand) or --config prices_usd_per_gpu_hour, or pass --allow-unpriced "
+        "to leave it out",
+        models, p.telemetry.unpriced_gpu_steps));
   }
   return p;
 }
@@ -97,7 +139,7 @@ void PrintJoinWarnings(const Prepared& p) {
     for (const auto& m : t.unpriced_models) models += (models.empty() ? "" : ", ") + m;
     std::cerr << "seedance: warning: " << t.unpriced_gpu_steps
               << " GPU steps of models without a price were left out (" << models
-              << "); price them in --config prices_usd_per_gpu_hour\n";
+              << "); price them in --prices or --config prices_usd_per_gpu_hour\n";
   }
 }
 
@@ -207,7 +249,8 @@ int RunAttribute(const AttributeOptions& o) {
           {"by_events", p.telemetry.joined_by_events},
           {"unmatched_samples", p.telemetry.unmatched_samples},
           {"unmatched_events", p.telemetry.unmatched_events},
-          {"unpriced_gpu_steps", p.telemetry.unpriced_gpu_steps}}},
+          {"unpriced_gpu_steps", p.telemetry.unpriced_gpu_steps},
+          {"unpriced_gpu_types", p.telemetry.unpriced_models}}},
     };
     std::cout << doc.dump(2) << "\n";
   } else if (o.output == "csv") {
@@ -248,6 +291,7 @@ int RunAttribute(const AttributeOptions& o) {
           p.telemetry.gpu_steps, p.telemetry.joined_by_labels, p.telemetry.joined_by_events,
           p.telemetry.unmatched_samples, p.telemetry.unmatched_events);
     }
+    if (const std::string note = UnpricedNote(p); !note.empty()) std::cout << note << "\n";
   }
   // The reconciliation line (stderr for machine-readable outputs).
   std::ostream& rec_out = o.output == "table" ? std::cout : std::cerr;
@@ -320,9 +364,10 @@ int RunBreaker(const BreakerOptions& o) {
                      {"saving_is_estimate", f.saving_is_estimate},
                      {"pause", f.pause}});
     }
-    std::cout << Json{{"findings", arr}}.dump(2) << "\n";
+    std::cout << Json{{"findings", arr}, {"unpriced_gpu_types", p.telemetry.unpriced_models}}.dump(2) << "\n";
     return kExitOk;
   }
+  if (const std::string note = UnpricedNote(p); !note.empty()) std::cout << note << "\n";
   if (findings.empty()) {
     std::cout << "no job crossed its hourly threshold (" << hours->size() << " job-hours checked)\n";
   }
@@ -346,7 +391,10 @@ Action RegisterAttribute(CLI::App& app) {
       "workload, idle or overhead; OpenCost max(request, usage); largest-remainder rounding, ties "
       "by id), then the ledger (telemetry and simulator charges) is summed. Dimensions: " +
       ledger::DimensionList() + ". The reconciliation line goes to stdout for table output, to "
-      "stderr otherwise. Exit 1 if the charges do not reconcile.",
+      "stderr otherwise. The default range is the data's (samples in whole steps, and the charges "
+      "other sources recorded), so a rerun reads exactly what the first read did. Exit 2 for a range "
+      "with no data, or telemetry on a GPU type without a price (unless --allow-unpriced); exit 1 if "
+      "the charges do not reconcile.",
       "seedance attribute --db ledger.db --by namespace");
   AddLedgerOptions(cmd, o->ledger);
   cmd->add_option("--by", o->by, "dimension")->capture_default_str();
@@ -376,10 +424,11 @@ Action RegisterBreaker(CLI::App& app) {
   auto o = std::make_shared<BreakerOptions>();
   CLI::App* cmd = AddCommand(
       app, "breaker", "List jobs whose hourly cost crossed their threshold",
-      "The cost circuit breaker: each tripped job with its evidence and a priced suggestion. "
+      "The cost circuit breaker: each tripped job with its evidence and a priced suggestion (a "
+      "cheaper GPU by the rule advise's smaller-gpu finding uses, consolidation, precision). "
       "Thresholds come from --config breaker.jobs / breaker.default_hourly_usd; breaker.pause "
       "records a pause action in the ledger.",
-      "seedance breaker --db ledger.db --config examples/seedance-config.yaml");
+      "seedance breaker --db ledger.db --config examples/attribution.yaml");
   AddLedgerOptions(cmd, o->ledger);
   cmd->add_option("--output", o->output, "table | json")->capture_default_str();
   return [cmd, o]() { return cmd->parsed() ? RunBreaker(*o) : -1; };

@@ -40,13 +40,6 @@ struct BatchingOptions {
   std::uint64_t seed = 42;
 };
 
-// A positive duration (2s, 100ms, 250us or bare seconds) for `flag`.
-Result<double> ParseDuration(const std::string& text, const std::string& flag) {
-  if (auto v = ParsePositiveDuration(text)) return *v;
-  return InvalidArgumentError(
-      fmt::format("{} '{}': expected a positive duration like 2s, 100ms or 250us", flag, text));
-}
-
 int RunBatchingCommand(const BatchingOptions& o) {
   batching::BatchingConfig c;
   c.data_dir = DataDir();
@@ -75,9 +68,9 @@ int RunBatchingCommand(const BatchingOptions& o) {
   if (c.ablation && !c.sweep) {
     return ReportError(InvalidArgumentError("--ablation needs --sweep (it measures sustained rates)"));
   }
-  auto ttft = ParseDuration(o.slo_ttft, "--slo-ttft");
+  auto ttft = ParseFlagDuration(o.slo_ttft, "--slo-ttft");
   if (!ttft.has_value()) return ReportError(ttft.error());
-  auto tpot = ParseDuration(o.slo_tpot, "--slo-tpot");
+  auto tpot = ParseFlagDuration(o.slo_tpot, "--slo-tpot");
   if (!tpot.has_value()) return ReportError(tpot.error());
   c.slo_ttft_s = *ttft;
   c.slo_tpot_s = *tpot;

@@ -42,7 +42,10 @@ elseif(CASE STREQUAL "unknown_model")
 elseif(CASE STREQUAL "unknown_precision")
   run_bad("unknown precision 'fp4'" --precision fp4)
 elseif(CASE STREQUAL "bad_slo")
-  run_bad("--slo-tpot 'fast': expected a positive duration" --slo-tpot fast)
+  run_bad("--slo-tpot 'fast': not a duration \\(e\\.g\\. 120ms, 2s, 3m\\)" --slo-tpot fast)
+  # A bare number was once read as seconds (120 s per token): now an error with an example.
+  run_bad("--slo-tpot '120': a number needs a unit \\(write e\\.g\\. 120ms, 2s, 3m; units: us, ms, s, m, h, d\\)" --slo-tpot 120)
+  run_bad("--slo-ttft '0': must be > 0" --slo-ttft 0)
 elseif(CASE STREQUAL "default_run")
   write_trace("${header}\n${good}\n2023-11-16 18:15:48.0,4000,200\n")
   execute_process(COMMAND "${SEEDANCE}" batching --trace "${WORK}/trace.csv" --policies vllm,seedance

@@ -31,11 +31,30 @@ constexpr Instance kInstances[] = {
 };
 
 struct TcoInputs {
-  double gpu_price = 12000, life_years = 3, tflops = 312, watts_per_tflops = 300, utilization = 0.5,
+  std::string gpu = "A100-80G";
+  // tflops and watts_per_tflops: 0 = from the catalog's row of `gpu` (FP16 peak; TDP / peak).
+  double gpu_price = 12000, life_years = 3, tflops = 0, watts_per_tflops = 0, utilization = 0.5,
          usd_per_kwh = 0.07, pue = 1.45, ops = 0.09;
 };
 
-int Run(const TcoInputs& in, const std::string& prices_path) {
+int Run(TcoInputs in, const std::string& prices_path) {
+  // The owned GPU's TFLOPS and W per TFLOPS come from the catalog (its TDP over its FP16 peak: an
+  // A100 draws 400 W for 312 TFLOPS, 1.28 W/TFLOPS); an override may not put it above its TDP.
+  auto owned = gpu::ParseGpuName(in.gpu, gpu::NameMatch::kProduct);
+  if (!owned.has_value()) return ReportError(InvalidArgumentError("--gpu: " + owned.error().message()));
+  const gpu::GpuFacts& og = gpu::GpuAt(*owned);
+  if (!og.disclosed || !(og.fp16_tflops > 0) || !(og.tdp_w > 0)) {
+    return ReportError(InvalidArgumentError("--gpu: the catalog has no FP16 peak and TDP for '" + in.gpu + "'"));
+  }
+  if (in.tflops == 0) in.tflops = og.fp16_tflops;
+  if (in.watts_per_tflops == 0) in.watts_per_tflops = og.tdp_w / in.tflops;
+  const double gpu_watts = in.watts_per_tflops * in.tflops;
+  if (gpu_watts > og.tdp_w * 1.000001) {
+    return ReportError(InvalidArgumentError(fmt::format(
+        "--watts-per-tflops {:g} x {:g} TFLOPS = {:.0f} W per GPU, above the {}'s {:.0f} W TDP (the catalog's "
+        "W per TFLOPS is {:.2f})",
+        in.watts_per_tflops, in.tflops, gpu_watts, og.name, og.tdp_w, og.tdp_w / og.fp16_tflops)));
+  }
   auto prices = cost::PriceTable::LoadFile(prices_path.empty() ? cost::BundledPriceTablePath() : prices_path);
   if (!prices.has_value()) return ReportError(prices.error());
   std::cout << "Seed AWS instances: FP16 TFLOPS per dollar-hour\n";
@@ -51,8 +70,8 @@ int Run(const TcoInputs& in, const std::string& prices_path) {
   // from the price table (spot = its quoted spot price, else cost::kDefaultSpotRatio x on-demand).
   std::cout << "GPU catalog: datasheet dense FP16 TFLOPS per GPU (src/seedance/gpu/catalog.cc), "
                "prices per GPU from " << prices->name() << "\n";
-  std::cout << fmt::format("{:<9} {:>7} {:>7} {:>5} {:>6} {:>5} {:<7} {:>7} {:>7} {:>9} {:>9}\n", "GPU", "FP16 T", "INT8 T",
-                           "GiB", "GB/s", "W", "link", "OD $/h", "spot $", "TFLOPS/$", "spot T/$");
+  std::cout << fmt::format("{:<9} {:>7} {:>7} {:>5} {:>6} {:>5} {:>5} {:<7} {:>7} {:>7} {:>9} {:>9}\n", "GPU", "FP16 T",
+                           "INT8 T", "GiB", "GB/s", "W", "W/T", "link", "OD $/h", "spot $", "TFLOPS/$", "spot T/$");
   std::vector<cluster::GpuModelIndex> rows;  // priced models with known facts, fastest FP16 first
   for (std::size_t i = 0; i < gpu::Catalog().size(); ++i) {
     const auto m = static_cast<cluster::GpuModelIndex>(i);
@@ -67,9 +86,10 @@ int Run(const TcoInputs& in, const std::string& prices_path) {
     const double od = ToUsd(p->usd_per_gpu_hour);
     const double spot = p->spot_usd_per_gpu_hour.raw() > 0 ? ToUsd(p->spot_usd_per_gpu_hour) : od * cost::kDefaultSpotRatio;
     const std::string_view link = g.interconnect.starts_with("NVLink") ? "NVLink" : "PCIe";
-    std::cout << fmt::format("{:<9} {:>7.1f} {:>7} {:>5.0f} {:>6.0f} {:>5.0f} {:<7} {:>7.2f} {:>7.2f} {:>9.1f} {:>9.1f}\n",
+    std::cout << fmt::format("{:<9} {:>7.1f} {:>7} {:>5.0f} {:>6.0f} {:>5.0f} {:>5.2f} {:<7} {:>7.2f} {:>7.2f} {:>9.1f} {:>9.1f}\n",
                              g.name, g.fp16_tflops, g.int8_tops > 0 ? fmt::format("{:.0f}", g.int8_tops) : "-", g.memory_gib,
-                             g.memory_gb_s, g.tdp_w, link, od, spot, g.fp16_tflops / od, g.fp16_tflops / spot);
+                             g.memory_gb_s, g.tdp_w, g.tdp_w / g.fp16_tflops, link, od, spot, g.fp16_tflops / od,
+                             g.fp16_tflops / spot);
   }
   std::cout << "(one GPU as clouds bill it: the K80 row is one of the board's two GPUs; FP16 on tensor cores where\n"
                " present, else CUDA cores; spot is a quoted price where the price table has one, else "
@@ -80,10 +100,10 @@ int Run(const TcoInputs& in, const std::string& prices_path) {
   double power = in.watts_per_tflops / 1000.0 * in.utilization * hours * in.usd_per_kwh;
   double cooling = power * (in.pue - 1.0);
   double total = depreciation + power + cooling + in.ops;
-  std::cout << fmt::format("\nTCO per TFLOPS-year of an owned GPU: ${:.0f} GPU, {:.0f} years, {:.0f} TFLOPS, {:.0f} W/TFLOPS "
-                           "at {:.0f}% utilization, ${:.2f}/kWh, PUE {:.2f}, ops ${:.2f}\n",
-                           in.gpu_price, in.life_years, in.tflops, in.watts_per_tflops, 100 * in.utilization,
-                           in.usd_per_kwh, in.pue, in.ops);
+  std::cout << fmt::format("\nTCO per TFLOPS-year of an owned {}: ${:.0f} GPU, {:.0f} years, {:.0f} TFLOPS, {:.2f} W/TFLOPS "
+                           "({:.0f} W per GPU, TDP {:.0f} W) at {:.0f}% utilization, ${:.2f}/kWh, PUE {:.2f}, ops ${:.2f}\n",
+                           og.name, in.gpu_price, in.life_years, in.tflops, in.watts_per_tflops, gpu_watts, og.tdp_w,
+                           100 * in.utilization, in.usd_per_kwh, in.pue, in.ops);
   std::cout << fmt::format("{:<14} {:>12} {:>8}  formula\n", "component", "ours $", "seed $");
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  price / life / TFLOPS\n", "depreciation", depreciation, "0.31");
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  W/TFLOPS x utilization x 8,760 h x $/kWh\n", "power", power, "0.28");
@@ -94,7 +114,8 @@ int Run(const TcoInputs& in, const std::string& prices_path) {
                "from its inputs in one unit: 300 W/TFLOPS at 50% for a year at $0.07/kWh is $91.98 of power, not $0.28;\n"
                "its own cooling script (300 W x 8,760 h x PUE 1.45 x $0.07 x 0.45) gives $120.03, which it prints as\n"
                "$0.192; and $12,000 over 3 years is $0.31 per TFLOPS-year only for a 12,903-TFLOPS device. We keep\n"
-               "the formulas and print both; pass --tflops etc. to price your own hardware.\n";
+               "the formulas and print both. Its 300 W/TFLOPS would put one A100 (312 TFLOPS) at 94 kW; ours is the\n"
+               "catalog's TDP over FP16 peak (column W/T). Pass --gpu, --gpu-price etc. to price your own hardware.\n";
   return kExitOk;
 }
 
@@ -106,12 +127,16 @@ Action RegisterCatalog(CLI::App& app) {
   CLI::App* cmd = AddCommand(app, "catalog", "Show GPU TFLOPS per dollar and the TCO of owned GPUs",
                              "From the one GPU catalog (datasheet facts) and the price table: TFLOPS "
                              "per dollar on-demand and spot, and the total cost of ownership per "
-                             "TFLOPS-year of an owned GPU.",
+                             "TFLOPS-year of an owned GPU (power: the catalog's TDP over its FP16 "
+                             "peak, e.g. 1.28 W per TFLOPS for an A100).",
                              "seedance catalog --prices data/prices/gpu_prices.csv");
   cmd->add_option("--gpu-price", in->gpu_price, "owned GPU price, USD")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--life", in->life_years, "depreciation life, years")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--tflops", in->tflops, "the GPU's FP16 TFLOPS")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--watts-per-tflops", in->watts_per_tflops, "W per TFLOPS")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--gpu", in->gpu, "the owned GPU (any spelling the GPU-name parser knows)")->capture_default_str();
+  cmd->add_option("--tflops", in->tflops, "the GPU's FP16 TFLOPS (default: the catalog's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--watts-per-tflops", in->watts_per_tflops,
+                  "W per TFLOPS (default: the catalog's TDP / FP16 peak; at most the TDP per GPU)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--utilization", in->utilization, "0..1")->capture_default_str()->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--usd-per-kwh", in->usd_per_kwh, "electricity price")->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--pue", in->pue, "power usage effectiveness (>= 1)")->capture_default_str()->check(CLI::Range(1.0, 5.0));

@@ -80,9 +80,12 @@ Result<std::vector<std::uint64_t>> ParseSeedList(const std::string& text, const 
   return out;
 }
 
-std::optional<double> ParsePositiveDuration(const std::string& text) {
+Result<double> ParseFlagDuration(const std::string& text, const std::string& flag) {
   auto v = ParseDurationSeconds(text);
-  if (!v.has_value() || !(*v > 0)) return std::nullopt;
+  if (!v.has_value()) return InvalidArgumentError(flag + " '" + text + "': " + v.error().message());
+  if (!(*v > 0)) {
+    return InvalidArgumentError(flag + " '" + text + "': must be > 0 (" + std::string(kDurationExample) + ")");
+  }
   return *v;
 }
 

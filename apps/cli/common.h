@@ -21,9 +21,10 @@ int ReportError(const Status& s);
 // Parses "42-51", "42,45" or "42" (and mixes: "1,3-5"). Errors: kInvalidArgument naming `flag`.
 Result<std::vector<std::uint64_t>> ParseSeedList(const std::string& text, const std::string& flag);
 
-// A positive duration in seconds (seedance::ParseDurationSeconds: bare seconds, or 250us, 100ms,
-// 2s, 30m, 6h, 7d). std::nullopt when it is not one (callers word the error).
-std::optional<double> ParsePositiveDuration(const std::string& text);
+// A positive duration in seconds for `flag` (seedance::ParseDurationSeconds: 250us, 100ms, 2s,
+// 30m, 6h, 7d; a bare number is an error). Errors: kInvalidArgument "FLAG '120': a number needs a
+// unit (write e.g. 120ms, 2s, 3m; ...)" or "FLAG '0': must be > 0 (e.g. 120ms, 2s, 3m)".
+Result<double> ParseFlagDuration(const std::string& text, const std::string& flag);
 
 // Splits "a,b,c" (empty items dropped).
 std::vector<std::string> SplitCommaList(const std::string& text);

@@ -77,11 +77,10 @@ Result<std::vector<tenancy::TenancyMode>> ParseTenancyModes(const std::string& t
   return modes;
 }
 
-// --duration: "600", "90s", "30m", "6h", "7d" -> seconds; empty -> 0 (the workload's default).
+// --duration: "600s", "30m", "6h", "7d" -> seconds; empty -> 0 (the workload's default).
 Result<double> ParseDuration(const std::string& text) {
   if (text.empty()) return 0.0;
-  if (auto v = ParsePositiveDuration(text)) return *v;
-  return InvalidArgumentError("--duration: '" + text + "' is not a positive duration (SECONDS, or with s/m/h/d: 6h, 7d)");
+  return ParseFlagDuration(text, "--duration");
 }
 
 // The simulator writes every pool interval into a cost ledger per policy (in memory), split by
@@ -314,6 +313,9 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   if (!sweep.has_value()) return ReportError(sweep.error());
   if (!ledgers.status().ok()) return ReportError(ledgers.status());
   const sim::ScenarioResult* scenario = &sweep->runs.front();  // the ledger's instance
+  // What was assumed or left out (jobs outside --duration, skipped rows) goes to stderr as well as
+  // into the table, results.json and the HTML report.
+  for (const auto& n : scenario->notes) std::cerr << "seedance: note: " << n << "\n";
   const bool many = seeds.size() > 1;
   auto by_tenant = ledgers.CostByTenant();
   if (!by_tenant.has_value()) return ReportError(by_tenant.error());
@@ -415,7 +417,7 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "seedance cost-benchmark --workload llm-finetune --seeds 0-4 --no-packing --out report");
   cmd->add_option("--workload", opts->workload, "llm-finetune | gavel | philly | openb | llm-inference | FILE.csv")
       ->capture_default_str();
-  cmd->add_option("--duration", opts->duration, "arrival window: SECONDS, or 6h, 7d (default: 7d; openb: whole trace)");
+  cmd->add_option("--duration", opts->duration, "arrival window with a unit: 90m, 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
   cmd->add_option("--seed", opts->seed, "workload seed: generates the llm-finetune / gavel instance and seeds the simulation")
       ->capture_default_str()

@@ -40,10 +40,10 @@ elseif(CASE STREQUAL "bad_config_ratio")
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("c\\.yaml:3: key 'scheduler\\.cost_aware\\.max_price_ratio': 1\\.5 is out of range \\(0, 1\\]")
 elseif(CASE STREQUAL "bad_config_window")
-  file(WRITE "${WORK}/c.yaml" "scheduler:\n  cost_aware:\n    warmup_window: -5\n")
+  file(WRITE "${WORK}/c.yaml" "scheduler:\n  cost_aware:\n    warmup_window: -5s\n")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  expect_exit_2("c\\.yaml:3: key 'scheduler\\.cost_aware\\.warmup_window': -5 is out of range")
+  expect_exit_2("c\\.yaml:3: key 'scheduler\\.cost_aware\\.warmup_window': -5s is out of range")
 elseif(CASE STREQUAL "bad_tenancy_no_cohort")
   file(WRITE "${WORK}/c.yaml" "tenancy:\n  tenants:\n    - name: team-a\n      quota:\n"
                               "        gpu/A100-80G: {nominal: 16, borrowing_limit: 8}\n")
@@ -59,7 +59,16 @@ elseif(CASE STREQUAL "bad_tenancy_lending")
 elseif(CASE STREQUAL "bad_duration")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 7x --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  expect_exit_2("--duration: '7x' is not a positive duration")
+  expect_exit_2("--duration '7x': unknown unit 'x'")
+  # A bare number once meant seconds; now it is an error that shows the units.
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 600 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--duration '600': a number needs a unit \\(write e\\.g\\. 120ms, 2s, 3m")
+  # ... in a config file too, naming file:line:key.
+  file(WRITE "${WORK}/c.yaml" "scheduler:\n  autoscaling:\n    cold_start: 180\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("c\\.yaml:3: key 'scheduler\\.autoscaling\\.cold_start': '180': a number needs a unit")
 elseif(CASE STREQUAL "catalog")
   execute_process(COMMAND "${SEEDANCE}" catalog RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   if(NOT rc EQUAL 0)
@@ -68,8 +77,11 @@ elseif(CASE STREQUAL "catalog")
   # The seed's spot TFLOPS per dollar (S1.2), reproduced from its prices and TFLOPS.
   # GPU rows come from the GPU catalog: the K80 is one GPU of its board (12 GiB, 4.37 TFLOPS,
   # 150 W), the A100-80G's spot price is the price table's quote.
-  foreach(v "19\\.71" "36\\.27" "42\\.59" "total +146\\.28 +0\\.87"
-            "K80 +4\\.4 +- +12 +240 +150 PCIe +0\\.52" "A100-80G +312\\.0 +624 +80 +2039 +400 NVLink +1\\.79 +1\\.19")
+  # The owned A100's power is the catalog's TDP over its FP16 peak (400 W / 312 TFLOPS), within its
+  # TDP (the seed's 300 W per TFLOPS put it at 94 kW).
+  foreach(v "19\\.71" "36\\.27" "42\\.59" "total +13\\.48 +0\\.87"
+            "owned A100-80G: \\$12000 GPU, 3 years, 312 TFLOPS, 1\\.28 W/TFLOPS \\(400 W per GPU, TDP 400 W\\)"
+            "K80 +4\\.4 +- +12 +240 +150 +34\\.32 PCIe +0\\.52" "A100-80G +312\\.0 +624 +80 +2039 +400 +1\\.28 NVLink +1\\.79 +1\\.19")
     if(NOT stdout MATCHES "${v}")
       message(FATAL_ERROR "catalog output lacks ${v}:\n${stdout}")
     endif()
@@ -78,6 +90,14 @@ elseif(CASE STREQUAL "catalog")
   if(NOT rc EQUAL 2)
     message(FATAL_ERROR "--pue 0.5 should exit 2, got ${rc}")
   endif()
+  execute_process(COMMAND "${SEEDANCE}" catalog --watts-per-tflops 300 RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 2 OR NOT stderr MATCHES "--watts-per-tflops 300 x 312 TFLOPS = 93600 W per GPU, above the A100-80G's 400 W TDP")
+    message(FATAL_ERROR "300 W/TFLOPS on an A100 should exit 2 naming the TDP, got ${rc}: ${stderr}")
+  endif()
+  execute_process(COMMAND "${SEEDANCE}" catalog --gpu "NVIDIA H100 80GB HBM3" RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "owned H100: .* \\(700 W per GPU, TDP 700 W\\)")
+    message(FATAL_ERROR "--gpu H100: ${rc} ${stderr}\n${stdout}")
+  endif()
 elseif(CASE STREQUAL "unpriced_type")
   file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_V100\n0,0,a,1,100,2\n")
   file(WRITE "${WORK}/prices.csv" "gpu_model,usd_per_gpu_hour_on_demand\nT4,0.35\n")
@@ -85,6 +105,33 @@ elseif(CASE STREQUAL "unpriced_type")
                           --no-packing --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("prices\\.csv: no on-demand price for GPU type 'V100'")
+elseif(CASE STREQUAL "jobs_csv_names_window")
+  # GPU names in steps_per_s_<TYPE> take any spelling the GPU-name parser knows.
+  file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_NVIDIA-A100-SXM4-80GB,steps_per_s_t4\n0,0,a,1,3600,2,0.5\n1,60,a,1,3600,2,0.5\n2,7200,b,1,3600,2,0.5\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --duration 1h --no-packing
+                          --tenancy none --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "exit ${rc}\n${stderr}")
+  endif()
+  # The job arriving after the 1 h window is counted and said: stderr, the table, results.json.
+  set(note "1 of 3 jobs of '[^']*jobs[^']*' arrive at or after the 3600 s --duration window and were left out")
+  expect_match("${stderr}" "seedance: note: ${note}")
+  expect_match("${stdout}" "note: ${note}")
+  file(READ "${out}/results.json" results)
+  expect_match("${results}" "${note}")
+  expect_match("${results}" "\"A100-80G\"")
+  # A non-integer job_id names file:line:column and the field.
+  file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_V100\nllm-a,0,a,1,100,2\n")
+  file(REMOVE_RECURSE "${out}")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("jobs\\.csv:2:1: field 'job_id': expected an integer job id, got 'llm-a' \\(a name goes in job_type or tenant\\)")
+  # Two spellings of one type are an error naming both columns.
+  file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_A100-80G,steps_per_s_NVIDIA-A100-SXM4-80GB\n0,0,a,1,100,2,2\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("columns 'steps_per_s_A100-80G' and 'steps_per_s_NVIDIA-A100-SXM4-80GB' name the same GPU type A100-80G")
 elseif(CASE STREQUAL "bad_jobs_csv")
   file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_V100\n0,0,a,1,100,2\n1,10,b,1,-4,2\n")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --out "${out}"
@@ -107,7 +154,7 @@ elseif(CASE STREQUAL "kubectl")
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "install failed: ${stderr}")
   endif()
-  execute_process(COMMAND "${WORK}/prefix/bin/kubectl-seedance" cost-benchmark --workload=llm-finetune --duration=600
+  execute_process(COMMAND "${WORK}/prefix/bin/kubectl-seedance" cost-benchmark --workload=llm-finetune --duration=10m
                           --no-packing --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   if(NOT rc EQUAL 0 OR NOT EXISTS "${out}/results.json")

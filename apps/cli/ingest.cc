@@ -1,9 +1,9 @@
 // seedance ingest: reads telemetry (Prometheus text, OpenMetrics, dcgm-exporter, OTLP JSON) or
 // process/pod events (CSV) into the cost ledger. Bad lines are rejected with file:line and reason
 // and counted; the rest is ingested. Samples are committed in batches (one transaction each), and
-// re-ingesting a file adds nothing (a sample is unique per series and time).
-#include <sys/stat.h>
-
+// re-ingesting a file adds nothing (a sample is unique per series and time); a sample whose series
+// and time are stored with another value is reported with file:line, never merged silently. A
+// sample without a timestamp is an error unless --time gives one.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -29,13 +29,6 @@ struct IngestOptions {
   bool progress = false;
   std::size_t max_errors = 20;
 };
-
-// Modification time of `path` in Unix ms, or kNoTimestamp.
-std::int64_t FileMtimeMs(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return telemetry::kNoTimestamp;
-  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1'000'000;
-}
 
 int IngestEvents(const IngestOptions& o, ledger::Ledger& ledger) {
   for (const std::string& f : o.files) {
@@ -74,12 +67,12 @@ int RunIngest(const IngestOptions& o) {
   if (events) return IngestEvents(o, ledger);
 
   telemetry::ParseStats total;
+  std::uint64_t conflicts = 0;
   for (const std::string& f : o.files) {
     telemetry::ParseOptions popt;
     popt.source = f == "-" ? "<stdin>" : f;
-    popt.default_timestamp_ms = fixed_time != telemetry::kNoTimestamp ? fixed_time
-                                : f == "-"                         ? telemetry::kNoTimestamp
-                                                                   : FileMtimeMs(f);
+    // Never the file's modification time: a copy or a checkout would move every sample.
+    popt.default_timestamp_ms = fixed_time;
     std::function<void(const ledger::IngestProgress&)> on_commit;
     if (o.progress) {
       on_commit = [&](const ledger::IngestProgress& p) {
@@ -101,7 +94,7 @@ int RunIngest(const IngestOptions& o) {
     if (s.ok()) s = (*writer)->Finish();
     if (!s.ok()) {
       if (s.message().find("without a timestamp") != std::string::npos) {
-        return ReportError(InvalidArgumentError(s.message() + "; pass --time"));
+        return ReportError(InvalidArgumentError(s.message() + "; pass --time T to give every untimed sample time T"));
       }
       return ReportError(s);
     }
@@ -115,12 +108,22 @@ int RunIngest(const IngestOptions& o) {
                 << popt.source << "\n";
     }
     const ledger::IngestProgress& p = (*writer)->progress();
-    std::cout << fmt::format("{}: {} lines, {} samples ({} new), {} missing (DCGM blank), {} rejected\n",
-                             popt.source, stats.lines, stats.samples, p.inserted, stats.missing,
-                             stats.rejected);
+    shown = 0;
+    for (const telemetry::Rejection& r : (*writer)->conflicts()) {
+      if (shown++ >= o.max_errors) break;
+      std::cerr << "seedance: rejected: " << r.ToString() << "\n";
+    }
+    if (p.conflicts > shown) {
+      std::cerr << "seedance: ... and " << (p.conflicts - shown) << " more duplicate samples in " << popt.source << "\n";
+    }
+    std::cout << fmt::format(
+        "{}: {} lines, {} samples ({} new), {} missing (DCGM blank), {} rejected, {} already stored, {} "
+        "duplicates with another value\n",
+        popt.source, stats.lines, stats.samples, p.inserted, stats.missing, stats.rejected, p.duplicates, p.conflicts);
     total.Merge(stats);
+    conflicts += p.conflicts;
   }
-  return total.rejected > 0 ? kExitFailure : kExitOk;
+  return total.rejected > 0 || conflicts > 0 ? kExitFailure : kExitOk;
 }
 
 }  // namespace
@@ -132,10 +135,12 @@ Action RegisterIngest(CLI::App& app) {
       "The ledger is SQLite (created if missing). Formats: prom (text 0.0.4, ms timestamps), openmetrics (1.0, s timestamps, # EOF), dcgm "
       "(dcgm-exporter /metrics: mixed label casing, blank sentinels dropped as missing), otlp "
       "(OTLP/HTTP JSON, one request or JSON Lines), events (CSV: gpu_uuid,start,end,pod,namespace,"
-      "container,pid,job,node,request_milli,batch_size,precision). '-' reads stdin. Samples without "
-      "a timestamp get --time, else the file's modification time. Each bad line is rejected with "
-      "file:line and reason; the rest is ingested. Exit 0: all ingested; 1: lines were rejected; 2: "
-      "usage or input error. Re-ingesting a file adds nothing.",
+      "container,pid,job,node,request_milli,batch_size,precision). '-' reads stdin. A sample without "
+      "a timestamp is an error naming file:line unless --time gives one (never the file's "
+      "modification time). Each bad line is rejected with file:line and reason; the rest is "
+      "ingested. Re-ingesting a file adds nothing (counted as already stored); a sample whose series "
+      "and time are stored with another value is rejected with file:line and both values (the "
+      "stored one is kept). Exit 0: all ingested; 1: lines were rejected; 2: usage or input error.",
       "seedance ingest --format dcgm --db ledger.db dcgm-metrics.prom");
   cmd->add_option("--format", o->format, "prom | openmetrics | dcgm | otlp | events")->required();
   cmd->add_option("files", o->files, "input files ('-' for stdin)")->required();

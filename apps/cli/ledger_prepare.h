@@ -21,8 +21,9 @@ struct LedgerOptions {
   std::string prices;
   std::string from;
   std::string to;
+  bool allow_unpriced = false;
 };
-// --db (required), --config, --prices, --from, --to.
+// --db (required), --config, --prices, --from, --to, --allow-unpriced.
 void AddLedgerOptions(CLI::App* cmd, LedgerOptions& o);
 // The same without --db (a command that adds its own).
 void AddLedgerOptionsWithoutDb(CLI::App* cmd, LedgerOptions& o);
@@ -37,7 +38,13 @@ struct Prepared {
   bool has_telemetry = false;
   ledger::TelemetryAttribution telemetry;
 };
-// Errors: kInvalidArgument / kNotFound for bad options or a missing ledger (exit 2).
+// Errors: kInvalidArgument / kNotFound for bad options or a missing ledger (exit 2), and
+// kInvalidArgument naming the GPU types when telemetry in the range is on a GPU type without a
+// price (unless allow_unpriced: then those GPUs are left out and UnpricedNote() says so).
 Result<Prepared> Prepare(const LedgerOptions& o);
+
+// "" when every GPU step was priced, else "unpriced GPU types left out (--allow-unpriced): T (N
+// GPU steps)" for the report.
+std::string UnpricedNote(const Prepared& p);
 
 }  // namespace seedance::cli

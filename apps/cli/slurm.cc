@@ -56,8 +56,8 @@ int Run(const SlurmFlags& f) {
   cc.jobcomp_path = f.jobcomp;
   cc.dry_run = f.dry_run;
   if (!f.interval.empty()) {
-    auto d = ParsePositiveDuration(f.interval);
-    if (!d.has_value()) return ReportError(InvalidArgumentError("--interval '" + f.interval + "': expected a positive duration (5s, 500ms, 1m)"));
+    auto d = ParseFlagDuration(f.interval, "--interval");
+    if (!d.has_value()) return ReportError(d.error());
     cc.slurm.interval_s = *d;
   }
   if (f.cycles < 0) return ReportError(InvalidArgumentError("--cycles: must be >= 0 (0: run until stopped)"));

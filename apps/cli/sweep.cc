@@ -115,8 +115,8 @@ int Run(const Flags& f) {
   if (!f.slurm && (!f.partition.empty() || f.array_limit > 0 || !f.time_limit.empty())) {
     return ReportError(InvalidArgumentError("--partition, --array-limit and --time-limit need --slurm"));
   }
-  const auto poll = ParsePositiveDuration(f.poll);
-  if (!poll.has_value()) return ReportError(InvalidArgumentError("--poll: '" + f.poll + "' is not a positive duration"));
+  const auto poll = ParseFlagDuration(f.poll, "--poll");
+  if (!poll.has_value()) return ReportError(poll.error());
   auto grid = sweep::LoadGrid(f.grid);
   if (!grid.has_value()) return ReportError(grid.error());
   auto plan = sweep::MakePlan(*grid, DataDir(), BuildId());

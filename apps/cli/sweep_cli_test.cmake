@@ -26,8 +26,12 @@ if(CASE STREQUAL "bad_key")
 elseif(CASE STREQUAL "bad_value")
   run_bad("${head}values:\n  spot_price_ratio: [0.3, 1.5]\n"
           "grid.yaml:5: key 'values.spot_price_ratio': '1.5' is out of range \\(0, 1\\]")
-  run_bad("${head}values:\n  scheduler.checkpoint.cost: [-3]\n"
-          "grid.yaml:5: key 'values.scheduler.checkpoint.cost': -3 is out of range")
+  run_bad("${head}values:\n  scheduler.checkpoint.cost: [-3s]\n"
+          "grid.yaml:5: key 'values.scheduler.checkpoint.cost': -3s is out of range")
+  run_bad("${head}values:\n  scheduler.checkpoint.cost: [30]\n"
+          "grid.yaml:5: key 'values.scheduler.checkpoint.cost': '30': a number needs a unit")
+  run_bad("${head}values:\n  duration: 86400\n"
+          "grid.yaml:5: key 'values.duration': '86400': a number needs a unit")
 elseif(CASE STREQUAL "bad_policy")
   run_bad("workloads: [llm-finetune]\npolicies: [fifo, fgd]\nseeds: [0]\n"
           "grid.yaml:2: key 'policies': unknown policy 'fgd'")

@@ -20,16 +20,6 @@ namespace {
 
 constexpr double kHourMs = 3'600'000.0;
 
-const gpu::GpuFacts* FactsOf(std::string_view dcgm_or_catalog_name) {
-  auto idx = gpu::ParseGpuName(dcgm_or_catalog_name, gpu::NameMatch::kCanonical);
-  if (!idx.has_value()) {
-    std::string_view cat = telemetry::CatalogModelName(dcgm_or_catalog_name);
-    if (cat.empty()) return nullptr;
-    idx = gpu::ParseGpuName(cat, gpu::NameMatch::kCanonical);
-    if (!idx.has_value()) return nullptr;
-  }
-  return &gpu::GpuAt(*idx);
-}
 
 struct Candidate {
   Finding f;
@@ -278,26 +268,17 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
                            "dataset cache): the GPUs wait on input {} of the time",
                            Pct(j.input_wait)));
     }
-    const gpu::GpuFacts* cur = FactsOf(j.model);
+    const gpu::GpuFacts* cur = ledger::GpuFactsOf(j.model);
     std::int64_t cur_price = pricer.MicroUsdPerHour(j.model);
-    if (cur != nullptr && cur_price > 0 && j.peak_memory_mib > 0) {
-      const double need_gib = j.peak_memory_mib / 1024.0 * rules.memory_margin;
-      const double need_tflops = j.activity * cur->fp16_tflops;
-      const cost::GpuPrice* pick = nullptr;
-      for (const cost::GpuPrice& p : prices.prices()) {
-        const gpu::GpuFacts& g = gpu::GpuAt(p.model);
-        if (!g.disclosed || g.memory_gib < need_gib || g.fp16_tflops * rules.headroom < need_tflops ||
-            p.usd_per_gpu_hour.raw() >= cur_price) {
-          continue;
-        }
-        if (pick == nullptr || p.usd_per_gpu_hour < pick->usd_per_gpu_hour ||
-            (p.usd_per_gpu_hour == pick->usd_per_gpu_hour &&
-             cluster::GpuModelName(p.model) < cluster::GpuModelName(pick->model))) {
-          pick = &p;
-        }
-      }
-      if (pick != nullptr) {
-        const gpu::GpuFacts& g = gpu::GpuAt(pick->model);
+    {
+      // The rule breaker's suggestion uses too (ledger/rightsize.h).
+      const auto found = ledger::CheaperGpuThatFits(prices, j.model, cur_price, j.peak_memory_mib, j.activity,
+                                                    {rules.memory_margin, rules.headroom});
+      if (found.has_value()) {
+        const cost::GpuPrice* pick = found->price;
+        const gpu::GpuFacts& g = *found->facts;
+        const double need_gib = found->need_gib;
+        const double need_tflops = found->need_tflops;
         double per_h = ToUsd(MicroUsd(cur_price)) - ToUsd(pick->usd_per_gpu_hour);
         consider("smaller-gpu", j.gpu_hours * per_h,
                  fmt::format("{}; peak memory {:.1f} GiB; needs {:.0f} FP16 TFLOPS per GPU", where,

@@ -10,6 +10,7 @@
 #include "seedance/cost/price_table.h"
 #include "seedance/ledger/config.h"
 #include "seedance/ledger/ledger.h"
+#include "seedance/ledger/rightsize.h"
 #include "seedance/ledger/telemetry_attribution.h"
 
 namespace seedance::advise {
@@ -81,8 +82,8 @@ struct FleetRules {
   double low_activity = 0.30;       // a job below this consolidates
   double stall_wait = 0.20;         // input-bound: I/O wait share at least this ...
   double stall_max_activity = 0.60; // ... and activity below this
-  double headroom = 0.80;           // a GPU is planned to at most 80% activity
-  double memory_margin = 1.10;      // a smaller GPU must hold the peak memory + 10%
+  double headroom = ledger::RightsizeRule{}.headroom;            // a GPU is planned to at most 80% activity
+  double memory_margin = ledger::RightsizeRule{}.memory_margin;  // a smaller GPU must hold the peak memory + 10%
   double min_gpu_hours = 1.0;       // evidence below this is not acted on
   double node_idle_share = 0.10;    // a node with at least 10% of its bill idle
   double unit_cost_factor = 2.0;    // a unit-cost outlier pays at least 2x its model's median ...

@@ -11,7 +11,7 @@ Result<double> ParseDurationSeconds(std::string_view text) {
   const std::size_t unit_at = text.find_first_not_of("0123456789.+-eE");
   const std::string_view number = text.substr(0, unit_at);
   double scale = 1;
-  if (unit_at != std::string_view::npos) {
+  if (unit_at != std::string_view::npos && unit_at > 0) {
     struct Unit {
       std::string_view suffix;
       double seconds;
@@ -34,7 +34,11 @@ Result<double> ParseDurationSeconds(std::string_view text) {
   const std::string_view digits = !number.empty() && number.front() == '+' ? number.substr(1) : number;
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() || !std::isfinite(v)) {
-    return InvalidArgumentError("not a duration (seconds, or \"30s\", \"15m\", \"1h\")");
+    return InvalidArgumentError("not a duration (" + std::string(kDurationExample) + ")");
+  }
+  if (unit_at == std::string_view::npos && v != 0) {
+    return InvalidArgumentError("a number needs a unit (write " + std::string(kDurationExample) +
+                                "; units: us, ms, s, m, h, d)");
   }
   return v * scale;
 }

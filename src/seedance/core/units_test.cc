@@ -9,10 +9,10 @@
 namespace seedance {
 namespace {
 
-TEST(DurationTest, SecondsOrOneUnitSuffix) {
-  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("90"), 90);
-  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("+1.5"), 1.5);
-  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("1e3"), 1000);
+TEST(DurationTest, NumberWithOneUnitSuffix) {
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("90s"), 90);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("+1.5s"), 1.5);
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("1e3s"), 1000);
   EXPECT_DOUBLE_EQ(*ParseDurationSeconds("250us"), 250e-6);
   EXPECT_DOUBLE_EQ(*ParseDurationSeconds("500ms"), 0.5);
   EXPECT_DOUBLE_EQ(*ParseDurationSeconds("15m"), 900);
@@ -25,6 +25,16 @@ TEST(DurationTest, SecondsOrOneUnitSuffix) {
   for (const char* bad : {"", "s", "abc", "1..2s", "2h30m", "nan", "1e999"}) {
     EXPECT_FALSE(ParseDurationSeconds(bad).has_value()) << bad;
   }
+}
+
+TEST(DurationTest, BareNumberNeedsAUnit) {
+  // `--slo-tpot 120` once meant 120 seconds; a bare number is now an error with an example.
+  for (const char* bare : {"120", "1.5", "1e3", "+90", "0.5"}) {
+    auto d = ParseDurationSeconds(bare);
+    ASSERT_FALSE(d.has_value()) << bare;
+    EXPECT_EQ(d.error().message(), "a number needs a unit (write e.g. 120ms, 2s, 3m; units: us, ms, s, m, h, d)");
+  }
+  EXPECT_DOUBLE_EQ(*ParseDurationSeconds("0"), 0);  // zero is zero in any unit
 }
 
 TEST(UnitsTest, MoneyIsExactMicroDollars) {

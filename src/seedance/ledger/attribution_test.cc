@@ -183,9 +183,11 @@ TEST(BreakerTest, FindingCarriesEvidenceAndAPricedSuggestion) {
   EXPECT_EQ(f.evidence.gpus, 4);
   EXPECT_NEAR(f.evidence.mean_utilization, 0.2, 1e-9);
   EXPECT_NEAR(f.evidence.peak_memory_mib, 10240, 1e-9);
-  // Cheapest catalog GPU with >= 11 GiB below $2.99: T4 at $0.35 (16 GiB).
-  EXPECT_THAT(f.suggestion, HasSubstr("move to T4"));
-  EXPECT_EQ(f.saving_per_hour, MicroUsd(4 * (2'990'000 - 350'000)));
+  // The rule advise uses too (rightsize.h): the cheapest GPU below $2.99 with >= 11 GiB whose FP16
+  // TFLOPS x 80% cover 20% of an H100's 989 (198): the A100 40GB at $1.29 (312 x 80% = 250). A T4
+  // (16 GiB, $0.35, 65 TFLOPS) holds the memory but is far too slow.
+  EXPECT_THAT(f.suggestion, HasSubstr("move to A100 "));
+  EXPECT_EQ(f.saving_per_hour, MicroUsd(4 * (2'990'000 - 1'290'000)));
   // Below the threshold: no finding.
   config->breaker_jobs["big-0"] = Usd(100);
   EXPECT_TRUE(EvaluateBreaker(*hours, run->evidence, *config, &catalog).empty());

@@ -8,20 +8,17 @@
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/cost/money.h"
 #include "seedance/gpu/catalog.h"
+#include "seedance/ledger/rightsize.h"
 #include "seedance/telemetry/sample.h"
 
 namespace seedance::ledger {
-
-int GpuMemoryGib(std::string_view m) {
-  auto model = gpu::ParseGpuName(m, gpu::NameMatch::kCanonical);
-  return model.has_value() ? static_cast<int>(gpu::GpuAt(*model).memory_gib) : 0;
-}
 
 std::vector<BreakerFinding> EvaluateBreaker(
     const std::vector<Ledger::JobHour>& job_hours,
     const std::map<std::pair<std::string, std::int64_t>, JobEvidence>& evidence,
     const LedgerConfig& config, const cost::PriceTable* catalog) {
   GpuPricer pricer(config, catalog);
+  const RightsizeRule rightsize;
   std::vector<BreakerFinding> out;
   for (const Ledger::JobHour& jh : job_hours) {
     Money threshold = config.breaker_default_hourly;
@@ -43,33 +40,23 @@ std::vector<BreakerFinding> EvaluateBreaker(
     std::string_view current = telemetry::CatalogModelName(e.model);
     std::int64_t current_price = pricer.MicroUsdPerHour(e.model);
     bool low_util = e.mean_utilization >= 0 && e.mean_utilization < 0.5;
-    // 1. A cheaper GPU that holds the peak memory.
-    if (low_util && current_price > 0 && catalog != nullptr && e.peak_memory_mib > 0) {
-      double need_gib = e.peak_memory_mib / 1024.0 * 1.1;
-      const cost::GpuPrice* best = nullptr;
-      for (const cost::GpuPrice& p : catalog->prices()) {
-        std::string_view name = cluster::GpuModelName(p.model);
-        int gib = GpuMemoryGib(name);
-        if (gib <= 0 || gib < need_gib || p.usd_per_gpu_hour.raw() >= current_price) continue;
-        if (best == nullptr || p.usd_per_gpu_hour < best->usd_per_gpu_hour ||
-            (p.usd_per_gpu_hour == best->usd_per_gpu_hour &&
-             name < cluster::GpuModelName(best->model))) {
-          best = &p;
-        }
-      }
-      if (best != nullptr) {
-        Money per_gpu = MicroUsd(current_price) - best->usd_per_gpu_hour;
-        f.saving_per_hour = MicroUsd(static_cast<std::int64_t>(std::llround(
-            static_cast<double>(per_gpu.raw()) * gpus)));
-        f.suggestion = fmt::format(
-            "move to {} ({} GiB holds the {:.1f} GiB peak; utilization {:.0f}% on {}): "
-            "{} GPU(s) x ({} - {})/h saves {}/h",
-            cluster::GpuModelName(best->model), GpuMemoryGib(cluster::GpuModelName(best->model)),
-            e.peak_memory_mib / 1024.0, e.mean_utilization * 100.0,
-            current.empty() ? e.model : std::string(current), gpus,
-            cost::FormatUsd(MicroUsd(current_price), 2), cost::FormatUsd(best->usd_per_gpu_hour, 2),
-            cost::FormatUsd(f.saving_per_hour, 2));
-      }
+    // 1. A cheaper GPU that holds the peak memory and is fast enough: the rule advise's
+    // smaller-gpu finding uses (rightsize.h), so the two never disagree.
+    std::optional<RightsizePick> pick;
+    if (catalog != nullptr) {
+      pick = CheaperGpuThatFits(*catalog, e.model, current_price, e.peak_memory_mib, e.mean_utilization, rightsize);
+    }
+    if (pick.has_value()) {
+      const cost::GpuPrice* best = pick->price;
+      Money per_gpu = MicroUsd(current_price) - best->usd_per_gpu_hour;
+      f.saving_per_hour = MicroUsd(static_cast<std::int64_t>(std::llround(static_cast<double>(per_gpu.raw()) * gpus)));
+      f.suggestion = fmt::format(
+          "move to {} ({:.0f} GiB holds the {:.1f} GiB peak x {:.2f}; {:.0f} FP16 TFLOPS x {:.0f}% covers the "
+          "{:.0f} used at {:.0f}% utilization on {}): {} GPU(s) x ({} - {})/h saves {}/h",
+          pick->facts->name, pick->facts->memory_gib, e.peak_memory_mib / 1024.0, rightsize.memory_margin,
+          pick->facts->fp16_tflops, 100 * rightsize.headroom, pick->need_tflops, e.mean_utilization * 100.0,
+          current.empty() ? e.model : std::string(current), gpus, cost::FormatUsd(MicroUsd(current_price), 2),
+          cost::FormatUsd(best->usd_per_gpu_hour, 2), cost::FormatUsd(f.saving_per_hour, 2));
     }
     // 2. Consolidation (batching).
     if (f.suggestion.empty() && low_util) {

@@ -29,8 +29,9 @@ struct BreakerFinding {
 
 // Evaluates every (job, hour) against its threshold: config.breaker_jobs[job], else
 // config.breaker_default_hourly (0 = not watched). Suggestions, in order of preference:
-//   1. a cheaper GPU model whose memory holds the job's peak (+10%), when utilization < 50%:
-//      saving = (current - new price) x GPUs;
+//   1. a cheaper GPU by the rule advise's smaller-gpu finding uses (rightsize.h:
+//      CheaperGpuThatFits: holds the peak memory x 1.10, FP16 TFLOPS x 80% cover utilization x
+//      the current GPU's): saving = (current - new price) x GPUs;
 //   2. consolidation when utilization < 50%: the work fits on ceil(GPUs x util / 0.8) GPUs
 //      (raise the batch size): saving = cost x (1 - new GPUs / GPUs);
 //   3. mixed precision when tensor pipes are idle (< 20%) and precision is not bf16/fp16/fp8:
@@ -45,8 +46,5 @@ std::vector<BreakerFinding> EvaluateBreaker(
 // The evidence in words: "2 x H100, utilization 20%, peak memory 10.0 GiB, tensor pipes n/a,
 // batch unknown, precision unknown" (the CLI's breaker report and the server's trip reasons).
 std::string DescribeEvidence(const JobEvidence& e);
-
-// Memory of a catalog GPU model in GiB, from gpu::Catalog() (0 when unknown or undisclosed).
-int GpuMemoryGib(std::string_view catalog_model);
 
 }  // namespace seedance::ledger

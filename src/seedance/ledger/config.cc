@@ -5,6 +5,10 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cstdlib>
 
 #include "seedance/cost/money.h"
 #include "seedance/telemetry/sample.h"
@@ -37,6 +41,53 @@ Result<Money> UsdValue(const Json& v, const std::string& name, const std::string
     return KeyError(name, key, "expected a non-negative number of USD");
   }
   return UsdFromDouble(v.get<double>());
+}
+
+// A YAML document as the JSON value it spells: quoted scalars stay strings; plain ones become
+// true/false, null, integers or numbers when they read as one. Errors name file:line.
+Result<Json> YamlToJson(const YAML::Node& n, const std::string& name) {
+  switch (n.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      return Json(nullptr);
+    case YAML::NodeType::Scalar: {
+      const std::string& s = n.Scalar();
+      if (n.Tag() == "!") return Json(s);  // quoted
+      if (s == "true" || s == "True" || s == "TRUE") return Json(true);
+      if (s == "false" || s == "False" || s == "FALSE") return Json(false);
+      if (s == "~" || s == "null" || s == "Null" || s == "NULL") return Json(nullptr);
+      std::int64_t i = 0;
+      if (auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), i); ec == std::errc() && p == s.data() + s.size()) {
+        return Json(i);
+      }
+      char* end = nullptr;
+      const double d = std::strtod(s.c_str(), &end);
+      if (!s.empty() && end == s.c_str() + s.size() && s.find_first_of("0123456789") != std::string::npos) return Json(d);
+      return Json(s);
+    }
+    case YAML::NodeType::Sequence: {
+      Json out = Json::array();
+      for (const YAML::Node& item : n) {
+        SEEDANCE_ASSIGN_OR_RETURN(Json v, YamlToJson(item, name));
+        out.push_back(std::move(v));
+      }
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      Json out = Json::object();
+      for (const auto& kv : n) {
+        const std::string where = name + ":" + std::to_string(kv.first.Mark().line + 1);
+        if (!kv.first.IsScalar()) return InvalidArgumentError(where + ": expected a key name");
+        if (out.contains(kv.first.Scalar())) {
+          return InvalidArgumentError(where + ": key '" + kv.first.Scalar() + "' appears twice");
+        }
+        SEEDANCE_ASSIGN_OR_RETURN(Json v, YamlToJson(kv.second, name));
+        out[kv.first.Scalar()] = std::move(v);
+      }
+      return out;
+    }
+  }
+  return Json(nullptr);
 }
 
 Result<std::string> StringValue(const Json& v, const std::string& name, const std::string& key) {
@@ -73,9 +124,22 @@ Result<LedgerConfig> LedgerConfig::LoadFile(const std::string& path) {
 }
 
 Result<LedgerConfig> LedgerConfig::Parse(std::string_view text, const std::string& name) {
-  Json doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    return InvalidArgumentError(name + ": not a JSON object");
+  // JSON (a document starting with '{') as before; anything else is YAML.
+  Json doc;
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') {
+    doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) return InvalidArgumentError(name + ": not a JSON object");
+  } else {
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+      return InvalidArgumentError(name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);  // an empty file: the defaults
+    if (!root.IsMap()) return InvalidArgumentError(name + ": expected a YAML mapping (or a JSON object)");
+    SEEDANCE_ASSIGN_OR_RETURN(doc, YamlToJson(root, name));
   }
   SEEDANCE_RETURN_IF_ERROR(CheckKeys(doc, name, "",
                                      {"namespaces", "overhead_namespaces", "overhead_fraction",

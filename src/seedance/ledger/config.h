@@ -47,19 +47,18 @@ struct NamespaceRule {
   std::string sla_tier;
 };
 
-// The cost-attribution configuration (`--config FILE`, JSON):
-// {
-//   "namespaces": {"team-a": {"tenant": "acme", "business_unit": "ads", "task_type": "training",
-//                             "data_source": "clickstream", "sla_tier": "gold"}, ...},
-//   "overhead_namespaces": ["kube-system", "gpu-operator"],
-//   "overhead_fraction": 0.0,          // of each node's capacity, charged as overhead
-//   "idle_share": "none",              // none | usage | tenant_weight
-//   "tenant_weights": {"acme": 2.0},   // default 1.0
-//   "prices_usd_per_gpu_hour": {"H100": 2.99, "NVIDIA H100 80GB HBM3": 3.10},
-//   "step_seconds": 60,                // attribution interval
-//   "match_tolerance_seconds": 30,     // process/pod events vs samples
-//   "breaker": {"default_hourly_usd": 0, "jobs": {"llm-ft": 25.0}, "pause": false}
-// }
+// The cost-attribution configuration (`--config FILE`): YAML (docs/ATTRIBUTION.md,
+// examples/attribution.yaml), or the same keys as one JSON object (a file starting with '{'):
+//   namespaces: {team-a: {tenant: acme, business_unit: ads, task_type: training,
+//                         data_source: clickstream, sla_tier: gold}}
+//   overhead_namespaces: [kube-system, gpu-operator]
+//   overhead_fraction: 0.0          # of each node's capacity, charged as overhead
+//   idle_share: none                # none | usage | tenant_weight
+//   tenant_weights: {acme: 2.0}     # default 1.0
+//   prices_usd_per_gpu_hour: {H100: 2.99, "NVIDIA H100 80GB HBM3": 3.10}
+//   step_seconds: 60                # attribution interval
+//   match_tolerance_seconds: 30     # process/pod events vs samples
+//   breaker: {default_hourly_usd: 0, jobs: {llm-ft: 25.0}, pause: false}
 // Unknown keys are rejected (typos must not pass silently).
 struct LedgerConfig {
   std::map<std::string, NamespaceRule> namespaces;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <tuple>
 
 #include "seedance/core/csv.h"
@@ -798,7 +799,7 @@ Status Ledger::RecordBreakerAction(const std::string& job, std::int64_t hour_ms,
 // SampleWriter
 
 struct Ledger::SampleWriter::Stmts {
-  Stmt insert_series, find_series, insert_sample, insert_ingest, finish_ingest;
+  Stmt insert_series, find_series, insert_sample, find_sample, insert_ingest, finish_ingest;
 };
 
 Ledger::SampleWriter::SampleWriter(Ledger& ledger, std::string source, std::size_t batch_size,
@@ -826,6 +827,7 @@ Result<std::unique_ptr<Ledger::SampleWriter>> Ledger::NewSampleWriter(
   SEEDANCE_RETURN_IF_ERROR(s.find_series.Prepare(db_, "SELECT id FROM series WHERE key=?1"));
   SEEDANCE_RETURN_IF_ERROR(s.insert_sample.Prepare(
       db_, "INSERT OR IGNORE INTO samples(series_id,ts_ms,value) VALUES(?1,?2,?3)"));
+  SEEDANCE_RETURN_IF_ERROR(s.find_sample.Prepare(db_, "SELECT value FROM samples WHERE series_id=?1 AND ts_ms=?2"));
   SEEDANCE_RETURN_IF_ERROR(s.finish_ingest.Prepare(
       db_, "INSERT INTO ingests(source,finished,samples,inserted) VALUES(?1,1,?2,?3)"));
   Stmt all;
@@ -920,7 +922,40 @@ void Ledger::SampleWriter::OnSample(const telemetry::SampleView& s) {
   }
   error_ = ins.Run();
   if (!error_.ok()) return;
-  progress_.inserted += static_cast<std::uint64_t>(sqlite3_changes(ledger_.db_));
+  if (sqlite3_changes(ledger_.db_) > 0) {
+    ++progress_.inserted;
+  } else {
+    // Already stored: the same value is a re-ingest; another value is a conflict, reported.
+    Stmt& find = stmts_->find_sample;
+    find.Bind(1, *id);
+    find.Bind(2, s.timestamp_ms);
+    auto row = find.Step();
+    if (!row.has_value()) {
+      error_ = row.error();
+      return;
+    }
+    const bool stored_null = !*row || find.IsNull(0);
+    const double stored = stored_null ? 0 : find.Double(0);
+    find.Reset();
+    const bool same = std::isfinite(s.value) ? (!stored_null && stored == s.value) : stored_null;
+    if (same) {
+      ++progress_.duplicates;
+    } else {
+      ++progress_.conflicts;
+      if (conflicts_.size() < telemetry::ParseStats::kMaxKeptRejections) {
+        std::ostringstream why;
+        why << "duplicate sample: " << telemetry::SeriesKey(s.metric, s.labels) << " at " << s.timestamp_ms
+            << " ms is already stored with value ";
+        if (stored_null) {
+          why << "(none)";
+        } else {
+          why << stored;
+        }
+        why << ", this line has " << s.value << " (the stored value is kept)";
+        conflicts_.push_back({std::string(s.source), s.line, why.str()});
+      }
+    }
+  }
   ++in_batch_;
   batch_last_line_ = s.line;
   if (in_batch_ >= batch_size_) error_ = Commit();

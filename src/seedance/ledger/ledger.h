@@ -130,6 +130,8 @@ struct AttributionReport {
 struct IngestProgress {
   std::uint64_t committed_samples = 0;  // handed to the ledger and committed so far
   std::uint64_t inserted = 0;           // new rows (re-ingested samples are not new)
+  std::uint64_t duplicates = 0;         // same series, time and value as a stored sample: not new
+  std::uint64_t conflicts = 0;          // same series and time, another value: the stored one kept
   std::uint64_t last_line = 0;          // input line of the last committed sample
 };
 
@@ -290,6 +292,9 @@ class Ledger::SampleWriter final : public telemetry::SampleSink {
   // Commits the last batch. Returns the first storage error met, if any.
   Status Finish();
   const IngestProgress& progress() const { return progress_; }
+  // The first kMaxKeptRejections samples that collided with a stored sample of another value
+  // (source:line, series, time, both values): duplicates are reported, never merged silently.
+  const std::vector<telemetry::Rejection>& conflicts() const { return conflicts_; }
   // Caps the distinct series this writer may know (those in the ledger when it opened plus those
   // it adds); 0 = no cap. A sample of a new series past the cap fails the batch with
   // kResourceExhausted naming the cap, so the series cache (and the ledger) stay bounded.
@@ -317,6 +322,7 @@ class Ledger::SampleWriter final : public telemetry::SampleSink {
   // progress_ when the last ingests row was written: each row counts its own commit only.
   std::uint64_t finished_samples_ = 0, finished_inserted_ = 0;
   std::size_t max_series_ = 0;
+  std::vector<telemetry::Rejection> conflicts_;
   Status error_;
   bool open_ = false;
 };

@@ -138,6 +138,17 @@ Result<std::pair<std::int64_t, std::int64_t>> SampleRange(Ledger& ledger) {
   return std::pair<std::int64_t, std::int64_t>{st.Int(0), st.Int(1) + 1};
 }
 
+Result<std::pair<std::int64_t, std::int64_t>> NonTelemetryChargeRange(Ledger& ledger) {
+  SEEDANCE_RETURN_IF_ERROR(ledger.Flush());
+  Stmt st;
+  SEEDANCE_RETURN_IF_ERROR(st.Prepare(
+      ledger.db(), "SELECT MIN(start_ms), MAX(end_ms) FROM bills WHERE source<>'telemetry'"));
+  static_assert(kTelemetrySource == "telemetry");
+  SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row || st.IsNull(0)) return std::pair<std::int64_t, std::int64_t>{0, 0};
+  return std::pair<std::int64_t, std::int64_t>{st.Int(0), st.Int(1)};
+}
+
 Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConfig& config,
                                                 const cost::PriceTable* catalog,
                                                 std::int64_t from_ms, std::int64_t to_ms) {
@@ -186,12 +197,9 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
       series.push_back(std::move(s));
     }
   }
+  // Models without a price, named only when one of their GPU steps falls in the range.
   std::set<std::string> unpriced;
-  for (GpuInfo& g : gpus) {
-    g.price = pricer.MicroUsdPerHour(g.model);
-    if (g.price < 0) unpriced.insert(g.model.empty() ? "(no modelName label)" : g.model);
-  }
-  out.unpriced_models.assign(unpriced.begin(), unpriced.end());
+  for (GpuInfo& g : gpus) g.price = pricer.MicroUsdPerHour(g.model);
 
   SEEDANCE_ASSIGN_OR_RETURN(std::vector<ProcessEvent> events, ledger.Events(from_ms, to_ms));
   EventIndex event_index;
@@ -214,7 +222,7 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
     return it->second;
   };
 
-  ledger.set_source("telemetry");
+  ledger.set_source(std::string(kTelemetrySource));
   SEEDANCE_RETURN_IF_ERROR(ledger.DeleteCharges(from_ms, to_ms));
   StepAllocator allocator(step, config.idle_share,
                           static_cast<std::int64_t>(config.overhead_fraction * 1e6), {});
@@ -257,6 +265,7 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
       ++out.gpu_steps;
       if (g.price < 0) {
         ++out.unpriced_gpu_steps;
+        unpriced.insert(g.model.empty() ? "(no modelName label)" : g.model);
         continue;
       }
       GpuStep s;
@@ -409,6 +418,7 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
   for (const ProcessEvent& e : events) {
     if (used_events.count(&e) == 0) ++out.unmatched_events;
   }
+  out.unpriced_models.assign(unpriced.begin(), unpriced.end());
   SEEDANCE_RETURN_IF_ERROR(ledger.Flush());
   ledger.set_source("sim");
   return out;

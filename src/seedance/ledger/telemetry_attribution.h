@@ -14,6 +14,9 @@
 
 namespace seedance::ledger {
 
+// The ledger source of the charges AttributeTelemetry writes.
+inline constexpr std::string_view kTelemetrySource = "telemetry";
+
 // What the breaker needs to explain a job's cost in one hour (S6.7).
 struct JobEvidence {
   std::string job;
@@ -34,7 +37,7 @@ struct TelemetryAttribution {
   std::int64_t node_intervals = 0;
   std::int64_t charges = 0;
   std::int64_t unpriced_gpu_steps = 0;  // GPUs whose model has no price: left out, reported
-  std::vector<std::string> unpriced_models;
+  std::vector<std::string> unpriced_models;  // their models (as labelled), sorted
   std::int64_t joined_by_labels = 0;    // GPU steps attributed from pod/namespace labels
   std::int64_t joined_by_events = 0;    // GPU steps attributed through process/pod events
   std::int64_t unmatched_samples = 0;   // samples naming a pid/pod that no event explains
@@ -61,6 +64,11 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
 
 // Returns the [min, max + 1) time range of the stored samples, or {0, 0}.
 Result<std::pair<std::int64_t, std::int64_t>> SampleRange(Ledger& ledger);
+
+// Returns the [min start, max end) range of the bills recorded by other sources than telemetry
+// (the simulator, Slurm), or {0, 0}: the charges a ledger command's own telemetry step wrote are
+// left out, so a read never widens the next read's range.
+Result<std::pair<std::int64_t, std::int64_t>> NonTelemetryChargeRange(Ledger& ledger);
 
 // Brings the ledger's telemetry charges of [from, to) up to date: AttributeTelemetry over the
 // part of the range that holds samples (what every ledger query of the CLI and the server runs

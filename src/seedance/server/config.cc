@@ -84,10 +84,10 @@ class Where {
     return UsdFromDouble(usd);
   }
 
-  // A duration (seedance::ParseDurationSeconds: seconds, or "<number><unit>" with unit us, ms, s,
-  // m, h or d). Returns milliseconds, >= min_ms.
+  // A duration (seedance::ParseDurationSeconds: "<number><unit>" with unit us, ms, s, m, h or d; a
+  // bare number other than 0 is an error). Returns milliseconds, >= min_ms.
   Result<std::int64_t> Duration(const YAML::Node& n, std::string_view path, std::int64_t min_ms) const {
-    if (!n.IsScalar()) return Error(n, path, "expected a duration (seconds, or \"30s\", \"15m\", \"1h\")");
+    if (!n.IsScalar()) return Error(n, path, "expected a duration (" + std::string(kDurationExample) + ")");
     const std::string& text = n.Scalar();
     auto seconds = ParseDurationSeconds(text);
     if (!seconds.has_value()) {

@@ -33,7 +33,7 @@ server:
   breaker_jobs: {big-0: 5}
   breaker_cooldown: 30m
   breaker_interval: 30s
-  audit_interval: 120
+  audit_interval: 2m
   unit_cost_period: 15m
   cooling_usd_per_hour: 12.5
   opex_usd_per_hour: 3
@@ -73,7 +73,7 @@ TEST(ServerConfigTest, EmptyFileAndEmptyTenancyGiveTheDefaults) {
   auto empty = ServerConfig::Parse("e.yaml", "");
   ASSERT_TRUE(empty.has_value());
   EXPECT_EQ(empty->tenancy.tenants.size(), 1u);
-  auto no_tenants = ServerConfig::Parse("t.yaml", "tenancy:\n  cycle: 5\n");
+  auto no_tenants = ServerConfig::Parse("t.yaml", "tenancy:\n  cycle: 5s\n");
   ASSERT_TRUE(no_tenants.has_value()) << no_tenants.error().message();
   EXPECT_EQ(no_tenants->tenancy.cycle_s, 5);
   ASSERT_EQ(no_tenants->tenancy.tenants.size(), 1u);
@@ -100,6 +100,7 @@ TEST(ServerConfigTest, ErrorsNameFileLineAndKey) {
       {"server:\n  breaker_cooldown: 15x\n", "c.yaml:2: key 'server.breaker_cooldown'", "unknown unit 'x'"},
       {"server:\n  unit_cost_period: [1]\n", "c.yaml:2: key 'server.unit_cost_period'", "expected a duration"},
       {"server:\n  audit_interval: 0\n", "c.yaml:2: key 'server.audit_interval'", "out of range"},
+      {"server:\n  breaker_interval: 60\n", "c.yaml:2: key 'server.breaker_interval'", "'60': a number needs a unit (write e.g. 120ms"},
       {"server:\n  scrape:\n    - {name: a}\n", "c.yaml:3: key 'server.scrape[0].url'", "required"},
       {"server:\n  scrape:\n    - {name: a, url: ftp://x}\n", "c.yaml:3: key 'server.scrape[0].url'", "http://"},
       {"server:\n  scrape:\n    - {name: a, url: 'http://x', kind: prometheus}\n", "c.yaml:3: key 'server.scrape[0].query'",

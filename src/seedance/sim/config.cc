@@ -55,6 +55,22 @@ Result<double> Number(const std::string& name, const YAML::Node& n, const std::s
   return v;
 }
 
+// A duration in seconds (ParseDurationSeconds: "300s", "4h"; a bare number is an error), in the range of Number.
+Result<double> Duration(const std::string& name, const YAML::Node& n, const std::string& key, double lo,
+                        double hi, bool lo_open) {
+  if (!n.IsScalar()) return InvalidArgumentError(Where(name, n, key) + ": expected a duration (" + std::string(kDurationExample) + ")");
+  auto d = ParseDurationSeconds(n.Scalar());
+  if (!d.has_value()) return InvalidArgumentError(Where(name, n, key) + ": '" + n.Scalar() + "': " + d.error().message());
+  const double v = *d;
+  if (!((lo_open ? v > lo : v >= lo) && v <= hi)) {
+    std::ostringstream os;
+    os << Where(name, n, key) << ": " << n.Scalar() << " is out of range " << (lo_open ? "(" : "[") << lo
+       << " s, " << hi << " s]";
+    return InvalidArgumentError(os.str());
+  }
+  return v;
+}
+
 Result<bool> Bool(const std::string& name, const YAML::Node& n, const std::string& key) {
   try {
     return n.as<bool>();
@@ -195,6 +211,7 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
     double* field;
     double lo, hi;
     bool lo_open;
+    bool duration = false;  // seconds, written with a unit
   };
   // Checks a section's keys, then reads its numeric keys that are present.
   auto read_section = [&](const YAML::Node& map, const std::string& path, std::set<std::string> allowed,
@@ -203,7 +220,8 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
     SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, map, path, allowed));
     for (const auto& n : numbers) {
       if (!map[n.key]) continue;
-      SEEDANCE_ASSIGN_OR_RETURN(*n.field, Number(name, map[n.key], path + "." + n.key, n.lo, n.hi, n.lo_open));
+      SEEDANCE_ASSIGN_OR_RETURN(*n.field, (n.duration ? Duration : Number)(name, map[n.key], path + "." + n.key, n.lo,
+                                                                          n.hi, n.lo_open));
     }
     return Status::Ok();
   };
@@ -212,16 +230,16 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
     const std::string p = "scheduler.cost_aware";
     SEEDANCE_RETURN_IF_ERROR(read_section(ca, p, {"enabled", "spot_fallback", "migrate_after_queue"},
         {{"max_price_ratio", &ca_cfg.max_price_ratio, 0, 1, true},
-         {"warmup_window", &ca_cfg.warmup_window_s, 0, inf, false},
+         {"warmup_window", &ca_cfg.warmup_window_s, 0, inf, false, true},
          {"min_speed_ratio", &ca_cfg.min_speed_ratio, 0, 1, true},
          {"overflow_speed_ratio", &ca_cfg.overflow_speed_ratio, 0, 1, false},
          {"max_step_price_ratio", &ca_cfg.max_step_price_ratio, 0, inf, false},
          {"spot_patience", &ca_cfg.spot_patience, 0, 1000, false},
-         {"max_spot_wait", &ca_cfg.max_spot_wait_s, 0, inf, false},
+         {"max_spot_wait", &ca_cfg.max_spot_wait_s, 0, inf, false, true},
          {"migrate_min_restarts", &ca_cfg.migrate_min_restarts, 0, inf, false},
-         {"spot_return_cooldown", &ca_cfg.spot_return_cooldown_s, 0, inf, false},
+         {"spot_return_cooldown", &ca_cfg.spot_return_cooldown_s, 0, inf, false, true},
          {"time_value_per_hour", &ca_cfg.time_value_per_hour, 0, inf, false},
-         {"spot_mtbf_prior", &ca_cfg.spot_mtbf_prior_s, 0, inf, true}}));
+         {"spot_mtbf_prior", &ca_cfg.spot_mtbf_prior_s, 0, inf, true, true}}));
     if (ca["enabled"]) { SEEDANCE_ASSIGN_OR_RETURN(ca_cfg.enabled, Bool(name, ca["enabled"], p + ".enabled")); }
     if (ca["migrate_after_queue"]) {
       SEEDANCE_ASSIGN_OR_RETURN(ca_cfg.migrate_after_queue,
@@ -234,8 +252,8 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   if (YAML::Node as = s["autoscaling"]) {
     const std::string p = "scheduler.autoscaling";
     SEEDANCE_RETURN_IF_ERROR(read_section(as, p, {"mode"},
-        {{"cold_start", &c.cold_start_s, 0, inf, false},
-         {"scale_down_delay", &c.scale_down_delay_s, 0, inf, false}}));
+        {{"cold_start", &c.cold_start_s, 0, inf, false, true},
+         {"scale_down_delay", &c.scale_down_delay_s, 0, inf, false, true}}));
     if (as["mode"]) {
       auto m = as["mode"].as<std::string>("");
       if (m == "reactive") {
@@ -250,7 +268,7 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   }
   if (YAML::Node ck = s["checkpoint"]) {
     SEEDANCE_RETURN_IF_ERROR(read_section(ck, "scheduler.checkpoint", {},
-        {{"cost", &c.checkpoint_cost_s, 0, inf, false}, {"restart", &c.restart_s, 0, inf, false}}));
+        {{"cost", &c.checkpoint_cost_s, 0, inf, false, true}, {"restart", &c.restart_s, 0, inf, false, true}}));
   }
   return c;
 }

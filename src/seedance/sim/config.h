@@ -13,12 +13,14 @@ namespace seedance::sim {
 // seedance-config.yaml, the parts the simulator reads (S3.1, S3.3, S3.4):
 //   scheduler:
 //     cost_aware: {enabled: bool, spot_fallback: bool, max_price_ratio: (0,1],
-//                  warmup_window: seconds >= 0, min_speed_ratio: (0,1], overflow_speed_ratio:
+//                  warmup_window: duration >= 0, min_speed_ratio: (0,1], overflow_speed_ratio:
 //                  [0,1], max_step_price_ratio: >= 0, spot_patience, max_spot_wait,
 //                  migrate_min_restarts, migrate_after_queue: bool, spot_return_cooldown,
-//                  time_value_per_hour, spot_mtbf_prior: seconds > 0}
-//     autoscaling: {mode: reactive|predictive, cold_start: s, scale_down_delay: s}
-//     checkpoint: {cost: s, restart: s}
+//                  time_value_per_hour, spot_mtbf_prior: duration > 0}
+//                  (durations carry a unit, core ParseDurationSeconds: 300s, 4h; a bare
+//                  number other than 0 is an error)
+//     autoscaling: {mode: reactive|predictive, cold_start: duration, scale_down_delay: duration}
+//     checkpoint: {cost: duration, restart: duration}
 //   tenancy: tiers, tenants and their quotas (S4.1-S4.3): tenancy::ParseTenancyConfig
 //   slurm: what `seedance slurm` (the controller beside slurmctld) reads:
 //     partition: gpu          # the partition whose jobs it manages ("" = every partition)

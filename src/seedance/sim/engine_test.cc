@@ -216,7 +216,7 @@ TEST(GavelFaithful, Rate2MatchesPublishedTable) {
 TEST(Config, ParsesSeedKeysAndRejectsBadOnes) {
   auto ok = ParseSimConfig("c.yaml",
                            "scheduler:\n  cost_aware:\n    enabled: true\n    spot_fallback: false\n"
-                           "    max_price_ratio: 0.5\n    warmup_window: 120\n  autoscaling:\n    mode: predictive\n");
+                           "    max_price_ratio: 0.5\n    warmup_window: 2m\n  autoscaling:\n    mode: predictive\n");
   ASSERT_TRUE(ok.has_value()) << ok.error().ToString();
   EXPECT_FALSE(ok->cost_aware.spot_fallback);
   EXPECT_DOUBLE_EQ(ok->cost_aware.max_price_ratio, 0.5);
@@ -232,7 +232,10 @@ TEST(Config, ParsesSeedKeysAndRejectsBadOnes) {
       {"scheduler:\n  cost_awre: {}\n", "c.yaml:2: key 'scheduler.cost_awre': unknown key"},
       {"scheduler:\n  cost_aware:\n    max_price_ratio: 0\n", "max_price_ratio': 0 is out of range (0, 1]"},
       {"scheduler:\n  cost_aware:\n    max_price_ratio: 1.01\n", "out of range (0, 1]"},
-      {"scheduler:\n  cost_aware:\n    warmup_window: -1\n", "c.yaml:3: key 'scheduler.cost_aware.warmup_window'"},
+      {"scheduler:\n  cost_aware:\n    warmup_window: -1s\n", "c.yaml:3: key 'scheduler.cost_aware.warmup_window': -1s is out of range"},
+      {"scheduler:\n  cost_aware:\n    warmup_window: 300\n",
+       "c.yaml:3: key 'scheduler.cost_aware.warmup_window': '300': a number needs a unit (write e.g. 120ms, 2s, 3m"},
+      {"scheduler:\n  checkpoint:\n    restart: 60\n", "c.yaml:3: key 'scheduler.checkpoint.restart': '60': a number needs a unit"},
       {"scheduler:\n  cost_aware:\n    enabled: maybe\n", "expected true or false"},
       {"scheduler:\n  autoscaling:\n    mode: magic\n", "(allowed: reactive, predictive)"},
       {"scheduler: [1, 2\n", "c.yaml:"},

@@ -145,7 +145,15 @@ Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fl
   }
   // openb spans 149 days with most pods in its last 30: without --duration it is replayed whole.
   if (w == "openb" && spec.duration_s <= 0) duration = std::numeric_limits<double>::infinity();
+  const std::size_t before = workload->jobs.size();
   workload->TruncateArrivals(duration);
+  if (workload->jobs.size() < before && !workload->jobs.empty()) {
+    // Counted and said, never dropped silently.
+    notes->push_back(std::to_string(before - workload->jobs.size()) + " of " + std::to_string(before) + " jobs of '" +
+                     workload->name + "' arrive at or after the " +
+                     std::to_string(static_cast<long long>(duration)) +
+                     " s --duration window and were left out (pass a longer --duration to include them)");
+  }
   if (workload->jobs.empty()) {
     return InvalidArgumentError("--duration: no job of workload '" + workload->name + "' arrives within " +
                                 std::to_string(static_cast<long long>(duration)) + " s");

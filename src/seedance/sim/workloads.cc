@@ -264,7 +264,19 @@ Result<Workload> LoadJobsCsv(const std::string& path) {
   for (std::size_t c = 0; c < t.header().size(); ++c) {
     const std::string& h = t.header()[c];
     if (h.rfind(prefix, 0) == 0 && h.size() > prefix.size()) {
-      w.gpu_types.push_back(h.substr(prefix.size()));
+      // Any spelling the GPU-name parser knows (steps_per_s_NVIDIA-A100-SXM4-80GB) names the
+      // catalog's type; an unknown name stays as written (the price table then names it).
+      std::string type = h.substr(prefix.size());
+      if (auto idx = gpu::ParseGpuName(type, gpu::NameMatch::kProduct); idx.has_value()) {
+        type = gpu::GpuAt(*idx).name;
+      }
+      for (std::size_t k = 0; k < w.gpu_types.size(); ++k) {
+        if (w.gpu_types[k] == type) {
+          return InvalidArgumentError(path + ": columns '" + t.header()[thr_cols[k]] + "' and '" + h +
+                                      "' name the same GPU type " + type);
+        }
+      }
+      w.gpu_types.push_back(type);
       thr_cols.push_back(c);
     }
   }
@@ -273,7 +285,12 @@ Result<Workload> LoadJobsCsv(const std::string& path) {
   }
   for (const auto& row : t.rows()) {
     JobSpec j;
-    SEEDANCE_ASSIGN_OR_RETURN(j.id, t.Int(row, c_id));
+    auto id = t.Int(row, c_id);
+    if (!id.has_value()) {
+      return t.FieldError(row, c_id, "expected an integer job id, got '" + std::string(t.Str(row, c_id)) +
+                                         "' (a name goes in job_type or tenant)");
+    }
+    j.id = *id;
     SEEDANCE_ASSIGN_OR_RETURN(j.arrival_s, t.Double(row, c_arr));
     if (!(j.arrival_s >= 0) || !std::isfinite(j.arrival_s)) {
       return t.FieldError(row, c_arr, "must be a finite number >= 0");

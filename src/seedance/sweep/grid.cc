@@ -83,16 +83,13 @@ Status CheckValue(const std::string& name, const YAML::Node& node, const std::st
   const std::string where = "values." + key;
   const int line = LineOf(node);
   if (key == "duration") {
-    double s = 0;
-    if (value.is_number()) {
-      s = value.get<double>();
-    } else if (value.is_string()) {
-      auto d = ParseDurationSeconds(value.get<std::string>());
-      if (!d.has_value()) return Bad(name, line, where, "'" + node.Scalar() + "': " + d.error().message());
-      s = *d;
-    } else {
-      return Bad(name, line, where, "expected a duration (seconds, or 12h, 2d)");
+    // YAML reads `duration: 86400` as a number: it needs a unit like any other duration.
+    if (!node.IsScalar() || !(value.is_number() || value.is_string())) {
+      return Bad(name, line, where, "expected a duration (" + std::string(kDurationExample) + ", 12h, 2d)");
     }
+    auto d = ParseDurationSeconds(node.Scalar());
+    if (!d.has_value()) return Bad(name, line, where, "'" + node.Scalar() + "': " + d.error().message());
+    const double s = *d;
     if (!(s > 0)) return Bad(name, line, where, "'" + node.Scalar() + "' is not a positive duration");
     return Status::Ok();
   }
@@ -344,11 +341,9 @@ Result<CellTask> TaskOf(const Grid& grid, const Cell& cell) {
   bool scheduler_values = false;
   for (const auto& [key, value] : cell.values.items()) {
     if (key == "duration") {
-      if (value.is_number()) {
-        t.duration_s = value.get<double>();
-      } else {
-        SEEDANCE_ASSIGN_OR_RETURN(t.duration_s, ParseDurationSeconds(value.get<std::string>()));
-      }
+      // CheckValue accepted only a duration with a unit (a string, or 0).
+      SEEDANCE_ASSIGN_OR_RETURN(t.duration_s, ParseDurationSeconds(value.is_string() ? value.get<std::string>()
+                                                                                    : value.dump()));
     } else if (key == "on_demand_quota") {
       t.on_demand_quota = value.get<int>();
     } else if (key == "spot_price_ratio") {

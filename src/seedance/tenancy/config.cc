@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "seedance/core/duration.h"
 #include "seedance/gpu/catalog.h"
 
 namespace seedance::tenancy {
@@ -98,6 +99,15 @@ class Reader {
     return v;
   }
 
+  // Returns the duration `n` holds in seconds (ParseDurationSeconds: a unit is required), in range `r`.
+  Result<double> Duration(const YAML::Node& n, const std::string& path, const Range& r) const {
+    if (!n.IsScalar()) return Error(n, path, "expected a duration (" + std::string(kDurationExample) + ")");
+    auto d = ParseDurationSeconds(n.Scalar());
+    if (!d.has_value()) return Error(n, path, "'" + n.Scalar() + "': " + d.error().message());
+    if (!r.Contains(*d)) return Error(n, path, n.Scalar() + " is out of range: " + std::string(r.text));
+    return *d;
+  }
+
   Result<bool> Bool(const YAML::Node& n, const std::string& path) const {
     try {
       if (n.IsScalar()) return n.as<bool>();
@@ -115,11 +125,12 @@ class Reader {
   std::string file_;
 };
 
-// A numeric key of a section: where its value goes and its range.
+// A numeric key of a section: where its value goes and its range; a duration (in seconds) needs a unit.
 struct NumberKey {
   std::string_view key;
   double* field;
   Range range;
+  bool duration = false;
 };
 
 // Reads the fields of `fields` named in `numbers`; returns the others, in order.
@@ -133,7 +144,8 @@ Result<std::vector<Field>> ReadNumbers(const Reader& r, std::vector<Field> field
       rest.push_back(std::move(f));
       continue;
     }
-    SEEDANCE_ASSIGN_OR_RETURN(*n->field, r.Number(f.value, path + "." + f.key, n->range));
+    SEEDANCE_ASSIGN_OR_RETURN(*n->field, n->duration ? r.Duration(f.value, path + "." + f.key, n->range)
+                                                     : r.Number(f.value, path + "." + f.key, n->range));
   }
   return rest;
 }
@@ -143,9 +155,9 @@ Status ReadTier(const Reader& r, const YAML::Node& map, const std::string& path,
                                                               "reclaim_after", "elastic_base"}));
   auto rest = ReadNumbers(r, std::move(fields), path,
                      {{"guaranteed_share", &t.guaranteed_share, kUnit},
-                      {"max_idle", &t.max_idle_s, kNonNegative},
+                      {"max_idle", &t.max_idle_s, kNonNegative, true},
                       {"reclaim_util_below", &t.reclaim_util_below, kUnit},
-                      {"reclaim_after", &t.reclaim_after_s, kNonNegative},
+                      {"reclaim_after", &t.reclaim_after_s, kNonNegative, true},
                       {"elastic_base", &t.elastic_base, kPositive}});
   return rest.has_value() ? Status::Ok() : rest.error();
 }
@@ -268,7 +280,7 @@ Status ReadTenants(const Reader& r, const YAML::Node& seq, const std::string& pa
 Status ReadFairness(const Reader& r, const YAML::Node& map, const std::string& path, TenancyConfig& c) {
   SEEDANCE_ASSIGN_OR_RETURN(auto fields, r.Fields(map, path, {"compensation", "window"}));
   SEEDANCE_ASSIGN_OR_RETURN(auto rest,
-                            ReadNumbers(r, std::move(fields), path, {{"window", &c.fairness_window_s, kPositive}}));
+                            ReadNumbers(r, std::move(fields), path, {{"window", &c.fairness_window_s, kPositive, true}}));
   for (const Field& f : rest) {  // compensation
     SEEDANCE_ASSIGN_OR_RETURN(c.fairness_compensation, r.Bool(f.value, path + "." + f.key));
   }
@@ -282,9 +294,9 @@ Result<TenancyConfig> Read(const Reader& r, const YAML::Node& node) {
   SEEDANCE_ASSIGN_OR_RETURN(auto fields, r.Fields(node, path, {"cycle", "reclaim_sweep", "grace_period", "fairness",
                                                                "tiers", "tenants"}));
   SEEDANCE_ASSIGN_OR_RETURN(auto rest, ReadNumbers(r, std::move(fields), path,
-                                                   {{"cycle", &c.cycle_s, kPositive},
-                                                    {"reclaim_sweep", &c.reclaim_sweep_s, kPositive},
-                                                    {"grace_period", &c.grace_s, kNonNegative}}));
+                                                   {{"cycle", &c.cycle_s, kPositive, true},
+                                                    {"reclaim_sweep", &c.reclaim_sweep_s, kPositive, true},
+                                                    {"grace_period", &c.grace_s, kNonNegative, true}}));
   for (const Field& f : rest) {
     const std::string p = path + "." + f.key;
     if (f.key == "fairness") {

@@ -13,13 +13,13 @@ namespace seedance::tenancy {
 
 // Reads the `tenancy:` section of seedance-config.yaml (SPEC S4.1-S4.3) into a TenancyConfig:
 //   tenancy:
-//     cycle: 10                # s > 0, admission cycle
-//     reclaim_sweep: 30        # s > 0
-//     grace_period: 0.5        # s >= 0
-//     fairness: {compensation: true, window: 604800}   # window: s > 0
+//     cycle: 10s               # a duration with a unit (core ParseDurationSeconds) > 0
+//     reclaim_sweep: 30s       # > 0
+//     grace_period: 500ms      # >= 0
+//     fairness: {compensation: true, window: 7d}   # window: > 0
 //     tiers:                   # each tier and each field optional; defaults DefaultTierParams()
-//       gold: {guaranteed_share: [0,1], max_idle: s >= 0, reclaim_util_below: [0,1],
-//              reclaim_after: s >= 0, elastic_base: > 0}
+//       gold: {guaranteed_share: [0,1], max_idle: duration >= 0, reclaim_util_below: [0,1],
+//              reclaim_after: duration >= 0, elastic_base: > 0}
 //       silver: {...}
 //       bronze: {...}
 //     tenants:

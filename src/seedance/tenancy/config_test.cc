@@ -74,12 +74,12 @@ TEST(TenancyConfigTest, ExampleFileIsValidAndSpellsOutTheDefaults) {
 
 // A valid section that sets every key (the round-trip example and the fuzz seed).
 const char* const kFullExample = R"(tenancy:
-  cycle: 5
-  reclaim_sweep: 20
+  cycle: 5s
+  reclaim_sweep: 20s
   grace_period: 0
-  fairness: {compensation: false, window: 86400}
+  fairness: {compensation: false, window: 1d}
   tiers:
-    gold: {guaranteed_share: 0.9, max_idle: 600, reclaim_util_below: 0.02, reclaim_after: 300, elastic_base: 1.2}
+    gold: {guaranteed_share: 0.9, max_idle: 10m, reclaim_util_below: 0.02, reclaim_after: 300s, elastic_base: 1.2}
     bronze:
       elastic_base: 0.4
   tenants:
@@ -226,19 +226,23 @@ const std::vector<BadCase>& BadCases() {
        "t.yaml:3: key 'tenancy.tiers.silver.guaranteed_share'", "1.2 is out of range: must be in [0, 1]"},
       {"guaranteed_share below 0", "tenancy:\n  tiers:\n    gold:\n      guaranteed_share: -0.1\n",
        "t.yaml:4: key 'tenancy.tiers.gold.guaranteed_share'", "must be in [0, 1]"},
-      {"elastic_base zero", "tenancy:\n  tiers:\n    bronze:\n      max_idle: 10\n      elastic_base: 0\n",
+      {"elastic_base zero", "tenancy:\n  tiers:\n    bronze:\n      max_idle: 10s\n      elastic_base: 0\n",
        "t.yaml:5: key 'tenancy.tiers.bronze.elastic_base'", "0 is out of range: must be > 0"},
       {"reclaim_util_below above 1", "tenancy:\n  tiers:\n    gold: {reclaim_util_below: 5}\n",
        "t.yaml:3: key 'tenancy.tiers.gold.reclaim_util_below'", "must be in [0, 1]"},
-      {"negative max_idle", "tenancy:\n  tiers:\n    gold: {max_idle: -900}\n",
+      {"negative max_idle", "tenancy:\n  tiers:\n    gold: {max_idle: -900s}\n",
        "t.yaml:3: key 'tenancy.tiers.gold.max_idle'", "must be >= 0"},
-      {"negative reclaim_after", "tenancy:\n  tiers:\n    silver: {reclaim_after: -1}\n",
+      {"negative reclaim_after", "tenancy:\n  tiers:\n    silver: {reclaim_after: -1s}\n",
        "t.yaml:3: key 'tenancy.tiers.silver.reclaim_after'", "must be >= 0"},
       {"zero cycle", "tenancy:\n  cycle: 0\n", "t.yaml:2: key 'tenancy.cycle'", "must be > 0"},
-      {"negative reclaim_sweep", "tenancy:\n  cycle: 1\n  reclaim_sweep: -30\n",
+      {"negative reclaim_sweep", "tenancy:\n  cycle: 1s\n  reclaim_sweep: -30s\n",
        "t.yaml:3: key 'tenancy.reclaim_sweep'", "must be > 0"},
-      {"negative grace_period", "tenancy:\n  grace_period: -0.5\n", "t.yaml:2: key 'tenancy.grace_period'",
+      {"negative grace_period", "tenancy:\n  grace_period: -500ms\n", "t.yaml:2: key 'tenancy.grace_period'",
        "must be >= 0"},
+      {"bare cycle", "tenancy:\n  cycle: 10\n", "t.yaml:2: key 'tenancy.cycle'",
+       "'10': a number needs a unit (write e.g. 120ms, 2s, 3m; units: us, ms, s, m, h, d)"},
+      {"bare max_idle", "tenancy:\n  tiers:\n    gold: {max_idle: 900}\n", "t.yaml:3: key 'tenancy.tiers.gold.max_idle'",
+       "'900': a number needs a unit"},
       {"zero fairness window", "tenancy:\n  fairness:\n    window: 0\n", "t.yaml:3: key 'tenancy.fairness.window'",
        "must be > 0"},
       {"fairness compensation not a bool", "tenancy:\n  fairness: {compensation: sometimes}\n",
