@@ -523,7 +523,7 @@ TEST(SeedancePolicy, MigrateAfterQueueLeavesSpotToWaitingJobs) {
     std::vector<std::string> moves;
     SimOptions o;
     o.on_decision = [&](const Decision& d) {
-      if (d.job_id >= 0) {
+      if (d.job_id >= 0 && d.action != DecisionAction::kFinish) {
         moves.push_back(std::string(DecisionActionName(d.action)) + " " + std::to_string(d.job_id) + " " +
                         std::to_string(d.pool));
       }

@@ -187,12 +187,18 @@ TEST(DecisionLog, StartsStopsAndPoolChangesInOrder) {
   o.on_decision = [&log](const Decision& d) { log.push_back(d); };
   FifoOnDemandPolicy fifo;
   ASSERT_TRUE(Simulate(w, f, fifo, o).has_value());
-  ASSERT_EQ(log.size(), 3u);
+  // The completion is logged as an outcome (issue 29), at 1,100 s: 100 s cold start + 1,000 steps.
+  ASSERT_EQ(log.size(), 4u);
   EXPECT_EQ(log[0].action, DecisionAction::kProvision);
   EXPECT_EQ(log[1].action, DecisionAction::kStart);
   EXPECT_EQ(log[1].job_id, 0);
-  EXPECT_EQ(log[2].action, DecisionAction::kRelease);
-  // On spot: the drop at 360 stops the job; it starts again when spot returns.
+  EXPECT_EQ(log[2].action, DecisionAction::kFinish);
+  EXPECT_EQ(log[2].job_id, 0);
+  EXPECT_EQ(log[2].time_s, 1100);
+  EXPECT_EQ(log[2].pool, 0);
+  EXPECT_EQ(log[3].action, DecisionAction::kRelease);
+  // On spot: the drop at 360 interrupts the job (an outcome, not a stop decision); it starts
+  // again when spot returns and its finish is logged.
   f = Fleet(Tier::kSpot, 1, {1, 0, 1, 1, 1, 1});
   log.clear();
   CostAwareConfig c;
@@ -203,7 +209,7 @@ TEST(DecisionLog, StartsStopsAndPoolChangesInOrder) {
   for (const auto& d : log) {
     if (d.job_id >= 0) jobs.push_back(std::string(DecisionActionName(d.action)) + "@" + std::to_string(static_cast<int>(d.time_s)));
   }
-  EXPECT_EQ(jobs, (std::vector<std::string>{"start@0", "stop@360", "start@720"}));
+  EXPECT_EQ(jobs, (std::vector<std::string>{"start@0", "interrupt@360", "start@720", "finish@1915"}));
   EXPECT_EQ(r->spot_interruptions, 1);
 }
 

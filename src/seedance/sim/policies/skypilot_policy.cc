@@ -10,7 +10,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // The pool of `type` in `tier`, or -1.
 int PoolOf(const SimView& view, int type, Tier tier) {
   for (std::size_t p = 0; p < view.pools.size(); ++p) {
-    if (view.pools[p].info->type == type && view.pools[p].info->tier == tier) return static_cast<int>(p);
+    if (view.pools[p].info.type == type && view.pools[p].info.tier == tier) return static_cast<int>(p);
   }
   return -1;
 }
@@ -33,7 +33,7 @@ int SkyPilotPolicy::ChooseType(const SimView& view, const JobInfo& job) const {
     double key = 1.0 / thr;
     if (options_.type == TypeChoice::kCheapestPerStep) {
       const int priced = od >= 0 ? od : spot;
-      key = view.pools[static_cast<std::size_t>(priced)].info->usd_per_gpu_hour * job.gpus / thr;
+      key = view.pools[static_cast<std::size_t>(priced)].info.usd_per_gpu_hour * job.gpus / thr;
     }
     if (key < best_key) {  // ties: the lower type index
       best_key = key;
@@ -50,13 +50,13 @@ std::vector<Assignment> SkyPilotPolicy::Schedule(const SimView& view, Rng& /*rng
   // Healthy running jobs keep their GPUs.
   for (const auto& jv : view.jobs) {
     if (!jv.running || jv.pool < 0) continue;
-    left[static_cast<std::size_t>(jv.pool)] -= jv.info->gpus;
-    out.push_back(Assignment{jv.info->id, jv.pool});
+    left[static_cast<std::size_t>(jv.pool)] -= jv.info.gpus;
+    out.push_back(Assignment{jv.info.id, jv.pool});
   }
   // New, paused and preempted jobs launch: spot of their type if it has room, else on-demand.
   for (const auto& jv : view.jobs) {
     if (jv.running && jv.pool >= 0) continue;
-    const JobInfo& job = *jv.info;
+    const JobInfo& job = jv.info;
     auto it = type_of_.find(job.id);
     if (it == type_of_.end()) it = type_of_.emplace(job.id, ChooseType(view, job)).first;
     if (it->second < 0) continue;
