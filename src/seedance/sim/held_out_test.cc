@@ -58,6 +58,11 @@ HeldOut Measure(const std::string& workload, const std::vector<std::uint64_t>& s
     h.seedance_jct_h += seedance->result.AvgJctHours();
     h.best_jct_h += best->result.AvgJctHours();
   }
+  // Every policy's mean ± sd: the held-out table in README.md and docs/BENCHMARKS.md.
+  for (const auto& ps : sweep->policies) {
+    std::printf("%s held out | %s | $%.0f ± %.0f / %.2f h\n", workload.c_str(), ps.name.c_str(),
+                ps.total_cost_usd.mean, ps.total_cost_usd.sd, ps.avg_jct_hours.mean);
+  }
   const auto n = static_cast<double>(sweep->runs.size());
   h.seedance_usd /= n;
   h.best_usd /= n;
