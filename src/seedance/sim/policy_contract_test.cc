@@ -35,6 +35,12 @@ std::unique_ptr<JobPolicy> MakePolicy(const std::string& name) {
     return p;
   }
   if (name == "skypilot") return std::make_unique<SkyPilotPolicy>();
+  if (name == "skypilot-any-of" || name == "skypilot-spot-only") {
+    SkyPilotPolicy::Options o;
+    o.any_of = true;
+    o.spot_only = name == "skypilot-spot-only";
+    return std::make_unique<SkyPilotPolicy>(o);
+  }
   CostAwareConfig c;
   if (name == "seedance-oracle") return std::make_unique<SeedanceCostPolicy>(c, /*oracle=*/true);
   return std::make_unique<SeedanceCostPolicy>(c);
@@ -317,7 +323,8 @@ TEST_P(PolicyContract, NoLookAhead) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllJobPolicies, PolicyContract,
-                         ::testing::Values("fifo", "gavel-las", "gavel-las-spot", "skypilot", "seedance",
+                         ::testing::Values("fifo", "gavel-las", "gavel-las-spot", "skypilot", "skypilot-any-of",
+                                           "skypilot-spot-only", "seedance",
                                            "seedance-oracle"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
@@ -367,6 +374,46 @@ TEST(PolicyContractTypes, PoliciesHoldCopiesNeverTheEnginesSpecs) {
     EXPECT_FALSE(c >= pools_lo && c < pools_hi) << "a policy was handed a PoolSpec";
     EXPECT_NE(a, static_cast<const void*>(&f)) << "a policy was handed the FleetSpec";
   }
+}
+
+// SkyPilot as its users run it (issue 29). Pools: K80 on-demand $0.9/h, V100 on-demand $3/h, V100
+// spot $1/h; a 1-GPU job at 0.5 (K80) and 1 (V100) steps/s. Dollars per step: V100 spot 1, K80
+// on-demand 1.8, V100 on-demand 3. One type (cheapest per step on-demand: K80) has no K80 spot, so
+// it runs K80 on-demand; any_of takes V100 spot while it has room and fails over to K80 on-demand
+// when it has none; spot-only waits for spot.
+TEST(SkyPilotAnyOf, FailsOverDownTheOptimizersOrderAndSpotOnlyWaits) {
+  SimView view;
+  const double prices[] = {0.9, 3.0, 1.0};
+  const int types[] = {0, 1, 1};
+  const Tier tiers[] = {Tier::kOnDemand, Tier::kOnDemand, Tier::kSpot};
+  for (int p = 0; p < 3; ++p) {
+    PoolView pv;
+    pv.info = PoolInfo{types[p], tiers[p], 4, prices[p]};
+    pv.capacity = 4;
+    view.pools.push_back(pv);
+  }
+  JobView jv;
+  jv.info.id = 7;
+  jv.info.gpus = 1;
+  jv.info.steps_per_s = {0.5, 1.0};
+  view.jobs.push_back(jv);
+  Rng rng(1);
+  const auto pool_of = [&](SkyPilotPolicy::Options o, int spot_room) {
+    view.pools[2].capacity = spot_room;
+    SkyPilotPolicy policy(o);
+    const std::vector<Assignment> a = policy.Schedule(view, rng);
+    return a.empty() ? -1 : a.front().pool;
+  };
+  SkyPilotPolicy::Options one_type;
+  SkyPilotPolicy::Options any_of;
+  any_of.any_of = true;
+  SkyPilotPolicy::Options spot_only = any_of;
+  spot_only.spot_only = true;
+  EXPECT_EQ(pool_of(one_type, 4), 0);
+  EXPECT_EQ(pool_of(any_of, 4), 2);
+  EXPECT_EQ(pool_of(any_of, 0), 0);
+  EXPECT_EQ(pool_of(spot_only, 4), 2);
+  EXPECT_EQ(pool_of(spot_only, 0), -1);
 }
 
 TEST(PolicyContractOracle, OracleSeesTheFuture) {

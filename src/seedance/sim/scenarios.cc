@@ -379,6 +379,19 @@ std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec) {
   fastest.type = SkyPilotPolicy::TypeChoice::kFastest;
   entries.push_back({std::make_unique<SkyPilotPolicy>(fastest), "skypilot-fastest",
                      "SkyPilot managed jobs as above, each job requesting its fastest GPU type (baseline)", true});
+  // SkyPilot as its users run it (issue 29): `any_of` over every feasible type, the optimizer's
+  // cheapest per step first, failover down the list; and spot only, waiting for spot.
+  SkyPilotPolicy::Options any_of;
+  any_of.any_of = true;
+  entries.push_back({std::make_unique<SkyPilotPolicy>(any_of), "skypilot-any-of",
+                     "SkyPilot managed jobs with resources any_of over every feasible type, spot and on-demand, "
+                     "in the optimizer's order (cheapest per step first), failover down the list (baseline)",
+                     true});
+  SkyPilotPolicy::Options spot_only = any_of;
+  spot_only.spot_only = true;
+  entries.push_back({std::make_unique<SkyPilotPolicy>(spot_only), "skypilot-spot-only",
+                     "SkyPilot managed jobs, any_of over every feasible type on spot only; waits for spot (baseline)",
+                     true});
   auto las_spot = std::make_unique<GavelLasPolicy>(false);
   las_spot->spot_recovery = true;
   entries.push_back({std::move(las_spot), "gavel-las-spot",
