@@ -19,6 +19,8 @@ namespace seedance::sim {
 //                  time_value_per_hour, spot_mtbf_prior: seconds > 0}
 //     autoscaling: {mode: reactive|predictive, cold_start: s, scale_down_delay: s}
 //     checkpoint: {cost: s, restart: s}
+//     baselines: {checkpoint_interval: s > 0}   # the spot baselines' (SkyPilot rows,
+//                                               # gavel-las-spot) checkpoint interval; 1800
 //   tenancy: tiers, tenants and their quotas (S4.1-S4.3): tenancy::ParseTenancyConfig
 //   slurm: what `seedance slurm` (the controller beside slurmctld) reads:
 //     partition: gpu          # the partition whose jobs it manages ("" = every partition)
@@ -50,6 +52,9 @@ struct SimConfig {
   double scale_down_delay_s = 600;
   double checkpoint_cost_s = 30;
   double restart_s = 60;
+  // The spot baselines' checkpoint interval (a user's fixed choice; swept on the tuning set,
+  // docs/BENCHMARKS.md "Baselines at their best").
+  double baseline_checkpoint_interval_s = 1800;
   tenancy::TenancyConfig tenancy;
   SlurmSection slurm;
 };

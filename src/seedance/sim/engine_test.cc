@@ -223,6 +223,9 @@ TEST(Config, ParsesSeedKeysAndRejectsBadOnes) {
   EXPECT_DOUBLE_EQ(ok->cost_aware.warmup_window_s, 120);
   EXPECT_EQ(ok->cost_aware.autoscale, AutoscaleMode::kPredictive);
   // One file serves every driver: seedance server's section is a known key here.
+  auto baselines = ParseSimConfig("c.yaml", "scheduler:\n  baselines:\n    checkpoint_interval: 3600\n");
+  ASSERT_TRUE(baselines.has_value()) << baselines.error().ToString();
+  EXPECT_DOUBLE_EQ(baselines->baseline_checkpoint_interval_s, 3600);
   auto shared = ParseSimConfig("c.yaml", "server:\n  admission_mode: kueue\nscheduler:\n  autoscaling:\n    mode: reactive\n");
   ASSERT_TRUE(shared.has_value()) << shared.error().ToString();
   struct Bad {
@@ -236,6 +239,9 @@ TEST(Config, ParsesSeedKeysAndRejectsBadOnes) {
       {"scheduler:\n  cost_aware:\n    enabled: maybe\n", "expected true or false"},
       {"scheduler:\n  autoscaling:\n    mode: magic\n", "(allowed: reactive, predictive)"},
       {"scheduler: [1, 2\n", "c.yaml:"},
+      {"scheduler:\n  baselines:\n    checkpoint_interval: 0\n",
+       "c.yaml:3: key 'scheduler.baselines.checkpoint_interval': 0 is out of range"},
+      {"scheduler:\n  baselines:\n    patience: 1\n", "key 'scheduler.baselines.patience': unknown key"},
   };
   for (const auto& b : bad) {
     auto r = ParseSimConfig("c.yaml", b.text);
