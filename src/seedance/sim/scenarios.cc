@@ -373,7 +373,7 @@ std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec) {
   one_type.checkpoint_interval_s = ckpt;
   entries.push_back({std::make_unique<SkyPilotPolicy>(one_type), "skypilot",
                      "SkyPilot managed jobs: one GPU type per job (cheapest per step on-demand), spot first, "
-                     "EAGER_NEXT_REGION recovery, on-demand when spot cannot launch, 30-min checkpoints (baseline)",
+                     "EAGER_NEXT_REGION recovery, on-demand when spot cannot launch, checkpoints every scheduler.baselines.checkpoint_interval (600 s) (baseline)",
                      true});
   // Both ways a SkyPilot user picks the one GPU type: the rows are swept together because neither
   // dominates (cheapest per step is cheaper on llm-finetune, philly and gavel; fastest has the
@@ -400,7 +400,7 @@ std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec) {
   las_spot->spot_checkpoint_interval_s = ckpt;
   entries.push_back({std::move(las_spot), "gavel-las-spot",
                      "Gavel-LAS with spot pools as worker types, SkyPilot's recovery (on-demand of the same type "
-                     "when spot has no room), 30-min checkpoints (baseline)",
+                     "when spot has no room), checkpoints every scheduler.baselines.checkpoint_interval (600 s) (baseline)",
                      true});
   entries.push_back({std::make_unique<SeedanceCostPolicy>(spec.config.cost_aware), "seedance",
                      std::string("Seedance cost-aware: sizes estimated online, spot statistics of the past 7 days, "
