@@ -432,7 +432,7 @@ Action RegisterCostBenchmark(CLI::App& app) {
                   "the cost/JCT frontier, plotted in the report");
   cmd->add_option("--decisions", opts->decisions,
                   "write every policy's decisions as CSV time_s,policy,job,action,pool "
-                  "(action: start, stop, migrate, provision, release)");
+                  "(action: start, stop, migrate, provision, release; outcomes: finish, interrupt)");
   cmd->add_option("--out", opts->out, "output directory (created if missing)")->capture_default_str();
   cmd->add_flag("--packing,!--no-packing", opts->packing, "add the packing comparison section (default: on)");
   cmd->add_option("--nodes", opts->nodes, "packing section: node list CSV (default: openb's)");

@@ -167,13 +167,21 @@ std::vector<double> Capacity::Interruptions(const std::vector<SpotRun>& runs, do
     std::sort(mine.begin(), mine.end(),
               [&](std::size_t a, std::size_t b) { return runs[a].job_id > runs[b].job_id; });
     int used = pools_[p].in_use;
+    // A run that completed its work by a change gives its GPUs back before that change is
+    // applied: only the GPUs still running at x count against the capacity there.
+    std::vector<char> done(mine.size(), 0);
     // A drop exactly at the round's end still interrupts the jobs running into it.
     for (double x = spec.spot.NextChangeAfter(t); x <= round_end && used > 0; x = spec.spot.NextChangeAfter(x)) {
+      for (std::size_t k = 0; k < mine.size(); ++k) {
+        const std::size_t r = mine[k];
+        if (done[k] || stop_at[r] < kInf || runs[r].completes_at > x) continue;
+        done[k] = 1;
+        used -= runs[r].gpus;
+      }
       const int cap = std::min(spec.max_gpus, spec.spot.AvailableAt(x));
-      std::size_t k = 0;
-      while (used > cap && k < mine.size()) {
-        const std::size_t r = mine[k++];
-        if (stop_at[r] < kInf || runs[r].completes_at <= x) continue;
+      for (std::size_t k = 0; used > cap && k < mine.size(); ++k) {
+        const std::size_t r = mine[k];
+        if (done[k] || stop_at[r] < kInf) continue;
         stop_at[r] = x;
         used -= runs[r].gpus;
       }

@@ -204,7 +204,7 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   }
   if (!root["scheduler"]) return c;
   YAML::Node s = root["scheduler"];
-  SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, s, "scheduler", {"cost_aware", "autoscaling", "checkpoint"}));
+  SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, s, "scheduler", {"cost_aware", "autoscaling", "checkpoint", "baselines"}));
   // One numeric key: where it goes and its allowed range (lo exclusive when lo_open).
   struct NumberKey {
     const char* key;
@@ -269,6 +269,10 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   if (YAML::Node ck = s["checkpoint"]) {
     SEEDANCE_RETURN_IF_ERROR(read_section(ck, "scheduler.checkpoint", {},
         {{"cost", &c.checkpoint_cost_s, 0, inf, false, true}, {"restart", &c.restart_s, 0, inf, false, true}}));
+  }
+  if (YAML::Node bl = s["baselines"]) {
+    SEEDANCE_RETURN_IF_ERROR(read_section(bl, "scheduler.baselines", {},
+        {{"checkpoint_interval", &c.baseline_checkpoint_interval_s, 0, inf, true, true}}));
   }
   return c;
 }

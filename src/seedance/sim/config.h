@@ -21,6 +21,8 @@ namespace seedance::sim {
 //                  number other than 0 is an error)
 //     autoscaling: {mode: reactive|predictive, cold_start: duration, scale_down_delay: duration}
 //     checkpoint: {cost: duration, restart: duration}
+//     baselines: {checkpoint_interval: duration > 0}   # the spot baselines' (SkyPilot rows,
+//                                                      # gavel-las-spot) checkpoint interval; 600s
 //   tenancy: tiers, tenants and their quotas (S4.1-S4.3): tenancy::ParseTenancyConfig
 //   slurm: what `seedance slurm` (the controller beside slurmctld) reads:
 //     partition: gpu          # the partition whose jobs it manages ("" = every partition)
@@ -52,6 +54,10 @@ struct SimConfig {
   double scale_down_delay_s = 600;
   double checkpoint_cost_s = 30;
   double restart_s = 60;
+  // The spot baselines' checkpoint interval (a user's fixed choice). 600 s: the cheapest of
+  // {150, 300, 600, 1800, 3600, 7200} s for skypilot, skypilot-any-of and skypilot-spot-only on
+  // the tuning set (examples/sweep-baseline-checkpoint.yaml, docs/BENCHMARKS.md); was 1800.
+  double baseline_checkpoint_interval_s = 600;
   tenancy::TenancyConfig tenancy;
   SlurmSection slurm;
 };

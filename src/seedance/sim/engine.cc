@@ -37,6 +37,8 @@ std::string_view DecisionActionName(DecisionAction action) {
     case DecisionAction::kMigrate: return "migrate";
     case DecisionAction::kProvision: return "provision";
     case DecisionAction::kRelease: return "release";
+    case DecisionAction::kFinish: return "finish";
+    case DecisionAction::kInterrupt: return "interrupt";
   }
   return "?";
 }
@@ -145,7 +147,8 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       jr.tenant = js.tenant;
       res.jobs.push_back(jr);
       active.push_back(std::move(st));
-      policy.OnArrival(js, t);
+      const JobInfo submitted = js;  // a copy: a policy's reference cannot be cast back to the JobSpec
+      policy.OnArrival(submitted, t);
     }
     if (arrived) {  // completions keep the order; only arrivals can break it
       std::sort(active.begin(), active.end(),
@@ -250,8 +253,9 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     }
     const std::vector<double> stop_at = capacity.Interruptions(spot_runs, t, round_end);
 
-    // Apply progress.
+    // Apply progress. Outcomes (finish, interrupt) are logged after the loop, in time order.
     double busy_gpu_s = 0;
+    std::vector<Decision> outcomes;
     for (std::size_t k = 0; k < runs.size(); ++k) {
       Run& r = runs[k];
       ActiveJob& st = active[r.job];
@@ -286,7 +290,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
         st.interrupted_at_s = stop_at[k];
         ++jr.preemptions;
         ++res.spot_interruptions;
-        emit(stop_at[k], st.spec->id, DecisionAction::kStop, r.pool, st.spec->gpus);
+        outcomes.push_back(Decision{stop_at[k], st.spec->id, DecisionAction::kInterrupt, r.pool, st.spec->gpus});
       } else {
         st.since_ckpt_s += progress_s;
       }
@@ -310,8 +314,12 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       if (st.remaining <= 0) {
         jr.finish_s = options.gavel_rounds ? r.finish : end;
         jr.deadline_missed = jr.finish_s > jr.deadline_s;
+        outcomes.push_back(Decision{jr.finish_s, st.spec->id, DecisionAction::kFinish, r.pool, st.spec->gpus});
       }
     }
+    std::stable_sort(outcomes.begin(), outcomes.end(),
+                     [](const Decision& a, const Decision& b) { return a.time_s < b.time_s; });
+    for (const Decision& d : outcomes) emit(d.time_s, d.job_id, d.action, d.pool, d.gpus);
     // Jobs that did not run lose their place (a checkpoint is taken at the round boundary).
     for (std::size_t i = 0; i < active.size(); ++i) {
       if (!scheduled[i]) active[i].running = false;
@@ -330,7 +338,8 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
     for (auto& st : active) {
       if (st.remaining <= 0) {
         JobResult& jr = res.jobs[st.result_index];
-        policy.OnCompletion(*st.spec, st.spec->total_steps, jr.finish_s);
+        const JobInfo submitted = *st.spec;
+        policy.OnCompletion(submitted, st.spec->total_steps, jr.finish_s);
         if (measured_left > 0 && st.spec->id >= options.measure_first &&
             st.spec->id < options.measure_last) {
           --measured_left;

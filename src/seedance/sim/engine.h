@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +19,10 @@ namespace seedance::sim {
 // attained service and the engine's own record of where and how long each ran. Pools: the public
 // part (PoolInfo: no availability series), capacity now and statistics of spot capacity over a
 // trailing window of the past. True sizes and future series stay in the engine; only a policy
-// whose is_oracle() is true gets them, through the separate OracleView channel.
+// whose is_oracle() is true gets them, through the separate OracleView channel. The contract is in
+// the types: every view holds VALUE copies (JobInfo, PoolInfo, FleetInfo, the service vector),
+// never a pointer into the engine's JobSpec / PoolSpec / FleetSpec, so no cast can reach a true
+// size or a future series.
 
 // Trailing statistics of one spot pool's capacity, over the ticks of its series that started in
 // the last SimOptions::spot_history_window_s (computed incrementally by the observation layer).
@@ -39,9 +41,9 @@ struct SpotHistory {
 
 // What a policy sees of one active (arrived, unfinished) job.
 struct JobView {
-  const JobInfo* info = nullptr;
+  JobInfo info;               // a copy of what was submitted (never the engine's JobSpec)
   double attained_steps = 0;  // progress kept so far (steps)
-  std::span<const double> service_s_by_pool;  // seconds it held GPUs of each pool
+  std::vector<double> service_s_by_pool;  // seconds it held GPUs of each pool (a copy)
   int pool = -1;              // pool it ran on last round, -1 if none
   bool running = false;       // holds GPUs now: ran to the end of the last round, not interrupted
   bool ever_ran = false;
@@ -52,7 +54,7 @@ struct JobView {
 
 // What a policy sees of one pool.
 struct PoolView {
-  const PoolInfo* info = nullptr;
+  PoolInfo info;      // a copy of the public part (never the PoolSpec with its series)
   int held = 0;       // GPUs provisioned (billed); owned: max_gpus
   int ready = 0;      // of which usable now
   int capacity = 0;   // GPUs obtainable now (quota, or spot availability now)
@@ -63,7 +65,7 @@ class SimView {
  public:
   double now = 0;
   double round_s = 360;
-  const FleetInfo* fleet = nullptr;
+  FleetInfo fleet;              // a copy of the public part (never the FleetSpec with its pools)
   std::vector<JobView> jobs;   // active jobs, by id
   std::vector<PoolView> pools;  // by pool index
 };
@@ -102,15 +104,18 @@ class JobPolicy {
   virtual void ObserveOracle(const OracleView& /*oracle*/) {}
 };
 
-// The decision log (SimOptions::on_decision): what the engine did, as an operator would see it.
-enum class DecisionAction { kStart, kStop, kMigrate, kProvision, kRelease };
+// The decision log (SimOptions::on_decision): what the engine did, as an operator would see it,
+// and the outcomes that were nobody's decision: kFinish (a job completed its work) and kInterrupt
+// (spot capacity took a running job's GPUs).
+enum class DecisionAction { kStart, kStop, kMigrate, kProvision, kRelease, kFinish, kInterrupt };
 std::string_view DecisionActionName(DecisionAction action);
 struct Decision {
   double time_s = 0;
   std::int64_t job_id = -1;  // -1 for provision/release
   DecisionAction action = DecisionAction::kStart;
   int pool = 0;
-  int gpus = 0;              // GPUs started, stopped, moved, provisioned or released
+  int gpus = 0;              // GPUs started, stopped, moved, provisioned, released, freed by a
+                             // finish or taken by an interruption
 };
 
 // One pool's bill for one interval and who held its GPUs: what the cost ledger records
@@ -145,7 +150,9 @@ struct SimOptions {
   // Called for every decision, in time order: start (a job that was not running gets GPUs; at the
   // round's start), stop (a running job is left out of a round, or spot takes its GPUs; at that
   // instant), migrate (a running job moves pool), provision / release (a pool's held count grows
-  // or shrinks). Completions are not decisions and are not logged.
+  // or shrinks), and the outcomes: finish (a job completed its work; at that instant, on the pool
+  // it ran on) and interrupt (spot took its GPUs; at that instant). Within a round the outcomes
+  // come after its start / stop / migrate lines, ordered by time.
   std::function<void(const Decision&)> on_decision;
   // Trailing window of the spot statistics policies see (PoolView::spot).
   double spot_history_window_s = 7 * 86400.0;

@@ -223,6 +223,9 @@ TEST(Config, ParsesSeedKeysAndRejectsBadOnes) {
   EXPECT_DOUBLE_EQ(ok->cost_aware.warmup_window_s, 120);
   EXPECT_EQ(ok->cost_aware.autoscale, AutoscaleMode::kPredictive);
   // One file serves every driver: seedance server's section is a known key here.
+  auto baselines = ParseSimConfig("c.yaml", "scheduler:\n  baselines:\n    checkpoint_interval: 1h\n");
+  ASSERT_TRUE(baselines.has_value()) << baselines.error().ToString();
+  EXPECT_DOUBLE_EQ(baselines->baseline_checkpoint_interval_s, 3600);
   auto shared = ParseSimConfig("c.yaml", "server:\n  admission_mode: kueue\nscheduler:\n  autoscaling:\n    mode: reactive\n");
   ASSERT_TRUE(shared.has_value()) << shared.error().ToString();
   struct Bad {
@@ -239,6 +242,9 @@ TEST(Config, ParsesSeedKeysAndRejectsBadOnes) {
       {"scheduler:\n  cost_aware:\n    enabled: maybe\n", "expected true or false"},
       {"scheduler:\n  autoscaling:\n    mode: magic\n", "(allowed: reactive, predictive)"},
       {"scheduler: [1, 2\n", "c.yaml:"},
+      {"scheduler:\n  baselines:\n    checkpoint_interval: 0\n",
+       "c.yaml:3: key 'scheduler.baselines.checkpoint_interval': 0 is out of range"},
+      {"scheduler:\n  baselines:\n    patience: 1\n", "key 'scheduler.baselines.patience': unknown key"},
   };
   for (const auto& b : bad) {
     auto r = ParseSimConfig("c.yaml", b.text);
@@ -526,7 +532,7 @@ TEST(SeedancePolicy, MigrateAfterQueueLeavesSpotToWaitingJobs) {
     std::vector<std::string> moves;
     SimOptions o;
     o.on_decision = [&](const Decision& d) {
-      if (d.job_id >= 0) {
+      if (d.job_id >= 0 && d.action != DecisionAction::kFinish) {
         moves.push_back(std::string(DecisionActionName(d.action)) + " " + std::to_string(d.job_id) + " " +
                         std::to_string(d.pool));
       }

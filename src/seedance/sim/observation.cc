@@ -82,18 +82,33 @@ Observer::Observer(const FleetSpec& fleet, const SimOptions& options)
 void Observer::Build(double t, const std::vector<ActiveJob>& active, Capacity& capacity, SimView* view) {
   view->now = t;
   view->round_s = round_s_;
-  view->fleet = &fleet_;
-  view->jobs.clear();
-  for (const auto& st : active) {
-    view->jobs.push_back(JobView{st.spec, st.attained, st.service_s_by_pool, st.pool, st.running, st.ever_ran,
-                                 st.preemptions, st.interrupted_at_s, st.ran_s});
+  // Value copies only (the slicing assignments copy the public base): a view holds no pointer back
+  // to a JobSpec, a PoolSpec or the FleetSpec. Assigning into the previous round's elements reuses
+  // their storage.
+  view->fleet = static_cast<const FleetInfo&>(fleet_);
+  view->jobs.resize(active.size());
+  for (std::size_t i = 0; i < active.size(); ++i) {
+    const ActiveJob& st = active[i];
+    JobView& jv = view->jobs[i];
+    jv.info = static_cast<const JobInfo&>(*st.spec);
+    jv.attained_steps = st.attained;
+    jv.service_s_by_pool.assign(st.service_s_by_pool.begin(), st.service_s_by_pool.end());
+    jv.pool = st.pool;
+    jv.running = st.running;
+    jv.ever_ran = st.ever_ran;
+    jv.preemptions = st.preemptions;
+    jv.interrupted_at_s = st.interrupted_at_s;
+    jv.ran_s = st.ran_s;
   }
-  view->pools.clear();
+  view->pools.resize(fleet_.pools.size());
   for (std::size_t p = 0; p < fleet_.pools.size(); ++p) {
     watch_[p].AdvanceTo(t);
-    const int ready = capacity.Ready(p, t);
-    view->pools.push_back(
-        PoolView{&fleet_.pools[p], capacity.held(p), ready, capacity.CapacityAt(p, t), watch_[p].history()});
+    PoolView& pv = view->pools[p];
+    pv.info = static_cast<const PoolInfo&>(fleet_.pools[p]);
+    pv.held = capacity.held(p);
+    pv.ready = capacity.Ready(p, t);
+    pv.capacity = capacity.CapacityAt(p, t);
+    pv.spot = watch_[p].history();
   }
 }
 

@@ -5,11 +5,13 @@
 // the future, and a test shows that it does (so the look-ahead test can fail).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "seedance/core/rng.h"
@@ -33,6 +35,12 @@ std::unique_ptr<JobPolicy> MakePolicy(const std::string& name) {
     return p;
   }
   if (name == "skypilot") return std::make_unique<SkyPilotPolicy>();
+  if (name == "skypilot-any-of" || name == "skypilot-spot-only") {
+    SkyPilotPolicy::Options o;
+    o.any_of = true;
+    o.spot_only = name == "skypilot-spot-only";
+    return std::make_unique<SkyPilotPolicy>(o);
+  }
   CostAwareConfig c;
   if (name == "seedance-oracle") return std::make_unique<SeedanceCostPolicy>(c, /*oracle=*/true);
   return std::make_unique<SeedanceCostPolicy>(c);
@@ -102,7 +110,7 @@ class ContractChecker : public JobPolicy {
   std::vector<Assignment> Schedule(const SimView& view, Rng& rng) override {
     auto out = inner_.Schedule(view, rng);
     std::map<std::int64_t, const JobView*> jobs;
-    for (const auto& jv : view.jobs) jobs[jv.info->id] = &jv;
+    for (const auto& jv : view.jobs) jobs[jv.info.id] = &jv;
     std::vector<int> used(view.pools.size(), 0);
     std::set<std::int64_t> seen;
     for (const auto& a : out) {
@@ -112,10 +120,10 @@ class ContractChecker : public JobPolicy {
         violations.push_back("unknown job or pool");
         continue;
       }
-      const JobInfo& job = *it->second->info;
+      const JobInfo& job = it->second->info;
       const auto p = static_cast<std::size_t>(a.pool);
       if (!seen.insert(a.job_id).second) violations.push_back("job assigned twice: gang split");
-      if (job.steps_per_s[static_cast<std::size_t>(view.pools[p].info->type)] <= 0) {
+      if (job.steps_per_s[static_cast<std::size_t>(view.pools[p].info.type)] <= 0) {
         violations.push_back("job on a type it cannot run on");
       }
       used[p] += job.gpus;  // the whole gang on one pool
@@ -177,7 +185,8 @@ std::vector<std::string> Before(const Logged& l, double t) {
 }
 
 // Rewrites what no policy may know at t: the true size of every job unfinished at t (never below
-// the work it had done by then) and the spot series from the first tick after t.
+// the work it had done by then), the deadline of every job submitted after t (dropped, added or
+// moved: it is part of a submission not yet made) and the spot series from the first tick after t.
 void ScrambleFuture(const SimResult& run, double t, std::uint64_t seed, Workload* w, FleetSpec* f) {
   Rng rng(seed);
   std::map<std::int64_t, double> finish;
@@ -188,6 +197,10 @@ void ScrambleFuture(const SimResult& run, double t, std::uint64_t seed, Workload
     if (done) continue;
     const double factor = j.arrival_s > t ? 0.3 + 3.0 * rng.UniformDouble() : 1.05 + 3.0 * rng.UniformDouble();
     j.total_steps *= factor;
+    if (j.arrival_s > t) {
+      const double u = rng.UniformDouble();
+      j.deadline_s = u < 0.4 ? kNoDeadline : j.arrival_s + (2.0 + 60.0 * rng.UniformDouble()) * 3600.0;
+    }
   }
   for (auto& p : f->pools) {
     if (p.spot.empty()) continue;
@@ -245,19 +258,163 @@ TEST_P(PolicyContract, NeverOverCapacityAndGangsWholeOnAFeasiblePool) {
   }
 }
 
+// The decision log carries the outcomes (issue 29): read back alone, it tells a completion from a
+// decision. Every finished job has exactly one `finish`, at its finish time, on the pool it ran on;
+// `interrupt` lines match the preemptions per job; each outcome falls while the job holds GPUs (after
+// a start or migrate, before any stop / interrupt / finish); the log is in time order.
+TEST_P(PolicyContract, DecisionLogRecordsEveryFinishAndInterruption) {
+  int interrupts_seen = 0;
+  for (std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{5}}) {
+    const Workload w = ContractWorkload(seed);
+    const Logged l = RunPolicy(GetParam(), w, ContractFleet(seed));
+    std::map<std::int64_t, int> finishes;
+    std::map<std::int64_t, int> interrupts;
+    std::map<std::int64_t, int> holding;  // pool a job holds GPUs on now, -1: none
+    double last = -1;
+    for (const Decision& d : l.raw) {
+      EXPECT_GE(d.time_s, last) << "log out of time order at " << d.time_s;
+      last = std::max(last, d.time_s);
+      if (d.job_id < 0) continue;
+      auto [it, fresh] = holding.emplace(d.job_id, -1);
+      int& on = it->second;
+      switch (d.action) {
+        case DecisionAction::kStart:
+        case DecisionAction::kMigrate:
+          on = d.pool;
+          break;
+        case DecisionAction::kStop:
+          EXPECT_GE(on, 0) << "stop of job " << d.job_id << " that held no GPUs";
+          on = -1;
+          break;
+        case DecisionAction::kFinish:
+        case DecisionAction::kInterrupt:
+          EXPECT_EQ(on, d.pool) << DecisionActionName(d.action) << " of job " << d.job_id << " at " << d.time_s;
+          on = -1;
+          (d.action == DecisionAction::kFinish ? finishes : interrupts)[d.job_id] += 1;
+          break;
+        default:
+          ADD_FAILURE() << "job line with action " << DecisionActionName(d.action);
+      }
+      (void)fresh;
+    }
+    int total_interrupts = 0;
+    for (const JobResult& jr : l.result.jobs) {
+      EXPECT_EQ(finishes[jr.id], jr.finish_s >= 0 ? 1 : 0) << "job " << jr.id;
+      EXPECT_EQ(interrupts[jr.id], jr.preemptions) << "job " << jr.id;
+      total_interrupts += interrupts[jr.id];
+    }
+    for (const Decision& d : l.raw) {
+      if (d.action == DecisionAction::kFinish) {
+        EXPECT_EQ(d.time_s, l.result.jobs[static_cast<std::size_t>(d.job_id)].finish_s) << "job " << d.job_id;
+      }
+    }
+    EXPECT_EQ(total_interrupts, l.result.spot_interruptions);
+    interrupts_seen += total_interrupts;
+  }
+  std::printf("%s: %d interruptions logged\n", GetParam().c_str(), interrupts_seen);
+  if (GetParam() == "seedance" || GetParam() == "gavel-las-spot") {  // interrupt lines are exercised
+    EXPECT_GT(interrupts_seen, 0);
+  }
+}
+
 TEST_P(PolicyContract, NoLookAhead) {
   if (GetParam() == "seedance-oracle") GTEST_SKIP() << "the oracle reference is exempt (see OracleSeesTheFuture)";
   EXPECT_EQ(LookAheadFailures(GetParam(), 20), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllJobPolicies, PolicyContract,
-                         ::testing::Values("fifo", "gavel-las", "gavel-las-spot", "skypilot", "seedance",
+                         ::testing::Values("fifo", "gavel-las", "gavel-las-spot", "skypilot", "skypilot-any-of",
+                                           "skypilot-spot-only", "seedance",
                                            "seedance-oracle"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
                            for (auto& c : n) c = c == '-' ? '_' : c;
                            return n;
                          });
+
+// The information contract in the types (issue 29): a policy gets value copies, so no cast of what
+// it holds reaches a JobSpec's true size or a PoolSpec's future series.
+static_assert(std::is_same_v<decltype(JobView::info), JobInfo>);
+static_assert(std::is_same_v<decltype(PoolView::info), PoolInfo>);
+static_assert(std::is_same_v<decltype(SimView::fleet), FleetInfo>);
+static_assert(std::is_same_v<decltype(JobView::service_s_by_pool), std::vector<double>>);
+
+// Records the address of every JobInfo / PoolInfo / FleetInfo a policy is handed.
+class AddressProbe : public JobPolicy {
+ public:
+  std::string_view name() const override { return "probe"; }
+  std::vector<Assignment> Schedule(const SimView& view, Rng& /*rng*/) override {
+    seen.push_back(&view.fleet);
+    std::vector<Assignment> out;
+    for (const auto& jv : view.jobs) {
+      seen.push_back(&jv.info);
+      out.push_back(Assignment{jv.info.id, 0});
+    }
+    for (const auto& pv : view.pools) seen.push_back(&pv.info);
+    return out;
+  }
+  void OnArrival(const JobInfo& job, double /*now*/) override { seen.push_back(&job); }
+  void OnCompletion(const JobInfo& job, double /*steps*/, double /*now*/) override { seen.push_back(&job); }
+  std::vector<const void*> seen;
+};
+
+TEST(PolicyContractTypes, PoliciesHoldCopiesNeverTheEnginesSpecs) {
+  const Workload w = ContractWorkload(4);
+  const FleetSpec f = ContractFleet(4);
+  AddressProbe probe;
+  ASSERT_TRUE(Simulate(w, f, probe, SimOptions{}).has_value());
+  ASSERT_FALSE(probe.seen.empty());
+  const auto* jobs_lo = reinterpret_cast<const char*>(w.jobs.data());
+  const auto* jobs_hi = reinterpret_cast<const char*>(w.jobs.data() + w.jobs.size());
+  const auto* pools_lo = reinterpret_cast<const char*>(f.pools.data());
+  const auto* pools_hi = reinterpret_cast<const char*>(f.pools.data() + f.pools.size());
+  for (const void* a : probe.seen) {
+    const auto* c = static_cast<const char*>(a);
+    EXPECT_FALSE(c >= jobs_lo && c < jobs_hi) << "a policy was handed a JobSpec";
+    EXPECT_FALSE(c >= pools_lo && c < pools_hi) << "a policy was handed a PoolSpec";
+    EXPECT_NE(a, static_cast<const void*>(&f)) << "a policy was handed the FleetSpec";
+  }
+}
+
+// SkyPilot as its users run it (issue 29). Pools: K80 on-demand $0.9/h, V100 on-demand $3/h, V100
+// spot $1/h; a 1-GPU job at 0.5 (K80) and 1 (V100) steps/s. Dollars per step: V100 spot 1, K80
+// on-demand 1.8, V100 on-demand 3. One type (cheapest per step on-demand: K80) has no K80 spot, so
+// it runs K80 on-demand; any_of takes V100 spot while it has room and fails over to K80 on-demand
+// when it has none; spot-only waits for spot.
+TEST(SkyPilotAnyOf, FailsOverDownTheOptimizersOrderAndSpotOnlyWaits) {
+  SimView view;
+  const double prices[] = {0.9, 3.0, 1.0};
+  const int types[] = {0, 1, 1};
+  const Tier tiers[] = {Tier::kOnDemand, Tier::kOnDemand, Tier::kSpot};
+  for (int p = 0; p < 3; ++p) {
+    PoolView pv;
+    pv.info = PoolInfo{types[p], tiers[p], 4, prices[p]};
+    pv.capacity = 4;
+    view.pools.push_back(pv);
+  }
+  JobView jv;
+  jv.info.id = 7;
+  jv.info.gpus = 1;
+  jv.info.steps_per_s = {0.5, 1.0};
+  view.jobs.push_back(jv);
+  Rng rng(1);
+  const auto pool_of = [&](SkyPilotPolicy::Options o, int spot_room) {
+    view.pools[2].capacity = spot_room;
+    SkyPilotPolicy policy(o);
+    const std::vector<Assignment> a = policy.Schedule(view, rng);
+    return a.empty() ? -1 : a.front().pool;
+  };
+  SkyPilotPolicy::Options one_type;
+  SkyPilotPolicy::Options any_of;
+  any_of.any_of = true;
+  SkyPilotPolicy::Options spot_only = any_of;
+  spot_only.spot_only = true;
+  EXPECT_EQ(pool_of(one_type, 4), 0);
+  EXPECT_EQ(pool_of(any_of, 4), 2);
+  EXPECT_EQ(pool_of(any_of, 0), 0);
+  EXPECT_EQ(pool_of(spot_only, 4), 2);
+  EXPECT_EQ(pool_of(spot_only, 0), -1);
+}
 
 TEST(PolicyContractOracle, OracleSeesTheFuture) {
   // The same look-ahead test catches the reference policy that reads true sizes and whole series.

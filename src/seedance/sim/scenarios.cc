@@ -376,22 +376,39 @@ std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec) {
   las->exclude_spot = true;
   entries.push_back({std::move(las), "gavel-las",
                      "Gavel-LAS: heterogeneity-aware max-min fairness (LP), on-demand only, reactive (baseline)", true});
-  entries.push_back({std::make_unique<SkyPilotPolicy>(), "skypilot",
+  const double ckpt = spec.config.baseline_checkpoint_interval_s;
+  SkyPilotPolicy::Options one_type;
+  one_type.checkpoint_interval_s = ckpt;
+  entries.push_back({std::make_unique<SkyPilotPolicy>(one_type), "skypilot",
                      "SkyPilot managed jobs: one GPU type per job (cheapest per step on-demand), spot first, "
-                     "EAGER_NEXT_REGION recovery, on-demand when spot cannot launch, 30-min checkpoints (baseline)",
+                     "EAGER_NEXT_REGION recovery, on-demand when spot cannot launch, checkpoints every scheduler.baselines.checkpoint_interval (600 s) (baseline)",
                      true});
   // Both ways a SkyPilot user picks the one GPU type: the rows are swept together because neither
   // dominates (cheapest per step is cheaper on llm-finetune, philly and gavel; fastest has the
   // lower average JCT), and the best-baseline rule picks whichever is eligible.
-  SkyPilotPolicy::Options fastest;
+  SkyPilotPolicy::Options fastest = one_type;
   fastest.type = SkyPilotPolicy::TypeChoice::kFastest;
   entries.push_back({std::make_unique<SkyPilotPolicy>(fastest), "skypilot-fastest",
                      "SkyPilot managed jobs as above, each job requesting its fastest GPU type (baseline)", true});
+  // SkyPilot as its users run it (issue 29): `any_of` over every feasible type, the optimizer's
+  // cheapest per step first, failover down the list; and spot only, waiting for spot.
+  SkyPilotPolicy::Options any_of = one_type;
+  any_of.any_of = true;
+  entries.push_back({std::make_unique<SkyPilotPolicy>(any_of), "skypilot-any-of",
+                     "SkyPilot managed jobs with resources any_of over every feasible type, spot and on-demand, "
+                     "in the optimizer's order (cheapest per step first), failover down the list (baseline)",
+                     true});
+  SkyPilotPolicy::Options spot_only = any_of;
+  spot_only.spot_only = true;
+  entries.push_back({std::make_unique<SkyPilotPolicy>(spot_only), "skypilot-spot-only",
+                     "SkyPilot managed jobs, any_of over every feasible type on spot only; waits for spot (baseline)",
+                     true});
   auto las_spot = std::make_unique<GavelLasPolicy>(false);
   las_spot->spot_recovery = true;
+  las_spot->spot_checkpoint_interval_s = ckpt;
   entries.push_back({std::move(las_spot), "gavel-las-spot",
                      "Gavel-LAS with spot pools as worker types, SkyPilot's recovery (on-demand of the same type "
-                     "when spot has no room), 30-min checkpoints (baseline)",
+                     "when spot has no room), checkpoints every scheduler.baselines.checkpoint_interval (600 s) (baseline)",
                      true});
   entries.push_back({std::make_unique<SeedanceCostPolicy>(spec.config.cost_aware), "seedance",
                      std::string("Seedance cost-aware: sizes estimated online, spot statistics of the past 7 days, "

@@ -60,14 +60,33 @@ TEST(Capacity, SpotFollowsTheSeriesAndInterruptsTheLatestJobsFirst) {
   auto stop = c.Interruptions({SpotRun{0, 1, 1, inf}, SpotRun{0, 2, 2, inf}}, 0, 360);
   EXPECT_EQ(stop[0], inf);
   EXPECT_EQ(stop[1], 360);
-  // A job that finishes before the drop keeps its GPUs; the next one in line loses them.
+  // A job that finishes before the drop gives its GPUs back: the one left fits the new capacity.
   stop = c.Interruptions({SpotRun{0, 1, 1, inf}, SpotRun{0, 2, 2, 300}}, 0, 360);
-  EXPECT_EQ(stop[0], 360);
+  EXPECT_EQ(stop[0], inf);
   EXPECT_EQ(stop[1], inf);
   // Between rounds held spot above the series shrinks.
   c.ClearInUse();
   c.Autoscale({3}, 400);
   EXPECT_EQ(c.held(0), 1);
+}
+
+// Issue 29: GPUs of runs that completed before a drop were counted as in use, so the drop took
+// more jobs than it had to. 8 spot GPUs, four 2-GPU jobs; capacity 8 -> 6 at t=120 -> 3 at t=240.
+// Job 2 is done at 100 and job 4 at 200: at 120 the 6 GPUs still running fit; at 240 the 4 still
+// running exceed 3, so the newest of them (job 3) alone is interrupted. (Counting finished GPUs
+// interrupted job 4 at 120 and jobs 3 and 1 at 240.)
+TEST(Capacity, FinishedRunsGiveTheirSpotGpusBackBeforeADrop) {
+  FleetSpec f = Fleet(Tier::kSpot, 8);
+  f.pools[0].spot = SpotSeries(120, {8, 6, 3, 3}, 1);
+  Capacity c(f, AutoscaleMode::kReactive, 360, nullptr);
+  c.Autoscale({8}, 0);
+  ASSERT_EQ(c.held(0), 8);
+  c.AddInUse(0, 8);
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<SpotRun> runs = {SpotRun{0, 1, 2, inf}, SpotRun{0, 2, 2, 100},
+                                     SpotRun{0, 3, 2, inf}, SpotRun{0, 4, 2, 200}};
+  const std::vector<double> stop = c.Interruptions(runs, 0, 360);
+  EXPECT_EQ(stop, (std::vector<double>{inf, inf, 240, inf}));
 }
 
 TEST(Billing, BillsHeldGpusPerSecondWithIdleAndColdStartShares) {
@@ -168,12 +187,18 @@ TEST(DecisionLog, StartsStopsAndPoolChangesInOrder) {
   o.on_decision = [&log](const Decision& d) { log.push_back(d); };
   FifoOnDemandPolicy fifo;
   ASSERT_TRUE(Simulate(w, f, fifo, o).has_value());
-  ASSERT_EQ(log.size(), 3u);
+  // The completion is logged as an outcome (issue 29), at 1,100 s: 100 s cold start + 1,000 steps.
+  ASSERT_EQ(log.size(), 4u);
   EXPECT_EQ(log[0].action, DecisionAction::kProvision);
   EXPECT_EQ(log[1].action, DecisionAction::kStart);
   EXPECT_EQ(log[1].job_id, 0);
-  EXPECT_EQ(log[2].action, DecisionAction::kRelease);
-  // On spot: the drop at 360 stops the job; it starts again when spot returns.
+  EXPECT_EQ(log[2].action, DecisionAction::kFinish);
+  EXPECT_EQ(log[2].job_id, 0);
+  EXPECT_EQ(log[2].time_s, 1100);
+  EXPECT_EQ(log[2].pool, 0);
+  EXPECT_EQ(log[3].action, DecisionAction::kRelease);
+  // On spot: the drop at 360 interrupts the job (an outcome, not a stop decision); it starts
+  // again when spot returns and its finish is logged.
   f = Fleet(Tier::kSpot, 1, {1, 0, 1, 1, 1, 1});
   log.clear();
   CostAwareConfig c;
@@ -184,7 +209,7 @@ TEST(DecisionLog, StartsStopsAndPoolChangesInOrder) {
   for (const auto& d : log) {
     if (d.job_id >= 0) jobs.push_back(std::string(DecisionActionName(d.action)) + "@" + std::to_string(static_cast<int>(d.time_s)));
   }
-  EXPECT_EQ(jobs, (std::vector<std::string>{"start@0", "stop@360", "start@720"}));
+  EXPECT_EQ(jobs, (std::vector<std::string>{"start@0", "interrupt@360", "start@720", "finish@1915"}));
   EXPECT_EQ(r->spot_interruptions, 1);
 }
 

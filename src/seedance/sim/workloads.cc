@@ -437,6 +437,7 @@ Result<std::vector<double>> LlmFinetuneStepsPerS(std::string_view job_type, doub
 
 Workload GenerateLlmFinetune(std::int64_t num_jobs, double duration_s, std::uint64_t seed) {
   Rng rng(seed);
+  Rng estimate_rng(seed ^ 0x5eedda9ce0e57ULL);  // the submitters' size estimates (deadlines)
   Workload w;
   w.name = "llm-finetune";
   for (const auto& g : LlmGpus()) w.gpu_types.emplace_back(g.name);
@@ -468,10 +469,17 @@ Workload GenerateLlmFinetune(std::int64_t num_jobs, double duration_s, std::uint
     double tokens = tp->tokens_b_lo * std::pow(tp->tokens_b_hi / tp->tokens_b_lo, rng.UniformDouble()) * 1e9;
     j.total_steps = std::ceil(tokens / kLlmTokensPerStep);
     j.steps_per_s = LlmSpeeds(*tp, 1.0);
-    // 30% carry a deadline: 3x their runtime on the fastest type, at least 6 h.
+    // 30% carry a deadline, set as a user sets one: from an estimate of the work, not the true
+    // size. The estimate is drawn from the template's own token range (log-uniform), independent of
+    // the job's true tokens, from a separate stream (so arrivals and sizes match earlier versions);
+    // the deadline is 3x the estimate's run time on the fastest type, at least 6 h (longer than any
+    // template's largest job takes there, so every deadline stays feasible). Issue 29: a deadline
+    // derived from the true size told a policy the size.
     if (rng.Bernoulli(0.3)) {
       double best = *std::max_element(j.steps_per_s.begin(), j.steps_per_s.end());
-      j.deadline_s = t + std::max(6 * 3600.0, 3.0 * j.total_steps / best);
+      const double est_tokens =
+          tp->tokens_b_lo * std::pow(tp->tokens_b_hi / tp->tokens_b_lo, estimate_rng.UniformDouble()) * 1e9;
+      j.deadline_s = t + std::max(6 * 3600.0, 3.0 * std::ceil(est_tokens / kLlmTokensPerStep) / best);
     }
     w.jobs.push_back(std::move(j));
   }

@@ -65,7 +65,7 @@ std::vector<Assignment> GavelRoundPolicy::Schedule(const SimView& view, Rng& rng
   if (exclude_spot) {
     capped = view;
     for (auto& p : capped.pools) {
-      if (p.info->tier == Tier::kSpot) p.capacity = 0;
+      if (p.info.tier == Tier::kSpot) p.capacity = 0;
     }
     v = &capped;
   }
@@ -79,25 +79,25 @@ std::vector<Assignment> GavelRoundPolicy::Schedule(const SimView& view, Rng& rng
   std::map<std::int64_t, std::vector<double>> priority;
   for (const auto& jv : view.jobs) {
     std::vector<double> pr(n_pools, 0.0);
-    auto a = allocation_.find(jv.info->id);
-    const auto& times = job_time_[jv.info->id];
+    auto a = allocation_.find(jv.info.id);
+    const auto& times = job_time_[jv.info.id];
     if (a != allocation_.end()) {
       for (std::size_t p = 0; p < n_pools; ++p) {
         double x = a->second[p];
-        double thr = jv.info->steps_per_s[static_cast<std::size_t>(view.pools[p].info->type)];
+        double thr = jv.info.steps_per_s[static_cast<std::size_t>(view.pools[p].info.type)];
         if (x == 0.0 || thr == 0.0) continue;
         double fraction = pool_time_[p] == 0.0 ? 0.0 : times[p] / pool_time_[p];
         pr[p] = fraction > 0 ? x / fraction : x * 1e9;
       }
     }
-    priority[jv.info->id] = std::move(pr);
+    priority[jv.info.id] = std::move(pr);
   }
   // Pool order: fastest-first (Gavel: v100, p100, k80), here by price then index; shuffled for
   // heterogeneity-agnostic policies.
   std::vector<std::size_t> order(n_pools);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return view.pools[a].info->usd_per_gpu_hour > view.pools[b].info->usd_per_gpu_hour;
+    return view.pools[a].info.usd_per_gpu_hour > view.pools[b].info.usd_per_gpu_hour;
   });
   if (shuffle_pool_order()) rng.Shuffle(order);
 
@@ -111,10 +111,10 @@ std::vector<Assignment> GavelRoundPolicy::Schedule(const SimView& view, Rng& rng
   for (std::size_t p : order) {
     std::vector<Entry> per_pool;
     for (const auto& jv : view.jobs) {
-      auto a = allocation_.find(jv.info->id);
+      auto a = allocation_.find(jv.info.id);
       double x = a == allocation_.end() ? 0.0 : a->second[p];
-      per_pool.push_back(Entry{jv.info->id, jv.info, p, priority[jv.info->id][p],
-                               deficit_[jv.info->id][p], x});
+      per_pool.push_back(Entry{jv.info.id, &jv.info, p, priority[jv.info.id][p],
+                               deficit_[jv.info.id][p], x});
     }
     std::stable_sort(per_pool.begin(), per_pool.end(), [](const Entry& a, const Entry& b) {
       if (a.priority != b.priority) return a.priority > b.priority;
@@ -129,7 +129,7 @@ std::vector<Assignment> GavelRoundPolicy::Schedule(const SimView& view, Rng& rng
   std::vector<Assignment> out;
   for (const auto& e : queue) {
     if (left[e.pool] == 0 || done.count(e.id)) continue;
-    double thr = e.info->steps_per_s[static_cast<std::size_t>(view.pools[e.pool].info->type)];
+    double thr = e.info->steps_per_s[static_cast<std::size_t>(view.pools[e.pool].info.type)];
     if (thr <= 0) continue;
     if (skip_zero_priority() && e.priority <= 0) continue;
     if (e.info->gpus > left[e.pool]) continue;
@@ -140,15 +140,15 @@ std::vector<Assignment> GavelRoundPolicy::Schedule(const SimView& view, Rng& rng
   if (spot_recovery) {
     // Spot could not take the job this round: the on-demand pool of the same type instead.
     for (const auto& jv : view.jobs) {
-      const JobInfo& job = *jv.info;
+      const JobInfo& job = jv.info;
       auto a = allocation_.find(job.id);
       if (done.count(job.id) || a == allocation_.end()) continue;
       for (std::size_t p = 0; p < n_pools; ++p) {
-        const PoolInfo& spot = *view.pools[p].info;
+        const PoolInfo& spot = view.pools[p].info;
         if (spot.tier != Tier::kSpot || a->second[p] <= 0 || left[p] >= job.gpus) continue;
         int od = -1;
         for (std::size_t q = 0; q < n_pools; ++q) {
-          if (view.pools[q].info->type == spot.type && view.pools[q].info->tier == Tier::kOnDemand) od = static_cast<int>(q);
+          if (view.pools[q].info.type == spot.type && view.pools[q].info.tier == Tier::kOnDemand) od = static_cast<int>(q);
         }
         if (od < 0 || left[static_cast<std::size_t>(od)] < job.gpus) continue;
         left[static_cast<std::size_t>(od)] -= job.gpus;
@@ -174,7 +174,7 @@ GavelRoundPolicy::Allocation GavelFifoPolicy::ComputeAllocation(const SimView& v
   for (std::size_t p = 0; p < n_pools; ++p) available[p] = view.pools[p].capacity;
   if (perf_) assigned_.clear();
   std::map<std::int64_t, const JobInfo*> active;
-  for (const auto& jv : view.jobs) active[jv.info->id] = jv.info;
+  for (const auto& jv : view.jobs) active[jv.info.id] = &jv.info;
   std::vector<std::int64_t> queue;
   for (const auto& [id, spec] : active) {
     if (!assigned_.count(id)) queue.push_back(id);
@@ -203,8 +203,8 @@ GavelRoundPolicy::Allocation GavelFifoPolicy::ComputeAllocation(const SimView& v
     if (available[p] > 0) types.push_back(p);
   }
   std::sort(types.begin(), types.end(), [&](std::size_t a, std::size_t b) {
-    return Lower(view.fleet->gpu_types[static_cast<std::size_t>(view.pools[a].info->type)]) <
-           Lower(view.fleet->gpu_types[static_cast<std::size_t>(view.pools[b].info->type)]);
+    return Lower(view.fleet.gpu_types[static_cast<std::size_t>(view.pools[a].info.type)]) <
+           Lower(view.fleet.gpu_types[static_cast<std::size_t>(view.pools[b].info.type)]);
   });
   while (qhead < queue.size() && !types.empty()) {
     std::int64_t id = queue[qhead++];
@@ -226,7 +226,7 @@ GavelRoundPolicy::Allocation GavelFifoPolicy::ComputeAllocation(const SimView& v
     } else {
       double best = -1;
       for (std::size_t i = 0; i < cands.size(); ++i) {
-        double thr = spec->steps_per_s[static_cast<std::size_t>(view.pools[cands[i]].info->type)];
+        double thr = spec->steps_per_s[static_cast<std::size_t>(view.pools[cands[i]].info.type)];
         if (thr > best) {
           best = thr;
           pool = cands[i];
@@ -256,14 +256,14 @@ GavelRoundPolicy::Allocation GavelLasPolicy::ComputeAllocation(const SimView& vi
   // allocation; its LP is symmetric across types, so the share is equal) x scale / weight.
   std::vector<std::vector<double>> c(n, std::vector<double>(n_pools, 0.0));
   for (std::size_t i = 0; i < n; ++i) {
-    const JobInfo* s = view.jobs[i].info;
+    const JobInfo* s = &view.jobs[i].info;
     double iso = 0;
     for (std::size_t p = 0; p < n_pools; ++p) {
-      double thr = agnostic_ ? 1.0 : s->steps_per_s[static_cast<std::size_t>(view.pools[p].info->type)];
+      double thr = agnostic_ ? 1.0 : s->steps_per_s[static_cast<std::size_t>(view.pools[p].info.type)];
       iso += thr / static_cast<double>(n_pools);
     }
     for (std::size_t p = 0; p < n_pools; ++p) {
-      double thr = agnostic_ ? 1.0 : s->steps_per_s[static_cast<std::size_t>(view.pools[p].info->type)];
+      double thr = agnostic_ ? 1.0 : s->steps_per_s[static_cast<std::size_t>(view.pools[p].info.type)];
       c[i][p] = iso > 0 ? thr / iso * s->gpus / s->priority_weight : 0.0;
     }
   }
@@ -285,7 +285,7 @@ GavelRoundPolicy::Allocation GavelLasPolicy::ComputeAllocation(const SimView& vi
   }
   for (std::size_t p = 0; p < n_pools; ++p) {
     std::vector<std::pair<int, double>> terms;
-    for (std::size_t i = 0; i < n; ++i) terms.emplace_back(x[i][p], view.jobs[i].info->gpus);
+    for (std::size_t i = 0; i < n; ++i) terms.emplace_back(x[i][p], view.jobs[i].info.gpus);
     lp.AddRow(terms, -std::numeric_limits<double>::infinity(), view.pools[p].capacity);
   }
   if (!lp.Solve().ok()) return alloc;
@@ -306,7 +306,7 @@ GavelRoundPolicy::Allocation GavelLasPolicy::ComputeAllocation(const SimView& vi
   }
   for (std::size_t p = 0; p < n_pools; ++p) {
     std::vector<std::pair<int, double>> terms;
-    for (std::size_t i = 0; i < n; ++i) terms.emplace_back(x[i][p], view.jobs[i].info->gpus);
+    for (std::size_t i = 0; i < n; ++i) terms.emplace_back(x[i][p], view.jobs[i].info.gpus);
     lp2.AddRow(terms, -std::numeric_limits<double>::infinity(), view.pools[p].capacity);
   }
   const LinearProgram* sol = &lp2;
@@ -314,7 +314,7 @@ GavelRoundPolicy::Allocation GavelLasPolicy::ComputeAllocation(const SimView& vi
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<double> v(n_pools);
     for (std::size_t p = 0; p < n_pools; ++p) v[p] = std::clamp(sol->value(x[i][p]), 0.0, 1.0);
-    alloc[view.jobs[i].info->id] = std::move(v);
+    alloc[view.jobs[i].info.id] = std::move(v);
   }
   return alloc;
 }

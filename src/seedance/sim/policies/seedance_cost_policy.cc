@@ -16,7 +16,7 @@ double BestThroughput(const JobInfo& s) {
 // On-demand pool of the same GPU type, or -1.
 int OnDemandTwin(const SimView& view, int type) {
   for (std::size_t p = 0; p < view.pools.size(); ++p) {
-    const PoolInfo& s = *view.pools[p].info;
+    const PoolInfo& s = view.pools[p].info;
     if (s.type == type && s.tier != Tier::kSpot) return static_cast<int>(p);
   }
   return -1;
@@ -41,7 +41,7 @@ double EffectiveSpotPrice(const PoolInfo& ps, const FleetInfo& fleet, double mtb
 
 double OnDemandPrice(const SimView& view, int type) {
   int twin = OnDemandTwin(view, type);
-  return twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].info->usd_per_gpu_hour : kInf;
+  return twin >= 0 ? view.pools[static_cast<std::size_t>(twin)].info.usd_per_gpu_hour : kInf;
 }
 
 // S3.1 max_price_ratio: spot is used only while its price <= ratio x on-demand of the same type.
@@ -61,24 +61,24 @@ double SeedanceCostPolicy::SpotMtbf(const SimView& view, std::size_t p) const {
 double SeedanceCostPolicy::Remaining(const SimView& view, std::size_t index) const {
   if (oracle_) return oracle_view_.remaining_steps[index];
   const JobView& jv = view.jobs[index];
-  return estimator_.EstimateRemaining(*jv.info, jv.attained_steps).remaining_steps;
+  return estimator_.EstimateRemaining(jv.info, jv.attained_steps).remaining_steps;
 }
 
 double SeedanceCostPolicy::EffectivePrice(const SimView& view, std::size_t p, double expected_s) const {
-  const PoolInfo& ps = *view.pools[p].info;
+  const PoolInfo& ps = view.pools[p].info;
   double od = OnDemandPrice(view, ps.type);
   if (!std::isfinite(od)) od = ps.usd_per_gpu_hour;
-  return EffectiveSpotPrice(ps, *view.fleet, SpotMtbf(view, p), od, view.round_s, expected_s, config_.short_job_s);
+  return EffectiveSpotPrice(ps, view.fleet, SpotMtbf(view, p), od, view.round_s, expected_s, config_.short_job_s);
 }
 
 double SeedanceCostPolicy::CheckpointInterval(const JobView& /*job*/, const SimView& view) const {
   // Young/Daly: tau = sqrt(2 C M). M from the worst spot pool of the fleet.
   double mtbf = kInf;
   for (std::size_t p = 0; p < view.pools.size(); ++p) {
-    if (view.pools[p].info->tier == Tier::kSpot) mtbf = std::min(mtbf, SpotMtbf(view, p));
+    if (view.pools[p].info.tier == Tier::kSpot) mtbf = std::min(mtbf, SpotMtbf(view, p));
   }
   if (!std::isfinite(mtbf)) return kInf;
-  return std::sqrt(2.0 * std::max(1.0, view.fleet->checkpoint_cost_s) * mtbf);
+  return std::sqrt(2.0 * std::max(1.0, view.fleet.checkpoint_cost_s) * mtbf);
 }
 
 void SeedanceCostPolicy::OnCompletion(const JobInfo& job, double total_steps, double /*now*/) {
@@ -89,7 +89,7 @@ void SeedanceCostPolicy::OnCompletion(const JobInfo& job, double total_steps, do
 
 // Dollars per step of job `s` on pool `p`, spot at its expected price, plus the job's time value.
 double SeedanceCostPolicy::Score(const SimView& view, std::size_t p, const JobInfo& s, double remaining) const {
-  const PoolInfo& ps = *view.pools[p].info;
+  const PoolInfo& ps = view.pools[p].info;
   double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
   if (thr <= 0) return kInf;
   double price = ps.usd_per_gpu_hour;
@@ -102,8 +102,8 @@ double SeedanceCostPolicy::Score(const SimView& view, std::size_t p, const JobIn
 // costs (a restart and a cold start on the new pool, at its price plus the job's time value).
 int SeedanceCostPolicy::BestMove(const SimView& view, const JobView& jv, std::size_t cur_p, double remaining,
                                  const std::vector<int>& left) const {
-  const FleetInfo& fleet = *view.fleet;
-  const JobInfo& s = *jv.info;
+  const FleetInfo& fleet = view.fleet;
+  const JobInfo& s = jv.info;
   const double now = view.now;
   const double best = BestThroughput(s);
   auto placed = placed_at_.find(s.id);
@@ -119,7 +119,7 @@ int SeedanceCostPolicy::BestMove(const SimView& view, const JobView& jv, std::si
   double best_score = cur_score;
   for (std::size_t p = 0; p < view.pools.size(); ++p) {
     if (p == cur_p || left[p] < s.gpus) continue;
-    const PoolInfo& ps = *view.pools[p].info;
+    const PoolInfo& ps = view.pools[p].info;
     double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
     if (thr <= 0 || (thr < config_.min_speed_ratio * best && !std::isfinite(s.deadline_s))) continue;
     if (ps.tier == Tier::kSpot && (cooling || !SpotPriceAllowed(view, ps, config_.max_price_ratio))) continue;
@@ -137,7 +137,7 @@ int SeedanceCostPolicy::BestMove(const SimView& view, const JobView& jv, std::si
 }
 
 std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /*rng*/) {
-  const FleetInfo& fleet = *view.fleet;
+  const FleetInfo& fleet = view.fleet;
   const double now = view.now;
   struct Cand {
     const JobView* job;
@@ -148,7 +148,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
   std::vector<Cand> order;
   for (std::size_t i = 0; i < view.jobs.size(); ++i) {
     const JobView& jv = view.jobs[i];
-    const JobInfo& s = *jv.info;
+    const JobInfo& s = jv.info;
     const double remaining = Remaining(view, i);
     double best = BestThroughput(s);
     double remaining_s = remaining / best;
@@ -169,7 +169,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
   std::sort(order.begin(), order.end(), [](const Cand& a, const Cand& b) {
     if (a.urgent != b.urgent) return a.urgent;
     if (a.key != b.key) return a.key < b.key;
-    return a.job->info->id < b.job->info->id;
+    return a.job->info.id < b.job->info.id;
   });
 
   std::vector<int> left(view.pools.size());
@@ -182,14 +182,14 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
   std::vector<Movable> movable;  // migrate_after_queue: running jobs that may move once the queue is placed
   for (const auto& c : order) {
     const JobView& jv = *c.job;
-    const JobInfo& s = *jv.info;
+    const JobInfo& s = jv.info;
     const double remaining = c.remaining;
     const double best = BestThroughput(s);
     // Keep a job where it is during warm-up, and in general unless it must move.
     int keep = -1;
     if (jv.pool >= 0) {
       auto p = static_cast<std::size_t>(jv.pool);
-      bool spot_ok = view.pools[p].info->tier != Tier::kSpot ||
+      bool spot_ok = view.pools[p].info.tier != Tier::kSpot ||
                      (!pinned_on_demand_.count(s.id) && view.pools[p].capacity >= s.gpus);
       if (spot_ok && left[p] >= s.gpus) keep = jv.pool;
     }
@@ -204,7 +204,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
     double max_score = kInf;
     if (config_.enabled && config_.max_step_price_ratio > 0 && !std::isfinite(s.deadline_s)) {
       for (std::size_t p = 0; p < view.pools.size(); ++p) {
-        const PoolInfo& ps = *view.pools[p].info;
+        const PoolInfo& ps = view.pools[p].info;
         const double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
         if (ps.tier == Tier::kSpot || thr <= 0 || thr < config_.min_speed_ratio * best) continue;
         max_score = std::min(max_score, config_.max_step_price_ratio * Score(view, p, s, remaining));
@@ -216,7 +216,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
       const bool relax = pass == 1;
       double best_score = kInf;
       for (std::size_t p = 0; p < view.pools.size(); ++p) {
-        const PoolInfo& ps = *view.pools[p].info;
+        const PoolInfo& ps = view.pools[p].info;
         double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
         if (thr <= 0 || left[p] < s.gpus) continue;
         if (config_.enabled && !std::isfinite(s.deadline_s) &&
@@ -244,7 +244,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         // Nothing can make the deadline any more: run as fast as possible.
         double best_thr = 0;
         for (std::size_t p = 0; p < view.pools.size(); ++p) {
-          const PoolInfo& ps = *view.pools[p].info;
+          const PoolInfo& ps = view.pools[p].info;
           double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
           if (ps.tier == Tier::kSpot || left[p] < s.gpus || thr <= best_thr) continue;
           best_thr = thr;
@@ -252,21 +252,21 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
         }
       }
       if (choice >= 0 && !config_.spot_fallback && jv.preemptions > 0 &&
-          view.pools[static_cast<std::size_t>(choice)].info->tier != Tier::kSpot &&
+          view.pools[static_cast<std::size_t>(choice)].info.tier != Tier::kSpot &&
           !pinned_on_demand_.count(s.id)) {
         choice = -1;  // without fallback, interrupted work waits for spot
       }
     }
     if (choice >= 0 && keep < 0 && config_.enabled && s.priority != JobPriority::kCritical &&
-        view.pools[static_cast<std::size_t>(choice)].info->tier != Tier::kSpot) {
+        view.pools[static_cast<std::size_t>(choice)].info.tier != Tier::kSpot) {
       // On-demand was chosen. Wait for spot instead, if a spot pool of an acceptable type exists:
       // a deadline job while it has slack (the greedy rule of "Can't Be Late"; the deadline check
       // above moves it to on-demand once the slack is spent), any other job within its patience.
       bool spot_exists = false;
       for (const auto& p : view.pools) {
-        double thr = s.steps_per_s[static_cast<std::size_t>(p.info->type)];
-        if (p.info->tier == Tier::kSpot && thr >= config_.min_speed_ratio * best &&
-            SpotPriceAllowed(view, *p.info, config_.max_price_ratio)) {
+        double thr = s.steps_per_s[static_cast<std::size_t>(p.info.type)];
+        if (p.info.tier == Tier::kSpot && thr >= config_.min_speed_ratio * best &&
+            SpotPriceAllowed(view, p.info, config_.max_price_ratio)) {
           spot_exists = true;
         }
       }
@@ -288,7 +288,7 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
   // job runs on spot, and pays a cold start and a restart for it.
   for (const Movable& m : movable) {
     Assignment& a = out[m.out];
-    const JobInfo& s = *m.cand->job->info;
+    const JobInfo& s = m.cand->job->info;
     const int move_to = BestMove(view, *m.cand->job, static_cast<std::size_t>(a.pool), m.cand->remaining, left);
     if (move_to < 0) continue;
     left[static_cast<std::size_t>(a.pool)] += s.gpus;
@@ -302,28 +302,28 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
 std::vector<Assignment> FifoOnDemandPolicy::Schedule(const SimView& view, Rng& rng) {
   std::vector<int> left(view.pools.size());
   for (std::size_t p = 0; p < view.pools.size(); ++p) {
-    left[p] = view.pools[p].info->tier == Tier::kSpot ? 0 : view.pools[p].capacity;
+    left[p] = view.pools[p].info.tier == Tier::kSpot ? 0 : view.pools[p].capacity;
   }
   std::vector<Assignment> out;
   // Running jobs keep their GPUs; then arrivals in order, each on a random type with room.
   for (const auto& jv : view.jobs) {
-    auto it = pool_of_.find(jv.info->id);
+    auto it = pool_of_.find(jv.info.id);
     if (it == pool_of_.end()) continue;
-    left[static_cast<std::size_t>(it->second)] -= jv.info->gpus;
-    out.push_back(Assignment{jv.info->id, it->second});
+    left[static_cast<std::size_t>(it->second)] -= jv.info.gpus;
+    out.push_back(Assignment{jv.info.id, it->second});
   }
   for (const auto& jv : view.jobs) {
-    if (pool_of_.count(jv.info->id)) continue;
+    if (pool_of_.count(jv.info.id)) continue;
     std::vector<int> cands;
     for (std::size_t p = 0; p < view.pools.size(); ++p) {
-      double thr = jv.info->steps_per_s[static_cast<std::size_t>(view.pools[p].info->type)];
-      if (thr > 0 && left[p] >= jv.info->gpus) cands.push_back(static_cast<int>(p));
+      double thr = jv.info.steps_per_s[static_cast<std::size_t>(view.pools[p].info.type)];
+      if (thr > 0 && left[p] >= jv.info.gpus) cands.push_back(static_cast<int>(p));
     }
     if (cands.empty()) break;  // FIFO: nobody jumps the queue
     int p = cands[static_cast<std::size_t>(rng.Uniform(cands.size()))];
-    left[static_cast<std::size_t>(p)] -= jv.info->gpus;
-    pool_of_[jv.info->id] = p;
-    out.push_back(Assignment{jv.info->id, p});
+    left[static_cast<std::size_t>(p)] -= jv.info.gpus;
+    pool_of_[jv.info.id] = p;
+    out.push_back(Assignment{jv.info.id, p});
   }
   return out;
 }

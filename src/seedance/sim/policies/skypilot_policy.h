@@ -25,6 +25,13 @@ namespace seedance::sim {
 //   even when an earlier one waits; ties by id;
 // - no size knowledge, no deadline awareness; checkpoints every checkpoint_interval_s (a user's
 //   fixed choice; SkyPilot does not checkpoint for the job).
+// Options::any_of (issue 29, the `skypilot-any-of` row): the job lists every feasible GPU type, spot
+// and on-demand, as `resources: any_of` (docs.skypilot.co "Provisioning Compute" / auto-failover,
+// managed-jobs `any_of`): SkyPilot's optimizer ranks the candidates by cost (here dollars per step:
+// price x GPUs / speed, spot at its own price), and the provisioner fails over down that list when
+// a candidate has no capacity; a preempted job relaunches from the top of the list again
+// (EAGER_NEXT_REGION, then FAILOVER), a healthy one keeps its GPUs. Options::spot_only (the
+// `skypilot-spot-only` row): only spot candidates, and a job that finds no spot room waits for spot.
 class SkyPilotPolicy : public JobPolicy {
  public:
   enum class TypeChoice {
@@ -34,6 +41,8 @@ class SkyPilotPolicy : public JobPolicy {
   struct Options {
     TypeChoice type = TypeChoice::kCheapestPerStep;
     double checkpoint_interval_s = 1800;
+    bool any_of = false;     // every feasible type, cheapest per step first, with failover
+    bool spot_only = false;  // spot candidates only; no room: wait for spot
   };
   SkyPilotPolicy() = default;
   explicit SkyPilotPolicy(Options options) : options_(options) {}
@@ -45,6 +54,8 @@ class SkyPilotPolicy : public JobPolicy {
 
  private:
   int ChooseType(const SimView& view, const JobInfo& job) const;
+  // any_of: the job's candidate pools in the optimizer's order (dollars per step, then pool index).
+  std::vector<int> Candidates(const SimView& view, const JobInfo& job) const;
 
   Options options_;
   std::map<std::int64_t, int> type_of_;  // job -> requested GPU type
