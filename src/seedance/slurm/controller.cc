@@ -12,6 +12,7 @@
 #include "seedance/cost/money.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/ledger/allocation.h"
+#include "seedance/sched/gang.h"
 #include "seedance/sched/victims.h"
 #include "seedance/sim/tenancy_replay.h"
 #include "seedance/tenancy/quota.h"
@@ -70,20 +71,26 @@ struct Controller::Tracked {
   std::string account;
   int tenant = -1;
   tenancy::Tier tier = tenancy::Tier::kSilver;
-  cluster::PodSpec pod;            // what placement sees (allowed_models = every model it may get)
+  cluster::PodSpec pod;            // what placement sees per node (allowed_models = every model it may get)
+  int node_count = 1;              // a multi-node gang: node_count nodes of one model, `pod` on each
   std::string gres_type;           // the job's own GRES type ("" = any)
   std::int64_t submit_s = 0;
   // kAdmitted:
-  std::string node;                // where it was released to
+  std::string node;                // where it was released to (a gang: "n1,n2"; running: Slurm's host list)
   std::string gpu_type;            // catalog model chosen
   bool release_ok = false;         // Slurm accepted the release
   bool running = false;            // seen active since the release
   bool waiting_node = false;       // admitted on quota (strict/borrowing), no node yet
   int restarts_at_release = 0;
   double start_s = 0;
-  cluster::NodeId bound_node;
-  cluster::GpuAssignment bound_gpus;
+  std::vector<sched::GangMember> members;  // bound in this cycle's ClusterState, one per node
   bool bound = false;              // bound in this cycle's ClusterState
+  int gpus() const { return pod.num_gpu * node_count; }
+  void Unbind(cluster::ClusterState& state) {
+    for (const auto& m : members) state.Unbind(pod, m.node, m.gpus);
+    members.clear();
+    bound = false;
+  }
   // kEvicting:
   bool evict_ok = false;
   // kBlocked: why
@@ -94,6 +101,7 @@ struct Controller::Request {
   int tenant = -1;
   tenancy::Tier tier = tenancy::Tier::kSilver;
   cluster::PodSpec pod;
+  int node_count = 1;
 };
 
 // The driver's side of the Admitter on this cycle's ClusterState.
@@ -110,28 +118,44 @@ class Controller::Env final : public tenancy::AdmissionEnv {
     rs.admitted_at_s = t.running ? t.start_s : now_;
     rs.executed_s = std::max(0.0, now_ - rs.admitted_at_s);
     // No checkpoint telemetry from Slurm: all work since the (re)start is what preemption loses.
-    rs.lost_if_preempted = rs.executed_s * t.pod.num_gpu;
+    rs.lost_if_preempted = rs.executed_s * t.gpus();
     rs.idle_s = 0;
     return rs;
   }
 
   bool CanPlace(const tenancy::WorkloadRequest& w) override {
     if (!adopting.empty()) return adopting.count(w.id) > 0;
-    return c_.state_->CanPlaceAnywhere(c_.tracked_.at(w.id)->pod);
+    const Tracked& t = *c_.tracked_.at(w.id);
+    if (t.node_count == 1) return c_.state_->CanPlaceAnywhere(t.pod);
+    // A gang: node_count nodes of one model that each take `pod`.
+    for (auto m : c_.gpu_order_) {
+      if (t.pod.num_gpu > 0 && !t.pod.allowed_models.Accepts(m)) continue;
+      cluster::PodSpec pod = t.pod;
+      if (pod.num_gpu > 0) pod.allowed_models = cluster::GpuModelSet::Of(m);
+      int n = 0;
+      for (std::size_t i = 0; i < c_.state_->size() && n < t.node_count; ++i)
+        n += c_.state_->CanPlace(cluster::NodeId(static_cast<std::uint32_t>(i)), pod) ? 1 : 0;
+      if (n >= t.node_count) return true;
+    }
+    return false;
   }
 
   std::optional<std::vector<std::int64_t>> VictimsForFit(const tenancy::WorkloadRequest& w,
                                                          std::span<const tenancy::VictimCandidate> cands) override {
     if (!adopting.empty()) return std::nullopt;
+    // One candidate entry per node a victim holds (a gang victim frees all its nodes).
     std::vector<sched::PreemptionCandidate> pc;
     for (const auto& v : cands) {
       const Tracked& t = *c_.tracked_.at(v.id);
       if (!t.bound || !(t.running || t.release_ok)) continue;
-      pc.push_back({v.id, t.bound_node, t.pod, t.bound_gpus, v.cost});
+      for (const auto& m : t.members) pc.push_back({v.id, m.node, t.pod, m.gpus, v.cost});
     }
-    auto vs = sched::FindVictimsForFit(*c_.state_, c_.tracked_.at(w.id)->pod, pc);
-    if (!vs) return std::nullopt;
-    return vs->victims;
+    const Tracked& p = *c_.tracked_.at(w.id);
+    auto sets = sched::FindVictimsForGang(*c_.state_, p.pod, p.node_count, pc);
+    if (!sets) return std::nullopt;
+    std::set<std::int64_t> victims;
+    for (const auto& vs : *sets) victims.insert(vs.victims.begin(), vs.victims.end());
+    return std::vector<std::int64_t>(victims.begin(), victims.end());
   }
 
   void OnAdmit(const tenancy::WorkloadRequest& w) override {
@@ -258,15 +282,25 @@ Result<Controller::Request> Controller::Classify(const SlurmJob& j) const {
   }
   q.tenant = ti->second;
   q.tier = config_.tenancy.tenants[static_cast<std::size_t>(q.tenant)].tier;
-  if (j.node_count > 1) return InvalidArgumentError("node_count: multi-node jobs are not placed by seedance");
+  if (j.node_count < 1) return InvalidArgumentError("node_count: " + std::to_string(j.node_count) + " (must be >= 1)");
+  q.node_count = j.node_count;
   q.pod.name = std::to_string(j.id);
   q.pod.cpu = Millicores(static_cast<std::int64_t>(j.cpus) * 1000);
   q.pod.memory = MiB(j.memory_mib);
-  q.pod.num_gpu = j.gpus.count;
-  q.pod.gpu_milli = j.gpus.count > 0 ? cluster::kMilliPerGpu : 0;
+  int per_node = j.gpus.count;
+  if (j.gpus_per_job && j.node_count > 1) {
+    // --gpus=N over several nodes: the gang needs the same share on each node.
+    if (j.gpus.count % j.node_count != 0) {
+      return InvalidArgumentError("tres_per_job: " + std::to_string(j.gpus.count) + " GPUs do not split evenly over " +
+                                  std::to_string(j.node_count) + " nodes (ask --gres=gpu:N per node)");
+    }
+    per_node = j.gpus.count / j.node_count;
+  }
+  q.pod.num_gpu = per_node;
+  q.pod.gpu_milli = per_node > 0 ? cluster::kMilliPerGpu : 0;
   q.pod.qos = q.tier == tenancy::Tier::kBronze ? cluster::Qos::kBestEffort : cluster::Qos::kGuaranteed;
-  if (j.gpus.count > cluster::kMaxGpusPerNode) {
-    return InvalidArgumentError("tres_per_node: " + std::to_string(j.gpus.count) + " GPUs on one node is more than any node holds");
+  if (per_node > cluster::kMaxGpusPerNode) {
+    return InvalidArgumentError("tres_per_node: " + std::to_string(per_node) + " GPUs on one node is more than any node holds");
   }
   // The models it may get: its GRES type, else GPU names among its --constraint features, within
   // the config's gpu_types (gpu_order_ holds only those).
@@ -317,13 +351,13 @@ bool Controller::Place(std::int64_t id, Tracked& t, double now, CycleReport& r, 
     if (t.pod.num_gpu > 0 && !t.pod.allowed_models.Accepts(m)) continue;
     cluster::PodSpec pod = t.pod;
     if (pod.num_gpu > 0) pod.allowed_models = cluster::GpuModelSet::Of(m);
-    const auto d = placer_->Decide(*state_, pod, placer_rng_);
-    if (!d.placed()) continue;
-    state_->Bind(pod, d.node, d.gpus);
+    // One node per member, all of model m, each chosen by the policy (sched::PlaceGang).
+    auto members = sched::PlaceGang(*placer_, *state_, pod, t.node_count, placer_rng_);
+    if (!members) continue;
     t.bound = true;
-    t.bound_node = d.node;
-    t.bound_gpus = d.gpus;
-    t.node = node_names_[d.node.value()];
+    t.members = std::move(*members);
+    t.node.clear();
+    for (const auto& g : t.members) t.node += (t.node.empty() ? "" : ",") + node_names_[g.node.value()];
     t.gpu_type = pod.num_gpu > 0 ? std::string(gpu::GpuAt(static_cast<gpu::GpuIndex>(m)).name) : "";
     t.waiting_node = false;
     t.release_ok = false;
@@ -339,7 +373,8 @@ void Controller::Release(std::int64_t id, Tracked& t, CycleReport& r, const std:
   a.kind = ActionKind::kRelease;
   a.job = id;
   a.node = t.node;
-  a.gpu_type = t.gpu_type.empty() ? "" : t.gpu_type + " x" + std::to_string(t.pod.num_gpu);
+  a.gpu_type = t.gpu_type.empty() ? "" : t.gpu_type + " x" + std::to_string(t.pod.num_gpu) +
+                                              (t.node_count > 1 ? " per node, " + std::to_string(t.node_count) + " nodes" : "");
   const auto& tc = config_.tenancy.tenants[static_cast<std::size_t>(t.tenant)];
   a.reason = why + " (account " + t.account + " -> tenant " + tc.name + ", " + std::string(tenancy::TierName(t.tier)) +
              "; " + config_.slurm.placement + " node)";
@@ -387,18 +422,24 @@ Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::ve
     ctx_.tie_rank.resize(specs.size());
     for (std::size_t i = 0; i < specs.size(); ++i) ctx_.tie_rank[i] = static_cast<std::uint32_t>(i);
   }
-  for (auto& [id, t] : tracked_) t->bound = false;
-  // Every job holding GPUs on a managed node, with the devices Slurm gave it.
+  for (auto& [id, t] : tracked_) {
+    t->bound = false;
+    t->members.clear();
+  }
+  // Every job holding GPUs on a managed node, with the devices Slurm gave it (a gang: on each of
+  // its nodes; gres_detail lists them in host-list order).
   for (const SlurmJob& j : jobs) {
     const bool reserved = [&] {
       auto it = tracked_.find(j.id);
       return it != tracked_.end() && it->second->st == Tracked::St::kAdmitted && j.pending() && !it->second->node.empty();
     }();
     if (!j.active() && !reserved) continue;
-    const std::string node = reserved ? tracked_.at(j.id)->node : j.nodes;
-    auto ni = index.find(node);
-    if (ni == index.end()) continue;  // another partition's node, or several nodes
-    const cluster::NodeId nid(static_cast<std::uint32_t>(ni->second));
+    const std::string list = reserved ? tracked_.at(j.id)->node : j.nodes;
+    auto hosts = ExpandHostlist(list, "squeue --json: job " + std::to_string(j.id) + ": nodes");
+    if (!hosts.has_value()) {
+      r.notes.push_back(hosts.error().message() + ": not counted");
+      continue;
+    }
     cluster::PodSpec pod;
     auto it = tracked_.find(j.id);
     if (it != tracked_.end()) {
@@ -407,33 +448,40 @@ Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::ve
       pod.name = std::to_string(j.id);
       pod.cpu = Millicores(static_cast<std::int64_t>(j.cpus) * 1000);
       pod.memory = MiB(j.memory_mib);
-      pod.num_gpu = j.gpus.count;
-      pod.gpu_milli = j.gpus.count > 0 ? cluster::kMilliPerGpu : 0;
+      pod.num_gpu = j.gpus_per_job && j.node_count > 1 ? j.gpus.count / j.node_count : j.gpus.count;
+      pod.gpu_milli = pod.num_gpu > 0 ? cluster::kMilliPerGpu : 0;
     }
     pod.allowed_models = {};
-    const cluster::NodeState& ns = state_->node(nid);
-    if (!cluster::Fits(ns, pod)) {
-      r.notes.push_back("job " + std::to_string(j.id) + ": more than node " + node + " has free by its own record; not counted");
-      continue;
-    }
-    cluster::GpuAssignment g;
-    bool ok = !j.gpu_indices.empty() && static_cast<int>(j.gpu_indices.size()) == pod.num_gpu;
-    if (ok) {
-      for (int dev : j.gpu_indices) {
-        if (dev >= ns.gpu_count || ns.gpu_idle[static_cast<std::size_t>(dev)] < pod.gpu_milli) ok = false;
+    const bool per_node_indices = !reserved && j.node_gpu_indices.size() == hosts->size();
+    for (std::size_t k = 0; k < hosts->size(); ++k) {
+      const std::string& node = (*hosts)[k];
+      auto ni = index.find(node);
+      if (ni == index.end()) continue;  // another partition's node
+      const cluster::NodeId nid(static_cast<std::uint32_t>(ni->second));
+      const cluster::NodeState& ns = state_->node(nid);
+      if (!cluster::Fits(ns, pod)) {
+        r.notes.push_back("job " + std::to_string(j.id) + ": more than node " + node + " has free by its own record; not counted");
+        continue;
       }
-    }
-    if (ok) {
-      for (std::size_t k = 0; k < j.gpu_indices.size(); ++k) g.gpus[k] = static_cast<std::uint8_t>(j.gpu_indices[k]);
-      g.count = static_cast<std::uint8_t>(j.gpu_indices.size());
-    } else if (pod.num_gpu > 0) {
-      g = cluster::FirstFitGpus(ns, pod);
-    }
-    state_->Bind(pod, nid, g);
-    if (it != tracked_.end()) {
-      it->second->bound = true;
-      it->second->bound_node = nid;
-      it->second->bound_gpus = g;
+      const std::vector<int>& idx = per_node_indices ? j.node_gpu_indices[k] : hosts->size() == 1 ? j.gpu_indices : std::vector<int>{};
+      cluster::GpuAssignment g;
+      bool ok = !idx.empty() && static_cast<int>(idx.size()) == pod.num_gpu;
+      if (ok) {
+        for (int dev : idx) {
+          if (dev >= ns.gpu_count || ns.gpu_idle[static_cast<std::size_t>(dev)] < pod.gpu_milli) ok = false;
+        }
+      }
+      if (ok) {
+        for (std::size_t d = 0; d < idx.size(); ++d) g.gpus[d] = static_cast<std::uint8_t>(idx[d]);
+        g.count = static_cast<std::uint8_t>(idx.size());
+      } else if (pod.num_gpu > 0) {
+        g = cluster::FirstFitGpus(ns, pod);
+      }
+      state_->Bind(pod, nid, g);
+      if (it != tracked_.end()) {
+        it->second->bound = true;
+        it->second->members.push_back({nid, g});
+      }
     }
   }
   // What new work each node may take: down or drained nodes nothing; the audit's states.
@@ -522,7 +570,7 @@ Result<CycleReport> Controller::Cycle() {
     w.priority = sim::TierPriority(t.tier);
     w.creation_s = static_cast<double>(t.submit_s);
     w.request.assign(static_cast<std::size_t>(nr), 0);
-    w.request[static_cast<std::size_t>(gpu_resource_)] = tenancy::ToQuantity(t.pod.num_gpu);
+    w.request[static_cast<std::size_t>(gpu_resource_)] = tenancy::ToQuantity(t.gpus());
     admitter_->Submit(std::move(w));
     t.st = Tracked::St::kQueued;
   };
@@ -558,8 +606,7 @@ Result<CycleReport> Controller::Cycle() {
   };
   // Off its node and back in its queue (Slurm requeued it, or it was evicted and is pending now).
   auto back_to_queue = [&](const SlurmJob& j, Tracked& t) {
-    if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
-    t.bound = false;
+    t.Unbind(*state_);
     t.running = false;
     t.node.clear();
     t.restarts_at_release = j.restarts;
@@ -582,6 +629,7 @@ Result<CycleReport> Controller::Cycle() {
         t->tenant = q->tenant;
         t->tier = q->tier;
         t->pod = q->pod;
+        t->node_count = q->node_count;
       }
       if (j.active()) {
         if (!q.has_value()) continue;  // not ours to manage (its GPUs are counted all the same)
@@ -629,6 +677,7 @@ Result<CycleReport> Controller::Cycle() {
           t.tenant = q->tenant;
           t.tier = q->tier;
           t.pod = q->pod;
+          t.node_count = q->node_count;
           t.restarts_at_release = j.restarts;
           submit(j.id, t);
           r.notes.push_back("job " + std::to_string(j.id) + ": no longer blocked (" + t.block_reason + "): queued");
@@ -720,7 +769,7 @@ Result<CycleReport> Controller::Cycle() {
     const std::size_t nt = config_.tenancy.tenants.size();
     std::vector<double> gpus(nt, 0.0);
     for (const auto& [id, t] : tracked_)
-      if (t->st == Tracked::St::kAdmitted && t->running) gpus[static_cast<std::size_t>(t->tenant)] += t->pod.num_gpu;
+      if (t->st == Tracked::St::kAdmitted && t->running) gpus[static_cast<std::size_t>(t->tenant)] += t->gpus();
     for (std::size_t t = 0; t < nt; ++t) {
       const auto& p = config_.tenancy.tiers[static_cast<std::size_t>(config_.tenancy.tenants[t].tier)];
       admitter_->SetElasticScale(static_cast<int>(t), tenancy::ElasticScale(p, 0.0, gpus[t] > 0 ? 1.0 : 0.0));
@@ -739,8 +788,7 @@ Result<CycleReport> Controller::Cycle() {
       t.st = Tracked::St::kEvicting;
       if (!t.running && !t.release_ok) {
         // Never released: nothing to requeue on Slurm.
-        if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
-        t.bound = false;
+        t.Unbind(*state_);
         t.node.clear();
         admitter_->Evicted(d.id, /*requeue=*/true);
         t.st = Tracked::St::kQueued;
@@ -788,11 +836,11 @@ Result<CycleReport> Controller::Cycle() {
       continue;
     }
     const auto k = static_cast<std::size_t>(t->tenant);
-    demand_[k] += t->pod.num_gpu;
+    demand_[k] += t->gpus();
     if (t->st == Tracked::St::kQueued) ++r.queued;
     if (t->st == Tracked::St::kAdmitted || t->st == Tracked::St::kEvicting) {
       if (t->st == Tracked::St::kAdmitted) ++r.admitted;
-      if (!t->waiting_node) held_[k] += t->pod.num_gpu;
+      if (!t->waiting_node) held_[k] += t->gpus();
     }
   }
   if (ledger_ != nullptr) {

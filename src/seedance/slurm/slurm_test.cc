@@ -124,6 +124,25 @@ TEST(SlurmJson, GresStrings) {
   EXPECT_TRUE(ParseGresIndices("gpu:a100:0(IDX:N/A)", "f")->empty());
 }
 
+TEST(SlurmJson, HostlistsExpandAsSlurmWritesThem) {
+  EXPECT_EQ(*ExpandHostlist("n[1-3,7]", "f"), (std::vector<std::string>{"n1", "n2", "n3", "n7"}));
+  EXPECT_EQ(*ExpandHostlist("gpu[08-10]-a,login", "f"), (std::vector<std::string>{"gpu08-a", "gpu09-a", "gpu10-a", "login"}));
+  EXPECT_EQ(*ExpandHostlist("r[1-2]n[1-2]", "f"), (std::vector<std::string>{"r1n1", "r1n2", "r2n1", "r2n2"}));
+  EXPECT_EQ(*ExpandHostlist("n1,n2", "f"), (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_TRUE(ExpandHostlist("", "f")->empty());
+  for (const char* bad : {"n[1-", "n]1", "n[3-1]", "n[a]", "n[1-200000]"}) {
+    auto r = ExpandHostlist(bad, "jobs[0].nodes");
+    ASSERT_FALSE(r.has_value()) << bad;
+    EXPECT_NE(r.error().message().find("jobs[0].nodes"), std::string::npos) << r.error().message();
+  }
+  // squeue: gres_detail per node of a multi-node job.
+  auto j = ParseSqueueJson(R"J({"jobs":[{"job_id":5,"job_state":"RUNNING","nodes":"n[1-2]","node_count":2,
+    "tres_per_node":"gres:gpu:h100:2","gres_detail":["gpu:h100:2(IDX:0-1)","gpu:h100:2(IDX:2-3)"]}]})J");
+  ASSERT_TRUE(j.has_value()) << j.error().message();
+  EXPECT_EQ((*j)[0].node_gpu_indices, (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+  EXPECT_FALSE((*j)[0].gpus_per_job);
+}
+
 // ---- the controller on FakeSlurm ----
 
 using testing::Tenant;
@@ -816,6 +835,161 @@ TEST_F(SlurmChargeTest, AKillDashNineMidCycleLeavesTheLedgerConsistentAndTheNext
     ASSERT_TRUE(r.has_value()) << r.error().message();
     EXPECT_EQ(Dump(**l), completed);
   }
+}
+
+}  // namespace
+}  // namespace seedance::slurm
+
+namespace seedance::slurm {
+namespace {
+
+// ---- multi-node gangs (issue 27) ----
+
+TEST_F(SlurmControllerTest, AGangGetsNodesOfOneModelChosenByThePolicyAndReleasedWithTheNodeList) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 16), Tenant("bronze", tenancy::Tier::kBronze, 16)};
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  fake.AddNode("n3", "a100", 4);
+  fake.AddNode("n4", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  // n2 half full: bestfit puts the first member there.
+  const auto small = fake.Submit("bronze", 2, "h100", 10'000);
+  ASSERT_TRUE(fake.StartOn(small, "n2"));
+  const auto gang = fake.Submit("gold", 2, "h100", 10'000, true, /*node_count=*/3);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  auto& jobs = fake.jobs();
+  ASSERT_EQ(jobs[gang].state, "RUNNING");
+  std::set<std::string> nodes;
+  for (const auto& n : FakeSlurm::Split(jobs[gang].node)) nodes.insert(n);
+  EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2", "n4"}));  // the three H100 nodes, never n3
+  bool released = false;
+  for (const auto& a : r->actions) {
+    if (a.kind != ActionKind::kRelease || a.job != gang) continue;
+    released = true;
+    ASSERT_EQ(a.commands.size(), 2u);
+    EXPECT_EQ(a.commands[0][3].rfind("nodelist=n2,", 0), 0u) << a.commands[0][3];  // bestfit: fullest first
+    EXPECT_EQ(a.commands[1], (std::vector<std::string>{"scontrol", "release", std::to_string(gang)}));
+    EXPECT_NE(a.gpu_type.find("3 nodes"), std::string::npos) << a.gpu_type;
+  }
+  EXPECT_TRUE(released);
+  // The next cycle reads the gang back from squeue (n[1-2,4], a gres_detail per node): it holds
+  // 2 GPUs on each, so a 3-GPU job fits no H100 node and a 2-GPU one fits.
+  const auto three = fake.Submit("bronze", 3, "h100", 100);
+  const auto two = fake.Submit("bronze", 2, "h100", 100);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(jobs[three].state, "PENDING");
+  EXPECT_EQ(jobs[two].state, "RUNNING");
+  EXPECT_TRUE(jobs[two].node == "n1" || jobs[two].node == "n4") << jobs[two].node;
+}
+
+TEST_F(SlurmControllerTest, AGangNeverMixesModelsAndWaitsHeldUntilEnoughNodesOfOneModelAreFree) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 16), Tenant("bronze", tenancy::Tier::kBronze, 16)};
+  config_.slurm.mode = "borrowing";
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  fake.AddNode("n3", "a100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto busy = fake.Submit("gold", 4, "h100", 100);
+  ASSERT_TRUE(fake.StartOn(busy, "n2"));
+  // Any model, 2 nodes x 4: one free H100 node and one free A100 node are not a gang.
+  const auto gang = fake.Submit("gold", 4, "", 1'000, true, 2);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(Count(*r, ActionKind::kRelease), 0);
+  EXPECT_EQ(fake.jobs()[gang].reason, "JobHeldUser");
+  At(101);
+  fake.Advance();
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(fake.jobs()[gang].state, "RUNNING");
+  EXPECT_EQ(fake.jobs()[gang].node, "n1,n2");
+}
+
+TEST_F(SlurmControllerTest, AGangPreemptorsVictimsComeFromFindVictimsForGangOverItsNodes) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 12), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  fake.AddNode("n3", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  // Bronze borrows everything: a 2-node gang early, a single-node job later.
+  const auto bgang = fake.Submit("bronze", 4, "h100", 50'000, true, 2);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(600);
+  const auto bone = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  auto& jobs = fake.jobs();
+  ASSERT_EQ(jobs[bgang].state, "RUNNING");
+  ASSERT_EQ(jobs[bone].state, "RUNNING");
+  // Gold asks 2 nodes x 4 H100 within its quota. Preempting the single-node job frees one node
+  // (1200 s x 4 GPUs lost); the second node must come from the gang (1800 s x 8 GPUs), which frees
+  // two: both are requeued, each once.
+  At(1800);
+  const auto ggang = fake.Submit("gold", 4, "h100", 100, true, 2);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  std::set<std::int64_t> requeued;
+  for (const auto& a : r->actions) {
+    if (a.kind == ActionKind::kRequeue) {
+      EXPECT_TRUE(requeued.insert(a.job).second) << "twice: " << a.job;
+    }
+  }
+  EXPECT_EQ(requeued, (std::set<std::int64_t>{bgang, bone}));
+  At(1801);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(jobs[ggang].state, "RUNNING");
+  EXPECT_EQ(FakeSlurm::Split(jobs[ggang].node).size(), 2u);
+}
+
+TEST_F(SlurmControllerTest, AGangVictimIsSparedWhenSingleNodeVictimsFreeEnoughNodes) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 16), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  FakeSlurm fake(clock_);
+  for (const char* n : {"n1", "n2", "n3", "n4"}) fake.AddNode(n, "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto bgang = fake.Submit("bronze", 4, "h100", 50'000, true, 2);  // oldest: loses the most
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(600);
+  const auto b1 = fake.Submit("bronze", 4, "h100", 50'000);
+  const auto b2 = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(900);
+  const auto ggang = fake.Submit("gold", 4, "h100", 100, true, 2);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  std::set<std::int64_t> requeued;
+  for (const auto& a : r->actions)
+    if (a.kind == ActionKind::kRequeue) requeued.insert(a.job);
+  EXPECT_EQ(requeued, (std::set<std::int64_t>{b1, b2}));
+  EXPECT_EQ(fake.jobs()[bgang].state, "RUNNING");
+  (void)ggang;
+}
+
+TEST_F(SlurmControllerTest, GpusPerJobOverSeveralNodesMustSplitEvenly) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  fake.squeue_override = R"({"jobs":[{"job_id":9,"account":"gold","partition":"gpu","job_state":"PENDING",
+    "state_reason":"JobHeldUser","node_count":2,"tres_per_job":"gres:gpu:3"}]})";
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(Count(*r, ActionKind::kRelease), 0);
+  bool named = false;
+  for (const auto& a : r->actions)
+    named |= a.kind == ActionKind::kComment && a.reason.find("tres_per_job: 3 GPUs do not split evenly over 2 nodes") != std::string::npos;
+  EXPECT_TRUE(named) << (r->actions.empty() ? "" : FormatAction(r->actions[0], true));
 }
 
 }  // namespace
