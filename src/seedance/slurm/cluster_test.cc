@@ -454,5 +454,35 @@ TEST_F(SlurmCluster, ParityWithTheSimulator) {
   }
 }
 
+// ---- issue 27: each runs as its own ctest (slurm_multinode, slurm_checkpoint_signal, ...) ----
+class SlurmCluster27 : public SlurmCluster {};
+
+std::set<std::string> Hosts(const std::string& list) {
+  auto h = ExpandHostlist(list, "nodes");
+  EXPECT_TRUE(h.has_value()) << list;
+  return h.has_value() ? std::set<std::string>(h->begin(), h->end()) : std::set<std::string>{};
+}
+
+// A 2-node job lands on 2 nodes of the model chosen (n1, n2: the only two nodes of one model),
+// released with the node list seedance chose; a 2-node A100 job (one A100 node) stays held.
+TEST_F(SlurmCluster27, MultinodeGangIsReleasedOntoNodesOfOneModel) {
+  const auto a = Submit("--hold -A bronze -N2 --gres=gpu:a100:1");
+  const auto g = Submit("--hold -A gold -N2 --gres=gpu:2");
+  ASSERT_TRUE(CycleUntil(30, [&] { return Job(g, "%T") == "RUNNING"; })) << log_;
+  EXPECT_EQ(Hosts(Job(g, "%N")), (std::set<std::string>{"n1", "n2"})) << log_;
+  EXPECT_EQ(Hosts(Job(g, "%N")), Hosts(NodeOf(g))) << log_;
+  EXPECT_EQ(Job(g, "%D"), "2");
+  // Slurm gave it 2 H100s on each node: 4 in all (scontrol -d groups nodes with equal devices).
+  const std::string show = Sh("scontrol -d show job " + std::to_string(g));
+  EXPECT_NE(show.find("JOB_GRES=gpu:h100:4"), std::string::npos) << show;
+  EXPECT_NE(show.find("GRES=gpu:h100:2(IDX:"), std::string::npos) << show;
+  Cycles(2);
+  EXPECT_EQ(Job(a, "%T|%r"), "PENDING|JobHeldUser") << log_;
+  EXPECT_EQ(log_.find("release job " + std::to_string(a)), std::string::npos) << log_;
+  // slurmdbd's record: both nodes.
+  const std::string cmd = "sacct -n -X -j " + std::to_string(g) + " -o NodeList%30 | tr -d ' '";
+  EXPECT_TRUE(WaitFor(30, [&] { return Hosts(Sh(cmd)) == std::set<std::string>{"n1", "n2"}; })) << Sh(cmd);
+}
+
 }  // namespace
 }  // namespace seedance::slurm
