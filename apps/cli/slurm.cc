@@ -99,6 +99,8 @@ int Run(const SlurmFlags& f) {
         std::cout << at << (cc.dry_run ? " [dry-run] " : " ") << slurm::FormatAction(a, cc.dry_run) << "\n";
         if (a.kind == slurm::ActionKind::kRequeue) wait = std::min(wait, 1.0);  // place the preemptor soon
       }
+      // A victim's grace period ends before the next cycle: requeue it on time.
+      if (r->wake_at_s > 0) wait = std::max(0.05, std::min(wait, r->wake_at_s - ToSeconds(clock.Now())));
       for (const auto& n : r->notes) std::cout << at << " note: " << n << "\n";
       std::cout << at << " cycle: " << r->queued << " queued, " << r->admitted << " released or running, " << r->blocked
                 << " held for a reason" << (r->tripped.empty() ? "" : ", breaker on") << "\n"

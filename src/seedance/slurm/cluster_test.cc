@@ -102,6 +102,7 @@ slurm:
   interval: 1s
   mode: seedance
   placement: bestfit
+  preempt: {grace: 0s}
   breaker: {accounts: {burn: 0.0001}}
 )";
 

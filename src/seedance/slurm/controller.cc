@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "seedance/audit/admission.h"
+#include "seedance/core/duration.h"
 #include "seedance/cost/money.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/ledger/allocation.h"
@@ -23,6 +24,7 @@ std::string_view ActionKindName(ActionKind k) {
   switch (k) {
     case ActionKind::kRelease: return "release";
     case ActionKind::kRequeue: return "requeue";
+    case ActionKind::kSignal: return "signal";
     case ActionKind::kHold: return "hold";
     case ActionKind::kComment: return "comment";
     case ActionKind::kDrain: return "drain";
@@ -47,6 +49,7 @@ std::string FormatAction(const Action& a, bool with_commands) {
 namespace {
 
 constexpr const char* kCommentPrefix = "seedance: ";
+constexpr const char* kCheckpointToken = "seedance.checkpoint=";
 __extension__ using Int128 = __int128;
 
 std::string Lower(std::string s) {
@@ -91,8 +94,12 @@ struct Controller::Tracked {
     members.clear();
     bound = false;
   }
+  double checkpoint_s = 0;         // declared checkpoint interval (comment token, else the config's)
   // kEvicting:
-  bool evict_ok = false;
+  bool evict_ok = false;           // Slurm took the requeue (or the hold)
+  bool signal_sent = false;        // the victim got preempt_signal at signaled_at
+  double signaled_at = 0;
+  std::string evict_reason;
   // kBlocked: why
   std::string block_reason;
 };
@@ -102,6 +109,8 @@ struct Controller::Request {
   tenancy::Tier tier = tenancy::Tier::kSilver;
   cluster::PodSpec pod;
   int node_count = 1;
+  double checkpoint_s = 0;
+  std::string warning;  // a comment token not understood (the default is used)
 };
 
 // The driver's side of the Admitter on this cycle's ClusterState.
@@ -118,7 +127,9 @@ class Controller::Env final : public tenancy::AdmissionEnv {
     rs.admitted_at_s = t.running ? t.start_s : now_;
     rs.executed_s = std::max(0.0, now_ - rs.admitted_at_s);
     // No checkpoint telemetry from Slurm: all work since the (re)start is what preemption loses.
-    rs.lost_if_preempted = rs.executed_s * t.gpus();
+    // Work since the last checkpoint, from the job's declared interval (none: since the start).
+    const double since_checkpoint = t.checkpoint_s > 0 ? std::fmod(rs.executed_s, t.checkpoint_s) : rs.executed_s;
+    rs.lost_if_preempted = since_checkpoint * t.gpus();
     rs.idle_s = 0;
     return rs;
   }
@@ -283,6 +294,19 @@ Result<Controller::Request> Controller::Classify(const SlurmJob& j) const {
   q.tenant = ti->second;
   q.tier = config_.tenancy.tenants[static_cast<std::size_t>(q.tenant)].tier;
   if (j.node_count < 1) return InvalidArgumentError("node_count: " + std::to_string(j.node_count) + " (must be >= 1)");
+  q.checkpoint_s = config_.slurm.checkpoint_interval_s;
+  if (auto at = j.comment.find(kCheckpointToken); at != std::string::npos) {
+    const std::size_t from = at + std::string_view(kCheckpointToken).size();
+    const std::size_t to = j.comment.find_first_of(" ,;\t", from);
+    const std::string value = j.comment.substr(from, to == std::string::npos ? std::string::npos : to - from);
+    auto d = ParseDurationSeconds(value);
+    if (d.has_value() && *d > 0) {
+      q.checkpoint_s = *d;
+    } else {
+      q.warning = "comment: " + std::string(kCheckpointToken) + "'" + value + "' is not a positive duration (e.g. 15m); the default " +
+                  Fixed(config_.slurm.checkpoint_interval_s, 0) + " s is used";
+    }
+  }
   q.node_count = j.node_count;
   q.pod.name = std::to_string(j.id);
   q.pod.cpu = Millicores(static_cast<std::int64_t>(j.cpus) * 1000);
@@ -366,6 +390,27 @@ bool Controller::Place(std::int64_t id, Tracked& t, double now, CycleReport& r, 
     return true;
   }
   return false;
+}
+
+bool Controller::Signals() const { return !config_.slurm.preempt_signal.empty() && config_.slurm.preempt_grace_s > 0; }
+
+void Controller::Signal(std::int64_t id, Tracked& t, double now, CycleReport& r) {
+  Action a;
+  a.kind = ActionKind::kSignal;
+  a.job = id;
+  a.node = t.node;
+  a.reason = t.evict_reason + "; SIG" + config_.slurm.preempt_signal + " to checkpoint, requeued in " +
+             Fixed(config_.slurm.preempt_grace_s, 0) + " s";
+  a.commands.push_back({"scancel", "--signal=" + config_.slurm.preempt_signal, "--batch", std::to_string(id)});
+  Execute(a);
+  t.signal_sent = a.ok;
+  t.evict_ok = false;
+  if (a.ok) {
+    t.signaled_at = now;
+    const double due = now + config_.slurm.preempt_grace_s;
+    r.wake_at_s = r.wake_at_s > 0 ? std::min(r.wake_at_s, due) : due;
+  }
+  r.actions.push_back(std::move(a));
 }
 
 void Controller::Release(std::int64_t id, Tracked& t, CycleReport& r, const std::string& why) {
@@ -630,6 +675,8 @@ Result<CycleReport> Controller::Cycle() {
         t->tier = q->tier;
         t->pod = q->pod;
         t->node_count = q->node_count;
+        t->checkpoint_s = q->checkpoint_s;
+        if (!q->warning.empty()) r.notes.push_back("job " + std::to_string(j.id) + ": " + q->warning);
       }
       if (j.active()) {
         if (!q.has_value()) continue;  // not ours to manage (its GPUs are counted all the same)
@@ -678,6 +725,7 @@ Result<CycleReport> Controller::Cycle() {
           t.tier = q->tier;
           t.pod = q->pod;
           t.node_count = q->node_count;
+          t.checkpoint_s = q->checkpoint_s;
           t.restarts_at_release = j.restarts;
           submit(j.id, t);
           r.notes.push_back("job " + std::to_string(j.id) + ": no longer blocked (" + t.block_reason + "): queued");
@@ -733,12 +781,21 @@ Result<CycleReport> Controller::Cycle() {
         } else if (j.pending()) {
           back_to_queue(j, t);
           if (!j.held()) hold(j.id, "evicted: back in its queue");
+        } else if (!t.evict_ok && Signals() && !t.signal_sent) {
+          Signal(j.id, t, now, r);  // the earlier signal failed: again (the grace starts when it takes)
+        } else if (!t.evict_ok && Signals() && now < t.signaled_at + config_.slurm.preempt_grace_s) {
+          // Checkpointing: requeued once the grace period is over.
+          const double due = t.signaled_at + config_.slurm.preempt_grace_s;
+          r.wake_at_s = r.wake_at_s > 0 ? std::min(r.wake_at_s, due) : due;
         } else if (!t.evict_ok) {
           Action a;
           a.kind = ActionKind::kRequeue;
           a.job = j.id;
           a.node = j.nodes;
-          a.reason = "retry: Slurm has not taken the earlier requeue";
+          a.reason = t.signal_sent ? t.evict_reason + "; SIG" + config_.slurm.preempt_signal + " sent " +
+                                         Fixed(now - t.signaled_at, 0) + " s ago, grace " +
+                                         Fixed(config_.slurm.preempt_grace_s, 0) + " s over"
+                                   : "retry: Slurm has not taken the earlier requeue";
           a.commands.push_back({"scontrol", "requeuehold", std::to_string(j.id)});
           Execute(a);
           t.evict_ok = a.ok;
@@ -794,13 +851,20 @@ Result<CycleReport> Controller::Cycle() {
         t.st = Tracked::St::kQueued;
         continue;
       }
+      t.evict_reason = std::string(d.reclaim ? "idle reclaim" : "preempted") + " for job " + std::to_string(d.for_id) +
+                       " (" + std::string(tenancy::TierName(tracked_.at(d.for_id)->tier)) + " over " +
+                       std::string(tenancy::TierName(t.tier)) + "; victims chosen to lose the least work)";
+      t.signal_sent = false;
+      if (t.running && Signals()) {
+        // Checkpoint first: the signal now, the requeue once the grace period is over.
+        Signal(d.id, t, now, r);
+        continue;
+      }
       Action a;
       a.kind = ActionKind::kRequeue;
       a.job = d.id;
       a.node = t.node;
-      a.reason = std::string(d.reclaim ? "idle reclaim" : "preempted") + " for job " + std::to_string(d.for_id) +
-                 " (" + std::string(tenancy::TierName(tracked_.at(d.for_id)->tier)) + " over " +
-                 std::string(tenancy::TierName(t.tier)) + "; victims chosen to lose the least work)";
+      a.reason = t.evict_reason;
       a.commands.push_back({"scontrol", "requeuehold", std::to_string(d.id)});
       Execute(a);
       if (!a.ok && !t.running) {

@@ -156,6 +156,7 @@ class SlurmControllerTest : public ::testing::Test {
     prices_ = std::move(*p);
     config_.slurm.partition = "gpu";
     config_.slurm.mode = "strict";
+    config_.slurm.preempt_grace_s = 0;  // requeue at once (the checkpoint tests set a grace)
     config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 4), Tenant("bronze", tenancy::Tier::kBronze, 4)};
     dir_ = std::filesystem::temp_directory_path() /
            ("slurm_test_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -990,6 +991,181 @@ TEST_F(SlurmControllerTest, GpusPerJobOverSeveralNodesMustSplitEvenly) {
   for (const auto& a : r->actions)
     named |= a.kind == ActionKind::kComment && a.reason.find("tres_per_job: 3 GPUs do not split evenly over 2 nodes") != std::string::npos;
   EXPECT_TRUE(named) << (r->actions.empty() ? "" : FormatAction(r->actions[0], true));
+}
+
+// ---- checkpoint before requeue (issue 27) ----
+
+TEST_F(SlurmControllerTest, AVictimIsSignalledThenRequeuedOnlyAfterTheGracePeriod) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 4), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  config_.slurm.preempt_signal = "USR2";
+  config_.slurm.preempt_grace_s = 90;
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto b = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(1000);
+  const auto g = fake.Submit("gold", 4, "h100", 100);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  // The signal, not the requeue; the cycle asks to be woken when the grace ends.
+  ASSERT_EQ(Count(*r, ActionKind::kSignal), 1);
+  EXPECT_EQ(Count(*r, ActionKind::kRequeue), 0);
+  for (const auto& a : r->actions) {
+    if (a.kind == ActionKind::kSignal) {
+      EXPECT_EQ(a.commands[0], (std::vector<std::string>{"scancel", "--signal=USR2", "--batch", std::to_string(b)}));
+    }
+  }
+  EXPECT_EQ(r->wake_at_s, kEpoch + 1090.0);
+  ASSERT_EQ(fake.signals.size(), 1u);
+  EXPECT_EQ(fake.signals[0], std::make_tuple(b, std::string("USR2"), kEpoch + 1000));
+  auto& jobs = fake.jobs();
+  // Within the grace: it keeps running, nothing else happens, the preemptor waits held.
+  for (std::int64_t t : {1001, 1050, 1089}) {
+    At(t);
+    r = c->Cycle();
+    ASSERT_TRUE(r.has_value()) << r.error().message();
+    EXPECT_TRUE(r->actions.empty()) << t << ": " << FormatAction(r->actions[0], true);
+    EXPECT_EQ(jobs[b].state, "RUNNING") << t;
+    EXPECT_EQ(jobs[g].state, "PENDING") << t;
+  }
+  EXPECT_EQ(fake.signals.size(), 1u);  // signalled once
+  At(1090);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  ASSERT_EQ(Count(*r, ActionKind::kRequeue), 1);
+  EXPECT_NE(r->actions[0].reason.find("SIGUSR2 sent 90 s ago"), std::string::npos) << r->actions[0].reason;
+  EXPECT_EQ(jobs[b].state, "PENDING");
+  EXPECT_EQ(jobs[b].reason, "job requeued in held state");
+  At(1091);
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_EQ(jobs[g].state, "RUNNING");
+  // The victim's incarnation ended at the requeue, not at the signal.
+  ASSERT_FALSE(fake.incarnations().empty());
+  EXPECT_EQ(fake.incarnations().back().end_s, kEpoch + 1090);
+}
+
+TEST_F(SlurmControllerTest, AFailedSignalIsRetriedAndTheGraceStartsWhenItTakes) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 4), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  config_.slurm.preempt_grace_s = 30;
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto b = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(100);
+  fake.Submit("gold", 4, "h100", 100);
+  fake.fail = [](const std::vector<std::string>& argv) { return argv[0] == "scancel"; };
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(Count(*r, ActionKind::kSignal), 1);
+  EXPECT_FALSE(r->actions[0].ok);
+  fake.fail = nullptr;
+  At(140);  // past a grace counted from the failed attempt: signalled now, not requeued
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(Count(*r, ActionKind::kSignal), 1);
+  EXPECT_EQ(Count(*r, ActionKind::kRequeue), 0);
+  EXPECT_EQ(fake.jobs()[b].state, "RUNNING");
+  At(170);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(Count(*r, ActionKind::kRequeue), 1);
+}
+
+TEST_F(SlurmControllerTest, LostWorkCountsFromTheLastDeclaredCheckpointNotTheStart) {
+  // Two Bronze jobs on two nodes; the older one checkpoints every 15 minutes (its comment), the
+  // younger declares nothing (config default: none). Gold needs one node: the victim is the job
+  // that loses less since its last checkpoint, the older one (200 s lost vs 600 s).
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 8), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto old_b = fake.Submit("bronze", 4, "h100", 50'000);
+  fake.jobs()[old_b].comment = "nightly run seedance.checkpoint=15m";
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(1400);
+  const auto new_b = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(2000);  // old: 2000 s = 2 checkpoints + 200 s; new: 600 s since its start
+  fake.Submit("gold", 4, "h100", 100);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(Count(*r, ActionKind::kRequeue), 1);
+  for (const auto& a : r->actions) {
+    if (a.kind == ActionKind::kRequeue) {
+      EXPECT_EQ(a.job, old_b);
+    }
+  }
+  EXPECT_EQ(fake.jobs()[new_b].state, "RUNNING");
+}
+
+TEST_F(SlurmControllerTest, TheConfigsDefaultCheckpointIntervalAndABadTokenAreUsedAsDocumented) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 8), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  config_.slurm.checkpoint_interval_s = 500;  // old: 2000 % 500 = 0 lost; new: 600 % 500 = 100
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto old_b = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(1400);
+  const auto new_b = fake.Submit("bronze", 4, "h100", 50'000);
+  fake.jobs()[new_b].comment = "seedance.checkpoint=soon";
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  bool warned = false;
+  for (const auto& n : r->notes) warned |= n.find("comment: seedance.checkpoint='soon' is not a positive duration") != std::string::npos;
+  EXPECT_TRUE(warned);
+  At(2000);
+  fake.Submit("gold", 4, "h100", 100);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  for (const auto& a : r->actions) {
+    if (a.kind == ActionKind::kRequeue) {
+      EXPECT_EQ(a.job, old_b);
+    }
+  }
+  EXPECT_EQ(Count(*r, ActionKind::kRequeue), 1);
+}
+
+TEST(SlurmConfig, PreemptAndFailOpenKeysParseAndNameBadValues) {
+  auto c = sim::ParseSimConfig("c.yaml", "slurm:\n  preempt: {signal: SIGUSR2, grace: 2m}\n  checkpoint_interval: 15m\n"
+                                          "  heartbeat: /run/seedance/hb\n  fail_open_after: 30s\n  lock: /run/seedance/lock\n");
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  EXPECT_EQ(c->slurm.preempt_signal, "USR2");
+  EXPECT_EQ(c->slurm.preempt_grace_s, 120);
+  EXPECT_EQ(c->slurm.checkpoint_interval_s, 900);
+  EXPECT_EQ(c->slurm.heartbeat_path, "/run/seedance/hb");
+  EXPECT_EQ(c->slurm.fail_open_after_s, 30);
+  EXPECT_EQ(c->slurm.lock_path, "/run/seedance/lock");
+  auto none = sim::ParseSimConfig("c.yaml", "slurm:\n  preempt: {signal: none}\n");
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->slurm.preempt_signal, "");
+  auto d = sim::ParseSimConfig("c.yaml", "slurm: {}\n");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->slurm.preempt_signal, "USR1");
+  EXPECT_EQ(d->slurm.preempt_grace_s, 60);
+  EXPECT_EQ(d->slurm.fail_open_after_s, 300);
+  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
+           {"slurm:\n  preempt: {signal: 'usr1; rm'}\n", "c.yaml:2: key 'slurm.preempt.signal'"},
+           {"slurm:\n  preempt:\n    grace: -3s\n", "c.yaml:3: key 'slurm.preempt.grace'"},
+           {"slurm:\n  preempt: {sig: USR1}\n", "slurm.preempt.sig"},
+           {"slurm:\n  fail_open_after: 0s\n", "c.yaml:2: key 'slurm.fail_open_after'"},
+           {"slurm:\n  checkpoint_interval: often\n", "c.yaml:2: key 'slurm.checkpoint_interval'"}}) {
+    auto bad = sim::ParseSimConfig("c.yaml", text);
+    ASSERT_FALSE(bad.has_value()) << text;
+    EXPECT_NE(bad.error().message().find(want), std::string::npos) << bad.error().message();
+  }
 }
 
 }  // namespace

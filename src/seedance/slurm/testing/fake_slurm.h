@@ -151,20 +151,23 @@ class FakeSlurm final : public CommandRunner {
     if (cmd == "squeue") return CommandResult{0, squeue_override.empty() ? SqueueJson() : squeue_override, ""};
     if (cmd == "sacct") return Sacct(argv);
     if (cmd == "scontrol") return Scontrol(argv);
+    if (cmd == "scancel") return Scancel(argv);
     return CommandResult{127, "", cmd + ": not found\n"};
   }
 
-  // Mutating commands run so far (scontrol), for "no action" checks.
+  // Mutating commands run so far (scontrol, scancel), for "no action" checks.
   std::vector<std::vector<std::string>> Mutations() const {
     std::vector<std::vector<std::string>> out;
     for (const auto& c : log)
-      if (c[0] == "scontrol") out.push_back(c);
+      if (c[0] == "scontrol" || c[0] == "scancel") out.push_back(c);
     return out;
   }
 
   std::map<std::int64_t, Job>& jobs() { return jobs_; }
   std::vector<Node>& nodes() { return nodes_; }
   const std::vector<Incarnation>& incarnations() const { return incarnations_; }
+  // Every signal sent (job, signal, time), in order.
+  std::vector<std::tuple<std::int64_t, std::string, std::int64_t>> signals;
   // Every start (job, node, time), in order.
   std::vector<std::tuple<std::int64_t, std::string, std::int64_t>> starts;
 
@@ -263,6 +266,18 @@ class FakeSlurm final : public CommandRunner {
     j.reason = "None";
     j.start_s = Now();
     starts.emplace_back(j.id, j.node, j.start_s);
+  }
+  // scancel --signal=SIG --batch J: recorded in `signals`; the job keeps running.
+  Result<CommandResult> Scancel(const std::vector<std::string>& argv) {
+    if (argv.size() != 4 || argv[1].rfind("--signal=", 0) != 0 || argv[2] != "--batch") {
+      return CommandResult{1, "", "scancel: unsupported in FakeSlurm\n"};
+    }
+    auto it = jobs_.find(std::stoll(argv[3]));
+    if (it == jobs_.end() || it->second.state != "RUNNING") {
+      return CommandResult{1, "", "scancel: error: Kill job error on job id " + argv[3] + ": Job is pending execution\n"};
+    }
+    signals.emplace_back(it->first, argv[1].substr(9), Now());
+    return CommandResult{0, "", ""};
   }
   Result<CommandResult> Scontrol(const std::vector<std::string>& argv) {
     auto job_of = [&](const std::string& s) -> Job* {
