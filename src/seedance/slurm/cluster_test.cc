@@ -485,5 +485,58 @@ TEST_F(SlurmCluster27, MultinodeGangIsReleasedOntoNodesOfOneModel) {
   EXPECT_TRUE(WaitFor(30, [&] { return Hosts(Sh(cmd)) == std::set<std::string>{"n1", "n2"}; })) << Sh(cmd);
 }
 
+// Preemption with a checkpoint: the victim's batch script traps USR1 and writes it to its output;
+// the line is there while the job still runs, and the requeue comes after the grace period.
+TEST_F(SlurmCluster27, CheckpointSignalReachesTheVictimBeforeTheRequeue) {
+  config_.slurm.preempt_signal = "USR1";
+  config_.slurm.preempt_grace_s = 4;
+  auto c = Controller::Create(config_, runner_, clock_, prices_, ledger_.get());
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  controller_ = std::move(*c);
+  const std::string script = Base() + "/checkpointing.sh";
+  std::ofstream(script) << "#!/bin/bash\n"
+                           "trap 'echo \"USR1 $(date +%s)\"' USR1\n"
+                           "echo \"started $(date +%s)\"\n"
+                           "while true; do sleep 1 & wait $!; done\n";
+  auto submit = [&] {
+    return Submit("--hold -A bronze --requeue --gres=gpu:h100:4 -o " + Base() + "/ckpt-%j.out --wrap 'exec bash " + script + "'");
+  };
+  const auto b1 = submit();
+  ASSERT_TRUE(CycleUntil(20, [&] { return Job(b1, "%T") == "RUNNING"; })) << log_;
+  ASSERT_TRUE(WaitFor(30, [&] { return ElapsedS(Job(b1, "%M")) >= 2; }));
+  const auto b2 = submit();  // borrows gold's idle quota; loses less work when preempted
+  ASSERT_TRUE(CycleUntil(20, [&] { return Job(b2, "%T") == "RUNNING"; })) << log_;
+  const std::string out = Base() + "/ckpt-" + std::to_string(b2) + ".out";
+  ASSERT_TRUE(WaitFor(20, [&] { return Sh("cat " + out).find("started") != std::string::npos; })) << Sh("cat " + out);
+  const auto g = Submit("--hold -A gold --gres=gpu:h100:2");
+  // The signal reaches b2 while it still runs (the controller has not requeued it yet).
+  std::string state_at_signal;
+  ASSERT_TRUE(CycleUntil(30, [&] {
+    if (Sh("cat " + out).find("USR1 ") == std::string::npos) return false;
+    state_at_signal = Job(b2, "%T");
+    return true;
+  })) << log_ << Sh("cat " + out);
+  EXPECT_EQ(state_at_signal, "RUNNING") << log_;
+  EXPECT_NE(log_.find("signal job " + std::to_string(b2)), std::string::npos) << log_;
+  EXPECT_NE(log_.find("scancel --signal=USR1 --batch " + std::to_string(b2)), std::string::npos) << log_;
+  // Then the requeue, then Gold runs where b2 ran.
+  ASSERT_TRUE(CycleUntil(60, [&] { return Job(g, "%T") == "RUNNING"; })) << log_;
+  EXPECT_EQ(Job(b2, "%T|%r"), "PENDING|job requeued in held state") << log_;
+  EXPECT_EQ(Job(b1, "%T"), "RUNNING") << log_;
+  EXPECT_EQ(Sh("grep -c USR1 " + Base() + "/ckpt-" + std::to_string(b1) + ".out"), "0");
+  // sacct: the requeued incarnation ended at least the grace period after the signal line.
+  const std::string text = Sh("cat " + out);
+  const std::int64_t signalled = std::stoll(text.substr(text.find("USR1 ") + 5));
+  std::int64_t ended = 0;
+  ASSERT_TRUE(WaitFor(30, [&] {
+    auto acct = ParseSacctJson(Sh("sacct --json -D -j " + std::to_string(b2)));
+    if (!acct.has_value()) return false;
+    for (const auto& a : *acct)
+      if (a.state == "REQUEUED" && a.end_s > 0) ended = a.end_s;
+    return ended > 0;
+  }));
+  EXPECT_GE(ended - signalled, 4 - 1) << "signal at " << signalled << ", requeued at " << ended << "\n" << log_;
+}
+
 }  // namespace
 }  // namespace seedance::slurm
