@@ -538,5 +538,45 @@ TEST_F(SlurmCluster27, CheckpointSignalReachesTheVictimBeforeTheRequeue) {
   EXPECT_GE(ended - signalled, 4 - 1) << "signal at " << signalled << ", requeued at " << ended << "\n" << log_;
 }
 
+// Fail-open: slurmctld runs deploy/slurm/job_submit.lua (cluster_test.sh with JOB_SUBMIT_LUA,
+// FAIL_OPEN_AFTER=5): new jobs are held while the controller's heartbeat is fresh; with the
+// controller stopped, a new job starts by Slurm alone once the heartbeat is 5 s old; a controller
+// shutting down removes the heartbeat, so the next job starts at once.
+TEST_F(SlurmCluster27, FailOpenNewJobStartsWhenTheControllerIsDown) {
+  if (std::getenv("JOB_SUBMIT_LUA") == nullptr) GTEST_SKIP() << "run as ctest slurm_fail_open (JOB_SUBMIT_LUA)";
+  const std::string hb = Base() + "/run/seedance.heartbeat";
+  config_.slurm.heartbeat_path = hb;
+  config_.slurm.fail_open_after_s = 5;
+  auto c = Controller::Create(config_, runner_, clock_, prices_, ledger_.get());
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  controller_ = std::move(*c);
+  Cycles(1);
+  ASSERT_FALSE(Sh("cat " + hb).empty());
+  // Alive: a job submitted without --hold is held by the plugin, then released by seedance.
+  const auto j1 = Submit("-A gold --gres=gpu:h100:1");
+  EXPECT_EQ(Job(j1, "%T|%r"), "PENDING|JobHeldAdmin") << Sh("tail -5 " + Base() + "/log/slurmctld.log");
+  ASSERT_TRUE(CycleUntil(30, [&] { return Job(j1, "%T") == "RUNNING"; })) << log_;
+  // The controller stops cycling (as if killed). Right after, new jobs are still held ...
+  const auto stopped = std::chrono::steady_clock::now();
+  const auto j2 = Submit("-A gold --gres=gpu:h100:1");
+  EXPECT_EQ(Job(j2, "%T|%r"), "PENDING|JobHeldAdmin");
+  // ... once the heartbeat is older than fail_open_after, a new job is Slurm's alone.
+  ASSERT_TRUE(WaitFor(30, [&] { return std::stoll(Sh("date +%s")) - std::stoll(Sh("cat " + hb)) > 5; }));
+  const auto j3 = Submit("-A gold --gres=gpu:h100:1");
+  ASSERT_TRUE(WaitFor(30, [&] { return Job(j3, "%T") == "RUNNING"; })) << Job(j3, "%T|%r");
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  std::printf("fail-open: a new job ran %.1f s after the controller stopped (fail_open_after 5 s)\n", took);
+  EXPECT_LT(took, 5 + 30);
+  EXPECT_EQ(Job(j2, "%T|%r"), "PENDING|JobHeldAdmin");  // held while fresh: left to a standby
+  // Back: the held job is released and the Slurm-started one adopted; then a clean stop.
+  ASSERT_TRUE(CycleUntil(30, [&] { return Job(j2, "%T") == "RUNNING"; })) << log_;
+  EXPECT_NE(log_.find("job " + std::to_string(j3) + ": running on"), std::string::npos) << log_;
+  const auto bye = controller_->Shutdown();
+  EXPECT_TRUE(bye.notes.empty());
+  EXPECT_EQ(Sh("test -e " + hb + " && echo present"), "");
+  const auto j4 = Submit("-A gold --gres=gpu:h100:1");
+  EXPECT_TRUE(WaitFor(30, [&] { return Job(j4, "%T") == "RUNNING"; })) << Job(j4, "%T|%r");
+}
+
 }  // namespace
 }  // namespace seedance::slurm

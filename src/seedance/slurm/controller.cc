@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -16,6 +19,7 @@
 #include "seedance/sched/gang.h"
 #include "seedance/sched/victims.h"
 #include "seedance/sim/tenancy_replay.h"
+#include "seedance/slurm/standby.h"
 #include "seedance/tenancy/quota.h"
 
 namespace seedance::slurm {
@@ -910,6 +914,38 @@ Result<CycleReport> Controller::Cycle() {
   if (ledger_ != nullptr) {
     // The decisions stand (they were taken); a charge failure is reported and retried next cycle.
     if (Status s = Charge(now, nodes); !s.ok()) r.notes.push_back("charges not updated: " + s.message());
+  }
+  // Alive and acting: the job_submit plugin keeps holding new jobs while this is fresh.
+  if (!config_.slurm.heartbeat_path.empty() && !config_.dry_run) {
+    if (Status s = WriteHeartbeat(config_.slurm.heartbeat_path, now); !s.ok()) r.notes.push_back(s.message());
+  }
+  return r;
+}
+
+CycleReport Controller::Shutdown() {
+  CycleReport r;
+  r.now_s = ToSeconds(clock_.Now());
+  if (config_.dry_run) return r;
+  // First the heartbeat: new jobs are left to Slurm from now on (the plugin fails open at once).
+  if (!config_.slurm.heartbeat_path.empty() && std::remove(config_.slurm.heartbeat_path.c_str()) != 0 && errno != ENOENT) {
+    r.notes.push_back("slurm.heartbeat: cannot remove " + config_.slurm.heartbeat_path + ": " + std::strerror(errno));
+  }
+  // Then what it holds: queued jobs and those admitted without a node yet are released to Slurm's
+  // own scheduling (no node list). Jobs held for a reason (breaker, bad request) stay held.
+  for (auto& [id, t] : tracked_) {
+    const bool ours = t->st == Tracked::St::kQueued || (t->st == Tracked::St::kAdmitted && t->waiting_node) ||
+                      (t->st == Tracked::St::kEvicting && t->evict_ok);
+    if (!ours) continue;
+    Action a;
+    a.kind = ActionKind::kRelease;
+    a.job = id;
+    a.reason = "controller stopping: left to Slurm's own scheduling";
+    if (t->restarts_at_release > 0 || t->st == Tracked::St::kEvicting) {
+      a.commands.push_back({"scontrol", "update", "jobid=" + std::to_string(id), "StartTime=now"});
+    }
+    a.commands.push_back({"scontrol", "release", std::to_string(id)});
+    Execute(a);
+    r.actions.push_back(std::move(a));
   }
   return r;
 }

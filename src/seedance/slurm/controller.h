@@ -106,6 +106,11 @@ class Controller {
   ~Controller();
 
   Result<CycleReport> Cycle();
+  // A stopping controller (SIGTERM) hands back what it holds: removes the heartbeat (the job_submit
+  // plugin fails open at once), then `scontrol release`s the jobs it keeps waiting (queued, or
+  // admitted with no node yet; requeued ones with StartTime=now) so Slurm schedules them itself.
+  // Jobs held for a reason (breaker, bad request) stay held. Nothing with dry_run.
+  CycleReport Shutdown();
 
   // GPU models in the order the controller tries them (throughput per dollar, best first).
   const std::vector<cluster::GpuModelIndex>& gpu_order() const { return gpu_order_; }

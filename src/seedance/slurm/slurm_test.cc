@@ -19,6 +19,7 @@
 #include "seedance/sim/config.h"
 #include "seedance/slurm/controller.h"
 #include "seedance/slurm/slurm_json.h"
+#include "seedance/slurm/standby.h"
 #include "seedance/slurm/testing/fake_slurm.h"
 
 namespace seedance::slurm {
@@ -1166,6 +1167,99 @@ TEST(SlurmConfig, PreemptAndFailOpenKeysParseAndNameBadValues) {
     ASSERT_FALSE(bad.has_value()) << text;
     EXPECT_NE(bad.error().message().find(want), std::string::npos) << bad.error().message();
   }
+}
+
+// ---- fail-open and standby (issue 27) ----
+
+std::string ReadAll(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST_F(SlurmControllerTest, EveryCycleWritesTheHeartbeatAndShutdownHandsBackWhatItHolds) {
+  config_.slurm.heartbeat_path = (dir_ / "hb").string();
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto running = fake.Submit("gold", 4, "h100", 10'000);
+  const auto waiting = fake.Submit("gold", 4, "h100", 10'000);                 // over gold's quota: queued
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_EQ(ReadAll(dir_ / "hb"), std::to_string(kEpoch) + "\n");
+  At(7);
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_EQ(ReadAll(dir_ / "hb"), std::to_string(kEpoch + 7) + "\n");
+  // A bad request is held for its reason: it stays held after the shutdown.
+  const auto bad = fake.Submit("nobody", 1, "h100", 10);
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_EQ(fake.jobs()[running].state, "RUNNING");
+  EXPECT_EQ(fake.jobs()[waiting].reason, "JobHeldUser");
+  const auto before = fake.Mutations().size();
+  const auto bye = c->Shutdown();
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "hb"));
+  ASSERT_EQ(bye.actions.size(), 1u);
+  EXPECT_EQ(bye.actions[0].job, waiting);
+  EXPECT_EQ(bye.actions[0].commands.back(), (std::vector<std::string>{"scontrol", "release", std::to_string(waiting)}));
+  EXPECT_EQ(fake.Mutations().size(), before + 1);
+  EXPECT_EQ(fake.jobs()[waiting].reason, "None");  // Slurm's to schedule now
+  EXPECT_EQ(fake.jobs()[bad].reason, "JobHeldUser");
+}
+
+TEST_F(SlurmControllerTest, DryRunWritesNoHeartbeatAndShutdownDoesNothing) {
+  config_.slurm.heartbeat_path = (dir_ / "hb").string();
+  config_.dry_run = true;
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  fake.Submit("gold", 4, "h100", 10);
+  fake.Submit("gold", 4, "h100", 10);
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "hb"));
+  EXPECT_TRUE(c->Shutdown().actions.empty());
+  EXPECT_TRUE(fake.Mutations().empty());
+}
+
+TEST(SlurmStandby, TheLockHasOneHolderAndPassesOnWhenTheHolderIsKilled) {
+  const auto dir = std::filesystem::temp_directory_path() / ("slurm_lock_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "lock").string();
+  // A child takes the lock and waits to be killed.
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto l = LeaderLock::TryAcquire(path);
+    const char ok = l.has_value() && *l ? '1' : '0';
+    [[maybe_unused]] auto n = ::write(ready[1], &ok, 1);
+    for (;;) ::pause();
+  }
+  char ok = 0;
+  ASSERT_EQ(::read(ready[0], &ok, 1), 1);
+  ASSERT_EQ(ok, '1');
+  auto standby = LeaderLock::TryAcquire(path);
+  ASSERT_TRUE(standby.has_value()) << standby.error().message();
+  EXPECT_EQ(*standby, nullptr);  // held: stands by
+  EXPECT_EQ(LeaderLock::Holder(path).rfind(std::to_string(child) + "@", 0), 0u) << LeaderLock::Holder(path);
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  auto taken = LeaderLock::TryAcquire(path);
+  ASSERT_TRUE(taken.has_value());
+  ASSERT_NE(*taken, nullptr);  // the kernel dropped the dead holder's lock
+  EXPECT_EQ(LeaderLock::Holder(path).rfind(std::to_string(::getpid()) + "@", 0), 0u);
+  EXPECT_EQ(*LeaderLock::TryAcquire(path), nullptr);  // one holder at a time, even in one process
+  taken->reset();
+  EXPECT_NE(*LeaderLock::TryAcquire(path), nullptr);
+  auto nowhere = LeaderLock::TryAcquire((dir / "no" / "such" / "lock").string());
+  ASSERT_FALSE(nowhere.has_value());
+  EXPECT_NE(nowhere.error().message().find("slurm.lock: cannot open"), std::string::npos);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
