@@ -554,12 +554,12 @@ TEST_F(SlurmCluster27, FailOpenNewJobStartsWhenTheControllerIsDown) {
   ASSERT_FALSE(Sh("cat " + hb).empty());
   // Alive: a job submitted without --hold is held by the plugin, then released by seedance.
   const auto j1 = Submit("-A gold --gres=gpu:h100:1");
-  EXPECT_EQ(Job(j1, "%T|%r"), "PENDING|JobHeldAdmin") << Sh("tail -5 " + Base() + "/log/slurmctld.log");
+  EXPECT_EQ(Job(j1, "%T|%r"), "PENDING|JobHeldUser") << Sh("tail -5 " + Base() + "/log/slurmctld.log");
   ASSERT_TRUE(CycleUntil(30, [&] { return Job(j1, "%T") == "RUNNING"; })) << log_;
   // The controller stops cycling (as if killed). Right after, new jobs are still held ...
   const auto stopped = std::chrono::steady_clock::now();
   const auto j2 = Submit("-A gold --gres=gpu:h100:1");
-  EXPECT_EQ(Job(j2, "%T|%r"), "PENDING|JobHeldAdmin");
+  EXPECT_EQ(Job(j2, "%T|%r"), "PENDING|JobHeldUser");
   // ... once the heartbeat is older than fail_open_after, a new job is Slurm's alone.
   ASSERT_TRUE(WaitFor(30, [&] { return std::stoll(Sh("date +%s")) - std::stoll(Sh("cat " + hb)) > 5; }));
   const auto j3 = Submit("-A gold --gres=gpu:h100:1");
@@ -567,7 +567,7 @@ TEST_F(SlurmCluster27, FailOpenNewJobStartsWhenTheControllerIsDown) {
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
   std::printf("fail-open: a new job ran %.1f s after the controller stopped (fail_open_after 5 s)\n", took);
   EXPECT_LT(took, 5 + 30);
-  EXPECT_EQ(Job(j2, "%T|%r"), "PENDING|JobHeldAdmin");  // held while fresh: left to a standby
+  EXPECT_EQ(Job(j2, "%T|%r"), "PENDING|JobHeldUser");  // held while fresh: left to a standby
   // Back: the held job is released and the Slurm-started one adopted; then a clean stop.
   ASSERT_TRUE(CycleUntil(30, [&] { return Job(j2, "%T") == "RUNNING"; })) << log_;
   EXPECT_NE(log_.find("job " + std::to_string(j3) + ": running on"), std::string::npos) << log_;

@@ -887,6 +887,10 @@ Result<CycleReport> Controller::Cycle() {
     apply(decisions);
     decisions.clear();
     env.adopting.clear();
+    // The adoption pass answered "cannot place" for every other job: not a real verdict, so
+    // nothing it marked inadmissible stays parked (a job submitted while the controller was down
+    // would otherwise wait for the next quota release).
+    admitter_->CapacityChanged();
   }
   // Jobs admitted on quota alone wait for a node (strict / borrowing), oldest first.
   for (auto& [id, t] : tracked_) {

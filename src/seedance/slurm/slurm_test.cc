@@ -1262,5 +1262,20 @@ TEST(SlurmStandby, TheLockHasOneHolderAndPassesOnWhenTheHolderIsKilled) {
   std::filesystem::remove_all(dir);
 }
 
+TEST_F(SlurmControllerTest, AJobSubmittedWhileTheControllerWasDownIsReleasedInTheCycleThatAdoptsTheRest) {
+  config_.slurm.mode = "seedance";
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  const auto started = fake.Submit("gold", 1, "h100", 10'000, /*held=*/false);
+  ASSERT_TRUE(fake.StartOn(started, "n1"));  // Slurm ran it on its own (fail-open)
+  const auto held = fake.Submit("gold", 1, "h100", 10'000);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(fake.jobs()[held].state, "RUNNING");
+  EXPECT_EQ(Count(*r, ActionKind::kRelease), 1);
+}
+
 }  // namespace
 }  // namespace seedance::slurm
