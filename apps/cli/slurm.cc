@@ -90,7 +90,9 @@ int Run(const SlurmFlags& f) {
     for (const char* cmd : {"sinfo", "squeue"}) {
       auto r = runner.Run({cmd, "--json"});
       check(r.has_value() && r->exit_code == 0,
-            std::string(cmd) + " --json: " + (r.has_value() ? (r->exit_code == 0 ? "readable" : "exit " + std::to_string(r->exit_code) + ": " + r->err) : r.error().message()));
+            std::string(cmd) + " --json: " +
+                (r.has_value() ? (r->exit_code == 0 ? "readable" : "exit " + std::to_string(r->exit_code) + ": " + r->err.substr(0, r->err.find('\n')))
+                               : r.error().message()));
     }
     if (!cc.slurm.heartbeat_path.empty()) {
       const std::string probe = cc.slurm.heartbeat_path + ".check";

@@ -30,6 +30,18 @@ std::optional<std::vector<VictimSet>> FindVictimsForGang(const cluster::ClusterS
                                                          const cluster::PodSpec& pod, int count,
                                                          std::span<const PreemptionCandidate> candidates) {
   SEEDANCE_CHECK(count >= 1) << "gang of " << count;
+  // One member and one entry per victim: FindVictimsForFit itself, without copying the state.
+  if (count == 1) {
+    std::vector<std::int64_t> ids;
+    ids.reserve(candidates.size());
+    for (const auto& c : candidates) ids.push_back(c.id);
+    std::sort(ids.begin(), ids.end());
+    if (std::adjacent_find(ids.begin(), ids.end()) == ids.end()) {
+      auto vs = FindVictimsForFit(state, pod, candidates);
+      if (!vs) return std::nullopt;
+      return std::vector<VictimSet>{std::move(*vs)};
+    }
+  }
   cluster::ClusterState work = state;
   // FindVictimsForFit wants distinct ids: entries get their index as id; `owner` maps back.
   std::vector<PreemptionCandidate> left;

@@ -26,8 +26,9 @@ namespace seedance::slurm {
 
 // `seedance slurm`: a controller beside slurmctld that drives Slurm with the same admission and
 // placement steps as the simulator's tenancy replay (sim/tenancy_replay.cc) and `seedance server`.
-// Jobs are submitted held (sbatch --hold; a pending job of the managed partition that is not held
-// is held first). Each Cycle:
+// Jobs are submitted held (sbatch --hold, or held by deploy/slurm/job_submit.lua while the
+// heartbeat this controller writes each cycle is fresh; a pending job of the managed partition
+// that is not held is held first). Each Cycle:
 //   1. reads nodes (sinfo --json) and jobs (squeue --json); a failing or malformed read ends the
 //      cycle with an error before any action (the next cycle starts over: nothing is lost);
 //   2. rebuilds a cluster::ClusterState: nodes (GPU model from the GRES type), every job holding

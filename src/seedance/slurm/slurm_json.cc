@@ -307,7 +307,10 @@ Result<std::vector<AcctRecord>> ParseSacctJson(std::string_view text) {
     SEEDANCE_ASSIGN_OR_RETURN(r.cluster, f.Str("cluster", false));
     SEEDANCE_ASSIGN_OR_RETURN(r.account, f.Str("account", false));
     SEEDANCE_ASSIGN_OR_RETURN(std::string nodes, f.Str("nodes", false));
-    if (nodes != "None assigned") r.node = nodes.substr(0, nodes.find_first_of(",["));
+    if (nodes != "None assigned" && !nodes.empty()) {
+      SEEDANCE_ASSIGN_OR_RETURN(r.nodes, ExpandHostlist(nodes, f.Name("nodes")));
+      if (!r.nodes.empty()) r.node = r.nodes.front();
+    }
     const Json* state = f.Get("state");
     if (state == nullptr || !state->is_object() || !state->contains("current") || !(*state)["current"].is_string()) {
       return InvalidArgumentError(f.Name("state") + ".current: missing or not a string");

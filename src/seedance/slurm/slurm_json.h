@@ -89,6 +89,7 @@ struct AcctRecord {
   std::string account;
   std::string state;
   std::string node;  // first node of the allocation ("" when it never ran)
+  std::vector<std::string> nodes;  // every node (sacct's host list expanded; empty from jobcomp)
   std::string gpu_type;
   int gpus = 0;
   std::int64_t start_s = 0;

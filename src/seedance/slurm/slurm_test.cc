@@ -142,6 +142,11 @@ TEST(SlurmJson, HostlistsExpandAsSlurmWritesThem) {
   ASSERT_TRUE(j.has_value()) << j.error().message();
   EXPECT_EQ((*j)[0].node_gpu_indices, (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
   EXPECT_FALSE((*j)[0].gpus_per_job);
+  // sacct: a multi-node record's first node is the first of its host list, not "n".
+  auto a = ParseSacctJson(R"({"jobs":[{"job_id":5,"nodes":"n[1-2]","state":{"current":"RUNNING"},"time":{"start":10,"end":0}}]})");
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  EXPECT_EQ((*a)[0].node, "n1");
+  EXPECT_EQ((*a)[0].nodes, (std::vector<std::string>{"n1", "n2"}));
 }
 
 // ---- the controller on FakeSlurm ----
