@@ -18,6 +18,7 @@
 #include "seedance/ledger/ledger.h"
 #include "seedance/sim/config.h"
 #include "seedance/slurm/controller.h"
+#include "seedance/slurm/standby.h"
 
 namespace seedance::cli {
 namespace {
@@ -34,6 +35,7 @@ struct SlurmFlags {
   std::string prices;
   bool dry_run = false;
   bool once = false;
+  bool check_config = false;
   int cycles = 0;
 };
 
@@ -74,8 +76,70 @@ int Run(const SlurmFlags& f) {
   auto created = slurm::Controller::Create(cc, runner, clock, *prices, ledger.get());
   if (!created.has_value()) return ReportError(created.error());
   slurm::Controller& c = **created;
+  if (f.check_config) {
+    // The config is valid (parsed, tenants and policy checked by Create); now what the daemon
+    // needs at run time: Slurm readable, the heartbeat and lock paths writable. Nothing is changed.
+    int bad = 0;
+    auto check = [&](bool ok, const std::string& what) {
+      std::cout << (ok ? "ok    " : "FAIL  ") << what << "\n";
+      bad += ok ? 0 : 1;
+    };
+    check(!cc.slurm.partition.empty(), cc.slurm.partition.empty()
+                                           ? "slurm.partition: empty: every partition's jobs would be managed (name one)"
+                                           : "slurm.partition: " + cc.slurm.partition + " (no job of another partition is touched)");
+    for (const char* cmd : {"sinfo", "squeue"}) {
+      auto r = runner.Run({cmd, "--json"});
+      check(r.has_value() && r->exit_code == 0,
+            std::string(cmd) + " --json: " +
+                (r.has_value() ? (r->exit_code == 0 ? "readable" : "exit " + std::to_string(r->exit_code) + ": " + r->err.substr(0, r->err.find('\n')))
+                               : r.error().message()));
+    }
+    if (!cc.slurm.heartbeat_path.empty()) {
+      const std::string probe = cc.slurm.heartbeat_path + ".check";
+      const Status s = slurm::WriteHeartbeat(probe, ToSeconds(clock.Now()));
+      std::remove(probe.c_str());
+      check(s.ok(), "slurm.heartbeat: " + cc.slurm.heartbeat_path + (s.ok() ? " writable" : ": " + s.message()) +
+                        "; fail-open after " + std::to_string(static_cast<long long>(cc.slurm.fail_open_after_s)) + " s");
+    } else {
+      check(true, "slurm.heartbeat: none (no job_submit plugin: jobs must be submitted --hold, and nothing starts while the controller is down)");
+    }
+    if (!cc.slurm.lock_path.empty()) {
+      auto l = slurm::LeaderLock::TryAcquire(cc.slurm.lock_path);
+      check(l.has_value(), "slurm.lock: " + cc.slurm.lock_path + ": " +
+                               (!l.has_value() ? l.error().message()
+                                               : *l ? std::string("free (this would be the active controller)")
+                                                    : "held by " + slurm::LeaderLock::Holder(cc.slurm.lock_path) + " (this would wait as standby)"));
+    }
+    check(true, "preempt: " + (cc.slurm.preempt_signal.empty() || cc.slurm.preempt_grace_s <= 0
+                                   ? std::string("requeue at once (no signal)")
+                                   : "SIG" + cc.slurm.preempt_signal + ", then requeue after " +
+                                         std::to_string(static_cast<long long>(cc.slurm.preempt_grace_s)) + " s"));
+    return bad == 0 ? kExitOk : kExitFailure;
+  }
   signal(SIGTERM, OnSignal);
   signal(SIGINT, OnSignal);
+  // Hot standby: wait on the lock until the active controller's process ends.
+  std::unique_ptr<slurm::LeaderLock> lock;
+  if (!cc.slurm.lock_path.empty() && !cc.dry_run) {
+    bool said = false;
+    while (!g_stop.load()) {
+      auto l = slurm::LeaderLock::TryAcquire(cc.slurm.lock_path);
+      if (!l.has_value()) return ReportError(l.error());
+      if (*l) {
+        lock = std::move(*l);
+        if (said) std::cerr << Stamp(ToSeconds(clock.Now())) << " standby: lock taken, now the active controller\n";
+        break;
+      }
+      if (!said) {
+        std::cerr << Stamp(ToSeconds(clock.Now())) << " standby: " << cc.slurm.lock_path << " is held by "
+                  << slurm::LeaderLock::Holder(cc.slurm.lock_path) << "; waiting to take over\n";
+        said = true;
+      }
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while (!g_stop.load() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (!lock) return kExitOk;  // stopped while standing by
+  }
   std::cerr << "seedance slurm: mode " << cc.slurm.mode << ", placement " << cc.slurm.placement << ", partition "
             << (cc.slurm.partition.empty() ? "(all)" : cc.slurm.partition) << ", every " << cc.slurm.interval_s << " s"
             << (cc.dry_run ? ", DRY RUN (no action is taken)" : "") << (ledger ? ", ledger " + f.db : "") << "\n";
@@ -99,15 +163,22 @@ int Run(const SlurmFlags& f) {
         std::cout << at << (cc.dry_run ? " [dry-run] " : " ") << slurm::FormatAction(a, cc.dry_run) << "\n";
         if (a.kind == slurm::ActionKind::kRequeue) wait = std::min(wait, 1.0);  // place the preemptor soon
       }
+      // A victim's grace period ends before the next cycle: requeue it on time.
+      if (r->wake_at_s > 0) wait = std::max(0.05, std::min(wait, r->wake_at_s - ToSeconds(clock.Now())));
       for (const auto& n : r->notes) std::cout << at << " note: " << n << "\n";
       std::cout << at << " cycle: " << r->queued << " queued, " << r->admitted << " released or running, " << r->blocked
                 << " held for a reason" << (r->tripped.empty() ? "" : ", breaker on") << "\n"
                 << std::flush;
     }
-    if (f.once || (f.cycles > 0 && done >= f.cycles)) break;
+    if (f.once || (f.cycles > 0 && done >= f.cycles)) return kExitOk;
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait);
     while (!g_stop.load() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  // SIGTERM: hand back what it holds (jobs released to Slurm, heartbeat removed).
+  const auto bye = c.Shutdown();
+  for (const auto& a : bye.actions) std::cout << Stamp(bye.now_s) << " " << slurm::FormatAction(a, false) << "\n";
+  for (const auto& n : bye.notes) std::cout << Stamp(bye.now_s) << " note: " << n << "\n";
+  std::cout << std::flush;
   return kExitOk;
 }
 
@@ -128,7 +199,9 @@ Action RegisterSlurm(CLI::App& app) {
       "--db, charges from sacct --json (or --jobcomp FILE without slurmdbd) go into the ledger, so seedance "
       "attribute --by namespace reports by account. Every action is printed with its reason; --dry-run prints "
       "the commands without running them (use it with --once). The Slurm clients find the cluster through "
-      "SLURM_CONF. A failed cycle takes no action and is retried (backing off to 60 s); SIGTERM/SIGINT stop it. "
+      "SLURM_CONF. A failed cycle takes no action and is retried (backing off to 60 s); SIGTERM/SIGINT stop it and "
+      "release the jobs it holds to Slurm. With slurm.lock a second controller waits as hot standby; with "
+      "slurm.heartbeat the job_submit plugin (deploy/slurm/job_submit.lua) fails open when the controller is down. "
       "Exit 2 on a bad config or flag. Guide: docs/SLURM.md.",
       "SLURM_CONF=/etc/slurm/slurm.conf seedance slurm --config seedance-config.yaml --db ledger.db --interval 5s");
   cmd->add_option("--config", f->config, "seedance-config.yaml (slurm: and tenancy: sections)")->required();
@@ -139,6 +212,9 @@ Action RegisterSlurm(CLI::App& app) {
   cmd->add_option("--prices", f->prices, "GPU price CSV (default: the bundled data/prices/gpu_prices.csv)");
   cmd->add_flag("--dry-run", f->dry_run, "print the actions and their commands; take none");
   cmd->add_flag("--once", f->once, "run one cycle and exit (exit 1 when Slurm cannot be read)");
+  cmd->add_flag("--check-config", f->check_config,
+                "validate the config (exit 2 naming file:line:key), then check Slurm is readable and the heartbeat and "
+                "lock paths usable (exit 1 on a failed check); changes nothing");
   cmd->add_option("--cycles", f->cycles, "stop after this many cycles (0: until SIGTERM)")->capture_default_str();
   return [cmd, f]() {
     if (!cmd->parsed()) return -1;

@@ -103,7 +103,8 @@ Status ParseSlurm(const std::string& name, const YAML::Node& s, SlurmSection& ou
   if (s.IsNull()) return Status::Ok();
   SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, s, "slurm",
                                      {"partition", "interval", "mode", "placement", "accounts", "gpu_types",
-                                      "gres_types", "breaker"}));
+                                      "gres_types", "breaker", "preempt", "checkpoint_interval", "heartbeat",
+                                      "fail_open_after", "lock"}));
   if (s["partition"]) { SEEDANCE_ASSIGN_OR_RETURN(out.partition, Scalar(name, s["partition"], "slurm.partition")); }
   if (s["interval"]) {
     SEEDANCE_ASSIGN_OR_RETURN(std::string text, Scalar(name, s["interval"], "slurm.interval"));
@@ -156,6 +157,41 @@ Status ParseSlurm(const std::string& name, const YAML::Node& s, SlurmSection& ou
       out.gres_types[lower] = std::string(gpu::GpuAt(*idx).name);
     }
   }
+  // A duration >= 0 ("0s" allowed where `zero_ok`).
+  auto duration = [&](const YAML::Node& n, const std::string& key, bool zero_ok, double& out_s) -> Status {
+    SEEDANCE_ASSIGN_OR_RETURN(std::string text, Scalar(name, n, key));
+    auto d = ParseDurationSeconds(text);
+    if (!d.has_value() || *d < 0 || (!zero_ok && *d == 0)) {
+      return InvalidArgumentError(Where(name, n, key) + ": '" + text + "' is not a " + (zero_ok ? "" : "positive ") +
+                                  "duration (e.g. 30s, 15m" + (zero_ok ? ", 0s" : "") + ")");
+    }
+    out_s = *d;
+    return Status::Ok();
+  };
+  if (YAML::Node p = s["preempt"]) {
+    SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, p, "slurm.preempt", {"signal", "grace"}));
+    if (p["signal"]) {
+      SEEDANCE_ASSIGN_OR_RETURN(std::string sig, Scalar(name, p["signal"], "slurm.preempt.signal"));
+      if (sig.rfind("SIG", 0) == 0) sig = sig.substr(3);
+      if (sig == "none") sig.clear();
+      bool ok = sig.size() <= 12;
+      for (char ch : sig) ok &= (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+      if (!ok) {
+        return InvalidArgumentError(Where(name, p["signal"], "slurm.preempt.signal") + ": '" + sig +
+                                    "' is not a signal name (USR1, USR2, TERM, ... or none)");
+      }
+      out.preempt_signal = sig;
+    }
+    if (p["grace"]) SEEDANCE_RETURN_IF_ERROR(duration(p["grace"], "slurm.preempt.grace", true, out.preempt_grace_s));
+  }
+  if (s["checkpoint_interval"]) {
+    SEEDANCE_RETURN_IF_ERROR(duration(s["checkpoint_interval"], "slurm.checkpoint_interval", true, out.checkpoint_interval_s));
+  }
+  if (s["heartbeat"]) { SEEDANCE_ASSIGN_OR_RETURN(out.heartbeat_path, Scalar(name, s["heartbeat"], "slurm.heartbeat")); }
+  if (s["fail_open_after"]) {
+    SEEDANCE_RETURN_IF_ERROR(duration(s["fail_open_after"], "slurm.fail_open_after", false, out.fail_open_after_s));
+  }
+  if (s["lock"]) { SEEDANCE_ASSIGN_OR_RETURN(out.lock_path, Scalar(name, s["lock"], "slurm.lock")); }
   if (YAML::Node b = s["breaker"]) {
     SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, b, "slurm.breaker", {"default_hourly_usd", "accounts"}));
     const double inf = std::numeric_limits<double>::infinity();

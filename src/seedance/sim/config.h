@@ -46,6 +46,19 @@ struct SlurmSection {
   std::map<std::string, std::string> gres_types;  // Slurm GRES type (lower case) -> catalog name
   double breaker_default_hourly_usd = 0;
   std::map<std::string, double> breaker_accounts;  // account -> hourly USD threshold
+  // Preemption (issue 27): the victim gets `preempt_signal` (scancel --signal=SIG --batch), then
+  // `preempt_grace_s` to checkpoint before `scontrol requeuehold`. "" or grace 0: requeue at once.
+  std::string preempt_signal = "USR1";
+  double preempt_grace_s = 60;
+  // The checkpoint interval of a job whose comment declares none (seedance.checkpoint=15m); the
+  // work preemption loses is the time since the last checkpoint. 0: no checkpoints (since start).
+  double checkpoint_interval_s = 0;
+  // Fail-open (issue 27): the heartbeat file the controller touches every cycle, read by the
+  // job_submit plugin (deploy/slurm/job_submit.lua): new jobs are held only while it is younger
+  // than fail_open_after_s. "" = no heartbeat. The hot-standby lock file ("" = no lock).
+  std::string heartbeat_path;
+  double fail_open_after_s = 300;
+  std::string lock_path;
 };
 
 struct SimConfig {

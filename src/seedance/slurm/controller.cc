@@ -2,18 +2,24 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <sstream>
 #include <tuple>
 
 #include "seedance/audit/admission.h"
+#include "seedance/core/duration.h"
 #include "seedance/cost/money.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/ledger/allocation.h"
+#include "seedance/sched/gang.h"
 #include "seedance/sched/victims.h"
 #include "seedance/sim/tenancy_replay.h"
+#include "seedance/slurm/standby.h"
 #include "seedance/tenancy/quota.h"
 
 namespace seedance::slurm {
@@ -22,6 +28,7 @@ std::string_view ActionKindName(ActionKind k) {
   switch (k) {
     case ActionKind::kRelease: return "release";
     case ActionKind::kRequeue: return "requeue";
+    case ActionKind::kSignal: return "signal";
     case ActionKind::kHold: return "hold";
     case ActionKind::kComment: return "comment";
     case ActionKind::kDrain: return "drain";
@@ -46,6 +53,7 @@ std::string FormatAction(const Action& a, bool with_commands) {
 namespace {
 
 constexpr const char* kCommentPrefix = "seedance: ";
+constexpr const char* kCheckpointToken = "seedance.checkpoint=";
 __extension__ using Int128 = __int128;
 
 std::string Lower(std::string s) {
@@ -70,22 +78,32 @@ struct Controller::Tracked {
   std::string account;
   int tenant = -1;
   tenancy::Tier tier = tenancy::Tier::kSilver;
-  cluster::PodSpec pod;            // what placement sees (allowed_models = every model it may get)
+  cluster::PodSpec pod;            // what placement sees per node (allowed_models = every model it may get)
+  int node_count = 1;              // a multi-node gang: node_count nodes of one model, `pod` on each
   std::string gres_type;           // the job's own GRES type ("" = any)
   std::int64_t submit_s = 0;
   // kAdmitted:
-  std::string node;                // where it was released to
+  std::string node;                // where it was released to (a gang: "n1,n2"; running: Slurm's host list)
   std::string gpu_type;            // catalog model chosen
   bool release_ok = false;         // Slurm accepted the release
   bool running = false;            // seen active since the release
   bool waiting_node = false;       // admitted on quota (strict/borrowing), no node yet
   int restarts_at_release = 0;
   double start_s = 0;
-  cluster::NodeId bound_node;
-  cluster::GpuAssignment bound_gpus;
+  std::vector<sched::GangMember> members;  // bound in this cycle's ClusterState, one per node
   bool bound = false;              // bound in this cycle's ClusterState
+  int gpus() const { return pod.num_gpu * node_count; }
+  void Unbind(cluster::ClusterState& state) {
+    for (const auto& m : members) state.Unbind(pod, m.node, m.gpus);
+    members.clear();
+    bound = false;
+  }
+  double checkpoint_s = 0;         // declared checkpoint interval (comment token, else the config's)
   // kEvicting:
-  bool evict_ok = false;
+  bool evict_ok = false;           // Slurm took the requeue (or the hold)
+  bool signal_sent = false;        // the victim got preempt_signal at signaled_at
+  double signaled_at = 0;
+  std::string evict_reason;
   // kBlocked: why
   std::string block_reason;
 };
@@ -94,6 +112,9 @@ struct Controller::Request {
   int tenant = -1;
   tenancy::Tier tier = tenancy::Tier::kSilver;
   cluster::PodSpec pod;
+  int node_count = 1;
+  double checkpoint_s = 0;
+  std::string warning;  // a comment token not understood (the default is used)
 };
 
 // The driver's side of the Admitter on this cycle's ClusterState.
@@ -110,28 +131,46 @@ class Controller::Env final : public tenancy::AdmissionEnv {
     rs.admitted_at_s = t.running ? t.start_s : now_;
     rs.executed_s = std::max(0.0, now_ - rs.admitted_at_s);
     // No checkpoint telemetry from Slurm: all work since the (re)start is what preemption loses.
-    rs.lost_if_preempted = rs.executed_s * t.pod.num_gpu;
+    // Work since the last checkpoint, from the job's declared interval (none: since the start).
+    const double since_checkpoint = t.checkpoint_s > 0 ? std::fmod(rs.executed_s, t.checkpoint_s) : rs.executed_s;
+    rs.lost_if_preempted = since_checkpoint * t.gpus();
     rs.idle_s = 0;
     return rs;
   }
 
   bool CanPlace(const tenancy::WorkloadRequest& w) override {
     if (!adopting.empty()) return adopting.count(w.id) > 0;
-    return c_.state_->CanPlaceAnywhere(c_.tracked_.at(w.id)->pod);
+    const Tracked& t = *c_.tracked_.at(w.id);
+    if (t.node_count == 1) return c_.state_->CanPlaceAnywhere(t.pod);
+    // A gang: node_count nodes of one model that each take `pod`.
+    for (auto m : c_.gpu_order_) {
+      if (t.pod.num_gpu > 0 && !t.pod.allowed_models.Accepts(m)) continue;
+      cluster::PodSpec pod = t.pod;
+      if (pod.num_gpu > 0) pod.allowed_models = cluster::GpuModelSet::Of(m);
+      int n = 0;
+      for (std::size_t i = 0; i < c_.state_->size() && n < t.node_count; ++i)
+        n += c_.state_->CanPlace(cluster::NodeId(static_cast<std::uint32_t>(i)), pod) ? 1 : 0;
+      if (n >= t.node_count) return true;
+    }
+    return false;
   }
 
   std::optional<std::vector<std::int64_t>> VictimsForFit(const tenancy::WorkloadRequest& w,
                                                          std::span<const tenancy::VictimCandidate> cands) override {
     if (!adopting.empty()) return std::nullopt;
+    // One candidate entry per node a victim holds (a gang victim frees all its nodes).
     std::vector<sched::PreemptionCandidate> pc;
     for (const auto& v : cands) {
       const Tracked& t = *c_.tracked_.at(v.id);
       if (!t.bound || !(t.running || t.release_ok)) continue;
-      pc.push_back({v.id, t.bound_node, t.pod, t.bound_gpus, v.cost});
+      for (const auto& m : t.members) pc.push_back({v.id, m.node, t.pod, m.gpus, v.cost});
     }
-    auto vs = sched::FindVictimsForFit(*c_.state_, c_.tracked_.at(w.id)->pod, pc);
-    if (!vs) return std::nullopt;
-    return vs->victims;
+    const Tracked& p = *c_.tracked_.at(w.id);
+    auto sets = sched::FindVictimsForGang(*c_.state_, p.pod, p.node_count, pc);
+    if (!sets) return std::nullopt;
+    std::set<std::int64_t> victims;
+    for (const auto& vs : *sets) victims.insert(vs.victims.begin(), vs.victims.end());
+    return std::vector<std::int64_t>(victims.begin(), victims.end());
   }
 
   void OnAdmit(const tenancy::WorkloadRequest& w) override {
@@ -258,15 +297,38 @@ Result<Controller::Request> Controller::Classify(const SlurmJob& j) const {
   }
   q.tenant = ti->second;
   q.tier = config_.tenancy.tenants[static_cast<std::size_t>(q.tenant)].tier;
-  if (j.node_count > 1) return InvalidArgumentError("node_count: multi-node jobs are not placed by seedance");
+  if (j.node_count < 1) return InvalidArgumentError("node_count: " + std::to_string(j.node_count) + " (must be >= 1)");
+  q.checkpoint_s = config_.slurm.checkpoint_interval_s;
+  if (auto at = j.comment.find(kCheckpointToken); at != std::string::npos) {
+    const std::size_t from = at + std::string_view(kCheckpointToken).size();
+    const std::size_t to = j.comment.find_first_of(" ,;\t", from);
+    const std::string value = j.comment.substr(from, to == std::string::npos ? std::string::npos : to - from);
+    auto d = ParseDurationSeconds(value);
+    if (d.has_value() && *d > 0) {
+      q.checkpoint_s = *d;
+    } else {
+      q.warning = "comment: " + std::string(kCheckpointToken) + "'" + value + "' is not a positive duration (e.g. 15m); the default " +
+                  Fixed(config_.slurm.checkpoint_interval_s, 0) + " s is used";
+    }
+  }
+  q.node_count = j.node_count;
   q.pod.name = std::to_string(j.id);
   q.pod.cpu = Millicores(static_cast<std::int64_t>(j.cpus) * 1000);
   q.pod.memory = MiB(j.memory_mib);
-  q.pod.num_gpu = j.gpus.count;
-  q.pod.gpu_milli = j.gpus.count > 0 ? cluster::kMilliPerGpu : 0;
+  int per_node = j.gpus.count;
+  if (j.gpus_per_job && j.node_count > 1) {
+    // --gpus=N over several nodes: the gang needs the same share on each node.
+    if (j.gpus.count % j.node_count != 0) {
+      return InvalidArgumentError("tres_per_job: " + std::to_string(j.gpus.count) + " GPUs do not split evenly over " +
+                                  std::to_string(j.node_count) + " nodes (ask --gres=gpu:N per node)");
+    }
+    per_node = j.gpus.count / j.node_count;
+  }
+  q.pod.num_gpu = per_node;
+  q.pod.gpu_milli = per_node > 0 ? cluster::kMilliPerGpu : 0;
   q.pod.qos = q.tier == tenancy::Tier::kBronze ? cluster::Qos::kBestEffort : cluster::Qos::kGuaranteed;
-  if (j.gpus.count > cluster::kMaxGpusPerNode) {
-    return InvalidArgumentError("tres_per_node: " + std::to_string(j.gpus.count) + " GPUs on one node is more than any node holds");
+  if (per_node > cluster::kMaxGpusPerNode) {
+    return InvalidArgumentError("tres_per_node: " + std::to_string(per_node) + " GPUs on one node is more than any node holds");
   }
   // The models it may get: its GRES type, else GPU names among its --constraint features, within
   // the config's gpu_types (gpu_order_ holds only those).
@@ -317,13 +379,13 @@ bool Controller::Place(std::int64_t id, Tracked& t, double now, CycleReport& r, 
     if (t.pod.num_gpu > 0 && !t.pod.allowed_models.Accepts(m)) continue;
     cluster::PodSpec pod = t.pod;
     if (pod.num_gpu > 0) pod.allowed_models = cluster::GpuModelSet::Of(m);
-    const auto d = placer_->Decide(*state_, pod, placer_rng_);
-    if (!d.placed()) continue;
-    state_->Bind(pod, d.node, d.gpus);
+    // One node per member, all of model m, each chosen by the policy (sched::PlaceGang).
+    auto members = sched::PlaceGang(*placer_, *state_, pod, t.node_count, placer_rng_);
+    if (!members) continue;
     t.bound = true;
-    t.bound_node = d.node;
-    t.bound_gpus = d.gpus;
-    t.node = node_names_[d.node.value()];
+    t.members = std::move(*members);
+    t.node.clear();
+    for (const auto& g : t.members) t.node += (t.node.empty() ? "" : ",") + node_names_[g.node.value()];
     t.gpu_type = pod.num_gpu > 0 ? std::string(gpu::GpuAt(static_cast<gpu::GpuIndex>(m)).name) : "";
     t.waiting_node = false;
     t.release_ok = false;
@@ -334,12 +396,34 @@ bool Controller::Place(std::int64_t id, Tracked& t, double now, CycleReport& r, 
   return false;
 }
 
+bool Controller::Signals() const { return !config_.slurm.preempt_signal.empty() && config_.slurm.preempt_grace_s > 0; }
+
+void Controller::Signal(std::int64_t id, Tracked& t, double now, CycleReport& r) {
+  Action a;
+  a.kind = ActionKind::kSignal;
+  a.job = id;
+  a.node = t.node;
+  a.reason = t.evict_reason + "; SIG" + config_.slurm.preempt_signal + " to checkpoint, requeued in " +
+             Fixed(config_.slurm.preempt_grace_s, 0) + " s";
+  a.commands.push_back({"scancel", "--signal=" + config_.slurm.preempt_signal, "--batch", std::to_string(id)});
+  Execute(a);
+  t.signal_sent = a.ok;
+  t.evict_ok = false;
+  if (a.ok) {
+    t.signaled_at = now;
+    const double due = now + config_.slurm.preempt_grace_s;
+    r.wake_at_s = r.wake_at_s > 0 ? std::min(r.wake_at_s, due) : due;
+  }
+  r.actions.push_back(std::move(a));
+}
+
 void Controller::Release(std::int64_t id, Tracked& t, CycleReport& r, const std::string& why) {
   Action a;
   a.kind = ActionKind::kRelease;
   a.job = id;
   a.node = t.node;
-  a.gpu_type = t.gpu_type.empty() ? "" : t.gpu_type + " x" + std::to_string(t.pod.num_gpu);
+  a.gpu_type = t.gpu_type.empty() ? "" : t.gpu_type + " x" + std::to_string(t.pod.num_gpu) +
+                                              (t.node_count > 1 ? " per node, " + std::to_string(t.node_count) + " nodes" : "");
   const auto& tc = config_.tenancy.tenants[static_cast<std::size_t>(t.tenant)];
   a.reason = why + " (account " + t.account + " -> tenant " + tc.name + ", " + std::string(tenancy::TierName(t.tier)) +
              "; " + config_.slurm.placement + " node)";
@@ -387,18 +471,24 @@ Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::ve
     ctx_.tie_rank.resize(specs.size());
     for (std::size_t i = 0; i < specs.size(); ++i) ctx_.tie_rank[i] = static_cast<std::uint32_t>(i);
   }
-  for (auto& [id, t] : tracked_) t->bound = false;
-  // Every job holding GPUs on a managed node, with the devices Slurm gave it.
+  for (auto& [id, t] : tracked_) {
+    t->bound = false;
+    t->members.clear();
+  }
+  // Every job holding GPUs on a managed node, with the devices Slurm gave it (a gang: on each of
+  // its nodes; gres_detail lists them in host-list order).
   for (const SlurmJob& j : jobs) {
     const bool reserved = [&] {
       auto it = tracked_.find(j.id);
       return it != tracked_.end() && it->second->st == Tracked::St::kAdmitted && j.pending() && !it->second->node.empty();
     }();
     if (!j.active() && !reserved) continue;
-    const std::string node = reserved ? tracked_.at(j.id)->node : j.nodes;
-    auto ni = index.find(node);
-    if (ni == index.end()) continue;  // another partition's node, or several nodes
-    const cluster::NodeId nid(static_cast<std::uint32_t>(ni->second));
+    const std::string list = reserved ? tracked_.at(j.id)->node : j.nodes;
+    auto hosts = ExpandHostlist(list, "squeue --json: job " + std::to_string(j.id) + ": nodes");
+    if (!hosts.has_value()) {
+      r.notes.push_back(hosts.error().message() + ": not counted");
+      continue;
+    }
     cluster::PodSpec pod;
     auto it = tracked_.find(j.id);
     if (it != tracked_.end()) {
@@ -407,33 +497,40 @@ Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::ve
       pod.name = std::to_string(j.id);
       pod.cpu = Millicores(static_cast<std::int64_t>(j.cpus) * 1000);
       pod.memory = MiB(j.memory_mib);
-      pod.num_gpu = j.gpus.count;
-      pod.gpu_milli = j.gpus.count > 0 ? cluster::kMilliPerGpu : 0;
+      pod.num_gpu = j.gpus_per_job && j.node_count > 1 ? j.gpus.count / j.node_count : j.gpus.count;
+      pod.gpu_milli = pod.num_gpu > 0 ? cluster::kMilliPerGpu : 0;
     }
     pod.allowed_models = {};
-    const cluster::NodeState& ns = state_->node(nid);
-    if (!cluster::Fits(ns, pod)) {
-      r.notes.push_back("job " + std::to_string(j.id) + ": more than node " + node + " has free by its own record; not counted");
-      continue;
-    }
-    cluster::GpuAssignment g;
-    bool ok = !j.gpu_indices.empty() && static_cast<int>(j.gpu_indices.size()) == pod.num_gpu;
-    if (ok) {
-      for (int dev : j.gpu_indices) {
-        if (dev >= ns.gpu_count || ns.gpu_idle[static_cast<std::size_t>(dev)] < pod.gpu_milli) ok = false;
+    const bool per_node_indices = !reserved && j.node_gpu_indices.size() == hosts->size();
+    for (std::size_t k = 0; k < hosts->size(); ++k) {
+      const std::string& node = (*hosts)[k];
+      auto ni = index.find(node);
+      if (ni == index.end()) continue;  // another partition's node
+      const cluster::NodeId nid(static_cast<std::uint32_t>(ni->second));
+      const cluster::NodeState& ns = state_->node(nid);
+      if (!cluster::Fits(ns, pod)) {
+        r.notes.push_back("job " + std::to_string(j.id) + ": more than node " + node + " has free by its own record; not counted");
+        continue;
       }
-    }
-    if (ok) {
-      for (std::size_t k = 0; k < j.gpu_indices.size(); ++k) g.gpus[k] = static_cast<std::uint8_t>(j.gpu_indices[k]);
-      g.count = static_cast<std::uint8_t>(j.gpu_indices.size());
-    } else if (pod.num_gpu > 0) {
-      g = cluster::FirstFitGpus(ns, pod);
-    }
-    state_->Bind(pod, nid, g);
-    if (it != tracked_.end()) {
-      it->second->bound = true;
-      it->second->bound_node = nid;
-      it->second->bound_gpus = g;
+      const std::vector<int>& idx = per_node_indices ? j.node_gpu_indices[k] : hosts->size() == 1 ? j.gpu_indices : std::vector<int>{};
+      cluster::GpuAssignment g;
+      bool ok = !idx.empty() && static_cast<int>(idx.size()) == pod.num_gpu;
+      if (ok) {
+        for (int dev : idx) {
+          if (dev >= ns.gpu_count || ns.gpu_idle[static_cast<std::size_t>(dev)] < pod.gpu_milli) ok = false;
+        }
+      }
+      if (ok) {
+        for (std::size_t d = 0; d < idx.size(); ++d) g.gpus[d] = static_cast<std::uint8_t>(idx[d]);
+        g.count = static_cast<std::uint8_t>(idx.size());
+      } else if (pod.num_gpu > 0) {
+        g = cluster::FirstFitGpus(ns, pod);
+      }
+      state_->Bind(pod, nid, g);
+      if (it != tracked_.end()) {
+        it->second->bound = true;
+        it->second->members.push_back({nid, g});
+      }
     }
   }
   // What new work each node may take: down or drained nodes nothing; the audit's states.
@@ -522,7 +619,7 @@ Result<CycleReport> Controller::Cycle() {
     w.priority = sim::TierPriority(t.tier);
     w.creation_s = static_cast<double>(t.submit_s);
     w.request.assign(static_cast<std::size_t>(nr), 0);
-    w.request[static_cast<std::size_t>(gpu_resource_)] = tenancy::ToQuantity(t.pod.num_gpu);
+    w.request[static_cast<std::size_t>(gpu_resource_)] = tenancy::ToQuantity(t.gpus());
     admitter_->Submit(std::move(w));
     t.st = Tracked::St::kQueued;
   };
@@ -558,8 +655,7 @@ Result<CycleReport> Controller::Cycle() {
   };
   // Off its node and back in its queue (Slurm requeued it, or it was evicted and is pending now).
   auto back_to_queue = [&](const SlurmJob& j, Tracked& t) {
-    if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
-    t.bound = false;
+    t.Unbind(*state_);
     t.running = false;
     t.node.clear();
     t.restarts_at_release = j.restarts;
@@ -582,6 +678,9 @@ Result<CycleReport> Controller::Cycle() {
         t->tenant = q->tenant;
         t->tier = q->tier;
         t->pod = q->pod;
+        t->node_count = q->node_count;
+        t->checkpoint_s = q->checkpoint_s;
+        if (!q->warning.empty()) r.notes.push_back("job " + std::to_string(j.id) + ": " + q->warning);
       }
       if (j.active()) {
         if (!q.has_value()) continue;  // not ours to manage (its GPUs are counted all the same)
@@ -629,6 +728,8 @@ Result<CycleReport> Controller::Cycle() {
           t.tenant = q->tenant;
           t.tier = q->tier;
           t.pod = q->pod;
+          t.node_count = q->node_count;
+          t.checkpoint_s = q->checkpoint_s;
           t.restarts_at_release = j.restarts;
           submit(j.id, t);
           r.notes.push_back("job " + std::to_string(j.id) + ": no longer blocked (" + t.block_reason + "): queued");
@@ -684,12 +785,21 @@ Result<CycleReport> Controller::Cycle() {
         } else if (j.pending()) {
           back_to_queue(j, t);
           if (!j.held()) hold(j.id, "evicted: back in its queue");
+        } else if (!t.evict_ok && Signals() && !t.signal_sent) {
+          Signal(j.id, t, now, r);  // the earlier signal failed: again (the grace starts when it takes)
+        } else if (!t.evict_ok && Signals() && now < t.signaled_at + config_.slurm.preempt_grace_s) {
+          // Checkpointing: requeued once the grace period is over.
+          const double due = t.signaled_at + config_.slurm.preempt_grace_s;
+          r.wake_at_s = r.wake_at_s > 0 ? std::min(r.wake_at_s, due) : due;
         } else if (!t.evict_ok) {
           Action a;
           a.kind = ActionKind::kRequeue;
           a.job = j.id;
           a.node = j.nodes;
-          a.reason = "retry: Slurm has not taken the earlier requeue";
+          a.reason = t.signal_sent ? t.evict_reason + "; SIG" + config_.slurm.preempt_signal + " sent " +
+                                         Fixed(now - t.signaled_at, 0) + " s ago, grace " +
+                                         Fixed(config_.slurm.preempt_grace_s, 0) + " s over"
+                                   : "retry: Slurm has not taken the earlier requeue";
           a.commands.push_back({"scontrol", "requeuehold", std::to_string(j.id)});
           Execute(a);
           t.evict_ok = a.ok;
@@ -720,7 +830,7 @@ Result<CycleReport> Controller::Cycle() {
     const std::size_t nt = config_.tenancy.tenants.size();
     std::vector<double> gpus(nt, 0.0);
     for (const auto& [id, t] : tracked_)
-      if (t->st == Tracked::St::kAdmitted && t->running) gpus[static_cast<std::size_t>(t->tenant)] += t->pod.num_gpu;
+      if (t->st == Tracked::St::kAdmitted && t->running) gpus[static_cast<std::size_t>(t->tenant)] += t->gpus();
     for (std::size_t t = 0; t < nt; ++t) {
       const auto& p = config_.tenancy.tiers[static_cast<std::size_t>(config_.tenancy.tenants[t].tier)];
       admitter_->SetElasticScale(static_cast<int>(t), tenancy::ElasticScale(p, 0.0, gpus[t] > 0 ? 1.0 : 0.0));
@@ -739,20 +849,26 @@ Result<CycleReport> Controller::Cycle() {
       t.st = Tracked::St::kEvicting;
       if (!t.running && !t.release_ok) {
         // Never released: nothing to requeue on Slurm.
-        if (t.bound) state_->Unbind(t.pod, t.bound_node, t.bound_gpus);
-        t.bound = false;
+        t.Unbind(*state_);
         t.node.clear();
         admitter_->Evicted(d.id, /*requeue=*/true);
         t.st = Tracked::St::kQueued;
+        continue;
+      }
+      t.evict_reason = std::string(d.reclaim ? "idle reclaim" : "preempted") + " for job " + std::to_string(d.for_id) +
+                       " (" + std::string(tenancy::TierName(tracked_.at(d.for_id)->tier)) + " over " +
+                       std::string(tenancy::TierName(t.tier)) + "; victims chosen to lose the least work)";
+      t.signal_sent = false;
+      if (t.running && Signals()) {
+        // Checkpoint first: the signal now, the requeue once the grace period is over.
+        Signal(d.id, t, now, r);
         continue;
       }
       Action a;
       a.kind = ActionKind::kRequeue;
       a.job = d.id;
       a.node = t.node;
-      a.reason = std::string(d.reclaim ? "idle reclaim" : "preempted") + " for job " + std::to_string(d.for_id) +
-                 " (" + std::string(tenancy::TierName(tracked_.at(d.for_id)->tier)) + " over " +
-                 std::string(tenancy::TierName(t.tier)) + "; victims chosen to lose the least work)";
+      a.reason = t.evict_reason;
       a.commands.push_back({"scontrol", "requeuehold", std::to_string(d.id)});
       Execute(a);
       if (!a.ok && !t.running) {
@@ -771,6 +887,10 @@ Result<CycleReport> Controller::Cycle() {
     apply(decisions);
     decisions.clear();
     env.adopting.clear();
+    // The adoption pass answered "cannot place" for every other job: not a real verdict, so
+    // nothing it marked inadmissible stays parked (a job submitted while the controller was down
+    // would otherwise wait for the next quota release).
+    admitter_->CapacityChanged();
   }
   // Jobs admitted on quota alone wait for a node (strict / borrowing), oldest first.
   for (auto& [id, t] : tracked_) {
@@ -788,16 +908,48 @@ Result<CycleReport> Controller::Cycle() {
       continue;
     }
     const auto k = static_cast<std::size_t>(t->tenant);
-    demand_[k] += t->pod.num_gpu;
+    demand_[k] += t->gpus();
     if (t->st == Tracked::St::kQueued) ++r.queued;
     if (t->st == Tracked::St::kAdmitted || t->st == Tracked::St::kEvicting) {
       if (t->st == Tracked::St::kAdmitted) ++r.admitted;
-      if (!t->waiting_node) held_[k] += t->pod.num_gpu;
+      if (!t->waiting_node) held_[k] += t->gpus();
     }
   }
   if (ledger_ != nullptr) {
     // The decisions stand (they were taken); a charge failure is reported and retried next cycle.
     if (Status s = Charge(now, nodes); !s.ok()) r.notes.push_back("charges not updated: " + s.message());
+  }
+  // Alive and acting: the job_submit plugin keeps holding new jobs while this is fresh.
+  if (!config_.slurm.heartbeat_path.empty() && !config_.dry_run) {
+    if (Status s = WriteHeartbeat(config_.slurm.heartbeat_path, now); !s.ok()) r.notes.push_back(s.message());
+  }
+  return r;
+}
+
+CycleReport Controller::Shutdown() {
+  CycleReport r;
+  r.now_s = ToSeconds(clock_.Now());
+  if (config_.dry_run) return r;
+  // First the heartbeat: new jobs are left to Slurm from now on (the plugin fails open at once).
+  if (!config_.slurm.heartbeat_path.empty() && std::remove(config_.slurm.heartbeat_path.c_str()) != 0 && errno != ENOENT) {
+    r.notes.push_back("slurm.heartbeat: cannot remove " + config_.slurm.heartbeat_path + ": " + std::strerror(errno));
+  }
+  // Then what it holds: queued jobs and those admitted without a node yet are released to Slurm's
+  // own scheduling (no node list). Jobs held for a reason (breaker, bad request) stay held.
+  for (auto& [id, t] : tracked_) {
+    const bool ours = t->st == Tracked::St::kQueued || (t->st == Tracked::St::kAdmitted && t->waiting_node) ||
+                      (t->st == Tracked::St::kEvicting && t->evict_ok);
+    if (!ours) continue;
+    Action a;
+    a.kind = ActionKind::kRelease;
+    a.job = id;
+    a.reason = "controller stopping: left to Slurm's own scheduling";
+    if (t->restarts_at_release > 0 || t->st == Tracked::St::kEvicting) {
+      a.commands.push_back({"scontrol", "update", "jobid=" + std::to_string(id), "StartTime=now"});
+    }
+    a.commands.push_back({"scontrol", "release", std::to_string(id)});
+    Execute(a);
+    r.actions.push_back(std::move(a));
   }
   return r;
 }

@@ -26,8 +26,9 @@ namespace seedance::slurm {
 
 // `seedance slurm`: a controller beside slurmctld that drives Slurm with the same admission and
 // placement steps as the simulator's tenancy replay (sim/tenancy_replay.cc) and `seedance server`.
-// Jobs are submitted held (sbatch --hold; a pending job of the managed partition that is not held
-// is held first). Each Cycle:
+// Jobs are submitted held (sbatch --hold, or held by deploy/slurm/job_submit.lua while the
+// heartbeat this controller writes each cycle is fresh; a pending job of the managed partition
+// that is not held is held first). Each Cycle:
 //   1. reads nodes (sinfo --json) and jobs (squeue --json); a failing or malformed read ends the
 //      cycle with an error before any action (the next cycle starts over: nothing is lost);
 //   2. rebuilds a cluster::ClusterState: nodes (GPU model from the GRES type), every job holding
@@ -41,8 +42,10 @@ namespace seedance::slurm {
 //      dollar (catalog FP16 peak / price table price, best first, within the job's GRES type and the
 //      config's gpu_types), the node by the configured sched placement policy; a job no node takes
 //      is never released;
-//   5. acts: release = `scontrol update jobid=J nodelist=N` (the node fixes the GPU model; +
-//      StartTime=now for a requeued job) then `scontrol release J`; evict = `scontrol requeuehold J`; the breaker's
+//   5. acts: release = `scontrol update jobid=J nodelist=N[,N2,...]` (the nodes fix the GPU model; a
+//      multi-node job gets N nodes of one model from sched::PlaceGang; + StartTime=now for a
+//      requeued job) then `scontrol release J`; evict = `scancel --signal=USR1 --batch J` (slurm.preempt),
+//      then after the grace period `scontrol requeuehold J` (at once without a signal); the breaker's
 //      tripped accounts: their new jobs stay held with `comment=seedance: breaker ...` (squeue %k);
 //      audit-removed nodes are drained with reason "seedance: audit ..." and resumed when
 //      readmitted;
@@ -64,7 +67,7 @@ struct ControllerConfig {
   bool dry_run = false;
 };
 
-enum class ActionKind { kRelease, kRequeue, kHold, kComment, kDrain, kResume };
+enum class ActionKind { kRelease, kRequeue, kHold, kComment, kDrain, kResume, kSignal };
 std::string_view ActionKindName(ActionKind k);
 
 struct Action {
@@ -88,6 +91,7 @@ struct CycleReport {
   int admitted = 0;                // released or running
   int blocked = 0;                 // held for a reason (breaker, bad request)
   std::set<std::string> tripped;   // accounts the breaker holds
+  double wake_at_s = 0;            // > 0: a victim's grace period ends then; cycle again at that time
 };
 
 // `t` (Unix seconds) as sacct reads -S: "2026-12-02T13:47:08", the host's local time.
@@ -103,6 +107,11 @@ class Controller {
   ~Controller();
 
   Result<CycleReport> Cycle();
+  // A stopping controller (SIGTERM) hands back what it holds: removes the heartbeat (the job_submit
+  // plugin fails open at once), then `scontrol release`s the jobs it keeps waiting (queued, or
+  // admitted with no node yet; requeued ones with StartTime=now) so Slurm schedules them itself.
+  // Jobs held for a reason (breaker, bad request) stay held. Nothing with dry_run.
+  CycleReport Shutdown();
 
   // GPU models in the order the controller tries them (throughput per dollar, best first).
   const std::vector<cluster::GpuModelIndex>& gpu_order() const { return gpu_order_; }
@@ -124,6 +133,10 @@ class Controller {
   // it on Slurm. False when no node takes it (nothing is released).
   bool Place(std::int64_t id, Tracked& t, double now, CycleReport& r, const std::string& why);
   void Release(std::int64_t id, Tracked& t, CycleReport& r, const std::string& why);
+  // Preemption with a checkpoint: preempt_signal set and a grace period.
+  bool Signals() const;
+  // `scancel --signal=SIG --batch J`: the victim checkpoints; requeued after the grace period.
+  void Signal(std::int64_t id, Tracked& t, double now, CycleReport& r);
   Status BuildState(const std::vector<SlurmNode>& nodes, const std::vector<SlurmJob>& jobs, CycleReport& r);
   Status Charge(double now, const std::vector<SlurmNode>& nodes);
   // (cluster, job, incarnation): the key of a charge.

@@ -112,6 +112,7 @@ Outcome ThroughController(const Stream& s) {
   cfg.slurm.mode = "seedance";
   cfg.slurm.placement = "bestfit";
   cfg.slurm.interval_s = kCycle;
+  cfg.slurm.preempt_grace_s = 0;  // the replay requeues at once
   cfg.tenancy = s.scenario.config;
   auto prices = cost::PriceTable::LoadFile(cost::BundledPriceTablePath());
   EXPECT_TRUE(prices.has_value());

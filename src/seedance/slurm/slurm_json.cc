@@ -151,6 +151,62 @@ Result<std::vector<int>> ParseGresIndices(std::string_view text, const std::stri
   return out;
 }
 
+namespace {
+
+constexpr std::size_t kMaxHostlist = 100'000;
+
+Status ExpandHost(std::string_view item, const std::string& field, std::vector<std::string>& out) {
+  const std::size_t open = item.find('[');
+  if (open == std::string_view::npos) {
+    if (item.find(']') != std::string_view::npos) return InvalidArgumentError(field + ": unbalanced ']' in '" + std::string(item) + "'");
+    if (!item.empty()) out.emplace_back(item);
+    return Status::Ok();
+  }
+  const std::size_t close = item.find(']', open);
+  if (close == std::string_view::npos) return InvalidArgumentError(field + ": unbalanced '[' in '" + std::string(item) + "'");
+  const std::string_view prefix = item.substr(0, open), ranges = item.substr(open + 1, close - open - 1);
+  const std::string_view rest = item.substr(close + 1);
+  std::size_t start = 0;
+  for (std::size_t k = 0; k <= ranges.size(); ++k) {
+    if (k < ranges.size() && ranges[k] != ',') continue;
+    const std::string_view r = ranges.substr(start, k - start);
+    start = k + 1;
+    const std::size_t dash = r.find('-');
+    const std::string_view lo = r.substr(0, dash), hi = dash == std::string_view::npos ? lo : r.substr(dash + 1);
+    std::int64_t a = 0, b = 0;
+    if (lo.empty() || !ParseInt(lo, a) || !ParseInt(hi, b) || a < 0 || b < a) {
+      return InvalidArgumentError(field + ": bad range '" + std::string(r) + "' in '" + std::string(item) + "'");
+    }
+    if (b - a >= static_cast<std::int64_t>(kMaxHostlist)) return InvalidArgumentError(field + ": more than 100000 names");
+    for (std::int64_t i = a; i <= b; ++i) {
+      std::string num = std::to_string(i);
+      if (num.size() < lo.size()) num.insert(0, lo.size() - num.size(), '0');  // n[01-10]
+      SEEDANCE_RETURN_IF_ERROR(ExpandHost(std::string(prefix) + num + std::string(rest), field, out));
+      if (out.size() > kMaxHostlist) return InvalidArgumentError(field + ": more than 100000 names");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ExpandHostlist(std::string_view text, const std::string& field) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t k = 0; k <= text.size(); ++k) {
+    if (k < text.size()) {
+      if (text[k] == '[') ++depth;
+      if (text[k] == ']') --depth;
+      if (depth < 0) return InvalidArgumentError(field + ": unbalanced ']' in '" + std::string(text) + "'");
+      if (text[k] != ',' || depth > 0) continue;
+    }
+    SEEDANCE_RETURN_IF_ERROR(ExpandHost(text.substr(start, k - start), field, out));
+    start = k + 1;
+  }
+  return out;
+}
+
 bool SlurmNode::drained() const { return std::find(flags.begin(), flags.end(), "DRAIN") != flags.end(); }
 
 bool SlurmNode::down() const {
@@ -185,11 +241,15 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     SEEDANCE_ASSIGN_OR_RETURN(std::string per_node, f.Str("tres_per_node", false));
     SEEDANCE_ASSIGN_OR_RETURN(std::string per_job, f.Str("tres_per_job", false));
     SEEDANCE_ASSIGN_OR_RETURN(j.gpus, ParseGpuGres(per_node, f.Name("tres_per_node")));
-    if (j.gpus.count == 0) { SEEDANCE_ASSIGN_OR_RETURN(j.gpus, ParseGpuGres(per_job, f.Name("tres_per_job"))); }
+    if (j.gpus.count == 0) {
+      SEEDANCE_ASSIGN_OR_RETURN(j.gpus, ParseGpuGres(per_job, f.Name("tres_per_job")));
+      j.gpus_per_job = j.gpus.count > 0;
+    }
     SEEDANCE_ASSIGN_OR_RETURN(auto detail, f.StrList("gres_detail"));
     for (std::size_t k = 0; k < detail.size(); ++k) {
       SEEDANCE_ASSIGN_OR_RETURN(auto idx, ParseGresIndices(detail[k], f.Name("gres_detail") + "[" + std::to_string(k) + "]"));
       j.gpu_indices.insert(j.gpu_indices.end(), idx.begin(), idx.end());
+      j.node_gpu_indices.push_back(std::move(idx));
     }
     SEEDANCE_ASSIGN_OR_RETURN(std::int64_t nc, f.Int("node_count", false, 1));
     j.node_count = static_cast<int>(nc);
@@ -247,7 +307,10 @@ Result<std::vector<AcctRecord>> ParseSacctJson(std::string_view text) {
     SEEDANCE_ASSIGN_OR_RETURN(r.cluster, f.Str("cluster", false));
     SEEDANCE_ASSIGN_OR_RETURN(r.account, f.Str("account", false));
     SEEDANCE_ASSIGN_OR_RETURN(std::string nodes, f.Str("nodes", false));
-    if (nodes != "None assigned") r.node = nodes.substr(0, nodes.find_first_of(",["));
+    if (nodes != "None assigned" && !nodes.empty()) {
+      SEEDANCE_ASSIGN_OR_RETURN(r.nodes, ExpandHostlist(nodes, f.Name("nodes")));
+      if (!r.nodes.empty()) r.node = r.nodes.front();
+    }
     const Json* state = f.Get("state");
     if (state == nullptr || !state->is_object() || !state->contains("current") || !(*state)["current"].is_string()) {
       return InvalidArgumentError(f.Name("state") + ".current: missing or not a string");

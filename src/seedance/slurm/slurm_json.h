@@ -25,6 +25,11 @@ Result<GpuGres> ParseGpuGres(std::string_view text, const std::string& field);
 // Device indices of "gpu:h100:2(IDX:0-1)" / "gpu:h100:3(IDX:0,2-3)"; empty for "(IDX:N/A)".
 Result<std::vector<int>> ParseGresIndices(std::string_view text, const std::string& field);
 
+// Slurm's host list: "n[1-3,7],gpu[01-02]-a,login" -> n1 n2 n3 n7 gpu01-a gpu02-a login (ranges
+// keep their zero padding; several bracket groups in one name multiply out). "" -> {}.
+// Errors: unbalanced brackets, a bad range, more than 100,000 names (`field` names it).
+Result<std::vector<std::string>> ExpandHostlist(std::string_view text, const std::string& field);
+
 struct SlurmJob {
   std::int64_t id = 0;
   std::string name;
@@ -37,7 +42,9 @@ struct SlurmJob {
   std::string required_nodes;  // --nodelist / scontrol update nodelist=
   std::string features;        // --constraint
   GpuGres gpus;                // per node (tres_per_node), else per job (tres_per_job)
-  std::vector<int> gpu_indices;  // while running: the devices Slurm gave it (gres_detail)
+  bool gpus_per_job = false;   // `gpus` came from tres_per_job (--gpus): all nodes together
+  std::vector<int> gpu_indices;  // while running: the devices Slurm gave it (gres_detail), all nodes
+  std::vector<std::vector<int>> node_gpu_indices;  // the same per gres_detail entry (one per node)
   int node_count = 1;
   int cpus = 1;
   std::int64_t memory_mib = 0;  // per node, 0 when not requested
@@ -82,6 +89,7 @@ struct AcctRecord {
   std::string account;
   std::string state;
   std::string node;  // first node of the allocation ("" when it never ran)
+  std::vector<std::string> nodes;  // every node (sacct's host list expanded; empty from jobcomp)
   std::string gpu_type;
   int gpus = 0;
   std::int64_t start_s = 0;

@@ -19,6 +19,7 @@
 #include "seedance/sim/config.h"
 #include "seedance/slurm/controller.h"
 #include "seedance/slurm/slurm_json.h"
+#include "seedance/slurm/standby.h"
 #include "seedance/slurm/testing/fake_slurm.h"
 
 namespace seedance::slurm {
@@ -124,6 +125,30 @@ TEST(SlurmJson, GresStrings) {
   EXPECT_TRUE(ParseGresIndices("gpu:a100:0(IDX:N/A)", "f")->empty());
 }
 
+TEST(SlurmJson, HostlistsExpandAsSlurmWritesThem) {
+  EXPECT_EQ(*ExpandHostlist("n[1-3,7]", "f"), (std::vector<std::string>{"n1", "n2", "n3", "n7"}));
+  EXPECT_EQ(*ExpandHostlist("gpu[08-10]-a,login", "f"), (std::vector<std::string>{"gpu08-a", "gpu09-a", "gpu10-a", "login"}));
+  EXPECT_EQ(*ExpandHostlist("r[1-2]n[1-2]", "f"), (std::vector<std::string>{"r1n1", "r1n2", "r2n1", "r2n2"}));
+  EXPECT_EQ(*ExpandHostlist("n1,n2", "f"), (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_TRUE(ExpandHostlist("", "f")->empty());
+  for (const char* bad : {"n[1-", "n]1", "n[3-1]", "n[a]", "n[1-200000]"}) {
+    auto r = ExpandHostlist(bad, "jobs[0].nodes");
+    ASSERT_FALSE(r.has_value()) << bad;
+    EXPECT_NE(r.error().message().find("jobs[0].nodes"), std::string::npos) << r.error().message();
+  }
+  // squeue: gres_detail per node of a multi-node job.
+  auto j = ParseSqueueJson(R"J({"jobs":[{"job_id":5,"job_state":"RUNNING","nodes":"n[1-2]","node_count":2,
+    "tres_per_node":"gres:gpu:h100:2","gres_detail":["gpu:h100:2(IDX:0-1)","gpu:h100:2(IDX:2-3)"]}]})J");
+  ASSERT_TRUE(j.has_value()) << j.error().message();
+  EXPECT_EQ((*j)[0].node_gpu_indices, (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+  EXPECT_FALSE((*j)[0].gpus_per_job);
+  // sacct: a multi-node record's first node is the first of its host list, not "n".
+  auto a = ParseSacctJson(R"({"jobs":[{"job_id":5,"nodes":"n[1-2]","state":{"current":"RUNNING"},"time":{"start":10,"end":0}}]})");
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  EXPECT_EQ((*a)[0].node, "n1");
+  EXPECT_EQ((*a)[0].nodes, (std::vector<std::string>{"n1", "n2"}));
+}
+
 // ---- the controller on FakeSlurm ----
 
 using testing::Tenant;
@@ -137,6 +162,7 @@ class SlurmControllerTest : public ::testing::Test {
     prices_ = std::move(*p);
     config_.slurm.partition = "gpu";
     config_.slurm.mode = "strict";
+    config_.slurm.preempt_grace_s = 0;  // requeue at once (the checkpoint tests set a grace)
     config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 4), Tenant("bronze", tenancy::Tier::kBronze, 4)};
     dir_ = std::filesystem::temp_directory_path() /
            ("slurm_test_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -816,6 +842,444 @@ TEST_F(SlurmChargeTest, AKillDashNineMidCycleLeavesTheLedgerConsistentAndTheNext
     ASSERT_TRUE(r.has_value()) << r.error().message();
     EXPECT_EQ(Dump(**l), completed);
   }
+}
+
+}  // namespace
+}  // namespace seedance::slurm
+
+namespace seedance::slurm {
+namespace {
+
+// ---- multi-node gangs (issue 27) ----
+
+TEST_F(SlurmControllerTest, AGangGetsNodesOfOneModelChosenByThePolicyAndReleasedWithTheNodeList) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 16), Tenant("bronze", tenancy::Tier::kBronze, 16)};
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  fake.AddNode("n3", "a100", 4);
+  fake.AddNode("n4", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  // n2 half full: bestfit puts the first member there.
+  const auto small = fake.Submit("bronze", 2, "h100", 10'000);
+  ASSERT_TRUE(fake.StartOn(small, "n2"));
+  const auto gang = fake.Submit("gold", 2, "h100", 10'000, true, /*node_count=*/3);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  auto& jobs = fake.jobs();
+  ASSERT_EQ(jobs[gang].state, "RUNNING");
+  std::set<std::string> nodes;
+  for (const auto& n : FakeSlurm::Split(jobs[gang].node)) nodes.insert(n);
+  EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2", "n4"}));  // the three H100 nodes, never n3
+  bool released = false;
+  for (const auto& a : r->actions) {
+    if (a.kind != ActionKind::kRelease || a.job != gang) continue;
+    released = true;
+    ASSERT_EQ(a.commands.size(), 2u);
+    EXPECT_EQ(a.commands[0][3].rfind("nodelist=n2,", 0), 0u) << a.commands[0][3];  // bestfit: fullest first
+    EXPECT_EQ(a.commands[1], (std::vector<std::string>{"scontrol", "release", std::to_string(gang)}));
+    EXPECT_NE(a.gpu_type.find("3 nodes"), std::string::npos) << a.gpu_type;
+  }
+  EXPECT_TRUE(released);
+  // The next cycle reads the gang back from squeue (n[1-2,4], a gres_detail per node): it holds
+  // 2 GPUs on each, so a 3-GPU job fits no H100 node and a 2-GPU one fits.
+  const auto three = fake.Submit("bronze", 3, "h100", 100);
+  const auto two = fake.Submit("bronze", 2, "h100", 100);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(jobs[three].state, "PENDING");
+  EXPECT_EQ(jobs[two].state, "RUNNING");
+  EXPECT_TRUE(jobs[two].node == "n1" || jobs[two].node == "n4") << jobs[two].node;
+}
+
+TEST_F(SlurmControllerTest, AGangNeverMixesModelsAndWaitsHeldUntilEnoughNodesOfOneModelAreFree) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 16), Tenant("bronze", tenancy::Tier::kBronze, 16)};
+  config_.slurm.mode = "borrowing";
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  fake.AddNode("n3", "a100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto busy = fake.Submit("gold", 4, "h100", 100);
+  ASSERT_TRUE(fake.StartOn(busy, "n2"));
+  // Any model, 2 nodes x 4: one free H100 node and one free A100 node are not a gang.
+  const auto gang = fake.Submit("gold", 4, "", 1'000, true, 2);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(Count(*r, ActionKind::kRelease), 0);
+  EXPECT_EQ(fake.jobs()[gang].reason, "JobHeldUser");
+  At(101);
+  fake.Advance();
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(fake.jobs()[gang].state, "RUNNING");
+  EXPECT_EQ(fake.jobs()[gang].node, "n1,n2");
+}
+
+TEST_F(SlurmControllerTest, AGangPreemptorsVictimsComeFromFindVictimsForGangOverItsNodes) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 12), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  fake.AddNode("n3", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  // Bronze borrows everything: a 2-node gang early, a single-node job later.
+  const auto bgang = fake.Submit("bronze", 4, "h100", 50'000, true, 2);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(600);
+  const auto bone = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  auto& jobs = fake.jobs();
+  ASSERT_EQ(jobs[bgang].state, "RUNNING");
+  ASSERT_EQ(jobs[bone].state, "RUNNING");
+  // Gold asks 2 nodes x 4 H100 within its quota. Preempting the single-node job frees one node
+  // (1200 s x 4 GPUs lost); the second node must come from the gang (1800 s x 8 GPUs), which frees
+  // two: both are requeued, each once.
+  At(1800);
+  const auto ggang = fake.Submit("gold", 4, "h100", 100, true, 2);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  std::set<std::int64_t> requeued;
+  for (const auto& a : r->actions) {
+    if (a.kind == ActionKind::kRequeue) {
+      EXPECT_TRUE(requeued.insert(a.job).second) << "twice: " << a.job;
+    }
+  }
+  EXPECT_EQ(requeued, (std::set<std::int64_t>{bgang, bone}));
+  At(1801);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(jobs[ggang].state, "RUNNING");
+  EXPECT_EQ(FakeSlurm::Split(jobs[ggang].node).size(), 2u);
+}
+
+TEST_F(SlurmControllerTest, AGangVictimIsSparedWhenSingleNodeVictimsFreeEnoughNodes) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 16), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  FakeSlurm fake(clock_);
+  for (const char* n : {"n1", "n2", "n3", "n4"}) fake.AddNode(n, "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto bgang = fake.Submit("bronze", 4, "h100", 50'000, true, 2);  // oldest: loses the most
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(600);
+  const auto b1 = fake.Submit("bronze", 4, "h100", 50'000);
+  const auto b2 = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(900);
+  const auto ggang = fake.Submit("gold", 4, "h100", 100, true, 2);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  std::set<std::int64_t> requeued;
+  for (const auto& a : r->actions)
+    if (a.kind == ActionKind::kRequeue) requeued.insert(a.job);
+  EXPECT_EQ(requeued, (std::set<std::int64_t>{b1, b2}));
+  EXPECT_EQ(fake.jobs()[bgang].state, "RUNNING");
+  (void)ggang;
+}
+
+TEST_F(SlurmControllerTest, GpusPerJobOverSeveralNodesMustSplitEvenly) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  fake.squeue_override = R"({"jobs":[{"job_id":9,"account":"gold","partition":"gpu","job_state":"PENDING",
+    "state_reason":"JobHeldUser","node_count":2,"tres_per_job":"gres:gpu:3"}]})";
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(Count(*r, ActionKind::kRelease), 0);
+  bool named = false;
+  for (const auto& a : r->actions)
+    named |= a.kind == ActionKind::kComment && a.reason.find("tres_per_job: 3 GPUs do not split evenly over 2 nodes") != std::string::npos;
+  EXPECT_TRUE(named) << (r->actions.empty() ? "" : FormatAction(r->actions[0], true));
+}
+
+// ---- checkpoint before requeue (issue 27) ----
+
+TEST_F(SlurmControllerTest, AVictimIsSignalledThenRequeuedOnlyAfterTheGracePeriod) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 4), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  config_.slurm.preempt_signal = "USR2";
+  config_.slurm.preempt_grace_s = 90;
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto b = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(1000);
+  const auto g = fake.Submit("gold", 4, "h100", 100);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  // The signal, not the requeue; the cycle asks to be woken when the grace ends.
+  ASSERT_EQ(Count(*r, ActionKind::kSignal), 1);
+  EXPECT_EQ(Count(*r, ActionKind::kRequeue), 0);
+  for (const auto& a : r->actions) {
+    if (a.kind == ActionKind::kSignal) {
+      EXPECT_EQ(a.commands[0], (std::vector<std::string>{"scancel", "--signal=USR2", "--batch", std::to_string(b)}));
+    }
+  }
+  EXPECT_EQ(r->wake_at_s, kEpoch + 1090.0);
+  ASSERT_EQ(fake.signals.size(), 1u);
+  EXPECT_EQ(fake.signals[0], std::make_tuple(b, std::string("USR2"), kEpoch + 1000));
+  auto& jobs = fake.jobs();
+  // Within the grace: it keeps running, nothing else happens, the preemptor waits held.
+  for (std::int64_t t : {1001, 1050, 1089}) {
+    At(t);
+    r = c->Cycle();
+    ASSERT_TRUE(r.has_value()) << r.error().message();
+    EXPECT_TRUE(r->actions.empty()) << t << ": " << FormatAction(r->actions[0], true);
+    EXPECT_EQ(jobs[b].state, "RUNNING") << t;
+    EXPECT_EQ(jobs[g].state, "PENDING") << t;
+  }
+  EXPECT_EQ(fake.signals.size(), 1u);  // signalled once
+  At(1090);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  ASSERT_EQ(Count(*r, ActionKind::kRequeue), 1);
+  EXPECT_NE(r->actions[0].reason.find("SIGUSR2 sent 90 s ago"), std::string::npos) << r->actions[0].reason;
+  EXPECT_EQ(jobs[b].state, "PENDING");
+  EXPECT_EQ(jobs[b].reason, "job requeued in held state");
+  At(1091);
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_EQ(jobs[g].state, "RUNNING");
+  // The victim's incarnation ended at the requeue, not at the signal.
+  ASSERT_FALSE(fake.incarnations().empty());
+  EXPECT_EQ(fake.incarnations().back().end_s, kEpoch + 1090);
+}
+
+TEST_F(SlurmControllerTest, AFailedSignalIsRetriedAndTheGraceStartsWhenItTakes) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 4), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  config_.slurm.preempt_grace_s = 30;
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto b = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(100);
+  fake.Submit("gold", 4, "h100", 100);
+  fake.fail = [](const std::vector<std::string>& argv) { return argv[0] == "scancel"; };
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(Count(*r, ActionKind::kSignal), 1);
+  EXPECT_FALSE(r->actions[0].ok);
+  fake.fail = nullptr;
+  At(140);  // past a grace counted from the failed attempt: signalled now, not requeued
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(Count(*r, ActionKind::kSignal), 1);
+  EXPECT_EQ(Count(*r, ActionKind::kRequeue), 0);
+  EXPECT_EQ(fake.jobs()[b].state, "RUNNING");
+  At(170);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(Count(*r, ActionKind::kRequeue), 1);
+}
+
+TEST_F(SlurmControllerTest, LostWorkCountsFromTheLastDeclaredCheckpointNotTheStart) {
+  // Two Bronze jobs on two nodes; the older one checkpoints every 15 minutes (its comment), the
+  // younger declares nothing (config default: none). Gold needs one node: the victim is the job
+  // that loses less since its last checkpoint, the older one (200 s lost vs 600 s).
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 8), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto old_b = fake.Submit("bronze", 4, "h100", 50'000);
+  fake.jobs()[old_b].comment = "nightly run seedance.checkpoint=15m";
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(1400);
+  const auto new_b = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(2000);  // old: 2000 s = 2 checkpoints + 200 s; new: 600 s since its start
+  fake.Submit("gold", 4, "h100", 100);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(Count(*r, ActionKind::kRequeue), 1);
+  for (const auto& a : r->actions) {
+    if (a.kind == ActionKind::kRequeue) {
+      EXPECT_EQ(a.job, old_b);
+    }
+  }
+  EXPECT_EQ(fake.jobs()[new_b].state, "RUNNING");
+}
+
+TEST_F(SlurmControllerTest, TheConfigsDefaultCheckpointIntervalAndABadTokenAreUsedAsDocumented) {
+  config_.tenancy.tenants = {Tenant("gold", tenancy::Tier::kGold, 8), Tenant("bronze", tenancy::Tier::kBronze, 0)};
+  config_.slurm.mode = "seedance";
+  config_.slurm.checkpoint_interval_s = 500;  // old: 2000 % 500 = 0 lost; new: 600 % 500 = 100
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto old_b = fake.Submit("bronze", 4, "h100", 50'000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(1400);
+  const auto new_b = fake.Submit("bronze", 4, "h100", 50'000);
+  fake.jobs()[new_b].comment = "seedance.checkpoint=soon";
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  bool warned = false;
+  for (const auto& n : r->notes) warned |= n.find("comment: seedance.checkpoint='soon' is not a positive duration") != std::string::npos;
+  EXPECT_TRUE(warned);
+  At(2000);
+  fake.Submit("gold", 4, "h100", 100);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value());
+  for (const auto& a : r->actions) {
+    if (a.kind == ActionKind::kRequeue) {
+      EXPECT_EQ(a.job, old_b);
+    }
+  }
+  EXPECT_EQ(Count(*r, ActionKind::kRequeue), 1);
+}
+
+TEST(SlurmConfig, PreemptAndFailOpenKeysParseAndNameBadValues) {
+  auto c = sim::ParseSimConfig("c.yaml", "slurm:\n  preempt: {signal: SIGUSR2, grace: 2m}\n  checkpoint_interval: 15m\n"
+                                          "  heartbeat: /run/seedance/hb\n  fail_open_after: 30s\n  lock: /run/seedance/lock\n");
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  EXPECT_EQ(c->slurm.preempt_signal, "USR2");
+  EXPECT_EQ(c->slurm.preempt_grace_s, 120);
+  EXPECT_EQ(c->slurm.checkpoint_interval_s, 900);
+  EXPECT_EQ(c->slurm.heartbeat_path, "/run/seedance/hb");
+  EXPECT_EQ(c->slurm.fail_open_after_s, 30);
+  EXPECT_EQ(c->slurm.lock_path, "/run/seedance/lock");
+  auto none = sim::ParseSimConfig("c.yaml", "slurm:\n  preempt: {signal: none}\n");
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->slurm.preempt_signal, "");
+  auto d = sim::ParseSimConfig("c.yaml", "slurm: {}\n");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->slurm.preempt_signal, "USR1");
+  EXPECT_EQ(d->slurm.preempt_grace_s, 60);
+  EXPECT_EQ(d->slurm.fail_open_after_s, 300);
+  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
+           {"slurm:\n  preempt: {signal: 'usr1; rm'}\n", "c.yaml:2: key 'slurm.preempt.signal'"},
+           {"slurm:\n  preempt:\n    grace: -3s\n", "c.yaml:3: key 'slurm.preempt.grace'"},
+           {"slurm:\n  preempt: {sig: USR1}\n", "slurm.preempt.sig"},
+           {"slurm:\n  fail_open_after: 0s\n", "c.yaml:2: key 'slurm.fail_open_after'"},
+           {"slurm:\n  checkpoint_interval: often\n", "c.yaml:2: key 'slurm.checkpoint_interval'"}}) {
+    auto bad = sim::ParseSimConfig("c.yaml", text);
+    ASSERT_FALSE(bad.has_value()) << text;
+    EXPECT_NE(bad.error().message().find(want), std::string::npos) << bad.error().message();
+  }
+}
+
+// ---- fail-open and standby (issue 27) ----
+
+std::string ReadAll(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST_F(SlurmControllerTest, EveryCycleWritesTheHeartbeatAndShutdownHandsBackWhatItHolds) {
+  config_.slurm.heartbeat_path = (dir_ / "hb").string();
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  const auto running = fake.Submit("gold", 4, "h100", 10'000);
+  const auto waiting = fake.Submit("gold", 4, "h100", 10'000);                 // over gold's quota: queued
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_EQ(ReadAll(dir_ / "hb"), std::to_string(kEpoch) + "\n");
+  At(7);
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_EQ(ReadAll(dir_ / "hb"), std::to_string(kEpoch + 7) + "\n");
+  // A bad request is held for its reason: it stays held after the shutdown.
+  const auto bad = fake.Submit("nobody", 1, "h100", 10);
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_EQ(fake.jobs()[running].state, "RUNNING");
+  EXPECT_EQ(fake.jobs()[waiting].reason, "JobHeldUser");
+  const auto before = fake.Mutations().size();
+  const auto bye = c->Shutdown();
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "hb"));
+  ASSERT_EQ(bye.actions.size(), 1u);
+  EXPECT_EQ(bye.actions[0].job, waiting);
+  EXPECT_EQ(bye.actions[0].commands.back(), (std::vector<std::string>{"scontrol", "release", std::to_string(waiting)}));
+  EXPECT_EQ(fake.Mutations().size(), before + 1);
+  EXPECT_EQ(fake.jobs()[waiting].reason, "None");  // Slurm's to schedule now
+  EXPECT_EQ(fake.jobs()[bad].reason, "JobHeldUser");
+}
+
+TEST_F(SlurmControllerTest, DryRunWritesNoHeartbeatAndShutdownDoesNothing) {
+  config_.slurm.heartbeat_path = (dir_ / "hb").string();
+  config_.dry_run = true;
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  fake.Submit("gold", 4, "h100", 10);
+  fake.Submit("gold", 4, "h100", 10);
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "hb"));
+  EXPECT_TRUE(c->Shutdown().actions.empty());
+  EXPECT_TRUE(fake.Mutations().empty());
+}
+
+TEST(SlurmStandby, TheLockHasOneHolderAndPassesOnWhenTheHolderIsKilled) {
+  const auto dir = std::filesystem::temp_directory_path() / ("slurm_lock_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "lock").string();
+  // A child takes the lock and waits to be killed.
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto l = LeaderLock::TryAcquire(path);
+    const char ok = l.has_value() && *l ? '1' : '0';
+    [[maybe_unused]] auto n = ::write(ready[1], &ok, 1);
+    for (;;) ::pause();
+  }
+  char ok = 0;
+  ASSERT_EQ(::read(ready[0], &ok, 1), 1);
+  ASSERT_EQ(ok, '1');
+  auto standby = LeaderLock::TryAcquire(path);
+  ASSERT_TRUE(standby.has_value()) << standby.error().message();
+  EXPECT_EQ(*standby, nullptr);  // held: stands by
+  EXPECT_EQ(LeaderLock::Holder(path).rfind(std::to_string(child) + "@", 0), 0u) << LeaderLock::Holder(path);
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  auto taken = LeaderLock::TryAcquire(path);
+  ASSERT_TRUE(taken.has_value());
+  ASSERT_NE(*taken, nullptr);  // the kernel dropped the dead holder's lock
+  EXPECT_EQ(LeaderLock::Holder(path).rfind(std::to_string(::getpid()) + "@", 0), 0u);
+  EXPECT_EQ(*LeaderLock::TryAcquire(path), nullptr);  // one holder at a time, even in one process
+  taken->reset();
+  EXPECT_NE(*LeaderLock::TryAcquire(path), nullptr);
+  auto nowhere = LeaderLock::TryAcquire((dir / "no" / "such" / "lock").string());
+  ASSERT_FALSE(nowhere.has_value());
+  EXPECT_NE(nowhere.error().message().find("slurm.lock: cannot open"), std::string::npos);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(SlurmControllerTest, AJobSubmittedWhileTheControllerWasDownIsReleasedInTheCycleThatAdoptsTheRest) {
+  config_.slurm.mode = "seedance";
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  const auto started = fake.Submit("gold", 1, "h100", 10'000, /*held=*/false);
+  ASSERT_TRUE(fake.StartOn(started, "n1"));  // Slurm ran it on its own (fail-open)
+  const auto held = fake.Submit("gold", 1, "h100", 10'000);
+  auto c = Make(fake);
+  ASSERT_NE(c, nullptr);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(fake.jobs()[held].state, "RUNNING");
+  EXPECT_EQ(Count(*r, ActionKind::kRelease), 1);
 }
 
 }  // namespace

@@ -4,8 +4,9 @@
 // and parity tests. It answers `sinfo --json`, `squeue --json`, `sacct --json [-S T] [-j IDS]` in Slurm
 // 22.05's shape (the fields the readers use, spelled as in tests/data/slurm) and acts on `scontrol
 // update|release|hold|requeuehold`. Simplifications (the real-cluster test covers real Slurm): a
-// released job with a node list starts at once on that node (lowest free devices); a requeued job
-// becomes PENDING at once; jobs end when the clock passes start + work.
+// released job with a node list starts at once on those nodes (lowest free devices; a multi-node
+// job needs exactly node_count nodes listed); a requeued job becomes PENDING at once; jobs end when
+// the clock passes start + work. Host lists are written compressed ("n[1-2]") as Slurm does.
 
 #include <algorithm>
 #include <cstdint>
@@ -57,10 +58,11 @@ class FakeSlurm final : public CommandRunner {
     std::string reason = "JobHeldUser";
     std::string comment;
     std::string gres_type;  // as submitted ("" = any)
-    int gpus = 0;
-    std::string required;
-    std::string node;
-    std::vector<int> idx;
+    int gpus = 0;            // per node
+    int node_count = 1;
+    std::string required;    // as given to scontrol update nodelist= ("n1,n2")
+    std::string node;        // where it runs: node names joined by ','
+    std::vector<std::vector<int>> idx;  // devices per node of `node`
     int restarts = 0;
     std::int64_t submit_s = 0;
     std::int64_t start_s = 0;
@@ -84,11 +86,13 @@ class FakeSlurm final : public CommandRunner {
     n.used.assign(static_cast<std::size_t>(gpus), false);
     nodes_.push_back(n);
   }
-  std::int64_t Submit(const std::string& account, int gpus, const std::string& type, double work_s, bool held = true) {
+  std::int64_t Submit(const std::string& account, int gpus, const std::string& type, double work_s, bool held = true,
+                      int node_count = 1) {
     Job j;
     j.id = next_id_++;
     j.account = account;
     j.gpus = gpus;
+    j.node_count = node_count;
     j.gres_type = type;
     j.work_s = work_s;
     j.submit_s = Now();
@@ -111,7 +115,7 @@ class FakeSlurm final : public CommandRunner {
     Node& n = NodeNamed(name);
     n.down = true;
     for (auto& [id, j] : jobs_) {
-      if (j.state != "RUNNING" || j.node != name) continue;
+      if (j.state != "RUNNING" || !OnNode(j, name)) continue;
       Stop(j, "NODE_FAIL", Now());
       j.state = "PENDING";
       j.reason = "BeginTime";
@@ -147,20 +151,23 @@ class FakeSlurm final : public CommandRunner {
     if (cmd == "squeue") return CommandResult{0, squeue_override.empty() ? SqueueJson() : squeue_override, ""};
     if (cmd == "sacct") return Sacct(argv);
     if (cmd == "scontrol") return Scontrol(argv);
+    if (cmd == "scancel") return Scancel(argv);
     return CommandResult{127, "", cmd + ": not found\n"};
   }
 
-  // Mutating commands run so far (scontrol), for "no action" checks.
+  // Mutating commands run so far (scontrol, scancel), for "no action" checks.
   std::vector<std::vector<std::string>> Mutations() const {
     std::vector<std::vector<std::string>> out;
     for (const auto& c : log)
-      if (c[0] == "scontrol") out.push_back(c);
+      if (c[0] == "scontrol" || c[0] == "scancel") out.push_back(c);
     return out;
   }
 
   std::map<std::int64_t, Job>& jobs() { return jobs_; }
   std::vector<Node>& nodes() { return nodes_; }
   const std::vector<Incarnation>& incarnations() const { return incarnations_; }
+  // Every signal sent (job, signal, time), in order.
+  std::vector<std::tuple<std::int64_t, std::string, std::int64_t>> signals;
   // Every start (job, node, time), in order.
   std::vector<std::tuple<std::int64_t, std::string, std::int64_t>> starts;
 
@@ -175,34 +182,102 @@ class FakeSlurm final : public CommandRunner {
       if (n.name == name) return n;
     throw std::runtime_error("FakeSlurm: no node " + name);
   }
+ public:
+  // "n1,n2" -> {n1, n2}.
+  static std::vector<std::string> Split(const std::string& list) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (std::size_t i = 0; i <= list.size(); ++i) {
+      if (i == list.size() || list[i] == ',') {
+        if (!cur.empty()) out.push_back(cur);
+        cur.clear();
+      } else {
+        cur += list[i];
+      }
+    }
+    return out;
+  }
+
+  static bool OnNode(const Job& j, const std::string& name) {
+    const auto v = Split(j.node);
+    return std::find(v.begin(), v.end(), name) != v.end();
+  }
+  // "n1,n2,n3,n7" -> "n[1-3,7]" (names of one prefix and a number; others stay as they are).
+  static std::string Compress(const std::string& list) {
+    const auto names = Split(list);
+    if (names.size() < 2) return list;
+    std::string prefix;
+    std::vector<long> nums;
+    for (const auto& n : names) {
+      const auto k = n.find_last_not_of("0123456789");
+      if (k == std::string::npos || k + 1 == n.size() || n[k + 1] == '0') return list;
+      if (prefix.empty()) prefix = n.substr(0, k + 1);
+      if (n.substr(0, k + 1) != prefix) return list;
+      nums.push_back(std::stol(n.substr(k + 1)));
+    }
+    std::sort(nums.begin(), nums.end());
+    std::string out = prefix + "[";
+    for (std::size_t i = 0; i < nums.size();) {
+      std::size_t e = i;
+      while (e + 1 < nums.size() && nums[e + 1] == nums[e] + 1) ++e;
+      out += (i > 0 ? "," : "") + std::to_string(nums[i]) + (e > i ? "-" + std::to_string(nums[e]) : "");
+      i = e + 1;
+    }
+    return out + "]";
+  }
+
+ private:
   void Stop(Job& j, const std::string& state, std::int64_t end) {
-    Node& n = NodeNamed(j.node);
-    for (int d : j.idx) n.used[static_cast<std::size_t>(d)] = false;
-    incarnations_.push_back({j.id, j.account, state, j.node, TypeOf(j), j.gpus, j.start_s, end});
+    const auto names = Split(j.node);
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      Node& n = NodeNamed(names[k]);
+      for (int d : j.idx[k]) n.used[static_cast<std::size_t>(d)] = false;
+    }
+    incarnations_.push_back({j.id, j.account, state, Compress(j.node), TypeOf(j), j.gpus * j.node_count, j.start_s, end});
     j.node.clear();
     j.idx.clear();
   }
   std::string TypeOf(const Job& j) const {
     if (!j.gres_type.empty()) return j.gres_type;
+    const auto names = Split(j.node);
     for (const auto& n : nodes_)
-      if (n.name == j.node) return n.type;
+      if (!names.empty() && n.name == names[0]) return n.type;
     return "";
   }
   void TryStart(Job& j) {
     if (j.state != "PENDING" || j.reason != "None" || j.required.empty()) return;
-    Node& n = NodeNamed(j.required);
-    if (n.down || n.drain || (!j.gres_type.empty() && j.gres_type != n.type)) return;
-    std::vector<int> idx;
-    for (int d = 0; d < n.gpus && static_cast<int>(idx.size()) < j.gpus; ++d)
-      if (!n.used[static_cast<std::size_t>(d)]) idx.push_back(d);
-    if (static_cast<int>(idx.size()) < j.gpus) return;
-    for (int d : idx) n.used[static_cast<std::size_t>(d)] = true;
-    j.idx = idx;
-    j.node = n.name;
+    const auto names = Split(j.required);
+    if (static_cast<int>(names.size()) != j.node_count) return;  // Slurm would pick the rest itself
+    std::vector<std::vector<int>> all;
+    for (const auto& name : names) {
+      Node& n = NodeNamed(name);
+      if (n.down || n.drain || (!j.gres_type.empty() && j.gres_type != n.type)) return;
+      std::vector<int> idx;
+      for (int d = 0; d < n.gpus && static_cast<int>(idx.size()) < j.gpus; ++d)
+        if (!n.used[static_cast<std::size_t>(d)]) idx.push_back(d);
+      if (static_cast<int>(idx.size()) < j.gpus) return;
+      all.push_back(std::move(idx));
+    }
+    for (std::size_t k = 0; k < names.size(); ++k)
+      for (int d : all[k]) NodeNamed(names[k]).used[static_cast<std::size_t>(d)] = true;
+    j.idx = std::move(all);
+    j.node = j.required;
     j.state = "RUNNING";
     j.reason = "None";
     j.start_s = Now();
-    starts.emplace_back(j.id, n.name, j.start_s);
+    starts.emplace_back(j.id, j.node, j.start_s);
+  }
+  // scancel --signal=SIG --batch J: recorded in `signals`; the job keeps running.
+  Result<CommandResult> Scancel(const std::vector<std::string>& argv) {
+    if (argv.size() != 4 || argv[1].rfind("--signal=", 0) != 0 || argv[2] != "--batch") {
+      return CommandResult{1, "", "scancel: unsupported in FakeSlurm\n"};
+    }
+    auto it = jobs_.find(std::stoll(argv[3]));
+    if (it == jobs_.end() || it->second.state != "RUNNING") {
+      return CommandResult{1, "", "scancel: error: Kill job error on job id " + argv[3] + ": Job is pending execution\n"};
+    }
+    signals.emplace_back(it->first, argv[1].substr(9), Now());
+    return CommandResult{0, "", ""};
   }
   Result<CommandResult> Scontrol(const std::vector<std::string>& argv) {
     auto job_of = [&](const std::string& s) -> Job* {
@@ -279,9 +354,9 @@ class FakeSlurm final : public CommandRunner {
     nlohmann::json jobs = nlohmann::json::array();
     for (const auto& [id, j] : jobs_) {
       nlohmann::json detail = nlohmann::json::array();
-      if (!j.idx.empty()) {
+      for (const auto& idx : j.idx) {
         std::string list;
-        for (int d : j.idx) list += (list.empty() ? "" : ",") + std::to_string(d);
+        for (int d : idx) list += (list.empty() ? "" : ",") + std::to_string(d);
         detail.push_back("gpu:" + TypeOf(j) + ":" + std::to_string(j.gpus) + "(IDX:" + list + ")");
       }
       jobs.push_back({{"job_id", id},
@@ -291,12 +366,12 @@ class FakeSlurm final : public CommandRunner {
                       {"job_state", j.state},
                       {"state_reason", j.reason},
                       {"comment", j.comment},
-                      {"nodes", j.node},
-                      {"required_nodes", j.required},
+                      {"nodes", Compress(j.node)},
+                      {"required_nodes", Compress(j.required)},
                       {"features", ""},
                       {"tres_per_node", j.gpus == 0 ? "" : "gres:gpu:" + (j.gres_type.empty() ? "" : j.gres_type + ":") + std::to_string(j.gpus)},
                       {"gres_detail", detail},
-                      {"node_count", 1},
+                      {"node_count", j.node_count},
                       {"cpus", 1},
                       {"memory_per_node", nullptr},
                       {"restart_cnt", j.restarts},
@@ -356,7 +431,7 @@ class FakeSlurm final : public CommandRunner {
     };
     for (const auto& i : incarnations_) add(i.job, i.account, i.state, i.node, i.type, i.gpus, i.start_s, i.end_s);
     for (const auto& [id, j] : jobs_)
-      if (j.state == "RUNNING") add(id, j.account, "RUNNING", j.node, TypeOf(j), j.gpus, j.start_s, 0);
+      if (j.state == "RUNNING") add(id, j.account, "RUNNING", Compress(j.node), TypeOf(j), j.gpus * j.node_count, j.start_s, 0);
     return nlohmann::json{{"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"jobs", jobs}}.dump();
   }
 
