@@ -14,24 +14,14 @@ NODES=${3:-0}
 PODS=${4:-0}
 HERE=$(cd "$(dirname "$0")" && pwd)
 DATA=$HERE/../../data/openb
-GO=${GO:-$(command -v go || true)}
-[ -n "$GO" ] || GO=/usr/local/go/bin/go
-if [ ! -x "$GO" ]; then
-  if [ "${SEEDANCE_REQUIRE_PEERS:-0}" = 1 ]; then
-    echo "FAIL: Go is not installed (looked for go on PATH and /usr/local/go/bin/go) and SEEDANCE_REQUIRE_PEERS=1" >&2
-    exit 1
-  fi
-  echo "SKIP: Go is not installed (go on PATH or /usr/local/go/bin/go); tests/k8s needs Go 1.26"
-  exit 77
-fi
 rm -rf "$WORK"
 mkdir -p "$WORK"
 nodes=$DATA/openb_node_list_gpu_node.csv
 pods=$DATA/openb_pod_list_default.csv
 if [ "$NODES" -gt 0 ]; then head -n $((NODES + 1)) "$nodes" > "$WORK/nodes.csv"; nodes=$WORK/nodes.csv; fi
 if [ "$PODS" -gt 0 ]; then head -n $((PODS + 1)) "$pods" > "$WORK/pods.csv"; pods=$WORK/pods.csv; fi
-(cd "$HERE" && nice -n 10 "$GO" build -o "$WORK/controlplane" ./cmd/controlplane) || {
-  echo "FAIL: go build of tests/k8s/cmd/controlplane" >&2; exit 1; }
+. "$HERE/go.sh"
+k8s_build_harness "$WORK/controlplane"
 "$SEEDANCE" bench packing --replay "$WORK/replay.csv" --policies seedance --seeds 0 --nodes "$nodes" --pods "$pods"
 exec "$WORK/controlplane" parity --seedance "$SEEDANCE" --work "$WORK/cp" --nodes "$nodes" --pods "$pods" \
   --expected "$WORK/replay.csv" --policy seedance --seed 0
