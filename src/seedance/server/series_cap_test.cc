@@ -20,19 +20,10 @@
 namespace seedance::server {
 namespace {
 
+using testing::RssBytes;
 using testing::StartTestServer;
 using testing::TestDir;
 using testing::WriteFile;
-
-// Resident set size of this process (the server runs in it), bytes.
-long RssBytes() {
-  long pages = 0, resident = 0;
-  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
-  }
-  return resident * ::sysconf(_SC_PAGESIZE);
-}
 
 TEST(SeriesCap, AMillionDistinctSeriesAreRefusedPastTheCapAndMemoryStaysFlat) {
   constexpr int kSeries = 1'000'000;

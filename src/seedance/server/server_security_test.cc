@@ -30,6 +30,7 @@ using nlohmann::json;
 using testing::ExtenderHarness;
 using testing::NodeJson;
 using testing::PodJson;
+using testing::RssBytes;
 using testing::StartTestServer;
 using testing::TestDir;
 using testing::WriteFile;
@@ -52,16 +53,6 @@ cluster::PodSpec GpuPod(const std::string& name, int gpus) {
   p.num_gpu = gpus;
   p.gpu_milli = 1000;
   return p;
-}
-
-// Resident set size of this process (/proc/self/statm), bytes.
-long RssBytes() {
-  long pages = 0, resident = 0;
-  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
-  }
-  return resident * ::sysconf(_SC_PAGESIZE);
 }
 
 json Bound(const cluster::PodSpec& p, const std::string& uid, const std::string& node) {

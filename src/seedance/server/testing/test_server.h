@@ -7,9 +7,12 @@
 // The destructor stops it and joins its thread. The clock is TestServer::clock_ms (start value
 // below; tests move it) unless `now_ms` is given.
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -68,6 +71,16 @@ inline std::unique_ptr<TestServer> StartTestServer(
   for (int i = 0; i < 500 && !s->running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_TRUE(s->running());
   return t;
+}
+
+// Resident set size of this process (the in-process server runs in it), bytes.
+inline long RssBytes() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return resident * ::sysconf(_SC_PAGESIZE);
 }
 
 // A fresh directory under the test temp dir, named after the running test.
