@@ -417,7 +417,8 @@ Action RegisterExport(CLI::App& app) {
                              "seedance export focus --db ledger.db --out focus.csv");
   AddLedgerOptions(cmd, o->ledger);
   cmd->add_option("--out", o->out, "output CSV (written atomically)")->required();
-  return [cmd, o]() { return cmd->parsed() ? RunExportFocus(*o) : -1; };
+  Action workload = RegisterExportWorkload(*exp);
+  return [cmd, o, workload]() { return cmd->parsed() ? RunExportFocus(*o) : workload(); };
 }
 
 Action RegisterBreaker(CLI::App& app) {

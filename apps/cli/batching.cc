@@ -116,7 +116,10 @@ Action RegisterBatching(CLI::App& app) {
                   "TIMESTAMP,ContextTokens,GeneratedTokens[,qos,tenant] (Azure format) or "
                   "num_prefill_tokens,num_decode_tokens (lengths only: Poisson arrivals)");
   cmd->add_option("--gpu", o->gpu, "a100 | h100 | l4 | a10g (l4, a10g: derived from the A100 profile)")->capture_default_str();
-  cmd->add_option("--model", o->model, "llama-2-7b")->capture_default_str();
+  cmd->add_option("--model", o->model,
+                  "model on one GPU: llama-2-7b, phi-2, codellama-34b (A100/H100), llama-3-8b (A100); larger ones: "
+                  "seedance plan --tp")
+      ->capture_default_str();
   cmd->add_option("--precision", o->precision, "fp16 | fp8 | int8 | int4")->capture_default_str();
   cmd->add_option("--policies", o->policies,
                   "all, or a comma list of static, static-bucketed, triton, vllm, seedance, "

@@ -25,6 +25,7 @@ namespace seedance::cli {
 namespace {
 
 struct BenchKueueOptions {
+  std::string mode = "kueue";
   double api_qps = 0;
   double api_burst = 100;
   std::string out = "seedance-kueue";
@@ -122,13 +123,22 @@ int RunOnline(const BenchKueueOptions& o) {
 double ProcessCpuSeconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 
 int Run(const BenchKueueOptions& o) {
-  if (o.online) return RunOnline(o);
+  if (o.online) {
+    if (o.mode != "kueue") return ReportError(InvalidArgumentError("--mode: --online runs the server's kueue mode only"));
+    return RunOnline(o);
+  }
   if (!std::isfinite(o.api_qps) || o.api_qps < 0)
     return ReportError(InvalidArgumentError("--api-qps: must be >= 0 (0: no API rate limit)"));
   if (!std::isfinite(o.api_burst) || o.api_burst < 1)
     return ReportError(InvalidArgumentError("--api-burst: must be >= 1"));
   const sim::KueueScenarioSpec spec;
   sim::KueueRunOptions run;
+  const auto mode = tenancy::ParseTenancyMode(o.mode);
+  if (!mode.has_value() || (*mode != tenancy::TenancyMode::kKueue && !tenancy::IsFairSharing(*mode))) {
+    return ReportError(InvalidArgumentError("--mode: unknown mode '" + o.mode +
+                                            "' (accepted: kueue, fair-sharing, fair-sharing-ltefs, fair-sharing-ltis)"));
+  }
+  run.mode = *mode;
   run.api_qps = o.api_qps;
   run.api_burst = o.api_burst;
   run.cpu_clock = ProcessCpuSeconds;
@@ -190,6 +200,10 @@ Action RegisterBenchKueue(CLI::App& bench) {
       "--api-qps models that limit (a model, not a fit). kueue.json's \"timing\" block is the only part "
       "that differs between runs.",
       "seedance bench kueue --out results\n  seedance bench kueue --online --out results");
+  cmd->add_option("--mode", o->mode,
+                  "admission: kueue (the test's configuration) or Kueue Fair Sharing: fair-sharing, fair-sharing-ltefs, "
+                  "fair-sharing-ltis (offline only)")
+      ->capture_default_str();
   cmd->add_option("--api-qps", o->api_qps, "admission/eviction status writes per second; 0: unlimited")
       ->capture_default_str();
   cmd->add_option("--api-burst", o->api_burst, "token-bucket burst with --api-qps")->capture_default_str();

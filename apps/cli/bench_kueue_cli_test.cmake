@@ -1,7 +1,8 @@
 # CLI checks of `seedance bench kueue`, run by ctest as
 #   cmake -DSEEDANCE=<binary> -DWORK=<scratch> -DCASE=<case> -P bench_kueue_cli_test.cmake
 # json_keys: kueue.json has classes[] (name, count, mean/p99 admission), usage_pct, preemptions,
-# published and timing.cpu_seconds. Bad flags: exit 2, the flag named, no output directory.
+# published and timing.cpu_seconds. Bad flags (and --mode outside kueue / fair-sharing*): exit 2,
+# the flag named, no output directory.
 cmake_minimum_required(VERSION 3.25)
 
 file(REMOVE_RECURSE "${WORK}")
@@ -48,6 +49,9 @@ elseif(CASE STREQUAL "bad_burst")
   run_bad("--api-burst" --api-qps 50 --api-burst 0)
 elseif(CASE STREQUAL "not_a_number")
   run_bad("api-qps" --api-qps abc)
+elseif(CASE STREQUAL "bad_mode")
+  run_bad("--mode: unknown mode 'seedance'" --mode seedance)
+  run_bad("--mode: --online" --mode fair-sharing --online)
 else()
   message(FATAL_ERROR "unknown case ${CASE}")
 endif()

@@ -4,8 +4,11 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
@@ -28,6 +31,10 @@ struct Flags {
   bool no_reproduction = false;
   int reproduction_samples = 30;
   std::string out = "seedance-spot";
+  std::string windows;        // --windows FILE
+  bool multi_region = false;
+  std::string region_sets;    // "a+b,c+d+e"
+  std::set<std::string> given;  // of --job-hours/--slack/--job-fraction/--changeover-hours/--samples
 };
 
 Result<sim::SpotBenchOptions> ToOptions(const Flags& f) {
@@ -59,11 +66,13 @@ Result<sim::SpotBenchOptions> ToOptions(const Flags& f) {
 }
 
 nlohmann::json RowJson(const sim::SpotBenchRow& r) {
-  return {{"trace", r.trace}, {"job_hours", r.job_hours}, {"deadline_hours", r.deadline_hours},
+  nlohmann::json j = {{"trace", r.trace}, {"job_hours", r.job_hours}, {"deadline_hours", r.deadline_hours},
           {"changeover_hours", r.changeover_hours}, {"policy", r.policy}, {"cost_usd", r.cost_usd},
           {"on_demand_usd", r.on_demand_usd}, {"savings_pct", r.savings_pct},
           {"deadline_misses", r.deadline_misses}, {"set", r.set}, {"samples", r.samples},
           {"od_compute_hours", r.od_compute_hours}, {"spot_compute_hours", r.spot_compute_hours}};
+  if (r.window >= 0) j["window"] = r.window;
+  return j;
 }
 
 nlohmann::json ReproJson(const sim::ReproductionRow& r) {
@@ -133,7 +142,160 @@ void PrintReproduction(const sim::SpotBenchReport& rep) {
   }
 }
 
+Status WriteDoc(const std::string& dir, const nlohmann::json& doc) {
+  SEEDANCE_RETURN_IF_ERROR(EnsureDirectory(dir));
+  return WriteFileAtomically(dir + "/spot.json", doc.dump(2) + "\n");
+}
+
+nlohmann::json CommonAssumptions(const sim::SpotBenchOptions& o, const char* prices_key) {
+  return {{"model", "Can't Be Late (NSDI'24) §3: idle/spot/on-demand, changeover d on every launch billed at the new "
+                    "instance's price, preemption seen at the next tick, per-second billing"},
+          {"trace_encoding", "skypilot-org/spot-traces files, 1 = spot available (the authors' simulator data is the inverse)"},
+          {prices_key, fmt::format("on-demand ${:.2f}/h, spot ${:.3f}/h", o.od_usd_per_hour, o.spot_usd_per_hour)},
+          {"uniform_progress", "spot-first reading of Fig. 10 (available spot overrides the hysteresis), the stronger "
+                               "one"},
+          {"omniscient", "offline optimum with the whole future known: a reference, not a competitor"}};
+}
+
+// `--windows FILE`: one run per CSV row under every policy.
+int RunWindows(const Flags& f) {
+  if (!f.given.empty()) {
+    return ReportError(InvalidArgumentError(
+        "--windows: the windows file sets the job, deadline and changeover of each run; drop --job-hours, --slack, "
+        "--job-fraction, --changeover-hours and --samples"));
+  }
+  const sim::SpotBenchOptions o;
+  auto rows = sim::RunSpotWindows(f.windows, DataDir(), o);
+  if (!rows.has_value()) return ReportError(rows.error());
+  std::map<int, std::map<std::string, const sim::SpotBenchRow*>> by;
+  for (const auto& r : *rows) by[r.window][r.policy] = &r;
+  std::cout << fmt::format("{} windows from {}; on-demand ${:.2f}/h, spot ${:.3f}/h; savings vs on-demand:\n",
+                           by.size(), f.windows, o.od_usd_per_hour, o.spot_usd_per_hour);
+  std::cout << fmt::format("{:>6} {:<44} {:>6} {:>6} {:>5} | {:>7} {:>7} {:>8} {:>7} | {:>6}\n", "window", "trace",
+                           "job h", "ddl h", "d h", "greedy", "UP", "seedance", "omnisc.", "misses");
+  for (const auto& [w, p] : by) {
+    const sim::SpotBenchRow& any = *p.begin()->second;
+    int misses = 0;
+    for (const auto& [name, r] : p) misses += name == "omniscient" ? 0 : r->deadline_misses;
+    std::cout << fmt::format("{:>6} {:<44} {:>6.1f} {:>6.1f} {:>5.2f} | {:>6.1f}% {:>6.1f}% {:>7.1f}% {:>6.1f}% | {:>6}\n", w,
+                             any.trace, any.job_hours, any.deadline_hours, any.changeover_hours,
+                             p.at("greedy")->savings_pct, p.at("uniform-progress")->savings_pct,
+                             p.at("seedance")->savings_pct, p.at("omniscient")->savings_pct, misses);
+  }
+  nlohmann::json res = nlohmann::json::array();
+  for (const auto& r : *rows) res.push_back(RowJson(r));
+  nlohmann::json assumptions = CommonAssumptions(o, "prices");
+  assumptions["windows"] = "each row of " + f.windows + " is one run (window = its 0-based data row); bare trace "
+                           "names are read from the data dir's spot_traces/, other relative paths from the CSV's directory";
+  const Status s = WriteDoc(f.out, {{"results", res}, {"reproduction", nlohmann::json::array()},
+                                    {"assumptions", assumptions}});
+  if (!s.ok()) return ReportError(s);
+  std::cout << "wrote " << f.out << "/spot.json\n";
+  return kExitOk;
+}
+
+Result<sim::MultiRegionBenchOptions> ToMultiRegionOptions(const Flags& f) {
+  sim::MultiRegionBenchOptions m;
+  SEEDANCE_ASSIGN_OR_RETURN(sim::SpotBenchOptions o, ToOptions(f));
+  auto one = [](const std::vector<double>& v, const char* flag) -> Result<double> {
+    if (v.size() != 1) return InvalidArgumentError(std::string(flag) + ": one value with --multi-region");
+    return v[0];
+  };
+  if (f.given.count("--job-hours") > 0) {
+    SEEDANCE_ASSIGN_OR_RETURN(m.job_hours, one(o.job_hours, "--job-hours"));
+  }
+  m.deadline_hours = m.job_hours * 1.5;
+  if (f.given.count("--slack") > 0 || f.given.count("--job-fraction") > 0) {
+    SEEDANCE_ASSIGN_OR_RETURN(double fraction, one(o.job_fractions, f.given.count("--slack") > 0 ? "--slack" : "--job-fraction"));
+    m.deadline_hours = m.job_hours / fraction;
+  }
+  if (f.given.count("--changeover-hours") > 0) {
+    SEEDANCE_ASSIGN_OR_RETURN(m.changeover_hours, one(o.changeover_hours, "--changeover-hours"));
+  }
+  m.samples = f.samples;
+  m.seed = f.seed;
+  m.threads = f.threads;
+  if (!f.region_sets.empty()) {
+    std::string set;
+    std::stringstream in(f.region_sets);
+    while (std::getline(in, set, ',')) {
+      std::vector<std::string> zones;
+      std::stringstream z(set);
+      for (std::string name; std::getline(z, name, '+');) {
+        if (name.empty()) return InvalidArgumentError("--region-sets: an empty zone name in '" + set + "'");
+        zones.push_back(name);
+      }
+      if (zones.empty()) return InvalidArgumentError("--region-sets: an empty set in '" + f.region_sets + "'");
+      m.region_sets.push_back(std::move(zones));
+    }
+  }
+  return m;
+}
+
+// `--multi-region`: one row per (region set, policy).
+int RunMultiRegion(const Flags& f) {
+  if (!f.windows.empty()) return ReportError(InvalidArgumentError("--windows and --multi-region: give one of the two"));
+  auto m = ToMultiRegionOptions(f);
+  if (!m.has_value()) return ReportError(m.error());
+  auto rows = sim::RunMultiRegionBench(DataDir(), *m);
+  if (!rows.has_value()) return ReportError(rows.error());
+  std::cout << fmt::format("Multi-region: {} h job, deadline {} h, d {} h, {} start points per set (seed {}); on-demand "
+                           "${:.2f}/h, spot ${:.3f}/h; savings vs on-demand (region moves per job):\n",
+                           m->job_hours, m->deadline_hours, m->changeover_hours, m->samples, m->seed,
+                           m->od_usd_per_hour, m->spot_usd_per_hour);
+  std::map<std::string, std::map<std::string, const sim::MultiRegionRow*>> by;
+  std::vector<std::string> order;
+  for (const auto& r : *rows) {
+    if (by.count(r.regions) == 0) order.push_back(r.regions);
+    by[r.regions][r.policy] = &r;
+  }
+  const std::vector<std::pair<const char*, const char*>> cols = {
+      {"uniform-progress", "UP 1-reg"}, {"seedance", "sd 1-reg"}, {"uniform-progress-round-robin", "UP RR"},
+      {"uniform-progress-any-region", "UP any"}, {"seedance-multi-region", "sd multi"},
+      {"omniscient-multi-region", "omnisc."}};
+  std::string head = fmt::format("{:>2} ", "R");
+  for (const auto& [p, name] : cols) head += fmt::format("{:>14} ", name);
+  std::cout << head << fmt::format("{:>6}  regions\n", "misses");
+  for (const auto& set : order) {
+    const auto& p = by.at(set);
+    int misses = 0;
+    for (const auto& [name, r] : p) misses += name == "omniscient-multi-region" ? 0 : r->deadline_misses;
+    std::string line = fmt::format("{:>2} ", std::count(set.begin(), set.end(), '+') + 1);
+    for (const auto& [name, label] : cols) {
+      const sim::MultiRegionRow& r = *p.at(name);
+      line += fmt::format("{:>7.1f}% ({:>4.1f}) ", r.savings_pct, r.region_moves);
+    }
+    std::cout << line << fmt::format("{:>6}  {}\n", misses, set);
+  }
+  nlohmann::json res = nlohmann::json::array();
+  for (const auto& r : *rows) {
+    res.push_back({{"regions", r.regions}, {"job_hours", r.job_hours}, {"deadline_hours", r.deadline_hours},
+                   {"changeover_hours", r.changeover_hours}, {"policy", r.policy}, {"cost_usd", r.cost_usd},
+                   {"on_demand_usd", r.on_demand_usd}, {"savings_pct", r.savings_pct},
+                   {"deadline_misses", r.deadline_misses}, {"samples", r.samples},
+                   {"od_compute_hours", r.od_compute_hours}, {"spot_compute_hours", r.spot_compute_hours},
+                   {"region_moves", r.region_moves}});
+  }
+  sim::SpotBenchOptions prices;
+  prices.od_usd_per_hour = m->od_usd_per_hour;
+  prices.spot_usd_per_hour = m->spot_usd_per_hour;
+  nlohmann::json assumptions = CommonAssumptions(prices, "prices");
+  assumptions["multi_region"] =
+      "one job, spot in any region of the set (the 2023 p3.2xlarge series, one per zone), on-demand anywhere; moving a "
+      "spot instance to another region is a restart (changeover d); sample j starts in region j mod R (single-region "
+      "rows run there, round robin starts there); seedance-multi-region sees every region's availability now and in "
+      "the past, never the future; round robin looks at one region per tick";
+  const Status s = WriteDoc(f.out, {{"results", nlohmann::json::array()}, {"multi_region", res},
+                                    {"assumptions", assumptions}});
+  if (!s.ok()) return ReportError(s);
+  std::cout << "wrote " << f.out << "/spot.json\n";
+  return kExitOk;
+}
+
 int Run(const Flags& f) {
+  if (f.multi_region) return RunMultiRegion(f);
+  if (!f.region_sets.empty()) return ReportError(InvalidArgumentError("--region-sets: needs --multi-region"));
+  if (!f.windows.empty()) return RunWindows(f);
   auto o = ToOptions(f);
   if (!o.has_value()) return ReportError(o.error());
   auto rep = sim::RunSpotDeadlineBench(DataDir(), *o);
@@ -146,22 +308,15 @@ int Run(const Flags& f) {
   for (const auto& r : rep->results) res.push_back(RowJson(r));
   nlohmann::json repro = nlohmann::json::array();
   for (const auto& r : rep->reproduction) repro.push_back(ReproJson(r));
-  nlohmann::json doc = {
-      {"results", res},
-      {"reproduction", repro},
-      {"assumptions",
-       {{"model", "Can't Be Late (NSDI'24) §3: idle/spot/on-demand, changeover d on every launch billed at the new "
-                  "instance's price, preemption seen at the next tick, per-second billing"},
-        {"trace_encoding", "skypilot-org/spot-traces files, 1 = spot available (the authors' simulator data is the inverse)"},
-        {"prices_2023", fmt::format("on-demand ${:.2f}/h, spot ${:.3f}/h", o->od_usd_per_hour, o->spot_usd_per_hour)},
-        {"prices_table3", "k = 3.145, on-demand $3.06/h for all eight pairs (as the authors' simulator)"},
-        {"sampling", fmt::format("{} seeded start points per zone and setting (seed {}); Table 3: {} per pair in the "
-                                 "first 1781 ticks of the 10/26/2022 files", o->samples, o->seed, o->reproduction_samples)},
-        {"uniform_progress", "spot-first reading of Fig. 10 (available spot overrides the hysteresis), the stronger "
-                             "one; the other reading is uniform-progress-hysteresis, in the reproduction only"},
-        {"omniscient", "offline optimum with the whole future known: a reference, not a competitor"}}}};
-  Status s = EnsureDirectory(f.out);
-  if (s.ok()) s = WriteFileAtomically(f.out + "/spot.json", doc.dump(2) + "\n");
+  nlohmann::json assumptions = CommonAssumptions(*o, "prices_2023");
+  assumptions["prices_table3"] = "k = 3.145, on-demand $3.06/h for all eight pairs (as the authors' simulator)";
+  assumptions["sampling"] = fmt::format("{} seeded start points per zone and setting (seed {}); Table 3: {} per pair in "
+                                        "the first 1781 ticks of the 10/26/2022 files", o->samples, o->seed,
+                                        o->reproduction_samples);
+  assumptions["uniform_progress"] = assumptions["uniform_progress"].get<std::string>() +
+                                    "; the other reading is uniform-progress-hysteresis, in the reproduction only";
+  const nlohmann::json doc = {{"results", res}, {"reproduction", repro}, {"assumptions", assumptions}};
+  const Status s = WriteDoc(f.out, doc);
   if (!s.ok()) return ReportError(s);
   std::cout << "wrote " << f.out << "/spot.json\n";
   return kExitOk;
@@ -176,7 +331,10 @@ Action RegisterBenchSpot(CLI::App& bench) {
       "On-demand, greedy, uniform-progress, seedance and the omniscient reference, on the 2023 "
       "p3.2xlarge series (9 zones), plus the paper's Table 3 / 5 settings. Writes DIR/spot.json: "
       "results[] {trace, job_hours, deadline_hours, changeover_hours, policy, cost_usd, on_demand_usd, "
-      "savings_pct, deadline_misses} and reproduction[] (the paper's figures beside ours).",
+      "savings_pct, deadline_misses} and reproduction[] (the paper's figures beside ours). --windows FILE runs the "
+      "CSV's rows instead (results[] with `window`, the row index); --multi-region runs one job across several "
+      "zones' spot pools instead (multi_region[] {regions, policy, cost_usd, savings_pct, deadline_misses, "
+      "region_moves, ...}). Trace files: 1 = spot available.",
       "seedance bench spot --job-hours 24,48 --slack 0.25 --changeover-hours 0.2 --samples 50 --out /tmp/s");
   cmd->add_option("--job-hours", f->job_hours, "job lengths in hours of compute, comma-separated")->capture_default_str();
   cmd->add_option("--slack", f->slack,
@@ -189,8 +347,25 @@ Action RegisterBenchSpot(CLI::App& bench) {
   cmd->add_flag("--no-reproduction", f->no_reproduction, "skip the paper's Table 3 / Table 5 settings");
   cmd->add_option("--reproduction-samples", f->reproduction_samples, "start points per pair for Table 3 (paper: 300)")
       ->capture_default_str()->check(CLI::Range(1, 100000));
+  cmd->add_option("--windows", f->windows,
+                  "CSV of sample runs instead of the random starts: trace,start_tick,job_hours,deadline_hours,"
+                  "changeover_hours (bare trace names from DATA_DIR/spot_traces/, other relative paths from the "
+                  "CSV's directory); every policy runs each row");
+  cmd->add_flag("--multi-region", f->multi_region,
+                "one job across the spot pools of several regions (moving = a changeover): single-region uniform "
+                "progress and seedance, uniform progress round robin and any-region, seedance-multi-region and the "
+                "omniscient reference; default job 24 h, deadline 36 h, d 0.2 h (the ADRS multi-region setting)");
+  cmd->add_option("--region-sets", f->region_sets,
+                  "with --multi-region: zone sets of the 2023 series, '+' within a set, ',' between sets "
+                  "(default: six sets of 2-9 zones)");
   cmd->add_option("--out", f->out, "output directory")->capture_default_str();
-  return [cmd, f]() { return cmd->parsed() ? Run(*f) : -1; };
+  return [cmd, f]() {
+    if (!cmd->parsed()) return -1;
+    for (const char* o : {"--job-hours", "--slack", "--job-fraction", "--changeover-hours", "--samples"}) {
+      if (cmd->count(o) > 0) f->given.insert(o);
+    }
+    return Run(*f);
+  };
 }
 
 }  // namespace seedance::cli

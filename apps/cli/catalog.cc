@@ -12,6 +12,7 @@
 #include "common.h"
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/cost/price_table.h"
+#include "seedance/cost/tco.h"
 #include "seedance/gpu/catalog.h"
 
 namespace seedance::cli {
@@ -30,30 +31,18 @@ constexpr Instance kInstances[] = {
     {"g6.24xlarge", "4x L4", 112, 7.12, 2.63},
 };
 
-struct TcoInputs {
-  std::string gpu = "A100-80G";
-  // tflops and watts_per_tflops: 0 = from the catalog's row of `gpu` (FP16 peak; TDP / peak).
-  double gpu_price = 12000, life_years = 3, tflops = 0, watts_per_tflops = 0, utilization = 0.5,
-         usd_per_kwh = 0.07, pue = 1.45, ops = 0.09;
-};
-
-int Run(TcoInputs in, const std::string& prices_path) {
+int Run(const std::string& gpu_name, const cost::TcoInputs& in, const std::string& prices_path) {
   // The owned GPU's TFLOPS and W per TFLOPS come from the catalog (its TDP over its FP16 peak: an
   // A100 draws 400 W for 312 TFLOPS, 1.28 W/TFLOPS); an override may not put it above its TDP.
-  auto owned = gpu::ParseGpuName(in.gpu, gpu::NameMatch::kProduct);
+  auto owned = gpu::ParseGpuName(gpu_name, gpu::NameMatch::kProduct);
   if (!owned.has_value()) return ReportError(InvalidArgumentError("--gpu: " + owned.error().message()));
   const gpu::GpuFacts& og = gpu::GpuAt(*owned);
-  if (!og.disclosed || !(og.fp16_tflops > 0) || !(og.tdp_w > 0)) {
-    return ReportError(InvalidArgumentError("--gpu: the catalog has no FP16 peak and TDP for '" + in.gpu + "'"));
-  }
-  if (in.tflops == 0) in.tflops = og.fp16_tflops;
-  if (in.watts_per_tflops == 0) in.watts_per_tflops = og.tdp_w / in.tflops;
-  const double gpu_watts = in.watts_per_tflops * in.tflops;
-  if (gpu_watts > og.tdp_w * 1.000001) {
-    return ReportError(InvalidArgumentError(fmt::format(
-        "--watts-per-tflops {:g} x {:g} TFLOPS = {:.0f} W per GPU, above the {}'s {:.0f} W TDP (the catalog's "
-        "W per TFLOPS is {:.2f})",
-        in.watts_per_tflops, in.tflops, gpu_watts, og.name, og.tdp_w, og.tdp_w / og.fp16_tflops)));
+  auto tco = cost::OwnedGpuTco(og, in);
+  if (!tco.has_value()) {  // "watts_per_tflops 300 x ..." -> "--watts-per-tflops 300 x ..."
+    std::string message = tco.error().message();
+    const std::size_t field_end = std::min(message.find_first_of(" :"), message.size());
+    std::replace(message.begin(), message.begin() + static_cast<std::ptrdiff_t>(field_end), '_', '-');
+    return ReportError(InvalidArgumentError("--" + message));
   }
   auto prices = cost::PriceTable::LoadFile(prices_path.empty() ? cost::BundledPriceTablePath() : prices_path);
   if (!prices.has_value()) return ReportError(prices.error());
@@ -94,21 +83,18 @@ int Run(TcoInputs in, const std::string& prices_path) {
   std::cout << "(one GPU as clouds bill it: the K80 row is one of the board's two GPUs; FP16 on tensor cores where\n"
                " present, else CUDA cores; spot is a quoted price where the price table has one, else "
             << cost::kDefaultSpotRatio << " x on-demand)\n";
-  // TCO per TFLOPS-year (S1.3).
-  const double hours = 8760;
-  double depreciation = in.gpu_price / in.life_years / in.tflops;
-  double power = in.watts_per_tflops / 1000.0 * in.utilization * hours * in.usd_per_kwh;
-  double cooling = power * (in.pue - 1.0);
-  double total = depreciation + power + cooling + in.ops;
+  // TCO per TFLOPS-year (S1.3), cost::OwnedGpuTco.
+  const cost::TcoInputs& r = tco->inputs;
+  const double depreciation = tco->depreciation, power = tco->power, cooling = tco->cooling, total = tco->total;
   std::cout << fmt::format("\nTCO per TFLOPS-year of an owned {}: ${:.0f} GPU, {:.0f} years, {:.0f} TFLOPS, {:.2f} W/TFLOPS "
                            "({:.0f} W per GPU, TDP {:.0f} W) at {:.0f}% utilization, ${:.2f}/kWh, PUE {:.2f}, ops ${:.2f}\n",
-                           og.name, in.gpu_price, in.life_years, in.tflops, in.watts_per_tflops, gpu_watts, og.tdp_w,
-                           100 * in.utilization, in.usd_per_kwh, in.pue, in.ops);
+                           og.name, r.gpu_price_usd, r.life_years, r.tflops, r.watts_per_tflops, tco->gpu_watts, og.tdp_w,
+                           100 * r.utilization, r.usd_per_kwh, r.pue, r.ops_usd_per_tflops_year);
   std::cout << fmt::format("{:<14} {:>12} {:>8}  formula\n", "component", "ours $", "seed $");
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  price / life / TFLOPS\n", "depreciation", depreciation, "0.31");
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  W/TFLOPS x utilization x 8,760 h x $/kWh\n", "power", power, "0.28");
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  power x (PUE - 1)\n", "cooling", cooling, "0.19");
-  std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  as given\n", "operations", in.ops, "0.09");
+  std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  as given\n", "operations", r.ops_usd_per_tflops_year, "0.09");
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}\n", "total", total, "0.87");
   std::cout << "Where the seed differs: its four parts do add up (0.31 + 0.28 + 0.19 + 0.09 = 0.87), but none follows\n"
                "from its inputs in one unit: 300 W/TFLOPS at 50% for a year at $0.07/kWh is $91.98 of power, not $0.28;\n"
@@ -122,7 +108,8 @@ int Run(TcoInputs in, const std::string& prices_path) {
 }  // namespace
 
 Action RegisterCatalog(CLI::App& app) {
-  auto in = std::make_shared<TcoInputs>();
+  auto in = std::make_shared<cost::TcoInputs>();
+  auto gpu_name = std::make_shared<std::string>("A100-80G");
   auto prices = std::make_shared<std::string>();
   CLI::App* cmd = AddCommand(app, "catalog", "Show GPU TFLOPS per dollar and the TCO of owned GPUs",
                              "From the one GPU catalog (datasheet facts) and the price table: TFLOPS "
@@ -130,9 +117,9 @@ Action RegisterCatalog(CLI::App& app) {
                              "TFLOPS-year of an owned GPU (power: the catalog's TDP over its FP16 "
                              "peak, e.g. 1.28 W per TFLOPS for an A100).",
                              "seedance catalog --prices data/prices/gpu_prices.csv");
-  cmd->add_option("--gpu-price", in->gpu_price, "owned GPU price, USD")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--gpu-price", in->gpu_price_usd, "owned GPU price, USD")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--life", in->life_years, "depreciation life, years")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--gpu", in->gpu, "the owned GPU (any spelling the GPU-name parser knows)")->capture_default_str();
+  cmd->add_option("--gpu", *gpu_name, "the owned GPU (any spelling the GPU-name parser knows)")->capture_default_str();
   cmd->add_option("--tflops", in->tflops, "the GPU's FP16 TFLOPS (default: the catalog's)")->check(CLI::PositiveNumber);
   cmd->add_option("--watts-per-tflops", in->watts_per_tflops,
                   "W per TFLOPS (default: the catalog's TDP / FP16 peak; at most the TDP per GPU)")
@@ -140,9 +127,9 @@ Action RegisterCatalog(CLI::App& app) {
   cmd->add_option("--utilization", in->utilization, "0..1")->capture_default_str()->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--usd-per-kwh", in->usd_per_kwh, "electricity price")->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--pue", in->pue, "power usage effectiveness (>= 1)")->capture_default_str()->check(CLI::Range(1.0, 5.0));
-  cmd->add_option("--ops", in->ops, "operations $ per TFLOPS-year")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--ops", in->ops_usd_per_tflops_year, "operations $ per TFLOPS-year")->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--prices", *prices, "GPU price CSV (default: data/prices/gpu_prices.csv)");
-  return [cmd, in, prices]() { return cmd->parsed() ? Run(*in, *prices) : -1; };
+  return [cmd, in, gpu_name, prices]() { return cmd->parsed() ? Run(*gpu_name, *in, *prices) : -1; };
 }
 
 }  // namespace seedance::cli

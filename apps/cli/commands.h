@@ -32,8 +32,11 @@ Action RegisterCatalog(CLI::App& app);
 Action RegisterBatching(CLI::App& app);
 Action RegisterPlan(CLI::App& app);
 Action RegisterIngest(CLI::App& app);
+Action RegisterGenerate(CLI::App& app);
 Action RegisterAttribute(CLI::App& app);
 Action RegisterExport(CLI::App& app);
+// `export workload` (export_workload.cc), registered by RegisterExport under `export`.
+Action RegisterExportWorkload(CLI::App& exp);
 Action RegisterBreaker(CLI::App& app);
 Action RegisterAdvise(CLI::App& app);
 Action RegisterAudit(CLI::App& app);

@@ -48,6 +48,7 @@ struct CostBenchmarkOptions {
   std::string nodes;
   std::string pods;
   std::string prices;
+  std::string fleet;  // fleet.yaml; empty: the workload's bundled fleet (data/fleets/)
   std::string packing_seeds = "42-51";
   std::string out = "seedance-report";
   std::string ledger;
@@ -55,13 +56,18 @@ struct CostBenchmarkOptions {
   std::string decisions;
   int threads = 0;
   bool seed_given = false;
-  std::string tenancy = "all";  // all | none | strict | borrowing | seedance (comma list)
+  std::string tenancy = "all";  // all | none | a comma list of modes
+  std::string tenancy_window_start;  // held-out tenancy window start (philly): "35d"; empty = 0
 };
 
-// --tenancy: "all" (strict, borrowing, seedance), "none", or a comma list of modes.
+// --tenancy: "all" (strict, borrowing, the three Kueue Fair Sharing modes, seedance), "none", or a
+// comma list of modes.
 Result<std::vector<tenancy::TenancyMode>> ParseTenancyModes(const std::string& text) {
   using tenancy::TenancyMode;
-  if (text == "all") return std::vector<TenancyMode>{TenancyMode::kStrict, TenancyMode::kBorrowing, TenancyMode::kSeedance};
+  if (text == "all") {
+    return std::vector<TenancyMode>{TenancyMode::kStrict, TenancyMode::kBorrowing, TenancyMode::kFairSharing,
+                                    TenancyMode::kFairSharingFinal, TenancyMode::kFairSharingInitial, TenancyMode::kSeedance};
+  }
   if (text == "none") return std::vector<TenancyMode>{};
   std::vector<TenancyMode> modes;
   std::stringstream ss(text);
@@ -69,7 +75,7 @@ Result<std::vector<tenancy::TenancyMode>> ParseTenancyModes(const std::string& t
   while (std::getline(ss, item, ',')) {
     auto m = tenancy::ParseTenancyMode(item);
     if (!m.has_value() || *m == TenancyMode::kKueue) {
-      return InvalidArgumentError("--tenancy: unknown mode '" + item + "' (accepted: all, none, strict, borrowing, seedance)");
+      return InvalidArgumentError("--tenancy: unknown mode '" + item + "' (accepted: all, none, strict, borrowing, fair-sharing, fair-sharing-ltefs, fair-sharing-ltis, seedance)");
     }
     if (std::find(modes.begin(), modes.end(), *m) == modes.end()) modes.push_back(*m);
   }
@@ -251,6 +257,7 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   spec.seed = o.seed;
   spec.data_dir = DataDir();
   spec.prices_path = o.prices;
+  spec.fleet_path = o.fleet;
   auto duration = ParseDuration(o.duration);
   if (!duration.has_value()) return ReportError(duration.error());
   spec.duration_s = *duration;
@@ -272,6 +279,12 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   }
   auto tenancy_modes = ParseTenancyModes(o.tenancy);
   if (!tenancy_modes.has_value()) return ReportError(tenancy_modes.error());
+  double tenancy_start = 0;
+  if (!o.tenancy_window_start.empty()) {
+    auto t = ParseFlagDuration(o.tenancy_window_start, "--tenancy-window-start");
+    if (!t.has_value()) return ReportError(t.error());
+    tenancy_start = *t;
+  }
   // Validate the packing inputs before the long run.
   report::CostBenchmarkInput packing_in;
   packing_in.nodes_path = o.nodes;
@@ -337,7 +350,8 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   std::string tenancy_html;
   std::string tenancy_table;
   if (!tenancy_modes->empty()) {
-    auto tenancy = sim::RunTenancyComparison(spec, *tenancy_modes, [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; });
+    auto tenancy = sim::RunTenancyComparison(
+        spec, *tenancy_modes, [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; }, tenancy_start);
     if (!tenancy.has_value()) return ReportError(tenancy.error());
     tenancy_table = report::TenancyTable(*tenancy);
     results["tenancy"] = report::TenancyJson(*tenancy);
@@ -402,7 +416,9 @@ Action RegisterCostBenchmark(CLI::App& app) {
   auto opts = std::make_shared<CostBenchmarkOptions>();
   CLI::App* cmd = AddCommand(
       app, "cost-benchmark", "Compare scheduling policies' cost on a workload, with a lower bound",
-      "Replays a workload on a cloud fleet (on-demand quota + spot with real availability series) "
+      "Replays a workload on a fleet (--fleet fleet.yaml, docs/FLEET_FILE.md: owned GPUs at their TCO, reserved, "
+      "on-demand quotas and spot pools with availability series; default: the workload's bundled cloud fleet in "
+      "data/fleets/) "
       "under the baselines users run (FIFO, Gavel-LAS, SkyPilot managed jobs, Gavel-LAS with spot) "
       "and Seedance, with the LP cost lower bound; plus the packing comparison on openb. Prints "
       "tables; writes cost_optimization_report.html + results.json. Workloads: llm-finetune (bundled, docs/WORKLOADS.md), gavel (Gavel's generator, 2 jobs/h), "
@@ -413,10 +429,14 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "instances 0..4 and prints mean ± sd per policy, savings against FIFO on-demand and the best "
       "baseline (the cheapest baseline that finished every job), and the bounds. The tenancy section "
       "(--tenancy) replays the same workload's tenants on a GPU cluster under strict quotas, Kueue-style "
-      "borrowing and Seedance (tiers, reclaim, preemption, fairness), side by side.",
+      "borrowing, Kueue's Fair Sharing (each preemption strategy list) and Seedance (tiers, reclaim, "
+      "preemption, fairness), side by side; --tenancy-window-start holds it out on a later window.",
       "seedance cost-benchmark --workload llm-finetune --seeds 0-4 --no-packing --out report");
   cmd->add_option("--workload", opts->workload, "llm-finetune | gavel | philly | openb | llm-inference | FILE.csv")
       ->capture_default_str();
+  cmd->add_option("--fleet", opts->fleet,
+                  "fleet file (docs/FLEET_FILE.md); default: data/fleets/cloud-<workload>.yaml, or for a jobs CSV "
+                  "64 on-demand GPUs per type and the bundled spot series");
   cmd->add_option("--duration", opts->duration, "arrival window with a unit: 90m, 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
   cmd->add_option("--seed", opts->seed, "workload seed: generates the llm-finetune / gavel instance and seeds the simulation")
@@ -442,8 +462,12 @@ Action RegisterCostBenchmark(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", opts->threads, "packing section worker threads (default: all cores)");
   cmd->add_option("--tenancy", opts->tenancy,
-                  "tenancy section: all (strict, borrowing, seedance compared in one run), none, or a comma list of modes")
+                  "tenancy section: all (strict, borrowing, fair-sharing, fair-sharing-ltefs, fair-sharing-ltis, seedance "
+                  "compared in one run), none, or a comma list of modes")
       ->capture_default_str();
+  cmd->add_option("--tenancy-window-start", opts->tenancy_window_start,
+                  "held-out tenancy window: replay [START, START + duration) with quotas and cluster from the arrivals "
+                  "before START only (philly; e.g. 35d)");
   return [cmd, opts]() { return cmd->parsed() ? RunCostBenchmarkCommand(*opts) : -1; };
 }
 

@@ -12,6 +12,9 @@
 #                  a second run gives the same results.json apart from timing keys
 #   bad_seeds      a bad --seeds list, or --seed with --seeds: exit 2 naming the flag, no output
 #   seed_instance  --seed 0 and --seed 1 generate different llm-finetune instances
+#   fleet          --fleet with owned, reserved, on-demand and spot GPUs: owned used first (the
+#                  decision log), the committed pools and their accounting in the assumptions
+#   bad_fleet      a bad fleet file: exit 2 naming file:line and key, nothing written
 cmake_minimum_required(VERSION 3.25)
 
 file(REMOVE_RECURSE "${WORK}")
@@ -147,6 +150,55 @@ elseif(CASE STREQUAL "bad_spot_series")
                           "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --no-packing --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("us-west-2a_v100_8\\.json: field 'data\\[1\\]'")
+elseif(CASE STREQUAL "fleet" OR CASE STREQUAL "bad_fleet")
+  set(jobs "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_A100-80G,steps_per_s_V100\n")
+  foreach(i RANGE 0 23)
+    math(EXPR arrival "${i} * 1200")
+    math(EXPR gpus "1 + ${i} % 2")
+    math(EXPR steps "3600 * (1 + ${i} % 3)")
+    string(APPEND jobs "${i},${arrival},t${i},${gpus},${steps},1,0.6\n")
+  endforeach()
+  file(WRITE "${WORK}/jobs.csv" "${jobs}")
+  file(WRITE "${WORK}/traces/spot.json" "{\"metadata\": {\"gap_seconds\": 3600}, \"data\": [2, 1, 0, 2, 2, 1]}")
+  set(owned "    owned: {count: 2, tco: {gpu_price: 15000, life: 1460d}}\n")
+  if(CASE STREQUAL "bad_fleet")
+    set(owned "    owned: {count: 2, tco: {gpu_price: 15000, life: 4}}\n")
+  endif()
+  file(WRITE "${WORK}/fleet.yaml" "name: lab\nregions: [eu-west-1]\ngpus:\n  - type: NVIDIA A100-SXM4-80GB\n${owned}"
+       "    reserved: {count: 2, usd_per_gpu_hour: 1.1}\n    on_demand: {quota: 4}\n"
+       "    spot: [{max_gpus: 8, gpus_per_instance: 4, series: traces/spot.json}]\n"
+       "  - type: v100\n    on_demand: {quota: 4}\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --fleet "${WORK}/fleet.yaml"
+                          --decisions "${WORK}/decisions.csv" --no-packing --tenancy none --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(CASE STREQUAL "bad_fleet")
+    expect_exit_2("fleet\\.yaml:5: key 'gpus\\[0\\]\\.owned\\.tco\\.life': '4': a number needs a unit")
+    if(EXISTS "${WORK}/decisions.csv")
+      message(FATAL_ERROR "a bad fleet file still wrote the decision log")
+    endif()
+  else()
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "--fleet: exit ${rc}\n${stderr}")
+    endif()
+    # Pools: owned, reserved, then on-demand per type, then spot; the first thing Seedance starts
+    # lands on an owned GPU (pool 0).
+    file(READ "${out}/results.json" results)
+    foreach(v "A100-80G owned" "A100-80G reserved" "A100-80G spot"
+              "fleet 'lab' from [^\"]*fleet\\.yaml: 2 owned A100-80G at \\$0\\.4[0-9][0-9]/GPU-hour \\(TCO: \\$15000 per GPU over 4 years"
+              "2 reserved A100-80G at \\$1\\.100/GPU-hour, billed for every GPU from the first arrival")
+      if(NOT results MATCHES "${v}")
+        message(FATAL_ERROR "results.json lacks ${v}")
+      endif()
+    endforeach()
+    file(STRINGS "${WORK}/decisions.csv" starts REGEX "^[0-9.e+]+,seedance,[0-9]+,start,")
+    list(GET starts 0 first)
+    if(NOT first MATCHES ",start,0$")
+      message(FATAL_ERROR "Seedance's first start is not on the owned pool: ${first}")
+    endif()
+    if(NOT stdout MATCHES "lower bound +[0-9]")
+      message(FATAL_ERROR "no lower bound in:\n${stdout}")
+    endif()
+  endif()
 elseif(CASE STREQUAL "kubectl")
   # The install step puts kubectl-seedance beside seedance; the seed's own spelling must work.
   execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${WORK}/prefix" --component Unspecified

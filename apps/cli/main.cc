@@ -142,6 +142,7 @@ int main(int argc, char** argv) {
   actions.push_back(RegisterBatching(app));
   actions.push_back(RegisterPlan(app));
   actions.push_back(RegisterIngest(app));
+  actions.push_back(RegisterGenerate(app));
   actions.push_back(RegisterAttribute(app));
   actions.push_back(RegisterExport(app));
   actions.push_back(RegisterBreaker(app));

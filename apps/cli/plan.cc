@@ -35,6 +35,11 @@ struct PlanOptions {
   std::string router = "input";
   bool no_verify = false;
   std::uint64_t seed = 42;
+  std::string model = "llama-2-7b";
+  int tp = 0;
+  std::string profile;
+  bool gpus_given = false;
+  bool tp_given = false;
 };
 
 // The capacity cache outside --out (a failed run leaves no output behind, but keeps its profiles):
@@ -73,7 +78,11 @@ int RunPlanCommand(const PlanOptions& o) {
     auto cold = ParseFlagDuration(o.cold_start, "--cold-start");
     if (!cold) return Report(cold.error());
     c.cold_start_s = *cold;
-    c.gpus = SplitCommaList(o.gpus);
+    if (o.gpus_given) c.gpus = SplitCommaList(o.gpus);  // else every type that can hold the model
+    c.model = o.model;
+    if (o.tp_given && o.tp < 1) return Report(InvalidArgumentError(fmt::format("--tp {}: must be >= 1", o.tp)));
+    c.tp = o.tp_given ? o.tp : 0;  // 0: per GPU type, the smallest degree that holds the model
+    c.profile_dir = o.profile;
     c.spot = o.spot;
     c.grid = o.grid;
     if (o.slice_factor < 1) return Report(InvalidArgumentError("--slice-factor must be >= 1"));
@@ -102,7 +111,9 @@ Action RegisterPlan(CLI::App& app) {
       "Buckets the trace by prompt and output length (Mélange's cut points 0, 25, 100, 250, 500, "
       "1000, 2000, the prompt axis continued to the model's context; --grid fine doubles them), "
       "measures each GPU type's sustainable rate per bucket at the SLOs with the batching engine "
-      "(Llama-2-7B FP16; L4 and A10G derived from the A100 profile by bandwidth and FP16 peak), "
+      "(--model, FP16, from Vidur's profiles: llama-2-7b, llama-2-70b, codellama-34b, phi-2, llama-3-8b, "
+      "llama-3-70b, or your own with "
+      "--profile; L4 and A10G derived from the A100 profile by bandwidth and FP16 peak), "
       "cached in --cache, then solves Mélange's allocation ILP exactly (GLPK; identical slices "
       "aggregated) at the price table's prices. Prints the mix, $/h and $ per million tokens, headroom "
       "per type, every single-type baseline and the saving against the best one with the fluid "
@@ -115,7 +126,7 @@ Action RegisterPlan(CLI::App& app) {
       "total_request_rate, slice_factor) with its own tables and prices. Writes plan.json and "
       "plan_report.html in --out. SLOs no GPU meets, unknown GPU types and empty traces exit with "
       "code 2 naming what is infeasible and by how much. Progress goes to stderr.",
-      "seedance plan --trace conv --slo-tpot 120ms --gpus l4,a10g,a100,h100 --out plan-conv");
+      "seedance plan --model llama-2-70b --trace conv --slo-tpot 120ms --gpus a100,h100 --out plan-70b");
   cmd->add_option("--trace", o->trace,
                   "conv or code (Azure LLM traces, arrivals kept), arena (Mélange's Arena lengths, "
                   "Poisson arrivals), or a CSV in either format")
@@ -128,7 +139,18 @@ Action RegisterPlan(CLI::App& app) {
                   "fleet with one resized every period");
   cmd->add_option("--cold-start", o->cold_start, "with --rate-curve: boot time billed before a GPU serves")
       ->capture_default_str();
-  cmd->add_option("--gpus", o->gpus, "GPU types to mix: l4, a10g, a100, h100")->capture_default_str();
+  CLI::Option* gpus = cmd->add_option("--gpus", o->gpus,
+                                      "GPU types to mix: l4, a10g, a100, h100 (default: those that can hold --model)");
+  cmd->add_option("--model", o->model,
+                  "model served (sets the context length and the profiles): llama-2-7b, llama-2-70b, codellama-34b, "
+                  "phi-2, llama-3-8b, llama-3-70b (A100 profiles only)")
+      ->capture_default_str();
+  CLI::Option* tp = cmd->add_option("--tp", o->tp,
+                                    "tensor-parallel degree (GPUs per replica) for every type (default: per type, "
+                                    "the smallest that holds the FP16 weights + one full-context sequence of KV)");
+  cmd->add_option("--profile", o->profile,
+                  "compute profiles in Vidur's layout, DIR/<a100|h100>/<org>/<model>/mlp.csv, instead of the "
+                  "bundled ones");
   cmd->add_flag("--spot", o->spot, "also buy spot GPUs, with an on-demand reserve for a preemption");
   cmd->add_option("--out", o->out, "output directory (created if missing)")->capture_default_str();
   cmd->add_option("--cache", o->cache, "capacity profile cache (default: $SEEDANCE_CACHE_DIR, else ~/.cache/seedance/plan)");
@@ -144,7 +166,12 @@ Action RegisterPlan(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--no-verify", o->no_verify, "skip the verification replay");
   cmd->add_option("--seed", o->seed, "seed of the verification replay (noise, Poisson arrivals)")->capture_default_str();
-  return [cmd, o]() { return cmd->parsed() ? RunPlanCommand(*o) : -1; };
+  return [cmd, o, gpus, tp]() {
+    if (!cmd->parsed()) return -1;
+    o->gpus_given = gpus->count() > 0;
+    o->tp_given = tp->count() > 0;
+    return RunPlanCommand(*o);
+  };
 }
 
 }  // namespace seedance::cli

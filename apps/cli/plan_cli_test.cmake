@@ -24,7 +24,7 @@ set(small "${header}\n80,60\n80,60\n900,200\n900,200\n80,60\n80,60\n")
 
 if(CASE STREQUAL "infeasible_slo")
   file(WRITE "${WORK}/t.csv" "${small}")
-  run_bad("infeasible SLO: no GPU type of --gpus l4,a100 serves 2 of the trace's 2 request-size buckets.*TPOT [0-9.]+ ms \\(SLO 2 ms\\)"
+  run_bad("infeasible SLO: no GPU type of l4,a100 serves 2 of the trace's 2 request-size buckets.*TPOT [0-9.]+ ms \\(SLO 2 ms\\)"
           --trace "${WORK}/t.csv" --gpus l4,a100 --slo-tpot 2ms)
 elseif(CASE STREQUAL "unknown_gpu")
   run_bad("--gpus: unknown gpu 'v100' \\(accepted: a100, h100, l4, a10g\\)" --gpus l4,v100)
@@ -43,6 +43,42 @@ elseif(CASE STREQUAL "bad_curve")
   file(WRITE "${WORK}/t.csv" "${small}")
   file(WRITE "${WORK}/curve.csv" "start_s,rate_rps\n0,1\n3600,-2\n")
   run_bad("curve\\.csv:3:[0-9]+: field 'rate_rps': must be a number > 0" --trace "${WORK}/t.csv" --rate-curve "${WORK}/curve.csv")
+elseif(CASE STREQUAL "bad_model")
+  run_bad("--model: unknown model 'mistral-7b' \\(accepted: llama-2-7b, llama-2-70b, codellama-34b, phi-2, llama-3-8b, llama-3-70b\\)"
+          --model mistral-7b)
+  run_bad("--gpus a100: --tp 3: llama-2-70b is profiled at TP 1, 2, 4, 8 only" --model llama-2-70b --gpus a100 --tp 3)
+  run_bad("--tp 0: must be >= 1" --model llama-2-70b --tp 0)
+  run_bad("--gpus l4: llama-2-70b does not fit on 1 x l4 \\(24 GiB each at 90% utilization\\): 138\\.0 GB of FP16 weights"
+          --model llama-2-70b --gpus l4,a100)
+  run_bad("--gpus a100: --tp 2: llama-2-7b is profiled at TP 1 only" --gpus a100 --tp 2)
+  run_bad("--profile ${WORK}/none: not a directory" --model phi-2 --profile "${WORK}/none")
+  # Vidur has no H100 profile of Llama-3: listed, it is an error naming the missing file.
+  run_bad("--gpus h100: no profile of llama-3-8b on h100: .*/h100/meta-llama/Meta-Llama-3-8B/mlp\\.csv is missing"
+          --model llama-3-8b --gpus a100,h100)
+elseif(CASE STREQUAL "model_tp")
+  # Llama-2-70B on the default GPU types: L4 and A10G cannot hold it and are left out (said so), A100
+  # and H100 serve it at TP 4; Unix-epoch timestamps; a 5,000-token prompt over the 4k context is
+  # counted in the text and in plan.json.
+  set(rows "TIMESTAMP,ContextTokens,GeneratedTokens\n")
+  foreach(i RANGE 0 39)
+    math(EXPR ts "1700000000 + ${i} * 2")
+    if(i EQUAL 7 OR i EQUAL 31)
+      string(APPEND rows "${ts}.25,5000,50\n")
+    else()
+      string(APPEND rows "${ts}.25,300,80\n")
+    endif()
+  endforeach()
+  file(WRITE "${WORK}/t.csv" "${rows}")
+  expect_rc(0 "${SEEDANCE}" plan --model llama-2-70b --trace "${WORK}/t.csv" --out "${out}" --cache "${cache}")
+  expect_match("${stdout}" "model llama-2-70b \\(context 4096 tokens\\)")
+  expect_match("${stdout}" "(A100-80G|H100) +[0-9]+ +4 +[0-9]+ +no")
+  expect_match("${stdout}" "1 of 20 requests of the tuning half exceed llama-2-70b's 4096-token context")
+  expect_match("${stdout}" "1 of 20 requests exceed llama-2-70b's 4096-token context and are not served")
+  file(READ "${out}/plan.json" plan)
+  foreach(key "\"tensor_parallel\": 4" "\"gpus_per_replica\": 4" "\"held_out_over_context\": 1"
+              "\"tuning_over_context\": 1" "\"weights\"" "\"reject_over_context\": 4096" "GPU types left out \\(cannot hold or time llama-2-70b\\): l4")
+    expect_match("${plan}" "${key}")
+  endforeach()
 elseif(CASE STREQUAL "melange_example")
   expect_rc(0 "${SEEDANCE}" plan --melange-config "${DATA}/melange/repo_example_config.json" --out "${out}")
   file(READ "${out}/plan.json" plan)

@@ -56,8 +56,9 @@ int Run(ServerFlags f) {
   if (f.options.db.rfind("postgresql://", 0) == 0 || f.options.db.rfind("postgres://", 0) == 0) {
     return ReportError(InvalidArgumentError(
         "--db " + f.options.db +
-        ": the server's ledger must be an SQLite file (telemetry samples live there; PostgreSQL holds "
-        "charges only: `seedance cost-benchmark --ledger postgresql://...`)"));
+        ": the server's ledger must be an SQLite file (telemetry samples live there); replicas share "
+        "admission through --admission-db postgresql://..., charges through `seedance cost-benchmark "
+        "--ledger postgresql://...`"));
   }
 
   // Every thread started from here on inherits the mask; one thread takes the signals.
@@ -120,6 +121,10 @@ Action RegisterServer(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--db", f->options.db, "the ledger: an SQLite file (created if absent)")
       ->capture_default_str();
+  cmd->add_option("--admission-db", f->options.admission_db,
+                  "the admission log (/v1/workloads): an SQLite file, or a postgresql:// URL that replicas "
+                  "share (default: --db)")
+      ->envname("SEEDANCE_ADMISSION_DB");
   cmd->add_option("--tls-cert", f->options.tls_cert, "PEM certificate: serve HTTPS");
   cmd->add_option("--tls-key", f->options.tls_key, "PEM private key of --tls-cert");
   cmd->add_option("--client-ca", f->options.client_ca, "PEM CA bundle: request client certificates (optional) and verify those presented");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # seedance slurm as a process, against fake sinfo/squeue/scontrol on PATH that answer with the
 # output captured from Slurm 22.05 (tests/data/slurm): --once --dry-run prints the releases and
-# their commands and runs no scontrol; bad config, malformed squeue and an unreachable
+# their commands and runs no scontrol write; bad config, malformed squeue and an unreachable
 # slurmctld give exit 2, 2 and 1 with the reason.
 set -u
 SEEDANCE=$1; WORK=$2; DATA=$3
@@ -17,8 +17,11 @@ cat > "$WORK/bin/squeue" <<EOS
 [ -n "\${FAKE_SQUEUE_BAD:-}" ] && { echo '{"jobs":[{"job_id":"seven","job_state":"PENDING"}]}'; exit 0; }
 cat "$DATA/squeue1.json"
 EOS
+# Reads (`scontrol show job -d`: a running job's GPU devices) are logged apart and answered with
+# nothing (devices unknown); everything else is a write and lands in scontrol.log.
 cat > "$WORK/bin/scontrol" <<EOS
 #!/bin/sh
+[ "\$1" = show ] && { echo "\$@" >> "$WORK/scontrol-reads.log"; exit 0; }
 echo "\$@" >> "$WORK/scontrol.log"
 EOS
 chmod +x "$WORK/bin/"*

@@ -20,7 +20,7 @@ endfunction()
 set(head "workloads: [llm-finetune]\npolicies: [fifo, seedance]\nseeds: [0, 1]\n")
 if(CASE STREQUAL "bad_key")
   run_bad("${head}value:\n  duration: 1d\n"
-          "grid.yaml:4: key 'value': unknown key \\(allowed: config, policies, seeds, values, workloads\\)")
+          "grid.yaml:4: key 'value': unknown key \\(allowed: config, fleet, policies, seeds, values, workloads\\)")
   run_bad("${head}values:\n  duration: 1d\n  scheduler.cost_aware.max_price: [0.5]\n"
           "grid.yaml:6: key 'values.scheduler.cost_aware.max_price': unknown key")
 elseif(CASE STREQUAL "bad_value")

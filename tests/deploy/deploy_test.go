@@ -92,6 +92,11 @@ type container struct {
 			FieldRef *struct {
 				FieldPath string `json:"fieldPath"`
 			} `json:"fieldRef"`
+			SecretKeyRef *struct {
+				Name     string `json:"name"`
+				Key      string `json:"key"`
+				Optional *bool  `json:"optional"`
+			} `json:"secretKeyRef"`
 		} `json:"valueFrom"`
 	} `json:"env"`
 	Ports []struct {
@@ -381,6 +386,31 @@ func TestServerKustomizationRendersAndLints(t *testing.T) {
 	}
 	if fields["POD_NAME"] != "metadata.name" || fields["POD_NAMESPACE"] != "metadata.namespace" {
 		t.Errorf("env POD_NAME / POD_NAMESPACE must come from metadata.name / metadata.namespace, got %v", fields)
+	}
+	// Two replicas share one admission log: its PostgreSQL URL comes from a Secret (required, not
+	// optional), which deploy/README.md tells the operator to create; `seedance server` reads the
+	// variable as --admission-db.
+	shared := false
+	for _, e := range c.Env {
+		if e.Name == "SEEDANCE_ADMISSION_DB" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			ref := e.ValueFrom.SecretKeyRef
+			shared = ref.Name == "seedance-admission-db" && ref.Key == "url" && (ref.Optional == nil || !*ref.Optional)
+		}
+	}
+	if !shared {
+		t.Error("env SEEDANCE_ADMISSION_DB must come from Secret seedance-admission-db, key url (not optional): " +
+			"two replicas need one PostgreSQL admission log")
+	}
+	readme, err := os.ReadFile(filepath.Join(deployDir(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "create secret generic seedance-admission-db") {
+		t.Error("deploy/README.md does not say how to create Secret seedance-admission-db")
+	}
+	help, _ := exec.Command(seedanceBin(t), "server", "--help").CombinedOutput()
+	if !strings.Contains(string(help), "--admission-db") || !strings.Contains(string(help), "SEEDANCE_ADMISSION_DB") {
+		t.Errorf("`seedance server --help` does not list --admission-db (env SEEDANCE_ADMISSION_DB):\n%s", help)
 	}
 	r.mustFind(t, "Service", "seedance-pods")
 	r.mustFindGenerated(t, "ConfigMap", "seedance-config")
@@ -740,6 +770,11 @@ func TestServerStartsWithTheDeploymentsArgs(t *testing.T) {
 	cmd := exec.Command(seedanceBin(t), args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	for _, e := range c.Env {
+		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			// SEEDANCE_ADMISSION_DB: no PostgreSQL runs here, so the admission log stays in --db
+			// (one replica); ctest k8s.admission_failover runs two replicas on a shared one.
+			continue
+		}
 		cmd.Env = append(cmd.Env, e.Name+"="+mapPath(e.Value))
 	}
 	stderr, err := cmd.StderrPipe()

@@ -84,7 +84,8 @@ PolicySettings PrepareSettings(const BatchingConfig& cfg, const GpuSpec& gpu, co
     BestSeedanceKnobs().ApplyTo(&s.seedance);
   }
   EngineConfig& e = s.engine;
-  e.kv_capacity_bytes = gpu.memory_bytes * cfg.gpu_memory_utilization - WeightBytes(model, exec.precision());
+  e.kv_capacity_bytes =
+      model.tensor_parallel * gpu.memory_bytes * cfg.gpu_memory_utilization - WeightBytes(model, exec.precision());
   e.kv_bits = cfg.kv_bits;
   e.kv_bytes_per_token = KvBytesPerToken(model, cfg.kv_bits);
   e.max_context = model.max_context;
@@ -197,6 +198,22 @@ double LinearHoldoutError(const Curve& full, int stride) {
   return Percentile(errors, 50);
 }
 
+namespace {
+
+// The model on one GPU (the batching benchmark runs TP 1): a model that does not fit is an
+// error naming it, never a run with no KV space.
+Result<ModelSpec> ModelOnOneGpu(const BatchingConfig& cfg, const GpuSpec& gpu) {
+  SEEDANCE_ASSIGN_OR_RETURN(ModelSpec model, FindModel(cfg.model));
+  if (Status s = CheckTensorParallel(gpu, model, 1, cfg.gpu_memory_utilization); !s.ok()) {
+    return InvalidArgumentError(fmt::format("--model {}: {} (the batching benchmark runs one GPU; `seedance plan "
+                                            "--model {}` plans tensor-parallel replicas)",
+                                            cfg.model, s.message(), cfg.model));
+  }
+  return model;
+}
+
+}  // namespace
+
 Result<BatchingResults> RunBatching(const BatchingConfig& cfg, std::ostream* progress) {
   if (!(cfg.slo_ttft_s > 0) || !(cfg.slo_tpot_s > 0)) {
     return InvalidArgumentError("--slo-ttft and --slo-tpot must be > 0");
@@ -208,7 +225,7 @@ Result<BatchingResults> RunBatching(const BatchingConfig& cfg, std::ostream* pro
     return InvalidArgumentError("gpu_memory_utilization must be in (0, 1]");
   }
   SEEDANCE_ASSIGN_OR_RETURN(GpuSpec gpu, FindGpu(cfg.gpu));
-  SEEDANCE_ASSIGN_OR_RETURN(ModelSpec model, FindModel(cfg.model));
+  SEEDANCE_ASSIGN_OR_RETURN(ModelSpec model, ModelOnOneGpu(cfg, gpu));
   SEEDANCE_ASSIGN_OR_RETURN(Precision precision, ParsePrecision(cfg.precision));
   std::vector<std::string> policies = cfg.policies;
   if (policies.empty() || (policies.size() == 1 && policies[0] == "all")) policies = PolicyNames();
@@ -402,7 +419,7 @@ Result<StepResponse> ControllerStepResponse(const BatchingConfig& cfg, double ra
     return InvalidArgumentError("step response: rate and step time must be > 0");
   }
   SEEDANCE_ASSIGN_OR_RETURN(GpuSpec gpu, FindGpu(cfg.gpu));
-  SEEDANCE_ASSIGN_OR_RETURN(ModelSpec model, FindModel(cfg.model));
+  SEEDANCE_ASSIGN_OR_RETURN(ModelSpec model, ModelOnOneGpu(cfg, gpu));
   SEEDANCE_ASSIGN_OR_RETURN(Precision precision, ParsePrecision(cfg.precision));
   SEEDANCE_ASSIGN_OR_RETURN(Executors ex, LoadExecutors(cfg, gpu, model, precision));
   auto& truth = ex.truth;

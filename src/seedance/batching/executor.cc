@@ -8,6 +8,9 @@
 namespace seedance::batching {
 namespace {
 
+// The one attention profile (and the CPU-overhead fallback): Llama-2-7B on A100.
+constexpr const char* kAttentionProfile = "meta-llama/Llama-2-7b-hf";
+
 double MedianOf(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -136,8 +139,46 @@ const std::vector<std::string>& LinearOpColumns() {
 }
 
 std::string MlpProfilePath(const std::string& data_dir, const GpuSpec& gpu, const ModelSpec& m) {
-  return data_dir + "/vidur_profiles/compute/" + gpu.profile + "/" + m.profile_dir + "/mlp.csv";
+  const std::string root = m.profile_root.empty() ? data_dir + "/vidur_profiles/compute" : m.profile_root;
+  return root + "/" + gpu.profile + "/" + m.profile_dir + "/mlp.csv";
 }
+
+std::string AllReduceProfilePath(const std::string& data_dir, const GpuSpec& gpu) {
+  return data_dir + "/vidur_profiles/network/" + gpu.profile + "_dgx/all_reduce.csv";
+}
+
+namespace {
+
+// The linear stack of `m` at its tensor-parallel degree from one mlp.csv, after checking that
+// the profile's shape columns (when present) are the model's: a profile of another model is an
+// error naming the file, line and column.
+Result<Curve> LoadLinear(const std::string& path, const ModelSpec& m) {
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable mlp, CsvTable::ReadFile(path));
+  const std::string tp = std::to_string(m.tensor_parallel);
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t tp_col, mlp.ColumnIndex("num_tensor_parallel_workers"));
+  const std::pair<const char*, int> shape[] = {{"n_head", m.heads}, {"n_kv_head", m.kv_heads}, {"n_embd", m.hidden()}};
+  for (const auto& row : mlp.rows()) {
+    if (mlp.Str(row, tp_col) != tp) continue;
+    for (const auto& [column, want] : shape) {
+      const std::ptrdiff_t c = mlp.FindColumn(column);
+      if (c < 0) continue;
+      SEEDANCE_ASSIGN_OR_RETURN(std::int64_t v, mlp.Int(row, static_cast<std::size_t>(c)));
+      if (v != want) {
+        return mlp.FieldError(row, static_cast<std::size_t>(c),
+                              fmt::format("is {}, but {} has {}: a profile of another model", v, m.name, want));
+      }
+    }
+  }
+  // The four GEMMs are required; a model without one of the other ops (phi-2 has no
+  // post-attention norm) has no column for it.
+  std::vector<std::string> cols;
+  for (const std::string& c : LinearOpColumns()) {
+    if (mlp.FindColumn(c) >= 0 || c.find("_proj.") != std::string::npos) cols.push_back(c);
+  }
+  return LoadCurve(mlp, "num_tokens", cols, "num_tensor_parallel_workers", tp);
+}
+
+}  // namespace
 
 Result<std::unique_ptr<ProfiledExecutor>> ProfiledExecutor::Load(const std::string& data_dir,
                                                                  const GpuSpec& gpu,
@@ -149,9 +190,7 @@ Result<std::unique_ptr<ProfiledExecutor>> ProfiledExecutor::Load(const std::stri
   e->model_ = model;
   e->precision_ = precision;
   e->factors_ = FactorsFor(precision, gpu);
-  SEEDANCE_ASSIGN_OR_RETURN(CsvTable mlp, CsvTable::ReadFile(MlpProfilePath(data_dir, gpu, model)));
-  SEEDANCE_ASSIGN_OR_RETURN(Curve linear, LoadCurve(mlp, "num_tokens", LinearOpColumns(),
-                                                     "num_tensor_parallel_workers", "1"));
+  SEEDANCE_ASSIGN_OR_RETURN(Curve linear, LoadLinear(MlpProfilePath(data_dir, gpu, model), model));
   if (gpu.derived()) {
     // No profile of this GPU (L4, A10G): the profiled GPU's linear stack (A100) scaled point by
     // point as a roofline would: the weight-read share w = t(1) / t(T) of a step by the
@@ -168,9 +207,10 @@ Result<std::unique_ptr<ProfiledExecutor>> ProfiledExecutor::Load(const std::stri
     linear = Curve(std::move(xs), std::move(ys));
   }
   e->linear_ms_ = SplitCurve(linear, split);
-  // Attention is profiled on A100 only (data/vidur_profiles/SOURCE.md).
-  const std::string a100_dir = data_dir + "/vidur_profiles/compute/a100/" + model.profile_dir;
-  SEEDANCE_ASSIGN_OR_RETURN(CsvTable attn, CsvTable::ReadFile(a100_dir + "/attention_sampled.csv"));
+  // Attention is profiled for Llama-2-7B on A100 only (data/vidur_profiles/SOURCE.md); other
+  // models and TP degrees scale it per rank (see AttentionScale).
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable attn, CsvTable::ReadFile(
+      data_dir + "/vidur_profiles/compute/a100/" + kAttentionProfile + "/attention_sampled.csv"));
   SEEDANCE_ASSIGN_OR_RETURN(AttentionFit fit, FitAttention(attn, split));
   e->decode_coef_ = fit.decode;
   e->prefill_coef_ = fit.prefill;
@@ -183,20 +223,38 @@ Result<std::unique_ptr<ProfiledExecutor>> ProfiledExecutor::Load(const std::stri
     e->prefill_scale_ = base.fp16_flops / gpu.fp16_flops;
   } else if (gpu.name != "a100") {
     SEEDANCE_ASSIGN_OR_RETURN(GpuSpec a100, FindGpu("a100"));
-    SEEDANCE_ASSIGN_OR_RETURN(CsvTable a100_mlp,
-                              CsvTable::ReadFile(MlpProfilePath(data_dir, a100, model)));
-    SEEDANCE_ASSIGN_OR_RETURN(Curve a100_linear, LoadCurve(a100_mlp, "num_tokens", LinearOpColumns(),
-                                                           "num_tensor_parallel_workers", "1"));
     e->decode_scale_ = a100.dram_bytes_per_s / gpu.dram_bytes_per_s;
-    e->prefill_scale_ = e->linear_ms_.At(4096) / a100_linear.At(4096);
+    Result<Curve> a100_linear = LoadLinear(MlpProfilePath(data_dir, a100, model), model);
+    if (a100_linear.has_value()) {
+      e->prefill_scale_ = e->linear_ms_.At(4096) / a100_linear->At(4096);
+    } else if (a100_linear.error().code() == StatusCode::kNotFound) {
+      // No A100 profile of this model (a --profile tree with this GPU only): the FP16 peak ratio.
+      e->prefill_scale_ = a100.fp16_flops / gpu.fp16_flops;
+    } else {
+      return a100_linear.error();
+    }
+  }
+  // Per rank: decode attention reads (kv_heads / TP) x head_dim of KV per token, prefill
+  // attention computes (heads / TP) x head_dim per token pair, against the profiled Llama-2-7B.
+  const double ref = 32.0 * 128.0;
+  e->decode_rank_scale_ = model.kv_heads * model.head_dim / (ref * model.tensor_parallel);
+  e->prefill_rank_scale_ = model.heads * model.head_dim / (ref * model.tensor_parallel);
+  if (model.tensor_parallel > 1) {
+    SEEDANCE_ASSIGN_OR_RETURN(CsvTable ar, CsvTable::ReadFile(AllReduceProfilePath(data_dir, gpu)));
+    SEEDANCE_ASSIGN_OR_RETURN(e->all_reduce_ms_, LoadCurve(ar, "size", {"time_stats.all_reduce.median"}, "num_workers",
+                                                           std::to_string(model.tensor_parallel)));
   }
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable cpu, CsvTable::ReadFile(
       data_dir + "/vidur_profiles/cpu_overhead/a100/cpu_overheads.csv"));
-  SEEDANCE_ASSIGN_OR_RETURN(
-      e->cpu_ms_, LoadCurve(cpu, "batch_size",
-                            {"sampler_e2e_median", "prepare_inputs_e2e_median",
-                             "process_model_outputs_median"},
-                            "model_name", "meta-llama/Llama-2-7b-hf"));
+  const std::vector<std::string> cpu_cols = {"sampler_e2e_median", "prepare_inputs_e2e_median",
+                                             "process_model_outputs_median"};
+  // The model's own engine overhead where Vidur measured it, else Llama-2-7B's.
+  auto own = LoadCurve(cpu, "batch_size", cpu_cols, "model_name", model.profile_dir);
+  if (own.has_value()) {
+    e->cpu_ms_ = *std::move(own);
+  } else {
+    SEEDANCE_ASSIGN_OR_RETURN(e->cpu_ms_, LoadCurve(cpu, "batch_size", cpu_cols, "model_name", kAttentionProfile));
+  }
   return e;
 }
 
@@ -205,7 +263,13 @@ double ProfiledExecutor::DecodeAttentionMs(double batch, double kv_sum) const {
   const auto f = DecodeFeatures(batch, kv_sum);
   double t = 0;
   for (std::size_t i = 0; i < f.size(); ++i) t += f[i] * decode_coef_[i];
-  return std::max(t, 0.005) * decode_scale_;
+  // The constant term (kernel launch) is per kernel; the rest scales with the rank's heads.
+  return std::max(decode_coef_[0] + (t - decode_coef_[0]) * decode_rank_scale_, 0.005) * decode_scale_;
+}
+
+double ProfiledExecutor::AllReduceMs(double tokens) const {
+  if (model_.tensor_parallel <= 1 || all_reduce_ms_.empty()) return 0;
+  return all_reduce_ms_.At(tokens * model_.hidden() * 2.0);  // FP16 activations
 }
 
 double ProfiledExecutor::PrefillAttentionMs(double chunk, double kv_before) const {
@@ -213,7 +277,7 @@ double ProfiledExecutor::PrefillAttentionMs(double chunk, double kv_before) cons
   const auto f = PrefillFeatures(chunk, kv_before);
   double t = 0;
   for (std::size_t i = 0; i < f.size(); ++i) t += f[i] * prefill_coef_[i];
-  return std::max(t, 0.005) * prefill_scale_;
+  return std::max(prefill_coef_[0] + (t - prefill_coef_[0]) * prefill_rank_scale_, 0.005) * prefill_scale_;
 }
 
 double ProfiledExecutor::LinearMsAtPrecision(double tokens) const {
@@ -228,8 +292,8 @@ StepCost ProfiledExecutor::Step(const BatchShape& s) const {
   StepCost c;
   const auto tokens = static_cast<double>(s.Tokens());
   if (tokens <= 0) return c;
-  double layer_ms = LinearMsAtPrecision(tokens) +
-                    DecodeAttentionMs(s.decodes, static_cast<double>(s.decode_kv_sum));
+  double layer_ms = LinearMsAtPrecision(tokens) + DecodeAttentionMs(s.decodes, static_cast<double>(s.decode_kv_sum)) +
+                    2 * AllReduceMs(tokens);
   double attn_flops = 4.0 * model_.heads * model_.head_dim * static_cast<double>(s.decode_kv_sum);
   double kv_read = static_cast<double>(s.decode_kv_sum);
   for (const auto& p : s.prefills) {
@@ -242,8 +306,9 @@ StepCost ProfiledExecutor::Step(const BatchShape& s) const {
   c.seconds = gpu_s + cpu_s + s.extra_seconds;
   const double flops = 2.0 * model_.params * tokens + model_.layers * attn_flops;
   const double bytes = WeightBytes(model_, factors_) + KvBytesPerToken(model_) * kv_read;
-  c.sm_active = std::min(1.0, flops / (0.65 * gpu_.fp16_flops * gpu_s));
-  c.dram_active = std::min(1.0, bytes / (0.9 * gpu_.dram_bytes_per_s * gpu_s));
+  const double ranks = model_.tensor_parallel;
+  c.sm_active = std::min(1.0, flops / (0.65 * ranks * gpu_.fp16_flops * gpu_s));
+  c.dram_active = std::min(1.0, bytes / (0.9 * ranks * gpu_.dram_bytes_per_s * gpu_s));
   return c;
 }
 

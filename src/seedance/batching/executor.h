@@ -68,7 +68,14 @@ class Executor {
 };
 
 // ProfiledExecutor: per-iteration latency fitted from the Vidur profiles (never from FLOPs):
-//   t = layers x [linear(T) + attn_decode(B_d, sum kv) + sum_i attn_prefill(c_i, k_i)] + cpu(B)
+//   t = layers x [linear(T) + attn_decode(B_d, sum kv) + sum_i attn_prefill(c_i, k_i)
+//                 + 2 x allreduce(T x hidden x 2 bytes)] + cpu(B)
+// at the model's tensor-parallel degree: linear(T) from the mlp.csv rows of that degree (per-rank
+// GEMMs), allreduce from network/<gpu>_dgx/all_reduce.csv (NCCL inside one DGX node, TP > 1 only),
+// attention from the Llama-2-7B fit scaled per rank by (kv_heads / TP) x head_dim (decode) and
+// (heads / TP) x head_dim (prefill) over 32 x 128, the constant terms unscaled (an assumption:
+// Vidur publishes no attention profile for the other models); cpu(B) the model's own Vidur rows
+// where measured, else Llama-2-7B's.
 // linear(T): the nine token-level ops of mlp.csv (QKV, O, gate+up, down GEMMs, rope, act,
 // two norms, add; medians, TP1) interpolated in the total batched tokens T;
 // attn_decode = d0 + d1 B + d2 sum kv and attn_prefill = p0 + p1 c + p2 c k + p3 c^2, least
@@ -107,6 +114,8 @@ class ProfiledExecutor : public Executor {
   double DecodeAttentionMs(double batch, double kv_sum) const;
   // Per-layer prefill attention (ms) for one chunk.
   double PrefillAttentionMs(double chunk, double kv_before) const;
+  // One all-reduce of T tokens' FP16 activations over the model's TP ranks (0 at TP 1).
+  double AllReduceMs(double tokens) const;
   // Predicted time of a decode-only step of `batch` sequences of context `context`.
   double DecodeStepSeconds(int batch, double context) const;
 
@@ -133,6 +142,9 @@ class ProfiledExecutor : public Executor {
   std::vector<double> prefill_coef_;  // p0, p1, p2, p3
   double decode_scale_ = 1;
   double prefill_scale_ = 1;
+  double decode_rank_scale_ = 1;   // per-rank KV heads x head_dim vs the profiled Llama-2-7B
+  double prefill_rank_scale_ = 1;  // per-rank query heads x head_dim vs the profiled Llama-2-7B
+  Curve all_reduce_ms_;            // ms vs bytes at the model's TP degree (TP > 1 only)
   double decode_fit_error_ = 0;
   double prefill_fit_error_ = 0;
 };
@@ -142,5 +154,6 @@ const std::vector<std::string>& LinearOpColumns();
 
 // Path helpers for the bundled profiles.
 std::string MlpProfilePath(const std::string& data_dir, const GpuSpec& gpu, const ModelSpec& m);
+std::string AllReduceProfilePath(const std::string& data_dir, const GpuSpec& gpu);
 
 }  // namespace seedance::batching

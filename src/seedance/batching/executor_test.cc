@@ -67,9 +67,82 @@ TEST(ModelTest, VidurPlannerGivesAbout29FourKRequestsOnA100) {
 
 TEST(ModelTest, UnknownNamesAreInvalidArgument) {
   EXPECT_EQ(FindGpu("b200").error().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(FindModel("llama-3-70b").error().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(FindModel("llama-3-405b").error().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ParsePrecision("fp4").error().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(ParsePrecision("fp4").error().message().find("fp16, fp8, int8, int4"), std::string::npos);
+}
+
+std::unique_ptr<ProfiledExecutor> LoadModel(const std::string& gpu, const std::string& model, int tp) {
+  auto g = FindGpu(gpu);
+  auto m = FindModel(model);
+  EXPECT_TRUE(m.has_value());
+  m->tensor_parallel = tp;
+  auto e = ProfiledExecutor::Load(kData, *g, *m, Precision::kFp16);
+  EXPECT_TRUE(e.has_value()) << e.error().ToString();
+  return e.has_value() ? std::move(e).value() : nullptr;
+}
+
+// The bundled models: context from the model, the default TP degree from memory (weights + a
+// quarter of the memory for KV), explicit degrees checked against the profiles.
+TEST(ModelTest, BundledModelsAndTheirTensorParallelDegree) {
+  EXPECT_NE(FindModel("mistral-7b").error().message().find("llama-2-7b, llama-2-70b, codellama-34b, phi-2, llama-3-8b"),
+            std::string::npos);
+  EXPECT_EQ(FindModel("llama-3-8b")->max_context, 8192);
+  auto a100 = FindGpu("a100"), l4 = FindGpu("l4");
+  const double u = 0.9;
+  auto tp = [&](const GpuSpec& g, const char* name) { return DefaultTensorParallel(g, *FindModel(name), u); };
+  EXPECT_EQ(*tp(*a100, "llama-2-7b"), 1);
+  EXPECT_EQ(*tp(*l4, "llama-2-7b"), 1);
+  EXPECT_EQ(*tp(*a100, "phi-2"), 1);
+  EXPECT_EQ(*tp(*a100, "codellama-34b"), 2);  // 67 GB of weights leave < a quarter of 80 GiB
+  EXPECT_EQ(*tp(*a100, "llama-2-70b"), 4);    // 138 GB: TP 2 leaves 17 GB, TP 4 leaves 171 GB
+  auto no = tp(*l4, "llama-2-70b");
+  ASSERT_FALSE(no.has_value());
+  EXPECT_EQ(no.error().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(no.error().message().find("l4 has no interconnect profile: TP 1 only"), std::string::npos);
+  EXPECT_EQ(FindModel("phi-2")->max_context, 2048);
+  EXPECT_EQ(FindModel("codellama-34b")->max_context, 16384);
+  // Explicit degrees: TP 2 holds Llama-2-70B (weights + one 4k sequence), TP 3 is not profiled.
+  EXPECT_TRUE(CheckTensorParallel(*a100, *FindModel("llama-2-70b"), 2, u).ok());
+  EXPECT_EQ(CheckTensorParallel(*a100, *FindModel("llama-2-70b"), 1, u).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(CheckTensorParallel(*a100, *FindModel("llama-2-70b"), 3, u).message(),
+            "--tp 3: llama-2-70b is profiled at TP 1, 2, 4, 8 only");
+  EXPECT_EQ(CheckTensorParallel(*a100, *FindModel("llama-2-7b"), 2, u).code(), StatusCode::kInvalidArgument);
+  // KV blocks of a replica count all its GPUs' memory.
+  auto m70 = *FindModel("llama-2-70b");
+  m70.tensor_parallel = 4;
+  const auto blocks4 = KvBlocksFor(*a100, m70, PrecisionFactors{}, u, 16);
+  m70.tensor_parallel = 2;
+  const auto blocks2 = KvBlocksFor(*a100, m70, PrecisionFactors{}, u, 16);
+  EXPECT_GT(blocks4, 8 * blocks2);
+}
+
+// Tensor parallelism in the step time: the per-rank GEMMs of the profile's TP rows, two
+// all-reduces per layer from the DGX NCCL profile, attention scaled per rank.
+TEST(ProfiledExecutorTest, TensorParallelStepTimes) {
+  auto tp2 = LoadModel("a100", "llama-2-70b", 2);
+  auto tp4 = LoadModel("a100", "llama-2-70b", 4);
+  auto h4 = LoadModel("h100", "llama-2-70b", 4);
+  auto l7 = LoadModel("a100", "llama-2-7b", 1);
+  ASSERT_TRUE(tp2 && tp4 && h4 && l7);
+  // Vidur's anchor: a100_dgx all-reduce of 4 MiB over 2 GPUs 0.063 ms (256 tokens x 8192 x 2 bytes).
+  EXPECT_NEAR(tp2->AllReduceMs(256), 0.063, 0.01);
+  EXPECT_GT(tp4->AllReduceMs(4096), tp4->AllReduceMs(256));
+  EXPECT_EQ(l7->AllReduceMs(256), 0.0);
+  // More ranks: less GEMM time per rank, so faster steps; H100 faster than A100.
+  EXPECT_LT(tp4->LinearMs(2048), 0.7 * tp2->LinearMs(2048));
+  EXPECT_LT(tp4->DecodeStepSeconds(32, 1024), tp2->DecodeStepSeconds(32, 1024));
+  EXPECT_LT(h4->DecodeStepSeconds(32, 1024), tp4->DecodeStepSeconds(32, 1024));
+  // 80 layers of a 70B model at TP 4 against 32 layers of the 7B at TP 1: slower per step.
+  EXPECT_GT(tp4->DecodeStepSeconds(1, 512), l7->DecodeStepSeconds(1, 512));
+  // GQA (8 KV heads) per TP 4 rank reads 2 x 128 of KV per token against the 7B's 32 x 128.
+  const double kv_term70 = tp4->DecodeAttentionMs(64, 64.0 * 2048) - tp4->DecodeAttentionMs(64, 0);
+  const double kv_term7 = l7->DecodeAttentionMs(64, 64.0 * 2048) - l7->DecodeAttentionMs(64, 0);
+  EXPECT_NEAR(kv_term70 / kv_term7, 2.0 / 32.0, 1e-9);
+  // phi-2 has no post-attention norm: its profile lacks that column and still loads.
+  auto phi = LoadModel("h100", "phi-2", 1);
+  ASSERT_TRUE(phi);
+  EXPECT_LT(phi->DecodeStepSeconds(8, 512), LoadModel("h100", "llama-2-7b", 1)->DecodeStepSeconds(8, 512));
 }
 
 TEST(ParetoTest, SeedTableLoadsAndChoosesBatchFour) {

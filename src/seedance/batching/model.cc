@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "seedance/gpu/catalog.h"
 
@@ -60,12 +61,89 @@ Result<GpuSpec> FindGpu(std::string_view name) {
   return InvalidArgumentError(fmt::format("unknown gpu '{}' (accepted: a100, h100, l4, a10g)", name));
 }
 
+namespace {
+
+// The models with bundled Vidur profiles (data/vidur_profiles/SOURCE.md); shapes and context
+// from Vidur's model configs (vidur/config/model_config.py), parameter counts from the model cards.
+std::vector<ModelSpec> Models() {
+  return {
+      // 32 layers, 32 heads (no GQA), head_dim 128; the bundled profile keeps TP 1 only.
+      ModelSpec{"llama-2-7b", "meta-llama/Llama-2-7b-hf", 32, 32, 32, 128, 6.74e9, 4096, {1}, 1, ""},
+      // 80 layers, 64 query / 8 KV heads (GQA), head_dim 128: 138 GB of FP16 weights.
+      ModelSpec{"llama-2-70b", "meta-llama/Llama-2-70b-hf", 80, 64, 8, 128, 68.98e9, 4096, {1, 2, 4, 8}, 1, ""},
+      // 48 layers, 64 query / 8 KV heads, head_dim 128, 16,384 context.
+      ModelSpec{"codellama-34b", "codellama/CodeLlama-34b-Instruct-hf", 48, 64, 8, 128, 33.74e9, 16384,
+                {1, 2, 4, 8}, 1, ""},
+      // 32 layers, 32 heads, head_dim 80, 2,048 context; Vidur profiles it at TP 1 only.
+      ModelSpec{"phi-2", "microsoft/phi-2", 32, 32, 32, 80, 2.78e9, 2048, {1}, 1, ""},
+      // Llama-3 (A100 profiles only): 8B 32 layers, 32 query / 8 KV heads; 70B 80 layers, 64 / 8;
+      // head_dim 128, 8,192 context.
+      ModelSpec{"llama-3-8b", "meta-llama/Meta-Llama-3-8B", 32, 32, 8, 128, 8.03e9, 8192, {1, 2, 4, 8}, 1, ""},
+      ModelSpec{"llama-3-70b", "meta-llama/Meta-Llama-3-70B", 80, 64, 8, 128, 70.55e9, 8192, {1, 2, 4, 8}, 1, ""},
+  };
+}
+
+}  // namespace
+
+std::vector<std::string> KnownModels() {
+  std::vector<std::string> names;
+  for (const auto& m : Models()) names.push_back(m.name);
+  return names;
+}
+
 Result<ModelSpec> FindModel(std::string_view name) {
-  if (name == "llama-2-7b") {
-    // meta-llama/Llama-2-7b-hf config: 32 layers, 32 heads (no GQA), head_dim 128, 4,096 ctx.
-    return ModelSpec{"llama-2-7b", "meta-llama/Llama-2-7b-hf", 32, 32, 32, 128, 6.74e9, 4096};
+  for (const auto& m : Models()) {
+    if (m.name == name) return m;
   }
-  return InvalidArgumentError(fmt::format("unknown model '{}' (accepted: llama-2-7b)", name));
+  return InvalidArgumentError(
+      fmt::format("unknown model '{}' (accepted: {})", name, fmt::join(KnownModels(), ", ")));
+}
+
+double KvReserveBytes(const ModelSpec& m) { return KvBytesPerToken(m) * m.max_context; }
+
+namespace {
+
+// The bytes a replica needs (FP16 weights + `kv` of KV) against the bytes it has at degree tp.
+bool Fits(const GpuSpec& gpu, const ModelSpec& m, int tp, double utilization, double kv) {
+  return WeightBytes(m, PrecisionFactors{}) + kv <= tp * gpu.memory_bytes * utilization;
+}
+
+}  // namespace
+
+Status CheckTensorParallel(const GpuSpec& gpu, const ModelSpec& m, int tp, double utilization) {
+  if (std::find(m.tp_degrees.begin(), m.tp_degrees.end(), tp) == m.tp_degrees.end()) {
+    return InvalidArgumentError(fmt::format("--tp {}: {} is profiled at TP {} only", tp, m.name,
+                                            fmt::join(m.tp_degrees, ", ")));
+  }
+  if (tp > 1 && gpu.derived()) {
+    return InvalidArgumentError(fmt::format(
+        "--tp {}: {} has no profile of its own (timed from {}) and no interconnect profile: TP 1 only", tp,
+        gpu.name, gpu.profile));
+  }
+  if (!Fits(gpu, m, tp, utilization, KvReserveBytes(m))) {
+    return FailedPreconditionError(fmt::format(
+        "{} does not fit on {} x {} ({:.0f} GiB each at {:.0f}% utilization): {:.1f} GB of FP16 weights + "
+        "{:.1f} GB of KV for one {}-token sequence",
+        m.name, tp, gpu.name, gpu.memory_bytes / kGiB, 100 * utilization,
+        WeightBytes(m, PrecisionFactors{}) / 1e9, KvReserveBytes(m) / 1e9, m.max_context));
+  }
+  return Status();
+}
+
+Result<int> DefaultTensorParallel(const GpuSpec& gpu, const ModelSpec& m, double utilization) {
+  int tried = 0;
+  for (int tp : m.tp_degrees) {
+    if (tp > 1 && gpu.derived()) break;
+    tried = tp;
+    const double kv = std::max(KvReserveBytes(m), kDefaultKvShare * tp * gpu.memory_bytes);
+    if (Fits(gpu, m, tp, utilization, kv)) return tp;
+  }
+  return FailedPreconditionError(fmt::format(
+      "{} does not fit on {} x {} ({:.0f} GiB each at {:.0f}% utilization): {:.1f} GB of FP16 weights + a KV "
+      "reserve of {:.0f}% of the memory (at least one {}-token sequence){}",
+      m.name, tried, gpu.name, gpu.memory_bytes / kGiB, 100 * utilization, WeightBytes(m, PrecisionFactors{}) / 1e9,
+      100 * kDefaultKvShare, m.max_context,
+      gpu.derived() ? fmt::format("; {} has no interconnect profile: TP 1 only", gpu.name) : ""));
 }
 
 Result<Precision> ParsePrecision(std::string_view name) {
@@ -125,7 +203,7 @@ int VidurMaxBatch(const GpuSpec& gpu, const ModelSpec& m, int max_tokens) {
 std::int64_t KvBlocksFor(const GpuSpec& gpu, const ModelSpec& m, const PrecisionFactors& f,
                          double utilization, int block_size) {
   SEEDANCE_CHECK(block_size > 0);
-  const double free = gpu.memory_bytes * utilization - WeightBytes(m, f);
+  const double free = m.tensor_parallel * gpu.memory_bytes * utilization - WeightBytes(m, f);
   const double per_block = block_size * KvBytesPerToken(m);
   return std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(free / per_block)));
 }

@@ -26,16 +26,23 @@ struct GpuSpec {
   bool native_fp8 = false;       // FP8 tensor cores (Hopper)
 };
 
-// The transformer shape that sets the KV cache size and the weights' footprint.
+// The transformer shape that sets the KV cache size and the weights' footprint, and how it is
+// deployed: `tensor_parallel` GPUs per replica (Megatron-style: every layer's GEMMs and heads
+// split over the ranks, two all-reduces per layer), timed from the profile rows of that degree.
 struct ModelSpec {
   std::string name;  // "llama-2-7b"
-  std::string profile_dir;  // under data/vidur_profiles/compute/<gpu>/
+  std::string profile_dir;  // Vidur's <org>/<model>, under <profile_root>/<gpu>/
   int layers = 0;
   int heads = 0;
   int kv_heads = 0;
   int head_dim = 0;
   double params = 0;        // parameter count
   int max_context = 0;      // tokens (prompt + output)
+  std::vector<int> tp_degrees = {1};  // tensor-parallel degrees the bundled profiles measured
+  int tensor_parallel = 1;  // GPUs per replica
+  std::string profile_root; // compute profiles (Vidur's data/profiling/compute layout); empty:
+                            // <data_dir>/vidur_profiles/compute
+  int hidden() const { return heads * head_dim; }
 };
 
 enum class Precision { kFp16, kFp8, kInt8, kInt4 };
@@ -56,6 +63,7 @@ std::string_view PrecisionName(Precision p);
 // Lookups by CLI spelling. Errors: kInvalidArgument listing the accepted names.
 Result<GpuSpec> FindGpu(std::string_view name);
 Result<ModelSpec> FindModel(std::string_view name);
+std::vector<std::string> KnownModels();
 Result<Precision> ParsePrecision(std::string_view name);
 std::vector<std::string> KnownGpus();
 
@@ -75,11 +83,29 @@ double KvBytesPerToken(const ModelSpec& m, double kv_bits = 16);
 // Weight bytes: params x bits / 8.
 double WeightBytes(const ModelSpec& m, const PrecisionFactors& f);
 
+// The least KV space a replica can run with: one sequence of the full context at FP16.
+double KvReserveBytes(const ModelSpec& m);
+
+// The default TP degree's KV reserve: at least this share of the replica's memory is left to the
+// KV cache (besides KvReserveBytes), so that a replica batches more than a handful of requests.
+inline constexpr double kDefaultKvShare = 0.25;
+
+// The smallest of m.tp_degrees at which the FP16 weights leave, in tp x the GPU's memory x
+// `utilization`, room for max(KvReserveBytes, kDefaultKvShare x tp x memory) of KV; GPUs without
+// their own profile (l4, a10g) only at TP 1 (no interconnect profile). Errors:
+// kFailedPrecondition naming the model, the GPU, its memory and the bytes needed.
+Result<int> DefaultTensorParallel(const GpuSpec& gpu, const ModelSpec& m, double utilization);
+
+// Checks an explicit `tp`: a profiled degree (kInvalidArgument naming the model and listing the
+// degrees; TP 1 only on l4 / a10g), whose memory holds the weights + KvReserveBytes
+// (kFailedPrecondition otherwise).
+Status CheckTensorParallel(const GpuSpec& gpu, const ModelSpec& m, int tp, double utilization);
+
 // Vidur's vLLM memory planner: (memory x (1 - 0.1) - 2 x params) / (2 x 2 x head_dim x
 // kv_heads x max_tokens x layers), floored; FP16 weights and KV.
 int VidurMaxBatch(const GpuSpec& gpu, const ModelSpec& m, int max_tokens);
 
-// KV blocks available on the GPU: (memory x utilization - weights) / (block_size x KV bytes
+// KV blocks available on the replica: (tensor_parallel x memory x utilization - weights) / (block_size x KV bytes
 // per token), floored (vLLM's gpu_memory_utilization; activations are not reserved, as in
 // Vidur's planner). REQUIRES: block_size > 0.
 std::int64_t KvBlocksFor(const GpuSpec& gpu, const ModelSpec& m, const PrecisionFactors& f,

@@ -48,11 +48,19 @@ Result<Trace> FromTable(const CsvTable& t) {
   const std::ptrdiff_t tenant = t.FindColumn("tenant");
   std::vector<Request> reqs;
   reqs.reserve(t.rows().size());
+  bool epoch_format = false;  // the first row's format; every row must use it
   for (const auto& row : t.rows()) {
     Request r;
     r.line = row.line;
-    auto time = ParseTimestamp(t.Str(row, ts));
+    bool epoch = false;
+    auto time = ParseTraceTime(t.Str(row, ts), &epoch);
     if (!time.has_value()) return t.FieldError(row, ts, time.error().message());
+    if (reqs.empty()) {
+      epoch_format = epoch;
+    } else if (epoch != epoch_format) {
+      return t.FieldError(row, ts, fmt::format("mixes {} with the {} of the first row", epoch ? "Unix-epoch seconds" : "a date",
+                                               epoch_format ? "Unix-epoch seconds" : "dates"));
+    }
     r.arrival_s = *time;
     SEEDANCE_ASSIGN_OR_RETURN(std::int64_t p, t.Int(row, ctx));
     SEEDANCE_ASSIGN_OR_RETURN(std::int64_t o, t.Int(row, gen));
@@ -167,6 +175,27 @@ Result<double> ParseTimestamp(std::string_view s) {
   const std::int64_t days =
       DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
   return static_cast<double>(days * 86400 + h * 3600 + mi * 60 + se) + frac;
+}
+
+Result<double> ParseTraceTime(std::string_view s, bool* epoch) {
+  *epoch = false;
+  // Unix-epoch seconds: digits with an optional fraction (no sign, no exponent).
+  const bool numeric = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+  if (numeric && s.find('-') == std::string_view::npos) {
+    double v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v)) {
+      return InvalidArgumentError(fmt::format("expected Unix-epoch seconds like 1700158546.68, got '{}'", s));
+    }
+    *epoch = true;
+    return v;
+  }
+  auto t = ParseTimestamp(s);
+  if (!t.has_value()) {
+    return InvalidArgumentError(fmt::format(
+        "expected a timestamp like 2023-11-16 18:15:46.6805900 or Unix-epoch seconds like 1700158546.68, got '{}'", s));
+  }
+  return t;
 }
 
 Result<Trace> LoadAzureTrace(const std::string& path) {

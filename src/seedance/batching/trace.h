@@ -32,7 +32,8 @@ struct Trace {
   double Span() const;            // last arrival - first arrival (s)
 };
 
-// Loads an Azure LLM inference trace: columns TIMESTAMP ("2023-11-16 18:15:46.6805900"),
+// Loads an Azure LLM inference trace: columns TIMESTAMP ("2023-11-16 18:15:46.6805900", or
+// Unix-epoch seconds such as 1700158546.68, the same format on every row),
 // ContextTokens, GeneratedTokens; optional `qos` (guaranteed|burstable|best-effort) and
 // `tenant` (0..65535). Arrivals are made relative to the earliest timestamp; rows are
 // sorted stably by arrival. Errors: kNotFound (cannot open); kInvalidArgument naming
@@ -53,6 +54,10 @@ Result<Trace> LoadAnyTrace(const std::string& path, bool* lengths_only);
 
 // Parses "2023-11-16 18:15:46.6805900" into seconds since 1970-01-01 (UTC, no leap seconds).
 Result<double> ParseTimestamp(std::string_view text);
+
+// Parses a trace's TIMESTAMP: Unix-epoch seconds (digits with an optional fraction; sets *epoch)
+// or the Azure format above. Errors: kInvalidArgument quoting the value and both formats.
+Result<double> ParseTraceTime(std::string_view text, bool* epoch);
 
 // Returns `t` with arrivals divided by `scale` (scale 2 = twice the request rate).
 // REQUIRES: scale > 0.

@@ -35,6 +35,28 @@ TEST(TraceTest, ParsesTimestamps) {
   EXPECT_NEAR(*ParseTimestamp("1970-01-02 00:00:00"), 86400, 1e-9);
 }
 
+// Unix-epoch seconds (float) in TIMESTAMP: same arrivals as the Azure dates they stand for;
+// one format per file.
+TEST(TraceTest, AcceptsUnixEpochSeconds) {
+  auto azure = ParseAzureTrace("a.csv", kHeader + "2023-11-16 18:15:46.5,10,2\n2023-11-16 18:15:50.75,20,3\n");
+  auto epoch = ParseAzureTrace("e.csv", kHeader + "1700158550.75,20,3\n1700158546.5,10,2\n");
+  ASSERT_TRUE(azure.has_value() && epoch.has_value()) << epoch.error().ToString();
+  ASSERT_EQ(epoch->requests.size(), 2u);
+  EXPECT_EQ(epoch->requests[0].prompt, 10);  // sorted by arrival
+  EXPECT_NEAR(epoch->requests[1].arrival_s, 4.25, 1e-6);
+  EXPECT_NEAR(epoch->requests[1].arrival_s, azure->requests[1].arrival_s, 1e-6);
+  bool is_epoch = false;
+  auto t = ParseTraceTime("1700158546.5", &is_epoch);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_TRUE(is_epoch);
+  EXPECT_NEAR(*t, *ParseTimestamp("2023-11-16 18:15:46.5"), 1e-6);
+  EXPECT_EQ(ErrorOf(kHeader + "1700158546.5,10,2\n2023-11-16 18:15:50,20,3\n"),
+            "t.csv:3:1: field 'TIMESTAMP': mixes a date with the Unix-epoch seconds of the first row");
+  EXPECT_NE(ErrorOf(kHeader + "17001.585.46,10,2\n").find("expected Unix-epoch seconds"), std::string::npos);
+  EXPECT_NE(ErrorOf(kHeader + "-5,10,2\n").find("or Unix-epoch seconds like 1700158546.68, got '-5'"),
+            std::string::npos);
+}
+
 TEST(TraceTest, BadRowsNameFileLineAndField) {
   EXPECT_EQ(ErrorOf(kHeader + "2023-11-16 18:15:46.1,374,44\n2023-11-16 18:15:47.1,0,44\n"),
             "t.csv:3:23: field 'ContextTokens': must be >= 1, got 0");

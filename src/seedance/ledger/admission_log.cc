@@ -66,20 +66,57 @@ Result<std::vector<Row>> ReadAll(Stmt& st, Read read) {
   return out;
 }
 
-}  // namespace
+// The SQLite backend: the ledger file's tables (migration 4), one replica.
+class SqliteAdmissionLog final : public AdmissionLog {
+ public:
+  static Result<std::unique_ptr<AdmissionLog>> Open(const std::string& path);
+  ~SqliteAdmissionLog() override { stmts_.reset(); }
 
-struct AdmissionLog::Statements {
-  Stmt upsert_workload, insert_decision, live, latest, by_uid, history, since, max_id, last_seq;
+  Result<std::int64_t> TakeOver(const std::string& /*holder*/, std::int64_t /*now_ms*/) override { return 1; }
+  bool fenced() const override { return false; }
+  Status Commit(std::span<const AdmissionWorkloadRow> workloads, std::span<AdmissionDecisionRow> decisions) override;
+  Result<std::vector<AdmissionWorkloadRow>> Live() override;
+  Result<std::optional<AdmissionWorkloadRow>> Latest(const std::string& namespace_name,
+                                                     const std::string& name) override;
+  Result<std::optional<AdmissionWorkloadRow>> ByUid(const std::string& namespace_name, const std::string& name,
+                                                    const std::string& uid) override;
+  Result<std::vector<AdmissionDecisionRow>> History(std::int64_t workload_id) override;
+  Result<std::vector<AdmissionDecisionRow>> DecisionsSince(std::int64_t after, std::size_t limit) override;
+  Result<std::int64_t> MaxWorkloadId() override;
+  Result<std::int64_t> LastSeq() override;
+
+ private:
+  struct Statements {
+    Stmt upsert_workload, insert_decision, live, latest, by_uid, history, since, max_id, last_seq;
+  };
+  explicit SqliteAdmissionLog(std::unique_ptr<Ledger> ledger)
+      : ledger_(std::move(ledger)), stmts_(std::make_unique<Statements>()) {}
+  std::unique_ptr<Ledger> ledger_;
+  std::unique_ptr<Statements> stmts_;
 };
 
-AdmissionLog::AdmissionLog(std::unique_ptr<Ledger> ledger)
-    : ledger_(std::move(ledger)), stmts_(std::make_unique<Statements>()) {}
+}  // namespace
 
-AdmissionLog::~AdmissionLog() { stmts_.reset(); }
+bool AdmissionLog::IsPostgresUrl(const std::string& path) {
+  return path.rfind("postgresql://", 0) == 0 || path.rfind("postgres://", 0) == 0;
+}
 
 Result<std::unique_ptr<AdmissionLog>> AdmissionLog::Open(const std::string& path) {
+  if (IsPostgresUrl(path)) {
+#ifdef SEEDANCE_HAVE_POSTGRESQL
+    return OpenPgAdmissionLog(path);
+#else
+    return FailedPreconditionError("--db " + path + ": this build has no PostgreSQL client (libpq)");
+#endif
+  }
+  return SqliteAdmissionLog::Open(path);
+}
+
+namespace {
+
+Result<std::unique_ptr<AdmissionLog>> SqliteAdmissionLog::Open(const std::string& path) {
   SEEDANCE_ASSIGN_OR_RETURN(auto ledger, Ledger::Open(path));
-  std::unique_ptr<AdmissionLog> log(new AdmissionLog(std::move(ledger)));
+  std::unique_ptr<SqliteAdmissionLog> log(new SqliteAdmissionLog(std::move(ledger)));
   sqlite3* db = log->ledger_->db();
   Statements& s = *log->stmts_;
   const std::string w = kWorkloadColumns, d = kDecisionColumns;
@@ -105,10 +142,10 @@ Result<std::unique_ptr<AdmissionLog>> AdmissionLog::Open(const std::string& path
       db, ("SELECT " + d + " FROM admission_decisions WHERE seq>?1 ORDER BY seq LIMIT ?2").c_str()));
   SEEDANCE_RETURN_IF_ERROR(s.max_id.Prepare(db, "SELECT COALESCE(MAX(id), 0) FROM admission_workloads"));
   SEEDANCE_RETURN_IF_ERROR(s.last_seq.Prepare(db, "SELECT COALESCE(MAX(seq), 0) FROM admission_decisions"));
-  return log;
+  return std::unique_ptr<AdmissionLog>(std::move(log));
 }
 
-Status AdmissionLog::Commit(std::span<const AdmissionWorkloadRow> workloads,
+Status SqliteAdmissionLog::Commit(std::span<const AdmissionWorkloadRow> workloads,
                             std::span<AdmissionDecisionRow> decisions) {
   if (workloads.empty() && decisions.empty()) return Status::Ok();
   sqlite3* db = ledger_->db();
@@ -156,11 +193,11 @@ Status AdmissionLog::Commit(std::span<const AdmissionWorkloadRow> workloads,
   return st;
 }
 
-Result<std::vector<AdmissionWorkloadRow>> AdmissionLog::Live() {
+Result<std::vector<AdmissionWorkloadRow>> SqliteAdmissionLog::Live() {
   return ReadAll<AdmissionWorkloadRow>(stmts_->live, ReadWorkload);
 }
 
-Result<std::optional<AdmissionWorkloadRow>> AdmissionLog::Latest(const std::string& namespace_name,
+Result<std::optional<AdmissionWorkloadRow>> SqliteAdmissionLog::Latest(const std::string& namespace_name,
                                                                   const std::string& name) {
   Stmt& st = stmts_->latest;
   st.Bind(1, std::string_view(namespace_name));
@@ -170,7 +207,7 @@ Result<std::optional<AdmissionWorkloadRow>> AdmissionLog::Latest(const std::stri
   return std::optional<AdmissionWorkloadRow>(std::move(rows.front()));
 }
 
-Result<std::optional<AdmissionWorkloadRow>> AdmissionLog::ByUid(const std::string& namespace_name,
+Result<std::optional<AdmissionWorkloadRow>> SqliteAdmissionLog::ByUid(const std::string& namespace_name,
                                                                  const std::string& name, const std::string& uid) {
   Stmt& st = stmts_->by_uid;
   st.Bind(1, std::string_view(namespace_name));
@@ -181,20 +218,20 @@ Result<std::optional<AdmissionWorkloadRow>> AdmissionLog::ByUid(const std::strin
   return std::optional<AdmissionWorkloadRow>(std::move(rows.front()));
 }
 
-Result<std::vector<AdmissionDecisionRow>> AdmissionLog::History(std::int64_t workload_id) {
+Result<std::vector<AdmissionDecisionRow>> SqliteAdmissionLog::History(std::int64_t workload_id) {
   Stmt& st = stmts_->history;
   st.Bind(1, workload_id);
   return ReadAll<AdmissionDecisionRow>(st, ReadDecision);
 }
 
-Result<std::vector<AdmissionDecisionRow>> AdmissionLog::DecisionsSince(std::int64_t after, std::size_t limit) {
+Result<std::vector<AdmissionDecisionRow>> SqliteAdmissionLog::DecisionsSince(std::int64_t after, std::size_t limit) {
   Stmt& st = stmts_->since;
   st.Bind(1, after);
   st.Bind(2, static_cast<std::int64_t>(limit));
   return ReadAll<AdmissionDecisionRow>(st, ReadDecision);
 }
 
-Result<std::int64_t> AdmissionLog::MaxWorkloadId() {
+Result<std::int64_t> SqliteAdmissionLog::MaxWorkloadId() {
   Stmt& st = stmts_->max_id;
   SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
   const std::int64_t v = row ? st.Int(0) : 0;
@@ -202,7 +239,7 @@ Result<std::int64_t> AdmissionLog::MaxWorkloadId() {
   return v;
 }
 
-Result<std::int64_t> AdmissionLog::LastSeq() {
+Result<std::int64_t> SqliteAdmissionLog::LastSeq() {
   Stmt& st = stmts_->last_seq;
   SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
   const std::int64_t v = row ? st.Int(0) : 0;
@@ -210,4 +247,5 @@ Result<std::int64_t> AdmissionLog::LastSeq() {
   return v;
 }
 
+}  // namespace
 }  // namespace seedance::ledger

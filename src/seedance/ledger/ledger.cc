@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <sstream>
 #include <tuple>
@@ -95,6 +96,26 @@ CREATE TABLE admission_decisions(
   detail TEXT NOT NULL, at_ms INTEGER NOT NULL);
 CREATE INDEX admission_decisions_by_workload ON admission_decisions(workload_id, seq);
 )sql",
+    // 5: a job allocation per (job incarnation, node): a multi-node job holds GPUs on each of its
+    // nodes; the device indices it holds there (Slurm: `scontrol show job -d`), which join GPU
+    // telemetry (hostname + gpu index) to the job.
+    R"sql(
+CREATE TABLE job_allocations_v5(
+  source TEXT NOT NULL, cluster TEXT NOT NULL, job_id INTEGER NOT NULL,
+  incarnation INTEGER NOT NULL, node TEXT NOT NULL, start_ms INTEGER NOT NULL,
+  end_ms INTEGER NOT NULL, ended INTEGER NOT NULL, gpus INTEGER NOT NULL,
+  node_gpus INTEGER NOT NULL, price_micro INTEGER NOT NULL, workload_id INTEGER NOT NULL,
+  gpu_indices TEXT NOT NULL,
+  PRIMARY KEY(source, cluster, job_id, incarnation, node)) WITHOUT ROWID;
+INSERT INTO job_allocations_v5
+  SELECT source, cluster, job_id, incarnation, node, start_ms, end_ms, ended, gpus, node_gpus,
+         price_micro, workload_id, '' FROM job_allocations;
+DROP TABLE job_allocations;
+ALTER TABLE job_allocations_v5 RENAME TO job_allocations;
+CREATE INDEX job_allocations_by_node ON job_allocations(source, node, end_ms);
+CREATE INDEX job_allocations_by_node_start ON job_allocations(source, node, start_ms);
+CREATE INDEX job_allocations_open ON job_allocations(source, ended);
+)sql",
 };
 static_assert(std::size(kMigrations) == Ledger::kSchemaVersion);
 
@@ -106,7 +127,7 @@ std::string AllocationQuery(const char* index, const char* where_order) {
   return std::string(
              "SELECT a.cluster, a.job_id, a.incarnation, a.node, a.start_ms, a.end_ms, a.ended, "
              "a.gpus, a.node_gpus, a.price_micro, w.name, w.namespace, w.tenant, w.business_unit, "
-             "w.task_type, w.data_source, w.sla_tier, w.job FROM job_allocations AS a ") +
+             "w.task_type, w.data_source, w.sla_tier, w.job, a.gpu_indices FROM job_allocations AS a ") +
          (*index != '\0' ? std::string("INDEXED BY ") + index + " " : std::string()) +
          "LEFT JOIN workloads w ON w.id = a.workload_id " + where_order;
 }
@@ -187,16 +208,16 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
           "sla_tier,job) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)"));
   SEEDANCE_RETURN_IF_ERROR(s.put_allocation.Prepare(
       db, "INSERT OR REPLACE INTO job_allocations(source,cluster,job_id,incarnation,node,"
-          "start_ms,end_ms,ended,gpus,node_gpus,price_micro,workload_id) "
-          "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"));
+          "start_ms,end_ms,ended,gpus,node_gpus,price_micro,workload_id,gpu_indices) "
+          "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)"));
   SEEDANCE_RETURN_IF_ERROR(s.find_allocation.Prepare(
       db, AllocationQuery("", "WHERE a.source=?1 AND a.cluster=?2 AND a.job_id=?3 AND "
-                              "a.incarnation=?4")
+                              "a.incarnation=?4 ORDER BY a.node")
               .c_str()));
   SEEDANCE_RETURN_IF_ERROR(s.allocations_on_node.Prepare(
       db, AllocationQuery("job_allocations_by_node",
                           "WHERE a.source=?1 AND a.node=?2 AND a.end_ms>?3 "
-                          "ORDER BY a.start_ms, a.cluster, a.job_id, a.incarnation")
+                          "ORDER BY a.start_ms, a.cluster, a.job_id, a.incarnation, a.node")
               .c_str()));
   // Two index lookups: an end below the bound belongs to an allocation that started before it.
   SEEDANCE_RETURN_IF_ERROR(s.last_cut.Prepare(
@@ -469,6 +490,31 @@ void Ledger::Rollback() {
   workload_ids_.clear();
 }
 
+std::string GpuIndexList(const std::vector<int>& indices) {
+  std::string out;
+  for (int i : indices) {
+    if (!out.empty()) out.push_back(',');
+    out.append(std::to_string(i));
+  }
+  return out;
+}
+
+Result<std::vector<int>> ParseGpuIndexList(std::string_view text) {
+  std::vector<int> out;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    int v = -1;
+    auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || p != item.data() + item.size() || v < 0) {
+      return InternalError("job_allocations.gpu_indices: bad device index list '" + std::string(text) + "'");
+    }
+    out.push_back(v);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  return out;
+}
+
 namespace {
 
 Result<std::vector<JobAllocation>> ReadAllocations(Stmt& st) {
@@ -489,6 +535,7 @@ Result<std::vector<JobAllocation>> ReadAllocations(Stmt& st) {
     a.price_per_gpu_hour = MicroUsd(st.Int(9));
     a.workload = {st.Text(10), st.Text(11), st.Text(12), st.Text(13),
                   st.Text(14), st.Text(15), st.Text(16), st.Text(17)};
+    SEEDANCE_ASSIGN_OR_RETURN(a.gpu_indices, ParseGpuIndexList(st.Text(18)));
     out.push_back(std::move(a));
   }
   return out;
@@ -512,12 +559,13 @@ Status Ledger::PutJobAllocation(const JobAllocation& a) {
   st.Bind(10, std::int64_t{a.node_gpus});
   st.Bind(11, a.price_per_gpu_hour.raw());
   st.Bind(12, workload);
+  st.Bind(13, GpuIndexList(a.gpu_indices));
   return st.Run();
 }
 
-Result<std::optional<JobAllocation>> Ledger::FindJobAllocation(const std::string& cluster,
-                                                               std::int64_t job_id,
-                                                               std::int64_t incarnation) {
+Result<std::vector<JobAllocation>> Ledger::FindJobAllocations(const std::string& cluster,
+                                                              std::int64_t job_id,
+                                                              std::int64_t incarnation) {
   Stmt& st = stmts_->find_allocation;
   st.Bind(1, source_);
   st.Bind(2, cluster);
@@ -525,9 +573,7 @@ Result<std::optional<JobAllocation>> Ledger::FindJobAllocation(const std::string
   st.Bind(4, incarnation);
   auto rows = ReadAllocations(st);
   st.Reset();
-  if (!rows.has_value()) return rows.error();
-  if (rows->empty()) return std::optional<JobAllocation>();
-  return std::optional<JobAllocation>(std::move(rows->front()));
+  return rows;
 }
 
 Result<std::vector<JobAllocation>> Ledger::JobAllocationsOnNode(const std::string& node,
@@ -562,7 +608,7 @@ Result<std::vector<JobAllocation>> Ledger::OpenJobAllocations() {
   SEEDANCE_RETURN_IF_ERROR(st.Prepare(
       db_, AllocationQuery("job_allocations_open",
                            "WHERE a.source=?1 AND a.ended=0 "
-                           "ORDER BY a.cluster, a.job_id, a.incarnation")
+                           "ORDER BY a.cluster, a.job_id, a.incarnation, a.node")
                .c_str()));
   st.Bind(1, source_);
   return ReadAllocations(st);

@@ -81,8 +81,9 @@ struct ProcessEvent {
 };
 
 // One job incarnation's hold on one node, as a scheduler's accounting reports it (Slurm: one
-// sacct record). The ledger keeps these for good, keyed by (source, cluster, job, incarnation),
-// so the charges they give can be recomputed after the scheduler has forgotten the job.
+// sacct record gives one per node of the job). The ledger keeps these for good, keyed by (source,
+// cluster, job, incarnation, node), so the charges they give can be recomputed after the scheduler
+// has forgotten the job.
 struct JobAllocation {
   std::string cluster;
   std::int64_t job_id = 0;
@@ -95,8 +96,15 @@ struct JobAllocation {
   int node_gpus = 0;         // GPUs the node has (what the node's bill covers)
   Money price_per_gpu_hour;  // the node's GPU model at the price table's price
   WorkloadDims workload;
+  // The node's device indices it holds (Slurm: `scontrol show job -d`), ascending; empty = not
+  // known. They join the node's GPU telemetry (hostname + gpu index) to the job
+  // (job_telemetry.h).
+  std::vector<int> gpu_indices;
   bool operator==(const JobAllocation&) const = default;
 };
+// "0,2,3" as stored, and back. Errors: kInternal naming the column.
+std::string GpuIndexList(const std::vector<int>& indices);
+Result<std::vector<int>> ParseGpuIndexList(std::string_view text);
 
 // Reads events from CSV: gpu_uuid,start,end[,pod,namespace,container,pid,job,node,request_milli,
 // batch_size,precision]; times as RFC 3339 or Unix seconds. Errors name file:line:column and field.
@@ -142,7 +150,7 @@ struct IngestProgress {
 // Thread-safety: one Ledger per thread; several processes may open the same file (SQLite locks).
 class Ledger final : public ChargeSink {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Opens or creates `path` and migrates it to kSchemaVersion. Errors: kUnavailable (cannot
   // open), kFailedPrecondition (the file's schema is newer than this binary), kInternal.
@@ -213,18 +221,19 @@ class Ledger final : public ChargeSink {
   void Rollback();
 
   // --- job allocations (the current source's) ---
-  // Inserts or replaces (cluster, job_id, incarnation).
+  // Inserts or replaces (cluster, job_id, incarnation, node).
   Status PutJobAllocation(const JobAllocation& a);
-  Result<std::optional<JobAllocation>> FindJobAllocation(const std::string& cluster,
-                                                         std::int64_t job_id,
-                                                         std::int64_t incarnation);
-  // On `node` with end_ms > from_ms, ordered by (start, cluster, job, incarnation).
+  // Every node of one incarnation, ordered by node.
+  Result<std::vector<JobAllocation>> FindJobAllocations(const std::string& cluster,
+                                                        std::int64_t job_id,
+                                                        std::int64_t incarnation);
+  // On `node` with end_ms > from_ms, ordered by (start, cluster, job, incarnation, node).
   Result<std::vector<JobAllocation>> JobAllocationsOnNode(const std::string& node,
                                                           std::int64_t from_ms);
   // The largest start or end of an allocation on `node` that is < before_ms, if any.
   Result<std::optional<std::int64_t>> LastCutBefore(const std::string& node,
                                                     std::int64_t before_ms);
-  // Not ended, ordered by (cluster, job, incarnation).
+  // Not ended, ordered by (cluster, job, incarnation, node).
   Result<std::vector<JobAllocation>> OpenJobAllocations();
 
   // --- cursors of incremental readers (written in the caller's transaction) ---

@@ -105,6 +105,52 @@ TEST(LedgerTest, MigratesAVersionOneFile) {
   EXPECT_TRUE((*l)->RecordBreakerAction("j", 0, Usd(1), Usd(1), false, "x").ok());
 }
 
+TEST(LedgerTest, MigrationFiveKeepsJobAllocationsAndKeysThemByNode) {
+  std::string path = TempDb("v4.db");
+  {
+    auto l = Ledger::Open(path);
+    ASSERT_TRUE(l.has_value());
+  }
+  // A version-4 file: job_allocations keyed by incarnation only, one row.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TABLE job_allocations; CREATE TABLE job_allocations("
+                         "source TEXT NOT NULL, cluster TEXT NOT NULL, job_id INTEGER NOT NULL, "
+                         "incarnation INTEGER NOT NULL, node TEXT NOT NULL, start_ms INTEGER NOT NULL, "
+                         "end_ms INTEGER NOT NULL, ended INTEGER NOT NULL, gpus INTEGER NOT NULL, "
+                         "node_gpus INTEGER NOT NULL, price_micro INTEGER NOT NULL, workload_id INTEGER NOT NULL, "
+                         "PRIMARY KEY(source, cluster, job_id, incarnation)) WITHOUT ROWID; "
+                         "INSERT INTO job_allocations VALUES('slurm','c',7,100,'n1',100000,200000,1,4,8,2000000,0); "
+                         "PRAGMA user_version=4",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto l = Ledger::Open(path);
+  ASSERT_TRUE(l.has_value()) << l.error().ToString();
+  EXPECT_EQ((*l)->schema_version(), Ledger::kSchemaVersion);
+  (*l)->set_source("slurm");
+  auto rows = (*l)->FindJobAllocations("c", 7, 100);
+  ASSERT_TRUE(rows.has_value()) << rows.error().ToString();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].node, "n1");
+  EXPECT_EQ((*rows)[0].gpus, 4);
+  EXPECT_TRUE((*rows)[0].gpu_indices.empty());
+  // Now a second node of the same incarnation is its own row, with its devices.
+  JobAllocation second = (*rows)[0];
+  second.node = "n2";
+  second.gpu_indices = {0, 2, 3};
+  second.gpus = 3;
+  ASSERT_TRUE((*l)->PutJobAllocation(second).ok());
+  ASSERT_TRUE((*l)->Flush().ok());
+  rows = (*l)->FindJobAllocations("c", 7, 100);
+  ASSERT_TRUE(rows.has_value());
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[1], second);
+  EXPECT_EQ(GpuIndexList({0, 2, 3}), "0,2,3");
+  EXPECT_FALSE(ParseGpuIndexList("0,x").has_value());
+}
+
 TEST(LedgerTest, ReingestingTheSameSamplesAddsNothing) {
   std::string path = TempDb("ingest.db");
   auto l = Ledger::Open(path);

@@ -1,97 +1,14 @@
 #include "seedance/ledger/pg_charge_store.h"
 
-#include <libpq-fe.h>
-
 namespace seedance::ledger {
-namespace {
-
-constexpr const char* kMigrations[] = {
-    R"sql(
-CREATE TABLE seedance_bills(
-  source TEXT NOT NULL, node TEXT NOT NULL, start_ms BIGINT NOT NULL, end_ms BIGINT NOT NULL,
-  bill_micro BIGINT NOT NULL, PRIMARY KEY(source, node, start_ms));
-CREATE TABLE seedance_charges(
-  source TEXT NOT NULL, node TEXT NOT NULL, start_ms BIGINT NOT NULL, kind SMALLINT NOT NULL,
-  workload TEXT NOT NULL, namespace TEXT NOT NULL, tenant TEXT NOT NULL,
-  business_unit TEXT NOT NULL, task_type TEXT NOT NULL, data_source TEXT NOT NULL,
-  sla_tier TEXT NOT NULL, job TEXT NOT NULL, end_ms BIGINT NOT NULL, cost_micro BIGINT NOT NULL,
-  gpu_ms BIGINT NOT NULL,
-  PRIMARY KEY(source, node, start_ms, kind, workload, namespace));
-CREATE INDEX seedance_charges_by_start ON seedance_charges(start_ms);
-)sql",
-};
-static_assert(std::size(kMigrations) == PgChargeStore::kSchemaVersion);
-
-}  // namespace
 
 PgChargeStore::~PgChargeStore() {
   if (in_transaction_) (void)Exec("ROLLBACK");  // not flushed = not recorded
-  PQfinish(conn_);
 }
 
 Result<std::unique_ptr<PgChargeStore>> PgChargeStore::Open(const std::string& conninfo) {
-  pg_conn* conn = PQconnectdb(conninfo.c_str());
-  if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
-    std::string msg = conn != nullptr ? PQerrorMessage(conn) : "out of memory";
-    PQfinish(conn);
-    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    return UnavailableError("postgres: cannot connect: " + msg);
-  }
-  std::unique_ptr<PgChargeStore> s(new PgChargeStore(conn));
-  SEEDANCE_RETURN_IF_ERROR(s->Exec("SET client_min_messages TO WARNING"));
-  SEEDANCE_RETURN_IF_ERROR(s->Exec("BEGIN"));
-  // Serialize concurrent migrators.
-  SEEDANCE_RETURN_IF_ERROR(s->Exec("SELECT pg_advisory_xact_lock(7361729)"));
-  SEEDANCE_RETURN_IF_ERROR(
-      s->Exec("CREATE TABLE IF NOT EXISTS seedance_schema(version INTEGER NOT NULL)"));
-  SEEDANCE_ASSIGN_OR_RETURN(auto rows, s->Query("SELECT version FROM seedance_schema", {}));
-  int version = rows.empty() ? 0 : std::stoi(rows[0][0]);
-  if (version > kSchemaVersion) {
-    (void)s->Exec("ROLLBACK");
-    return FailedPreconditionError("postgres ledger schema " + std::to_string(version) +
-                                   " is newer than this binary's " +
-                                   std::to_string(kSchemaVersion));
-  }
-  for (int v = version; v < kSchemaVersion; ++v) {
-    SEEDANCE_RETURN_IF_ERROR(s->Exec(kMigrations[v]));
-  }
-  SEEDANCE_RETURN_IF_ERROR(s->Exec("DELETE FROM seedance_schema"));
-  SEEDANCE_RETURN_IF_ERROR(s->Exec("INSERT INTO seedance_schema(version) VALUES($1)",
-                                   {std::to_string(kSchemaVersion)}));
-  SEEDANCE_RETURN_IF_ERROR(s->Exec("COMMIT"));
-  return s;
-}
-
-Status PgChargeStore::Exec(const std::string& sql, const std::vector<std::string>& params) {
-  auto r = Query(sql, params);
-  return r.has_value() ? Status::Ok() : r.error();
-}
-
-Result<std::vector<std::vector<std::string>>> PgChargeStore::Query(
-    const std::string& sql, const std::vector<std::string>& params) {
-  std::vector<const char*> values;
-  values.reserve(params.size());
-  for (const std::string& p : params) values.push_back(p.c_str());
-  PGresult* r = params.empty()
-                    ? PQexec(conn_, sql.c_str())
-                    : PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr,
-                                   values.data(), nullptr, nullptr, 0);
-  ExecStatusType st = PQresultStatus(r);
-  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-    std::string msg = PQresultErrorMessage(r);
-    PQclear(r);
-    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    if (PQstatus(conn_) != CONNECTION_OK) return UnavailableError("postgres: " + msg);
-    return InternalError("postgres: " + msg + " in: " + sql.substr(0, 80));
-  }
-  std::vector<std::vector<std::string>> out;
-  for (int i = 0; i < PQntuples(r); ++i) {
-    std::vector<std::string> row;
-    for (int j = 0; j < PQnfields(r); ++j) row.emplace_back(PQgetvalue(r, i, j));
-    out.push_back(std::move(row));
-  }
-  PQclear(r);
-  return out;
+  SEEDANCE_ASSIGN_OR_RETURN(auto conn, internal::PgConn::Open(conninfo));
+  return std::unique_ptr<PgChargeStore>(new PgChargeStore(std::move(conn)));
 }
 
 Status PgChargeStore::Begin() {
@@ -113,11 +30,7 @@ Status PgChargeStore::Clear() {
   return Exec("TRUNCATE seedance_bills, seedance_charges");
 }
 
-Result<int> PgChargeStore::SchemaVersion() {
-  SEEDANCE_ASSIGN_OR_RETURN(auto rows, Query("SELECT version FROM seedance_schema", {}));
-  if (rows.empty()) return 0;
-  return std::stoi(rows[0][0]);
-}
+Result<int> PgChargeStore::SchemaVersion() { return conn_->SchemaVersion(); }
 
 Status PgChargeStore::RecordNodeInterval(const NodeBill& bill,
                                          std::span<const ChargeRecord> charges) {

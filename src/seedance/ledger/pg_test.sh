@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Starts a throwaway PostgreSQL 15 on 127.0.0.1 (initdb + pg_ctl, as the postgres user when run by
-# root), runs the PostgreSQL ledger test against it, stops it. Exits 77 (ctest: skipped) when no
-# PostgreSQL server binaries are installed or it cannot start.
-# Usage: pg_test.sh TEST_BINARY WORKDIR
+# root), runs a test against it, stops it. The test gets SEEDANCE_PG_CONN (a libpq connection
+# string) and SEEDANCE_PG_URL (postgresql://user@host:port, no database: tests add /DBNAME).
+# Exits 77 (ctest: skipped) when no PostgreSQL server binaries are installed or it cannot start;
+# under SEEDANCE_REQUIRE_PEERS=1 that is a failure (scripts/testlib/peer.sh).
+# Usage: pg_test.sh TEST_BINARY WORKDIR [ARGS...]
 set -uo pipefail
 test_bin=$1 work=$2
+shift 2
 . "$(dirname "$0")/../../../scripts/testlib/peer.sh"
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then peer_missing "no PostgreSQL server installed"; fi
@@ -24,4 +27,5 @@ if ! "${as_pg[@]}" "$bin/pg_ctl" -D "$work/data" -l "$work/server.log" -w -t 30 
   cat "$work/server.log"; peer_missing "PostgreSQL did not start"
 fi
 trap '"${as_pg[@]}" "$bin/pg_ctl" -D "$work/data" -m fast -w stop >/dev/null 2>&1' EXIT
-SEEDANCE_PG_CONN="host=127.0.0.1 port=$port user=postgres dbname=postgres" "$test_bin"
+SEEDANCE_PG_CONN="host=127.0.0.1 port=$port user=postgres dbname=postgres" \
+  SEEDANCE_PG_URL="postgresql://postgres@127.0.0.1:$port" "$test_bin" "$@"

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "seedance/ledger/internal/sqlite.h"
+#include "seedance/ledger/job_telemetry.h"
 #include "seedance/ledger/step_allocator.h"
 #include "seedance/telemetry/sample.h"
 
@@ -202,6 +203,9 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
   for (GpuInfo& g : gpus) g.price = pricer.MicroUsdPerHour(g.model);
 
   SEEDANCE_ASSIGN_OR_RETURN(std::vector<ProcessEvent> events, ledger.Events(from_ms, to_ms));
+  // Scheduler jobs (Slurm) hold GPUs by node and device index: their holds join like pod events.
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<ProcessEvent> job_events, JobAllocationEvents(ledger, from_ms, to_ms));
+  events.insert(events.end(), std::make_move_iterator(job_events.begin()), std::make_move_iterator(job_events.end()));
   EventIndex event_index;
   for (const ProcessEvent& e : events) event_index[e.gpu_uuid].push_back(&e);
   std::set<const ProcessEvent*> used_events;

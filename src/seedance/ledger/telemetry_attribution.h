@@ -53,7 +53,8 @@ struct TelemetryAttribution {
 // config.step_ms per GPU (the holder of a step is the pod/namespace the most samples name, ties
 // by name; usage is the mean GR_ENGINE_ACTIVE, else GPU_UTIL/100), joins process/pod events
 // (by pod or pid, GPU UUID and time: the event widened by config.match_tolerance_ms on both
-// sides must cover the step's midpoint), prices each GPU from the
+// sides must cover the step's midpoint; scheduler jobs' GPU holds by node and device index join
+// the same way, see JobAllocationEvents), prices each GPU from the
 // config or the catalog, allocates each node interval (AllocateNodeInterval) and records the
 // charges in the ledger under source "telemetry", replacing what an earlier run wrote for the
 // same range. Nodes are the samples' hostname labels ("unknown-node" when absent).

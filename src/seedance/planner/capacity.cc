@@ -43,9 +43,18 @@ std::uint64_t Fnv1a(const std::string& s) {
   return h;
 }
 
+// The profile's content, so that an edited --profile file is profiled again.
+std::uint64_t ProfileFingerprint(const Engine& e) {
+  std::ifstream in(batching::MlpProfilePath(e.options.data_dir, e.gpu, e.model), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return Fnv1a(ss.str());
+}
+
 std::string CacheKey(const Engine& e, const BucketGrid& grid, const ProbeOptions& p) {
-  return fmt::format("v{} model={} gpu={} policy={} ttft={} tpot={} grid={} target={} requests={} min_s={} max={} bisect={} seed={}",
-                     kCapacityEngineVersion, e.model.name, e.gpu.name, e.options.policy, e.options.slo_ttft_s,
+  return fmt::format("v{} model={} tp={} profiles={} mlp={:016x} gpu={} policy={} ttft={} tpot={} grid={} target={} requests={} min_s={} max={} bisect={} seed={}",
+                     kCapacityEngineVersion, e.model.name, e.model.tensor_parallel, e.model.profile_root,
+                     ProfileFingerprint(e), e.gpu.name, e.options.policy, e.options.slo_ttft_s,
                      e.options.slo_tpot_s, grid.Key(), p.target_attainment, p.requests, p.min_probe_s, p.max_requests, p.bisect_steps, p.seed);
 }
 
@@ -56,6 +65,10 @@ Result<std::unique_ptr<Engine>> MakeEngine(const EngineOptions& options, const s
   e->options = options;
   SEEDANCE_ASSIGN_OR_RETURN(e->gpu, batching::FindGpu(gpu));
   SEEDANCE_ASSIGN_OR_RETURN(e->model, batching::FindModel(options.model));
+  e->model.tensor_parallel = options.tensor_parallel;
+  e->model.profile_root = options.profile_root;
+  SEEDANCE_RETURN_IF_ERROR(batching::CheckTensorParallel(e->gpu, e->model, options.tensor_parallel,
+                                                         batching::BatchingConfig().gpu_memory_utilization));
   SEEDANCE_ASSIGN_OR_RETURN(e->truth, batching::ProfiledExecutor::Load(options.data_dir, e->gpu, e->model,
                                                                        batching::Precision::kFp16,
                                                                        batching::ProfileSplit::kEven));
@@ -68,7 +81,8 @@ Result<std::unique_ptr<Engine>> MakeEngine(const EngineOptions& options, const s
   cfg.slo_tpot_s = options.slo_tpot_s;
   e->settings = batching::PrepareSettings(cfg, e->gpu, e->model, *e->truth);
   if (e->settings.engine.kv_capacity_bytes <= 0) {
-    return FailedPreconditionError(fmt::format("{} does not fit {} in its memory", e->gpu.name, e->model.name));
+    return FailedPreconditionError(fmt::format("{} x {} does not fit {} in its memory", e->model.tensor_parallel,
+                                               e->gpu.name, e->model.name));
   }
   return e;
 }
@@ -130,7 +144,7 @@ Result<BucketCapacity> MeasureBucket(const Engine& e, int prompt, int output, co
 }
 
 std::string CacheFileName(const Engine& e, const BucketGrid& grid, const ProbeOptions& p) {
-  return fmt::format("capacity-{}-{}-{}-ttft{}ms-tpot{}ms-{}-{:016x}.json", e.model.name, e.gpu.name,
+  return fmt::format("capacity-{}-tp{}-{}-{}-ttft{}ms-tpot{}ms-{}-{:016x}.json", e.model.name, e.model.tensor_parallel, e.gpu.name,
                      e.options.policy, std::lround(e.options.slo_ttft_s * 1000),
                      std::lround(e.options.slo_tpot_s * 1000), grid.name, Fnv1a(CacheKey(e, grid, p)));
 }

@@ -25,9 +25,11 @@ struct EngineOptions {
   std::string policy = "seedance";   // the batching policy every replica runs
   double slo_ttft_s = 2.0;
   double slo_tpot_s = 0.12;
+  int tensor_parallel = 1;           // GPUs per replica
+  std::string profile_root;          // compute profiles in Vidur's layout (empty: the bundled ones)
 };
 
-// One GPU type's serving engine: the noisy truth (even profile points), the policy's predictor
+// One GPU type's serving engine (one replica: tensor_parallel GPUs): the noisy truth (even profile points), the policy's predictor
 // (odd points) and the engine settings (KV blocks from the GPU's memory).
 struct Engine {
   batching::GpuSpec gpu;
@@ -37,8 +39,8 @@ struct Engine {
   batching::PolicySettings settings;
   EngineOptions options;
 };
-// gpu: a batching GPU name (a100, h100, l4, a10g). Errors: kInvalidArgument for unknown names,
-// kNotFound for missing profiles.
+// gpu: a batching GPU name (a100, h100, l4, a10g). Errors: kInvalidArgument for unknown names
+// or a TP degree the profiles lack, kNotFound for missing profiles.
 Result<std::unique_ptr<Engine>> MakeEngine(const EngineOptions& options, const std::string& gpu);
 
 struct ProbeOptions {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <ostream>
 
@@ -93,6 +94,27 @@ Result<std::vector<CurvePoint>> LoadRateCurve(const std::string& path) {
   return out;
 }
 
+// The router's weights per key and option: the plan's slices of each bucket (output-oracle
+// router: the key is the bucket), or summed over an input row's output buckets (input router:
+// the key is the prompt-length bucket).
+std::vector<std::vector<double>> RouterWeights(const BucketGrid& grid, const std::vector<std::vector<double>>& per_bucket,
+                                               bool oracle) {
+  if (oracle) return per_bucket;
+  const auto nout = static_cast<std::size_t>(grid.outputs());
+  const std::size_t ng = per_bucket.empty() ? 0 : per_bucket[0].size();
+  std::vector<std::vector<double>> out(static_cast<std::size_t>(grid.inputs()), std::vector<double>(ng, 0));
+  for (std::size_t b = 0; b < per_bucket.size(); ++b) {
+    for (std::size_t g = 0; g < ng; ++g) out[b / nout][g] += per_bucket[b][g];
+  }
+  return out;
+}
+
+std::vector<std::vector<double>> SlicesOf(const Allocation& alloc) {
+  std::vector<std::vector<double>> out;
+  for (const auto& row : alloc.slices) out.emplace_back(row.begin(), row.end());
+  return out;
+}
+
 struct VerifyContext {
   const PlanConfig& cfg;
   const BucketGrid& grid;
@@ -180,21 +202,9 @@ Result<Verification> Verify(const VerifyContext& ctx, const AllocationProblem& p
   const auto nout = static_cast<std::size_t>(ctx.grid.outputs());
   const std::size_t nkeys = oracle ? nb : static_cast<std::size_t>(ctx.grid.inputs());
   auto key_of = [&](std::size_t b) { return oracle ? b : b / nout; };
-  auto row_sum = [&](const std::vector<std::vector<double>>& per_bucket) {
-    if (oracle) return per_bucket;
-    std::vector<std::vector<double>> out(nkeys, std::vector<double>(ng, 0));
-    for (std::size_t b = 0; b < nb; ++b) {
-      for (std::size_t g = 0; g < ng; ++g) out[b / nout][g] += per_bucket[b][g];
-    }
-    return out;
-  };
-  std::vector<std::vector<double>> per_bucket(nb, std::vector<double>(ng, 0));
-  for (std::size_t b = 0; b < nb; ++b) {
-    for (std::size_t g = 0; g < ng; ++g) per_bucket[b][g] = alloc.slices[b][g];
-  }
-  const std::vector<std::vector<double>> normal = row_sum(per_bucket);
+  const std::vector<std::vector<double>> normal = RouterWeights(ctx.grid, SlicesOf(alloc), oracle);
   std::vector<std::vector<std::vector<double>>> failover;
-  for (const auto& f : alloc.failover) failover.push_back(row_sum(f));
+  for (const auto& f : alloc.failover) failover.push_back(RouterWeights(ctx.grid, f, oracle));
   // Expected seconds of a GPU's time per request, per key and option.
   std::vector<std::vector<double>> service(nkeys, std::vector<double>(ng, 0));
   {
@@ -216,7 +226,10 @@ Result<Verification> Verify(const VerifyContext& ctx, const AllocationProblem& p
   std::int64_t unroutable = 0;
   for (std::size_t i = 0; i < vt.requests.size(); ++i) {
     const batching::Request& r = vt.requests[i];
-    if (r.prompt + r.output > ctx.max_context) continue;
+    if (r.prompt + r.output > ctx.max_context) {
+      ++v.over_context;  // no replica can hold it: counted and reported, never silently dropped
+      continue;
+    }
     const int b = ctx.grid.BucketOf(r.prompt, r.output);
     if (b < 0) continue;
     const std::size_t bu = key_of(static_cast<std::size_t>(b));
@@ -315,23 +328,64 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
     return InvalidArgumentError("--slo-tpot and --slo-ttft must be > 0");
   }
   if (cfg.rate_rps < 0 || !std::isfinite(cfg.rate_rps)) return InvalidArgumentError("--rate must be > 0");
-  if (cfg.gpus.empty()) return InvalidArgumentError("--gpus: no GPU type given");
   if (cfg.router != kRouterInput && cfg.router != kRouterOutputOracle) {
     return InvalidArgumentError(fmt::format("--router '{}': accepted: {}, {}", cfg.router, kRouterInput, kRouterOutputOracle));
   }
   PlanResult res;
   res.config = cfg;
-  SEEDANCE_ASSIGN_OR_RETURN(batching::ModelSpec model, batching::FindModel("llama-2-7b"));
+  auto found = batching::FindModel(cfg.model);
+  if (!found.has_value()) return InvalidArgumentError("--model: " + found.error().message());
+  batching::ModelSpec model = *found;
+  if (!cfg.profile_dir.empty()) {
+    if (std::error_code ec; !std::filesystem::is_directory(cfg.profile_dir, ec)) {
+      return InvalidArgumentError(fmt::format("--profile {}: not a directory (expected Vidur's layout "
+                                              "<dir>/<gpu>/{}/mlp.csv)", cfg.profile_dir, model.profile_dir));
+    }
+    model.profile_root = cfg.profile_dir;
+  }
+  if (cfg.tp < 0) return InvalidArgumentError("--tp must be >= 1");
   SEEDANCE_ASSIGN_OR_RETURN(BucketGrid grid, GridByName(cfg.grid, model.max_context));
-  // GPU types and prices first (cheap checks before any profiling).
+  res.model = model.name;
+  res.max_context = model.max_context;
+  // GPU types, their TP degree and prices first (cheap checks before any profiling).
+  const double utilization = batching::BatchingConfig().gpu_memory_utilization;
+  const bool default_gpus = cfg.gpus.empty();
+  const std::vector<std::string> gpu_list =
+      default_gpus ? std::vector<std::string>{"l4", "a10g", "a100", "h100"} : cfg.gpus;
   std::vector<batching::GpuSpec> specs;
-  for (const std::string& g : cfg.gpus) {
+  std::vector<std::string> left_out;
+  for (const std::string& g : gpu_list) {
     auto spec = batching::FindGpu(g);
     if (!spec.has_value()) return InvalidArgumentError("--gpus: " + spec.error().message());
     for (const auto& s : specs) {
       if (s.name == spec->name) return InvalidArgumentError(fmt::format("--gpus: {} listed twice", g));
     }
+    // A type with no profile of the model (Vidur has no H100 profile of Llama-3).
+    if (const std::string path = batching::MlpProfilePath(cfg.data_dir, *spec, model); !std::filesystem::exists(path)) {
+      const std::string why = fmt::format("no profile of {} on {}: {} is missing", model.name, spec->profile, path);
+      if (!default_gpus) return InvalidArgumentError(fmt::format("--gpus {}: {}", g, why));
+      left_out.push_back(fmt::format("{} ({})", g, why));
+      continue;
+    }
+    Result<int> tp = cfg.tp;
+    if (cfg.tp > 0) {
+      if (Status st = batching::CheckTensorParallel(*spec, model, cfg.tp, utilization); !st.ok()) tp = st;
+    } else {
+      tp = batching::DefaultTensorParallel(*spec, model, utilization);
+    }
+    if (!tp.has_value()) {
+      if (default_gpus && tp.error().code() == StatusCode::kFailedPrecondition) {
+        left_out.push_back(fmt::format("{} ({})", g, tp.error().message()));
+        continue;
+      }
+      return InvalidArgumentError(fmt::format("--gpus {}: {}", g, tp.error().message()));
+    }
     specs.push_back(*spec);
+    res.tp.push_back(*tp);
+  }
+  if (specs.empty()) {
+    return InvalidArgumentError(fmt::format("--model {}: no GPU type can hold it: {}", model.name,
+                                            fmt::join(left_out, "; ")));
   }
   const std::string prices = cfg.prices_path.empty() ? cost::BundledPriceTablePath() : cfg.prices_path;
   SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable table, cost::PriceTable::LoadFile(prices));
@@ -393,15 +447,17 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
     res.rate_rps = 0;
     for (const CurvePoint& p : curve) res.rate_rps = std::max(res.rate_rps, p.rate_rps);  // plan the peak
   }
-  say(fmt::format("trace {}: {} requests in the tuning half ({} exceed the {}-token context), {} held out, "
+  say(fmt::format("trace {}: {} requests in the tuning half ({} exceed {}'s {}-token context), {} held out, "
                   "{:.3f} req/s planned",
-                  w.name, w.total, w.over_context, model.max_context, held_part.requests.size(), res.rate_rps));
+                  w.name, w.total, w.over_context, model.name, model.max_context, held_part.requests.size(), res.rate_rps));
   std::vector<bool> needed(w.fraction.size());
   for (std::size_t b = 0; b < needed.size(); ++b) needed[b] = w.fraction[b] > 0;
   // Capacity profiles.
-  EngineOptions eo{cfg.data_dir, model.name, cfg.policy, cfg.slo_ttft_s, cfg.slo_tpot_s};
-  for (const auto& s : specs) {
-    SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<Engine> e, MakeEngine(eo, s.name));
+  auto engine_options = [&](std::size_t k) {
+    return EngineOptions{cfg.data_dir, model.name, cfg.policy, cfg.slo_ttft_s, cfg.slo_tpot_s, res.tp[k], model.profile_root};
+  };
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<Engine> e, MakeEngine(engine_options(k), specs[k].name));
     SEEDANCE_ASSIGN_OR_RETURN(CapacityTable t, ProfileCapacity(*e, grid, needed, cfg.probe, cfg.cache_dir, progress));
     res.capacity.push_back(std::move(t));
   }
@@ -413,12 +469,17 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
     od.bucket_names.push_back(grid.BucketName(static_cast<int>(b)));
   }
   for (std::size_t k = 0; k < specs.size(); ++k) {
-    GpuOption o{res.gpu_names[k], res.od_price[k], false, {}, -1};
+    // One option per type: a replica of tp GPUs, priced tp x the GPU's price.
+    GpuOption o{res.gpu_names[k], res.tp[k] * res.od_price[k], false, {}, -1};
     for (const BucketCapacity& c : res.capacity[k].buckets) o.tputs.push_back(c.capacity_rps);
     od.gpus.push_back(std::move(o));
   }
   // SLOs no GPU meets: name the buckets, their traffic and the best a lone request reached.
   {
+    std::vector<std::string> planned;
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      planned.push_back(res.tp[k] > 1 ? fmt::format("{} (TP {})", specs[k].name, res.tp[k]) : specs[k].name);
+    }
     std::string msg;
     int shown = 0, bad = 0;
     for (std::size_t b = 0; b < needed.size(); ++b) {
@@ -442,8 +503,8 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
     }
     if (bad > 0) {
       return FailedPreconditionError(fmt::format(
-          "infeasible SLO: no GPU type of --gpus {} serves {} of the trace's {} request-size buckets{}{}",
-          fmt::join(cfg.gpus, ","), bad, std::count(needed.begin(), needed.end(), true), msg,
+          "infeasible SLO: no GPU type of {} serves {} of the trace's {} request-size buckets{}{}",
+          fmt::join(planned, ","), bad, std::count(needed.begin(), needed.end(), true), msg,
           bad > shown ? fmt::format("\n  ... and {} more", bad - shown) : ""));
     }
   }
@@ -463,8 +524,8 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
     held = batching::ScaleRate(held_part, f);
   }
   std::vector<std::unique_ptr<Engine>> engines;
-  for (const auto& s : specs) {
-    SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<Engine> e, MakeEngine(eo, s.name));
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<Engine> e, MakeEngine(engine_options(k), specs[k].name));
     engines.push_back(std::move(e));
   }
   const VerifyContext ctx{cfg, grid, model.max_context, specs.size(), engines, spot_series};
@@ -538,7 +599,7 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
       o.spot = true;
       // Billed only while it is there (availability x spot price); while it is not, the reserve
       // carries its traffic.
-      o.usd_per_hour = res.spot_availability[k] * res.spot_price[k];
+      o.usd_per_hour = res.spot_availability[k] * res.spot_price[k] * res.tp[k];
       problem.gpus.push_back(std::move(o));
     }
     SEEDANCE_ASSIGN_OR_RETURN(Calibrated with_spot, calibrate(problem, "mix with spot",
@@ -586,8 +647,21 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
     if (alloc.count[g] == 0) continue;
     // Headroom against the load of the rate planned for (not the calibrated one).
     const double load = alloc.load[g] / chosen.factor;
+    const int tp = res.tp[g % specs.size()];
     res.mix.push_back(MixEntry{final_problem.gpus[g].name, alloc.count[g], final_problem.gpus[g].spot,
-                               final_problem.gpus[g].usd_per_hour, load, 1 - load / alloc.count[g]});
+                               final_problem.gpus[g].usd_per_hour / tp, load, 1 - load / alloc.count[g], tp,
+                               static_cast<int>(g)});
+  }
+  // What a deployment needs: the pools and the router's weights per key, the engine's knobs.
+  for (const GpuOption& o : final_problem.gpus) res.pool_names.push_back(o.spot ? o.name + " spot" : o.name);
+  res.router_weights = RouterWeights(grid, SlicesOf(alloc), cfg.router == kRouterOutputOracle);
+  {
+    const batching::PolicySettings& ps = engines[0]->settings;
+    const batching::ContinuousConfig& cc = cfg.policy == "seedance" ? ps.seedance : ps.vllm;
+    res.max_num_batched_tokens = cc.max_num_batched_tokens;
+    res.max_num_seqs = cc.max_num_seqs;
+    res.chunked_prefill = cc.chunked_prefill;
+    res.block_size = ps.engine.block_size > 0 ? ps.engine.block_size : batching::DefaultBlockSize(cfg.policy);
   }
   if (best != nullptr) res.saving_pct = 100 * (1 - res.usd_per_hour / best->usd_per_hour);
   res.usd_per_mtok = res.usd_per_hour / (res.rate_rps * w.mean_tokens * 3600 / 1e6);
@@ -626,7 +700,7 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
       p.usd_per_hour = a.usd_per_hour;
       d.autoscaled_usd += a.usd_per_hour * hours;
       for (std::size_t g = 0; g < specs.size(); ++g) {
-        const double boot = std::max(0, a.count[g] - prev[g]) * res.od_price[g] * cfg.cold_start_s / 3600;
+        const double boot = std::max(0, a.count[g] - prev[g]) * res.tp[g] * res.od_price[g] * cfg.cold_start_s / 3600;
         d.autoscaled_usd += boot;
         d.boot_usd += boot;
         prev[g] = a.count[g];
@@ -636,7 +710,7 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
           continue;
         }
         single_total[g] += s.usd_per_hour * hours +
-                           std::max(0, s.count - single_prev[g]) * res.od_price[g] * cfg.cold_start_s / 3600;
+                           std::max(0, s.count - single_prev[g]) * res.tp[g] * res.od_price[g] * cfg.cold_start_s / 3600;
         single_prev[g] = s.count;
       }
       d.periods.push_back(std::move(p));
@@ -657,18 +731,39 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
     }
   }
   res.assumptions = {
-      fmt::format("capacity per GPU x bucket measured by the batching engine ({} policy, llama-2-7b FP16, "
+      fmt::format("capacity per replica x bucket measured by the batching engine ({} policy, {} FP16, "
                   "noisy ground truth, seed {}) at the bucket's upper edges, >= {:.1f}% of a probe's requests "
                   "within TTFT {:g} s and TPOT {:g} ms",
-                  cfg.policy, cfg.probe.seed, 100 * cfg.probe.target_attainment, cfg.slo_ttft_s, 1e3 * cfg.slo_tpot_s),
+                  cfg.policy, model.name, cfg.probe.seed, 100 * cfg.probe.target_attainment, cfg.slo_ttft_s,
+                  1e3 * cfg.slo_tpot_s),
+      fmt::format("model {} ({}): {} layers, {} query / {} KV heads of {}, {:.2f}B parameters, context {} tokens; "
+                  "linear layers from {} (Vidur's mlp.csv rows of the replica's TP degree); tensor parallelism: "
+                  "{} GPUs per replica{}",
+                  model.name, model.profile_dir, model.layers, model.heads, model.kv_heads, model.head_dim,
+                  model.params / 1e9, model.max_context,
+                  model.profile_root.empty() ? std::string("the bundled profiles") : model.profile_root,
+                  [&] {
+                    std::vector<std::string> v;
+                    for (std::size_t k = 0; k < specs.size(); ++k) v.push_back(fmt::format("{} {}", res.gpu_names[k], res.tp[k]));
+                    return fmt::format("{}", fmt::join(v, ", "));
+                  }(),
+                  cfg.tp > 0 ? std::string(" (--tp)")
+                            : fmt::format(" (the smallest profiled degree whose memory x {:g} holds the FP16 weights + a KV "
+                                          "reserve of {:.0f}% of the memory, at least one full-context sequence)",
+                                          utilization, 100 * batching::kDefaultKvShare)),
       "L4 and A10G have no Vidur profile: their executor is the A100 profile scaled by the catalog's memory "
       "bandwidth (weight reads, decode attention) and FP16 tensor peak (the rest), with their own 24 GiB for "
-      "weights and KV blocks",
+      "weights and KV blocks; TP 1 only (no interconnect profile)",
+      "attention is Vidur's Llama-2-7B A100 profile (the only one published in full), scaled per TP rank by "
+      "(KV heads / TP) x head_dim for decode and (query heads / TP) x head_dim for prefill over 32 x 128, kernel "
+      "launch terms unscaled; with TP > 1 each layer adds two all-reduces of the step's FP16 activations, timed "
+      "from Vidur's DGX NCCL profile (network/<gpu>_dgx/all_reduce.csv, one node)",
       fmt::format("prices: {} (on demand){}", prices,
                   cfg.spot ? "; spot = the table's spot quote, else kDefaultSpotRatio 0.37 x on demand" : ""),
-      fmt::format("requests over the model's {}-token context ({} of {}) cannot be served by any GPU and are "
-                  "left out of the plan and of the attainment",
-                  model.max_context, w.over_context, w.total),
+      fmt::format("requests over {}'s {}-token context ({} of {} in the tuning half) cannot be served by any "
+                  "replica: they are counted and reported, left out of the plan and of the attainment of servable "
+                  "requests (plan.json over_context)",
+                  model.name, model.max_context, w.over_context, w.total),
       cfg.router == kRouterInput
           ? std::string("routing (calibration and replay): by prompt length only (no output-length oracle): a "
                         "request's input bucket picks the GPU type by the plan's slices summed over that input "
@@ -682,6 +777,10 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
             : std::string("the plan (bucket histogram, burst calibration) sees only the tuning half: the even rows of "
                           "the lengths-only trace; the held-out odd rows are only replayed (Poisson arrivals)"),
   };
+  if (!left_out.empty()) {
+    res.assumptions.push_back(fmt::format("GPU types left out (cannot hold or time {}): {}", model.name,
+                                          fmt::join(left_out, "; ")));
+  }
   if (cfg.spot) {
     res.assumptions.push_back(std::string(
         "spot: every type's pool follows the 16-node p3.2xlarge availability of 3 AWS zones pooled "
@@ -732,7 +831,7 @@ Result<PlanResult> PlanMelange(const std::string& path) {
   for (std::size_t g = 0; g < p.gpus.size(); ++g) {
     if (a.count[g] == 0) continue;
     r.mix.push_back(MixEntry{p.gpus[g].name, a.count[g], false, p.gpus[g].usd_per_hour, a.load[g],
-                             1 - a.load[g] / a.count[g]});
+                             1 - a.load[g] / a.count[g], 1, static_cast<int>(g)});
   }
   r.single = SingleTypeBaselines(p);
   const SingleType* best = BestSingle(r.single);
@@ -757,7 +856,47 @@ std::string PlanJson(const PlanResult& r) {
   j["mix"] = json::array();
   for (const MixEntry& m : r.mix) {
     j["mix"].push_back({{"gpu", m.gpu}, {"count", m.count}, {"spot", m.spot}, {"usd_per_gpu_hour", m.usd_per_hour},
-                        {"load_gpus", m.load}, {"headroom", m.headroom}});
+                        {"load_gpus", m.load * m.tp}, {"headroom", m.headroom}, {"tp", m.tp},
+                        {"gpus", m.count * m.tp}});
+  }
+  if (!r.melange_input) {
+    // Enough to deploy: per pool the replicas and GPUs per replica, and the router's settings.
+    json d = {{"model", r.model}, {"max_context", r.max_context}};
+    d["replicas"] = json::array();
+    for (const MixEntry& m : r.mix) {
+      d["replicas"].push_back({{"gpu", m.gpu}, {"spot", m.spot}, {"pool", r.pool_names[static_cast<std::size_t>(m.option)]},
+                               {"replicas", m.count}, {"tensor_parallel", m.tp}, {"gpus_per_replica", m.tp},
+                               {"gpus", m.count * m.tp}});
+    }
+    const bool oracle = r.config.router == kRouterOutputOracle;
+    json router = {{"kind", r.config.router},
+                   {"key", oracle ? "(prompt tokens, output tokens) bucket" : "prompt-token bucket"},
+                   {"input_edges", r.workload.grid.input_edges},
+                   {"pick", "smooth weighted round robin over the pools by the key's weights (ties to the first pool), "
+                            "then the replica of that pool with the least outstanding work"},
+                   {"reject_over_context", r.max_context}};
+    if (oracle) router["output_edges"] = r.workload.grid.output_edges;
+    // Only the pools that have replicas, keyed by pool name.
+    router["weights"] = json::array();
+    for (std::size_t k = 0; k < r.router_weights.size(); ++k) {
+      json row = json::object();
+      for (const MixEntry& m : r.mix) {
+        const double wgt = r.router_weights[k][static_cast<std::size_t>(m.option)];
+        if (wgt > 0) row[r.pool_names[static_cast<std::size_t>(m.option)]] = wgt;
+      }
+      router["weights"].push_back(row);
+    }
+    d["router"] = router;
+    d["engine"] = {{"policy", r.config.policy}, {"max_num_batched_tokens", r.max_num_batched_tokens},
+                   {"max_num_seqs", r.max_num_seqs}, {"chunked_prefill", r.chunked_prefill},
+                   {"block_size", r.block_size}, {"gpu_memory_utilization", batching::BatchingConfig().gpu_memory_utilization}};
+    j["deploy"] = d;
+    j["over_context"] = {{"max_context", r.max_context}, {"tuning_requests", r.workload.total},
+                         {"tuning_over_context", r.workload.over_context}};
+    if (r.verified_run) {
+      j["over_context"]["held_out_requests"] = r.verified.requests;
+      j["over_context"]["held_out_over_context"] = r.verified.over_context;
+    }
   }
   j["usd_per_hour"] = r.usd_per_hour;
   j["usd_per_million_tokens"] = r.usd_per_mtok;
@@ -776,6 +915,7 @@ std::string PlanJson(const PlanResult& r) {
     json out = json::array();
     for (const SingleType& s : list) {
       json e = {{"gpu", r.gpu_names[static_cast<std::size_t>(s.option)]}, {"feasible", s.feasible}};
+      if (static_cast<std::size_t>(s.option) < r.tp.size()) e["tp"] = r.tp[static_cast<std::size_t>(s.option)];
       if (s.feasible) {
         e["count"] = s.count;
         e["load_gpus"] = s.load;
@@ -808,6 +948,8 @@ std::string PlanJson(const PlanResult& r) {
   }
   if (r.verified_run) {
     j["verification"] = {{"requests", r.verified.requests}, {"servable", r.verified.servable},
+                         {"over_context", r.verified.over_context},
+                         {"met_of_all_requests", r.verified.MetOfAll()},
                          {"met", r.verified.met}, {"lost_to_preemption", r.verified.lost_to_preemption},
                          {"preemptions", r.verified.preemptions},
                          {"spot_window_start_s", r.verified.spot_window_start_s},

@@ -28,7 +28,9 @@ struct PlanConfig {
   double slo_ttft_s = 2.0;
   double slo_tpot_s = 0.12;
   double rate_rps = 0;               // 0: the trace's own rate (lengths-only traces: 1 req/s)
-  std::vector<std::string> gpus = {"l4", "a10g", "a100", "h100"};
+  // GPU types to mix; empty: l4, a10g, a100, h100, leaving out (and saying so) those that cannot
+  // hold the model. A listed type that cannot hold it is an error.
+  std::vector<std::string> gpus;
   bool spot = false;
   std::string grid = "melange";      // melange | fine
   int slice_factor = 8;
@@ -39,6 +41,11 @@ struct PlanConfig {
   std::uint64_t seed = 42;           // verification: arrivals (lengths-only traces), step noise
   double verify_s = 1800;            // lengths-only traces: seconds of Poisson arrivals replayed
   bool verify = true;
+  std::string model = "llama-2-7b";  // batching::KnownModels(); sets the context length
+  int tp = 0;                        // GPUs per replica for every type; 0: per type, the smallest
+                                     // that holds the weights + one full-context sequence of KV
+  std::string profile_dir;           // compute profiles in Vidur's layout (<dir>/<gpu>/<org>/<model>/mlp.csv)
+                                     // instead of the bundled ones
   // A day's rate curve (CSV start_s,rate_rps; periods [start_i, start_i+1), the last to 86,400 s):
   // the main plan is for its peak; DayPlan compares a static peak fleet with a fleet resized every
   // period (GPUs added at a boundary are billed from cold_start_s before it).
@@ -51,11 +58,13 @@ struct PlanConfig {
 
 struct MixEntry {
   std::string gpu;                   // price-table spelling (L4, A10G, A100-80G, H100)
-  int count = 0;
+  int count = 0;                     // replicas (of `tp` GPUs each)
   bool spot = false;
   double usd_per_hour = 0;           // price per GPU-hour used (spot: risk-priced)
-  double load = 0;                   // fluid GPUs of load
+  double load = 0;                   // fluid replicas of load
   double headroom = 0;               // 1 - load / count
+  int tp = 1;                        // GPUs per replica
+  int option = 0;                    // index of the pool in router_weights
 };
 
 struct CostPoint {                   // one rate of the cost-against-rate chart
@@ -68,6 +77,11 @@ struct CostPoint {                   // one rate of the cost-against-rate chart
 
 struct Verification {
   std::int64_t requests = 0, servable = 0, met = 0, lost_to_preemption = 0;
+  std::int64_t over_context = 0;     // prompt + output > the model's context: not served, counted
+  // Share of all replayed requests (over-context ones included) that met both SLOs.
+  double MetOfAll() const {
+    return requests > 0 ? static_cast<double>(met) / static_cast<double>(requests) : 0.0;
+  }
   double slo_attainment = 0;
   double spot_window_start_s = -1;   // where in the spot series the replay started (spot plans)
   int preemptions = 0;               // spot GPUs lost during the replay
@@ -131,6 +145,16 @@ struct PlanResult {
   std::string other_router;
   Verification verified_other_router;
   std::vector<std::string> assumptions;    // every modelling assumption behind the figures
+  // Deployment: the model, its context, GPUs per replica per type (0: type left out), and the
+  // router's pools (the solved options: on demand per type, then spot) with their weights per
+  // router key (input bucket, or (input, output) bucket for the output-oracle router).
+  std::string model;
+  int max_context = 0;
+  std::vector<int> tp;                     // per type
+  std::vector<std::string> pool_names;     // per option, e.g. "A100-80G" or "H100 spot"
+  std::vector<std::vector<double>> router_weights;  // [key][option]
+  int max_num_batched_tokens = 0, max_num_seqs = 0, block_size = 0;
+  bool chunked_prefill = false;
 };
 
 // Plans. Errors: kInvalidArgument / kNotFound for bad inputs (trace, GPU names, SLOs, rate);

@@ -188,6 +188,100 @@ TEST(PlanTest, RateCurveResizesTheFleet) {
   EXPECT_LT(r->day.periods[0].usd_per_hour, r->day.periods[1].usd_per_hour);
 }
 
+// Three Vidur models, one needing tensor parallelism: each planned on A100 and H100 at its
+// default TP degree and verified by replay at its SLOs. 2,500-token prompts exceed phi-2's
+// 2,048-token context: counted in the workload, the replay and plan.json, never dropped silently.
+TEST(PlanTest, ThreeModelsOneWithTensorParallelismVerifiedByReplay) {
+  const std::string dir = TempDir("models");
+  std::string text = "num_prefill_tokens,num_decode_tokens\n";
+  for (int i = 0; i < 40; ++i) text += "80,60\n";
+  for (int i = 0; i < 10; ++i) text += "900,200\n";
+  for (int i = 0; i < 4; ++i) text += "2500,100\n";
+  ASSERT_TRUE(WriteFileAtomically(dir + "/models.csv", text).ok());
+  for (const auto& [model, tp] : {std::pair<std::string, int>{"phi-2", 1}, {"codellama-34b", 2}, {"llama-2-70b", 4}}) {
+    PlanConfig c = SmallConfig(dir);
+    c.trace = dir + "/models.csv";
+    c.gpus = {"a100", "h100"};
+    c.model = model;
+    c.slo_ttft_s = 5;
+    auto r = Plan(c, nullptr);
+    ASSERT_TRUE(r.has_value()) << model << ": " << r.error().ToString();
+    EXPECT_EQ(r->tp, (std::vector<int>{tp, tp})) << model;
+    ASSERT_FALSE(r->mix.empty());
+    for (const MixEntry& m : r->mix) EXPECT_EQ(m.tp, tp) << model;
+    EXPECT_TRUE(r->verified_run);
+    EXPECT_GE(r->verified.slo_attainment, c.target_attainment) << model;
+    EXPECT_GT(r->verified.met, 0) << model;
+    // Every held-out request is either servable or counted as over the context.
+    EXPECT_EQ(r->verified.servable + r->verified.over_context, r->verified.requests) << model;
+    const std::string json = PlanJson(*r);
+    for (const std::string& key : {std::string("\"tensor_parallel\": ") + std::to_string(tp),
+                                   std::string("\"gpus_per_replica\": ") + std::to_string(tp),
+                                   std::string("\"model\": \"") + model + "\"", std::string("\"weights\""),
+                                   std::string("\"max_num_batched_tokens\""), std::string("\"held_out_over_context\"")}) {
+      EXPECT_NE(json.find(key), std::string::npos) << model << " lacks " << key << "\n" << json;
+    }
+    if (model == "phi-2") {
+      EXPECT_EQ(r->max_context, 2048);
+      EXPECT_EQ(r->workload.over_context, 2);  // the even rows of the four 2,500-token prompts
+      EXPECT_GT(r->verified.over_context, 0);
+    } else {
+      EXPECT_EQ(r->workload.over_context, 0);
+      EXPECT_EQ(r->verified.over_context, 0);
+    }
+  }
+}
+
+// --profile: the same profiles from a directory in Vidur's layout give the same plan; a profile
+// of another model under the model's name is an error naming the file, line and column.
+TEST(PlanTest, ProfileDirectoryInVidursLayout) {
+  namespace fs = std::filesystem;
+  const std::string dir = TempDir("profile");
+  const std::string root = dir + "/compute";
+  for (const char* gpu : {"a100", "h100"}) {
+    fs::create_directories(root + "/" + gpu + "/microsoft/phi-2");
+    fs::copy_file(kData + "/vidur_profiles/compute/" + gpu + "/microsoft/phi-2/mlp.csv",
+                  root + "/" + gpu + "/microsoft/phi-2/mlp.csv");
+  }
+  PlanConfig c = SmallConfig(dir);
+  c.gpus = {"a100", "h100"};
+  c.model = "phi-2";
+  auto bundled = Plan(c, nullptr);
+  c.profile_dir = root;
+  c.cache_dir = dir + "/cache2";
+  auto own = Plan(c, nullptr);
+  ASSERT_TRUE(bundled.has_value() && own.has_value()) << own.error().ToString();
+  EXPECT_EQ(bundled->usd_per_hour, own->usd_per_hour);
+  EXPECT_EQ(bundled->verified.met, own->verified.met);
+  // A tree with the H100 profile only: the default GPU types shrink to H100 (L4 and A10G are timed
+  // from the A100 profile), and the assumptions say why.
+  const std::string h100_only = dir + "/h100_only";
+  fs::create_directories(h100_only + "/h100/microsoft/phi-2");
+  fs::copy_file(root + "/h100/microsoft/phi-2/mlp.csv", h100_only + "/h100/microsoft/phi-2/mlp.csv");
+  PlanConfig h = c;
+  h.gpus = {};
+  h.profile_dir = h100_only;
+  h.cache_dir = dir + "/cache3";
+  auto only = Plan(h, nullptr);
+  ASSERT_TRUE(only.has_value()) << only.error().ToString();
+  EXPECT_EQ(only->gpu_names, std::vector<std::string>{"H100"});
+  EXPECT_NE(PlanJson(*only).find("a100 (no profile of phi-2 on a100"), std::string::npos);
+  // phi-2's numbers filed as Llama-2-7B's.
+  fs::create_directories(root + "/a100/meta-llama/Llama-2-7b-hf");
+  fs::copy_file(root + "/a100/microsoft/phi-2/mlp.csv", root + "/a100/meta-llama/Llama-2-7b-hf/mlp.csv");
+  c.model = "llama-2-7b";
+  c.gpus = {"a100"};
+  auto wrong = Plan(c, nullptr);
+  ASSERT_FALSE(wrong.has_value());
+  EXPECT_NE(wrong.error().message().find("Llama-2-7b-hf/mlp.csv:2:"), std::string::npos) << wrong.error().message();
+  EXPECT_NE(wrong.error().message().find("field 'n_embd': is 2560, but llama-2-7b has 4096"), std::string::npos)
+      << wrong.error().message();
+  c.profile_dir = dir + "/nowhere";
+  auto missing = Plan(c, nullptr);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message().find("--profile " + dir + "/nowhere: not a directory"), std::string::npos);
+}
+
 TEST(PlanTest, MelangeConfigAsAPlan) {
   auto r = PlanMelange(kData + "/melange/repo_example_config.json");
   ASSERT_TRUE(r.has_value());

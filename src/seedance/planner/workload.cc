@@ -15,7 +15,12 @@ int EdgeIndex(const std::vector<int>& edges, int v) {
   return -1;
 }
 
+// The prompt axis continued to the context: 4096, 8192, ... below it, then the context itself
+// (a 16k-context model gets (2000,4096], (4096,8192], (8192,16384], not one bucket probed at 16k).
 std::vector<int> WithContext(std::vector<int> edges, int max_context) {
+  for (int e = 4096; e < max_context; e *= 2) {
+    if (e > edges.back()) edges.push_back(e);
+  }
   if (max_context > edges.back()) edges.push_back(max_context);
   return edges;
 }

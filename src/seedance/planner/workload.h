@@ -26,7 +26,7 @@ struct BucketGrid {
 
 // Mélange's cut points 0, 25, 100, 250, 500, 1000, 2000 on both axes (6 x 6), with the input
 // axis continued to the model's context (2000, max_context] so long prompts (Azure code) are
-// not dropped: 7 x 6. `fine`: about twice the cut points on each axis (13 x 11).
+// not dropped: 7 x 6 (contexts over 4,096 add the doublings 4096, 8192, ... below the context). `fine`: about twice the cut points on each axis (13 x 11).
 BucketGrid MelangeGrid(int max_context);
 BucketGrid FineGrid(int max_context);
 // "melange" | "fine". Errors: kInvalidArgument naming the accepted names.

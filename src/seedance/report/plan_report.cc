@@ -25,10 +25,14 @@ std::string FormatPlanTable(const planner::PlanResult& r) {
     s += fmt::format("plan for {} at {:.3f} req/s (TTFT {:g} s, TPOT {:g} ms), sized for x{:.3f} of it (bursts)\n",
                      r.config.trace, r.rate_rps, r.config.slo_ttft_s, 1e3 * r.config.slo_tpot_s, r.burst_factor);
   }
-  s += fmt::format("  {:<10} {:>5} {:>5} {:>10} {:>10} {:>9}\n", "gpu", "count", "spot", "$/gpu-h", "load", "headroom");
+  if (!r.melange_input) {
+    s += fmt::format("  model {} (context {} tokens); count = replicas of tp GPUs each\n", r.model, r.max_context);
+  }
+  s += fmt::format("  {:<10} {:>5} {:>3} {:>5} {:>5} {:>10} {:>10} {:>9}\n", "gpu", "count", "tp", "gpus", "spot",
+                   "$/gpu-h", "load", "headroom");
   for (const planner::MixEntry& m : r.mix) {
-    s += fmt::format("  {:<10} {:>5} {:>5} {:>10.4f} {:>10.3f} {:>8.1f}%\n", m.gpu, m.count, m.spot ? "yes" : "no",
-                     m.usd_per_hour, m.load, 100 * m.headroom);
+    s += fmt::format("  {:<10} {:>5} {:>3} {:>5} {:>5} {:>10.4f} {:>10.3f} {:>8.1f}%\n", m.gpu, m.count, m.tp,
+                     m.count * m.tp, m.spot ? "yes" : "no", m.usd_per_hour, m.load, 100 * m.headroom);
   }
   s += fmt::format("  cost ${:.4f}/h", r.usd_per_hour);
   if (r.usd_per_mtok > 0) s += fmt::format(", ${:.4f} per million tokens", r.usd_per_mtok);
@@ -45,8 +49,15 @@ std::string FormatPlanTable(const planner::PlanResult& r) {
       s += fmt::format("    {:<10} infeasible (some traffic misses the SLO on it)\n", g);
       continue;
     }
-    s += fmt::format("    {:<10} {:>4} x = ${:.4f}/h  saving {:.1f}%{}\n", g, b.count, b.usd_per_hour,
+    const auto k = static_cast<std::size_t>(b.option);
+    const int tp = k < r.tp.size() ? r.tp[k] : 1;
+    s += fmt::format("    {:<10} {:>4} x{} = ${:.4f}/h  saving {:.1f}%{}\n", g, b.count,
+                     tp > 1 ? fmt::format(" TP{}", tp) : "", b.usd_per_hour,
                      100 * (1 - r.usd_per_hour / b.usd_per_hour), b.option == r.best_single ? "  (best single)" : "");
+  }
+  if (!r.melange_input && r.workload.over_context > 0) {
+    s += fmt::format("  {} of {} requests of the tuning half exceed {}'s {}-token context: not planned for, counted\n",
+                     r.workload.over_context, r.workload.total, r.model, r.max_context);
   }
   if (r.best_single >= 0) {
     s += fmt::format("  saving vs the best single type: {:.1f}% (no on-demand plan can save more than {:.1f}% at the mean rate: fluid bound)\n",
@@ -69,6 +80,12 @@ std::string FormatPlanTable(const planner::PlanResult& r) {
   if (r.verified_run) {
     s += fmt::format("  verified by replay (held-out half, {} router): {:.2f}% of {} servable requests within both SLOs",
                      r.config.router, 100 * r.verified.slo_attainment, r.verified.servable);
+    if (r.verified.over_context > 0) {
+      s += fmt::format("; {} of {} requests exceed {}'s {}-token context and are not served ({:.2f}% of all requests "
+                       "met both SLOs)",
+                       r.verified.over_context, r.verified.requests, r.model, r.max_context,
+                       100 * r.verified.MetOfAll());
+    }
     if (r.config.spot) {
       s += fmt::format(" ({} spot GPUs lost, {} requests lost with them)", r.verified.preemptions,
                        r.verified.lost_to_preemption);
@@ -86,10 +103,13 @@ std::string PlanHtml(const planner::PlanResult& r) {
   h += fmt::format("<h1>GPU mix for {}</h1>\n<p>{:.3f} req/s, TTFT SLO {:g} s, TPOT SLO {:g} ms; sized for x{:.3f} "
                    "of the rate (bursts).</p>\n",
                    HtmlEscape(r.config.trace), r.rate_rps, r.config.slo_ttft_s, 1e3 * r.config.slo_tpot_s, r.burst_factor);
-  h += "<table border=\"1\"><tr><th>GPU</th><th>count</th><th>spot</th><th>$/GPU-h</th><th>load (GPUs)</th><th>headroom</th></tr>\n";
+  h += "<table border=\"1\"><tr><th>GPU</th><th>replicas</th><th>TP</th><th>GPUs</th><th>spot</th><th>$/GPU-h</th>"
+       "<th>load (replicas)</th><th>headroom</th></tr>\n";
   for (const planner::MixEntry& m : r.mix) {
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.4f}</td><td>{:.3f}</td><td>{:.1f}%</td></tr>\n",
-                     HtmlEscape(m.gpu), m.count, m.spot ? "yes" : "no", m.usd_per_hour, m.load, 100 * m.headroom);
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4f}</td><td>{:.3f}</td>"
+                     "<td>{:.1f}%</td></tr>\n",
+                     HtmlEscape(m.gpu), m.count, m.tp, m.count * m.tp, m.spot ? "yes" : "no", m.usd_per_hour, m.load,
+                     100 * m.headroom);
   }
   h += fmt::format("</table>\n<p>Cost ${:.4f}/h; fluid lower bound ${:.4f}/h; saving vs the best single type {:.1f}% "
                    "(at most {:.1f}%).</p>\n",
@@ -99,6 +119,12 @@ std::string PlanHtml(const planner::PlanResult& r) {
                      "both SLOs; the same fleet with the {} router: {:.2f}%.</p>\n",
                      HtmlEscape(r.config.router), 100 * r.verified.slo_attainment, r.verified.servable,
                      HtmlEscape(r.other_router), 100 * r.verified_other_router.slo_attainment);
+    if (r.verified.over_context > 0) {
+      h += fmt::format("<p>{} of {} held-out requests exceed {}'s {}-token context and are not served: {:.2f}% of all "
+                       "requests met both SLOs.</p>\n",
+                       r.verified.over_context, r.verified.requests, HtmlEscape(r.model), r.max_context,
+                       100 * r.verified.MetOfAll());
+    }
   }
   if (!r.curve.empty()) {
     LineChartSpec spec;

@@ -88,7 +88,9 @@ std::string TenancyHtmlSection(const sim::TenancyComparison& c) {
   std::string h = "<section>\n<h2>Tenancy: tiers, quotas, borrowing and preemption</h2>\n";
   h += fmt::format("<p>{} on {} GPUs ({}), {} tenants in one cohort, {:.1f}-day window. Modes: <b>strict</b> (each tenant "
                    "within its nominal quota), <b>borrowing</b> (Kueue with borrowing, reclaimWithinCohort LowerPriority, "
-                   "then kube-scheduler's default preemption), <b>seedance</b> (tiers, idle reclaim, checkpoint-aware "
+                   "then kube-scheduler's default preemption), <b>fair-sharing</b> (Kueue's Fair Sharing: dominant resource "
+                   "share ordering and preemption, strategies [LessThanOrEqualToFinalShare, LessThanInitialShare]; "
+                   "<b>-ltefs</b> / <b>-ltis</b>: one of them), <b>seedance</b> (tiers, idle reclaim, checkpoint-aware "
                    "victims on one node, elastic quota, fairness compensation), and seedance without compensation (the "
                    "fairness ablation).</p>\n",
                    HtmlEscape(s.name), s.total_gpus, HtmlEscape(s.gpu_type), s.config.tenants.size(), s.window_s / 86400);

@@ -23,12 +23,20 @@
 // from the ledger's live rows (Admitter::Restore). Only live workloads stay in memory, at most
 // server.admission_max_workloads (429 past it).
 //
+// Replicas (issue 26): with --admission-db postgresql://... the replicas share one admission log.
+// Only the leader decides: with --leader-elect a replica takes the log over (AdmissionLog::
+// TakeOver: a new fencing epoch) and rebuilds its Admitter from it when it gains the Lease, and
+// /readyz names "admission" until that is done; a follower answers 503. A replica whose commit is
+// refused because another took the log over since (a deposed leader that has not noticed yet)
+// answers 503 with the reason, drops its state and decides nothing until it leads again.
+//
 // Quota admission only: node placement is the extender's (kube-scheduler calls /extender/* for
 // the pods of an admitted workload), so the environment here answers that every workload can be
 // placed, as in Kueue's own scenario.
 
 #include <charconv>
 #include <chrono>
+#include <condition_variable>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -36,6 +44,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -148,6 +157,9 @@ class AdmissionService final : public Service {
     app_.metrics.DeclareCounter("seedance_admission_persist_errors_total",
                                 "Ledger writes of admission decisions that failed (the request got 503 and the "
                                 "state was reloaded from the ledger).");
+    app_.metrics.DeclareCounter("seedance_admission_fenced_total",
+                                "Admission commits refused because another replica took the shared admission log "
+                                "over (this replica dropped its state; the request got 503).");
     app_.metrics.DeclareCounter("seedance_admission_refused_total",
                                 "Submissions refused because server.admission_max_workloads live workloads are tracked.");
     app_.metrics.DeclareHistogram("seedance_admission_persist_seconds",
@@ -161,6 +173,11 @@ class AdmissionService final : public Service {
     app_.metrics.DeclareHistogram("seedance_admission_cycle_seconds",
                                   "Wall time of one /v1/workloads request's admission cycle.",
                                   {50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 100e-3});
+    elect_ = app_.options.leader_elect;
+    if (elect_) {
+      app_.readiness.Set("admission", false, "follower: the leader decides admission");
+      app_.leadership.Subscribe([this](bool leader) { OnLeadership(leader); });
+    }
   }
 
   void Register(httplib::Server& http) override {
@@ -204,29 +221,99 @@ class AdmissionService final : public Service {
     deferred_.reset();
   }
 
-  // Opens the ledger and rebuilds the Admitter from its live rows.
+  // Opens the admission log; without leader election takes it over and rebuilds the Admitter
+  // from its live rows at once, with it when this replica gains the Lease (TakeOverLoop).
   Status Start() override {
     std::lock_guard lock(mu_);
-    if (app_.options.db.rfind("postgresql://", 0) == 0 || app_.options.db.rfind("postgres://", 0) == 0)
-      return FailedPreconditionError("--db " + app_.options.db +
-                                     ": admission state needs an SQLite ledger (PostgreSQL holds charges only)");
-    SEEDANCE_ASSIGN_OR_RETURN(log_, ledger::AdmissionLog::Open(app_.options.db));
+    const std::string& where = app_.options.admission_db.empty() ? app_.options.db : app_.options.admission_db;
+    auto log = ledger::AdmissionLog::Open(where);
+    if (!log.has_value())
+      return Status(log.error().code(), "admission log " + (ledger::AdmissionLog::IsPostgresUrl(where) ? std::string("(PostgreSQL)") : where) +
+                                            ": " + log.error().message());
+    log_ = std::move(*log);
     const auto config = app_.config.Get();
     max_workloads_ = config->admission_max_workloads;
     SEEDANCE_RETURN_IF_ERROR(RebuildLocked(*config));
-    SEEDANCE_RETURN_IF_ERROR(ReloadLocked());
-    app_.Log("info", "admission_restored",
-             {{"live", live_.size()}, {"pending", admitter_->pending()}, {"admitted", admitted_count_},
-              {"next_id", next_id_}});
+    if (!elect_) return TakeOverLocked();
+    if (!ledger::AdmissionLog::IsPostgresUrl(where))
+      app_.Log("warn", "admission_log_not_shared",
+               {{"message", "--leader-elect with an SQLite admission log: each replica keeps only the decisions it "
+                            "took while leading; share one with --admission-db postgresql://..."}});
+    stop_ = false;
+    takeover_thread_ = std::thread([this] { TakeOverLoop(); });
     return Status::Ok();
   }
 
   void Stop() override {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (takeover_thread_.joinable()) takeover_thread_.join();
     std::lock_guard lock(mu_);
     log_.reset();
   }
 
  private:
+  // Makes this replica the admission log's only writer and rebuilds the Admitter from it.
+  // REQUIRES: mu_ held, log_ open.
+  Status TakeOverLocked() {
+    const std::string holder = ReplicaIdentity(app_.options);
+    SEEDANCE_ASSIGN_OR_RETURN(const std::int64_t epoch, log_->TakeOver(holder, app_.now_ms()));
+    SEEDANCE_RETURN_IF_ERROR(ReloadLocked());
+    taken_over_ = true;
+    fenced_.clear();
+    app_.readiness.Set("admission", true);
+    app_.Log("info", "admission_restored",
+             {{"live", live_.size()}, {"pending", admitter_->pending()}, {"admitted", admitted_count_},
+              {"next_id", next_id_}, {"epoch", epoch}, {"holder", holder}});
+    return Status::Ok();
+  }
+
+  // The elector's thread: leadership gained or lost. Gained: /readyz names "admission" until the
+  // take-over thread has rebuilt the state. Lost: the state is dropped at once.
+  void OnLeadership(bool leader) {
+    {
+      std::lock_guard lock(mu_);
+      leading_ = leader;
+      if (leader) {
+        app_.readiness.Set("admission", false, "leader: rebuilding the admission state from its log");
+      } else {
+        DropLocked();
+        fenced_.clear();
+        app_.readiness.Set("admission", false, "follower: the leader decides admission");
+      }
+    }
+    cv_.notify_all();
+  }
+
+  // With --leader-elect: takes the log over each time this replica becomes leader, retrying
+  // every second while the log cannot be reached (a fenced replica waits to lead again).
+  void TakeOverLoop() {
+    std::unique_lock lock(mu_);
+    while (true) {
+      cv_.wait(lock, [&] { return stop_ || (leading_ && !taken_over_ && fenced_.empty() && log_); });
+      if (stop_) return;
+      Status st = TakeOverLocked();
+      if (st.ok()) continue;
+      app_.Log("error", "admission_takeover", {{"error", st.message()}});
+      DropLocked();
+      app_.readiness.Set("admission", false, "leader: cannot take the admission log over: " + st.message());
+      cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stop_; });
+    }
+  }
+
+  // Forgets the in-memory state (the log keeps it). REQUIRES: mu_ held.
+  void DropLocked() {
+    taken_over_ = false;
+    live_.clear();
+    by_key_.clear();
+    admitted_count_ = 0;
+    if (built_from_) (void)RebuildLocked(*built_from_);  // an empty Admitter for the stats
+    PublishGauges();
+  }
+
   // A fresh Admitter for `config`. REQUIRES: mu_ held.
   Status RebuildLocked(const ServerConfig& config) {
     auto mode = tenancy::ParseTenancyMode(config.admission_mode);
@@ -352,13 +439,27 @@ class AdmissionService final : public Service {
     Status st = log_->Commit(rows, txn.decisions);
     app_.metrics.Observe("seedance_admission_persist_seconds", {},
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!st.ok() && log_->fenced()) {
+      // Another replica leads and rebuilt from the log: nothing of this request was written and
+      // this replica decides nothing until it is leader again.
+      app_.metrics.Inc("seedance_admission_fenced_total", {});
+      app_.Log("error", "admission_fenced", {{"error", st.message()}, {"decisions", txn.decisions.size()}});
+      DropLocked();
+      fenced_ = st.message();
+      app_.readiness.Set("admission", false, st.message());
+      return UnavailableError(st.message());
+    }
     if (!st.ok()) {
       app_.metrics.Inc("seedance_admission_persist_errors_total", {});
       app_.Log("error", "admission_persist", {{"error", st.message()}, {"decisions", txn.decisions.size()}});
       Status reload = ReloadLocked();
       if (!reload.ok()) {
         app_.Log("error", "admission_reload", {{"error", reload.message()}});
-        admitter_.reset();  // answers 503 until a restart: memory may disagree with the ledger
+        // Memory may disagree with the log: 503 until a restart, or (--leader-elect) until the
+        // take-over thread has reloaded it.
+        admitter_.reset();
+        taken_over_ = false;
+        cv_.notify_all();
       }
       return UnavailableError("admission: the ledger did not take the decisions, nothing was decided: " + st.message());
     }
@@ -488,6 +589,18 @@ class AdmissionService final : public Service {
   bool Ready(httplib::Response& res) {
     if (!log_) {
       ReplyError(res, 503, "", "admission is not started (its ledger is not open)");
+      return false;
+    }
+    if (!fenced_.empty()) {
+      ReplyError(res, 503, "", fenced_);
+      return false;
+    }
+    if (elect_ && !leading_) {
+      ReplyError(res, 503, "", "admission: this replica is a follower; the leader decides (send to the Service)");
+      return false;
+    }
+    if (!taken_over_) {
+      ReplyError(res, 503, "", "admission: the leader is rebuilding its state from the admission log");
       return false;
     }
     if (!admitter_) {
@@ -839,6 +952,12 @@ class AdmissionService final : public Service {
   std::unordered_map<std::string, std::int64_t> by_key_;
   std::size_t admitted_count_ = 0;
   std::vector<AdmissionDecision> decisions_;
+  // Leadership (--leader-elect): whether the elector says this replica leads; whether it took the
+  // log over since; why a commit was refused (another replica took over; "" = not fenced).
+  bool elect_ = false, leading_ = false, taken_over_ = false, stop_ = false;
+  std::string fenced_;
+  std::condition_variable cv_;
+  std::thread takeover_thread_;
 };
 
 }  // namespace

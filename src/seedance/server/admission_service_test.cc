@@ -1,4 +1,7 @@
 // /v1/workloads over HTTP (in-process server on an ephemeral port) and the online Kueue runner.
+// The contract tests (TEST_P) run on the SQLite ledger here and, compiled as
+// server_admission_pg_test (SEEDANCE_PG_CONTRACT), on a shared PostgreSQL admission log against
+// the real server pg_test.sh starts, with the replicas' fencing.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -11,8 +14,12 @@
 #include <filesystem>
 #include <thread>
 
+#include "seedance/core/testing/require_peer.h"
 #include "seedance/server/app.h"
 #include "seedance/server/kueue_online.h"
+#ifdef SEEDANCE_HAVE_POSTGRESQL
+#include "seedance/ledger/testing/pg_database.h"
+#endif
 
 namespace seedance::server {
 namespace {
@@ -28,9 +35,12 @@ struct TestServer {
   std::thread thread;
   int port = 0;
 
-  Status Start(const ServerConfig& config, const std::string& db, std::function<std::int64_t()> now) {
+  Status Start(const ServerConfig& config, const std::string& db, std::function<std::int64_t()> now,
+               bool leader_elect = false, const std::string& identity = "") {
     app.now_ms = std::move(now);
     app.options.db = db;
+    app.options.leader_elect = leader_elect;
+    app.options.leader_identity = identity;
     app.config.Set(std::make_shared<ServerConfig>(config));
     service = MakeAdmissionService(app);
     service->Register(http);
@@ -51,17 +61,41 @@ struct TestServer {
 
 class AdmissionServiceTest : public ::testing::Test {
  protected:
+  // The admission log's backend: "sqlite" (a ledger file) or "postgresql" (a fresh database).
+  virtual std::string Backend() const { return "sqlite"; }
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/admission_service_test_" + std::to_string(::getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = info->name();
+    for (char& c : name)
+      if (c == '/') c = '_';
+    dir_ = ::testing::TempDir() + "/admission_service_test_" + std::to_string(::getpid()) + "_" + name;
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    db_ = dir_ + "/ledger.db";
+    if (Backend() == "postgresql") {
+#ifdef SEEDANCE_HAVE_POSTGRESQL
+      have_backend_ = !ledger::testing::PgPeerUrl().empty();
+#endif
+      SEEDANCE_SKIP_WITHOUT_PEER(!have_backend_) << "no PostgreSQL peer (SEEDANCE_PG_URL unset: run through pg_test.sh)";
+    }
+    db_ = NewDb("ledger");
+  }
+  // A fresh, empty admission log of the backend, named `name` within the test.
+  std::string NewDb(const std::string& name) {
+    if (Backend() != "postgresql") return dir_ + "/" + name + ".db";
+#ifdef SEEDANCE_HAVE_POSTGRESQL
+    auto url = ledger::testing::FreshPgDatabase(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())
+                                                    .substr(0, 40) + "_" + name);
+    EXPECT_TRUE(url.has_value()) << url.error().ToString();
+    return url.has_value() ? *url : "";
+#else
+    return "";
+#endif
   }
   void StartWith(const ServerConfig& config) { server_ = StartServer(config, db_); }
-  std::unique_ptr<TestServer> StartServer(const ServerConfig& config, const std::string& db) {
+  std::unique_ptr<TestServer> StartServer(const ServerConfig& config, const std::string& db, bool leader_elect = false,
+                                          const std::string& identity = "") {
     auto s = std::make_unique<TestServer>();
-    Status st = s->Start(config, db, [this] { return now_ms_.load(); });
+    Status st = s->Start(config, db, [this] { return now_ms_.load(); }, leader_elect, identity);
     EXPECT_TRUE(st.ok()) << st.ToString();
     return s;
   }
@@ -111,11 +145,19 @@ class AdmissionServiceTest : public ::testing::Test {
   int port() const { return server_->port; }
 
   std::string dir_, db_;
+  bool have_backend_ = true;
   std::atomic<std::int64_t> now_ms_{1'000'000};
   std::unique_ptr<TestServer> server_;
 };
 
-TEST_F(AdmissionServiceTest, AdmitsBorrowsAndReclaimsInKueueMode) {
+// The tests every backend of the admission log must pass: same decisions, restart, history,
+// withdraw, idempotent resubmission.
+class AdmissionContractTest : public AdmissionServiceTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  std::string Backend() const override { return GetParam(); }
+};
+
+TEST_P(AdmissionContractTest, AdmitsBorrowsAndReclaimsInKueueMode) {
   StartWith(TwoTenants("kueue"));
   // team-a takes its 2 cpu and borrows team-b's 2 while team-b is idle.
   auto res = Post("/v1/workloads", {{"workloads", {Workload("a1", "team-a", 2), Workload("a2", "team-a", 2)}}});
@@ -160,7 +202,7 @@ TEST_F(AdmissionServiceTest, AdmitsBorrowsAndReclaimsInKueueMode) {
   EXPECT_EQ(app().metrics.Value("seedance_admission_decisions_total", {{"kind", "admit"}}), 4.0);
 }
 
-TEST_F(AdmissionServiceTest, StrictModeNeverBorrows) {
+TEST_P(AdmissionContractTest, StrictModeNeverBorrows) {
   StartWith(TwoTenants("strict"));
   auto res = Post("/v1/workloads", {{"workloads", {Workload("a1", "team-a", 2), Workload("a2", "team-a", 1)}}});
   ASSERT_EQ(res->status, 200) << res->body;
@@ -240,11 +282,11 @@ TEST_F(AdmissionServiceTest, KueueScenarioOnlineAdmitsAndFinishesEveryWorkload) 
 
 // Issue 26: every decision is in the ledger before the answer; a restarted server has the same
 // state and makes the same next decisions as one that never stopped; no quota is allocated twice.
-TEST_F(AdmissionServiceTest, RestartRebuildsTheSameStateAndDecidesAsANeverRestartedServer) {
+TEST_P(AdmissionContractTest, RestartRebuildsTheSameStateAndDecidesAsANeverRestartedServer) {
   const ServerConfig config = TwoTenants("kueue");
   StartWith(config);
   // A control server on its own ledger gets the same requests and never restarts.
-  auto control = StartServer(config, dir_ + "/control.db");
+  auto control = StartServer(config, NewDb("control"));
   auto both = [&](const std::string& path, const json& body) {
     json a = Ok(Post(path, body));
     json b = Ok(Post(path, body, control.get()));
@@ -301,7 +343,7 @@ TEST_F(AdmissionServiceTest, RestartRebuildsTheSameStateAndDecidesAsANeverRestar
 }
 
 // A client that lost a response reads the decisions back with a cursor; reads never write.
-TEST_F(AdmissionServiceTest, LostResponsesAreRecoveredFromTheDecisionCursor) {
+TEST_P(AdmissionContractTest, LostResponsesAreRecoveredFromTheDecisionCursor) {
   StartWith(TwoTenants("kueue"));
   json j = Ok(Post("/v1/workloads", {{"workloads", {Workload("a1", "team-a", 1)}}}));
   const std::int64_t cursor = j["last_seq"];
@@ -337,7 +379,7 @@ TEST_F(AdmissionServiceTest, LostResponsesAreRecoveredFromTheDecisionCursor) {
   EXPECT_EQ(missing->status, 404);
 }
 
-TEST_F(AdmissionServiceTest, SubmittingTheSameWorkloadTwiceIsIdempotent) {
+TEST_P(AdmissionContractTest, SubmittingTheSameWorkloadTwiceIsIdempotent) {
   StartWith(TwoTenants("strict"));
   json w = Workload("a1", "team-a", 2);
   w["namespace"] = "ml";
@@ -380,7 +422,7 @@ TEST_F(AdmissionServiceTest, SubmittingTheSameWorkloadTwiceIsIdempotent) {
   EXPECT_EQ(old["decisions"][2]["kind"], "finish");
 }
 
-TEST_F(AdmissionServiceTest, DeleteWithdrawsPendingAndReleasesAdmitted) {
+TEST_P(AdmissionContractTest, DeleteWithdrawsPendingAndReleasesAdmitted) {
   StartWith(TwoTenants("strict"));
   json j = Ok(Post("/v1/workloads", {{"workloads", {Workload("a1", "team-a", 2), Workload("a2", "team-a", 2),
                                                     Workload("a3", "team-a", 1)}}}));
@@ -406,7 +448,7 @@ TEST_F(AdmissionServiceTest, DeleteWithdrawsPendingAndReleasesAdmitted) {
   EXPECT_EQ(app().metrics.Value("seedance_admission_decisions_persisted_total", {{"kind", "withdraw"}}), 2.0);
 }
 
-TEST_F(AdmissionServiceTest, TrackedWorkloadsAreCappedWith429) {
+TEST_P(AdmissionContractTest, TrackedWorkloadsAreCappedWith429) {
   ServerConfig config = TwoTenants("strict");
   config.admission_max_workloads = 2;
   StartWith(config);
@@ -449,7 +491,7 @@ TEST_F(AdmissionServiceTest, ALedgerWriteFailureAnswers503AndDecidesNothing) {
 }
 
 // A live row whose tenant left the config is withdrawn at restart, with the reason.
-TEST_F(AdmissionServiceTest, RestartWithdrawsWorkloadsOfARemovedTenant) {
+TEST_P(AdmissionContractTest, RestartWithdrawsWorkloadsOfARemovedTenant) {
   StartWith(TwoTenants("strict"));
   Ok(Post("/v1/workloads", {{"workloads", {Workload("b1", "team-b", 1), Workload("a1", "team-a", 1)}}}));
   ServerConfig fewer = TwoTenants("strict");
@@ -460,6 +502,106 @@ TEST_F(AdmissionServiceTest, RestartWithdrawsWorkloadsOfARemovedTenant) {
   EXPECT_NE(b1["decisions"].back()["reason"].get<std::string>().find("team-b"), std::string::npos);
   EXPECT_EQ(Ok(Get("/v1/workloads/default/a1"))["workload"]["state"], "admitted");
 }
+
+#ifdef SEEDANCE_PG_CONTRACT
+constexpr const char* kBackend = "postgresql";
+#else
+constexpr const char* kBackend = "sqlite";
+#endif
+INSTANTIATE_TEST_SUITE_P(Backends, AdmissionContractTest, ::testing::Values(std::string(kBackend)),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+#ifdef SEEDANCE_PG_CONTRACT
+// Two replicas on one PostgreSQL admission log.
+class AdmissionReplicasTest : public AdmissionServiceTest {
+ protected:
+  std::string Backend() const override { return "postgresql"; }
+  // Waits (bounded) until `s` has rebuilt its state: /readyz would no longer name "admission".
+  static bool WaitTakenOver(TestServer& s) {
+    for (int i = 0; i < 1000; ++i) {
+      if (s.app.readiness.Waiting().count("admission") == 0) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+  static std::string ErrorOf(const httplib::Result& res) {
+    if (!res) return "(no answer)";
+    return json::parse(res->body, nullptr, false).value("error", "");
+  }
+};
+
+// Without leader election each replica takes the log over when it starts: the one that started
+// last decides, sees every decision of the other, and the other's next write is refused (503,
+// nothing written, its state dropped).
+TEST_F(AdmissionReplicasTest, TheReplicaThatTookOverLastDecidesAndTheOtherIsFenced) {
+  const ServerConfig config = TwoTenants("strict");
+  auto a = StartServer(config, db_, false, "replica-a");
+  json j = Ok(Post("/v1/workloads", {{"workloads", {Workload("a1", "team-a", 2)}}}, a.get()));
+  ASSERT_EQ(j["decisions"].size(), 1u);
+  auto b = StartServer(config, db_, false, "replica-b");
+  EXPECT_EQ(Ok(Get("/v1/workloads/default/a1", b.get()))["workload"]["state"], "admitted");
+
+  auto refused = Post("/v1/workloads", {{"workloads", {Workload("a2", "team-a", 2)}}}, a.get());
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503) << refused->body;
+  EXPECT_NE(ErrorOf(refused).find("fenced"), std::string::npos) << refused->body;
+  EXPECT_NE(ErrorOf(refused).find("replica-b"), std::string::npos) << refused->body;
+  EXPECT_EQ(a->app.metrics.Value("seedance_admission_fenced_total", {}), 1.0);
+  EXPECT_EQ(a->app.readiness.Waiting().count("admission"), 1u);
+  // The deposed replica dropped its state and decides nothing any more; the log has no a2.
+  EXPECT_EQ(Get("/v1/workloads/default/a1", a.get())->status, 503);
+  EXPECT_EQ(Ok(Get("/v1/workloads/stats", a.get()))["known"], 0);
+  EXPECT_EQ(Get("/v1/workloads/default/a2", b.get())->status, 404);
+  // The leader decides on the full state: team-a's quota is held by a1, so a2 waits.
+  j = Ok(Post("/v1/workloads", {{"workloads", {Workload("a2", "team-a", 2)}}}, b.get()));
+  EXPECT_TRUE(j["decisions"].empty()) << j.dump();
+  EXPECT_EQ(j["pending"], 1);
+  EXPECT_EQ(j["admitted"], 1);
+}
+
+// With leader election the take-over follows the Lease: a follower answers 503; a replica that
+// gains the Lease rebuilds before it is ready; a deposed leader that has not noticed yet is
+// fenced, and leads again only after it lost and regained the Lease.
+TEST_F(AdmissionReplicasTest, TakeOverFollowsLeadershipAndADeposedLeaderIsFenced) {
+  const ServerConfig config = TwoTenants("strict");
+  auto a = StartServer(config, db_, true, "replica-a");
+  auto b = StartServer(config, db_, true, "replica-b");
+  auto follower = Post("/v1/workloads", {{"workloads", {Workload("a1", "team-a", 2)}}}, a.get());
+  ASSERT_TRUE(follower);
+  EXPECT_EQ(follower->status, 503);
+  EXPECT_NE(ErrorOf(follower).find("follower"), std::string::npos) << follower->body;
+  EXPECT_EQ(a->app.readiness.Waiting().count("admission"), 1u);
+
+  a->app.leadership.Notify(true);
+  ASSERT_TRUE(WaitTakenOver(*a));
+  Ok(Post("/v1/workloads", {{"workloads", {Workload("a1", "team-a", 2), Workload("b1", "team-b", 1)}}}, a.get()));
+  EXPECT_EQ(Post("/v1/workloads", {{"workloads", {Workload("b2", "team-b", 1)}}}, b.get())->status, 503);
+
+  // b gains the Lease while a still believes it leads (a partition): b rebuilds a's decisions.
+  b->app.leadership.Notify(true);
+  ASSERT_TRUE(WaitTakenOver(*b));
+  json stats = Ok(Get("/v1/workloads/stats", b.get()));
+  EXPECT_EQ(stats["admitted"], 2);
+  auto refused = Post("/v1/workloads", {{"workloads", {Workload("a2", "team-a", 1)}}}, a.get());
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_NE(ErrorOf(refused).find("fenced"), std::string::npos) << refused->body;
+  // Still fenced while its elector has not noticed: it does not take the log back by itself.
+  EXPECT_EQ(Post("/v1/workloads", {{"workloads", {Workload("a2", "team-a", 1)}}}, a.get())->status, 503);
+  Ok(Post("/v1/workloads", {{"workloads", {Workload("b2", "team-b", 1)}}}, b.get()));
+
+  // a loses and regains the Lease (b lost it): a rebuilds with b's decisions and b is fenced.
+  a->app.leadership.Notify(false);
+  b->app.leadership.Notify(false);
+  EXPECT_EQ(Post("/v1/workloads", {{"workloads", {Workload("b3", "team-b", 1)}}}, b.get())->status, 503);
+  a->app.leadership.Notify(true);
+  ASSERT_TRUE(WaitTakenOver(*a));
+  stats = Ok(Get("/v1/workloads/stats", a.get()));
+  EXPECT_EQ(stats["admitted"], 3);
+  EXPECT_EQ(stats["known"], 3);
+  EXPECT_EQ(Ok(Get("/v1/workloads/default/b2", a.get()))["workload"]["state"], "admitted");
+}
+#endif
 
 }  // namespace
 }  // namespace seedance::server

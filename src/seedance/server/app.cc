@@ -1,13 +1,23 @@
 #include "seedance/server/app.h"
 
 #include <httplib.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "seedance/telemetry/parse.h"
 
 namespace seedance::server {
+
+std::string ReplicaIdentity(const ServerOptions& o) {
+  if (!o.leader_identity.empty()) return o.leader_identity;
+  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') return pod;
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  return std::string(host) + "-" + std::to_string(getpid());
+}
 
 void App::Log(std::string_view level, std::string_view event, nlohmann::json fields) const {
   nlohmann::json line = nlohmann::json::object();

@@ -37,7 +37,10 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;
   std::string config_path;  // empty: ServerConfig::Defaults()
-  std::string db = "seedance-ledger.db";  // SQLite path or postgresql://
+  std::string db = "seedance-ledger.db";  // the SQLite ledger (telemetry, charges; admission by default)
+  // The admission log (ledger::AdmissionLog): "" = `db`; a postgresql:// URL shares it between
+  // replicas (the two-replica deploy; docs/KUBERNETES.md).
+  std::string admission_db;
   std::string tls_cert, tls_key, client_ca;
   std::string token_file;   // bearer token for writes (first line of the file)
   std::size_t max_body_bytes = 64u << 20;  // OTLP's recommended 64 MiB; 413 above
@@ -98,6 +101,33 @@ class ConfigHolder {
   std::shared_ptr<const ServerConfig> config_ = std::make_shared<ServerConfig>(ServerConfig::Defaults());
 };
 
+// Leadership among replicas (issue 26): parts that decide only on the leader (admission)
+// subscribe before the server starts; LeaderElection calls them on its thread when this replica
+// gains the Lease (before /readyz can answer 200) and when it loses it. Thread-safe.
+class Leadership {
+ public:
+  void Subscribe(std::function<void(bool leader)> f) {
+    std::lock_guard lock(mu_);
+    subscribers_.push_back(std::move(f));
+  }
+  void Notify(bool leader) const {
+    std::vector<std::function<void(bool)>> subs;
+    {
+      std::lock_guard lock(mu_);
+      subs = subscribers_;
+    }
+    for (const auto& f : subs) f(leader);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::function<void(bool)>> subscribers_;
+};
+
+// This replica's name in the leader Lease and the admission log's fencing row:
+// --leader-identity, else $POD_NAME, else hostname-pid.
+std::string ReplicaIdentity(const ServerOptions& options);
+
 struct App {
   ServerOptions options;
   // Wall clock, Unix milliseconds; tests inject their own.
@@ -107,6 +137,7 @@ struct App {
   BreakerBoard breaker;
   ConfigHolder config;
   Readiness readiness;
+  Leadership leadership;
 
   // One structured log line on stderr: {"ts":"...","level":"info","event":"...",...fields}.
   void Log(std::string_view level, std::string_view event, nlohmann::json fields = {}) const;

@@ -42,6 +42,22 @@ class HealthBoard {
     std::lock_guard lock(mu_);
     return nodes_;
   }
+  // Reads under one lock for a whole decision (filter and prioritize look up every candidate;
+  // a lock and a copy per candidate cost more than the decision at 5,000 names). Hold it briefly:
+  // the audit loop's Set waits meanwhile.
+  class Reader {
+   public:
+    explicit Reader(const HealthBoard& b) : lock_(b.mu_), nodes_(b.nodes_) {}
+    const NodeHealth* Find(const std::string& node) const {
+      if (nodes_.empty()) return nullptr;
+      auto it = nodes_.find(node);
+      return it == nodes_.end() ? nullptr : &it->second;
+    }
+
+   private:
+    std::unique_lock<std::mutex> lock_;
+    const std::map<std::string, NodeHealth>& nodes_;
+  };
 
  private:
   mutable std::mutex mu_;

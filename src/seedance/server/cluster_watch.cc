@@ -1,7 +1,5 @@
 #include "seedance/server/cluster_watch.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
@@ -233,6 +231,7 @@ class LeaderElection::Impl {
     app_.metrics.Set("seedance_leader", {}, 0);
     app_.readiness.Set("leader_election", false, "follower: another replica holds the lease");
     elector_.on_change = [this](bool leader) {
+      app_.leadership.Notify(leader);  // before readiness: a new leader rebuilds first
       app_.metrics.Set("seedance_leader", {}, leader ? 1 : 0);
       app_.readiness.Set("leader_election", leader, "follower: another replica holds the lease");
       app_.Log("info", leader ? "leader_elected" : "leader_lost", {{"identity", identity_}});
@@ -248,16 +247,9 @@ class LeaderElection::Impl {
   bool leader() const { return elector_.leader(); }
 
  private:
-  static std::string Identity(const ServerOptions& o) {
-    if (!o.leader_identity.empty()) return o.leader_identity;
-    if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') return pod;
-    char host[256] = {};
-    if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
-    return std::string(host) + "-" + std::to_string(getpid());
-  }
   kube::LeaderElectionOptions Options(const ServerOptions& o) {
     kube::LeaderElectionOptions e;
-    identity_ = Identity(o);
+    identity_ = ReplicaIdentity(o);
     e.identity = identity_;
     e.namespace_name = o.leader_namespace;
     if (e.namespace_name.empty()) {
@@ -270,7 +262,7 @@ class LeaderElection::Impl {
     return e;
   }
   static std::uint64_t Seed(const ServerOptions& o) {
-    std::uint64_t s = std::hash<std::string>{}(Identity(o));
+    std::uint64_t s = std::hash<std::string>{}(ReplicaIdentity(o));
     return SplitMix64(s);
   }
 

@@ -224,7 +224,10 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
   }
   if (const YAML::Node n = s["admission_mode"]) {
     SEEDANCE_ASSIGN_OR_RETURN(c.admission_mode, w.Text(n, "server.admission_mode"));
-    if (!tenancy::ParseTenancyMode(c.admission_mode).has_value()) {
+    const auto mode = tenancy::ParseTenancyMode(c.admission_mode);
+    // Kueue's Fair Sharing modes are what-if baselines (cost-benchmark, bench kueue), not a
+    // driver's admission policy.
+    if (!mode.has_value() || tenancy::IsFairSharing(*mode)) {
       return w.Error(n, "server.admission_mode",
                      std::string("unknown mode '") + c.admission_mode + "' (allowed: strict, borrowing, seedance, kueue)");
     }

@@ -90,6 +90,8 @@ TEST(ServerConfigTest, ErrorsNameFileLineAndKey) {
   const BadCase cases[] = {
       {"server:\n  placement: fgd\n", "c.yaml:2: key 'server.placement'", "unknown key (allowed: admission_mode"},
       {"server:\n  admission_mode: fifo\n", "c.yaml:2: key 'server.admission_mode'", "unknown mode 'fifo' (allowed:"},
+      {"server:\n  admission_mode: fair-sharing\n", "c.yaml:2: key 'server.admission_mode'",
+       "unknown mode 'fair-sharing' (allowed: strict, borrowing, seedance, kueue)"},
       {"server:\n  placement_policy: best\n", "c.yaml:2: key 'server.placement_policy'", "unknown policy 'best' (allowed:"},
       {"server:\n  seed: -1\n", "c.yaml:2: key 'server.seed'", "out of range"},
       {"server:\n  admission_max_workloads: 0\n", "c.yaml:2: key 'server.admission_max_workloads'", "out of range"},

@@ -106,6 +106,30 @@ BENCHMARK(BM_FilterPrioritizeWithCodec)
     ->Args({5000, 5000})
     ->Unit(benchmark::kMicrosecond);
 
+// The codec's floor, no decision: what a filter and a prioritize cost in parsing their bodies
+// and writing answers of every name (the filter passes all, prioritize scores all), per pair.
+void BM_CodecOnly(benchmark::State& state) {
+  Fixture& f = F(static_cast<int>(state.range(0)));
+  const std::string body =
+      json{{"Pod", f.pod}, {"NodeNames", Names(f, static_cast<int>(state.range(1)), 0)}}.dump();
+  for (auto _ : state) {
+    ExtenderArgs args = *ParseExtenderArgs(body);
+    FilterResult fr;
+    fr.node_names = *args.node_names;
+    benchmark::DoNotOptimize(DumpFilterResult(fr));
+    ExtenderArgs pargs = *ParseExtenderArgs(body);
+    std::vector<HostPriority> scores;
+    scores.reserve(pargs.node_names->size());
+    for (const auto& n : *pargs.node_names) scores.push_back(HostPriority{n, 5});
+    benchmark::DoNotOptimize(DumpHostPriorityList(scores));
+  }
+}
+BENCHMARK(BM_CodecOnly)
+    ->ArgNames({"nodes", "names"})
+    ->Args({5000, 500})
+    ->Args({5000, 5000})
+    ->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace seedance::server
 

@@ -306,14 +306,13 @@ std::string ScheduleBlock(const NodeConditions& c, const std::vector<K8sTolerati
   return "";
 }
 
-std::vector<std::string> ExtenderArgs::Candidates() const {
-  std::vector<std::string> out;
+const std::vector<std::string>& ExtenderArgs::Candidates(std::vector<std::string>* scratch) const {
+  if (!nodes.has_value() && node_names.has_value()) return *node_names;
+  scratch->clear();
   if (nodes.has_value()) {
-    for (const auto& n : *nodes) out.push_back(n.name);
-  } else if (node_names.has_value()) {
-    out = *node_names;
+    for (const auto& n : *nodes) scratch->push_back(n.name);
   }
-  return out;
+  return *scratch;
 }
 
 Result<K8sPod> ParsePod(const json& pod, const std::string& path) {
@@ -485,7 +484,127 @@ Result<K8sNode> ParseNode(const json& node, const std::string& path) {
   return n;
 }
 
-Result<ExtenderArgs> ParseExtenderArgs(std::string_view body) {
+namespace {
+
+// The NodeNames member of an ExtenderArgs body, read without a DOM: kube-scheduler sends every
+// feasible node's name (all of them with percentageOfNodesToScore: 100), and nlohmann's DOM
+// lexes them a character at a time and allocates a node per name. Returns the names and the
+// byte range of the member's value, or nullopt when the body is anything but plain (a string with
+// an escape or a byte outside printable ASCII, a repeated key, NodeNames not an array of strings,
+// anything unexpected): the caller then parses the whole body with nlohmann, so errors and edge
+// cases stay exactly the DOM's. The rest of the body is validated by nlohmann either way.
+struct PlainNodeNames {
+  std::vector<std::string> names;
+  std::size_t begin = 0, end = 0;
+};
+
+std::optional<PlainNodeNames> ScanPlainNodeNames(std::string_view b) {
+  const std::size_t n = b.size();
+  std::size_t i = 0;
+  auto ws = [&] {
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r')) ++i;
+  };
+  // A string of printable ASCII without escapes.
+  auto plain = [&](std::string_view* out) {
+    if (i >= n || b[i] != '"') return false;
+    const std::size_t start = ++i;
+    for (; i < n && b[i] != '"'; ++i) {
+      const auto c = static_cast<unsigned char>(b[i]);
+      if (c == '\\' || c < 0x20 || c >= 0x7f) return false;
+    }
+    if (i >= n) return false;
+    *out = b.substr(start, i - start);
+    ++i;
+    return true;
+  };
+  // Skips one value of any kind: strings (escape-aware) and nesting; scalars up to a delimiter.
+  auto skip = [&] {
+    const std::size_t start = i;
+    int depth = 0;
+    while (i < n) {
+      const char c = b[i];
+      if (c == '"') {
+        for (++i; i < n && b[i] != '"'; i += b[i] == '\\' ? std::size_t{2} : std::size_t{1}) {
+        }
+        if (i >= n) return false;
+        ++i;
+        if (depth == 0) return true;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+        ++i;
+      } else if (c == '}' || c == ']') {
+        if (depth == 0) return i > start;
+        ++i;
+        if (--depth == 0) return true;
+      } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+        return i > start;
+      } else {
+        ++i;
+      }
+    }
+    return false;
+  };
+  std::optional<PlainNodeNames> found;
+  ws();
+  if (i >= n || b[i] != '{') return std::nullopt;
+  ++i;
+  ws();
+  while (true) {
+    std::string_view key;
+    if (!plain(&key)) return std::nullopt;
+    ws();
+    if (i >= n || b[i] != ':') return std::nullopt;
+    ++i;
+    ws();
+    if (EqualsNoCase(key, "NodeNames")) {
+      if (found.has_value() || i >= n || b[i] != '[') return std::nullopt;
+      PlainNodeNames f;
+      f.begin = i++;
+      f.names.reserve(n / 16);
+      ws();
+      if (i < n && b[i] == ']') {
+        ++i;
+      } else {
+        while (true) {
+          std::string_view name;
+          if (!plain(&name)) return std::nullopt;
+          f.names.emplace_back(name);
+          ws();
+          if (i < n && b[i] == ',') {
+            ++i;
+            ws();
+            continue;
+          }
+          if (i < n && b[i] == ']') {
+            ++i;
+            break;
+          }
+          return std::nullopt;
+        }
+      }
+      f.end = i;
+      found = std::move(f);
+    } else if (!skip()) {
+      return std::nullopt;
+    }
+    ws();
+    if (i < n && b[i] == ',') {
+      ++i;
+      ws();
+      continue;
+    }
+    if (i < n && b[i] == '}') break;
+    return std::nullopt;
+  }
+  ++i;
+  ws();
+  if (i != n) return std::nullopt;
+  return found;
+}
+
+// ParseExtenderArgs on the DOM; `plain_names`: NodeNames already read (its member is null in
+// `body`).
+Result<ExtenderArgs> ParseExtenderArgsDom(std::string_view body, std::optional<std::vector<std::string>> plain_names) {
   SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
   ExtenderArgs a;
   const json* pod = FindNoCase(doc, "Pod");
@@ -496,8 +615,12 @@ Result<ExtenderArgs> ParseExtenderArgs(std::string_view body) {
     SEEDANCE_ASSIGN_OR_RETURN(auto items, ParseNodeItems(*nodes, "Nodes", &a.raw_nodes));
     a.nodes = std::move(items);
   }
-  if (const json* names = FindNoCase(doc, "NodeNames"); names != nullptr && !names->is_null()) {
-    SEEDANCE_ASSIGN_OR_RETURN(auto list, StringArray(*names, "NodeNames"));
+  std::optional<std::vector<std::string>> names = std::move(plain_names);
+  if (const json* dom = FindNoCase(doc, "NodeNames"); !names.has_value() && dom != nullptr && !dom->is_null()) {
+    SEEDANCE_ASSIGN_OR_RETURN(names, StringArray(*dom, "NodeNames"));
+  }
+  if (names.has_value()) {
+    std::vector<std::string>& list = *names;
     for (std::size_t i = 0; i < list.size(); ++i) {
       // The path is built only for a bad name: a request carries up to thousands of names.
       if (!IsKubernetesName(list[i], kMaxNameBytes)) {
@@ -510,6 +633,20 @@ Result<ExtenderArgs> ParseExtenderArgs(std::string_view body) {
     return FieldError("NodeNames", "either Nodes or NodeNames is required");
   }
   return a;
+}
+
+}  // namespace
+
+Result<ExtenderArgs> ParseExtenderArgs(std::string_view body) {
+  if (auto plain = ScanPlainNodeNames(body); plain.has_value()) {
+    std::string rest;
+    rest.reserve(body.size() - (plain->end - plain->begin) + 4);
+    rest.append(body.substr(0, plain->begin));
+    rest += "null";
+    rest.append(body.substr(plain->end));
+    return ParseExtenderArgsDom(rest, std::move(plain->names));
+  }
+  return ParseExtenderArgsDom(body, std::nullopt);
 }
 
 Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body) {

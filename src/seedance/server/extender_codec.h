@@ -103,7 +103,8 @@ struct ExtenderArgs {
   std::vector<nlohmann::json> raw_nodes;
   std::optional<std::vector<std::string>> node_names;
   // The candidates, by name, in request order (Nodes' items, else NodeNames).
-  std::vector<std::string> Candidates() const;
+  // NodeNames itself, or the names of Nodes written into `scratch`.
+  const std::vector<std::string>& Candidates(std::vector<std::string>* scratch) const;
 };
 
 struct ExtenderPreemptionArgs {

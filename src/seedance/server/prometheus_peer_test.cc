@@ -1,12 +1,6 @@
 // A real peer: the Debian `prometheus` server scrapes this server's /metrics on loopback, and the
 // counters read back through Prometheus's HTTP API equal Metrics::Value. Skips without prometheus.
 #include <httplib.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -17,54 +11,14 @@
 #include <thread>
 
 #include "seedance/server/testing/test_server.h"
+#include "seedance/core/testing/child_process.h"
 #include "seedance/core/testing/require_peer.h"
-
-extern char** environ;
 
 namespace seedance::server {
 namespace {
 
-// A loopback port nobody listens on right now.
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
-// A child process, terminated and reaped on destruction.
-class Child {
- public:
-  explicit Child(std::vector<std::string> args, const std::string& log) {
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    if (posix_spawnp(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~Child() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-  }
-  bool started() const { return pid_ > 0; }
-
- private:
-  pid_t pid_ = -1;
-};
+using seedance::testing::FreePort;
+using Child = seedance::testing::ChildProcess;
 
 // The value of the first series `query` selects, through Prometheus's /api/v1/query.
 std::optional<double> Query(httplib::Client& prom, const std::string& query) {

@@ -27,9 +27,11 @@ void Billing::BillHeld(const Capacity& capacity, double t0, double t1) {
   double held_total = 0;
   for (std::size_t p = 0; p < fleet_.pools.size(); ++p) {
     const PoolSpec& spec = fleet_.pools[p];
-    if (spec.tier == Tier::kOwned) continue;
+    // Owned pools not committed are billed by use (engine.cc); always-held GPUs count as held in
+    // AddOwnedRound.
+    if (AlwaysHeld(spec.tier) && !spec.committed) continue;
     const int held = capacity.held(p);
-    held_total += held;
+    if (!AlwaysHeld(spec.tier)) held_total += held;
     if (held == 0) continue;
     double gpu_s = held * (t1 - t0);
     double usd = gpu_s * spec.usd_per_gpu_hour / 3600.0;

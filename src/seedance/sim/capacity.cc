@@ -24,7 +24,7 @@ Capacity::Capacity(const FleetSpec& fleet, AutoscaleMode mode, double round_s,
     : fleet_(fleet), mode_(mode), round_s_(round_s), on_decision_(std::move(on_decision)),
       pools_(fleet.pools.size()) {
   for (std::size_t p = 0; p < pools_.size(); ++p) {
-    if (fleet.pools[p].tier == Tier::kOwned) pools_[p].held = fleet.pools[p].max_gpus;
+    if (AlwaysHeld(fleet.pools[p].tier)) pools_[p].held = fleet.pools[p].max_gpus;
   }
 }
 
@@ -44,7 +44,7 @@ int Capacity::Ready(std::size_t p, double t) {
 
 bool Capacity::AnyCloudHeld() const {
   for (std::size_t p = 0; p < pools_.size(); ++p) {
-    if (fleet_.pools[p].tier != Tier::kOwned && pools_[p].held > 0) return true;
+    if (!AlwaysHeld(fleet_.pools[p].tier) && pools_[p].held > 0) return true;
   }
   return false;
 }
@@ -52,7 +52,7 @@ bool Capacity::AnyCloudHeld() const {
 double Capacity::OwnedGpus() const {
   double owned = 0;
   for (const auto& spec : fleet_.pools) {
-    if (spec.tier == Tier::kOwned) owned += spec.max_gpus;
+    if (AlwaysHeld(spec.tier)) owned += spec.max_gpus;
   }
   return owned;
 }
@@ -82,7 +82,7 @@ void Capacity::Release(std::size_t p, int n, double t) {
 
 void Capacity::Autoscale(const std::vector<int>& demand, double t) {
   for (std::size_t p = 0; p < pools_.size(); ++p) {
-    if (fleet_.pools[p].tier == Tier::kOwned) continue;
+    if (AlwaysHeld(fleet_.pools[p].tier)) continue;
     PoolState& ps = pools_[p];
     while (!ps.booting.empty() && ps.booting.front() <= t) ps.booting.pop_front();
     const int cap = CapacityAt(p, t);
@@ -143,7 +143,7 @@ UsableGpus Capacity::Usable(std::size_t p, double t, bool ready_only) {
 
 void Capacity::ReleaseAll(double t) {
   for (std::size_t p = 0; p < pools_.size(); ++p) {
-    if (fleet_.pools[p].tier == Tier::kOwned || pools_[p].held == 0) continue;
+    if (AlwaysHeld(fleet_.pools[p].tier) || pools_[p].held == 0) continue;
     Emit(t, DecisionAction::kRelease, p, pools_[p].held);
     pools_[p].held = 0;
     pools_[p].booting.clear();

@@ -48,7 +48,7 @@ class Capacity {
   // Booting GPUs of pool p: ready times, ascending.
   const std::deque<double>& booting(std::size_t p) const { return pools_[p].booting; }
   bool AnyCloudHeld() const;
-  double OwnedGpus() const;
+  double OwnedGpus() const;  // owned and reserved GPUs (always held)
 
   // Follows `demand` (GPUs per pool) at time t; spot held above the series' capacity is dropped.
   void Autoscale(const std::vector<int>& demand, double t);

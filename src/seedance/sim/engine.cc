@@ -306,7 +306,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       busy_gpu_s += gpu_s;
       double usd = gpu_s * spec.usd_per_gpu_hour / 3600.0;
       jr.cost_usd += usd;
-      if (spec.tier == Tier::kOwned) {
+      if (spec.tier == Tier::kOwned && !spec.committed) {  // by use; committed pools: Billing
         res.cost_by_pool_usd[static_cast<std::size_t>(r.pool)] += usd;
         res.gpu_cost_usd += usd;
       }

@@ -13,6 +13,7 @@ std::string_view TierName(Tier tier) {
     case Tier::kOwned: return "owned";
     case Tier::kOnDemand: return "on-demand";
     case Tier::kSpot: return "spot";
+    case Tier::kReserved: return "reserved";
   }
   return "?";
 }
@@ -108,6 +109,9 @@ Status FleetSpec::Validate() const {
     }
     if (p.max_gpus <= 0) return InvalidArgumentError(name + ": pool with no GPUs");
     if (!(p.usd_per_gpu_hour >= 0)) return InvalidArgumentError(name + ": negative price");
+    if (p.tier == Tier::kReserved && !p.committed) {
+      return InvalidArgumentError(name + ": a reserved pool is paid whether used or not (committed)");
+    }
   }
   if (cold_start_s < 0 || restart_s < 0 || checkpoint_cost_s < 0 || scale_down_delay_s < 0) {
     return InvalidArgumentError(name + ": negative time constant");

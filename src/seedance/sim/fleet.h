@@ -8,11 +8,15 @@
 
 namespace seedance::sim {
 
-// Where a GPU comes from (S3): owned (always there, billed by use in Gavel-style accounting),
+// Where a GPU comes from (S3): owned (always there; billed by use in Gavel-style accounting, or
+// for every hour of the run when the pool is `committed`, as a fleet file's owned GPUs are),
+// reserved (committed cloud capacity: always there, paid for every hour whether used or not),
 // on-demand (provisioned after a cold start, billed per second from the request) or spot
 // (cheaper, billed per second, taken back when the availability series drops).
-enum class Tier { kOwned, kOnDemand, kSpot };
+enum class Tier { kOwned, kOnDemand, kSpot, kReserved };
 std::string_view TierName(Tier tier);
+// Owned and reserved GPUs are held from the start: no cold start, no autoscaling.
+inline bool AlwaysHeld(Tier tier) { return tier == Tier::kOwned || tier == Tier::kReserved; }
 
 // SpotSeries: how many spot GPUs of one pool exist at each tick (SkyPilot spot-traces format:
 // {"metadata": {"gap_seconds": g}, "data": [n0, n1, ...]}, one value per tick, instances).
@@ -55,8 +59,14 @@ class SpotSeries {
 struct PoolInfo {
   int type = 0;        // index into FleetSpec::gpu_types
   Tier tier = Tier::kOnDemand;
-  int max_gpus = 0;    // quota (owned: the count)
+  int max_gpus = 0;    // quota (owned, reserved: the count)
   double usd_per_gpu_hour = 0;
+  // Paid for every GPU of the pool for the whole run, used or not (reserved; owned at its TCO
+  // from a fleet file). A scheduler's marginal price for such a pool is 0: it is paid already.
+  bool committed = false;
+  std::string region = {};  // where the pool is (a fleet file's region; "" = not stated)
+
+  double MarginalUsdPerGpuHour() const { return committed ? 0.0 : usd_per_gpu_hour; }
 };
 
 // One capacity pool: its public part and, for spot, the availability series over the whole run

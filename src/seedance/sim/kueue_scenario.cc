@@ -176,13 +176,15 @@ Result<KueueResult> RunKueueScenario(const KueueScenarioSpec& spec, const KueueR
   SEEDANCE_RETURN_IF_ERROR(spec.Validate());
   if (!(options.api_qps >= 0) || (options.api_qps > 0 && !(options.api_burst >= 1)))
     return InvalidArgumentError("kueue scenario: api_qps must be >= 0 and api_burst >= 1");
+  if (options.mode != tenancy::TenancyMode::kKueue && !tenancy::IsFairSharing(options.mode))
+    return InvalidArgumentError("kueue scenario: mode must be kueue or a fair-sharing mode");
   const std::vector<KueueWorkload> wls = GenerateKueueWorkloads(spec);
   const int num_cqs = spec.cohorts * spec.queues_per_cohort;
   tenancy::TenancyConfig config;
   config.tenants = KueueTenants(spec);
   auto book = tenancy::QuotaBook::Build(config.tenants, /*allow_borrowing=*/true);
   if (!book.has_value()) return book.error();
-  tenancy::Admitter admitter(std::move(*book), tenancy::TenancyMode::kKueue, config);
+  tenancy::Admitter admitter(std::move(*book), options.mode, config);
   std::vector<Quantity> request(spec.classes.size());
   for (std::size_t k = 0; k < spec.classes.size(); ++k) request[k] = tenancy::ToQuantity(spec.classes[k].request_cpu);
   auto req_of = [&](std::int64_t id) { return request[static_cast<std::size_t>(wls[static_cast<std::size_t>(id)].klass)]; };
@@ -343,8 +345,12 @@ nlohmann::json KueueResultJson(const KueueScenarioSpec& spec, const KueueRunOpti
         {"borrowing_limit_cpu", spec.borrowing_limit_cpu},
         {"workloads", total},
         {"classes", spec_classes},
-        {"admission", "tenancy::Admitter, mode kueue: reclaimWithinCohort Any, withinClusterQueue LowerPriority, "
-                      "BestEffortFIFO, classical ordering, scheduling-equivalence hashing"}}},
+        {"admission", options.mode == tenancy::TenancyMode::kKueue
+                          ? "tenancy::Admitter, mode kueue: reclaimWithinCohort Any, withinClusterQueue LowerPriority, "
+                            "BestEffortFIFO, classical ordering, scheduling-equivalence hashing"
+                          : "tenancy::Admitter, mode " + std::string(tenancy::TenancyModeName(options.mode)) +
+                                ": Kueue Fair Sharing (dominant resource share ordering and preemption), "
+                                "reclaimWithinCohort LowerPriority, withinClusterQueue LowerPriority, BestEffortFIFO"}}},
       {"api_qps", options.api_qps},
       {"api_burst", options.api_qps > 0 ? options.api_burst : 0.0},
       {"classes", classes},

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/tenancy/admission.h"
 #include "seedance/tenancy/tiers.h"
 
 namespace seedance::sim {
@@ -63,6 +64,9 @@ std::string KueueCqName(const KueueScenarioSpec& spec, int cq);
 std::vector<KueueWorkload> GenerateKueueWorkloads(const KueueScenarioSpec& spec);
 
 struct KueueRunOptions {
+  // kKueue (the performance test's configuration) or one of the Fair Sharing modes (issue 29:
+  // Kueue with Fair Sharing on, reclaimWithinCohort LowerPriority; tenancy/admission.h).
+  tenancy::TenancyMode mode = tenancy::TenancyMode::kKueue;
   // A model of the API bound, not a fit: when > 0, every admission and eviction status write
   // passes a token bucket of api_qps writes/s and api_burst tokens (minimalkueue's client: 50 QPS,
   // burst 100), in decision order. Quota is reserved at the decision; the workload counts as

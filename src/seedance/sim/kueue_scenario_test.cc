@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 
 namespace seedance::sim {
@@ -142,6 +143,34 @@ TEST(KueueScenarioTest, TimingOnlyWhenAClockIsInjected) {
   EXPECT_TRUE(r->timed);
   EXPECT_DOUBLE_EQ(r->cpu_seconds, 0.25);
   EXPECT_TRUE(KueueResultJson(spec, o, *r).contains("timing"));
+}
+
+// Issue 29: the same scenario under Kueue's Fair Sharing (each strategy list) runs every workload
+// to completion, keeps every eviction matched by a re-admission, and differs from the classic run
+// (fair sharing reorders admissions by dominant resource share).
+TEST(KueueScenarioTest, FairSharingModesRunTheBaseline) {
+  const KueueScenarioSpec spec;
+  const KueueResult& classic = Baseline();
+  for (auto mode : {tenancy::TenancyMode::kFairSharing, tenancy::TenancyMode::kFairSharingFinal,
+                    tenancy::TenancyMode::kFairSharingInitial}) {
+    KueueRunOptions o;
+    o.mode = mode;
+    auto r = RunKueueScenario(spec, o);
+    ASSERT_TRUE(r.has_value()) << r.error().ToString();
+    EXPECT_EQ(r->admissions, 15000 + r->preemptions) << tenancy::TenancyModeName(mode);
+    EXPECT_LE(r->usage_pct, 100.0);
+    std::printf("%-20s usage %.1f%% preemptions %lld admission mean s: small %.1f medium %.1f large %.1f\n",
+                std::string(tenancy::TenancyModeName(mode)).c_str(), r->usage_pct,
+                static_cast<long long>(r->preemptions), r->classes[0].mean_admission_s,
+                r->classes[1].mean_admission_s, r->classes[2].mean_admission_s);
+    EXPECT_NE(KueueResultJson(spec, o, *r).dump(), KueueResultJson(spec, {}, classic).dump());
+  }
+  std::printf("%-20s usage %.1f%% preemptions %lld admission mean s: small %.1f medium %.1f large %.1f\n", "kueue",
+              classic.usage_pct, static_cast<long long>(classic.preemptions), classic.classes[0].mean_admission_s,
+              classic.classes[1].mean_admission_s, classic.classes[2].mean_admission_s);
+  KueueRunOptions bad;
+  bad.mode = tenancy::TenancyMode::kSeedance;
+  EXPECT_FALSE(RunKueueScenario(spec, bad).has_value());
 }
 
 }  // namespace

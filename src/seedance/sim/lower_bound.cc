@@ -148,7 +148,7 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
         const PoolSpec& ps = fleet.pools[p];
         const double r = g.speed[static_cast<std::size_t>(ps.type)];
         if (r <= 0) continue;
-        const int col = lp.AddColumn(ps.usd_per_gpu_hour, 0.0, kInf);
+        const int col = lp.AddColumn(ps.MarginalUsdPerGpuHour(), 0.0, kInf);
         col_pool.emplace_back(col, p);
         cap_terms[p][static_cast<std::size_t>(k)].emplace_back(col, 1.0);
         gang_terms.emplace_back(col, 1.0 / g.gpus);
@@ -219,7 +219,7 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
   out.plain_usd = plain_usd;
   out.usd_by_pool.assign(n_pools, 0.0);
   for (const auto& [col, p] : col_pool) {
-    out.usd_by_pool[p] += lp.value(col) * fleet.pools[p].usd_per_gpu_hour;
+    out.usd_by_pool[p] += lp.value(col) * fleet.pools[p].MarginalUsdPerGpuHour();
   }
   out.columns = lp.columns();
   out.rows = lp.rows();
@@ -285,6 +285,17 @@ Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fle
   }
   out.usd = best.usd;
   out.usd_by_pool = best.usd_by_pool;
+  // Committed pools are paid for every GPU whether used or not; every schedule runs at least from
+  // the first arrival to the last one (the simulator bills them from the first arrival to its
+  // end), so that span's bill is part of every schedule's cost.
+  const double span_h = (workload.jobs.back().arrival_s - workload.jobs.front().arrival_s) / kHour;
+  for (std::size_t p = 0; p < fleet.pools.size(); ++p) {
+    const PoolSpec& ps = fleet.pools[p];
+    if (!ps.committed) continue;
+    const double usd = ps.max_gpus * ps.usd_per_gpu_hour * span_h;
+    out.usd += usd;
+    out.usd_by_pool[p] += usd;
+  }
   out.columns = best.columns;
   out.rows = best.rows;
   out.job_classes = best.groups;

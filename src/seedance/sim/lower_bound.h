@@ -71,6 +71,9 @@ struct LowerBound {
 // rows at its own cost, so the service LP is a lower bound for such schedules; so is the plain
 // LP (it has fewer rows). The reported value is the larger of the two, so the bound at a service
 // level is never below the plain bound on the same horizon.
+// Committed pools (reserved, owned at TCO) cost nothing per GPU-second in the LP (they are paid
+// already); their whole bill from the first arrival to the last, which every schedule pays, is
+// added to the optimum.
 // It ignores queueing, cold starts, checkpoints and interruptions, so no policy can beat it.
 Result<LowerBound> CostLowerBound(const Workload& workload, const FleetSpec& fleet,
                                   const LowerBoundOptions& options = {});

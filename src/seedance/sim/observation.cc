@@ -105,6 +105,9 @@ void Observer::Build(double t, const std::vector<ActiveJob>& active, Capacity& c
     watch_[p].AdvanceTo(t);
     PoolView& pv = view->pools[p];
     pv.info = static_cast<const PoolInfo&>(fleet_.pools[p]);
+    // Committed pools (owned at TCO, reserved) are paid whether used or not: a scheduler sees
+    // their marginal price, 0, so it uses them before anything it would pay for by the second.
+    pv.info.usd_per_gpu_hour = pv.info.MarginalUsdPerGpuHour();
     pv.held = capacity.held(p);
     pv.ready = capacity.Ready(p, t);
     pv.capacity = capacity.CapacityAt(p, t);

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <iomanip>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
@@ -12,6 +15,7 @@
 #include "seedance/sim/policies/skypilot_policy.h"
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/cost/price_table.h"
+#include "seedance/sim/fleet_file.h"
 #include "seedance/sim/workloads.h"
 
 namespace seedance::sim {
@@ -56,10 +60,6 @@ const std::vector<SpotSource>& SpotSources() {
 }
 
 
-double SpotRatio(const ScenarioSpec& spec) {
-  return spec.spot_price_ratio > 0 ? spec.spot_price_ratio : cost::kDefaultSpotRatio;
-}
-
 void ApplyConfig(const SimConfig& c, FleetSpec* f) {
   f->cold_start_s = c.cold_start_s;
   f->scale_down_delay_s = c.scale_down_delay_s;
@@ -67,12 +67,13 @@ void ApplyConfig(const SimConfig& c, FleetSpec* f) {
   f->restart_s = c.restart_s;
 }
 
-Status BuildFleet(const ScenarioSpec& spec, const std::vector<std::string>& types, int quota,
-                  FleetSpec* fleet) {
-  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(PricePath(spec)));
+// The generic cloud fleet of a jobs CSV run without a fleet file: `quota` on-demand GPUs of each
+// type at the price table's price, and spot pools (twice the quota) where a bundled series exists,
+// at the table's spot quote, else cost::kDefaultSpotRatio x on-demand.
+Status BuildGenericFleet(const ScenarioSpec& spec, const std::vector<std::string>& types, int quota,
+                         const cost::PriceTable& prices, FleetSpec* fleet) {
   fleet->gpu_types = types;
   fleet->pools.clear();
-  ApplyConfig(spec.config, fleet);
   for (std::size_t t = 0; t < types.size(); ++t) {
     SEEDANCE_ASSIGN_OR_RETURN(double od, OnDemandPrice(prices, types[t]));
     fleet->pools.push_back(Pool(static_cast<int>(t), Tier::kOnDemand, quota, od));
@@ -84,9 +85,33 @@ Status BuildFleet(const ScenarioSpec& spec, const std::vector<std::string>& type
     auto t = static_cast<int>(it - types.begin());
     SEEDANCE_ASSIGN_OR_RETURN(SpotSeries series, LoadSpot(spec.data_dir, src.files, src.gpus_per_instance));
     SEEDANCE_ASSIGN_OR_RETURN(double od, OnDemandPrice(prices, src.type));
-    PoolSpec p = Pool(t, Tier::kSpot, 2 * quota, od * SpotRatio(spec));
+    auto model = cluster::ParseGpuModel(src.type);
+    const cost::GpuPrice* row = model.has_value() ? prices.Find(*model) : nullptr;
+    const double usd = row != nullptr && row->spot_usd_per_gpu_hour.raw() > 0 ? ToUsd(row->spot_usd_per_gpu_hour)
+                                                                              : od * cost::kDefaultSpotRatio;
+    PoolSpec p = Pool(t, Tier::kSpot, 2 * quota, usd);
     p.spot = std::move(series);
     fleet->pools.push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+// The grid's overrides: every on-demand quota (spot pools twice it), every spot price as a ratio
+// of its type's on-demand price.
+Status ApplyOverrides(const ScenarioSpec& spec, const cost::PriceTable& prices, FleetSpec* fleet) {
+  for (auto& p : fleet->pools) {
+    if (spec.on_demand_quota > 0 && p.tier == Tier::kOnDemand) p.max_gpus = spec.on_demand_quota;
+    if (spec.on_demand_quota > 0 && p.tier == Tier::kSpot) p.max_gpus = 2 * spec.on_demand_quota;
+    if (spec.spot_price_ratio > 0 && p.tier == Tier::kSpot) {
+      const int od = fleet->FindPool(p.type, Tier::kOnDemand);
+      double usd = 0;
+      if (od >= 0) {
+        usd = fleet->pools[static_cast<std::size_t>(od)].usd_per_gpu_hour;
+      } else {
+        SEEDANCE_ASSIGN_OR_RETURN(usd, OnDemandPrice(prices, fleet->gpu_types[static_cast<std::size_t>(p.type)]));
+      }
+      p.usd_per_gpu_hour = usd * spec.spot_price_ratio;
+    }
   }
   return Status::Ok();
 }
@@ -109,27 +134,47 @@ std::string PricePath(const ScenarioSpec& spec) {
 
 std::vector<std::string> ScenarioWorkloadNames() { return {"llm-finetune", "gavel", "philly", "openb"}; }
 
-Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fleet,
-                     std::vector<std::string>* notes) {
+std::string FleetPath(const ScenarioSpec& spec) {
+  if (!spec.fleet_path.empty()) return spec.fleet_path;
+  const auto bundled = ScenarioWorkloadNames();
+  if (std::find(bundled.begin(), bundled.end(), spec.workload) == bundled.end()) return "";
+  return spec.data_dir + "/fleets/cloud-" + spec.workload + ".yaml";
+}
+
+namespace {
+
+// "data/prices/gpu_prices.csv" for a path under the bundled data root, else the path as given.
+std::string ShownPath(const ScenarioSpec& spec, const std::string& path) {
+  const std::string root = spec.data_dir + "/";
+  return !spec.data_dir.empty() && path.rfind(root, 0) == 0 ? "data/" + path.substr(root.size()) : path;
+}
+
+// Where a scenario's fleet came from, for the assumptions its report states.
+struct FleetSource {
+  std::optional<FleetFile> file;  // empty: the generic cloud fleet of a jobs CSV
+  std::string shown_path;
+  std::vector<SpotSource> spot;   // per spot pool: its series files
+};
+
+// BuildScenario, telling where the fleet came from.
+Status BuildScenarioFrom(const ScenarioSpec& spec, Workload* workload, FleetSpec* fleet,
+                         std::vector<std::string>* notes, FleetSource* source) {
   const double week = 7 * 86400.0;
   double duration = spec.duration_s > 0 ? spec.duration_s : week;
   const std::string& w = spec.workload;
-  int quota = 64;
+  const int quota = 64;  // the generic cloud fleet of a jobs CSV; bundled workloads read data/fleets/
   if (w == "llm-finetune") {
     *workload = GenerateLlmFinetune(1200, week, spec.seed);
-    quota = 24;
   } else if (w == "gavel" || w == "philly") {
     SEEDANCE_ASSIGN_OR_RETURN(GavelThroughputs thr,
                               GavelThroughputs::LoadFile(spec.data_dir + "/gavel/gavel_isolated_throughputs.csv"));
     if (w == "gavel") {
       *workload = GenerateGavel(thr, 2.0, static_cast<std::int64_t>(duration / 3600.0 * 2.0) + 1, true, spec.seed);
-      quota = 36;
     } else {
       std::int64_t skipped = 0;
       SEEDANCE_ASSIGN_OR_RETURN(*workload, LoadPhillyJobs(spec.data_dir + "/gavel/msr_philly_vc_jobs_seed0.csv",
                                                           thr, &skipped));
       notes->push_back(std::to_string(skipped) + " Philly jobs wider than 8 GPUs have no measured throughput and were skipped");
-      quota = 96;
     }
   } else if (w == "openb") {
     std::vector<std::string> types{"G2", "T4", "P100", "V100M16", "V100M32", "G3", "A10"};
@@ -138,10 +183,8 @@ Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fl
                                                        &never_ran));
     notes->push_back(std::to_string(never_ran) + " openb pods deleted when created (never scheduled) carry no work and were skipped");
     notes->push_back(OpenbSpeedNote(types));
-    quota = 2000;
   } else {
     SEEDANCE_ASSIGN_OR_RETURN(*workload, LoadJobsCsv(w));
-    quota = 64;
   }
   // openb spans 149 days with most pods in its last 30: without --duration it is replayed whole.
   if (w == "openb" && spec.duration_s <= 0) duration = std::numeric_limits<double>::infinity();
@@ -158,10 +201,47 @@ Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fl
     return InvalidArgumentError("--duration: no job of workload '" + workload->name + "' arrives within " +
                                 std::to_string(static_cast<long long>(duration)) + " s");
   }
-  fleet->name = "cloud-" + workload->name;
   if (spec.on_demand_quota < 0) return InvalidArgumentError("on-demand quota must be >= 0");
-  if (spec.on_demand_quota > 0) quota = spec.on_demand_quota;
-  return BuildFleet(spec, workload->gpu_types, quota, fleet);
+  if (spec.spot_price_ratio < 0) return InvalidArgumentError("spot price ratio must be >= 0");
+  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(PricePath(spec)));
+  const std::string fleet_path = FleetPath(spec);
+  if (source != nullptr) *source = FleetSource{};
+  if (fleet_path.empty()) {
+    fleet->name = "cloud-" + workload->name;
+    SEEDANCE_RETURN_IF_ERROR(BuildGenericFleet(spec, workload->gpu_types, quota, prices, fleet));
+    if (source != nullptr) {
+      for (const auto& src : SpotSources()) {
+        if (std::find(fleet->gpu_types.begin(), fleet->gpu_types.end(), src.type) != fleet->gpu_types.end()) {
+          source->spot.push_back(src);
+        }
+      }
+    }
+  } else {
+    SEEDANCE_ASSIGN_OR_RETURN(FleetFile file, LoadFleetFile(fleet_path));
+    SEEDANCE_ASSIGN_OR_RETURN(*fleet, BuildFleetSpec(file, workload->gpu_types, prices));
+    if (source != nullptr) {
+      source->file = file;
+      source->shown_path = ShownPath(spec, fleet_path);
+      for (const auto& g : file.gpus) {
+        if (g.spot.empty()) continue;
+        SpotSource src{g.type, {}, 1, false};
+        for (const auto& sp : g.spot) {
+          for (const auto& f : sp.series_as_written) src.files.push_back(std::filesystem::path(f).filename().string());
+          src.borrowed = src.borrowed || sp.borrowed;
+        }
+        source->spot.push_back(std::move(src));
+      }
+    }
+  }
+  ApplyConfig(spec.config, fleet);
+  return ApplyOverrides(spec, prices, fleet);
+}
+
+}  // namespace
+
+Status BuildScenario(const ScenarioSpec& spec, Workload* workload, FleetSpec* fleet,
+                     std::vector<std::string>* notes) {
+  return BuildScenarioFrom(spec, workload, fleet, notes, nullptr);
 }
 
 namespace {
@@ -194,12 +274,6 @@ int BestCandidateAtService(std::vector<Candidate> c, double max_avg_jct_hours) {
   return BestCandidate(c);
 }
 
-// "data/prices/gpu_prices.csv" for a path under the bundled data root, else the path as given.
-std::string ShownPath(const ScenarioSpec& spec, const std::string& path) {
-  const std::string root = spec.data_dir + "/";
-  return !spec.data_dir.empty() && path.rfind(root, 0) == 0 ? "data/" + path.substr(root.size()) : path;
-}
-
 std::string SpeedSource(const ScenarioSpec& spec) {
   const std::string& w = spec.workload;
   if (w == "llm-finetune") {
@@ -224,8 +298,64 @@ std::string Num(double v) {
 std::string Seconds(double s) { return Num(s) + " s"; }
 
 // The facts the figures rest on, each tagged with the report sections it shapes.
+// "0.37x on-demand" when every spot pool has that ratio, else "A100-80G 0.66x, V100 0.37x on-demand".
+std::string SpotPriceText(const FleetSpec& fleet) {
+  std::vector<std::pair<std::string, double>> ratios;
+  for (const auto& p : fleet.pools) {
+    if (p.tier != Tier::kSpot) continue;
+    const int od = fleet.FindPool(p.type, Tier::kOnDemand);
+    if (od < 0) continue;
+    ratios.emplace_back(fleet.gpu_types[static_cast<std::size_t>(p.type)],
+                        p.usd_per_gpu_hour / fleet.pools[static_cast<std::size_t>(od)].usd_per_gpu_hour);
+  }
+  if (ratios.empty()) return Num(cost::kDefaultSpotRatio) + "x on-demand";  // no spot pool: the default
+  const auto shown = [](double r) { return Num(std::round(r * 1000) / 1000); };  // 0.37, 0.665
+  bool same = true;
+  for (const auto& [type, r] : ratios) same = same && shown(r) == shown(ratios.front().second);
+  if (same) return shown(ratios.front().second) + "x on-demand";
+  std::string out;
+  for (const auto& [type, r] : ratios) out += (out.empty() ? "" : ", ") + type + " " + shown(r) + "x";
+  return out + " on-demand (the price table's spot quote where it has one, else " + Num(cost::kDefaultSpotRatio) + "x)";
+}
+
+// The fleet file's committed pools and their accounting, for a run on a fleet file the user gave
+// or one with committed capacity ("" otherwise).
+std::string FleetText(const ScenarioSpec& spec, const FleetSpec& fleet, const FleetSource& source) {
+  if (!source.file.has_value() || (spec.fleet_path.empty() &&
+                                   std::none_of(fleet.pools.begin(), fleet.pools.end(),
+                                                [](const PoolSpec& p) { return p.committed; }))) {
+    return "";
+  }
+  std::string out = "fleet '" + fleet.name + "' from " + source.shown_path;
+  std::string committed;
+  for (const auto& p : fleet.pools) {
+    if (!p.committed) continue;
+    const std::string& type = fleet.gpu_types[static_cast<std::size_t>(p.type)];
+    std::ostringstream os;
+    os << p.max_gpus << " " << TierName(p.tier) << " " << type << " at $" << std::fixed << std::setprecision(3)
+       << p.usd_per_gpu_hour << "/GPU-hour";
+    if (p.tier == Tier::kOwned) {
+      for (const auto& g : source.file->gpus) {
+        if (g.type != type || !g.owned_tco) continue;
+        os << std::setprecision(0) << " (TCO: $" << g.tco.gpu_price_usd << std::defaultfloat << std::setprecision(6)
+           << " per GPU over " << g.tco.life_years
+           << " years, " << g.tco.watts_per_tflops * g.tco.tflops << " W at " << g.tco.utilization * 100
+           << "% draw, $" << g.tco.usd_per_kwh << "/kWh, PUE " << g.tco.pue << ", ops $" << g.tco.ops_usd_per_tflops_year
+           << " per TFLOPS-year)";
+      }
+    }
+    committed += (committed.empty() ? "" : ", ") + os.str();
+  }
+  if (!committed.empty()) {
+    out += ": " + committed +
+           ", billed for every GPU from the first arrival to the end of the run, used or not, and seen by the "
+           "policies at a marginal price of 0 (used first); on-demand and spot billed per second held";
+  }
+  return out;
+}
+
 std::vector<Assumption> ScenarioAssumptions(const ScenarioSpec& spec, const FleetSpec& fleet,
-                                            const ScenarioResult& r) {
+                                            const FleetSource& source, const ScenarioResult& r) {
   using A = Assumption;
   std::vector<Assumption> out;
   out.push_back({A::kCosts | A::kCharts,
@@ -235,16 +365,17 @@ std::vector<Assumption> ScenarioAssumptions(const ScenarioSpec& spec, const Flee
                  "spot statistics (time between capacity drops) come from the past 7 days of each series only"});
   out.push_back({A::kCosts | A::kCharts | A::kBounds, "speeds from " + SpeedSource(spec)});
   out.push_back({A::kCosts | A::kCharts | A::kBounds | A::kLedger,
-                 "on-demand prices from " + ShownPath(spec, PricePath(spec)) + "; spot at " +
-                     Num(SpotRatio(spec)) + "x on-demand"});
+                 "on-demand prices from " + ShownPath(spec, PricePath(spec)) + "; spot at " + SpotPriceText(fleet)});
+  if (const std::string text = FleetText(spec, fleet, source); !text.empty()) {
+    out.push_back({A::kCosts | A::kCharts | A::kBounds | A::kLedger, text});
+  }
   out.push_back({A::kCosts | A::kCharts | A::kLedger,
                  "cold start " + Seconds(fleet.cold_start_s) + ", restart after an interruption " +
                      Seconds(fleet.restart_s) + ", checkpoint " + Seconds(fleet.checkpoint_cost_s) +
                      ", scale-down delay " + Seconds(fleet.scale_down_delay_s) + ", scheduling rounds of 360 s"});
   std::string spot;
   std::string borrowed;
-  for (const auto& src : SpotSources()) {
-    if (std::find(fleet.gpu_types.begin(), fleet.gpu_types.end(), src.type) == fleet.gpu_types.end()) continue;
+  for (const auto& src : source.spot) {
     std::string files;
     for (const auto& f : src.files) files += (files.empty() ? "" : " + ") + f;
     spot += (spot.empty() ? "" : "; ") + src.type + ": " + files;
@@ -448,7 +579,8 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
   Workload w;
   FleetSpec fleet;
   ScenarioResult out;
-  SEEDANCE_RETURN_IF_ERROR(BuildScenario(spec, &w, &fleet, &out.notes));
+  FleetSource source;
+  SEEDANCE_RETURN_IF_ERROR(BuildScenarioFrom(spec, &w, &fleet, &out.notes, &source));
   out.workload = w.name;
   out.seed = spec.seed;
   out.fleet = fleet.name;
@@ -479,7 +611,7 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
     out.policies.push_back(PolicyOutcome{e.name, e.description, e.baseline, e.reference, std::move(r)});
   }
   SEEDANCE_RETURN_IF_ERROR(AddBounds(w, fleet, progress, &out));
-  out.assumptions = ScenarioAssumptions(spec, fleet, out);
+  out.assumptions = ScenarioAssumptions(spec, fleet, source, out);
   return out;
 }
 

@@ -21,9 +21,15 @@ namespace seedance::sim {
 struct ScenarioSpec {
   std::string workload = "llm-finetune";  // llm-finetune | gavel | philly | openb | a CSV path
   double duration_s = 0;                  // arrival window; 0 = the workload's default (7 days)
-  // GPUs of each on-demand pool (spot pools get twice as many); 0 = the workload's default quota.
+  // The fleet file (sim/fleet_file.h); empty = the bundled one of a bundled workload
+  // (data_dir/fleets/cloud-<workload>.yaml), or for a jobs CSV the generic cloud fleet: 64
+  // on-demand GPUs of each type and spot pools where a bundled series exists.
+  std::string fleet_path;
+  // Overrides of the fleet (sweep's grid values): > 0 sets every on-demand pool's quota (spot
+  // pools get twice as many); 0 = the fleet's.
   int on_demand_quota = 0;
-  // Spot price as a fraction of on-demand; 0 = cost::kDefaultSpotRatio.
+  // > 0: every spot price is this fraction of its type's on-demand price; 0 = the fleet's (a
+  // fleet file's, else the price table's spot quote, else cost::kDefaultSpotRatio).
   double spot_price_ratio = 0;
   SimConfig config;
   // Seeds the workload generators (llm-finetune, gavel: a new instance per seed) and the
@@ -134,6 +140,9 @@ std::vector<std::string> ScenarioWorkloadNames();
 
 // The price table `spec` reads: spec.prices_path, else data_dir/prices/gpu_prices.csv.
 std::string PricePath(const ScenarioSpec& spec);
+// The fleet file `spec` reads: spec.fleet_path, else data_dir/fleets/cloud-<workload>.yaml for a
+// bundled workload, else "" (a jobs CSV's generic cloud fleet).
+std::string FleetPath(const ScenarioSpec& spec);
 // On-demand $/GPU-hour of GPU type `type` in `prices`; kInvalidArgument naming the table if none.
 Result<double> OnDemandPrice(const cost::PriceTable& prices, const std::string& type);
 

@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
 #include <memory>
 #include <thread>
 #include <tuple>
 
 #include "seedance/core/check.h"
+#include "seedance/core/csv.h"
 #include "seedance/core/rng.h"
+#include "seedance/sim/deadline/multi_region.h"
 #include "seedance/sim/deadline/omniscient.h"
 #include "seedance/sim/deadline/policies.h"
 
@@ -33,6 +38,19 @@ constexpr double kPaperK = 3.145;
 constexpr double kPaperOdUsd = 3.06;
 
 std::int64_t Seconds(double hours) { return std::llround(hours * 3600.0); }
+
+// Runs `work(i)` for i in [0, n) on `threads` threads (strided; results must not depend on the split).
+template <typename F>
+void ParallelFor(std::size_t n, int threads, F work) {
+  const auto t = static_cast<std::size_t>(std::max(1, threads));
+  auto run = [&](std::size_t first) {
+    for (std::size_t i = first; i < n; i += t) work(i);
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w < t; ++w) pool.emplace_back(run, w);
+  run(0);
+  for (auto& th : pool) th.join();
+}
 
 // Seeded start points at which a window of `window_ticks` fits in [0, limit).
 std::vector<std::int64_t> SampleStarts(std::int64_t limit, std::int64_t window_ticks, int n, Rng rng) {
@@ -230,13 +248,99 @@ Status Reproduce(const std::string& dir, const SpotBenchOptions& o, std::vector<
   return Status::Ok();
 }
 
+// The windows file with each distinct trace loaded once (keyed by resolved path).
+struct LoadedWindows {
+  std::vector<SpotWindow> windows;
+  std::map<std::string, SpotTrace> traces;
+};
+
+Result<LoadedWindows> LoadWindows(const std::string& csv_path, const std::string& data_dir) {
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(csv_path));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_trace, t.ColumnIndex("trace"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_start, t.ColumnIndex("start_tick"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_job, t.ColumnIndex("job_hours"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_ddl, t.ColumnIndex("deadline_hours"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_d, t.ColumnIndex("changeover_hours"));
+  if (t.rows().empty()) return InvalidArgumentError(csv_path + ": no windows (a header and no rows)");
+  const std::filesystem::path csv_dir = std::filesystem::path(csv_path).parent_path();
+  LoadedWindows out;
+  for (const CsvTable::Row& row : t.rows()) {
+    SpotWindow w;
+    w.trace = std::string(t.Str(row, c_trace));
+    if (w.trace.empty()) return t.FieldError(row, c_trace, "empty (a spot-traces JSON file)");
+    const std::filesystem::path tp(w.trace);
+    if (tp.is_absolute()) {
+      w.trace_path = w.trace;
+    } else if (w.trace.find('/') == std::string::npos) {
+      w.trace_path = data_dir + "/spot_traces/" + w.trace;
+    } else {
+      w.trace_path = (csv_dir / tp).string();
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(w.start_tick, t.Int(row, c_start));
+    SEEDANCE_ASSIGN_OR_RETURN(w.job_hours, t.Double(row, c_job));
+    SEEDANCE_ASSIGN_OR_RETURN(w.deadline_hours, t.Double(row, c_ddl));
+    SEEDANCE_ASSIGN_OR_RETURN(w.changeover_hours, t.Double(row, c_d));
+    if (w.start_tick < 0) return t.FieldError(row, c_start, "must be >= 0");
+    if (!(w.job_hours > 0)) return t.FieldError(row, c_job, "must be > 0");
+    if (!(w.changeover_hours >= 0)) return t.FieldError(row, c_d, "must be >= 0");
+    if (Seconds(w.deadline_hours) < Seconds(w.job_hours) + Seconds(w.changeover_hours)) {
+      return t.FieldError(row, c_ddl, "must be at least job_hours + changeover_hours");
+    }
+    auto it = out.traces.find(w.trace_path);
+    if (it == out.traces.end()) {
+      auto loaded = deadline::LoadSpotTrace(w.trace_path, w.trace);
+      if (!loaded.has_value()) return t.FieldError(row, c_trace, loaded.error().message());
+      it = out.traces.emplace(w.trace_path, std::move(*loaded)).first;
+    }
+    const SpotTrace& tr = it->second;
+    const std::int64_t window_ticks = (Seconds(w.deadline_hours) + tr.gap_s - 1) / tr.gap_s;
+    if (w.start_tick + window_ticks > tr.ticks()) {
+      return t.FieldError(row, c_start,
+                          "the window (" + std::to_string(window_ticks) + " ticks of " + std::to_string(tr.gap_s) +
+                              " s to the deadline) ends after the series (" + std::to_string(tr.ticks()) + " ticks)");
+    }
+    out.windows.push_back(std::move(w));
+  }
+  return out;
+}
+
 }  // namespace
+
+Result<std::vector<SpotWindow>> LoadSpotWindows(const std::string& csv_path, const std::string& data_dir) {
+  SEEDANCE_ASSIGN_OR_RETURN(LoadedWindows l, LoadWindows(csv_path, data_dir));
+  return std::move(l.windows);
+}
+
+Result<std::vector<SpotBenchRow>> RunSpotWindows(const std::string& csv_path, const std::string& data_dir,
+                                                 const SpotBenchOptions& o) {
+  if (!(o.od_usd_per_hour > o.spot_usd_per_hour && o.spot_usd_per_hour > 0)) {
+    return InvalidArgumentError("spot bench: need 0 < spot price < on-demand price");
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(LoadedWindows l, LoadWindows(csv_path, data_dir));
+  std::vector<SpotBenchRow> rows;
+  for (std::size_t i = 0; i < l.windows.size(); ++i) {
+    const SpotWindow& w = l.windows[i];
+    Setting s;
+    s.set = "windows";
+    s.od_usd = o.od_usd_per_hour;
+    s.spot_usd = o.spot_usd_per_hour;
+    s.job = {Seconds(w.job_hours), Seconds(w.deadline_hours), Seconds(w.changeover_hours),
+             o.od_usd_per_hour / o.spot_usd_per_hour};
+    const std::size_t first = rows.size();
+    RunSetting(l.traces.at(w.trace_path), {w.start_tick}, s, deadline::PolicyNames(), 1, &rows);
+    for (std::size_t r = first; r < rows.size(); ++r) {
+      rows[r].trace = w.trace;
+      rows[r].window = static_cast<int>(i);
+    }
+  }
+  return rows;
+}
 
 std::vector<SampleOutcome> RunPolicyOnStarts(const SpotTrace& trace, const std::vector<std::int64_t>& starts,
                                              const DeadlineJob& job, const std::string& policy,
                                              double spot_usd_per_hour, double od_usd_per_hour, int threads) {
   std::vector<SampleOutcome> out(starts.size());
-  auto work = [&](std::size_t first, std::size_t step) {
+  ParallelFor(starts.size(), threads, [&](std::size_t i) {
     std::unique_ptr<deadline::DeadlinePolicy> p;
     if (policy == "omniscient") {
       p = std::make_unique<deadline::OmniscientPolicy>(&trace);
@@ -245,17 +349,100 @@ std::vector<SampleOutcome> RunPolicyOnStarts(const SpotTrace& trace, const std::
       SEEDANCE_CHECK(made.has_value()) << made.error().ToString();
       p = std::move(*made);
     }
-    for (std::size_t i = first; i < starts.size(); i += step) {
-      const deadline::JobOutcome r = deadline::SimulateJob(trace, starts[i], job, *p);
-      out[i] = {r.CostUsd(spot_usd_per_hour, od_usd_per_hour), r.od_compute_s, r.spot_compute_s, r.met_deadline};
-    }
-  };
-  const auto n = static_cast<std::size_t>(std::max(1, threads));
-  std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < n; ++w) pool.emplace_back(work, w, n);
-  work(0, n);
-  for (auto& th : pool) th.join();
+    const deadline::JobOutcome r = deadline::SimulateJob(trace, starts[i], job, *p);
+    out[i] = {r.CostUsd(spot_usd_per_hour, od_usd_per_hour), r.od_compute_s, r.spot_compute_s, r.met_deadline};
+  });
   return out;
+}
+
+const std::vector<std::vector<std::string>>& DefaultRegionSets() {
+  // The kinds of the Frontier-CS multi-region scenarios (two zones of one region, east-west, three
+  // zones, three regions, five, all nine); the zones within each kind are our choice.
+  static const std::vector<std::vector<std::string>> kSets = {
+      {"us-east-1a", "us-east-1c"},
+      {"us-east-2a", "us-west-2c"},
+      {"us-east-1a", "us-east-1c", "us-east-1d"},
+      {"us-east-1f", "us-east-2b", "us-west-2a"},
+      {"us-east-1a", "us-east-1d", "us-east-2a", "us-west-2b", "us-west-2c"},
+      {"us-east-1a", "us-east-1c", "us-east-1d", "us-east-1f", "us-east-2a", "us-east-2b", "us-west-2a", "us-west-2b",
+       "us-west-2c"}};
+  return kSets;
+}
+
+Result<std::vector<MultiRegionRow>> RunMultiRegionBench(const std::string& data_dir, const MultiRegionBenchOptions& o) {
+  if (!(o.job_hours > 0)) return InvalidArgumentError("--job-hours: must be > 0");
+  if (!(o.changeover_hours > 0)) return InvalidArgumentError("--changeover-hours: must be > 0");
+  if (Seconds(o.deadline_hours) < Seconds(o.job_hours) + Seconds(o.changeover_hours)) {
+    return InvalidArgumentError("--slack: a deadline shorter than the job plus one changeover");
+  }
+  if (o.samples < 1) return InvalidArgumentError("--samples: must be >= 1");
+  if (!(o.od_usd_per_hour > o.spot_usd_per_hour && o.spot_usd_per_hour > 0)) {
+    return InvalidArgumentError("spot bench: need 0 < spot price < on-demand price");
+  }
+  const auto& sets = o.region_sets.empty() ? DefaultRegionSets() : o.region_sets;
+  std::map<std::string, SpotTrace> loaded;
+  for (const auto& set : sets) {
+    if (set.empty()) return InvalidArgumentError("--region-sets: an empty set");
+    for (const auto& z : set) {
+      if (loaded.count(z) > 0) continue;
+      if (std::find(std::begin(kZones2023), std::end(kZones2023), z) == std::end(kZones2023)) {
+        return InvalidArgumentError("--region-sets: unknown zone '" + z +
+                                    "' (the 2023 p3.2xlarge series: us-east-1a/1c/1d/1f, us-east-2a/2b, us-west-2a/2b/2c)");
+      }
+      SEEDANCE_ASSIGN_OR_RETURN(SpotTrace t, deadline::LoadSpotTrace(
+                                                 data_dir + "/spot_traces/aws-02-15-2023_" + z + "_v100_1.json", z));
+      loaded.emplace(z, std::move(t));
+    }
+  }
+  const DeadlineJob job{Seconds(o.job_hours), Seconds(o.deadline_hours), Seconds(o.changeover_hours),
+                        o.od_usd_per_hour / o.spot_usd_per_hour};
+  const auto& names = deadline::MultiRegionPolicyNames();
+  std::vector<MultiRegionRow> rows;
+  for (std::size_t si = 0; si < sets.size(); ++si) {
+    std::vector<SpotTrace> regions;
+    std::string label;
+    std::int64_t ticks = std::numeric_limits<std::int64_t>::max();
+    for (const auto& z : sets[si]) {
+      regions.push_back(loaded.at(z));
+      label += (label.empty() ? "" : "+") + z;
+      ticks = std::min(ticks, regions.back().ticks());
+    }
+    const std::int64_t window = (job.deadline_s + regions.front().gap_s - 1) / regions.front().gap_s + 1;
+    if (window > ticks) return InvalidArgumentError("--job-hours: the deadline is longer than the series");
+    const auto starts = SampleStarts(ticks, window, o.samples, Rng(o.seed).Fork(5000 + si));
+    const int nr = static_cast<int>(regions.size());
+    std::vector<MultiRegionRow> set_rows;
+    for (const auto& name : names) {
+      std::vector<deadline::MultiJobOutcome> out(starts.size());
+      ParallelFor(starts.size(), o.threads, [&](std::size_t j) {
+        auto p = deadline::MakeMultiRegionPolicy(name, &regions);
+        SEEDANCE_CHECK(p.has_value()) << p.error().ToString();
+        out[j] = deadline::SimulateMultiRegionJob(regions, starts[j], job, static_cast<int>(j) % nr, **p);
+      });
+      MultiRegionRow r;
+      r.regions = label;
+      r.job_hours = o.job_hours;
+      r.deadline_hours = o.deadline_hours;
+      r.changeover_hours = o.changeover_hours;
+      r.policy = name;
+      r.samples = static_cast<int>(starts.size());
+      for (const auto& x : out) {
+        r.cost_usd += x.job.CostUsd(o.spot_usd_per_hour, o.od_usd_per_hour);
+        r.deadline_misses += x.job.met_deadline ? 0 : 1;
+        r.od_compute_hours += static_cast<double>(x.job.od_compute_s) / 3600.0 / r.samples;
+        r.spot_compute_hours += static_cast<double>(x.job.spot_compute_s) / 3600.0 / r.samples;
+        r.region_moves += static_cast<double>(x.region_moves) / r.samples;
+      }
+      set_rows.push_back(r);
+    }
+    const double od = set_rows.front().cost_usd;  // names.front() is on-demand
+    for (auto& r : set_rows) {
+      r.on_demand_usd = od;
+      r.savings_pct = od > 0 ? 100.0 * (1.0 - r.cost_usd / od) : 0.0;
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
 }
 
 Result<std::vector<ReproductionRow>> ReproduceCantBeLate(const std::string& data_dir, const SpotBenchOptions& o,

@@ -111,15 +111,20 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
   s.window_s = window_s;
   s.config = config;
   s.config.tenants.clear();
+  // Held out (o.window_start_s > 0): the replay is [start, start + window) shifted to 0, and the
+  // quotas and the cluster come from the arrivals before `start` only.
+  const double start = o.window_start_s;
+  const bool held_out = start > 0;
+  auto in_window = [&](const auto& j) { return j.arrival_s >= start && j.arrival_s < start + window_s; };
   std::map<std::string, int> tenant_index;
   std::set<std::string> names;
   for (const auto& j : w.jobs)
-    if (j.arrival_s < window_s) names.insert(j.tenant.empty() ? "default" : j.tenant);
+    if (in_window(j)) names.insert(j.tenant.empty() ? "default" : j.tenant);
   for (const auto& n : names) tenant_index.emplace(n, static_cast<int>(tenant_index.size()));
-  std::vector<double> demand(names.size(), 0.0);  // GPU-seconds over the whole workload
+  std::vector<double> demand(names.size(), 0.0);  // GPU-seconds: whole workload, or (held out) history
   Rng rng(o.seed ^ 0x7e4a9c11ULL);
   int skipped = 0;
-  double offered = 0;  // GPU-seconds of work inside the window
+  double offered = 0;  // GPU-seconds of work inside the window (held out: inside the history)
   double trace_end = 0;
   for (const auto& j : w.jobs) {
     if (j.steps_per_s[best] <= 0) {
@@ -130,24 +135,26 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
     if (ti == tenant_index.end()) continue;  // a tenant with no job in the window
     const int tenant = ti->second;
     const double work = j.total_steps / j.steps_per_s[best];
-    demand[static_cast<std::size_t>(tenant)] += std::min(j.gpus, kGpusPerNode) * work;
+    const double g = std::min(j.gpus, kGpusPerNode);
+    if (!held_out || j.arrival_s < start) demand[static_cast<std::size_t>(tenant)] += g * work;
+    if (held_out && j.arrival_s < start) offered += g * std::max(0.0, std::min(work, start - j.arrival_s));
     trace_end = std::max(trace_end, j.arrival_s);
-    if (j.arrival_s >= window_s) continue;
+    if (!in_window(j)) continue;
     TenancyJob t;
     t.id = j.id;
-    t.tenant = tenant_index.at(j.tenant.empty() ? "default" : j.tenant);
-    t.arrival_s = j.arrival_s;
-    t.work_s = j.total_steps / j.steps_per_s[best];
+    t.tenant = tenant;
+    t.arrival_s = j.arrival_s - start;
+    t.work_s = work;
     t.pod.name = std::to_string(j.id);
     t.pod.num_gpu = std::min(j.gpus, kGpusPerNode);
     t.pod.gpu_milli = cluster::kMilliPerGpu;
-    t.pod.creation_s = static_cast<std::int64_t>(j.arrival_s);
+    t.pod.creation_s = static_cast<std::int64_t>(t.arrival_s);
     SeedJobTruth(t, rng, o);
-    const double in_window = std::max(0.0, std::min(t.work_s, window_s - t.arrival_s));
-    offered += t.pod.num_gpu * in_window;
+    if (!held_out) offered += t.pod.num_gpu * std::max(0.0, std::min(t.work_s, window_s - t.arrival_s));
     s.jobs.push_back(std::move(t));
   }
-  const int gpus = std::max(kGpusPerNode, static_cast<int>(std::ceil(offered / window_s / o.target_load / kGpusPerNode)) * kGpusPerNode);
+  const double span = held_out ? start : window_s;
+  const int gpus = std::max(kGpusPerNode, static_cast<int>(std::ceil(offered / span / o.target_load / kGpusPerNode)) * kGpusPerNode);
   for (int i = 0; i < gpus / kGpusPerNode; ++i) {
     cluster::NodeSpec n;
     n.name = "node-" + std::to_string(i);
@@ -181,15 +188,27 @@ Result<TenancyScenario> TenancyScenarioFromWorkload(const Workload& w, const ten
     ++k;
   }
   for (auto& j : s.jobs) j.tier = s.config.tenants[static_cast<std::size_t>(j.tenant)].tier;
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "Cluster: %d x 8 %s (offered GPU demand over the %.1f-day window = %.0f%% of it); %zu tenants in one "
-                "cohort, nominal GPU quota = each tenant's share of GPU demand over the whole %.0f-day workload (whole "
-                "GPUs, at least 1; set from history, not from the replayed week) unless the config gives a tenant a "
-                "'gpu' quota; tiers %s.",
-                gpus / kGpusPerNode, s.gpu_type.c_str(), window_s / 86400, o.target_load * 100, names.size(),
-                std::max(window_s, trace_end) / 86400,
-                config.tenants.empty() ? "by tenant name in turn gold / silver / bronze" : "from the config");
+  char buf[640];
+  if (held_out) {
+    std::snprintf(buf, sizeof buf,
+                  "Held-out window: days %.1f-%.1f of the trace, replayed from 0. Cluster: %d x 8 %s (mean offered GPU "
+                  "demand over days 0-%.1f, the weeks before the window = %.0f%% of it); %zu tenants (those with jobs in "
+                  "the window) in one cohort, nominal GPU quota = each tenant's share of GPU demand over days 0-%.1f only "
+                  "(whole GPUs, at least 1; nothing from the window or later) unless the config gives a tenant a 'gpu' "
+                  "quota; tiers %s.",
+                  start / 86400, (start + window_s) / 86400, gpus / kGpusPerNode, s.gpu_type.c_str(), start / 86400,
+                  o.target_load * 100, names.size(), start / 86400,
+                  config.tenants.empty() ? "by tenant name in turn gold / silver / bronze" : "from the config");
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "Cluster: %d x 8 %s (offered GPU demand over the %.1f-day window = %.0f%% of it); %zu tenants in one "
+                  "cohort, nominal GPU quota = each tenant's share of GPU demand over the whole %.0f-day workload (whole "
+                  "GPUs, at least 1; includes the replayed window and the weeks after it) unless the config gives a "
+                  "tenant a 'gpu' quota; tiers %s.",
+                  gpus / kGpusPerNode, s.gpu_type.c_str(), window_s / 86400, o.target_load * 100, names.size(),
+                  std::max(window_s, trace_end) / 86400,
+                  config.tenants.empty() ? "by tenant name in turn gold / silver / bronze" : "from the config");
+  }
   s.assumptions.push_back(buf);
   if (skipped > 0) s.assumptions.push_back(std::to_string(skipped) + " jobs that cannot run on " + s.gpu_type + " skipped");
   for (auto& a : CommonAssumptions(o)) s.assumptions.push_back(a);
@@ -848,10 +867,16 @@ Result<TenancyOutcome> RunTenancyReplay(const TenancyScenario& scenario, tenancy
 }
 
 Result<TenancyComparison> RunTenancyComparison(const ScenarioSpec& spec, const std::vector<tenancy::TenancyMode>& modes,
-                                               const std::function<void(const std::string&)>& progress) {
+                                               const std::function<void(const std::string&)>& progress,
+                                               double window_start_s) {
   SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(PricePath(spec)));
   TenancyScenarioOptions opts;
   opts.seed = spec.seed;
+  opts.window_start_s = window_start_s;
+  if (window_start_s < 0) return InvalidArgumentError("tenancy window start: must be >= 0");
+  if (window_start_s > 0 && spec.workload == "openb") {
+    return InvalidArgumentError("tenancy window start: openb's tenancy replay takes the whole trace (philly, gavel or a CSV only)");
+  }
   TenancyComparison c;
   if (spec.workload == "openb") {
     // openb's GPU models are priced like a V100 (the price table's proxy rows say why).
@@ -864,9 +889,10 @@ Result<TenancyComparison> RunTenancyComparison(const ScenarioSpec& spec, const s
     FleetSpec fleet;
     std::vector<std::string> notes;
     // Quotas come from the workload's whole history (Philly: its 125 days), the replay from the
-    // arrival window.
+    // arrival window; held out (window_start_s > 0), both from the arrivals before the window.
     ScenarioSpec whole = spec;
     if (spec.workload == "philly") whole.duration_s = 400 * 86400.0;
+    if (window_start_s > 0 && spec.workload != "philly") whole.duration_s = window_start_s + (spec.duration_s > 0 ? spec.duration_s : 7 * 86400.0);
     SEEDANCE_RETURN_IF_ERROR(BuildScenario(whole, &w, &fleet, &notes));
     const double window = spec.duration_s > 0 ? spec.duration_s : 7 * 86400.0;
     SEEDANCE_ASSIGN_OR_RETURN(c.scenario, TenancyScenarioFromWorkload(w, spec.config.tenancy, window, 0.0, opts));

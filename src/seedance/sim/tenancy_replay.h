@@ -56,8 +56,13 @@ int TierPriority(tenancy::Tier tier);
 // in one cohort; tiers from `config.tenants` when it names the tenant, else by tenant name in turn
 // gold / silver / bronze. Per job, seeded: checkpoint interval U(15, 60) min, busy utilization
 // U(0.5, 1.0), and with probability `idle_tail_prob` an idle tail Exp(mean `idle_tail_mean_s`).
+// Held out (issue 29): `window_start_s` > 0 replays the arrivals in [start, start + window) shifted
+// to 0, with the tenants' nominal quotas (their shares of GPU demand) and the cluster size (the mean
+// offered GPU demand / target_load) computed from the arrivals before `start` only; nothing of the
+// window or later shapes the setup.
 struct TenancyScenarioOptions {
   double target_load = 1.0;
+  double window_start_s = 0;
   double idle_tail_prob = 0.25;
   double idle_tail_mean_s = 7200;
   std::uint64_t seed = 0;
@@ -128,7 +133,9 @@ struct TenancyComparison {
   TenancyScenario scenario;
   std::vector<TenancyOutcome> outcomes;
 };
+// `window_start_s` > 0: the held-out setup of TenancyScenarioOptions (not for openb).
 Result<TenancyComparison> RunTenancyComparison(const ScenarioSpec& spec, const std::vector<tenancy::TenancyMode>& modes,
-                                               const std::function<void(const std::string&)>& progress = {});
+                                               const std::function<void(const std::string&)>& progress = {},
+                                               double window_start_s = 0);
 
 }  // namespace seedance::sim

@@ -16,6 +16,7 @@
 #include "seedance/cost/money.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/ledger/allocation.h"
+#include "seedance/ledger/job_telemetry.h"
 #include "seedance/sched/gang.h"
 #include "seedance/sched/victims.h"
 #include "seedance/sim/tenancy_replay.h"
@@ -99,6 +100,12 @@ struct Controller::Tracked {
     bound = false;
   }
   double checkpoint_s = 0;         // declared checkpoint interval (comment token, else the config's)
+  // Running: the devices of the current incarnation per node (`scontrol show job -d`), read once
+  // per incarnation (gpu_start_s = the start they belong to, -1 = not read yet), and how long its
+  // GPUs have been idle by the ledger's telemetry (0 without telemetry).
+  double gpu_start_s = -1;
+  std::map<std::string, std::vector<int>> node_gpus;
+  double idle_s = 0;
   // kEvicting:
   bool evict_ok = false;           // Slurm took the requeue (or the hold)
   bool signal_sent = false;        // the victim got preempt_signal at signaled_at
@@ -134,7 +141,7 @@ class Controller::Env final : public tenancy::AdmissionEnv {
     // Work since the last checkpoint, from the job's declared interval (none: since the start).
     const double since_checkpoint = t.checkpoint_s > 0 ? std::fmod(rs.executed_s, t.checkpoint_s) : rs.executed_s;
     rs.lost_if_preempted = since_checkpoint * t.gpus();
-    rs.idle_s = 0;
+    rs.idle_s = t.running ? t.idle_s : 0;  // from the ledger's GPU telemetry (ReadGpuTelemetry)
     return rs;
   }
 
@@ -206,7 +213,7 @@ Result<std::unique_ptr<Controller>> Controller::Create(ControllerConfig config, 
 
 Status Controller::Init() {
   auto mode = tenancy::ParseTenancyMode(config_.slurm.mode);
-  if (!mode.has_value() || *mode == tenancy::TenancyMode::kKueue) {
+  if (!mode.has_value() || *mode == tenancy::TenancyMode::kKueue || tenancy::IsFairSharing(*mode)) {
     return InvalidArgumentError("slurm.mode: '" + config_.slurm.mode + "' (allowed: strict, borrowing, seedance)");
   }
   mode_ = *mode;
@@ -824,6 +831,12 @@ Result<CycleReport> Controller::Cycle() {
     it = tracked_.erase(it);
   }
 
+  // GPU devices of new incarnations, and the idle time of running jobs' GPUs by the telemetry.
+  ReadGpuDetail(r);
+  if (ledger_ != nullptr) {
+    if (Status s = ReadGpuTelemetry(now); !s.ok()) r.notes.push_back("GPU telemetry not read: " + s.message());
+  }
+
   // 3. Seedance's signals, as the replay computes them: elastic scale from utilization (no GPU
   // telemetry from Slurm: a running job counts as busy) and fairness compensation.
   if (mode_ == tenancy::TenancyMode::kSeedance) {
@@ -972,7 +985,7 @@ constexpr std::size_t kJobsPerSacct = 200;  // job ids per `sacct -j` (the comma
 }  // namespace
 
 Result<std::vector<AcctRecord>> Controller::ReadAccounting(std::optional<std::int64_t> cursor,
-                                                           std::map<AllocKey, ledger::JobAllocation>& open) {
+                                                           std::map<AllocKey, std::vector<ledger::JobAllocation>>& open) {
   std::vector<AcctRecord> recs;
   if (!config_.jobcomp_path.empty()) {
     std::ifstream in(config_.jobcomp_path);
@@ -992,13 +1005,13 @@ Result<std::vector<AcctRecord>> Controller::ReadAccounting(std::optional<std::in
   SEEDANCE_ASSIGN_OR_RETURN(auto stored, ledger_->OpenJobAllocations());
   for (auto& a : stored) {
     AllocKey key{a.cluster, a.job_id, a.incarnation};
-    open.emplace(std::move(key), std::move(a));
+    open[std::move(key)].push_back(std::move(a));
   }
   std::set<AllocKey> got;
   for (const auto& a : recs) got.insert({a.cluster, a.job_id, a.start_s});
   std::vector<std::string> missing;
   for (const auto& [key, a] : open) {
-    if (!got.count(key)) missing.push_back(std::to_string(a.job_id));
+    if (!got.count(key)) missing.push_back(std::to_string(std::get<1>(key)));
   }
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
   for (std::size_t k = 0; k < missing.size(); k += kJobsPerSacct) {
@@ -1017,7 +1030,7 @@ Status Controller::Charge(double now, const std::vector<SlurmNode>& nodes) {
   if (config_.jobcomp_path.empty()) {
     SEEDANCE_ASSIGN_OR_RETURN(cursor, ledger_->Cursor(kChargeCursor));
   }
-  std::map<AllocKey, ledger::JobAllocation> open;
+  std::map<AllocKey, std::vector<ledger::JobAllocation>> open;
   SEEDANCE_ASSIGN_OR_RETURN(std::vector<AcctRecord> recs, ReadAccounting(cursor, open));
   // One transaction: the allocations, the node intervals they change and the cursor are
   // committed together or not at all (a cycle killed part-way is done again by the next one).
@@ -1032,7 +1045,7 @@ Status Controller::Charge(double now, const std::vector<SlurmNode>& nodes) {
 
 Status Controller::ChargeInTransaction(double now, const std::vector<SlurmNode>& nodes,
                                        const std::vector<AcctRecord>& recs, std::optional<std::int64_t> cursor,
-                                       const std::map<AllocKey, ledger::JobAllocation>& open) {
+                                       const std::map<AllocKey, std::vector<ledger::JobAllocation>>& open) {
   const auto now_s = static_cast<std::int64_t>(now);
   std::map<std::string, cluster::GpuModelIndex> node_model;
   std::map<std::string, int> node_gpus;
@@ -1057,48 +1070,70 @@ Status Controller::ChargeInTransaction(double now, const std::vector<SlurmNode>&
     seen = std::max({seen, r.start_s, r.end_s});
     const std::int64_t end = r.end_s > 0 ? r.end_s : now_s;
     if (end <= r.start_s) continue;
-    if (!node_model.count(r.node) && !r.gpu_type.empty()) {
-      if (auto m = ModelOfGres(r.gpu_type); m.has_value()) node_model[r.node] = *m;
-    }
-    if (!node_model.count(r.node)) continue;  // a node we cannot price
-    ledger::JobAllocation a;
-    a.cluster = r.cluster;
-    a.job_id = r.job_id;
-    a.incarnation = r.start_s;
-    a.node = r.node;
-    a.start_ms = r.start_s * 1000;
-    a.end_ms = end * 1000;
-    a.ended = r.end_s > 0;
-    a.gpus = r.gpus;
-    a.node_gpus = std::max(node_gpus[r.node], r.gpus);
-    const cost::GpuPrice* p = prices_.Find(node_model.at(r.node));
-    a.price_per_gpu_hour = p != nullptr ? p->usd_per_gpu_hour : Money();
-    a.workload.name = "slurm-" + std::to_string(r.job_id);
-    a.workload.job = a.workload.name;
-    a.workload.namespace_name = r.account;
-    auto acct = config_.slurm.accounts.find(r.account);
-    a.workload.tenant = acct != config_.slurm.accounts.end() ? acct->second : r.account;
-    if (auto ti = tenant_index_.find(a.workload.tenant); ti != tenant_index_.end()) {
-      a.workload.sla_tier = std::string(tenancy::TierName(config_.tenancy.tenants[static_cast<std::size_t>(ti->second)].tier));
-    }
-    std::optional<ledger::JobAllocation> old;
-    if (auto it = open.find({a.cluster, a.job_id, a.incarnation}); it != open.end()) {
+    // What was stored of this incarnation (one allocation per node).
+    std::vector<ledger::JobAllocation> old;
+    if (auto it = open.find({r.cluster, r.job_id, r.start_s}); it != open.end()) {
       old = it->second;
     } else {
-      SEEDANCE_ASSIGN_OR_RETURN(old, ledger_->FindJobAllocation(a.cluster, a.job_id, a.incarnation));
+      SEEDANCE_ASSIGN_OR_RETURN(old, ledger_->FindJobAllocations(r.cluster, r.job_id, r.start_s));
     }
-    if (old.has_value() && *old == a) continue;
-    if (!old.has_value()) {
-      note(a.node, a.start_ms);
-    } else if (old->node != a.node || old->start_ms != a.start_ms || old->gpus != a.gpus ||
-               old->node_gpus != a.node_gpus || old->price_per_gpu_hour != a.price_per_gpu_hour ||
-               !(old->workload == a.workload)) {
-      note(old->node, std::min(old->start_ms, a.start_ms));
-      note(a.node, std::min(old->start_ms, a.start_ms));
-    } else {
-      note(a.node, std::min(old->end_ms, a.end_ms));  // ended, or ran on
+    // Every node of the job holds GPUs: each node's devices as `scontrol show job -d` gave them
+    // (this incarnation, read while it ran), else as stored, else the job's GPUs split evenly.
+    const std::vector<std::string> where = r.nodes.empty() ? std::vector<std::string>{r.node} : r.nodes;
+    const std::map<std::string, std::vector<int>>* detail = nullptr;
+    if (auto t = tracked_.find(r.job_id);
+        t != tracked_.end() && t->second->gpu_start_s == static_cast<double>(r.start_s)) {
+      detail = &t->second->node_gpus;
     }
-    SEEDANCE_RETURN_IF_ERROR(ledger_->PutJobAllocation(a));
+    std::vector<ledger::JobAllocation> want;
+    for (std::size_t k = 0; k < where.size(); ++k) {
+      const std::string& node = where[k];
+      ledger::JobAllocation a;
+      if (detail != nullptr && detail->count(node)) {
+        a.gpu_indices = detail->at(node);
+      } else if (auto o = std::find_if(old.begin(), old.end(), [&](const auto& x) { return x.node == node; }); o != old.end()) {
+        a.gpu_indices = o->gpu_indices;
+      }
+      const int even = r.gpus / static_cast<int>(where.size()) + (static_cast<int>(k) < r.gpus % static_cast<int>(where.size()) ? 1 : 0);
+      a.gpus = a.gpu_indices.empty() ? even : static_cast<int>(a.gpu_indices.size());
+      if (a.gpus <= 0) continue;
+      if (!node_model.count(node) && !r.gpu_type.empty()) {
+        if (auto m = ModelOfGres(r.gpu_type); m.has_value()) node_model[node] = *m;
+      }
+      if (!node_model.count(node)) continue;  // a node we cannot price
+      a.cluster = r.cluster;
+      a.job_id = r.job_id;
+      a.incarnation = r.start_s;
+      a.node = node;
+      a.start_ms = r.start_s * 1000;
+      a.end_ms = end * 1000;
+      a.ended = r.end_s > 0;
+      a.node_gpus = std::max(node_gpus[node], a.gpus);
+      const cost::GpuPrice* p = prices_.Find(node_model.at(node));
+      a.price_per_gpu_hour = p != nullptr ? p->usd_per_gpu_hour : Money();
+      a.workload.name = "slurm-" + std::to_string(r.job_id);
+      a.workload.job = a.workload.name;
+      a.workload.namespace_name = r.account;
+      auto acct = config_.slurm.accounts.find(r.account);
+      a.workload.tenant = acct != config_.slurm.accounts.end() ? acct->second : r.account;
+      if (auto ti = tenant_index_.find(a.workload.tenant); ti != tenant_index_.end()) {
+        a.workload.sla_tier = std::string(tenancy::TierName(config_.tenancy.tenants[static_cast<std::size_t>(ti->second)].tier));
+      }
+      want.push_back(std::move(a));
+    }
+    for (const auto& a : want) {
+      auto o = std::find_if(old.begin(), old.end(), [&](const auto& x) { return x.node == a.node; });
+      if (o != old.end() && *o == a) continue;
+      if (o == old.end()) {
+        note(a.node, a.start_ms);
+      } else if (o->start_ms != a.start_ms || o->gpus != a.gpus || o->node_gpus != a.node_gpus ||
+                 o->price_per_gpu_hour != a.price_per_gpu_hour || !(o->workload == a.workload)) {
+        note(a.node, std::min(o->start_ms, a.start_ms));
+      } else if (o->end_ms != a.end_ms || o->ended != a.ended) {
+        note(a.node, std::min(o->end_ms, a.end_ms));  // ended, or ran on
+      }  // else only the device indices changed: the charges stand
+      SEEDANCE_RETURN_IF_ERROR(ledger_->PutJobAllocation(a));
+    }
   }
   // 2. Recompute each changed node's intervals from the first one the change touches, from the
   // stored allocations (also those sacct no longer reports).
@@ -1158,6 +1193,69 @@ Status Controller::RechargeNode(const std::string& node, std::int64_t changed_ms
     SEEDANCE_RETURN_IF_ERROR(ledger::RecordAllocatedInterval(*ledger_, ni, ledger::IdleShare::kNone, node,
                                                              [&](std::uint32_t id) -> const ledger::WorkloadDims& { return dims.at(id - 1); }));
   }
+  return Status::Ok();
+}
+
+namespace {
+constexpr std::size_t kJobsPerDetailRead = 32;  // more new incarnations: one `scontrol show job -d` for all
+}  // namespace
+
+void Controller::ReadGpuDetail(CycleReport& r) {
+  std::vector<std::int64_t> want;
+  for (const auto& [id, t] : tracked_) {
+    if (t->running && t->pod.num_gpu > 0 && t->gpu_start_s != t->start_s) want.push_back(id);
+  }
+  if (want.empty()) return;
+  std::vector<std::vector<std::string>> reads;
+  if (want.size() <= kJobsPerDetailRead) {
+    for (std::int64_t id : want) reads.push_back({"scontrol", "show", "job", "-d", std::to_string(id)});
+  } else {
+    reads.push_back({"scontrol", "show", "job", "-d"});
+  }
+  for (const auto& argv : reads) {
+    auto text = Read(argv);
+    Result<std::vector<JobGpuDetail>> details = text.has_value() ? ParseScontrolJobDetail(*text) : text.error();
+    if (!details.has_value()) {
+      // Read again next cycle; until then the job's GPU telemetry is not joined (its charges stand).
+      r.notes.push_back("GPU devices not read: " + details.error().message());
+      continue;
+    }
+    for (auto& d : *details) {
+      auto it = tracked_.find(d.id);
+      // Read once per incarnation, also when Slurm names no devices (GRES without File=: IDX:N/A).
+      if (it == tracked_.end() || !it->second->running || d.state != "RUNNING") continue;
+      it->second->node_gpus = std::move(d.node_gpus);
+      it->second->gpu_start_s = it->second->start_s;
+    }
+  }
+}
+
+Status Controller::ReadGpuTelemetry(double now) {
+  SEEDANCE_ASSIGN_OR_RETURN(auto hosts, ledger::TelemetryNodes(*ledger_));
+  const std::set<std::string> with_telemetry(hosts.begin(), hosts.end());
+  // The idle time only matters up to the longest tier trigger: read twice that, not the whole run.
+  double horizon_s = 0;
+  for (const auto& p : config_.tenancy.tiers) horizon_s = std::max({horizon_s, p.reclaim_after_s, p.max_idle_s});
+  const auto now_ms = static_cast<std::int64_t>(now * 1000);
+  bool newly_idle = false;
+  for (auto& [id, t] : tracked_) {
+    const double before = t->idle_s;
+    t->idle_s = 0;
+    if (!t->running || t->gpu_start_s != t->start_s) continue;
+    std::vector<ledger::NodeGpu> gpus;
+    for (const auto& [node, idx] : t->node_gpus) {
+      if (!with_telemetry.count(node)) continue;
+      for (int i : idx) gpus.push_back({node, i});
+    }
+    if (gpus.empty()) continue;
+    const std::int64_t from = std::max(static_cast<std::int64_t>(t->start_s * 1000), now_ms - static_cast<std::int64_t>(2 * horizon_s * 1000));
+    const auto& tier = config_.tenancy.tiers[static_cast<std::size_t>(t->tier)];
+    SEEDANCE_ASSIGN_OR_RETURN(auto act, ledger::ReadGpuActivity(*ledger_, gpus, from, now_ms + 1, tier.reclaim_util_below));
+    t->idle_s = act.IdleSeconds(from);
+    newly_idle |= before < tier.reclaim_after_s && t->idle_s >= tier.reclaim_after_s;
+  }
+  // An allocation idle past its trigger may be reclaimed: what waited for a node is considered again.
+  if (newly_idle) admitter_->CapacityChanged();
   return Status::Ok();
 }
 

@@ -143,11 +143,18 @@ class Controller {
   using AllocKey = std::tuple<std::string, std::int64_t, std::int64_t>;
   // Accounting since the cursor; `open`: the ledger's allocations not ended yet.
   Result<std::vector<AcctRecord>> ReadAccounting(std::optional<std::int64_t> cursor,
-                                                 std::map<AllocKey, ledger::JobAllocation>& open);
+                                                 std::map<AllocKey, std::vector<ledger::JobAllocation>>& open);
   Status ChargeInTransaction(double now, const std::vector<SlurmNode>& nodes, const std::vector<AcctRecord>& recs,
-                             std::optional<std::int64_t> cursor, const std::map<AllocKey, ledger::JobAllocation>& open);
+                             std::optional<std::int64_t> cursor,
+                             const std::map<AllocKey, std::vector<ledger::JobAllocation>>& open);
   Status RechargeNode(const std::string& node, std::int64_t changed_ms);
   Status EvaluateBreaker(double now, CycleReport& r);
+  // The GPU devices per node of running jobs whose incarnation has none yet (`scontrol show job -d`:
+  // one read per job, or one for all when there are many); a failed read is a note, retried.
+  void ReadGpuDetail(CycleReport& r);
+  // Each running job's idle time (Tracked::idle_s, RunningState::idle_s) from the ledger's samples
+  // of its GPUs (node + device index), at its tier's reclaim_util_below.
+  Status ReadGpuTelemetry(double now);
 
   ControllerConfig config_;
   CommandRunner& runner_;

@@ -45,9 +45,25 @@ class Fields {
     return obj_.is_object() ? Status::Ok() : InvalidArgumentError(path_ + ": expected an object");
   }
   std::string Name(const char* key) const { return path_ + "." + key; }
-  // Integers: Slurm 22.05 writes null for "not set" in some fields.
+  // Integers: Slurm 22.05 writes null for "not set" in some fields; 23.02 and later (data_parser
+  // v0.0.39+) write {"set": bool, "infinite": bool, "number": N}: not set or infinite reads as
+  // absent.
   Result<std::int64_t> Int(const char* key, bool required, std::int64_t dflt = 0) const {
     auto it = obj_.find(key);
+    if (it != obj_.end() && it->is_object() && it->contains("number")) {
+      const auto set = it->find("set");
+      const auto inf = it->find("infinite");
+      const bool absent = (set != it->end() && set->is_boolean() && !set->get<bool>()) ||
+                          (inf != it->end() && inf->is_boolean() && inf->get<bool>());
+      if (absent) {
+        if (required) return InvalidArgumentError(Name(key) + ": not set");
+        return dflt;
+      }
+      const Json& n = (*it)["number"];
+      if (n.is_number_integer() || n.is_number_unsigned()) return n.get<std::int64_t>();
+      if (n.is_number_float()) return static_cast<std::int64_t>(n.get<double>());
+      return InvalidArgumentError(Name(key) + ".number: expected an integer, got " + n.dump());
+    }
     if (it == obj_.end() || it->is_null()) {
       if (required) return InvalidArgumentError(Name(key) + ": missing");
       return dflt;
@@ -64,6 +80,16 @@ class Fields {
     }
     if (!it->is_string()) return InvalidArgumentError(Name(key) + ": expected a string, got " + it->dump());
     return it->get<std::string>();
+  }
+  // A state: a string (22.05), or from 23.11 (v0.0.40) a list of the base state and its flags
+  // (["PENDING", "REQUEUED"]): the base state, the first.
+  Result<std::string> State(const char* key, bool required) const {
+    auto it = obj_.find(key);
+    if (it != obj_.end() && it->is_array()) {
+      if (it->empty() || !(*it)[0].is_string()) return InvalidArgumentError(Name(key) + "[0]: expected a state string");
+      return (*it)[0].get<std::string>();
+    }
+    return Str(key, required);
   }
   Result<std::vector<std::string>> StrList(const char* key) const {
     std::vector<std::string> out;
@@ -232,7 +258,7 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     SEEDANCE_ASSIGN_OR_RETURN(j.name, f.Str("name", false));
     SEEDANCE_ASSIGN_OR_RETURN(j.account, f.Str("account", false));
     SEEDANCE_ASSIGN_OR_RETURN(j.partition, f.Str("partition", false));
-    SEEDANCE_ASSIGN_OR_RETURN(j.state, f.Str("job_state", true));
+    SEEDANCE_ASSIGN_OR_RETURN(j.state, f.State("job_state", true));
     SEEDANCE_ASSIGN_OR_RETURN(j.reason, f.Str("state_reason", false));
     SEEDANCE_ASSIGN_OR_RETURN(j.comment, f.Str("comment", false));
     SEEDANCE_ASSIGN_OR_RETURN(j.nodes, f.Str("nodes", false));
@@ -293,6 +319,69 @@ Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
   return out;
 }
 
+Result<std::vector<JobGpuDetail>> ParseScontrolJobDetail(std::string_view text) {
+  const std::string what = "scontrol show job -d";
+  std::vector<JobGpuDetail> out;
+  std::size_t line_no = 0;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    const std::string_view line = Trim(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    ++line_no;
+    const std::string where = what + ": line " + std::to_string(line_no) + ": ";
+    // Space-separated Key=Value tokens (values hold no spaces in the fields read here).
+    std::vector<std::pair<std::string_view, std::string_view>> kv;
+    for (std::string_view rest = line; !rest.empty();) {
+      const std::size_t sp = rest.find(' ');
+      const std::string_view tok = rest.substr(0, sp);
+      rest = sp == std::string_view::npos ? std::string_view() : Trim(rest.substr(sp + 1));
+      const std::size_t eq = tok.find('=');
+      if (eq != std::string_view::npos) kv.emplace_back(tok.substr(0, eq), tok.substr(eq + 1));
+    }
+    if (kv.empty()) continue;
+    if (kv.front().first == "JobId") {
+      JobGpuDetail d;
+      if (!ParseInt(kv.front().second, d.id) || d.id <= 0) {
+        return InvalidArgumentError(where + "JobId: expected a positive integer, got '" + std::string(kv.front().second) + "'");
+      }
+      out.push_back(std::move(d));
+      continue;
+    }
+    if (out.empty()) continue;  // text before the first job (none in practice)
+    JobGpuDetail& d = out.back();
+    if (kv.front().first == "JobState") {
+      d.state = std::string(kv.front().second);
+      continue;
+    }
+    if (kv.front().first != "Nodes") continue;
+    SEEDANCE_ASSIGN_OR_RETURN(auto nodes, ExpandHostlist(kv.front().second, where + "Nodes"));
+    std::vector<int> indices;
+    for (const auto& [k, v] : kv) {
+      if (k != "GRES" && k != "GRES_IDX") continue;
+      // Entries are comma-separated, and so are the indices inside an entry's parentheses.
+      int depth = 0;
+      std::size_t start = 0;
+      for (std::size_t i = 0; i <= v.size(); ++i) {
+        if (i < v.size() && v[i] == '(') ++depth;
+        if (i < v.size() && v[i] == ')') --depth;
+        if (i < v.size() && (v[i] != ',' || depth > 0)) continue;
+        const std::string_view entry = v.substr(start, i - start);
+        start = i + 1;
+        if (entry.rfind("gpu", 0) != 0 || (entry.size() > 3 && entry[3] != ':' && entry[3] != '(')) continue;
+        SEEDANCE_ASSIGN_OR_RETURN(auto idx, ParseGresIndices(entry, where + std::string(k)));
+        indices.insert(indices.end(), idx.begin(), idx.end());
+      }
+    }
+    std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+    for (const auto& n : nodes) {
+      if (d.node_gpus.count(n)) return InvalidArgumentError(where + "Nodes: node " + n + " listed twice for job " + std::to_string(d.id));
+      if (!indices.empty()) d.node_gpus[n] = indices;
+    }
+  }
+  return out;
+}
+
 Result<std::vector<AcctRecord>> ParseSacctJson(std::string_view text) {
   const std::string what = "sacct --json";
   SEEDANCE_ASSIGN_OR_RETURN(Json doc, ParseDocument(text, what, "jobs"));
@@ -312,10 +401,8 @@ Result<std::vector<AcctRecord>> ParseSacctJson(std::string_view text) {
       if (!r.nodes.empty()) r.node = r.nodes.front();
     }
     const Json* state = f.Get("state");
-    if (state == nullptr || !state->is_object() || !state->contains("current") || !(*state)["current"].is_string()) {
-      return InvalidArgumentError(f.Name("state") + ".current: missing or not a string");
-    }
-    r.state = (*state)["current"].get<std::string>();
+    if (state == nullptr || !state->is_object()) return InvalidArgumentError(f.Name("state") + ": missing or not an object");
+    SEEDANCE_ASSIGN_OR_RETURN(r.state, Fields(*state, f.Name("state")).State("current", true));
     const Json* time = f.Get("time");
     if (time == nullptr || !time->is_object()) return InvalidArgumentError(f.Name("time") + ": missing or not an object");
     const Fields t(*time, f.Name("time"));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,6 +96,18 @@ struct AcctRecord {
   std::int64_t start_s = 0;
   std::int64_t end_s = 0;  // 0 while running
 };
+
+// One job of `scontrol show job -d` (22.05: a "JobId=N ..." block with, while it runs, one line
+// per group of nodes with the same devices: "Nodes=n[1-2] CPU_IDs=0 Mem=0 GRES=gpu:h100:2(IDX:0-1)";
+// before 21.08 the devices were "GRES_IDX=gpu(IDX:0-1)").
+struct JobGpuDetail {
+  std::int64_t id = 0;
+  std::string state;  // JobState
+  std::map<std::string, std::vector<int>> node_gpus;  // node -> its GPU device indices, ascending
+};
+// Every job block of the text, in order. Errors: kInvalidArgument naming the line and the field
+// ("scontrol show job -d: line 23: Nodes: unbalanced '['").
+Result<std::vector<JobGpuDetail>> ParseScontrolJobDetail(std::string_view text);
 
 Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text);
 Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text);

@@ -12,14 +12,20 @@
 #include <fstream>
 #include <sstream>
 
+#include "seedance/advise/fleet.h"
 #include "seedance/audit/admission.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/gpu/catalog.h"
+#include "seedance/ledger/breaker.h"
+#include "seedance/ledger/job_telemetry.h"
 #include "seedance/ledger/ledger.h"
+#include "seedance/ledger/telemetry_attribution.h"
+#include "seedance/telemetry/parse.h"
 #include "seedance/sim/config.h"
 #include "seedance/slurm/controller.h"
 #include "seedance/slurm/slurm_json.h"
 #include "seedance/slurm/standby.h"
+#include "seedance/slurm/testing/dcgm_lines.h"
 #include "seedance/slurm/testing/fake_slurm.h"
 
 namespace seedance::slurm {
@@ -95,6 +101,101 @@ TEST(SlurmJson, CapturedSacctAndJobcompAgree) {
   EXPECT_EQ(c.gpu_type, a.gpu_type);
   EXPECT_EQ(c.end_s - c.start_s, a.end_s - a.start_s);
   EXPECT_EQ(find(*comp, 2).node, "");  // never ran
+}
+
+TEST(SlurmJson, CapturedScontrolShowJobDetailGivesEveryNodesDevices) {
+  // tests/data/slurm/scontrol_show_job_d.txt (22.05.8): a 2-node job with the same devices on both
+  // nodes (one "Nodes=n[1-2]" line), a --gpus=h100:3 job split 1 + 2 over two nodes (a line each).
+  auto d = ParseScontrolJobDetail(ReadData("scontrol_show_job_d.txt"));
+  ASSERT_TRUE(d.has_value()) << d.error().message();
+  ASSERT_EQ(d->size(), 4u);
+  std::map<std::int64_t, JobGpuDetail> by_id;
+  for (const auto& j : *d) by_id[j.id] = j;
+  using Gpus = std::map<std::string, std::vector<int>>;
+  EXPECT_EQ(by_id[8].state, "RUNNING");
+  EXPECT_EQ(by_id[8].node_gpus, (Gpus{{"n1", {0, 1}}, {"n2", {0, 1}}}));
+  EXPECT_EQ(by_id[9].node_gpus, (Gpus{{"n1", {2}}}));
+  EXPECT_EQ(by_id[10].node_gpus, (Gpus{{"n3", {0}}}));
+  EXPECT_EQ(by_id[11].node_gpus, (Gpus{{"n1", {3}}, {"n2", {2, 3}}}));
+  // A pending job has no devices; the pre-21.08 spelling GRES_IDX; several GRES on one line.
+  auto more = ParseScontrolJobDetail(
+      "JobId=3 JobName=x\n   JobState=PENDING Reason=Priority\n   NodeList=\n\n"
+      "JobId=4 JobName=y\n   JobState=RUNNING Reason=None\n     Nodes=gpu[01-02] CPU_IDs=0-3 Mem=0 GRES_IDX=gpu(IDX:0,2-3)\n"
+      "JobId=5 JobName=z\n   JobState=RUNNING\n     Nodes=n7 CPU_IDs=0 Mem=0 GRES=nic:1(IDX:0),gpu:a100:2(IDX:1,3)\n");
+  ASSERT_TRUE(more.has_value()) << more.error().message();
+  ASSERT_EQ(more->size(), 3u);
+  EXPECT_TRUE((*more)[0].node_gpus.empty());
+  EXPECT_EQ((*more)[1].node_gpus, (Gpus{{"gpu01", {0, 2, 3}}, {"gpu02", {0, 2, 3}}}));
+  EXPECT_EQ((*more)[2].node_gpus, (Gpus{{"n7", {1, 3}}}));
+  // Errors name the line and the field.
+  auto bad_id = ParseScontrolJobDetail("JobId=x JobName=a\n");
+  ASSERT_FALSE(bad_id.has_value());
+  EXPECT_NE(bad_id.error().message().find("scontrol show job -d: line 1: JobId"), std::string::npos) << bad_id.error().message();
+  auto bad_nodes = ParseScontrolJobDetail("JobId=2\n   JobState=RUNNING\n     Nodes=n[1-2 GRES=gpu:2(IDX:0-1)\n");
+  ASSERT_FALSE(bad_nodes.has_value());
+  EXPECT_NE(bad_nodes.error().message().find("line 3: Nodes"), std::string::npos) << bad_nodes.error().message();
+  auto bad_idx = ParseScontrolJobDetail("JobId=2\n     Nodes=n1 GRES=gpu:h100:2(IDX:1-0)\n");
+  ASSERT_FALSE(bad_idx.has_value());
+  EXPECT_NE(bad_idx.error().message().find("line 2: GRES"), std::string::npos) << bad_idx.error().message();
+}
+
+TEST(SlurmJson, ReadsTheDataParserV0040ShapeOfSlurm23) {
+  // The shape of 23.02+/23.11 `squeue --json` and `sacct --json` (data_parser v0.0.39/v0.0.40, as
+  // a public 23.11.1 capture shows it, docs/SLURM.md "Supported Slurm versions"): numbers as
+  // {set, infinite, number}, job_state and state.current as lists. Values are this test's own.
+  auto n = [](std::int64_t v, bool set = true, bool inf = false) {
+    return nlohmann::json{{"set", set}, {"infinite", inf}, {"number", v}};
+  };
+  nlohmann::json running = {{"job_id", 41}, {"account", "gold"}, {"partition", "gpu"}, {"job_state", {"RUNNING"}},
+                            {"state_reason", "None"}, {"nodes", "gpu[01-02]"}, {"tres_per_node", "gres:gpu:h100:2"},
+                            {"gres_detail", {"gpu:h100:2(IDX:0-1)", "gpu:h100:2(IDX:2-3)"}}, {"node_count", n(2)},
+                            {"cpus", n(16)}, {"memory_per_node", n(0, false)}, {"restart_cnt", 1},
+                            {"submit_time", n(1'796'000'000)}, {"start_time", n(1'796'000'100)},
+                            {"priority", n(4242)}, {"time_limit", n(0, true, true)}};
+  nlohmann::json held = {{"job_id", 42}, {"account", "bronze"}, {"partition", "gpu"}, {"job_state", {"PENDING", "REQUEUED"}},
+                         {"state_reason", "JobHeldUser"}, {"nodes", ""}, {"tres_per_job", "gres:gpu:4"},
+                         {"node_count", n(2)}, {"start_time", n(0)}, {"submit_time", n(1'796'000'050)}};
+  nlohmann::json doc = {{"jobs", {running, held}}, {"meta", {{"plugin", {{"data_parser", "data_parser/v0.0.40"}}}}},
+                        {"errors", nlohmann::json::array()}, {"warnings", nlohmann::json::array()}};
+  auto jobs = ParseSqueueJson(doc.dump());
+  ASSERT_TRUE(jobs.has_value()) << jobs.error().message();
+  ASSERT_EQ(jobs->size(), 2u);
+  const SlurmJob& r = (*jobs)[0];
+  EXPECT_EQ(r.state, "RUNNING");
+  EXPECT_TRUE(r.active());
+  EXPECT_EQ(r.node_count, 2);
+  EXPECT_EQ(r.cpus, 16);
+  EXPECT_EQ(r.memory_mib, 0);  // "set": false
+  EXPECT_EQ(r.start_s, 1'796'000'100);
+  EXPECT_EQ(r.priority, 4242);
+  EXPECT_EQ(r.gpus.count, 2);
+  EXPECT_EQ(r.node_gpu_indices, (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+  const SlurmJob& h = (*jobs)[1];
+  EXPECT_EQ(h.state, "PENDING");
+  EXPECT_TRUE(h.held());
+  EXPECT_TRUE(h.gpus_per_job);
+  EXPECT_EQ(h.gpus.count, 4);
+  nlohmann::json acct = {
+      {"jobs",
+       {{{"job_id", 41}, {"cluster", "fleet"}, {"account", "gold"}, {"nodes", "gpu[01-02]"},
+         {"state", {{"current", {"COMPLETED"}}, {"reason", "None"}}},
+         {"time", {{"start", 1'796'000'100}, {"end", 1'796'003'700}, {"limit", n(0, true, true)}}},
+         {"tres", {{"allocated", {{{"type", "gres"}, {"name", "gpu:h100"}, {"id", 1002}, {"count", 4}}}}}}}}},
+      {"errors", nlohmann::json::array()}};
+  auto recs = ParseSacctJson(acct.dump());
+  ASSERT_TRUE(recs.has_value()) << recs.error().message();
+  ASSERT_EQ(recs->size(), 1u);
+  EXPECT_EQ((*recs)[0].state, "COMPLETED");
+  EXPECT_EQ((*recs)[0].nodes, (std::vector<std::string>{"gpu01", "gpu02"}));
+  EXPECT_EQ((*recs)[0].gpus, 4);
+  EXPECT_EQ((*recs)[0].end_s - (*recs)[0].start_s, 3600);
+  // A required number that is not set, and a state list that is empty, name the field.
+  auto unset = ParseSqueueJson(R"({"jobs":[{"job_id":{"set":false,"infinite":false,"number":0},"job_state":["RUNNING"]}]})");
+  ASSERT_FALSE(unset.has_value());
+  EXPECT_NE(unset.error().message().find("jobs[0].job_id: not set"), std::string::npos) << unset.error().message();
+  auto empty = ParseSqueueJson(R"({"jobs":[{"job_id":3,"job_state":[]}]})");
+  ASSERT_FALSE(empty.has_value());
+  EXPECT_NE(empty.error().message().find("jobs[0].job_state[0]"), std::string::npos) << empty.error().message();
 }
 
 TEST(SlurmJson, MalformedInputNamesTheField) {
@@ -567,6 +668,10 @@ TEST(SlurmConfig, SectionParsesAndNamesBadKeys) {
   EXPECT_NE(bad_gpu.error().message().find("c.yaml:2: key 'slurm.gpu_types[1]'"), std::string::npos) << bad_gpu.error().message();
   auto bad_mode = sim::ParseSimConfig("c.yaml", "slurm:\n  mode: kueue\n");
   ASSERT_FALSE(bad_mode.has_value());
+  auto fair_mode = sim::ParseSimConfig("c.yaml", "slurm:\n  mode: fair-sharing\n");
+  ASSERT_FALSE(fair_mode.has_value());  // Kueue's Fair Sharing is a what-if baseline only
+  EXPECT_NE(fair_mode.error().message().find("(allowed: strict, borrowing, seedance)"), std::string::npos)
+      << fair_mode.error().message();
 }
 
 // ---- charges: incremental, keyed by incarnation, all or nothing per cycle ----
@@ -1280,6 +1385,214 @@ TEST_F(SlurmControllerTest, AJobSubmittedWhileTheControllerWasDownIsReleasedInTh
   ASSERT_TRUE(r.has_value()) << r.error().message();
   EXPECT_EQ(fake.jobs()[held].state, "RUNNING");
   EXPECT_EQ(Count(*r, ActionKind::kRelease), 1);
+}
+
+}  // namespace
+}  // namespace seedance::slurm
+
+namespace seedance::slurm {
+namespace {
+
+// ---- GPU telemetry per Slurm job (scontrol show job -d + dcgm samples by node and gpu index) ----
+
+class SlurmGpuTelemetryTest : public SlurmControllerTest {
+ protected:
+  static void Ingest(ledger::Ledger& l, const std::string& text) {
+    auto w = l.NewSampleWriter("dcgm", 10'000);
+    ASSERT_TRUE(w.has_value());
+    telemetry::ParseStats stats;
+    telemetry::ParseText(telemetry::InputFormat::kDcgm, text, telemetry::ParseOptions{}, **w, stats);
+    ASSERT_EQ(stats.rejected, 0u);
+    ASSERT_TRUE((*w)->Finish().ok());
+  }
+  // Every GPU of the cluster's nodes with the utilisation of the job holding it (`busy` for GPUs no
+  // job of the controller holds: other work whose samples must not be charged to these jobs).
+  static std::vector<testing::DcgmGpu> Gpus(FakeSlurm& fake, const std::map<std::int64_t, double>& util, double busy) {
+    std::vector<testing::DcgmGpu> out;
+    for (const auto& n : fake.nodes()) {
+      for (int g = 0; g < n.gpus; ++g) {
+        double u = busy;
+        for (const auto& [id, j] : fake.jobs()) {
+          const auto names = FakeSlurm::Split(j.node);
+          for (std::size_t k = 0; k < names.size(); ++k)
+            if (names[k] == n.name && std::count(j.idx[k].begin(), j.idx[k].end(), g) && util.count(id)) u = util.at(id);
+        }
+        testing::DcgmGpu d;
+        d.node = n.name;
+        d.index = g;
+        d.util = [u](std::int64_t) { return u; };
+        out.push_back(d);
+      }
+    }
+    return out;
+  }
+  static int DetailReads(const FakeSlurm& fake, std::int64_t id) {
+    int n = 0;
+    for (const auto& c : fake.log) n += c == std::vector<std::string>{"scontrol", "show", "job", "-d", std::to_string(id)};
+    return n;
+  }
+};
+
+TEST_F(SlurmGpuTelemetryTest, AMultiNodeJobIsChargedOnEveryNodeWithTheDevicesSlurmGaveIt) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  auto ledger = ledger::Ledger::Open((dir_ / "ledger.db").string());
+  ASSERT_TRUE(ledger.has_value()) << ledger.error().message();
+  auto c = Make(fake, ledger->get());
+  ASSERT_NE(c, nullptr);
+  const auto single = fake.Submit("bronze", 1, "h100", 86'400);
+  ASSERT_TRUE(fake.StartOn(single, "n1"));
+  const auto gang = fake.Submit("gold", 2, "h100", 86'400, true, /*node_count=*/2);
+  ASSERT_TRUE(c->Cycle().has_value());
+  auto& jobs = fake.jobs();
+  ASSERT_EQ(jobs[gang].state, "RUNNING");
+  ASSERT_EQ(FakeSlurm::Split(jobs[gang].node).size(), 2u);
+  At(3600);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  for (const auto& n : r->notes) EXPECT_EQ(n.find("not"), std::string::npos) << n;
+  At(7200);
+  ASSERT_TRUE(c->Cycle().has_value());
+  // The devices are read once per incarnation.
+  EXPECT_EQ(DetailReads(fake, gang), 1);
+  EXPECT_EQ(DetailReads(fake, single), 1);
+  (*ledger)->set_source("slurm");
+  auto allocs = (*ledger)->FindJobAllocations("fake", gang, jobs[gang].start_s);
+  ASSERT_TRUE(allocs.has_value()) << allocs.error().message();
+  ASSERT_EQ(allocs->size(), 2u);
+  const auto names = FakeSlurm::Split(jobs[gang].node);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto& a = (*allocs)[k];
+    const auto at = std::find(names.begin(), names.end(), a.node) - names.begin();
+    ASSERT_LT(at, 2);
+    EXPECT_EQ(a.gpus, 2) << a.node;
+    EXPECT_EQ(a.gpu_indices, jobs[gang].idx[static_cast<std::size_t>(at)]) << a.node;
+    EXPECT_FALSE(a.ended);
+  }
+  // Charged on both nodes: 2 GPUs x 2 h on each, 4 GPUs x 2 h in all; the single-node job 1 x 2 h.
+  std::map<std::pair<std::string, std::string>, std::int64_t> gpu_ms;  // (node, job)
+  ASSERT_TRUE((*ledger)->ForEachChargeLine(0, INT64_MAX, [&](const ledger::Ledger::ChargeLine& l) {
+    if (l.kind == ledger::ChargeKind::kWorkload) gpu_ms[{l.node, l.workload.job}] += l.gpu_ms;
+  }).ok());
+  const std::string g = "slurm-" + std::to_string(gang), s1 = "slurm-" + std::to_string(single);
+  EXPECT_EQ(gpu_ms[std::pair(names[0], g)], 2 * 7'200'000);
+  EXPECT_EQ(gpu_ms[std::pair(names[1], g)], 2 * 7'200'000);
+  EXPECT_EQ(gpu_ms[std::pair(std::string("n1"), s1)], 7'200'000);
+  auto rep = (*ledger)->Attribute(ledger::Dimension::kJob, 0, INT64_MAX, false);
+  ASSERT_TRUE(rep.has_value());
+  EXPECT_TRUE(rep->reconciliation.exact());
+}
+
+TEST_F(SlurmGpuTelemetryTest, DcgmSamplesJoinTheJobByNodeAndGpuIndexForAttributionTheBreakerAndAdvise) {
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4);
+  fake.AddNode("n2", "h100", 4);
+  auto ledger = ledger::Ledger::Open((dir_ / "ledger.db").string());
+  ASSERT_TRUE(ledger.has_value()) << ledger.error().message();
+  auto c = Make(fake, ledger->get());
+  ASSERT_NE(c, nullptr);
+  const auto gang = fake.Submit("gold", 2, "h100", 86'400, true, /*node_count=*/2);
+  const auto single = fake.Submit("bronze", 1, "h100", 86'400);
+  ASSERT_TRUE(c->Cycle().has_value());
+  auto& jobs = fake.jobs();
+  ASSERT_EQ(jobs[gang].state, "RUNNING");
+  ASSERT_EQ(jobs[single].state, "RUNNING");
+  At(3600);
+  ASSERT_TRUE(c->Cycle().has_value());
+  // One hour of samples every 60 s on all 8 GPUs: the gang's at 20%, the single job's at 90%, the
+  // 3 others at 50% (work this controller does not know of).
+  const std::int64_t t0 = kEpoch * 1000;
+  Ingest(**ledger, testing::DcgmScrapes(Gpus(fake, {{gang, 0.2}, {single, 0.9}}, 0.5), t0, t0 + 3'600'000, 60'000));
+  ASSERT_FALSE(HasFatalFailure());
+  auto config = ledger::LedgerConfig::Parse(R"({"breaker": {"default_hourly_usd": 0.01}})", "cfg.json");
+  ASSERT_TRUE(config.has_value()) << config.error().message();
+  auto t = ledger::AttributeTelemetry(**ledger, *config, &prices_, t0, t0 + 3'600'000);
+  ASSERT_TRUE(t.has_value()) << t.error().message();
+  std::map<std::string, double> hours, util_x_hours;
+  for (const auto& [key, ev] : t->evidence) {
+    hours[ev.job] += ev.gpu_hours;
+    util_x_hours[ev.job] += ev.gpu_hours * ev.mean_utilization;
+  }
+  const std::string g = "slurm-" + std::to_string(gang), s1 = "slurm-" + std::to_string(single);
+  // Exactly the GPUs each job holds, never the 3 busy GPUs it does not.
+  EXPECT_EQ(hours.size(), 2u);
+  EXPECT_NEAR(hours[g], 4.0, 1e-9);
+  EXPECT_NEAR(hours[s1], 1.0, 1e-9);
+  EXPECT_NEAR(util_x_hours[g] / hours[g], 0.2, 1e-6);
+  EXPECT_NEAR(util_x_hours[s1] / hours[s1], 0.9, 1e-6);
+  EXPECT_EQ(t->joined_by_events, 60 * 5);
+  EXPECT_EQ(t->unmatched_events, 0);
+  // The breaker diagnoses the Slurm job from that evidence as it does a pod: 20% busy on 4 GPUs.
+  auto job_hours = (*ledger)->JobHours(t0, t0 + 3'600'000);
+  ASSERT_TRUE(job_hours.has_value());
+  const auto findings = ledger::EvaluateBreaker(*job_hours, t->evidence, *config, &prices_);
+  bool diagnosed = false;
+  for (const auto& f : findings) {
+    if (f.job != g || f.evidence.job.empty()) continue;
+    diagnosed = true;
+    EXPECT_NEAR(f.evidence.mean_utilization, 0.2, 1e-6);
+    EXPECT_FALSE(f.suggestion.empty());
+  }
+  EXPECT_TRUE(diagnosed);
+  // seedance advise reads the same evidence: the Slurm job is a job of the fleet rules, 20% busy.
+  auto in = advise::FleetInputsFromLedger(**ledger, *t, *config, t0, t0 + 3'600'000);
+  ASSERT_TRUE(in.has_value()) << in.error().message();
+  const advise::JobUsage* usage = nullptr;
+  for (const auto& j : in->jobs)
+    if (j.job == g) usage = &j;
+  ASSERT_NE(usage, nullptr);
+  EXPECT_NEAR(usage->gpu_hours, 4.0, 1e-9);
+  EXPECT_NEAR(usage->activity, 0.2, 1e-6);
+  advise::FleetRules rules;
+  rules.mc_samples = 500;
+  auto advice = advise::FleetFindings(*in, prices_, *config, rules);
+  ASSERT_TRUE(advice.has_value()) << advice.error().message();
+  bool advised = false;
+  for (const auto& f : *advice) advised |= f.target.find(g) != std::string::npos && f.usd_per_month > 0;
+  EXPECT_TRUE(advised) << advise::FindingsTable(*advice);
+}
+
+TEST_F(SlurmGpuTelemetryTest, AJobIdleByItsGpuTelemetryIsReclaimed) {
+  // Silver may not preempt a Bronze job that runs within its own quota, unless the Bronze job is
+  // idle past its tier's trigger (S4.1): with Slurm, idle by the dcgm samples of its GPUs.
+  config_.slurm.mode = "seedance";
+  config_.tenancy.tenants = {Tenant("silver", tenancy::Tier::kSilver, 2), Tenant("bronze", tenancy::Tier::kBronze, 2)};
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 2);
+  auto ledger = ledger::Ledger::Open((dir_ / "ledger.db").string());
+  ASSERT_TRUE(ledger.has_value()) << ledger.error().message();
+  auto c = Make(fake, ledger->get());
+  ASSERT_NE(c, nullptr);
+  const auto bronze = fake.Submit("bronze", 2, "h100", 5000);
+  ASSERT_TRUE(c->Cycle().has_value());
+  auto& jobs = fake.jobs();
+  ASSERT_EQ(jobs[bronze].state, "RUNNING");
+  // Busy for 10 minutes: the Silver job waits (no node), nothing is preempted.
+  const std::int64_t t0 = kEpoch * 1000;
+  Ingest(**ledger, testing::DcgmScrapes(Gpus(fake, {{bronze, 0.7}}, 0.0), t0, t0 + 600'000, 30'000));
+  ASSERT_FALSE(HasFatalFailure());
+  At(600);
+  const auto silver = fake.Submit("silver", 2, "h100", 100);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(Count(*r, ActionKind::kRequeue), 0);
+  EXPECT_EQ(jobs[bronze].state, "RUNNING");
+  // Then idle (0%) for 5 minutes, past Bronze's 60 s trigger: reclaimed for the Silver job.
+  Ingest(**ledger, testing::DcgmScrapes(Gpus(fake, {{bronze, 0.0}}, 0.0), t0 + 600'000, t0 + 900'000, 30'000));
+  ASSERT_FALSE(HasFatalFailure());
+  At(900);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  ASSERT_EQ(Count(*r, ActionKind::kRequeue), 1);
+  for (const auto& a : r->actions) {
+    if (a.kind != ActionKind::kRequeue) continue;
+    EXPECT_EQ(a.job, bronze);
+    EXPECT_EQ(a.reason.rfind("idle reclaim for job " + std::to_string(silver), 0), 0u) << a.reason;
+  }
+  At(905);
+  ASSERT_TRUE(c->Cycle().has_value());
+  EXPECT_EQ(jobs[silver].state, "RUNNING");
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ nlohmann::json TaskJson(const CellTask& task) {
                         {"duration_s", task.duration_s},
                         {"on_demand_quota", task.on_demand_quota},
                         {"spot_price_ratio", task.spot_price_ratio},
+                        {"fleet_path", task.fleet_path},
                         {"config_yaml", task.config_yaml}};
 }
 
@@ -37,6 +38,8 @@ Result<CellTask> TaskFromJson(const nlohmann::json& j, const std::string& where)
     t.cell.policy = p.at("policy").get<std::string>();
     t.cell.seed = p.at("seed").get<std::uint64_t>();
     t.cell.values = p.at("values");
+    t.cell.fleet = p.value("fleet", "");
+    t.fleet_path = j.value("fleet_path", "");
     t.cell.workload_path = j.at("workload_path").get<std::string>();
     t.duration_s = j.at("duration_s").get<double>();
     t.on_demand_quota = j.at("on_demand_quota").get<int>();

@@ -13,6 +13,7 @@
 
 #include "seedance/core/duration.h"
 #include "seedance/sim/config.h"
+#include "seedance/sim/fleet_file.h"
 
 namespace seedance::sweep {
 namespace {
@@ -147,7 +148,9 @@ Result<std::string> ReadText(const std::string& path) {
 }  // namespace
 
 nlohmann::json Cell::Params() const {
-  return nlohmann::json{{"workload", workload}, {"policy", policy}, {"seed", seed}, {"values", values}};
+  nlohmann::json p{{"workload", workload}, {"policy", policy}, {"seed", seed}, {"values", values}};
+  if (!fleet.empty()) p["fleet"] = fleet;
+  return p;
 }
 
 std::string CellId(const nlohmann::json& params) {
@@ -180,7 +183,7 @@ Result<Grid> ParseGrid(const std::string& name, const std::string& text, const s
     return InvalidArgumentError(name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
   if (!root.IsMap()) return InvalidArgumentError(name + ":1: expected a mapping with workloads, policies and seeds");
-  const std::vector<std::string> allowed = {"config", "policies", "seeds", "values", "workloads"};
+  const std::vector<std::string> allowed = {"config", "fleet", "policies", "seeds", "values", "workloads"};
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
@@ -269,6 +272,17 @@ Result<Grid> ParseGrid(const std::string& name, const std::string& text, const s
     auto base = sim::ParseSimConfig(g.config_path, g.config_text);
     if (!base.has_value()) return base.error();
   }
+  if (const YAML::Node fleet = root["fleet"]) {
+    if (!fleet.IsScalar()) return Bad(name, LineOf(fleet), "fleet", "expected a file name");
+    g.fleet_path = Resolve(base_dir, fleet.Scalar());
+    auto file = sim::LoadFleetFile(g.fleet_path);
+    if (!file.has_value()) {
+      return file.error().code() == StatusCode::kNotFound
+                 ? Bad(name, LineOf(fleet), "fleet", "cannot open '" + g.fleet_path + "'")
+                 : file.error();
+    }
+    g.fleet_name = file->name;
+  }
   std::size_t cells = g.workloads.size() * g.policies.size() * g.seeds.size();
   for (const auto& a : g.axes) cells *= a.values.size();
   if (cells > kMaxCells) {
@@ -317,6 +331,7 @@ std::vector<Cell> ExpandGrid(const Grid& grid) {
           c.policy = policy;
           c.seed = seed;
           c.values = values;
+          c.fleet = grid.fleet_name;
           c.id = CellId(c.Params());
           cells.push_back(std::move(c));
         }
@@ -329,6 +344,7 @@ std::vector<Cell> ExpandGrid(const Grid& grid) {
 Result<CellTask> TaskOf(const Grid& grid, const Cell& cell) {
   CellTask t;
   t.cell = cell;
+  t.fleet_path = grid.fleet_path;
   YAML::Node config(YAML::NodeType::Map);
   if (!grid.config_text.empty()) {
     try {
@@ -368,6 +384,7 @@ Result<sim::ScenarioSpec> ScenarioOf(const CellTask& task, const std::string& da
   spec.duration_s = task.duration_s;
   spec.on_demand_quota = task.on_demand_quota;
   spec.spot_price_ratio = task.spot_price_ratio;
+  spec.fleet_path = task.fleet_path;
   spec.data_dir = data_dir;
   spec.only_policies = {task.cell.policy};
   if (!task.config_yaml.empty()) {

@@ -24,6 +24,8 @@ namespace seedance::sweep {
 //     spot_price_ratio: [0.3, 0.37]                 # spot price / on-demand, (0, 1]
 //     scheduler.cost_aware.max_price_ratio: [0.6, 0.9]   # any numeric/boolean/word key of seedance-config.yaml's scheduler: section
 //   config: seedance-config.yaml                    # optional base config the values override
+//   fleet: fleet.yaml                               # optional fleet file (docs/FLEET_FILE.md) every cell
+//                                                   # runs on; default: each workload's bundled fleet
 // Unknown keys, bad values, duplicates and empty lists are errors naming file, line and key.
 
 // One axis of `values`: its key and the values in the order written (JSON scalars: integer,
@@ -43,6 +45,8 @@ struct Grid {
   std::vector<GridAxis> axes;           // sorted by key
   std::string config_path;              // resolved base config path, or empty
   std::string config_text;              // its content
+  std::string fleet_path;               // resolved fleet file path, or empty (the bundled fleets)
+  std::string fleet_name;               // its `name` (part of every cell's params)
 };
 
 // One cell: what it runs. `Params()` is the cell's identity; its id is a hash of it, so a cell
@@ -55,9 +59,10 @@ struct Cell {
   std::string policy;
   std::uint64_t seed = 0;
   nlohmann::json values = nlohmann::json::object();  // {key: value}
+  std::string fleet;        // the fleet file's name; empty: the bundled fleets
 
-  // {"policy", "seed", "values", "workload"}: no paths, so the id does not depend on where the
-  // grid lives.
+  // {"policy", "seed", "values", "workload"} and "fleet" when a fleet file is given: no paths, so
+  // the id does not depend on where the grid lives.
   nlohmann::json Params() const;
 };
 
@@ -86,7 +91,8 @@ struct CellTask {
   Cell cell;
   double duration_s = 0;       // 0: the workload's default
   int on_demand_quota = 0;     // 0: the workload's default
-  double spot_price_ratio = 0; // 0: cost::kDefaultSpotRatio
+  double spot_price_ratio = 0; // 0: the fleet's spot prices
+  std::string fleet_path;      // the grid's fleet file, or empty
   std::string config_yaml;     // parsed by sim::ParseSimConfig when the cell runs
 };
 Result<CellTask> TaskOf(const Grid& grid, const Cell& cell);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -85,9 +87,40 @@ TEST(SweepGrid, ValuesReachTheScenarioAndTheConfig) {
   EXPECT_EQ(spec->data_dir, "/data");
 }
 
+TEST(SweepGrid, AFleetFileForEveryCell) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "sweep_grid_fleet";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "mine.yaml") << "name: my-fleet\nregions: [r]\ngpus:\n  - type: V100\n    owned: {count: 4}\n";
+  const std::string grid = "workloads: [gavel]\npolicies: [fifo]\nseeds: [1]\nfleet: mine.yaml\n";
+  auto g = ParseGrid("grid.yaml", grid, dir.string());
+  ASSERT_TRUE(g.has_value()) << g.error().message();
+  EXPECT_EQ(g->fleet_path, (dir / "mine.yaml").string());
+  const std::vector<Cell> cells = ExpandGrid(*g);
+  ASSERT_EQ(cells.size(), 1u);
+  EXPECT_EQ(cells[0].Params()["fleet"], "my-fleet");  // another fleet, another cell id
+  auto plain = ParseGrid("grid.yaml", "workloads: [gavel]\npolicies: [fifo]\nseeds: [1]\n", dir.string());
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_FALSE(ExpandGrid(*plain)[0].Params().contains("fleet"));  // ids of grids without one unchanged
+  EXPECT_NE(ExpandGrid(*plain)[0].id, cells[0].id);
+  auto task = TaskOf(*g, cells[0]);
+  ASSERT_TRUE(task.has_value());
+  auto spec = ScenarioOf(*task, "/data");
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_EQ(spec->fleet_path, g->fleet_path);
+  // Errors: a missing file names the grid's line; a bad fleet file names its own line and key.
+  auto missing = ParseGrid("grid.yaml", "workloads: [gavel]\npolicies: [fifo]\nseeds: [1]\nfleet: none.yaml\n", dir.string());
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().message().rfind("grid.yaml:4: key 'fleet': cannot open", 0), 0u) << missing.error().message();
+  std::ofstream(dir / "bad.yaml") << "regions: [r]\ngpus:\n  - type: V100\n    owned: {count: 0}\n";
+  auto bad = ParseGrid("grid.yaml", "workloads: [gavel]\npolicies: [fifo]\nseeds: [1]\nfleet: bad.yaml\n", dir.string());
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("bad.yaml:4: key 'gpus[0].owned.count': 0 is out of range"), std::string::npos)
+      << bad.error().message();
+}
+
 TEST(SweepGrid, UnknownKeysNameFileLineAndKey) {
   EXPECT_EQ(ErrorOf("workloads: [gavel]\npolicies: [fifo]\nseed: [1]\n"),
-            "grid.yaml:3: key 'seed': unknown key (allowed: config, policies, seeds, values, workloads)");
+            "grid.yaml:3: key 'seed': unknown key (allowed: config, fleet, policies, seeds, values, workloads)");
   EXPECT_EQ(ErrorOf("workloads: [gavel]\npolicies: [fifo]\nseeds: [1]\nvalues:\n  quota: [1]\n")
                 .rfind("grid.yaml:5: key 'values.quota': unknown key", 0),
             0u);

@@ -241,9 +241,11 @@ Result<nlohmann::json> MergeResults(const Plan& plan, const std::string& dir) {
   nlohmann::json assumptions = nlohmann::json::array(
       {"each cell is one run of the cost-benchmark simulator (sim::BuildScenario, sim::Simulate) for one policy on "
        "one seeded workload instance; the LP lower bound is not computed per cell",
-       "fleet, prices, spot availability series, speeds and policy assumptions are cost-benchmark's "
-       "(docs/ARCHITECTURE.md, docs/WORKLOADS.md) unless a value of the grid overrides them",
-       "spot price at spot_price_ratio x on-demand where the grid sets it, else 0.37 x on-demand",
+       "fleet (the grid's fleet file, else each workload's bundled one in data/fleets/), prices, spot availability "
+       "series, speeds and policy assumptions are cost-benchmark's (docs/FLEET_FILE.md, docs/WORKLOADS.md) unless a "
+       "value of the grid overrides them",
+       "spot price at spot_price_ratio x on-demand where the grid sets it, else the fleet's: the fleet file's, else "
+       "the price table's spot quote, else 0.37 x on-demand",
        "means and sample standard deviations are over the grid's seeds; 'cheapest' counts only policies that "
        "finished every job on every seed and are not references"});
   return nlohmann::json{{"generated_by", "seedance sweep"},

@@ -1,10 +1,11 @@
 #include "seedance/tenancy/admission.h"
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <limits>
-#include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "seedance/core/check.h"
@@ -20,14 +21,35 @@ std::string_view TenancyModeName(TenancyMode m) {
     case TenancyMode::kBorrowing: return "borrowing";
     case TenancyMode::kSeedance: return "seedance";
     case TenancyMode::kKueue: return "kueue";
+    case TenancyMode::kFairSharing: return "fair-sharing";
+    case TenancyMode::kFairSharingFinal: return "fair-sharing-ltefs";
+    case TenancyMode::kFairSharingInitial: return "fair-sharing-ltis";
   }
   return "?";
 }
 
 std::optional<TenancyMode> ParseTenancyMode(std::string_view s) {
-  for (auto m : {TenancyMode::kStrict, TenancyMode::kBorrowing, TenancyMode::kSeedance, TenancyMode::kKueue})
+  for (auto m : {TenancyMode::kStrict, TenancyMode::kBorrowing, TenancyMode::kSeedance, TenancyMode::kKueue,
+                 TenancyMode::kFairSharing, TenancyMode::kFairSharingFinal, TenancyMode::kFairSharingInitial})
     if (TenancyModeName(m) == s) return m;
   return std::nullopt;
+}
+
+bool IsFairSharing(TenancyMode m) {
+  return m == TenancyMode::kFairSharing || m == TenancyMode::kFairSharingFinal || m == TenancyMode::kFairSharingInitial;
+}
+
+double DominantShare::Value() const {
+  if (Infinite()) return std::numeric_limits<double>::infinity();
+  return ratio == 0 ? 0.0 : ratio / weight;
+}
+
+int DominantShare::Compare(const DominantShare& a, const DominantShare& b) {
+  auto cmp = [](double x, double y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  if (a.Infinite() && b.Infinite()) return cmp(a.ratio, b.ratio);
+  if (a.Infinite()) return 1;
+  if (b.Infinite()) return -1;
+  return cmp(a.Value(), b.Value());
 }
 
 bool Admitter::Key::operator<(const Key& o) const {
@@ -41,9 +63,11 @@ Admitter::Admitter(QuotaBook book, TenancyMode mode, const TenancyConfig& config
   compensation_.assign(n, 0.0);
   elastic_.assign(n, 1.0);
   tenant_tier_.assign(n, Tier::kSilver);
+  fair_weight_.assign(n, 1.0);
   for (const auto& t : config_.tenants) {
     const int i = book_.TenantIndex(t.name);
     if (i >= 0) tenant_tier_[static_cast<std::size_t>(i)] = t.tier;
+    if (i >= 0) fair_weight_[static_cast<std::size_t>(i)] = t.fair_weight;
   }
   cohort_members_.resize(n);
   admitted_by_tenant_.resize(n);
@@ -107,7 +131,33 @@ double Admitter::GuaranteedShare(int tenant) const {
   return std::min(1.0, base + std::max(0.0, compensation_[t]));
 }
 
+DominantShare Admitter::DominantResourceShare(int t, std::span<const Quantity> extra) const {
+  // Kueue pkg/cache/scheduler/fair_sharing.go (dominantResourceShare, calculateLendable; read at
+  // kubernetes-sigs/kueue@02c5bf46): borrowed = max(0, usage + request - subtree quota) per
+  // resource (one flavor per resource here, so the sum over flavors is that one term; a
+  // ClusterQueue's subtree quota is its nominal quota); ratio = borrowed * 1000 / lendable in
+  // the parent (the cohort's lendable total); the share is the largest ratio over resources,
+  // divided by the weight. A queue outside any cohort has share 0.
+  DominantShare d;
+  d.weight = fair_weight_[static_cast<std::size_t>(t)];
+  if (book_.cohort_of(t) < 0) return d;
+  for (int r = 0; r < book_.num_resources(); ++r) {
+    const Quantity add = extra.empty() ? 0 : extra[static_cast<std::size_t>(r)];
+    const Quantity borrowed = book_.usage(t, r) + add - book_.nominal(t, r);
+    if (borrowed <= 0) continue;
+    d.borrowing = true;
+    const Quantity lendable = book_.CohortLendable(t, r);
+    if (lendable > 0) d.ratio = std::max(d.ratio, static_cast<double>(borrowed) * 1000.0 / static_cast<double>(lendable));
+  }
+  return d;
+}
+
+DominantShare Admitter::ShareOf(const Entry& e) const {
+  return IsFairSharing(mode_) ? DominantResourceShare(e.w.tenant, e.w.request) : DominantShare{};
+}
+
 double Admitter::OrderShare(const Entry& e) const {
+  if (IsFairSharing(mode_)) return DominantResourceShare(e.w.tenant, e.w.request).Value();
   if (mode_ != TenancyMode::kSeedance) return 0.0;
   const auto t = static_cast<std::size_t>(e.w.tenant);
   double share = 0;
@@ -131,6 +181,9 @@ Admitter::Nomination Admitter::Nominate(const Entry& e, AdmissionEnv& /*env*/) {
   if (fit == FitKind::kBorrow) return Nomination::kBorrow;
   for (int r = 0; r < book_.num_resources(); ++r)
     if (e.w.request[static_cast<std::size_t>(r)] > book_.PotentialAvailable(e.w.tenant, r)) return Nomination::kNoFit;
+  // Fair Sharing: a preemptor may borrow (Kueue's flavor assigner lets a fair-sharing queue
+  // preempt while borrowing); the strategies decide whether it may take from whom.
+  if (IsFairSharing(mode_)) return Nomination::kPreempt;
   // Classical preemption: only a preemptor that can fit within its own quota once victims are gone
   // (Kueue: nominal; Seedance: the guaranteed share of its tenant's tier) may preempt; whether
   // it then does is decided by the victim search (ChooseVictims).
@@ -153,6 +206,9 @@ bool Admitter::QuotaCandidate(const Entry& p, const Entry& v, const AdmissionEnv
       return same_tenant && lower;
     case TenancyMode::kKueue:
       return (same_tenant && lower) || (same_cohort && book_.IsBorrowing(v.w.tenant));
+    case TenancyMode::kFairSharing:  // the same candidates; ChooseFairVictims applies the strategies
+    case TenancyMode::kFairSharingFinal:
+    case TenancyMode::kFairSharingInitial:
     case TenancyMode::kBorrowing:
       return (same_tenant && lower) || (same_cohort && lower && book_.IsBorrowing(v.w.tenant));
     case TenancyMode::kSeedance: {
@@ -300,6 +356,147 @@ std::vector<std::int64_t> Admitter::ChooseVictims(const Entry& e, AdmissionEnv& 
   return chosen;
 }
 
+std::vector<std::int64_t> Admitter::ChooseFairVictims(const Entry& e) {
+  // Kueue's fair preemption (pkg/scheduler/preemption/preemption.go fairPreemptions,
+  // fairsharing/{ordering,strategy,target}.go; read at kubernetes-sigs/kueue@0249ffa0 and
+  // @00b0d4bd), for a flat cohort (every ClusterQueue a child of the root, so a queue is its own
+  // almost-least-common-ancestor):
+  //  - candidates: the lower-priority workloads of the preemptor's own queue (withinClusterQueue
+  //    LowerPriority) and of the cohort's borrowing queues (reclaimWithinCohort LowerPriority, as
+  //    the borrowing row: the setting a user picks to keep Gold safe from lower tiers), each
+  //    queue's in Kueue's candidate order (lower priority, most recently admitted);
+  //  - the preemptor's usage is counted while deciding (shares include the incoming workload);
+  //  - target queue: the one with the highest share that still has candidates (the preemptor's own
+  //    queue even at share 0; others at 0 are dropped); its own queue: take the next candidate;
+  //    another queue: take its first candidate for which the first strategy holds and pick the
+  //    queue again; candidates that fail it are kept for the second strategy;
+  //  - second strategy (LessThanInitialShare): over the kept candidates, in the same queue
+  //    order, a queue gives at most its first candidate if the preemptor's new share < the
+  //    queue's current share;
+  //  - done when the preemptor fits (borrowing allowed); then the victims are added back, latest
+  //    but one first, while it still fits (fillBackWorkloads).
+  using Strategy = bool (*)(const DominantShare&, const DominantShare&, const DominantShare&);
+  // S2-a: preemptor's new share <= the target's share without the victim.
+  const Strategy final_share = [](const DominantShare& p, const DominantShare&, const DominantShare& tnew) {
+    return DominantShare::Compare(p, tnew) <= 0;
+  };
+  // S2-b: preemptor's new share < the target's share before.
+  const Strategy initial_share = [](const DominantShare& p, const DominantShare& told, const DominantShare&) {
+    return DominantShare::Compare(p, told) < 0;
+  };
+  std::vector<Strategy> strategies;
+  if (mode_ != TenancyMode::kFairSharingInitial) strategies.push_back(final_share);
+  if (mode_ != TenancyMode::kFairSharingFinal) strategies.push_back(initial_share);
+
+  const int pt = e.w.tenant;
+  const auto& members = cohort_members_[static_cast<std::size_t>(pt)];
+  std::map<int, std::deque<const Entry*>> cands;
+  for (int m : members) {
+    if (m != pt && !book_.IsBorrowing(m)) continue;
+    for (const VictimKey& k : victim_order_[static_cast<std::size_t>(m)]) {
+      if (k.priority >= e.w.priority) break;  // sorted by priority: the rest are not lower
+      cands[m].push_back(k.entry);
+    }
+  }
+  if (cands.empty()) return {};
+
+  std::vector<const Entry*> targets;
+  auto take = [&](const Entry* v) {
+    book_.Remove(v->w.tenant, v->w.request);
+    targets.push_back(v);
+  };
+  // Fits with its own usage taken out again (workloadFitsForFairSharing), borrowing allowed.
+  auto fits = [&] {
+    book_.Remove(pt, e.w.request);
+    const bool ok = book_.Check(pt, e.w.request) != FitKind::kNoFit;
+    book_.Add(pt, e.w.request);
+    return ok;
+  };
+  // The next target queue among `from` (TargetClusterQueueOrdering.nextTarget, flat cohort); ties
+  // go to the later queue, as Kueue's `>=` scan does. -1 when none is left.
+  auto next_target = [&](std::map<int, std::deque<const Entry*>>& from, std::set<int>& pruned) {
+    int best = -1;
+    DominantShare best_drs{-1, 1, false};
+    for (int m : members) {
+      if (pruned.count(m) > 0) continue;
+      auto it = from.find(m);
+      const DominantShare d = DominantResourceShare(m);
+      if (it == from.end() || it->second.empty() || (d.Value() == 0 && m != pt)) {
+        pruned.insert(m);
+        continue;
+      }
+      if (best < 0 || DominantShare::Compare(d, best_drs) >= 0) {
+        best = m;
+        best_drs = d;
+      }
+    }
+    return best;
+  };
+
+  book_.Add(pt, e.w.request);  // shares include the incoming workload
+  bool fit = false;
+  std::map<int, std::deque<const Entry*>> retry;
+  std::set<int> pruned;
+  while (!fit) {
+    const int m = next_target(cands, pruned);
+    if (m < 0) break;
+    auto& list = cands[m];
+    if (m == pt) {  // in-ClusterQueue preemption: by priority, no share rule
+      take(list.front());
+      list.pop_front();
+      fit = fits();
+      continue;
+    }
+    const DominantShare pnew = DominantResourceShare(pt);
+    const DominantShare told = DominantResourceShare(m);
+    while (!list.empty()) {
+      const Entry* v = list.front();
+      list.pop_front();
+      book_.Remove(v->w.tenant, v->w.request);
+      const DominantShare tnew = DominantResourceShare(m);
+      book_.Add(v->w.tenant, v->w.request);
+      if (strategies[0](pnew, told, tnew)) {
+        take(v);
+        fit = fits();
+        break;  // shares changed: choose the target queue again
+      }
+      retry[m].push_back(v);
+    }
+  }
+  if (!fit && strategies.size() > 1) {
+    std::set<int> pruned2;
+    while (!fit) {
+      const int m = next_target(retry, pruned2);
+      if (m < 0) break;
+      if (strategies[1](DominantResourceShare(pt), DominantResourceShare(m), {})) {
+        take(retry[m].front());
+        retry[m].pop_front();
+        fit = fits();
+      }
+      pruned2.insert(m);  // rule S2-b applies at most once per queue
+    }
+  }
+  book_.Remove(pt, e.w.request);
+  if (fit) {
+    for (std::size_t k = targets.size() >= 2 ? targets.size() - 1 : 0; k-- > 0;) {
+      const Entry* v = targets[k];
+      book_.Add(v->w.tenant, v->w.request);
+      if (book_.Check(pt, e.w.request) != FitKind::kNoFit) {
+        targets.erase(targets.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        book_.Remove(v->w.tenant, v->w.request);
+      }
+    }
+  }
+  std::vector<std::int64_t> chosen;
+  for (const Entry* v : targets) {
+    book_.Add(v->w.tenant, v->w.request);
+    chosen.push_back(v->w.id);
+  }
+  if (!fit) chosen.clear();
+  return chosen;
+}
+
 void Admitter::MakeInadmissible(Queue& q, std::int64_t id) {
   // Scheduling-equivalence hashing: the same class (tenant, priority, request) in the same queue
   // cannot fit either, so the whole class steps aside (BestEffortFIFO: the next class's first
@@ -357,7 +554,7 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
       ++stats_.heads_considered;
       const auto kind = Nominate(e, env);
       if (kind == Nomination::kWait) {  // holds its place in the order (see kWait below)
-        heads.push_back({id, kind, OrderShare(e)});
+        heads.push_back({id, kind, OrderShare(e), ShareOf(e)});
         break;
       }
       if (kind == Nomination::kNoFit) {
@@ -365,7 +562,7 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
         changed = true;
         continue;
       }
-      heads.push_back({id, kind, OrderShare(e)});
+      heads.push_back({id, kind, OrderShare(e), ShareOf(e)});
       break;
     }
   }
@@ -376,6 +573,13 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
     const Entry& y = entries_.at(b.id);
     const bool xs = queues_[static_cast<std::size_t>(x.w.tenant)].sticky != x.w.id;
     const bool ys = queues_[static_cast<std::size_t>(y.w.tenant)].sticky != y.w.id;
+    if (IsFairSharing(mode_)) {
+      // Kueue's fair-sharing iterator (pkg/scheduler/fair_sharing_iterator.go, entryComparer):
+      // the lowest share after admitting the head, then priority, then queue order timestamp.
+      if (xs != ys) return xs < ys;
+      if (const int c = DominantShare::Compare(a.drs, b.drs); c != 0) return c < 0;
+      return std::make_tuple(-x.w.priority, x.w.creation_s, x.w.id) < std::make_tuple(-y.w.priority, y.w.creation_s, y.w.id);
+    }
     const bool xb = a.kind == Nomination::kBorrow, yb = b.kind == Nomination::kBorrow;
     // Seedance orders borrowers by weighted share first (who gets the idle capacity is a
     // fairness question; the tiers' guarantees live in the non-borrowing part).
@@ -433,7 +637,7 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
     if (h.kind == Nomination::kBorrow && yields[static_cast<std::size_t>(e.w.tenant)]) continue;
     if (h.kind == Nomination::kPreempt) {
       if (book_.Check(e.w.tenant, e.w.request) != FitKind::kNoFit) continue;  // freed meanwhile: next pass
-      auto victims = ChooseVictims(e, env, /*quota_needed=*/true);
+      auto victims = IsFairSharing(mode_) ? ChooseFairVictims(e) : ChooseVictims(e, env, /*quota_needed=*/true);
       if (victims.empty()) {
         MakeInadmissible(q, e.w.id);
         changed = true;

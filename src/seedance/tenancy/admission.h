@@ -28,9 +28,34 @@ namespace seedance::tenancy {
 //    through AdmissionEnv), the elastic quota (S4.2) and fairness compensation (S4.5) in ordering.
 // kKueue: exactly Kueue's performance-test configuration (reclaimWithinCohort Any), for
 // `seedance bench kueue`.
-enum class TenancyMode { kStrict, kBorrowing, kSeedance, kKueue };
+// Kueue with Fair Sharing on (issue 29; docs/PROTOCOLS.md section 6), as a baseline: every
+// ClusterQueue's dominant resource share (DominantResourceShare below) orders admission (lowest
+// share after admitting the head first, then priority, then creation) and decides preemption
+// (reclaimWithinCohort LowerPriority as in kBorrowing, so lower tiers never preempt Gold;
+// withinClusterQueue LowerPriority; borrowWithinCohort is not used, Kueue forbids it with Fair
+// Sharing; a preemptor may borrow). The preemption strategy list:
+//  - kFairSharing: [LessThanOrEqualToFinalShare, LessThanInitialShare] (Kueue's default);
+//  - kFairSharingFinal: [LessThanOrEqualToFinalShare];
+//  - kFairSharingInitial: [LessThanInitialShare].
+enum class TenancyMode { kStrict, kBorrowing, kSeedance, kKueue, kFairSharing, kFairSharingFinal, kFairSharingInitial };
 std::string_view TenancyModeName(TenancyMode m);
 std::optional<TenancyMode> ParseTenancyMode(std::string_view s);
+// True for the three Kueue Fair Sharing modes.
+bool IsFairSharing(TenancyMode m);
+
+// Kueue's dominant resource share of one ClusterQueue, before weighting (pkg/cache/scheduler/
+// fair_sharing.go): `ratio` = max over resources of borrowed * 1000 / lendable in the cohort.
+// Value() divides by the weight; a zero weight that borrows is +infinity. Compare orders shares
+// as Kueue's CompareDRS does (two infinite shares by their unweighted ratio).
+struct DominantShare {
+  double ratio = 0;
+  double weight = 1;
+  bool borrowing = false;
+  bool Infinite() const { return weight == 0 && borrowing; }
+  double Value() const;
+  // < 0 when a is preferred for admission (lower share), > 0 when a is preferred as a victim.
+  static int Compare(const DominantShare& a, const DominantShare& b);
+};
 
 // What admission knows of a workload (the information contract): what was submitted. No size.
 struct WorkloadRequest {
@@ -133,6 +158,10 @@ class Admitter {
   // max_idle_s. The driver releases them (Evicted or Finished). Empty in other modes.
   std::vector<std::int64_t> IdleSweep(const AdmissionEnv& env) const;
 
+  // Fair Sharing: tenant `t`'s dominant resource share were `extra` (sized num_resources, or
+  // empty for none) added to its usage.
+  DominantShare DominantResourceShare(int t, std::span<const Quantity> extra = {}) const;
+
   // Seedance only: the tenant's fairness compensation weight (S4.5) and elastic scale (S4.2).
   void SetCompensation(int tenant, double weight) { compensation_[static_cast<std::size_t>(tenant)] = weight; }
   void SetElasticScale(int tenant, double scale) { elastic_[static_cast<std::size_t>(tenant)] = scale; }
@@ -179,6 +208,7 @@ class Admitter {
     std::int64_t id;
     Nomination kind;
     double order_share;
+    DominantShare drs;  // Fair Sharing: the queue's share were the head admitted
   };
 
   static Key KeyOf(const Entry& e) { return {-e.w.priority, e.w.creation_s, e.w.id, e.hash}; }
@@ -186,6 +216,9 @@ class Admitter {
   Nomination Nominate(const Entry& e, AdmissionEnv& env);
   // Victims for `e` (quota and/or placement), empty when none would make it admissible.
   std::vector<std::int64_t> ChooseVictims(const Entry& e, AdmissionEnv& env, bool quota_needed, bool idle_only = false);
+  // Fair Sharing's preemption (Kueue pkg/scheduler/preemption: fairPreemptions with the mode's
+  // strategy list): victims for `e`, empty when the strategies cannot make it fit.
+  std::vector<std::int64_t> ChooseFairVictims(const Entry& e);
   bool QuotaCandidate(const Entry& preemptor, const Entry& victim, const AdmissionEnv& env) const;
   void MakeInadmissible(Queue& q, std::int64_t id);
   void RequeueCohort(int tenant);
@@ -193,6 +226,7 @@ class Admitter {
   void Evict(Entry& victim, const Entry& preemptor, bool reclaim, std::vector<AdmissionDecision>* out);
   void Admit(Entry& e, double now);
   double OrderShare(const Entry& e) const;
+  DominantShare ShareOf(const Entry& e) const;
   // The tier's guaranteed share of the tenant's nominal quota; with fairness compensation on
   // (Seedance), an under-served tenant's positive weight raises it (capped at 100%).
   double GuaranteedShare(int tenant) const;
@@ -204,6 +238,7 @@ class Admitter {
   std::unordered_map<std::int64_t, Entry> entries_;
   std::vector<Queue> queues_;  // by tenant
   std::vector<double> compensation_, elastic_;
+  std::vector<double> fair_weight_;  // by tenant: Kueue spec.fairSharing.weight (default 1)
   // Interned scheduling-equivalence classes: (tenant, priority, request) -> Entry::hash.
   std::map<std::tuple<int, int, std::vector<Quantity>>, std::int64_t> hash_ids_;
   // Admitted (not evicting) workloads by id; entries_ is node-based, so the pointers stay valid

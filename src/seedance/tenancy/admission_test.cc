@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "seedance/tenancy/fairness.h"
 #include "seedance/tenancy/quota.h"
@@ -417,6 +419,203 @@ TEST(AdmitterRestoreTest, RestoredAdmissionsHoldTheirQuota) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].id, 2);
 }
+
+// ---- Kueue Fair Sharing (issue 29): hand-worked shares, ordering and both strategies. ----
+
+TenantConfig Weighted(TenantConfig t, double w) {
+  t.fair_weight = w;
+  return t;
+}
+
+// DRS = max_r max(0, usage + request - nominal) * 1000 / cohort lendable, / weight.
+TEST(FairSharingTest, DominantResourceShareByHand) {
+  // Cohort lendable: 10 + 10 + 20 = 40 CPUs. x lends only 5 of its 20: lendable 25.
+  Harness h({Cq("a", "c", 10), Weighted(Cq("b", "c", 10), 2), Cq("x", "c", 20)}, TenancyMode::kFairSharing);
+  h.a.Submit(Wl(1, 0, 16, 100));
+  h.a.Submit(Wl(2, 1, 16, 100));
+  ASSERT_EQ(h.Cycle().size(), 2u);
+  // a borrows 6 of 40: 150; with 4 more it would borrow 10: 250.
+  EXPECT_DOUBLE_EQ(h.a.DominantResourceShare(0).Value(), 150.0);
+  EXPECT_DOUBLE_EQ(h.a.DominantResourceShare(0, std::vector<Quantity>{ToQuantity(4)}).Value(), 250.0);
+  // b borrows the same, weight 2: 75.
+  EXPECT_DOUBLE_EQ(h.a.DominantResourceShare(1).Value(), 75.0);
+  EXPECT_DOUBLE_EQ(h.a.DominantResourceShare(2).Value(), 0.0);  // within nominal
+  EXPECT_FALSE(h.a.DominantResourceShare(2).borrowing);
+
+  Harness z({Weighted(Cq("a", "c", 10), 0), Cq("b", "c", 10, std::nullopt, 5.0)}, TenancyMode::kFairSharing);
+  z.a.Submit(Wl(1, 0, 12, 100));
+  ASSERT_EQ(z.Cycle().size(), 1u);
+  // Lendable 10 + 5 = 15; weight 0 while borrowing: infinite, its ratio still 2000/15.
+  const DominantShare d = z.a.DominantResourceShare(0);
+  EXPECT_TRUE(std::isinf(d.Value()));
+  EXPECT_NEAR(d.ratio, 2000.0 / 15.0, 1e-9);
+  EXPECT_EQ(z.a.DominantResourceShare(0, std::vector<Quantity>{ToQuantity(-2)}).Value(), 0.0);  // not borrowing: 0
+  EXPECT_GT(DominantShare::Compare(d, DominantShare{1e9, 1, true}), 0);  // infinite is above any finite
+}
+
+// Admission: among borrowers, the lowest share after admission goes first (classic Kueue: oldest).
+TEST(FairSharingTest, LowestShareIsAdmittedFirstAndWeightsCount) {
+  for (double wa : {1.0, 2.0}) {
+    for (TenancyMode mode : {TenancyMode::kKueue, TenancyMode::kFairSharing}) {
+      Harness h({Weighted(Cq("a", "c", 10), wa), Cq("b", "c", 10), Cq("x", "c", 10)}, mode);
+      h.a.Submit(Wl(1, 0, 14, 100));
+      h.a.Submit(Wl(2, 1, 10, 100));
+      ASSERT_EQ(h.Cycle().size(), 2u);  // 6 of 30 left
+      h.a.Submit(Wl(3, 0, 4, 100, 1));  // a -> 18: 8000/30 = 266.7 (/ wa)
+      h.a.Submit(Wl(4, 1, 4, 100, 2));  // b -> 14: 4000/30 = 133.3
+      auto d = h.Cycle(3);
+      ASSERT_FALSE(d.empty());
+      EXPECT_EQ(d[0].kind, AdmissionDecision::Kind::kAdmit);
+      // Classic: the older one. Fair Sharing: b (133 < 267); with a's weight 2 they tie at 133.3
+      // and the older one (a's) goes first.
+      const std::int64_t want = mode == TenancyMode::kKueue || wa == 2.0 ? 3 : 4;
+      EXPECT_EQ(d[0].id, want) << TenancyModeName(mode) << " wa=" << wa;
+      // The other one may not preempt: its share would be above its target's final and initial.
+      EXPECT_EQ(d.size(), 1u) << TenancyModeName(mode) << " wa=" << wa;
+    }
+  }
+}
+
+// A borrowing preemptor: classic Kueue never preempts to borrow; Fair Sharing takes from the
+// queue with the higher share while LessThanOrEqualToFinalShare holds (66.7 <= 266.7).
+TEST(FairSharingTest, FinalSharePreemptsForABorrower) {
+  for (TenancyMode mode : {TenancyMode::kKueue, TenancyMode::kFairSharingFinal, TenancyMode::kFairSharing}) {
+    Harness h({Cq("a", "c", 10), Cq("b", "c", 10), Cq("x", "c", 10)}, mode);
+    h.a.Submit(Wl(1, 0, 10, 200));  // a's own: not lower than the preemptor
+    ASSERT_EQ(h.Cycle().size(), 1u);
+    for (int k = 0; k < 10; ++k) {  // b: 20 (borrows 10: 333.3), one admission a second
+      h.a.Submit(Wl(10 + k, 1, 2, 100, k));
+      ASSERT_EQ(h.Cycle(k).size(), 1u);
+    }
+    h.a.Submit(Wl(2, 0, 2, 200, 20));  // a -> 12: 66.7; higher priority (reclaimWithinCohort LowerPriority)
+    auto d = h.Cycle(20);
+    if (mode == TenancyMode::kKueue) {
+      EXPECT_TRUE(d.empty());
+      continue;
+    }
+    ASSERT_EQ(d.size(), 1u) << TenancyModeName(mode);
+    EXPECT_EQ(d[0].kind, AdmissionDecision::Kind::kEvict);
+    EXPECT_EQ(d[0].id, 19);  // b's most recently admitted
+    EXPECT_EQ(d[0].for_id, 2);
+  }
+}
+
+// reclaimWithinCohort LowerPriority: a borrower of equal priority is no candidate.
+TEST(FairSharingTest, EqualPriorityBorrowerIsNotReclaimed) {
+  Harness h({Cq("a", "c", 10), Cq("b", "c", 10)}, TenancyMode::kFairSharing);
+  h.a.Submit(Wl(1, 1, 20, 100));
+  ASSERT_EQ(h.Cycle().size(), 1u);
+  h.a.Submit(Wl(2, 0, 5, 100, 1));
+  EXPECT_TRUE(h.Cycle(1).empty());
+  h.a.Submit(Wl(3, 0, 5, 101, 2));
+  auto d = h.Cycle(2);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, AdmissionDecision::Kind::kEvict);
+  EXPECT_EQ(d[0].for_id, 3);
+}
+
+// Where the final-share rule refuses (a's 100 > b's share after losing either workload), the
+// initial-share rule (100 < b's 233) takes b's first candidate; [LTEFS] alone preempts nothing.
+TEST(FairSharingTest, InitialShareWhereFinalShareRefuses) {
+  for (TenancyMode mode : {TenancyMode::kFairSharingFinal, TenancyMode::kFairSharingInitial, TenancyMode::kFairSharing}) {
+    Harness h({Cq("a", "c", 10), Cq("b", "c", 10), Cq("x", "c", 10)}, mode);
+    // b: 17 (borrows 7: 233.3), the 6 its latest; 30 of 30 held.
+    const std::vector<WorkloadRequest> setup = {Wl(1, 0, 10, 200), Wl(2, 1, 11, 100, 1), Wl(3, 1, 6, 100, 2),
+                                                Wl(4, 2, 3, 100, 3)};
+    for (const auto& w : setup) {
+      h.a.Submit(w);
+      ASSERT_EQ(h.Cycle(w.creation_s).size(), 1u);
+    }
+    h.a.Submit(Wl(5, 0, 3, 200, 4));   // a -> 13: 100; b without the 6: 33.3, without the 11: 0
+    auto d = h.Cycle(4);
+    if (mode == TenancyMode::kFairSharingFinal) {
+      EXPECT_TRUE(d.empty());
+      continue;
+    }
+    ASSERT_EQ(d.size(), 1u) << TenancyModeName(mode);
+    EXPECT_EQ(d[0].kind, AdmissionDecision::Kind::kEvict);
+    EXPECT_EQ(d[0].id, 3);
+  }
+}
+
+// Fill-back: victims the preemptor turns out not to need are given back (latest but one first).
+TEST(FairSharingTest, VictimsNotNeededAreKept) {
+  Harness h({Cq("a", "c", 10), Cq("b", "c", 10)}, TenancyMode::kFairSharing);
+  for (const auto& w : {Wl(1, 1, 2, 100, 0), Wl(2, 1, 8, 100, 1), Wl(3, 1, 10, 100, 2)}) {
+    h.a.Submit(w);
+    ASSERT_EQ(h.Cycle(w.creation_s).size(), 1u);
+  }  // b holds 20 of 20, borrows 10: 500
+  // a (share 0 with 8) takes b's latest (10) first: that frees enough; nothing more goes.
+  h.a.Submit(Wl(4, 0, 8, 200, 3));
+  auto d = h.Cycle(3);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 3);
+}
+
+// Contract of the admission policy family, every mode: quota is never exceeded, nothing is
+// evicted that was not admitted, and a drained queue admits everything.
+class AdmitterContract : public ::testing::TestWithParam<TenancyMode> {};
+
+TEST_P(AdmitterContract, QuotaHeldAndEveryWorkloadEventuallyRuns) {
+  const TenancyMode mode = GetParam();
+  Harness h({Cq("a", "c", 10), Cq("b", "c", 6), Cq("x", "c", 4, 2.0)}, mode);
+  std::set<std::int64_t> admitted;
+  std::uint64_t s = 7;
+  auto rnd = [&](int n) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((s >> 33) % static_cast<std::uint64_t>(n));
+  };
+  int submitted = 0;
+  for (int step = 0; step < 200; ++step) {
+    const double now = step;
+    if (step < 120) {
+      const int t = rnd(3);
+      h.a.Submit(Wl(1000 + step, t, 1 + rnd(4), 100 * rnd(3), now));
+      ++submitted;
+    }
+    for (const auto& d : h.Cycle(now)) {
+      if (d.kind == AdmissionDecision::Kind::kAdmit) {
+        EXPECT_TRUE(admitted.insert(d.id).second);
+      } else {
+        ASSERT_EQ(admitted.erase(d.id), 1u) << "evicted " << d.id << " that was not admitted";
+        h.a.Evicted(d.id, /*requeue=*/true);
+      }
+    }
+    const auto& book = h.a.book();
+    Quantity total = 0;
+    for (int t = 0; t < book.num_tenants(); ++t) {
+      total += book.usage(t, 0);
+      EXPECT_LE(book.usage(t, 0), book.PotentialAvailable(t, 0)) << TenancyModeName(mode);
+    }
+    EXPECT_LE(total, ToQuantity(20)) << TenancyModeName(mode);  // the cohort's quota
+    if (rnd(2) == 0 && !admitted.empty()) {  // the oldest admitted one ends
+      const auto id = *admitted.begin();
+      admitted.erase(admitted.begin());
+      h.a.Finished(id);
+    }
+  }
+  for (int k = 0; k < 500 && (h.a.pending() > 0 || !admitted.empty()); ++k) {
+    for (const auto& d : h.Cycle(300 + k))
+      if (d.kind == AdmissionDecision::Kind::kAdmit) admitted.insert(d.id);
+      else if (admitted.erase(d.id) > 0) h.a.Evicted(d.id, true);
+    while (!admitted.empty()) {
+      h.a.Finished(*admitted.begin());
+      admitted.erase(admitted.begin());
+    }
+  }
+  EXPECT_EQ(h.a.pending(), 0u) << TenancyModeName(mode);
+  EXPECT_EQ(h.a.stats().admitted - h.a.stats().evictions, submitted) << TenancyModeName(mode);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModes, AdmitterContract,
+                         ::testing::Values(TenancyMode::kStrict, TenancyMode::kBorrowing, TenancyMode::kSeedance,
+                                           TenancyMode::kKueue, TenancyMode::kFairSharing,
+                                           TenancyMode::kFairSharingFinal, TenancyMode::kFairSharingInitial),
+                         [](const ::testing::TestParamInfo<TenancyMode>& p) {
+                           std::string n(TenancyModeName(p.param));
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace seedance::tenancy

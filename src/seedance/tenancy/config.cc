@@ -232,7 +232,7 @@ Status ReadQuota(const Reader& r, const YAML::Node& map, const std::string& path
 }
 
 Result<TenantConfig> ReadTenant(const Reader& r, const YAML::Node& map, const std::string& path) {
-  SEEDANCE_ASSIGN_OR_RETURN(auto fields, r.Fields(map, path, {"name", "cohort", "tier", "quota"}));
+  SEEDANCE_ASSIGN_OR_RETURN(auto fields, r.Fields(map, path, {"name", "cohort", "tier", "fair_sharing", "quota"}));
   TenantConfig t;
   t.line = LineOf(map);
   bool named = false;
@@ -250,6 +250,12 @@ Result<TenantConfig> ReadTenant(const Reader& r, const YAML::Node& map, const st
       std::optional<Tier> tier = ParseTier(name);
       if (!tier) return r.Error(f.value, p, "unknown tier '" + name + "' (allowed: " + AllowedTiers() + ")");
       t.tier = *tier;
+    } else if (f.key == "fair_sharing") {
+      // Kueue's spec.fairSharing: {weight: >= 0} (used by the Fair Sharing modes).
+      SEEDANCE_ASSIGN_OR_RETURN(auto fs, r.Fields(f.value, p, {"weight"}));
+      for (const Field& w : fs) {
+        SEEDANCE_ASSIGN_OR_RETURN(t.fair_weight, r.Number(w.value, p + ".weight", kNonNegative));
+      }
     } else {
       quota = f.value;
     }

@@ -26,6 +26,7 @@ namespace seedance::tenancy {
 //       - name: team-a         # required, unique
 //         cohort: pool-1       # optional; borrowing_limit and lending_limit need one
 //         tier: gold           # gold | silver | bronze (any case), default silver
+//         fair_sharing: {weight: 1}  # Kueue's spec.fairSharing.weight, >= 0 (Fair Sharing modes)
 //         quota:               # in file order; each resource once
 //           cpu: {nominal: 192}                      # cores
 //           memory: {nominal: 2048}                  # GiB

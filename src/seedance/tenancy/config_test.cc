@@ -258,7 +258,11 @@ const std::vector<BadCase>& BadCases() {
       {"unknown tenancy key", "tenancy:\n  cycles: 10\n", "t.yaml:2: key 'tenancy.cycles'",
        "unknown key (allowed: cycle, reclaim_sweep, grace_period, fairness, tiers, tenants)"},
       {"unknown tenant key", "tenancy:\n  tenants:\n    - name: a\n      cohortName: p\n",
-       "t.yaml:4: key 'tenancy.tenants[0].cohortName'", "unknown key (allowed: name, cohort, tier, quota)"},
+       "t.yaml:4: key 'tenancy.tenants[0].cohortName'", "unknown key (allowed: name, cohort, tier, fair_sharing, quota)"},
+      {"negative fair-sharing weight", "tenancy:\n  tenants:\n    - name: a\n      fair_sharing: {weight: -1}\n",
+       "t.yaml:4: key 'tenancy.tenants[0].fair_sharing.weight'", "must be >= 0"},
+      {"unknown fair-sharing key", "tenancy:\n  tenants:\n    - name: a\n      fair_sharing: {weigth: 2}\n",
+       "t.yaml:4: key 'tenancy.tenants[0].fair_sharing.weigth'", "unknown key (allowed: weight)"},
       {"unknown quota key",
        "tenancy:\n  tenants:\n    - name: a\n      quota:\n        cpu: {nominalQuota: 4}\n",
        "t.yaml:5: key 'tenancy.tenants[0].quota.cpu.nominalQuota'",
@@ -288,6 +292,10 @@ TEST(TenancyConfigTest, LimitsAreAllowedInACohort) {
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
   ASSERT_EQ(c->tenants.size(), 1u);
   EXPECT_EQ(c->tenants[0].quota[0].lending_limit, 4.0);
+  EXPECT_EQ(c->tenants[0].fair_weight, 1.0);  // Kueue's default
+  auto w = Parse("tenancy:\n  tenants:\n    - name: a\n      fair_sharing: {weight: 0}\n");
+  ASSERT_TRUE(w.has_value()) << w.error().ToString();
+  EXPECT_EQ(w->tenants[0].fair_weight, 0.0);
 }
 
 // Mutates a valid config with seeded byte flips, deletions and insertions: the parser never

@@ -95,6 +95,12 @@ Quantity QuotaBook::Available(int t, int r) const {
   return avail;
 }
 
+Quantity QuotaBook::CohortLendable(int t, int r) const {
+  const auto& x = At(t);
+  if (x.cohort < 0) return 0;
+  return cohorts_[static_cast<std::size_t>(x.cohort)].pool[static_cast<std::size_t>(r)];
+}
+
 Quantity QuotaBook::PotentialAvailable(int t, int r) const {
   const auto& x = At(t);
   const auto ri = static_cast<std::size_t>(r);

@@ -56,6 +56,10 @@ class QuotaBook {
   bool IsBorrowing(int t) const;
   // The most of `r` the tenant could get now (see the class comment).
   Quantity Available(int t, int r) const;
+  // What the tenant's cohort can lend in all: the sum of its members' lendable quota (their
+  // lending limits, else nominal); 0 without a cohort. Kueue's lendable in the parent, the
+  // denominator of the dominant resource share (fair_sharing.go calculateLendable).
+  Quantity CohortLendable(int t, int r) const;
   // The most it could ever get if the whole cohort were idle (Kueue's PotentialAvailable).
   Quantity PotentialAvailable(int t, int r) const;
 

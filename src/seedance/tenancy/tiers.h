@@ -60,6 +60,9 @@ struct TenantConfig {
   std::string cohort;
   Tier tier = Tier::kSilver;
   std::vector<ResourceQuota> quota;
+  // Kueue's spec.fairSharing.weight (Fair Sharing modes only): >= 0, default 1; 0 = an infinite
+  // share whenever it borrows.
+  double fair_weight = 1.0;
   int line = 0;  // config line (1-based) for error messages; 0 when built in code
 };
 

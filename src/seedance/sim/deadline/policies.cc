@@ -9,6 +9,11 @@ std::int64_t SafetyNetSlack(const DeadlineJob& job, std::int64_t gap_s) {
   return std::max(2 * job.changeover_s, job.changeover_s + gap_s);
 }
 
+bool SafetyNetCommits(const Observation& obs, Instance choice) {
+  const bool keeps_spot = obs.current == Instance::kSpot && choice == Instance::kSpot;
+  return !keeps_spot && obs.remaining_time_s - obs.remaining_compute_s < SafetyNetSlack(*obs.job, obs.gap_s);
+}
+
 void OnlinePolicy::Start(const DeadlineJob& job, std::int64_t gap_s, std::int64_t start_tick) {
   committed_ = false;
   OnStart(job, gap_s, start_tick);
@@ -17,9 +22,7 @@ void OnlinePolicy::Start(const DeadlineJob& job, std::int64_t gap_s, std::int64_
 Instance OnlinePolicy::Decide(const Observation& obs) {
   if (committed_) return Instance::kOnDemand;
   const Instance choice = Choose(obs);
-  const bool keeps_spot = obs.current == Instance::kSpot && choice == Instance::kSpot;
-  if (!keeps_spot &&
-      obs.remaining_time_s - obs.remaining_compute_s < SafetyNetSlack(*obs.job, obs.gap_s)) {
+  if (SafetyNetCommits(obs, choice)) {
     committed_ = true;
     return Instance::kOnDemand;
   }
@@ -39,17 +42,14 @@ bool BehindSchedule(const Observation& obs, std::int64_t at_s) {
   return cp * j.deadline_s < j.compute_s * at_s;
 }
 
-namespace {
-
-// Rules 1 and 3 when the job does not take spot: on-demand keeps the job until it is ahead of
-// ep(t + hold) (hysteresis; uniform progress: hold = 2d); an idle job goes on-demand when it is
-// behind ep(t).
 Instance UniformProgressWithoutSpot(const Observation& obs, std::int64_t hold_s) {
   if (obs.current == Instance::kOnDemand) {
     return BehindSchedule(obs, obs.elapsed_s + hold_s) ? Instance::kOnDemand : Instance::kIdle;
   }
   return BehindSchedule(obs, obs.elapsed_s) ? Instance::kOnDemand : Instance::kIdle;
 }
+
+namespace {
 
 // Rule 2 (Taking Risks) except that the hysteresis also keeps an on-demand job that is not yet
 // ahead of ep(t + 2d) off spot; Exploitation keeps a running spot instance.
@@ -114,19 +114,19 @@ void SeedanceDeadlinePolicy::OnStart(const DeadlineJob& /*job*/, std::int64_t ga
   history_ = SpotRunHistory(std::max<std::int64_t>(1, config_.window_s / gap_s));
 }
 
-bool SeedanceDeadlinePolicy::ExpectedBenefit(const Observation& obs, bool extra_od_changeover,
-                                             double* benefit) const {
-  if (static_cast<int>(history_.runs().size()) < config_.min_runs) return false;
+bool ExpectedSpotBenefit(const SpotRunHistory& history, const Observation& obs, bool extra_od_changeover,
+                         int min_runs, double* benefit) {
+  if (static_cast<int>(history.runs().size()) < min_runs) return false;
   const double k = obs.job->od_price;
   const double d = static_cast<double>(obs.job->changeover_s);
   const double g = static_cast<double>(obs.gap_s);
-  const std::int64_t age = history_.current_age();
+  const std::int64_t age = history.current_age();
   auto gain = [&](double life_s) {
     return k * std::max(0.0, life_s - d) - life_s - (extra_od_changeover ? k * d : 0.0);
   };
   double sum = 0;
   int n = 0;
-  for (const auto& [start, len] : history_.runs()) {
+  for (const auto& [start, len] : history.runs()) {
     if (len <= age) continue;
     sum += gain(static_cast<double>(len - age) * g);
     ++n;
@@ -142,7 +142,8 @@ Instance SeedanceDeadlinePolicy::Choose(const Observation& obs) {
   if (obs.spot_available) {
     double benefit = 0;
     // Too little history to judge the run: take it (spot-first).
-    if (!ExpectedBenefit(obs, obs.current == Instance::kOnDemand, &benefit) || benefit > 0) {
+    if (!ExpectedSpotBenefit(history_, obs, obs.current == Instance::kOnDemand, config_.min_runs, &benefit) ||
+        benefit > 0) {
       return Instance::kSpot;
     }
   }

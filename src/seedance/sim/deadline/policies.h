@@ -34,6 +34,10 @@ namespace seedance::sim::deadline {
 // R < C + 2d; the d + tick term only matters when a tick is longer than d).
 std::int64_t SafetyNetSlack(const DeadlineJob& job, std::int64_t gap_s);
 
+// True when the Safety Net overrides `choice`: the job is not keeping a running spot instance and its
+// slack R - C is below SafetyNetSlack (it must then commit to on-demand for the rest of the job).
+bool SafetyNetCommits(const Observation& obs, Instance choice);
+
 // Base of the online policies: applies the Safety Net (and Thrifty: the simulator stops a finished
 // job) on top of Choose().
 class OnlinePolicy : public DeadlinePolicy {
@@ -67,6 +71,10 @@ class GreedyPolicy : public OnlinePolicy {
 
 // Uniform progress: cp(t) = C(0) - C(t), ep(t) = C(0) t / R(0).
 bool BehindSchedule(const Observation& obs, std::int64_t at_s);  // cp(t) < ep(at_s)
+
+// Rules 1 and 3 when the job does not take spot: on-demand keeps the job until it is ahead of
+// ep(t + hold) (uniform progress: hold = 2d); an idle job goes on-demand when it is behind ep(t).
+Instance UniformProgressWithoutSpot(const Observation& obs, std::int64_t hold_s);
 
 class UniformProgressPolicy : public OnlinePolicy {
  public:
@@ -105,6 +113,13 @@ class SpotRunHistory {
   std::deque<std::pair<std::int64_t, std::int64_t>> runs_;
 };
 
+// Expected benefit (spot-price seconds) of holding the spot run now open in `history` (conditioned on
+// its age), against buying the same progress on-demand: k (L - d)+ - L per remaining lifetime L,
+// less k d more when `extra_od_changeover` (the job leaves on-demand for it). Returns false when
+// the history holds fewer than `min_runs` completed runs.
+bool ExpectedSpotBenefit(const SpotRunHistory& history, const Observation& obs, bool extra_od_changeover,
+                         int min_runs, double* benefit);
+
 struct SeedanceDeadlineConfig {
   std::int64_t window_s = 7 * 24 * 3600;  // trailing window of spot history (issue 11: 7 days)
   int min_runs = 3;                       // fewer completed runs: take every available spot run
@@ -135,10 +150,6 @@ class SeedanceDeadlinePolicy : public OnlinePolicy {
   Instance Choose(const Observation& obs) override;
 
  private:
-  // Expected benefit (spot-price seconds) of holding the current spot run; `extra_od_changeover`
-  // when the job leaves on-demand. Returns false when the history is too thin to say.
-  bool ExpectedBenefit(const Observation& obs, bool extra_od_changeover, double* benefit) const;
-
   SeedanceDeadlineConfig config_;
   SpotRunHistory history_;
 };

@@ -93,18 +93,27 @@ JobOutcome SimulateJob(const SpotTrace& trace, std::int64_t start_tick, const De
     const TickStep s = StepTick(cur, co, left, g);
     co = s.changeover_left_s;
     left -= s.progress_s;
-    if (cur == Instance::kSpot) {
-      out.spot_billed_s += s.billed_s;
-      out.spot_compute_s += s.progress_s;
-    } else if (cur == Instance::kOnDemand) {
-      out.od_billed_s += s.billed_s;
-      out.od_compute_s += s.progress_s;
-    }
-    if (left == 0) out.finish_s = i * g + s.billed_s;
+    RecordTick(cur, s, left, i * g, out);
   }
+  FinishOutcome(job, out);
+  return out;
+}
+
+void RecordTick(Instance inst, const TickStep& step, std::int64_t remaining_after, std::int64_t tick_start_s,
+                JobOutcome& out) {
+  if (inst == Instance::kSpot) {
+    out.spot_billed_s += step.billed_s;
+    out.spot_compute_s += step.progress_s;
+  } else if (inst == Instance::kOnDemand) {
+    out.od_billed_s += step.billed_s;
+    out.od_compute_s += step.progress_s;
+  }
+  if (remaining_after == 0) out.finish_s = tick_start_s + step.billed_s;
+}
+
+void FinishOutcome(const DeadlineJob& job, JobOutcome& out) {
   out.cost = static_cast<double>(out.spot_billed_s) + job.od_price * static_cast<double>(out.od_billed_s);
   out.met_deadline = out.finish_s >= 0 && out.finish_s <= job.deadline_s;
-  return out;
 }
 
 }  // namespace seedance::sim::deadline

@@ -119,4 +119,11 @@ struct TickStep {
 };
 TickStep StepTick(Instance inst, std::int64_t changeover_left, std::int64_t remaining, std::int64_t gap_s);
 
+// Books one tick held on `inst` into `out` (billed and compute seconds by instance kind; the finish
+// time when the tick ends the job, `tick_start_s` being the tick's offset from the start).
+void RecordTick(Instance inst, const TickStep& step, std::int64_t remaining_after, std::int64_t tick_start_s,
+                JobOutcome& out);
+// Prices a finished run (spot-price seconds) and says whether it met `job`'s deadline.
+void FinishOutcome(const DeadlineJob& job, JobOutcome& out);
+
 }  // namespace seedance::sim::deadline

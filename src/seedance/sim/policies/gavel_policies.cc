@@ -92,14 +92,20 @@ std::vector<Assignment> GavelRoundPolicy::Schedule(const SimView& view, Rng& rng
     }
     priority[jv.info.id] = std::move(pr);
   }
-  // Pool order: fastest-first (Gavel: v100, p100, k80), here by price then index; shuffled for
-  // heterogeneity-agnostic policies.
+  // Pool order: committed pools first (owned, reserved: paid already), then fastest-first (Gavel:
+  // v100, p100, k80), here by price then index; shuffled for heterogeneity-agnostic policies.
   std::vector<std::size_t> order(n_pools);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return view.pools[a].info.usd_per_gpu_hour > view.pools[b].info.usd_per_gpu_hour;
+    const PoolInfo& x = view.pools[a].info;
+    const PoolInfo& y = view.pools[b].info;
+    if (x.committed != y.committed) return x.committed;
+    return x.usd_per_gpu_hour > y.usd_per_gpu_hour;
   });
-  if (shuffle_pool_order()) rng.Shuffle(order);
+  if (shuffle_pool_order()) {
+    rng.Shuffle(order);
+    std::stable_partition(order.begin(), order.end(), [&](std::size_t p) { return view.pools[p].info.committed; });
+  }
 
   struct Entry {
     std::int64_t id;

@@ -13,13 +13,17 @@ double BestThroughput(const JobInfo& s) {
   return *std::max_element(s.steps_per_s.begin(), s.steps_per_s.end());
 }
 
-// On-demand pool of the same GPU type, or -1.
+// On-demand pool of the same GPU type (what spot falls back to and is priced against), else
+// another non-spot pool of that type (an owned-only fleet), or -1.
 int OnDemandTwin(const SimView& view, int type) {
+  int other = -1;
   for (std::size_t p = 0; p < view.pools.size(); ++p) {
     const PoolInfo& s = view.pools[p].info;
-    if (s.type == type && s.tier != Tier::kSpot) return static_cast<int>(p);
+    if (s.type != type || s.tier == Tier::kSpot) continue;
+    if (s.tier == Tier::kOnDemand) return static_cast<int>(p);
+    if (other < 0) other = static_cast<int>(p);
   }
-  return -1;
+  return other;
 }
 
 // Spot price inflated by the expected overhead (S3.2 "expected cost including interruption

@@ -24,6 +24,13 @@ inline std::vector<tenancy::TenancyMode> AllTenancyModes() {
   return {tenancy::TenancyMode::kStrict, tenancy::TenancyMode::kBorrowing, tenancy::TenancyMode::kSeedance};
 }
 
+// The same with Kueue's Fair Sharing rows (each strategy list): `cost-benchmark --tenancy all`.
+inline std::vector<tenancy::TenancyMode> AllTenancyModesWithKueue() {
+  using tenancy::TenancyMode;
+  return {TenancyMode::kStrict, TenancyMode::kBorrowing, TenancyMode::kFairSharing, TenancyMode::kFairSharingFinal,
+          TenancyMode::kFairSharingInitial, TenancyMode::kSeedance};
+}
+
 inline const TenancyOutcome& Find(const TenancyComparison& c, const std::string& mode) {
   for (const auto& o : c.outcomes)
     if (o.mode == mode) return o;

@@ -2,8 +2,8 @@
 
 // FakeSlurm: a CommandRunner that plays a small Slurm cluster in memory for the controller's unit
 // and parity tests. It answers `sinfo --json`, `squeue --json`, `sacct --json [-S T] [-j IDS]` in Slurm
-// 22.05's shape (the fields the readers use, spelled as in tests/data/slurm) and acts on `scontrol
-// update|release|hold|requeuehold`. Simplifications (the real-cluster test covers real Slurm): a
+// 22.05's shape (the fields the readers use, spelled as in tests/data/slurm), `scontrol show job -d
+// [ID]` and acts on `scontrol update|release|hold|requeuehold`. Simplifications (the real-cluster test covers real Slurm): a
 // released job with a node list starts at once on those nodes (lowest free devices; a multi-node
 // job needs exactly node_count nodes listed); a requeued job becomes PENDING at once; jobs end when
 // the clock passes start + work. Host lists are written compressed ("n[1-2]") as Slurm does.
@@ -285,6 +285,12 @@ class FakeSlurm final : public CommandRunner {
       return it == jobs_.end() ? nullptr : &it->second;
     };
     const std::string& sub = argv.at(1);
+    if (sub == "show" && argv.size() >= 4 && argv[2] == "job" && argv[3] == "-d") {
+      if (argv.size() == 4) return CommandResult{0, ShowJobDetail(0), ""};
+      Job* j = job_of(argv[4]);
+      if (j == nullptr) return CommandResult{1, "", "slurm_load_jobs error: Invalid job id specified\n"};
+      return CommandResult{0, ShowJobDetail(j->id), ""};
+    }
     if (sub == "release" || sub == "hold" || sub == "requeuehold") {
       Job* j = job_of(argv.at(2));
       if (j == nullptr) return CommandResult{1, "", "Invalid job id specified\n"};
@@ -331,6 +337,34 @@ class FakeSlurm final : public CommandRunner {
       }
     }
     return CommandResult{1, "", "scontrol: unsupported in FakeSlurm\n"};
+  }
+  // `scontrol show job -d [ID]` in 22.05's layout (tests/data/slurm/scontrol_show_job_d.txt), the
+  // lines the controller reads and a few around them; consecutive nodes with the same devices
+  // share one "Nodes=" line as Slurm writes them. id 0 = every job.
+  std::string ShowJobDetail(std::int64_t only) const {
+    std::string out;
+    for (const auto& [id, j] : jobs_) {
+      if (only != 0 && id != only) continue;
+      out += "JobId=" + std::to_string(id) + " JobName=job" + std::to_string(id) + "\n";
+      out += "   Priority=1 Nice=0 Account=" + j.account + " QOS=normal\n";
+      out += "   JobState=" + j.state + " Reason=" + j.reason + " Dependency=(null)\n";
+      out += "   NodeList=" + Compress(j.node) + "\n";
+      out += "   NumNodes=" + std::to_string(j.node_count) + " NumCPUs=1 NumTasks=1 CPUs/Task=1\n";
+      const auto names = Split(j.node);
+      if (!names.empty()) out += "   JOB_GRES=gpu:" + TypeOf(j) + ":" + std::to_string(j.gpus * j.node_count) + "\n";
+      for (std::size_t k = 0; k < names.size();) {
+        std::size_t e = k;
+        while (e + 1 < names.size() && j.idx[e + 1] == j.idx[k]) ++e;
+        std::string group, list;
+        for (std::size_t i = k; i <= e; ++i) group += (group.empty() ? "" : ",") + names[i];
+        for (int d : j.idx[k]) list += (list.empty() ? "" : ",") + std::to_string(d);
+        out += "     Nodes=" + Compress(group) + " CPU_IDs=0 Mem=0 GRES=gpu:" + TypeOf(j) + ":" +
+               std::to_string(j.idx[k].size()) + "(IDX:" + list + ")\n";
+        k = e + 1;
+      }
+      out += "   TresPerNode=gres:gpu:" + (j.gres_type.empty() ? "" : j.gres_type + ":") + std::to_string(j.gpus) + "\n\n";
+    }
+    return out;
   }
   std::string SinfoJson() const {
     nlohmann::json nodes = nlohmann::json::array();

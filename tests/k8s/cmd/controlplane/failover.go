@@ -271,8 +271,10 @@ type harness struct {
 	names    [2]string
 	replicas [2]*seedance.Server
 	cut      atomic.Int64 // extender requests the proxy forwarded that got no answer (the replica died)
-	armed    atomic.Bool  // kill the replica that answers the next bind
+	armed    atomic.Bool  // kill the replica that answers the next request killOn matches
 	killed   chan struct{}
+	killOn   func(*http.Request) bool // nil: a bind
+	extra    []string                 // more `seedance server` flags for every replica
 }
 
 // startReplica starts (or restarts, on the same directory and so the same ledger) one replica.
@@ -282,7 +284,8 @@ func (h *harness) startReplica(name string) (*seedance.Server, error) {
 		i = 1
 	}
 	h.names[i] = name
-	s, err := seedance.Start(h.ctx, h.bin, filepath.Join(h.work, name), h.cfg, "--leader-elect", "--kubeconfig", h.c.Kubeconfig)
+	args := append([]string{"--leader-elect", "--kubeconfig", h.c.Kubeconfig}, h.extra...)
+	s, err := seedance.Start(h.ctx, h.bin, filepath.Join(h.work, name), h.cfg, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -349,14 +352,18 @@ func (h *harness) startProxy() *httpServer {
 			}
 		},
 		ModifyResponse: func(resp *http.Response) error {
-			if strings.HasSuffix(resp.Request.URL.Path, "/bind") && h.armed.CompareAndSwap(true, false) {
+			match := strings.HasSuffix(resp.Request.URL.Path, "/bind")
+			if h.killOn != nil {
+				match = h.killOn(resp.Request)
+			}
+			if match && h.armed.CompareAndSwap(true, false) {
 				for _, r := range h.snapshot() {
 					if r != nil && resp.Request.URL.Host == strings.TrimPrefix(r.URL, "http://") {
 						r.Kill()
 					}
 				}
 				close(h.killed)
-				return fmt.Errorf("the leader was killed before its bind answer was relayed")
+				return fmt.Errorf("the leader was killed before its answer was relayed")
 			}
 			return nil
 		},

@@ -6,6 +6,8 @@
 //	controlplane throughput --seedance BIN [--nodes N --pods M | --nodes-csv F --pods-csv F]
 //	controlplane smoke --seedance BIN --work DIR
 //	controlplane capture --out DIR
+//	controlplane failover --seedance BIN --work DIR
+//	controlplane admission-failover --seedance BIN --work DIR --admission-db postgresql://...
 //
 // Exit status: 0 done, 1 failed, 2 bad usage.
 package main
@@ -48,6 +50,7 @@ func main() {
 		"serve": serve, "load": load, "throughput": throughput, "smoke": smoke, "capture": capture, "parity": parity,
 	}
 	cmds["failover"] = failover
+	cmds["admission-failover"] = admissionFailover
 	run, ok := cmds[os.Args[1]]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "controlplane: unknown command %q (serve, load, throughput, smoke, capture, parity)\n", os.Args[1])

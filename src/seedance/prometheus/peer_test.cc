@@ -1,0 +1,240 @@
+// A real peer (issue 28): Debian's Prometheus 2.42 scrapes a generated dcgm-exporter +
+// kube-state-metrics endpoint on loopback (telemetry::WriteHistoryExposition, every sample with
+// its timestamp), then `seedance ingest --prometheus` pulls it back by query_range in chunks; the
+// ledger's GPU-hours per job match the generator's truth within 1%, and pulling the same range
+// again changes nothing; `export workload` recovers every job; docs/YOUR_FLEET.md's walk (ingest,
+// export, cost-benchmark --fleet) runs as written. Skips without prometheus (fails under SEEDANCE_REQUIRE_PEERS=1).
+#include <httplib.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "seedance/core/testing/child_process.h"
+#include "seedance/core/testing/require_peer.h"
+#include "seedance/ledger/ledger.h"
+#include "seedance/telemetry/cluster_history.h"
+
+namespace seedance::prometheus {
+namespace {
+
+struct RunResult {
+  int rc = -1;
+  std::string out;  // stdout and stderr
+};
+
+RunResult RunCommand(const std::string& command) {
+  RunResult r;
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// The scalar an instant query returns, or -1.
+double InstantValue(httplib::Client& prom, const std::string& query) {
+  auto r = prom.Get("/api/v1/query", httplib::Params{{"query", query}}, httplib::Headers{});
+  if (!r || r->status != 200) return -1;
+  auto j = nlohmann::json::parse(r->body, nullptr, false);
+  if (!j.is_object() || j.value("status", "") != "success") return -1;
+  const auto& result = j["data"]["result"];
+  if (!result.is_array() || result.empty()) return -1;
+  return std::stod(result[0]["value"][1].get<std::string>());
+}
+
+// workload -> GPU-hours from `seedance attribute --by workload --output csv`.
+std::map<std::string, double> GpuHoursByWorkload(const std::string& csv) {
+  std::map<std::string, double> out;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    const auto a = line.find(','), b = line.rfind(',');
+    if (a == std::string::npos || a == b) continue;
+    out[line.substr(0, a)] = std::stod(line.substr(b + 1));
+  }
+  return out;
+}
+
+TEST(PrometheusSourcePeerTest, IngestFromPrometheusRecoversTheGeneratedGpuHours) {
+  SEEDANCE_SKIP_WITHOUT_PEER(std::system("command -v prometheus >/dev/null 2>&1") != 0) << "prometheus not on PATH";
+  // History in the last hour of real time: Prometheus's head takes samples no older than an hour
+  // before the newest one it holds (its own `up` series, written at the scrape's real time).
+  const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+  telemetry::HistorySpec spec;
+  spec.start_ms = now_ms / 60'000 * 60'000 - 50 * 60'000;
+  spec.duration_ms = 45 * 60'000;
+  spec.seed = 7;
+  const auto jobs = telemetry::GenerateHistoryJobs(spec);
+  ASSERT_GE(jobs.size(), 6u);
+  std::string text;
+  telemetry::WriteHistoryExposition(spec, jobs, [&](std::string_view chunk) { text += chunk; });
+
+  // The exporter: every scrape serves the whole history (after the first, Prometheus drops the
+  // repeats as out of order, so a missed scrape loses nothing).
+  httplib::Server exporter;
+  exporter.Get("/metrics", [&](const httplib::Request&, httplib::Response& r) {
+    r.set_content(text, "text/plain; version=0.0.4");
+  });
+  const int exporter_port = exporter.bind_to_any_port("127.0.0.1");
+  std::thread serve([&] { exporter.listen_after_bind(); });
+  struct Stop {
+    httplib::Server& s;
+    std::thread& t;
+    ~Stop() {
+      s.stop();
+      t.join();
+    }
+  } stop{exporter, serve};
+
+  const std::string dir = ::testing::TempDir() + "/prometheus_source_peer_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const int prom_port = seedance::testing::FreePort();
+  ASSERT_GT(prom_port, 0);
+  std::ofstream(dir + "/prometheus.yml") << "global: {scrape_interval: 1s, scrape_timeout: 1s}\n"
+                                            "scrape_configs:\n"
+                                            "  - job_name: gpu\n"
+                                            "    static_configs: [{targets: ['127.0.0.1:"
+                                         << exporter_port << "']}]\n";
+  // Lookback shorter than the interval: the exporter's explicit timestamps get no staleness
+  // markers, so a finished pod's series would otherwise be read for 5 more minutes.
+  seedance::testing::ChildProcess prometheus(
+      {"prometheus", "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/data",
+       "--web.listen-address=127.0.0.1:" + std::to_string(prom_port), "--query.lookback-delta=30s"},
+      dir + "/prometheus.log");
+  ASSERT_TRUE(prometheus.started());
+  httplib::Client prom("127.0.0.1", prom_port);
+  prom.set_connection_timeout(1);
+  int gpus = 0;
+  for (const auto& n : spec.nodes) gpus += n.gpus;
+  const double want_samples = static_cast<double>(gpus * (spec.duration_ms / spec.interval_ms));
+  double got = -1;
+  for (int i = 0; i < 300 && got != want_samples; ++i) {  // wait for the first scrape, up to 30 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    got = InstantValue(prom, "sum(count_over_time(DCGM_FI_DEV_GPU_UTIL[1h]))");
+  }
+  ASSERT_EQ(got, want_samples) << "Prometheus never held the history; see " << dir << "/prometheus.log";
+
+  const std::string cli = SEEDANCE_CLI;
+  const std::string db = dir + "/ledger.db";
+  const std::string ingest =
+      fmt::format("{} ingest --prometheus http://127.0.0.1:{}/ --from {} --to {} --step 60s --chunk-points 20 --db {} "
+                  "--progress",
+                  cli, prom_port, spec.start_ms / 1000, (spec.start_ms + spec.duration_ms) / 1000, db);
+  RunResult first = RunCommand(ingest);
+  ASSERT_EQ(first.rc, 0) << first.out;
+  // 45 evaluation times in chunks of 20: three query_range calls per query.
+  EXPECT_NE(first.out.find("chunk 3/3"), std::string::npos) << first.out;
+  EXPECT_EQ(first.out.find("chunk 4/"), std::string::npos) << first.out;
+  const RunResult attributed = RunCommand(cli + " attribute --db " + db + " --by workload --output csv");
+  ASSERT_EQ(attributed.rc, 0) << attributed.out;
+  const auto hours = GpuHoursByWorkload(attributed.out);
+  double truth_total = 0, got_total = 0;
+  for (const auto& j : jobs) {
+    ASSERT_TRUE(hours.count(j.pod)) << j.pod << " missing from\n" << attributed.out;
+    EXPECT_NEAR(hours.at(j.pod), j.gpu_hours(), 0.01 * j.gpu_hours()) << j.pod;
+    truth_total += j.gpu_hours();
+    got_total += hours.at(j.pod);
+  }
+  EXPECT_NEAR(got_total, truth_total, 0.01 * truth_total);
+
+  // kube-state-metrics came along: one GPU-request series per pod.
+  {
+    auto ledger = ledger::Ledger::Open(db);
+    ASSERT_TRUE(ledger.has_value());
+    auto requests = (*ledger)->SeriesOf("kube_pod_container_resource_requests", spec.start_ms,
+                                        spec.start_ms + spec.duration_ms);
+    ASSERT_TRUE(requests.has_value());
+    EXPECT_EQ(requests->size(), jobs.size());
+  }
+
+  // The workload recovered from it: every job with its GPUs and GPU-hours (within 1%).
+  const RunResult exported = RunCommand(cli + " export workload --db " + db + " --out " + dir + "/jobs.csv --as-run " +
+                                        dir + "/as-run.csv");
+  ASSERT_EQ(exported.rc, 0) << exported.out;
+  std::ifstream as_run(dir + "/as-run.csv");
+  std::string line;
+  std::getline(as_run, line);
+  std::map<std::string, std::pair<int, double>> recovered;  // pod -> (GPUs, GPU-hours)
+  while (std::getline(as_run, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    ASSERT_GE(f.size(), 9u) << line;
+    recovered[f[2]] = {std::stoi(f[5]), std::stod(f[8])};
+  }
+  ASSERT_EQ(recovered.size(), jobs.size());
+  for (const auto& j : jobs) {
+    ASSERT_TRUE(recovered.count(j.pod)) << j.pod;
+    EXPECT_EQ(recovered.at(j.pod).first, static_cast<int>(j.gpus.size())) << j.pod;
+    EXPECT_NEAR(recovered.at(j.pod).second, j.gpu_hours(), 0.01 * j.gpu_hours()) << j.pod;
+  }
+
+  // The same range again: nothing new, identical totals.
+  RunResult second = RunCommand(ingest);
+  ASSERT_EQ(second.rc, 0) << second.out;
+  EXPECT_NE(second.out.find("(0 new)"), std::string::npos) << second.out;
+  const RunResult again = RunCommand(cli + " attribute --db " + db + " --by workload --output csv");
+  EXPECT_EQ(again.out, attributed.out);
+
+  // docs/YOUR_FLEET.md's walk from Prometheus to the what-if: its command block, line by line, as
+  // a user runs it from the repository root (examples/ and data/ linked), against this Prometheus.
+  const std::string src = SEEDANCE_SOURCE_DIR;
+  std::ifstream doc(src + "/docs/YOUR_FLEET.md");
+  ASSERT_TRUE(doc.good()) << src << "/docs/YOUR_FLEET.md";
+  std::vector<std::string> walk_commands;
+  bool marked = false, in_block = false;
+  for (std::string l; std::getline(doc, l);) {
+    if (l.rfind("<!-- your-fleet-walkthrough", 0) == 0) {
+      marked = true;
+    } else if (marked && !in_block && l.rfind("```sh", 0) == 0) {
+      in_block = true;
+    } else if (in_block) {
+      if (l.rfind("```", 0) == 0) break;
+      if (!l.empty()) walk_commands.push_back(l);
+    }
+  }
+  ASSERT_GE(walk_commands.size(), 3u) << "no walkthrough block in docs/YOUR_FLEET.md";
+  EXPECT_LE(walk_commands.size(), 5u) << "the walk is at most five commands (issue 28)";
+  const std::string walk = dir + "/walk";
+  std::filesystem::create_directories(walk);
+  std::filesystem::create_directory_symlink(src + "/examples", walk + "/examples");
+  std::filesystem::create_directory_symlink(src + "/data", walk + "/data");
+  const std::string env =
+      fmt::format("cd '{}' && export PATH='{}':\"$PATH\" PROM=http://127.0.0.1:{}/ FROM={} TO={} && ", walk,
+                  std::filesystem::path(cli).parent_path().string(), prom_port, spec.start_ms / 1000,
+                  (spec.start_ms + spec.duration_ms) / 1000);
+  for (const auto& command : walk_commands) {
+    const RunResult r = RunCommand(env + command);
+    ASSERT_EQ(r.rc, 0) << command << "\n" << r.out;
+  }
+  EXPECT_TRUE(std::filesystem::exists(walk + "/whatif/results.json"));
+  EXPECT_TRUE(std::filesystem::exists(walk + "/whatif/cost_optimization_report.html"));
+  std::ifstream walk_jobs(walk + "/jobs.csv");
+  std::size_t rows = 0;
+  for (std::string l; std::getline(walk_jobs, l);) rows += l.empty() ? 0u : 1u;
+  EXPECT_EQ(rows, jobs.size() + 1) << "jobs.csv: a header and one row per generated job";
+}
+
+}  // namespace
+}  // namespace seedance::prometheus

@@ -1,0 +1,115 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "seedance/core/status.h"
+#include "seedance/cost/price_table.h"
+#include "seedance/cost/tco.h"
+#include "seedance/sim/fleet.h"
+
+// The fleet file (fleet.yaml, docs/FLEET_FILE.md): the user's GPUs per type — owned (billed at
+// the catalog's TCO model), reserved (at their price), on-demand (quota and price) and spot pools
+// (availability series in SkyPilot's spot-traces format, a price ratio or a price) — in regions.
+// `cost-benchmark --fleet`, `sweep` (grid key `fleet`) and the bundled fleets (data/fleets/) read
+// it; BuildFleetSpec turns it into the simulator's FleetSpec, the one fleet model.
+namespace seedance::sim {
+
+struct FleetFileSpot {
+  std::string region;
+  std::vector<std::string> series;  // paths as resolved (relative ones against the file's folder)
+  std::vector<std::string> series_as_written;
+  int gpus_per_instance = 1;
+  int max_gpus = 0;
+  double price_ratio = 0;           // > 0: this x the type's on-demand price
+  double usd_per_gpu_hour = 0;      // > 0: this price
+  bool borrowed = false;            // the series is another instance type's (said in the report)
+  SpotSeries availability;          // the series summed
+  int line = 0;
+};
+
+struct FleetFileGpu {
+  std::string type;        // canonical catalog name
+  std::string written;     // as the file spells it
+  int line = 0;
+  // Owned: `count` GPUs at the TCO model's price per GPU-hour (or the file's own price).
+  int owned = 0;
+  std::string owned_region;
+  bool owned_tco = false;  // priced by cost::OwnedGpuTco from `tco` (else owned_usd_per_gpu_hour given)
+  cost::TcoInputs tco;
+  double owned_usd_per_gpu_hour = 0;
+  // Reserved / committed: paid whether used or not.
+  int reserved = 0;
+  std::string reserved_region;
+  double reserved_usd_per_gpu_hour = 0;
+  // On-demand: up to `quota` GPUs, billed per second; price 0 = the price table's.
+  int on_demand_quota = 0;
+  bool has_on_demand = false;
+  std::string on_demand_region;
+  double on_demand_usd_per_gpu_hour = 0;
+  std::vector<FleetFileSpot> spot;  // pooled into one simulator pool per type (see below)
+};
+
+struct FleetFile {
+  std::string path;   // as given
+  std::string name;
+  std::vector<std::string> regions;
+  std::vector<FleetFileGpu> gpus;  // file order; at most one entry per type
+};
+
+// Reads and validates a fleet file; spot series are loaded (relative paths against the file's
+// folder). Errors (kInvalidArgument) name file:line and the key ("fleet.yaml:7: key
+// 'gpus[0].owned.count': ..."): unknown keys, missing required keys, durations without a unit,
+// GPU names the parser does not know, a type listed twice, a region not in `regions`, a value
+// out of range, an unreadable or malformed series; kNotFound when the file cannot be opened.
+Result<FleetFile> LoadFleetFile(const std::string& path);
+// The same for text already read; `name` is used in messages, `base_dir` resolves series paths.
+Result<FleetFile> ParseFleetFile(const std::string& name, const std::string& text, const std::string& base_dir);
+
+// Builds the simulator's fleet for a workload over `gpu_types` (canonical names, the workload's
+// order). Pools, in this order: owned (committed, TCO price), reserved (committed), on-demand
+// per type in `gpu_types` order, then spot per type in file order. A type's spot entries in several
+// regions become one pool (SkyPilot fails over across regions): their series are summed, their
+// max_gpus added, and they must agree on the price. Prices not given come from `prices`: on-demand
+// from its row, spot from its spot quote, else cost::kDefaultSpotRatio x on-demand. Errors: a
+// fleet type the workload has no speed for, an unpriced type, a price ratio or series mismatch.
+Result<FleetSpec> BuildFleetSpec(const FleetFile& file, const std::vector<std::string>& gpu_types,
+                                 const cost::PriceTable& prices);
+
+// "A100-80G" for any spelling the GPU-name parser knows, else the text as given.
+std::string CanonicalGpuType(const std::string& text);
+
+// The as-run baseline's pricing hook (`seedance export workload` writes the period as it ran):
+// GPUs a job held, of one type and tier, over [start_s, end_s).
+struct AsRunInterval {
+  std::string job;
+  std::string gpu_type;  // any spelling the GPU-name parser knows
+  Tier tier = Tier::kOnDemand;
+  double start_s = 0, end_s = 0;
+  int gpus = 1;
+};
+
+struct AsRunCost {
+  double period_start_s = 0, period_end_s = 0;
+  double total_usd = 0;
+  double committed_usd = 0;         // owned (TCO) and reserved pools over the whole period, used or not
+  double committed_idle_usd = 0;    // the part of it no job used
+  double on_demand_usd = 0, spot_usd = 0;
+  std::vector<std::string> pool_names;  // "A100-80G owned", parallel to usd_by_pool
+  std::vector<double> usd_by_pool;
+  std::vector<std::pair<std::string, double>> usd_by_job;  // first-seen order; committed GPUs at their price per use
+};
+
+// Prices what ran by the simulator's billing rules (billing.h): committed pools cost every GPU
+// for the whole period [period_start_s, period_end_s] (both 0: the first start to the last end),
+// on-demand and spot per second of use at the fleet's prices (defaults from `prices`, as
+// BuildFleetSpec). Errors name the interval (index and job): a type or tier the fleet has no pool
+// for, end before start, GPUs < 1, an interval outside the period, or more GPUs of a pool held at
+// once than it has (owned / reserved count, on-demand quota, spot max_gpus).
+Result<AsRunCost> PriceAsRun(const FleetFile& file, const std::vector<AsRunInterval>& run,
+                             const cost::PriceTable& prices, double period_start_s = 0, double period_end_s = 0);
+
+// "owned", "reserved", "on-demand" (or "on_demand", "ondemand"), "spot"; kInvalidArgument otherwise.
+Result<Tier> ParseTier(std::string_view text);
+
+}  // namespace seedance::sim

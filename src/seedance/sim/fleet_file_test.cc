@@ -1,0 +1,387 @@
+#include "seedance/sim/fleet_file.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "seedance/cost/tco.h"
+#include "seedance/gpu/catalog.h"
+#include "seedance/sim/scenarios.h"
+
+namespace seedance::sim {
+namespace {
+
+class FleetFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("fleet_file_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::create_directories(dir_ / "traces");
+    Write("traces/a.json", R"({"metadata": {"gap_seconds": 3600}, "data": [2, 2, 1, 0]})");
+    Write("traces/b.json", R"({"metadata": {"gap_seconds": 3600}, "data": [1, 0, 1, 1]})");
+    Write("prices.csv",
+          "gpu_model,usd_per_gpu_hour_on_demand,usd_per_gpu_hour_spot\nA100-80G,1.79,1.19\nV100,2.85,\nH100,2.99,\n");
+    prices_ = *cost::PriceTable::LoadFile((dir_ / "prices.csv").string());
+  }
+  void Write(const std::string& rel, const std::string& text) { std::ofstream(dir_ / rel) << text; }
+  Result<FleetFile> Parse(const std::string& text) {
+    Write("fleet.yaml", text);
+    return LoadFleetFile((dir_ / "fleet.yaml").string());
+  }
+  // The message of a parse error with the directory stripped ("fleet.yaml:3: key ...").
+  std::string ErrorOf(const std::string& text) {
+    auto f = Parse(text);
+    if (f.has_value()) return "parsed";
+    std::string m = f.error().message();
+    const std::string prefix = (dir_ / "").string();
+    for (std::size_t at; (at = m.find(prefix)) != std::string::npos;) m.erase(at, prefix.size());
+    return m;
+  }
+
+  std::filesystem::path dir_;
+  cost::PriceTable prices_;
+};
+
+constexpr const char* kMixed = R"(name: mixed
+regions: [us-east-1, us-west-2]
+gpus:
+  - type: NVIDIA A100-SXM4-80GB
+    owned:
+      count: 4
+      region: us-east-1
+      tco: {gpu_price: 15000, life: 1460d, utilization: 0.6, usd_per_kwh: 0.1, pue: 1.3, ops: 0.5}
+    reserved: {count: 2, region: us-east-1, usd_per_gpu_hour: 1.1}
+    on_demand: {quota: 8, region: us-east-1}
+    spot:
+      - {region: us-east-1, max_gpus: 4, gpus_per_instance: 2, series: traces/a.json}
+      - {region: us-west-2, max_gpus: 2, series: [traces/b.json]}
+  - type: v100
+    on_demand: {quota: 3, region: us-west-2, usd_per_gpu_hour: 2.5}
+    spot:
+      - {region: us-west-2, max_gpus: 6, price_ratio: 0.3, series: traces/b.json}
+)";
+
+TEST_F(FleetFileTest, ParsesEveryKindOfCapacity) {
+  auto f = Parse(kMixed);
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  EXPECT_EQ(f->name, "mixed");
+  ASSERT_EQ(f->gpus.size(), 2u);
+  const FleetFileGpu& a = f->gpus[0];
+  EXPECT_EQ(a.type, "A100-80G");  // the product string, through the GPU-name parser
+  EXPECT_EQ(a.owned, 4);
+  EXPECT_TRUE(a.owned_tco);
+  EXPECT_DOUBLE_EQ(a.tco.life_years, 4.0);
+  // The owned price is the TCO model's, from the inputs given and the catalog's FP16 peak and TDP.
+  cost::TcoInputs in;
+  in.gpu_price_usd = 15000;
+  in.life_years = 4;
+  in.utilization = 0.6;
+  in.usd_per_kwh = 0.1;
+  in.pue = 1.3;
+  in.ops_usd_per_tflops_year = 0.5;
+  auto tco = cost::OwnedGpuTco(gpu::GpuAt(*gpu::ParseGpuName("A100-80G", gpu::NameMatch::kName)), in);
+  ASSERT_TRUE(tco.has_value());
+  EXPECT_DOUBLE_EQ(a.owned_usd_per_gpu_hour, tco->usd_per_gpu_hour);
+  EXPECT_GT(a.owned_usd_per_gpu_hour, 15000.0 / 4 / 8760);  // depreciation alone is 0.428
+  EXPECT_EQ(a.reserved, 2);
+  EXPECT_DOUBLE_EQ(a.reserved_usd_per_gpu_hour, 1.1);
+  EXPECT_EQ(a.on_demand_quota, 8);
+  EXPECT_EQ(a.on_demand_usd_per_gpu_hour, 0);  // the price table's
+  ASSERT_EQ(a.spot.size(), 2u);
+  EXPECT_EQ(a.spot[1].region, "us-west-2");
+  EXPECT_EQ(a.spot[0].availability.AvailableAt(0), 4);  // 2 instances x 2 GPUs
+  EXPECT_EQ(f->gpus[1].type, "V100");
+}
+
+TEST_F(FleetFileTest, BuildsTheSimulatorsFleet) {
+  auto f = Parse(kMixed);
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  // The workload's types in its own order (and spelling); H100 has no pool.
+  auto fleet = BuildFleetSpec(*f, {"H100", "V100", "A100-80G"}, prices_);
+  ASSERT_TRUE(fleet.has_value()) << fleet.error().message();
+  ASSERT_TRUE(fleet->Validate().ok());
+  ASSERT_EQ(fleet->pools.size(), 6u);
+  const auto& p = fleet->pools;
+  EXPECT_EQ(p[0].tier, Tier::kOwned);
+  EXPECT_EQ(p[0].type, 2);
+  EXPECT_TRUE(p[0].committed);
+  EXPECT_EQ(p[0].MarginalUsdPerGpuHour(), 0);
+  EXPECT_EQ(p[1].tier, Tier::kReserved);
+  EXPECT_TRUE(p[1].committed);
+  EXPECT_DOUBLE_EQ(p[1].usd_per_gpu_hour, 1.1);
+  // On-demand in the workload's type order: V100 (the file's price), then A100-80G (the table's).
+  EXPECT_EQ(p[2].tier, Tier::kOnDemand);
+  EXPECT_EQ(p[2].type, 1);
+  EXPECT_DOUBLE_EQ(p[2].usd_per_gpu_hour, 2.5);
+  EXPECT_DOUBLE_EQ(p[3].usd_per_gpu_hour, 1.79);
+  EXPECT_FALSE(p[3].committed);
+  // Spot in file order. A100-80G: two regions pooled (series summed, max_gpus added), at the
+  // price table's spot quote; V100 at 0.3 x its on-demand price (the file's).
+  EXPECT_EQ(p[4].tier, Tier::kSpot);
+  EXPECT_EQ(p[4].type, 2);
+  EXPECT_EQ(p[4].max_gpus, 6);
+  EXPECT_EQ(p[4].region, "us-east-1+us-west-2");
+  EXPECT_DOUBLE_EQ(p[4].usd_per_gpu_hour, 1.19);
+  EXPECT_EQ(p[4].spot.AvailableAt(0), 4 + 1);
+  EXPECT_EQ(p[4].spot.AvailableAt(3 * 3600), 0 + 1);
+  EXPECT_DOUBLE_EQ(p[5].usd_per_gpu_hour, 2.5 * 0.3);
+}
+
+TEST_F(FleetFileTest, SpotDefaultsToTheDefaultRatioWithoutAQuote) {
+  auto f = Parse("regions: [r]\ngpus:\n  - type: H100\n    spot: [{max_gpus: 4, series: traces/a.json}]\n");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  auto fleet = BuildFleetSpec(*f, {"H100"}, prices_);
+  ASSERT_TRUE(fleet.has_value()) << fleet.error().message();
+  EXPECT_DOUBLE_EQ(fleet->pools[0].usd_per_gpu_hour, 2.99 * cost::kDefaultSpotRatio);
+  EXPECT_EQ(fleet->pools[0].region, "r");  // the only region, unstated
+  EXPECT_EQ(f->name, "fleet");             // the file's stem
+}
+
+TEST_F(FleetFileTest, BuildErrorsNameTheFileAndType) {
+  auto f = Parse("regions: [r]\ngpus:\n  - type: V100\n    on_demand: {quota: 2}\n  - type: L4\n    on_demand: {quota: 2}\n");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  auto fleet = BuildFleetSpec(*f, {"V100"}, prices_);
+  ASSERT_FALSE(fleet.has_value());
+  EXPECT_NE(fleet.error().message().find("fleet.yaml:5: key 'gpus[].type': 'L4' is a GPU type the workload has no "
+                                         "speed for (its types: V100)"),
+            std::string::npos)
+      << fleet.error().message();
+  // An unpriced type is an error naming it, never $0.
+  auto l4 = BuildFleetSpec(*f, {"V100", "L4"}, prices_);
+  ASSERT_FALSE(l4.has_value());
+  EXPECT_NE(l4.error().message().find("no on-demand price for GPU type 'L4'"), std::string::npos) << l4.error().message();
+  // Regions pooled into one spot pool must agree on the price.
+  auto mixed = Parse(
+      "regions: [a, b]\ngpus:\n  - type: V100\n    spot:\n      - {region: a, max_gpus: 2, series: traces/a.json, "
+      "price_ratio: 0.3}\n      - {region: b, max_gpus: 2, series: traces/b.json, price_ratio: 0.4}\n");
+  ASSERT_TRUE(mixed.has_value()) << mixed.error().message();
+  auto m = BuildFleetSpec(*mixed, {"V100"}, prices_);
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.error().message().find("fleet.yaml:6: spot pools of V100 in several regions are pooled into one and must "
+                                     "share a price"),
+            std::string::npos)
+      << m.error().message();
+}
+
+TEST_F(FleetFileTest, ErrorsNameFileLineAndKey) {
+  const std::string head = "regions: [r]\ngpus:\n  - type: V100\n";
+  struct Case {
+    std::string text, error;
+  };
+  const std::vector<Case> cases = {
+      {"regions: [r]\ngpus: []\n", "fleet.yaml:2: key 'gpus': expected a non-empty list of GPU types"},
+      {"gpus:\n  - type: V100\n", "fleet.yaml:1: key 'regions': missing key 'regions'"},
+      {"regions: [r]\ngpu: []\n", "fleet.yaml:2: key 'gpu': unknown key (allowed: gpus, name, regions)"},
+      {"regions: [r, r]\ngpus: []\n", "fleet.yaml:1: key 'regions[1]': 'r' is empty or listed twice"},
+      {"regions: [r]\ngpus:\n  - {owned: {count: 1}}\n", "fleet.yaml:3: key 'gpus[0]': missing key 'type'"},
+      {"regions: [r]\ngpus:\n  - type: B300X\n    on_demand: {quota: 1}\n",
+       "fleet.yaml:3: key 'gpus[0].type': unknown GPU model 'B300X'"},
+      {head, "fleet.yaml:3: key 'gpus[0]': no capacity: give at least one of owned, reserved, on_demand, spot"},
+      {head + "    owned: {count: 2.5}\n", "fleet.yaml:4: key 'gpus[0].owned.count': 2.5 is not a whole number of GPUs"},
+      {head + "    owned: {count: -1}\n", "fleet.yaml:4: key 'gpus[0].owned.count': -1 is out of range [1, 1e+06]"},
+      {head + "    owned: {count: many}\n", "fleet.yaml:4: key 'gpus[0].owned.count': expected a number"},
+      {head + "    owned: {cnt: 2}\n", "fleet.yaml:4: key 'gpus[0].owned.cnt': unknown key (allowed: count, region, tco, "
+                                       "usd_per_gpu_hour)"},
+      {head + "    owned: {region: r}\n", "fleet.yaml:4: key 'gpus[0].owned': missing key 'count'"},
+      {head + "    owned: {count: 2, tco: {life: 3}}\n",
+       "fleet.yaml:4: key 'gpus[0].owned.tco.life': '3': a number needs a unit"},
+      {head + "    owned: {count: 2, tco: {pue: 0.5}}\n", "fleet.yaml:4: key 'gpus[0].owned.tco.pue': 0.5 is out of range [1, 5]"},
+      {head + "    owned: {count: 2, tco: {watts_per_tflops: 300}}\n",
+       "fleet.yaml:4: key 'gpus[0].owned.tco': watts_per_tflops 300 x 125 TFLOPS = 37500 W per GPU, above the V100's "
+       "300 W TDP"},
+      {head + "    owned: {count: 2, usd_per_gpu_hour: 0.5, tco: {}}\n",
+       "fleet.yaml:4: key 'gpus[0].owned.usd_per_gpu_hour': give either 'tco'"},
+      {head + "    owned: {count: 2, region: eu}\n", "fleet.yaml:4: key 'gpus[0].owned.region': 'eu' is not in 'regions' (r)"},
+      {head + "    reserved: {count: 2}\n", "fleet.yaml:4: key 'gpus[0].reserved': missing key 'usd_per_gpu_hour'"},
+      {head + "    reserved: {count: 2, usd_per_gpu_hour: -1}\n",
+       "fleet.yaml:4: key 'gpus[0].reserved.usd_per_gpu_hour': -1 is out of range (0, 1000]"},
+      {head + "    on_demand: {quota: 0}\n", "fleet.yaml:4: key 'gpus[0].on_demand.quota': 0 is out of range [1, 1e+06]"},
+      {head + "    spot: {max_gpus: 2}\n", "fleet.yaml:4: key 'gpus[0].spot': expected a non-empty list of spot pools"},
+      {head + "    spot: [{max_gpus: 2}]\n", "fleet.yaml:4: key 'gpus[0].spot[0]': missing key 'series'"},
+      {head + "    spot: [{series: traces/a.json}]\n", "fleet.yaml:4: key 'gpus[0].spot[0]': missing key 'max_gpus'"},
+      {head + "    spot: [{max_gpus: 2, series: traces/none.json}]\n",
+       "fleet.yaml:4: key 'gpus[0].spot[0].series': traces/none.json: cannot open spot series"},
+      {head + "    spot: [{max_gpus: 2, series: [traces/a.json, prices.csv]}]\n",
+       "fleet.yaml:4: key 'gpus[0].spot[0].series[1]': prices.csv: not a JSON object"},
+      {head + "    spot: [{max_gpus: 2, series: traces/a.json, price_ratio: 1.5}]\n",
+       "fleet.yaml:4: key 'gpus[0].spot[0].price_ratio': 1.5 is out of range (0, 1]"},
+      {head + "    spot: [{max_gpus: 2, series: traces/a.json, price_ratio: 0.3, usd_per_gpu_hour: 1}]\n",
+       "fleet.yaml:4: key 'gpus[0].spot[0].usd_per_gpu_hour': give either 'price_ratio' or 'usd_per_gpu_hour'"},
+      {head + "    on_demand: {quota: 1}\n  - type: v100\n    on_demand: {quota: 1}\n",
+       "fleet.yaml:5: key 'gpus[1].type': 'v100' is V100, listed already at line 3"},
+      {"regions: [r\n", "fleet.yaml:2: not valid YAML"},
+  };
+  for (const auto& c : cases) {
+    const std::string got = ErrorOf(c.text);
+    EXPECT_EQ(got.rfind(c.error, 0), 0u) << "input:\n" << c.text << "\nwant prefix: " << c.error << "\ngot: " << got;
+  }
+  EXPECT_EQ(LoadFleetFile((dir_ / "none.yaml").string()).error().code(), StatusCode::kNotFound);
+}
+
+
+// A mixed fleet: owned (TCO), reserved, on-demand and spot A100-80G, on-demand and spot V100.
+std::string MixedFleet(int owned) {
+  return "name: mixed\nregions: [r]\ngpus:\n"
+         "  - type: A100-80G\n"
+         "    owned: {count: " + std::to_string(owned) + "}\n"
+         "    reserved: {count: 2, usd_per_gpu_hour: 1.2}\n"
+         "    on_demand: {quota: 8}\n"
+         "    spot: [{max_gpus: 8, gpus_per_instance: 4, series: traces/spot.json}]\n"
+         "  - type: V100\n"
+         "    on_demand: {quota: 8}\n"
+         "    spot: [{max_gpus: 8, gpus_per_instance: 4, series: traces/spot.json}]\n";
+}
+
+TEST_F(FleetFileTest, MixedFleetOwnedFirstAndTheBoundRespectsIt) {
+  // Availability drops now and then: 2, 2, 1, 0, 2, ... instances of 4 GPUs, hourly.
+  Write("traces/spot.json", R"({"metadata": {"gap_seconds": 3600}, "data": [2, 2, 1, 0, 2, 2, 2, 1, 2, 0]})");
+  // 40 jobs over 10 hours, 1 or 2 GPUs, 1 to 3 hours on an A100-80G, 1.6x slower on a V100, each
+  // due 6 hours after it arrives: more than the 6 committed GPUs can do in time.
+  std::ostringstream jobs;
+  jobs << "job_id,arrival_s,job_type,gpus,total_steps,deadline_s,steps_per_s_A100-80G,steps_per_s_V100\n";
+  for (int i = 0; i < 40; ++i) {
+    jobs << i << "," << i * 900 << ",t" << i % 3 << "," << 1 + i % 2 << "," << 3600 * (1 + i % 3) << ","
+         << i * 900 + 6 * 3600 << ",1,0.625\n";
+  }
+  Write("jobs.csv", jobs.str());
+  ScenarioSpec spec;
+  spec.workload = (dir_ / "jobs.csv").string();
+  spec.prices_path = (dir_ / "prices.csv").string();
+  spec.data_dir = dir_.string();
+  std::map<std::string, std::vector<Decision>> decisions;
+  spec.on_decision = [&decisions](const std::string& policy, const Decision& d) { decisions[policy].push_back(d); };
+  const auto run = [&](int owned) {
+    Write("fleet.yaml", MixedFleet(owned));
+    spec.fleet_path = (dir_ / "fleet.yaml").string();
+    decisions.clear();
+    return RunCostScenario(spec, nullptr);
+  };
+  auto r = run(4);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  ASSERT_EQ(r->pool_names.size(), 6u);
+  EXPECT_EQ(r->pool_names[0], "A100-80G owned");
+  EXPECT_EQ(r->pool_names[1], "A100-80G reserved");
+  const double owned_usd = [] {
+    cost::TcoInputs in;
+    return cost::OwnedGpuTco(gpu::GpuAt(*gpu::ParseGpuName("A100-80G", gpu::NameMatch::kName)), in)->usd_per_gpu_hour;
+  }();
+  // What every schedule pays for the committed pools: from the first arrival to the last.
+  const double committed_usd = (4 * owned_usd + 2 * 1.2) * 39 * 900 / 3600.0;
+  EXPECT_GT(r->bound.usd, committed_usd);  // and some on-demand or spot work on top
+  for (const auto& p : r->policies) {
+    SCOPED_TRACE(p.name);
+    // The bound holds for every policy, and committed pools are paid whether used or not.
+    EXPECT_LE(r->bound.usd, p.result.total_cost_usd + 1e-6);
+    EXPECT_GE(p.result.cost_by_pool_usd[0], 4 * owned_usd * 39 * 900 / 3600.0 - 1e-6);
+    EXPECT_GE(p.result.cost_by_pool_usd[1], 2 * 1.2 * 39 * 900 / 3600.0 - 1e-6);
+  }
+  // Owned and reserved GPUs are used first: from the decision log, Seedance never starts a job on a
+  // pay-per-use pool while committed GPUs enough for it stay free at that instant. (Gavel's FIFO and
+  // LAS keep their published allocation over worker types; SkyPilot's rows launch cloud capacity.)
+  for (const std::string policy : {"seedance", "seedance-predictive"}) {
+    SCOPED_TRACE(policy);
+    const auto& log = decisions[policy];
+    ASSERT_FALSE(log.empty());
+    EXPECT_EQ(log.front().action, DecisionAction::kStart);
+    EXPECT_EQ(log.front().pool, 0);  // the first job lands on an owned GPU
+    std::map<std::int64_t, std::pair<int, int>> running;  // job -> (pool, GPUs)
+    std::size_t i = 0;
+    int starts_elsewhere = 0;
+    while (i < log.size()) {
+      const double t = log[i].time_s;
+      std::size_t j = i;
+      for (; j < log.size() && log[j].time_s == t; ++j) {
+        const Decision& d = log[j];
+        if (d.job_id < 0) continue;  // provision / release
+        if (d.action == DecisionAction::kStart || d.action == DecisionAction::kMigrate) {
+          running[d.job_id] = {d.pool, d.gpus};
+        } else if (d.action == DecisionAction::kStop || d.action == DecisionAction::kFinish ||
+                   d.action == DecisionAction::kInterrupt) {
+          running.erase(d.job_id);
+        }
+      }
+      int free_owned = 4, free_reserved = 2;
+      for (const auto& [job, pg] : running) {
+        if (pg.first == 0) free_owned -= pg.second;
+        if (pg.first == 1) free_reserved -= pg.second;
+      }
+      ASSERT_GE(free_owned, 0);
+      ASSERT_GE(free_reserved, 0);
+      for (std::size_t k = i; k < j; ++k) {
+        const Decision& d = log[k];
+        if (d.action != DecisionAction::kStart || d.pool <= 1) continue;
+        ++starts_elsewhere;
+        EXPECT_LT(std::max(free_owned, free_reserved), d.gpus)
+            << "job " << d.job_id << " started on pool " << d.pool << " at " << t << " s with " << free_owned
+            << " owned and " << free_reserved << " reserved GPUs free";
+      }
+      i = j;
+    }
+    EXPECT_GT(starts_elsewhere, 0);  // the committed GPUs are not enough for this workload
+  }
+  // The bound follows the fleet: more owned GPUs, a different bound (and still below every policy).
+  auto more = run(8);
+  ASSERT_TRUE(more.has_value()) << more.error().message();
+  EXPECT_NE(more->bound.usd, r->bound.usd);
+  for (const auto& p : more->policies) EXPECT_LE(more->bound.usd, p.result.total_cost_usd + 1e-6) << p.name;
+}
+
+TEST_F(FleetFileTest, PricesTheAsRunPeriodByTheSameRules) {
+  auto f = Parse(
+      "name: mine\nregions: [r]\ngpus:\n  - type: A100-80G\n    owned: {count: 2, usd_per_gpu_hour: 0.5}\n"
+      "    reserved: {count: 1, usd_per_gpu_hour: 1.2}\n    on_demand: {quota: 4}\n"
+      "    spot: [{max_gpus: 4, series: traces/a.json}]\n  - type: V100\n    on_demand: {quota: 2, usd_per_gpu_hour: 2}\n");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  const std::vector<AsRunInterval> run = {
+      {"a", "NVIDIA A100-SXM4-80GB", Tier::kOwned, 0, 7200, 2},  // both owned GPUs, 2 h
+      {"b", "A100-80G", Tier::kOnDemand, 3600, 5400, 3},        // 3 on-demand GPUs, 0.5 h
+      {"c", "a100-80g", Tier::kSpot, 0, 3600, 1},               // spot at the table's quote
+      {"a", "V100", Tier::kOnDemand, 7200, 10800, 1},           // job a again, on a V100
+  };
+  auto c = PriceAsRun(*f, run, prices_);
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  EXPECT_DOUBLE_EQ(c->period_end_s - c->period_start_s, 10800);
+  // Committed: 2 owned x 3 h x 0.5 + 1 reserved x 3 h x 1.2, used or not.
+  EXPECT_NEAR(c->committed_usd, 3.0 + 3.6, 1e-9);
+  EXPECT_NEAR(c->committed_idle_usd, 3.0 + 3.6 - 2 * 2 * 0.5, 1e-9);  // owned used 4 GPU-hours; reserved idle
+  EXPECT_NEAR(c->on_demand_usd, 3 * 0.5 * 1.79 + 1 * 1 * 2, 1e-9);
+  EXPECT_NEAR(c->spot_usd, 1.19, 1e-9);
+  EXPECT_NEAR(c->total_usd, c->committed_usd + c->on_demand_usd + c->spot_usd, 1e-9);
+  ASSERT_EQ(c->usd_by_job.size(), 3u);
+  EXPECT_EQ(c->usd_by_job[0].first, "a");
+  EXPECT_NEAR(c->usd_by_job[0].second, 2 * 2 * 0.5 + 2, 1e-9);
+  // A longer stated period bills the committed pools longer.
+  auto longer = PriceAsRun(*f, run, prices_, 0, 2 * 10800);
+  ASSERT_TRUE(longer.has_value());
+  EXPECT_NEAR(longer->committed_usd, 2 * c->committed_usd, 1e-9);
+  // The same rules as the simulator: a committed pool's bill does not depend on its use.
+  auto idle = PriceAsRun(*f, {run[3]}, prices_, 0, 10800);
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_NEAR(idle->committed_usd, c->committed_usd, 1e-9);
+
+  // Errors name the interval and its job.
+  const auto error = [&](const std::vector<AsRunInterval>& r) {
+    auto x = PriceAsRun(*f, r, prices_);
+    return x.has_value() ? std::string("priced") : x.error().message();
+  };
+  EXPECT_EQ(error({{"j", "V100", Tier::kOwned, 0, 10, 1}}), "as-run interval 0 (job 'j'): fleet 'mine' has no owned V100 GPUs");
+  EXPECT_EQ(error({{"j", "H100", Tier::kOnDemand, 0, 10, 1}}),
+            "as-run interval 0 (job 'j'): fleet 'mine' has no on-demand H100 GPUs");
+  EXPECT_EQ(error({{"j", "V100", Tier::kOnDemand, 10, 0, 1}}), "as-run interval 0 (job 'j'): ends before it starts");
+  EXPECT_EQ(error({{"j", "V100", Tier::kOnDemand, 0, 10, 0}}), "as-run interval 0 (job 'j'): gpus 0 must be >= 1");
+  EXPECT_EQ(error({{"j", "A100-80G", Tier::kOwned, 0, 10, 2}, {"k", "A100-80G", Tier::kOwned, 5, 20, 1}}).rfind(
+                "as-run: A100-80G owned holds 3 GPUs at 5.000000 s; fleet 'mine' has 2", 0),
+            0u);
+  // Back to back is not overlap.
+  EXPECT_EQ(error({{"j", "A100-80G", Tier::kOwned, 0, 10, 2}, {"k", "A100-80G", Tier::kOwned, 10, 20, 2}}), "priced");
+  EXPECT_EQ(ParseTier("on_demand").value(), Tier::kOnDemand);
+  EXPECT_EQ(ParseTier("reserved").value(), Tier::kReserved);
+  EXPECT_FALSE(ParseTier("preemptible").has_value());
+}
+
+}  // namespace
+}  // namespace seedance::sim
