@@ -97,6 +97,9 @@ TEST(PrometheusSourcePeerTest, IngestFromPrometheusRecoversTheGeneratedGpuHours)
   });
   const int exporter_port = exporter.bind_to_any_port("127.0.0.1");
   std::thread serve([&] { exporter.listen_after_bind(); });
+  // stop() is a no-op until the accept loop runs; an early return must not join a thread that
+  // then accepts forever.
+  while (!exporter.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   struct Stop {
     httplib::Server& s;
     std::thread& t;

@@ -137,6 +137,10 @@ Status FakeApiServer::Listen() {
   http_ = std::move(http);
   httplib::Server* raw = http_.get();
   thread_ = std::thread([raw] { raw->listen_after_bind(); });
+  // httplib's stop() does nothing until the accept loop runs: a GoDown() right after Listen()
+  // would then join a thread that accepts forever. Return only once the loop runs.
+  for (int i = 0; i < 5000 && !raw->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (!raw->is_running()) return UnavailableError("fake apiserver: the accept loop did not start within 5 s");
   return Status::Ok();
 }
 
