@@ -8,12 +8,15 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "as_run.h"
 #include "commands.h"
 #include "common.h"
 #include "seedance/advise/finding.h"
@@ -32,6 +35,7 @@
 #include "seedance/report/scenario_report.h"
 #include "seedance/report/tenancy_report.h"
 #include "seedance/sim/config.h"
+#include "seedance/sim/fleet_file.h"
 #include "seedance/sim/scenarios.h"
 #include "seedance/sim/tenancy_replay.h"
 
@@ -49,6 +53,7 @@ struct CostBenchmarkOptions {
   std::string pods;
   std::string prices;
   std::string fleet;  // fleet.yaml; empty: the workload's bundled fleet (data/fleets/)
+  std::string as_run;  // as-run CSV (export workload --as-run) of the same jobs: the "as run" row
   std::string packing_seeds = "42-51";
   std::string out = "seedance-report";
   std::string ledger;
@@ -234,6 +239,87 @@ std::string TenantSection(const nlohmann::json& by_policy, const std::string& as
   return h;
 }
 
+// --as-run: the as-run CSV of the jobs the policies run, priced by the same fleet file. The two
+// files must describe the same jobs: every job id in both, with the same pod, GPUs and start
+// offsets (the jobs CSV's arrivals are the export's starts less its window start).
+Result<sim::AsRunBaseline> LoadAsRunBaseline(const CostBenchmarkOptions& o, const sim::ScenarioSpec& spec) {
+  if (o.fleet.empty()) {
+    return InvalidArgumentError("--as-run: give --fleet FILE too: the period as it ran is priced by the fleet file the "
+                                "policies run on");
+  }
+  if (o.workload.find(".csv") == std::string::npos) {
+    return InvalidArgumentError("--as-run: --workload must be the jobs CSV `seedance export workload` wrote with it, "
+                                "not '" + o.workload + "'");
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<AsRunRow> rows, ReadAsRunCsv(o.as_run));
+  sim::Workload w;
+  sim::FleetSpec unused_fleet;
+  std::vector<std::string> notes;
+  SEEDANCE_RETURN_IF_ERROR(sim::BuildScenario(spec, &w, &unused_fleet, &notes));
+  std::map<std::int64_t, const sim::JobSpec*> by_id;
+  for (const sim::JobSpec& j : w.jobs) by_id[j.id] = &j;
+  const AsRunRow& first = rows.front();
+  const auto where = [&o](const AsRunRow& r) { return fmt::format("--as-run {}:{}: job {} ({})", o.as_run, r.line, r.job_id, r.job); };
+  std::set<std::int64_t> seen;
+  for (const AsRunRow& r : rows) {
+    auto it = by_id.find(r.job_id);
+    if (it == by_id.end()) {
+      return InvalidArgumentError(fmt::format("{} is not among the {} jobs run from {} (another export, or outside "
+                                              "--duration?)", where(r), w.jobs.size(), o.workload));
+    }
+    const sim::JobSpec& j = *it->second;
+    if (j.job_type != r.job || j.gpus != r.gpus) {
+      return InvalidArgumentError(fmt::format("{} with {} GPUs is job {} ({}) with {} GPUs in {}: not the same jobs",
+                                              where(r), r.gpus, j.id, j.job_type, j.gpus, o.workload));
+    }
+    const double after_first = static_cast<double>(r.start_ms - first.start_ms) / 1000.0;
+    const double arrives_after = j.arrival_s - by_id.at(first.job_id)->arrival_s;
+    if (std::abs(after_first - arrives_after) > 1e-3) {
+      return InvalidArgumentError(fmt::format("{} starts {:.3f} s after job {} but arrives {:.3f} s after it in {}: "
+                                              "not the same export", where(r), after_first, first.job_id, arrives_after,
+                                              o.workload));
+    }
+    seen.insert(r.job_id);
+  }
+  for (const sim::JobSpec& j : w.jobs) {
+    if (!seen.count(j.id)) {
+      return InvalidArgumentError(fmt::format("--as-run {}: job {} ({}) of {} is missing: not the same jobs", o.as_run,
+                                              j.id, j.job_type, o.workload));
+    }
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetFile fleet, sim::LoadFleetFile(o.fleet));
+  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(sim::PricePath(spec)));
+  auto priced = PriceAsRunOnFleet(fleet, prices, rows);
+  if (!priced.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + priced.error().message());
+  sim::AsRunBaseline a;
+  a.source = o.as_run;
+  a.assumption = kAsRunAssumption;
+  a.cost = priced->cost;
+  sim::SimResult& s = a.result;
+  s.policy = sim::AsRunBaseline::kLabel;
+  for (const AsRunRow& r : rows) {
+    const sim::JobSpec& j = *by_id.at(r.job_id);
+    sim::JobResult jr;
+    jr.id = j.id;
+    jr.arrival_s = jr.first_start_s = j.arrival_s;
+    jr.finish_s = j.arrival_s + static_cast<double>(r.end_ms - r.start_ms) / 1000.0;
+    jr.gpu_seconds = jr.useful_gpu_seconds = r.gpus * (jr.finish_s - jr.arrival_s);
+    jr.tenant = j.tenant;
+    s.busy_gpu_seconds += jr.gpu_seconds;
+    s.jobs.push_back(jr);
+  }
+  std::sort(s.jobs.begin(), s.jobs.end(), [](const sim::JobResult& x, const sim::JobResult& y) { return x.id < y.id; });
+  s.useful_gpu_seconds = s.busy_gpu_seconds;
+  s.total_cost_usd = s.gpu_cost_usd = a.cost.total_usd;
+  s.makespan_s = a.cost.period_end_s - a.cost.period_start_s;
+  // Held: every committed GPU over the period, on-demand and spot GPUs while a job ran on them.
+  for (const sim::AsRunInterval& iv : priced->placed) {
+    if (!sim::AlwaysHeld(iv.tier)) s.held_gpu_seconds += iv.gpus * (iv.end_s - iv.start_s);
+  }
+  for (const sim::FleetFileGpu& g : fleet.gpus) s.held_gpu_seconds += (g.owned + g.reserved) * s.makespan_s;
+  return a;
+}
+
 // `--workload llm-inference`: the batching engine on the bundled Azure conversation trace.
 int RunInference(const CostBenchmarkOptions& o) {
   auto r = report::RunBundledBatching(&std::cerr);
@@ -308,6 +394,13 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
     seeds = *list;
   }
 
+  std::optional<sim::AsRunBaseline> as_run;
+  if (!o.as_run.empty()) {
+    auto a = LoadAsRunBaseline(o, spec);
+    if (!a.has_value()) return ReportError(a.error());
+    as_run = std::move(*a);
+  }
+
   SimLedgers ledgers;
   if (!o.ledger.empty()) ledgers.KeepSeedance();
   spec.on_pool_interval = [&ledgers](const std::string& policy, const sim::PoolInterval& iv) {
@@ -325,6 +418,7 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   auto sweep = sim::RunCostScenarioSeeds(spec, seeds, [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; });
   if (!sweep.has_value()) return ReportError(sweep.error());
   if (!ledgers.status().ok()) return ReportError(ledgers.status());
+  for (sim::ScenarioResult& run : sweep->runs) run.as_run = as_run;
   const sim::ScenarioResult* scenario = &sweep->runs.front();  // the ledger's instance
   // What was assumed or left out (jobs outside --duration, skipped rows) goes to stderr as well as
   // into the table, results.json and the HTML report.
@@ -430,13 +524,19 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "baseline (the cheapest baseline that finished every job), and the bounds. The tenancy section "
       "(--tenancy) replays the same workload's tenants on a GPU cluster under strict quotas, Kueue-style "
       "borrowing, Kueue's Fair Sharing (each preemption strategy list) and Seedance (tiers, reclaim, "
-      "preemption, fairness), side by side; --tenancy-window-start holds it out on a later window.",
+      "preemption, fairness), side by side; --tenancy-window-start holds it out on a later window. --as-run "
+      "as-run.csv (from `seedance export workload`, with its jobs CSV as --workload and a --fleet) adds \"as run (what "
+      "you paid)\": the same jobs as they ran, priced by the same fleet file (owned, then reserved, then on-demand "
+      "GPUs, as `export workload --fleet` prices them), beside every policy; the jobs of both files must match.",
       "seedance cost-benchmark --workload llm-finetune --seeds 0-4 --no-packing --out report");
   cmd->add_option("--workload", opts->workload, "llm-finetune | gavel | philly | openb | llm-inference | FILE.csv")
       ->capture_default_str();
   cmd->add_option("--fleet", opts->fleet,
                   "fleet file (docs/FLEET_FILE.md); default: data/fleets/cloud-<workload>.yaml, or for a jobs CSV "
                   "64 on-demand GPUs per type and the bundled spot series");
+  cmd->add_option("--as-run", opts->as_run,
+                  "the as-run CSV `seedance export workload --as-run` wrote for the --workload jobs CSV: adds the row "
+                  "\"as run (what you paid)\", those jobs as they ran priced by --fleet (a baseline row, not a policy)");
   cmd->add_option("--duration", opts->duration, "arrival window with a unit: 90m, 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
   cmd->add_option("--seed", opts->seed, "workload seed: generates the llm-finetune / gavel instance and seeds the simulation")

@@ -15,6 +15,10 @@
 #   fleet          --fleet with owned, reserved, on-demand and spot GPUs: owned used first (the
 #                  decision log), the committed pools and their accounting in the assumptions
 #   bad_fleet      a bad fleet file: exit 2 naming file:line and key, nothing written
+#   as_run         --as-run: the row "as run (what you paid)" in the table, results.json and the
+#                  report, the same total as `export workload --fleet` prints for the same fleet
+#   bad_as_run     --as-run without --fleet or a jobs CSV, jobs that do not match, a fleet too
+#                  small for what ran, a malformed as-run CSV: exit 2 naming file and job, no output
 cmake_minimum_required(VERSION 3.25)
 
 file(REMOVE_RECURSE "${WORK}")
@@ -198,6 +202,107 @@ elseif(CASE STREQUAL "fleet" OR CASE STREQUAL "bad_fleet")
     if(NOT stdout MATCHES "lower bound +[0-9]")
       message(FATAL_ERROR "no lower bound in:\n${stdout}")
     endif()
+  endif()
+elseif(CASE STREQUAL "as_run" OR CASE STREQUAL "bad_as_run")
+  # History whose jobs are known: a generated cluster (2 nodes of 4 GPUs, 1 h), its ledger, and
+  # the jobs CSV and as-run CSV exported from it.
+  expect_rc(0 "${SEEDANCE}" generate telemetry --out "${WORK}/s.prom" --seed 5)
+  expect_rc(0 "${SEEDANCE}" ingest --format prom "${WORK}/s.prom" --db "${WORK}/ledger.db")
+  file(WRITE "${WORK}/fleet.yaml" "name: mine\nregions: [here]\ngpus:\n"
+       "  - type: A100-80G\n    owned: {count: 2, tco: {gpu_price: 15000, life: 1460d}}\n    on_demand: {quota: 4}\n"
+       "  - {type: H100, reserved: {count: 1, usd_per_gpu_hour: 2.2}, on_demand: {quota: 4}}\n")
+  expect_rc(0 "${SEEDANCE}" export workload --ledger "${WORK}/ledger.db" --out "${WORK}/jobs.csv" --as-run
+            "${WORK}/as-run.csv" --fleet "${WORK}/fleet.yaml" --summary "${WORK}/summary.json")
+  string(REGEX MATCH "as run on fleet 'mine' [^\n]*: \\$([0-9.]+) = owned \\$([0-9.]+) \\+ reserved \\$([0-9.]+) \\+ on-demand \\$([0-9.]+)" _ "${stdout}")
+  set(paid "${CMAKE_MATCH_1}")
+  if(NOT paid OR CMAKE_MATCH_2 STREQUAL "0.00" OR CMAKE_MATCH_3 STREQUAL "0.00" OR CMAKE_MATCH_4 STREQUAL "0.00")
+    message(FATAL_ERROR "expected owned, reserved and on-demand cost in:\n${stdout}")
+  endif()
+  set(common --workload "${WORK}/jobs.csv" --fleet "${WORK}/fleet.yaml" --no-packing --tenancy none --out "${out}")
+  if(CASE STREQUAL "as_run")
+    expect_rc(0 "${SEEDANCE}" cost-benchmark ${common} --as-run "${WORK}/as-run.csv")
+    # The table: the row with the same total as the export, labelled as no policy, and the
+    # headline against it.
+    expect_match("${stdout}" "\nas run \\(what you paid\\) +${paid}[0-9]* [^\n]*as run, not a policy \\([^)]*as-run.csv\\)\n")
+    expect_match("${stdout}" "=> seedance: [0-9.]+% (cheaper|dearer) than what you paid as run \\(\\$${paid}: owned")
+    expect_match("${stdout}" "assumes \\(as run\\): the history does not say which GPUs were owned, reserved or on-demand")
+    file(READ "${out}/results.json" results)
+    string(JSON label GET "${results}" as_run label)
+    string(JSON role GET "${results}" as_run role)
+    string(JSON total GET "${results}" as_run total_cost_usd)
+    file(READ "${WORK}/summary.json" summary)
+    string(JSON jobs GET "${results}" as_run jobs)
+    string(JSON exported GET "${summary}" jobs)
+    if(NOT label STREQUAL "as run (what you paid)" OR NOT role STREQUAL "as run, not a policy" OR NOT jobs EQUAL exported)
+      message(FATAL_ERROR "results.json as_run: ${label} / ${role} / ${jobs} jobs (exported ${exported})")
+    endif()
+    # The same figure to the micro-dollar (results.json rounds to 1e-6).
+    string(JSON micro GET "${summary}" total_micro_usd)
+    string(REGEX REPLACE "^([0-9]+)\\.([0-9]*)$" "\\1;\\2" parts "${total}")
+    list(GET parts 0 whole)
+    list(GET parts 1 frac)
+    string(SUBSTRING "${frac}000000" 0 6 frac)
+    math(EXPR got "${whole} * 1000000 + 1${frac} - 1000000")
+    math(EXPR diff "${got} - ${micro}")
+    if(diff LESS -1 OR diff GREATER 1)
+      message(FATAL_ERROR "results.json as_run.total_cost_usd ${total} vs export's ${micro} micro-USD")
+    endif()
+    string(JSON policies LENGTH "${results}" policies)
+    math(EXPR last "${policies} - 1")
+    foreach(i RANGE ${last})
+      string(JSON name GET "${results}" policies ${i} name)
+      string(JSON saving GET "${results}" policies ${i} savings_vs_as_run_pct)
+      if(name STREQUAL "as run (what you paid)")
+        message(FATAL_ERROR "the as-run row is listed as a policy")
+      endif()
+    endforeach()
+    file(READ "${out}/cost_optimization_report.html" html)
+    expect_match("${html}" "<td title=\"owned \\$[0-9.]+ \\+ reserved[^\"]*\">as run \\(what you paid\\)</td><td>as run, not a policy</td>")
+    expect_match("${html}" "Seedance: [0-9.]+% (cheaper|dearer) than what you paid as run")
+  else()
+    set(as_run --as-run "${WORK}/as-run.csv")
+    function(bad_as_run regex)
+      file(REMOVE_RECURSE "${out}")
+      execute_process(COMMAND "${SEEDANCE}" cost-benchmark ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE stdout
+                      ERROR_VARIABLE stderr)
+      expect_exit_2("${regex}")
+    endfunction()
+    bad_as_run("--as-run: give --fleet FILE too" --workload "${WORK}/jobs.csv" --no-packing --out "${out}" ${as_run})
+    bad_as_run("--as-run: --workload must be the jobs CSV" --workload gavel --fleet "${WORK}/fleet.yaml" --no-packing
+               --out "${out}" ${as_run})
+    bad_as_run("none.csv: cannot open" ${common} --as-run "${WORK}/none.csv")
+    # Rows edited: a job left out, a job that is not in the jobs CSV, other GPUs, a shifted start.
+    file(STRINGS "${WORK}/as-run.csv" rows)
+    list(GET rows 0 header)
+    list(GET rows 1 row1)
+    list(GET rows 2 row2)
+    list(REMOVE_AT rows 0 1)
+    string(REPLACE ";" "\n" rest "${rows}")
+    file(WRITE "${WORK}/less.csv" "${header}\n${rest}\n")
+    bad_as_run("--as-run .*less.csv: job 1 \\([^)]+\\) of .*jobs.csv is missing: not the same jobs" ${common} --as-run "${WORK}/less.csv")
+    string(REGEX REPLACE "^1," "99," extra "${row1}")
+    file(WRITE "${WORK}/extra.csv" "${header}\n${extra}\n${rest}\n")
+    bad_as_run("--as-run .*extra.csv:2: job 99 \\([^)]+\\) is not among the [0-9]+ jobs run from" ${common} --as-run "${WORK}/extra.csv")
+    string(REGEX REPLACE "^(1,[^,]*,[^,]*,[^,]*,[^,]*),[0-9]+," "\\1,7," wider "${row1}")
+    file(WRITE "${WORK}/wider.csv" "${header}\n${wider}\n${rest}\n")
+    bad_as_run("--as-run .*wider.csv:2: job 1 \\([^)]+\\) with 7 GPUs is job 1 \\([^)]+\\) with [0-9] GPUs in .*jobs.csv: not the same jobs" ${common} --as-run "${WORK}/wider.csv")
+    # Job 2 an hour later (its end too): another export's times.
+    string(REGEX MATCH "^2,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,([^,]*),([^,]*)," _ "${row2}")
+    string(REPLACE "${CMAKE_MATCH_1},${CMAKE_MATCH_2}" "2026-11-30T00:00:00Z,2026-11-30T00:10:00Z" shifted "${row2}")
+    list(REMOVE_AT rows 0)
+    string(REPLACE ";" "\n" rest2 "${rows}")
+    file(WRITE "${WORK}/shifted.csv" "${header}\n${row1}\n${shifted}\n${rest2}\n")
+    bad_as_run("--as-run .*shifted.csv:3: job 2 \\([^)]+\\) starts [0-9.]+ s after job 1 but arrives [0-9.]+ s after it in .*jobs.csv: not the same export" ${common} --as-run "${WORK}/shifted.csv")
+    string(REGEX REPLACE "^(1,[^,]*,[^,]*,[^,]*,[^,]*),[0-9]+," "\\1,two," typo "${row1}")
+    file(WRITE "${WORK}/typo.csv" "${header}\n${typo}\n${rest}\n")
+    bad_as_run("typo.csv:2:[0-9]+: field 'gpus': expected an integer, got 'two'" ${common} --as-run "${WORK}/typo.csv")
+    file(WRITE "${WORK}/twice.csv" "${header}\n${row1}\n${row1}\n${rest}\n")
+    bad_as_run("twice.csv:3:1: field 'job_id': job_id 1 is listed already at line 2" ${common} --as-run "${WORK}/twice.csv")
+    # A fleet too small for what ran: an error naming the GPU type (never a silent overflow).
+    file(WRITE "${WORK}/small.yaml" "name: small\nregions: [here]\ngpus:\n"
+         "  - {type: A100-80G, on_demand: {quota: 1}}\n  - {type: H100, on_demand: {quota: 4}}\n")
+    bad_as_run("--as-run .*as-run.csv: as-run job '[^']+' holds [0-9]+ GPUs? of A100-80G .* more than fleet 'small' .*: raise its capacity of A100-80G"
+               --workload "${WORK}/jobs.csv" --fleet "${WORK}/small.yaml" --no-packing --tenancy none --out "${out}" ${as_run})
   endif()
 elseif(CASE STREQUAL "kubectl")
   # The install step puts kubectl-seedance beside seedance; the seed's own spelling must work.

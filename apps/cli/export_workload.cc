@@ -7,11 +7,15 @@
 #include <sstream>
 #include <memory>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
+#include "as_run.h"
 #include "commands.h"
 #include "common.h"
 #include "ledger_prepare.h"
@@ -19,6 +23,8 @@
 #include "seedance/gpu/catalog.h"
 #include "seedance/ledger/focus.h"
 #include "seedance/ledger/workload_history.h"
+#include "seedance/report/scenario_report.h"
+#include "seedance/sim/fleet_file.h"
 #include "seedance/sim/workloads.h"
 #include "seedance/slurm/slurm_json.h"
 #include "seedance/telemetry/parse.h"
@@ -30,6 +36,8 @@ struct ExportWorkloadOptions {
   LedgerOptions ledger;
   std::string sacct;
   std::string out, as_run, types;
+  std::string fleet;    // prices the as-run period (owned, reserved, on-demand, spot)
+  std::string summary;  // JSON summary of the as-run cost
 };
 
 // Slurm accounting (`sacct --json`, 22.05's data_parser v0.0.38) as jobs: account for namespace,
@@ -99,7 +107,8 @@ Result<std::int64_t> OptionalTime(const std::string& flag, const std::string& te
 }
 
 // The default pricer: what the ledger charges per GPU-hour for the job's model (the config's
-// override, else the price table). A fleet file's pricer (owned, reserved, spot) replaces it here.
+// override, else the price table). With --fleet the whole period is priced at once instead
+// (as_run.h): which tier a job's GPUs were in depends on the jobs before it.
 ledger::AsRunPricer PriceTablePricer(const Prepared& p) {
   return [&p](const ledger::RanJob& j) -> Result<ledger::AsRunPrice> {
     const ledger::GpuPricer pricer(p.config, &p.catalog);
@@ -116,8 +125,22 @@ ledger::AsRunPricer PriceTablePricer(const Prepared& p) {
   };
 }
 
+// The period as it ran priced by the fleet file: the CSV's per-job cost and tiers, and the total.
+struct FleetPricing {
+  sim::FleetFile fleet;
+  FleetAsRun priced;
+  std::map<std::string, double> usd_by_job;       // JobKey -> USD (committed GPUs at their price per use)
+  std::map<std::string, std::string> tiers;       // JobKey -> "owned 2 + on-demand 2"
+};
+
 Status RunExportWorkload(const ExportWorkloadOptions& o) {
   if (o.sacct.empty() == o.ledger.db.empty()) return InvalidArgumentError("--db/--sacct: give exactly one source");
+  if (!o.summary.empty() && o.summary == o.as_run) return InvalidArgumentError("--summary: the same file as --as-run");
+  std::optional<FleetPricing> fleet;
+  if (!o.fleet.empty()) {  // read first: a bad fleet file fails before the ledger is read
+    fleet.emplace();
+    SEEDANCE_ASSIGN_OR_RETURN(fleet->fleet, sim::LoadFleetFile(o.fleet));
+  }
   Prepared p;
   std::vector<ledger::RanJob> jobs;
   int left_out = 0;
@@ -159,12 +182,28 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
   }
   for (const ledger::RanJob& j : jobs) add_type(j.gpu);
 
+  // The jobs as they ran (the as-run CSV's rows), priced by the fleet file when there is one.
+  std::vector<AsRunRow> rows;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const ledger::RanJob& j = jobs[i];
+    rows.push_back(AsRunRow{0, static_cast<std::int64_t>(i + 1), j.namespace_name + "/" + j.pod,
+                            std::string(gpu::GpuAt(j.gpu).name), j.gpus, j.start_ms, j.end_ms});
+  }
+  if (fleet) {
+    auto priced = PriceAsRunOnFleet(fleet->fleet, p.catalog, rows);
+    if (!priced.has_value()) return InvalidArgumentError("--fleet " + o.fleet + ": " + priced.error().message());
+    fleet->priced = std::move(*priced);
+    for (const auto& [job, usd] : fleet->priced.cost.usd_by_job) fleet->usd_by_job[job] = usd;
+    fleet->tiers = TiersByJob(fleet->priced);
+  }
+
   sim::Workload w;
   w.name = "history";
   for (gpu::GpuIndex g : types) w.gpu_types.emplace_back(gpu::GpuAt(g).name);
   const ledger::AsRunPricer price = PriceTablePricer(p);
   std::string as_run =
-      "job_id,namespace,pod,node,gpu_type,gpus,start,end,gpu_hours,mean_util,usd_per_gpu_hour,cost_usd,evidence,clipped\n";
+      "job_id,namespace,pod,node,gpu_type,gpus,start,end,gpu_hours,mean_util,usd_per_gpu_hour,cost_usd,evidence,clipped";
+  as_run += fleet ? ",tiers\n" : "\n";
   Money total;
   double gpu_hours = 0;
   int clipped = 0;
@@ -179,22 +218,91 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
     for (gpu::GpuIndex g : types) s.steps_per_s.push_back(ledger::StepsPerSecondOn(j, g));
     s.tenant = j.namespace_name;
     w.jobs.push_back(std::move(s));
-    SEEDANCE_ASSIGN_OR_RETURN(const ledger::AsRunPrice priced, price(j));
-    const Money cost = priced.cost;
-    total += cost;
-    gpu_hours += j.gpu_hours();
-    clipped += j.clipped ? 1 : 0;
     const double hours = j.gpu_hours();
-    as_run += fmt::format("{},{},{},{},{},{},{},{},{:.6f},{},{},{},{},{}\n", i + 1, j.namespace_name, j.pod, j.node,
+    ledger::AsRunPrice priced;
+    if (fleet) {  // the job's share: its GPU-hours in each tier at that tier's price
+      const std::string key = JobKey(rows[i]);
+      priced.cost = UsdFromDouble(fleet->usd_by_job[key]);
+      priced.usd_per_gpu_hour = hours > 0 ? UsdFromDouble(ToUsd(priced.cost) / hours) : Money();
+    } else {
+      SEEDANCE_ASSIGN_OR_RETURN(priced, price(j));
+    }
+    total += priced.cost;
+    gpu_hours += hours;
+    clipped += j.clipped ? 1 : 0;
+    as_run += fmt::format("{},{},{},{},{},{},{},{},{:.6f},{},{},{},{},{}", i + 1, j.namespace_name, j.pod, j.node,
                           gpu::GpuAt(j.gpu).name, j.gpus, telemetry::FormatTimestamp(j.start_ms),
                           telemetry::FormatTimestamp(j.end_ms), hours,
                           j.mean_util >= 0 ? fmt::format("{:.3f}", j.mean_util) : std::string(),
-                          ledger::DecimalUsd(priced.usd_per_gpu_hour),
-                          ledger::DecimalUsd(cost), j.evidence, j.clipped ? "yes" : "no");
+                          ledger::DecimalUsd(priced.usd_per_gpu_hour), ledger::DecimalUsd(priced.cost), j.evidence,
+                          j.clipped ? "yes" : "no");
+    as_run += fleet ? "," + fleet->tiers[JobKey(rows[i])] + "\n" : "\n";
   }
   SEEDANCE_RETURN_IF_ERROR(w.Validate());
+  // What the ledger charged the same pods, beside the bill, so the baseline can be checked; with a
+  // fleet file also the ledger's bill over the as-run period (first start to last end).
+  nlohmann::json summary = {{"jobs", jobs.size()}, {"gpu_hours", gpu_hours}, {"clipped_jobs", clipped}};
+  std::string ledger_line;
+  if (p.ledger != nullptr) {
+    SEEDANCE_ASSIGN_OR_RETURN(ledger::AttributionReport report,
+                              p.ledger->Attribute(ledger::Dimension::kWorkload, p.from_ms, p.to_ms, false));
+    std::set<std::string> pods;
+    for (const ledger::RanJob& j : jobs) pods.insert(j.pod);
+    Money charged;
+    for (const ledger::AttributionRow& r : report.rows) {
+      if (pods.count(r.key)) charged += r.cost;
+    }
+    ledger_line = fmt::format("the ledger charged these jobs ${} of a bill ${} (idle ${}, overhead ${})",
+                              ledger::DecimalUsd(charged), ledger::DecimalUsd(report.reconciliation.bill),
+                              ledger::DecimalUsd(report.reconciliation.idle),
+                              ledger::DecimalUsd(report.reconciliation.overhead));
+    summary["ledger"] = {{"from", telemetry::FormatTimestamp(p.from_ms)},
+                         {"to", telemetry::FormatTimestamp(p.to_ms)},
+                         {"charged_these_jobs_usd", ToUsd(charged)},
+                         {"charged_these_jobs_micro_usd", charged.raw()},
+                         {"bill_usd", ToUsd(report.reconciliation.bill)},
+                         {"idle_usd", ToUsd(report.reconciliation.idle)},
+                         {"overhead_usd", ToUsd(report.reconciliation.overhead)}};
+    if (fleet) {
+      SEEDANCE_ASSIGN_OR_RETURN(
+          ledger::AttributionReport same,
+          p.ledger->Attribute(ledger::Dimension::kWorkload, fleet->priced.period_start_ms, fleet->priced.period_end_ms, false));
+      ledger_line += fmt::format("; its bill over the as-run period ${}", ledger::DecimalUsd(same.reconciliation.bill));
+      summary["ledger"]["bill_over_as_run_period_usd"] = ToUsd(same.reconciliation.bill);
+      summary["ledger"]["bill_over_as_run_period_micro_usd"] = same.reconciliation.bill.raw();
+    }
+  }
+  std::string as_run_line;
+  if (fleet) {
+    const sim::AsRunCost& c = fleet->priced.cost;
+    as_run_line = fmt::format(
+        "as run on fleet '{}' ({}) over {} .. {} (first start to last end): ${:.2f} = {}{}\nassumed: {}\n",
+        fleet->fleet.name, o.fleet, telemetry::FormatTimestamp(fleet->priced.period_start_ms),
+        telemetry::FormatTimestamp(fleet->priced.period_end_ms), c.total_usd, report::AsRunSplit(c),
+        ledger_line.empty() ? "" : "; " + ledger_line, kAsRunAssumption);
+    nlohmann::json pools = nlohmann::json::object();
+    for (std::size_t k = 0; k < c.pool_names.size(); ++k) pools[c.pool_names[k]] = c.usd_by_pool[k];
+    summary["fleet"] = {{"name", fleet->fleet.name}, {"path", o.fleet}};
+    summary["period"] = {{"start", telemetry::FormatTimestamp(fleet->priced.period_start_ms)},
+                         {"end", telemetry::FormatTimestamp(fleet->priced.period_end_ms)},
+                         {"hours", (c.period_end_s - c.period_start_s) / 3600.0}};
+    summary["total_usd"] = c.total_usd;
+    summary["total_micro_usd"] = UsdFromDouble(c.total_usd).raw();
+    summary["usd_by_tier"] = {{"owned", c.owned_usd}, {"reserved", c.reserved_usd}, {"on_demand", c.on_demand_usd},
+                              {"spot", c.spot_usd}};
+    summary["committed_idle_usd"] = c.committed_idle_usd;
+    summary["usd_by_pool"] = pools;
+    summary["assumption"] = kAsRunAssumption;
+  } else {
+    as_run_line = fmt::format("as run: ${} (each job's GPU-hours at its type's price{}){}\n", ledger::DecimalUsd(total),
+                              o.as_run.empty() ? "" : ", " + o.as_run, ledger_line.empty() ? "" : "; " + ledger_line);
+    summary["total_usd"] = ToUsd(total);
+    summary["total_micro_usd"] = total.raw();
+    summary["assumption"] = "each job's GPU-hours at its type's price (the ledger config's, else the price table's)";
+  }
   SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.out, sim::JobsToCsv(w)));
   if (!o.as_run.empty()) SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.as_run, as_run));
+  if (!o.summary.empty()) SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.summary, summary.dump(2) + "\n"));
   std::cout << fmt::format(
       "{}: {} jobs ({} clipped at {} .. {}{}), {:.4f} GPU-hours on {}; speeds: 1 step/s where a job ran, "
       "elsewhere 1 / (u / r + 1 - u) with u its mean utilization (1 when unknown) and r the FP16-peak ratio "
@@ -202,25 +310,7 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
       o.out, jobs.size(), clipped, telemetry::FormatTimestamp(p.from_ms), telemetry::FormatTimestamp(p.to_ms),
       left_out > 0 ? fmt::format("; {} records left out: never ran, no GPU or outside the window", left_out) : "",
       gpu_hours, fmt::join(w.gpu_types, ", "));
-  if (p.ledger == nullptr) {
-    std::cout << fmt::format("as run: ${} (each job's GPU-hours at its type's price{})\n", ledger::DecimalUsd(total),
-                             o.as_run.empty() ? "" : ", " + o.as_run);
-    return Status::Ok();
-  }
-  // What the ledger charged the same pods, beside the bill, so the baseline can be checked.
-  SEEDANCE_ASSIGN_OR_RETURN(ledger::AttributionReport report,
-                            p.ledger->Attribute(ledger::Dimension::kWorkload, p.from_ms, p.to_ms, false));
-  std::set<std::string> pods;
-  for (const ledger::RanJob& j : jobs) pods.insert(j.pod);
-  Money charged;
-  for (const ledger::AttributionRow& r : report.rows) {
-    if (pods.count(r.key)) charged += r.cost;
-  }
-  std::cout << fmt::format("as run: ${} (each job's GPU-hours at its type's price{}); the ledger charged these jobs "
-                           "${} of a bill ${} (idle ${}, overhead ${})\n",
-                           ledger::DecimalUsd(total), o.as_run.empty() ? "" : ", " + o.as_run,
-                           ledger::DecimalUsd(charged), ledger::DecimalUsd(report.reconciliation.bill),
-                           ledger::DecimalUsd(report.reconciliation.idle), ledger::DecimalUsd(report.reconciliation.overhead));
+  std::cout << as_run_line;
   return Status::Ok();
 }
 
@@ -242,13 +332,25 @@ Action RegisterExportWorkload(CLI::App& exp) {
       "what the ledger charges per GPU-hour (--config prices, else --prices); the summary puts its "
       "total beside what the ledger charged the same pods and the bill. --sacct FILE reads Slurm "
       "accounting instead of a ledger (account as namespace, job-<id> as pod, gres gpu:<type>; "
-      "records that never ran are counted and left out).",
-      "seedance export workload --db ledger.db --out jobs.csv --as-run as-run.csv --types H100,A100-80G,L4");
+      "records that never ran are counted and left out). --fleet FILE (docs/FLEET_FILE.md) prices the "
+      "period as it ran by your fleet instead: each job, in start order, keeps the GPUs of its type free "
+      "over its whole run, owned first (the catalog's TCO), then reserved, then on-demand up to the quota "
+      "(the history does not say which nodes were spot: no job is counted on spot); owned and reserved "
+      "GPUs are paid from the first start to the last end, used or not. It prints the total and its "
+      "split (owned / reserved / on-demand / spot, idle committed GPUs), adds a tiers column to the "
+      "--as-run CSV, and a job that does not fit the fleet is an error naming it and its GPU type. "
+      "--summary writes the totals as JSON. `cost-benchmark --as-run` puts the same figure beside every policy.",
+      "seedance export workload --db ledger.db --out jobs.csv --as-run as-run.csv --fleet fleet.yaml --types H100,A100-80G,L4");
   cmd->add_option("--db,--ledger", o->ledger.db, "ledger file (SQLite) to read the jobs from");
   cmd->add_option("--sacct", o->sacct, "read the jobs from this `sacct --json` output (Slurm 22.05 and later) instead");
   AddLedgerOptionsWithoutDb(cmd, o->ledger);
   cmd->add_option("--out", o->out, "jobs CSV to write (atomically)")->required();
   cmd->add_option("--as-run", o->as_run, "as-run baseline CSV to write");
+  cmd->add_option("--fleet", o->fleet,
+                  "price the as-run period by this fleet file (owned at TCO, reserved, on-demand; docs/FLEET_FILE.md) "
+                  "instead of the price table");
+  cmd->add_option("--summary", o->summary,
+                  "write the as-run total, its split by tier and the ledger's bill as JSON to this file");
   cmd->add_option("--types", o->types,
                   "GPU types of the speed columns, any spelling the GPU-name parser knows (default: those the jobs ran on)");
   return [cmd, o]() {

@@ -116,6 +116,58 @@ elseif(CASE STREQUAL "export_workload")
   if(diff LESS -1000 OR diff GREATER 1000)
     message(FATAL_ERROR "as-run \$${as_run_usd} differs from the ledger's \$${charged_usd} by more than \$0.001")
   endif()
+  # The as-run baseline's cost equals the ledger's bill (issue 28, "what must show" 1), priced by
+  # fleet files that price as the ledger does. The ledger bills every GPU it sees at the price
+  # table's price for every step, busy or idle: a fleet of the same GPUs reserved at those prices
+  # (paid whether used or not) gives `attribute`'s bill over the as-run period, to the cent.
+  # All on-demand at the table's prices gives what the ledger charged the jobs (bill - idle).
+  file(STRINGS "${SOURCE}/data/prices/gpu_prices.csv" a100 REGEX "^A100-80G,")
+  file(STRINGS "${SOURCE}/data/prices/gpu_prices.csv" h100 REGEX "^H100,")
+  string(REGEX MATCH "^[^,]+,([0-9.]+)," _ "${a100}")
+  set(a100_usd "${CMAKE_MATCH_1}")
+  string(REGEX MATCH "^[^,]+,([0-9.]+)," _ "${h100}")
+  set(h100_usd "${CMAKE_MATCH_1}")
+  file(WRITE "${WORK}/like-the-ledger.yaml" "name: like-the-ledger\nregions: [here]\ngpus:\n"
+       "  - {type: A100-80G, reserved: {count: 4, usd_per_gpu_hour: ${a100_usd}}}\n"
+       "  - {type: H100, reserved: {count: 4, usd_per_gpu_hour: ${h100_usd}}}\n")
+  file(WRITE "${WORK}/on-demand.yaml" "name: on-demand\nregions: [here]\ngpus:\n"
+       "  - {type: NVIDIA A100-SXM4-80GB, on_demand: {quota: 4}}\n  - {type: H100, on_demand: {quota: 4}}\n")
+  # |a - b| <= 5,000 micro-USD: the same to the cent.
+  function(same_to_the_cent what a b)
+    math(EXPR diff "${a} - ${b}")
+    if(diff LESS -5000 OR diff GREATER 5000)
+      message(FATAL_ERROR "${what}: ${a} vs ${b} micro-USD")
+    endif()
+  endfunction()
+  expect_rc(0 "${SEEDANCE}" export workload --ledger "${db}" --out "${WORK}/jobs-r.csv" --as-run "${WORK}/as-run-r.csv"
+            --fleet "${WORK}/like-the-ledger.yaml" --summary "${WORK}/reserved.json")
+  expect_match("${stdout}" "as run on fleet 'like-the-ledger' .* over [-0-9T:Z]+ \\.\\. [-0-9T:Z]+ \\(first start to last end\\): \\$[0-9.]+ = owned \\$0.00 \\+ reserved \\$[0-9.]+ \\+ on-demand \\$0.00 \\+ spot \\$0.00")
+  expect_match("${stdout}" "assumed: the history does not say which GPUs were owned, reserved or on-demand")
+  file(READ "${WORK}/reserved.json" summary)
+  string(JSON paid GET "${summary}" total_micro_usd)
+  string(JSON from GET "${summary}" period start)
+  string(JSON to GET "${summary}" period end)
+  string(JSON ledger_bill GET "${summary}" ledger bill_over_as_run_period_micro_usd)
+  expect_rc(0 "${SEEDANCE}" attribute --db "${db}" --by workload --from "${from}" --to "${to}" --output json)
+  string(JSON bill GET "${stdout}" reconciliation bill_micro_usd)
+  same_to_the_cent("as run on a fleet that prices like the ledger vs attribute's bill over ${from} .. ${to}" "${paid}" "${bill}")
+  same_to_the_cent("export's own ledger bill vs attribute's" "${ledger_bill}" "${bill}")
+  file(READ "${WORK}/as-run-r.csv" as_run_r)
+  expect_match("${as_run_r}" "^job_id,.*,clipped,tiers\n")
+  expect_match("${as_run_r}" ",reserved [124]\n")
+  expect_rc(0 "${SEEDANCE}" export workload --ledger "${db}" --out "${WORK}/jobs-o.csv" --fleet "${WORK}/on-demand.yaml"
+            --summary "${WORK}/on-demand.json" --types "H100,a100-80g,NVIDIA-L4")
+  file(READ "${WORK}/on-demand.json" summary)
+  string(JSON paid GET "${summary}" total_micro_usd)
+  string(JSON charged GET "${summary}" ledger charged_these_jobs_micro_usd)
+  same_to_the_cent("as run all on-demand vs what the ledger charged the jobs" "${paid}" "${charged}")
+  string(REPLACE "." "" c "${charged_usd}")
+  same_to_the_cent("as run all on-demand vs the price table's as-run" "${paid}" "${c}")
+  # The jobs CSV does not depend on the pricing.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${WORK}/jobs.csv" "${WORK}/jobs-o.csv" RESULT_VARIABLE differ)
+  if(differ)
+    message(FATAL_ERROR "--fleet changed the jobs CSV")
+  endif()
   file(STRINGS "${WORK}/jobs.csv" header LIMIT_COUNT 1)
   expect_match("${header}" "^job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_H100,steps_per_s_A100-80G,steps_per_s_L4,")
   expect_rc(0 "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --duration 2h --no-packing --tenancy none
@@ -138,6 +190,24 @@ elseif(CASE STREQUAL "export_sacct")
   # Unknown utilization counts as fully busy: A100-80G runs at the FP16 ratio 312/989.
   expect_match("${jobs}" "1,0,bronze/job-3,1,8,1,0.315")
   expect_match("${stdout}" "as run: \\$0.014950")
+  # Priced by a fleet: job-3 starts first and takes the one owned H100; job-1's 2 GPUs overlap it
+  # and go on-demand. Owned at its stated price for the period (13:47:05 .. 13:47:13), used or not.
+  file(WRITE "${WORK}/fleet.yaml" "name: lab\nregions: [here]\ngpus:\n"
+       "  - {type: H100, owned: {count: 1, usd_per_gpu_hour: 0.9}, on_demand: {quota: 2, usd_per_gpu_hour: 3.6}}\n")
+  expect_rc(0 "${SEEDANCE}" export workload --sacct "${SOURCE}/tests/data/slurm/sacct3.json" --out "${WORK}/jobs.csv"
+            --as-run "${WORK}/as-run.csv" --fleet "${WORK}/fleet.yaml" --summary "${WORK}/summary.json")
+  file(READ "${WORK}/as-run.csv" as_run)
+  expect_match("${as_run}" "1,bronze,job-3,n1,H100,1,.*,sacct,no,owned 1\n")
+  expect_match("${as_run}" "2,gold,job-1,n2,H100,2,.*,sacct,no,on-demand 2\n")
+  # 8 s x 0.9 owned + 2 GPUs x 5 s x 3.6 on-demand = $0.002 + $0.01.
+  expect_match("${stdout}" "\\$0.01 = owned \\$0.00 \\+ reserved \\$0.00 \\+ on-demand \\$0.01 \\+ spot \\$0.00")
+  file(READ "${WORK}/summary.json" summary)
+  string(JSON micro GET "${summary}" total_micro_usd)
+  if(NOT micro EQUAL 12000)
+    message(FATAL_ERROR "as run on fleet.yaml: ${micro} micro-USD, want 12000 (0.002 owned + 0.010 on-demand)")
+  endif()
+  string(JSON owned GET "${summary}" usd_by_tier owned)
+  expect_match("${owned}" "^0.0020*[0-9]?$")
   bad("--db/--sacct: give exactly one source" export workload --out "${WORK}/x.csv")
   bad("--sacct ${WORK}/none.json: cannot open" export workload --sacct "${WORK}/none.json" --out "${WORK}/x.csv")
 elseif(CASE STREQUAL "export_bad")
@@ -148,6 +218,31 @@ elseif(CASE STREQUAL "export_bad")
   bad("--from/--to: no data" export workload --db "${db}" --out "${out}" --from 2026-12-01T00:00:00Z --to 2026-12-02T00:00:00Z)
   file(WRITE "${WORK}/prices.csv" "gpu_model,usd_per_gpu_hour_on_demand,basis,source,note\nH100,2.99,quoted,x,\n")
   bad("A100" export workload --db "${db}" --out "${out}" --prices "${WORK}/prices.csv")
+elseif(CASE STREQUAL "export_fleet_bad")
+  # A fleet that cannot hold what ran is an error naming the job and the GPU type, exit 2, and
+  # nothing written: neither the jobs CSV nor the as-run CSV nor the summary.
+  expect_rc(0 "${SEEDANCE}" generate telemetry --out "${WORK}/s.prom" --seed 3)
+  expect_rc(0 "${SEEDANCE}" ingest --format prom "${WORK}/s.prom" --db "${db}")
+  set(out "${WORK}/jobs.csv")
+  set(files --out "${out}" --as-run "${WORK}/as-run.csv" --summary "${WORK}/summary.json")
+  file(WRITE "${WORK}/small.yaml" "name: small\nregions: [here]\ngpus:\n"
+       "  - {type: A100-80G, owned: {count: 1, usd_per_gpu_hour: 0.5}}\n  - {type: H100, on_demand: {quota: 4}}\n")
+  bad("--fleet .*small.yaml: as-run job '[^']+' holds [0-9]+ GPUs? of A100-80G from [0-9]+ s to [0-9]+ s, [0-9]+ more than fleet 'small' \\(.*small.yaml:4\\) has free then \\(owned 1\\): raise its capacity of A100-80G \\(times: seconds after the first start, 2026-11-29T"
+      export workload --db "${db}" ${files} --fleet "${WORK}/small.yaml")
+  file(WRITE "${WORK}/h100.yaml" "name: h100-only\nregions: [here]\ngpus:\n  - {type: H100, on_demand: {quota: 4}}\n")
+  bad("as-run job '[^']+' ran on A100-80G, a GPU type fleet 'h100-only' \\(.*h100.yaml\\) does not list: add it to 'gpus'"
+      export workload --db "${db}" ${files} --fleet "${WORK}/h100.yaml")
+  bad("none.yaml: cannot open fleet file" export workload --db "${db}" ${files} --fleet "${WORK}/none.yaml")
+  file(WRITE "${WORK}/typo.yaml" "name: typo\nregions: [here]\ngpus:\n  - {type: H100, on_demand: {quot: 4}}\n")
+  bad("typo.yaml:4: key 'gpus\\[0\\].on_demand.quot': unknown key" export workload --db "${db}" ${files}
+      --fleet "${WORK}/typo.yaml")
+  bad("--summary: the same file as --as-run" export workload --db "${db}" --out "${out}" --as-run "${WORK}/x.csv"
+      --summary "${WORK}/x.csv")
+  foreach(f as-run.csv summary.json)
+    if(EXISTS "${WORK}/${f}")
+      message(FATAL_ERROR "bad input left ${f} behind")
+    endif()
+  endforeach()
 else()
   message(FATAL_ERROR "unknown CASE ${CASE}")
 endif()

@@ -57,9 +57,9 @@ struct AsRunPrice {
   Money usd_per_gpu_hour;
   Money cost;  // gpus x (end - start) at usd_per_gpu_hour, rounded to the micro-dollar
 };
-// Prices one job as it ran: the seam where a fleet file (owned, reserved, spot capacity) plugs
-// in; `seedance export workload` uses what the ledger charges per GPU-hour (error naming the job
-// and its model when it has no price).
+// Prices one job as it ran: `seedance export workload` uses what the ledger charges per GPU-hour
+// (error naming the job and its model when it has no price). With a fleet file the period is
+// priced whole instead (sim::PlaceAsRun, sim::PriceAsRun): a job's tier depends on the others.
 using AsRunPricer = std::function<Result<AsRunPrice>(const RanJob& job)>;
 
 }  // namespace seedance::ledger

@@ -51,11 +51,28 @@ double CostPerUsefulGpuHour(const sim::SimResult& s) {
   return s.useful_gpu_seconds > 0 ? s.total_cost_usd / (s.useful_gpu_seconds / 3600.0) : 0;
 }
 
+constexpr const char* kAsRunRole = "as run, not a policy";
+
+// "=> seedance: 12.3% cheaper than what you paid as run ($456.78: owned ...)" or "".
+std::string AsRunHeadline(const sim::ScenarioResult& r) {
+  const sim::PolicyOutcome* sd = r.Find("seedance");
+  if (!r.as_run || sd == nullptr) return "";
+  const double paid = r.as_run->cost.total_usd, c = sd->result.total_cost_usd;
+  return fmt::format("seedance: {:.1f}% {} than what you paid as run (${:.2f}: {}), avg JCT {:.2f} h vs {:.2f} h as run",
+                     std::abs(SavingPct(c, paid)), c <= paid ? "cheaper" : "dearer", paid, AsRunSplit(r.as_run->cost),
+                     sd->result.AvgJctHours(), r.as_run->result.AvgJctHours());
+}
+
 const char* kColors[] = {"#e15759", "#76b7b2", "#4e79a7", "#59a14f", "#edc948",
                          "#b07aa1", "#f28e2b", "#9c755f", "#ff9da7", "#bab0ac"};
 constexpr std::size_t kNumColors = sizeof(kColors) / sizeof(kColors[0]);
 
 }  // namespace
+
+std::string AsRunSplit(const sim::AsRunCost& c) {
+  return fmt::format("owned ${:.2f} + reserved ${:.2f} + on-demand ${:.2f} + spot ${:.2f} (committed GPUs idle: ${:.2f})",
+                     c.owned_usd, c.reserved_usd, c.on_demand_usd, c.spot_usd, c.committed_idle_usd);
+}
 
 std::string ScenarioTable(const sim::ScenarioResult& r) {
   std::string out = fmt::format("workload {} ({} jobs, arrivals over {:.1f} h, seed {}) on fleet {}\n", r.workload,
@@ -74,6 +91,16 @@ std::string ScenarioTable(const sim::ScenarioResult& r) {
                        s.deadline_misses, s.spot_interruptions, 100.0 * s.Utilization(), save,
                        best ? Pct(SavingPct(s.total_cost_usd, best->result.total_cost_usd)) : "-", over,
                        Role(p.baseline, p.reference, best == &p));
+  }
+  if (r.as_run) {
+    const auto& s = r.as_run->result;
+    double save = base ? SavingPct(s.total_cost_usd, base->result.total_cost_usd) : 0;
+    double over = r.bound.usd > 0 ? 100.0 * (s.total_cost_usd / r.bound.usd - 1.0) : 0;
+    out += fmt::format("{:<22} {:>12.2f} {:>10.3f} {:>8.2f}h {:>8.2f}h {:>7} {:>8} {:>5.1f}% {:>8.1f}% {:>9} {:>8.1f}%  {} ({})\n",
+                       sim::AsRunBaseline::kLabel, s.total_cost_usd, CostPerUsefulGpuHour(s), s.AvgJctHours(),
+                       s.P99JctHours(), "-", "-", 100.0 * s.Utilization(), save,
+                       best ? Pct(SavingPct(s.total_cost_usd, best->result.total_cost_usd)) : "-", over, kAsRunRole,
+                       r.as_run->source);
   }
   out += fmt::format("{:<22} {:>12.2f}   (LP relaxation, GLPK, any JCT, every job done within {:.1f} h: {} columns, "
                      "{:.2f} s)\n", "lower bound", r.bound.usd, r.bound_horizon_s / 3600.0, r.bound.columns,
@@ -114,8 +141,10 @@ std::string ScenarioTable(const sim::ScenarioResult& r) {
                          r.bound.usd > 0 ? s.total_cost_usd / r.bound.usd : 0.0);
     }
   }
+  if (const std::string paid = AsRunHeadline(r); !paid.empty()) out += "=> " + paid + "\n";
   for (const auto& n : r.notes) out += "note: " + n + "\n";
   for (const auto& a : r.assumptions) out += "assumes: " + a.text + "\n";
+  if (r.as_run) out += "assumes (as run): " + r.as_run->assumption + "\n";
   return out;
 }
 
@@ -168,8 +197,28 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
       auto gap = at_best ? GapClosed(s.total_cost_usd, best->result.total_cost_usd, at_best->usd) : std::nullopt;
       if (!p.baseline && gap) row["gap_closed"] = Round(*gap, 1e-6);
     }
+    if (r.as_run) row["savings_vs_as_run_pct"] = Round(SavingPct(s.total_cost_usd, r.as_run->cost.total_usd), 1e-4);
   }
   j["policies"] = pols;
+  if (r.as_run) {
+    const sim::AsRunBaseline& a = *r.as_run;
+    j["as_run"] = {{"label", sim::AsRunBaseline::kLabel},
+                   {"role", kAsRunRole},
+                   {"source", a.source},
+                   {"total_cost_usd", Round(a.cost.total_usd, 1e-6)},
+                   {"usd_by_tier",
+                    {{"owned", Round(a.cost.owned_usd, 1e-6)},
+                     {"reserved", Round(a.cost.reserved_usd, 1e-6)},
+                     {"on_demand", Round(a.cost.on_demand_usd, 1e-6)},
+                     {"spot", Round(a.cost.spot_usd, 1e-6)}}},
+                   {"committed_idle_usd", Round(a.cost.committed_idle_usd, 1e-6)},
+                   {"period_hours", Round((a.cost.period_end_s - a.cost.period_start_s) / 3600.0, 1e-6)},
+                   {"jobs", a.result.jobs.size()},
+                   {"avg_jct_hours", Round(a.result.AvgJctHours(), 1e-6)},
+                   {"p99_jct_hours", Round(a.result.P99JctHours(), 1e-6)},
+                   {"cost_per_useful_gpu_hour_usd", Round(CostPerUsefulGpuHour(a.result), 1e-6)},
+                   {"assumption", a.assumption}};
+  }
   j["seed"] = r.seed;
   if (best != nullptr) {
     j["best_baseline"] = {{"name", best->name},
@@ -398,6 +447,10 @@ std::string ScenarioHeadline(const sim::ScenarioResult& r) {
 std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
   std::string h = "<section>\n<h2>Cost of running the workload: " + HtmlEscape(r.workload) + "</h2>\n";
   h += ScenarioHeadline(r);
+  if (const std::string paid = AsRunHeadline(r); !paid.empty()) {
+    h += "<p class=\"headline\">" + HtmlEscape("S" + paid.substr(1)) + ". The as-run row is a baseline, not a policy: the "
+         "same jobs as they ran (" + HtmlEscape(r.as_run->source) + "), priced by the same fleet file.</p>\n";
+  }
   h += "<p>" + std::to_string(r.jobs) + " jobs (seed " + std::to_string(r.seed) + ") on fleet <code>" +
        HtmlEscape(r.fleet) +
        "</code>; every policy sees the same arrivals, prices, cold starts and spot availability. "
@@ -410,8 +463,9 @@ std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
   // Bar chart: total cost per policy with the lower bound as a dashed line.
   double max_cost = r.bound.usd;
   for (const auto& p : r.policies) max_cost = std::max(max_cost, p.result.total_cost_usd);
+  if (r.as_run) max_cost = std::max(max_cost, r.as_run->cost.total_usd);
   const int width = 760, bar_h = 34, left = 170, right = 110;
-  const int height = static_cast<int>(r.policies.size()) * (bar_h + 12) + 60;
+  const int height = static_cast<int>(r.policies.size() + (r.as_run ? 1 : 0)) * (bar_h + 12) + 60;
   const double scale = max_cost > 0 ? (width - left - right) / max_cost : 0;
   h += fmt::format("<svg viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"cost by policy\">\n",
                    width, height);
@@ -427,6 +481,17 @@ std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
                      p.result.total_cost_usd);
     y += bar_h + 12;
     ++k;
+  }
+  if (r.as_run) {  // hatched grey: a baseline row, not a policy
+    const double paid = r.as_run->cost.total_usd, w = paid * scale;
+    h += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"13\">{}</text>\n", left - 8,
+                     y + bar_h / 2 + 5, HtmlEscape(sim::AsRunBaseline::kLabel));
+    h += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"#bab0ac\" stroke=\"#333\" "
+                     "stroke-dasharray=\"3 3\"><title>{}: ${:.2f} ({})</title></rect>\n",
+                     left, y, w, bar_h, HtmlEscape(sim::AsRunBaseline::kLabel), paid, kAsRunRole);
+    h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"12\">${:.0f}</text>\n", left + w + 6, y + bar_h / 2 + 5,
+                     paid);
+    y += bar_h + 12;
   }
   double lb = left + r.bound.usd * scale;
   h += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"10\" y2=\"{1}\" stroke=\"#333\" stroke-dasharray=\"6 4\"/>\n", lb,
@@ -450,7 +515,17 @@ std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
                      best ? Pct(SavingPct(s.total_cost_usd, best->result.total_cost_usd)) : "-", s.deadline_misses,
                      s.spot_interruptions, 100 * s.Utilization(), s.cold_start_idle_usd);
   }
+  if (r.as_run) {
+    const auto& s = r.as_run->result;
+    h += fmt::format("<tr><td title=\"{}\">{}</td><td>{}</td><td>{:.2f}</td><td>{:.3f}</td><td>{:.2f}</td><td>{:.2f}</td>"
+                     "<td>{}</td><td>{}</td><td>-</td><td>-</td><td>{:.1f}%</td><td>-</td></tr>\n",
+                     HtmlEscape(AsRunSplit(r.as_run->cost)), HtmlEscape(sim::AsRunBaseline::kLabel), kAsRunRole,
+                     s.total_cost_usd, CostPerUsefulGpuHour(s), s.AvgJctHours(), s.P99JctHours(),
+                     fifo ? Pct(SavingPct(s.total_cost_usd, fifo->result.total_cost_usd)) : "-",
+                     best ? Pct(SavingPct(s.total_cost_usd, best->result.total_cost_usd)) : "-", 100 * s.Utilization());
+  }
   h += "</table>\n";
+  if (r.as_run) h += "<p class=\"note\">" + HtmlEscape("As run: " + AsRunSplit(r.as_run->cost) + "; " + r.as_run->assumption + ".") + "</p>\n";
   h += AssumesParagraph(r, sim::Assumption::kCosts);
   h += "<h3>Lower bounds</h3>\n<table>\n<tr><th>bound</th><th>$</th><th>holds for</th><th>LP columns</th>"
        "<th>solve s</th></tr>\n";
@@ -569,6 +644,13 @@ std::string SweepTable(const sim::SeedSweep& s) {
                        Role(p.baseline, p.reference, best == &p),
                        p.unfinished_runs > 0 ? fmt::format(" (unfinished jobs on {} seeds)", p.unfinished_runs) : "");
   }
+  if (const auto& a = first.as_run) {
+    const double paid = a->cost.total_usd;
+    out += fmt::format("{:<22} {:>22} {:>16.2f} {:>16.2f} {:>9} {:>9}  {} ({})\n", sim::AsRunBaseline::kLabel,
+                       fmt::format("{:.2f}", paid), a->result.AvgJctHours(), a->result.P99JctHours(),
+                       fifo ? Pct(SavingPct(paid, fifo->total_cost_usd.mean)) : "-",
+                       best ? Pct(SavingPct(paid, best->total_cost_usd.mean)) : "-", kAsRunRole, a->source);
+  }
   out += fmt::format("{:<22} {:>22}   (LP relaxation, any JCT)\n", "lower bound", PlusMinus(s.lower_bound_usd, "{:.2f}"));
   if (best != nullptr) {
     out += fmt::format("{:<22} {:>22}   (at {}'s average JCT on each seed)\n", "lower bound @ " + best->name,
@@ -643,6 +725,7 @@ nlohmann::json SweepJson(const sim::SeedSweep& s) {
   j["lower_bound_usd"] = Round(s.lower_bound_usd.mean, 1e-6);
   j["bound_at_best_baseline_usd"] = best ? nlohmann::json(Round(s.bound_at_best_baseline_usd.mean, 1e-6)) : nullptr;
   j["assumptions"] = first["assumptions"];
+  if (first.contains("as_run")) j["as_run"] = first["as_run"];
   j["summary"] = {{"policies", rows},
                   {"best_baseline", best_json},
                   {"lower_bound_usd", mean_sd(s.lower_bound_usd)},
@@ -681,6 +764,15 @@ std::string SweepHtmlSection(const sim::SeedSweep& s) {
   if (best != nullptr) {
     h += fmt::format("<tr><td>lower bound @ {0}</td><td></td><td>{1}</td><td colspan=\"4\">at {0}'s average JCT on "
                      "each seed</td></tr>\n", HtmlEscape(best->name), PlusMinus(s.bound_at_best_baseline_usd, "{:.2f}"));
+  }
+  if (const auto& a = first.as_run) {
+    const double paid = a->cost.total_usd;
+    h += fmt::format("<tr><td title=\"{}\">{}</td><td>{}</td><td>{:.2f}</td><td>{:.2f}</td><td>{:.2f}</td><td>{}</td>"
+                     "<td>{}</td></tr>\n",
+                     HtmlEscape(AsRunSplit(a->cost)), HtmlEscape(sim::AsRunBaseline::kLabel), kAsRunRole, paid,
+                     a->result.AvgJctHours(), a->result.P99JctHours(),
+                     fifo ? Pct(SavingPct(paid, fifo->total_cost_usd.mean)) : "-",
+                     best ? Pct(SavingPct(paid, best->total_cost_usd.mean)) : "-");
   }
   h += "</table>\n";
   h += AssumesParagraph(first, sim::Assumption::kCosts);

@@ -30,6 +30,14 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r);
 // An HTML <section> (no page wrapper).
 std::string ScenarioHtmlSection(const sim::ScenarioResult& r);
 
+// With r.as_run (`cost-benchmark --as-run`) the table, results.json (top-level as_run {label, role,
+// source, total_cost_usd, usd_by_tier {owned, reserved, on_demand, spot}, committed_idle_usd,
+// period_hours, jobs, avg_jct_hours, p99_jct_hours, cost_per_useful_gpu_hour_usd, assumption}, and
+// savings_vs_as_run_pct on every policy) and the HTML section carry the row "as run (what you
+// paid)", labelled as a baseline row, not a policy.
+// "owned $a + reserved $b + on-demand $c + spot $d (committed GPUs idle: $e)", to the cent.
+std::string AsRunSplit(const sim::AsRunCost& c);
+
 // `--seeds` with more than one seed: the table of mean +- sd per policy, results.json (seeds,
 // per_seed [ScenarioJson of each], summary {policies [{name, baseline, reference, role,
 // total_cost_usd {mean, sd}, avg_jct_hours, p99_jct_hours, unfinished_runs, savings_vs_fifo_pct,

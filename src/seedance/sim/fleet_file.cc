@@ -466,9 +466,111 @@ Result<AsRunCost> PriceAsRun(const FleetFile& file, const std::vector<AsRunInter
     const double usd = ps.max_gpus * (period_end_s - period_start_s) * ps.usd_per_gpu_hour / 3600.0;
     out.usd_by_pool[p] = usd;
     out.committed_usd += usd;
+    (ps.tier == Tier::kOwned ? out.owned_usd : out.reserved_usd) += usd;
     out.committed_idle_usd += usd - used_gpu_s[p] * ps.usd_per_gpu_hour / 3600.0;
   }
   out.total_usd = out.committed_usd + out.on_demand_usd + out.spot_usd;
+  return out;
+}
+
+namespace {
+
+// The most GPUs `held` (start, end, GPUs) holds at once at an instant of [s, e) (at s when e <= s).
+int MaxHeld(const std::vector<AsRunInterval>& held, double s, double e) {
+  int at_s = 0;
+  std::vector<std::pair<double, int>> edges;
+  for (const AsRunInterval& h : held) {
+    const bool overlaps = e > s ? h.start_s < e && s < h.end_s : h.start_s <= s && s < h.end_s;
+    if (!overlaps) continue;
+    if (h.start_s <= s) {
+      at_s += h.gpus;
+    } else {
+      edges.emplace_back(h.start_s, h.gpus);
+    }
+    if (h.end_s < e) edges.emplace_back(h.end_s, -h.gpus);
+  }
+  std::sort(edges.begin(), edges.end());  // at equal times, releases before acquisitions
+  int now = at_s, most = at_s;
+  for (const auto& [time, delta] : edges) {
+    now += delta;
+    most = std::max(most, now);
+  }
+  return most;
+}
+
+std::string Gpus(int n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
+
+}  // namespace
+
+Result<std::vector<AsRunInterval>> PlaceAsRun(const FleetFile& file, const std::vector<AsRunJob>& jobs) {
+  std::vector<std::size_t> order(jobs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&jobs](std::size_t a, std::size_t b) { return jobs[a].start_s < jobs[b].start_s; });
+  // Per fleet type: its pools in the order a job takes them, with what is placed in each.
+  struct Pool {
+    Tier tier;
+    int gpus;
+    std::vector<AsRunInterval> held;
+  };
+  std::vector<std::vector<Pool>> pools(file.gpus.size());
+  for (std::size_t t = 0; t < file.gpus.size(); ++t) {
+    const FleetFileGpu& g = file.gpus[t];
+    if (g.owned > 0) pools[t].push_back({Tier::kOwned, g.owned, {}});
+    if (g.reserved > 0) pools[t].push_back({Tier::kReserved, g.reserved, {}});
+    if (g.has_on_demand) pools[t].push_back({Tier::kOnDemand, g.on_demand_quota, {}});
+    int spot = 0;
+    for (const FleetFileSpot& s : g.spot) spot += s.max_gpus;
+    if (spot > 0) pools[t].push_back({Tier::kSpot, spot, {}});
+  }
+  std::vector<std::vector<AsRunInterval>> placed(jobs.size());
+  for (std::size_t i : order) {
+    const AsRunJob& job = jobs[i];
+    const std::string where = "as-run job '" + job.job + "'";
+    if (!(job.end_s >= job.start_s)) return InvalidArgumentError(where + ": ends before it starts");
+    if (job.gpus < 1) return InvalidArgumentError(where + ": gpus " + std::to_string(job.gpus) + " must be >= 1");
+    const std::string type = CanonicalGpuType(job.gpu_type);
+    std::size_t t = 0;
+    while (t < file.gpus.size() && file.gpus[t].type != type) ++t;
+    if (t == file.gpus.size()) {
+      return InvalidArgumentError(where + " ran on " + job.gpu_type + ", a GPU type fleet '" + file.name + "' (" +
+                                  file.path + ") does not list: add it to 'gpus'");
+    }
+    const FleetFileGpu& g = file.gpus[t];
+    int need = job.gpus;
+    std::string capacity;  // "owned 4, reserved 2, on-demand quota 8" for the error
+    for (Pool& pool : pools[t]) {
+      if ((pool.tier == Tier::kSpot) != job.spot) continue;
+      capacity += (capacity.empty() ? "" : ", ") + std::string(TierName(pool.tier)) +
+                  (pool.tier == Tier::kOnDemand ? " quota " : pool.tier == Tier::kSpot ? " max " : " ") +
+                  std::to_string(pool.gpus);
+      const int take = std::min(need, pool.gpus - MaxHeld(pool.held, job.start_s, job.end_s));
+      if (take <= 0) continue;
+      AsRunInterval iv{job.job, type, pool.tier, job.start_s, job.end_s, take};
+      pool.held.push_back(iv);
+      placed[i].push_back(std::move(iv));
+      need -= take;
+      if (need == 0) break;
+    }
+    if (need > 0) {
+      const std::string fleet = "fleet '" + file.name + "' (" + file.path + ":" + std::to_string(g.line) + ")";
+      if (capacity.empty()) {
+        return InvalidArgumentError(
+            job.spot ? where + " ran on spot " + type + " GPUs; " + fleet + " has no spot pool of " + type
+                     : where + " ran on " + type + "; " + fleet + " has only spot pools of it, and the history does not "
+                       "say the job ran on spot: give " + type + " owned, reserved or on_demand capacity");
+      }
+      return InvalidArgumentError(where + " holds " + Gpus(job.gpus) + " of " + type + " from " +
+                                  std::to_string(static_cast<long long>(job.start_s)) + " s to " +
+                                  std::to_string(static_cast<long long>(job.end_s)) + " s, " + std::to_string(need) +
+                                  " more than " + fleet + " has free then (" + capacity +
+                                  "): raise its capacity of " + type);
+    }
+  }
+  std::vector<AsRunInterval> out;
+  for (auto& p : placed) {
+    for (auto& iv : p) out.push_back(std::move(iv));
+  }
   return out;
 }
 

@@ -93,6 +93,7 @@ struct AsRunCost {
   double period_start_s = 0, period_end_s = 0;
   double total_usd = 0;
   double committed_usd = 0;         // owned (TCO) and reserved pools over the whole period, used or not
+  double owned_usd = 0, reserved_usd = 0;  // committed_usd split by tier
   double committed_idle_usd = 0;    // the part of it no job used
   double on_demand_usd = 0, spot_usd = 0;
   std::vector<std::string> pool_names;  // "A100-80G owned", parallel to usd_by_pool
@@ -108,6 +109,26 @@ struct AsRunCost {
 // once than it has (owned / reserved count, on-demand quota, spot max_gpus).
 Result<AsRunCost> PriceAsRun(const FleetFile& file, const std::vector<AsRunInterval>& run,
                              const cost::PriceTable& prices, double period_start_s = 0, double period_end_s = 0);
+
+// A job as history shows it (`export workload`, `cost-benchmark --as-run`): GPUs of one type held
+// over [start_s, end_s), without the tier they were paid in (Kubernetes and Slurm history name
+// nodes, not how they are paid for) unless `spot`: the history says they were spot capacity.
+struct AsRunJob {
+  std::string job;
+  std::string gpu_type;  // any spelling the GPU-name parser knows
+  double start_s = 0, end_s = 0;
+  int gpus = 1;
+  bool spot = false;
+};
+
+// Puts what ran into the fleet's pools (PriceAsRun's input): jobs in start order (ties: input
+// order) take, for their whole run, the GPUs of their type that are free over all of it, first
+// owned, then reserved, then on-demand up to its quota (one job may span tiers); a `spot` job
+// takes the type's spot pools (their max_gpus added up) and nothing else. Errors (kInvalidArgument,
+// never a silent overflow): a job on a type the fleet does not list, a spot job on a type without
+// spot pools, end before start, GPUs < 1, and a job whose GPUs do not fit, naming the job, its type,
+// its start and what the fleet has of that type.
+Result<std::vector<AsRunInterval>> PlaceAsRun(const FleetFile& file, const std::vector<AsRunJob>& jobs);
 
 // "owned", "reserved", "on-demand" (or "on_demand", "ondemand"), "spot"; kInvalidArgument otherwise.
 Result<Tier> ParseTier(std::string_view text);

@@ -383,5 +383,76 @@ TEST_F(FleetFileTest, PricesTheAsRunPeriodByTheSameRules) {
   EXPECT_FALSE(ParseTier("preemptible").has_value());
 }
 
+TEST_F(FleetFileTest, PlacesWhatRanOwnedFirstThenReservedThenOnDemand) {
+  auto f = Parse(
+      "name: mine\nregions: [r]\ngpus:\n  - type: A100-80G\n    owned: {count: 2, usd_per_gpu_hour: 0.5}\n"
+      "    reserved: {count: 1, usd_per_gpu_hour: 1.2}\n    on_demand: {quota: 4}\n"
+      "    spot: [{max_gpus: 4, series: traces/a.json}]\n  - type: V100\n    spot: [{max_gpus: 2, series: traces/b.json}]\n");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  // a takes both owned GPUs; b (3 GPUs, overlapping a) the reserved one and 2 on-demand; c starts
+  // after a ends: the owned GPUs are free over all of c's run; d overlaps b and c: on-demand.
+  const std::vector<AsRunJob> jobs = {
+      {"b", "a100-80g", 1800, 5400, 3},
+      {"a", "NVIDIA A100-SXM4-80GB", 0, 3600, 2},
+      {"c", "A100-80G", 3600, 7200, 2},
+      {"d", "A100-80G", 3600, 5400, 2},
+      {"e", "V100", 0, 3600, 2, /*spot=*/true},
+  };
+  auto placed = PlaceAsRun(*f, jobs);
+  ASSERT_TRUE(placed.has_value()) << placed.error().message();
+  std::map<std::string, std::string> tiers;
+  for (const auto& iv : *placed) tiers[iv.job] += std::string(TierName(iv.tier)) + " " + std::to_string(iv.gpus) + ";";
+  EXPECT_EQ(tiers["a"], "owned 2;");
+  EXPECT_EQ(tiers["b"], "reserved 1;on-demand 2;");
+  EXPECT_EQ(tiers["c"], "owned 2;");
+  EXPECT_EQ(tiers["d"], "on-demand 2;");  // b still holds the reserved GPU until 5400 s
+  EXPECT_EQ(tiers["e"], "spot 2;");
+  // In input order, each job's intervals together.
+  EXPECT_EQ((*placed)[0].job, "b");
+  auto c = PriceAsRun(*f, *placed, prices_);
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  // Committed over the 2 h period: 2 owned x 0.5 + 1 reserved x 1.2 per hour; on-demand at the
+  // table's 1.79 (b: 2 GPUs x 1 h, d: 2 GPUs x 0.5 h); V100 spot: the table quotes no spot price,
+  // so the default ratio x its on-demand 2.85.
+  EXPECT_NEAR(c->owned_usd, 2 * 2 * 0.5, 1e-9);
+  EXPECT_NEAR(c->reserved_usd, 2 * 1.2, 1e-9);
+  EXPECT_NEAR(c->on_demand_usd, (2 * 1 + 2 * 0.5) * 1.79, 1e-9);
+  EXPECT_NEAR(c->spot_usd, 2 * 1 * 2.85 * cost::kDefaultSpotRatio, 1e-9);
+  EXPECT_NEAR(c->committed_idle_usd, 1.2 * 2 - 1.2 * 1, 1e-9);  // owned busy all 2 h; reserved 1 of 2 h
+  EXPECT_NEAR(c->total_usd, c->owned_usd + c->reserved_usd + c->on_demand_usd + c->spot_usd, 1e-9);
+}
+
+TEST_F(FleetFileTest, PlacingWhatRanNeverOverflowsSilently) {
+  auto f = Parse(
+      "name: mine\nregions: [r]\ngpus:\n  - type: A100-80G\n    owned: {count: 2, usd_per_gpu_hour: 0.5}\n"
+      "    on_demand: {quota: 1}\n  - type: V100\n    spot: [{max_gpus: 2, series: traces/b.json}]\n");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  const auto error = [&](const std::vector<AsRunJob>& jobs) {
+    auto x = PlaceAsRun(*f, jobs);
+    if (x.has_value()) return std::string("placed");
+    std::string m = x.error().message();
+    const std::string prefix = (dir_ / "").string();
+    for (std::size_t at; (at = m.find(prefix)) != std::string::npos;) m.erase(at, prefix.size());
+    return m;
+  };
+  EXPECT_EQ(error({{"a", "A100-80G", 0, 100, 2}, {"b", "A100-80G", 50, 150, 2}}),
+            "as-run job 'b' holds 2 GPUs of A100-80G from 50 s to 150 s, 1 more than fleet 'mine' (fleet.yaml:4) has "
+            "free then (owned 2, on-demand quota 1): raise its capacity of A100-80G");
+  // Back to back fits; the same GPUs again after the first job ends.
+  EXPECT_EQ(error({{"a", "A100-80G", 0, 100, 3}, {"b", "A100-80G", 100, 150, 3}}), "placed");
+  EXPECT_EQ(error({{"a", "H100", 0, 100, 1}}),
+            "as-run job 'a' ran on H100, a GPU type fleet 'mine' (fleet.yaml) does not list: add it to 'gpus'");
+  EXPECT_EQ(error({{"a", "V100", 0, 100, 1}}),
+            "as-run job 'a' ran on V100; fleet 'mine' (fleet.yaml:7) has only spot pools of it, and the history does "
+            "not say the job ran on spot: give V100 owned, reserved or on_demand capacity");
+  EXPECT_EQ(error({{"a", "A100-80G", 0, 100, 1, true}}),
+            "as-run job 'a' ran on spot A100-80G GPUs; fleet 'mine' (fleet.yaml:4) has no spot pool of A100-80G");
+  EXPECT_EQ(error({{"a", "V100", 0, 100, 3, true}}),
+            "as-run job 'a' holds 3 GPUs of V100 from 0 s to 100 s, 1 more than fleet 'mine' (fleet.yaml:7) has free "
+            "then (spot max 2): raise its capacity of V100");
+  EXPECT_EQ(error({{"a", "A100-80G", 10, 0, 1}}), "as-run job 'a': ends before it starts");
+  EXPECT_EQ(error({{"a", "A100-80G", 0, 10, 0}}), "as-run job 'a': gpus 0 must be >= 1");
+}
+
 }  // namespace
 }  // namespace seedance::sim

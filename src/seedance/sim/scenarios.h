@@ -4,6 +4,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "seedance/cost/price_table.h"
 #include "seedance/sim/config.h"
 #include "seedance/sim/engine.h"
+#include "seedance/sim/fleet_file.h"
 #include "seedance/sim/lower_bound.h"
 #include "seedance/sim/workload.h"
 
@@ -63,6 +65,19 @@ struct Assumption {
   std::string text;       // one sentence
 };
 
+// `cost-benchmark --as-run`: the same jobs as they ran (history), priced by the same fleet file
+// (PlaceAsRun, PriceAsRun). A baseline row beside the policies, not a policy: never the best
+// baseline, no bound or chart of its own.
+struct AsRunBaseline {
+  static constexpr const char* kLabel = "as run (what you paid)";
+  std::string source;      // the as-run CSV
+  std::string assumption;  // how its GPUs were put in the fleet's tiers (PlaceAsRun), one sentence
+  AsRunCost cost;
+  // Its jobs as SimResult rows (arrival = start, finish = end as they ran) with total_cost_usd,
+  // useful / busy / held GPU-seconds, so that its JCT and $/useful GPU-hour read like a policy's.
+  SimResult result;
+};
+
 struct ScenarioResult {
   std::string workload;
   std::string fleet;
@@ -88,6 +103,7 @@ struct ScenarioResult {
   std::vector<ServiceBound> service_bounds;
   std::vector<std::string> notes;
   std::vector<Assumption> assumptions;  // facts the figures rest on, per report section
+  std::optional<AsRunBaseline> as_run;  // set by `cost-benchmark --as-run`
 
   const PolicyOutcome* Find(const std::string& name) const;
   // The bound at the best baseline's average JCT, or nullptr.

@@ -204,13 +204,17 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
     if (keep >= 0 && config_.migrate_after_queue) movable.push_back({&c, out.size()});
     int choice = keep;
     // max_step_price_ratio: the dearest step accepted, relative to the cheapest on-demand step of
-    // an acceptable type whether or not it has room now (dearer: queue for it instead).
+    // an acceptable type whether or not it has room now (dearer: queue for it instead). Only
+    // on-demand pools that can ever hold the job set it: owned and reserved GPUs (marginal price
+    // 0) would make every on-demand step "too dear", and a job wider than them would queue forever.
     double max_score = kInf;
     if (config_.enabled && config_.max_step_price_ratio > 0 && !std::isfinite(s.deadline_s)) {
       for (std::size_t p = 0; p < view.pools.size(); ++p) {
         const PoolInfo& ps = view.pools[p].info;
         const double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
-        if (ps.tier == Tier::kSpot || thr <= 0 || thr < config_.min_speed_ratio * best) continue;
+        if (ps.tier != Tier::kOnDemand || ps.max_gpus < s.gpus || thr <= 0 || thr < config_.min_speed_ratio * best) {
+          continue;
+        }
         max_score = std::min(max_score, config_.max_step_price_ratio * Score(view, p, s, remaining));
       }
     }

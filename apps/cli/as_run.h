@@ -1,0 +1,56 @@
+#pragma once
+
+// The as-run baseline (issue 28): the as-run CSV `seedance export workload --as-run` writes, read
+// back, and the period it describes priced by a fleet file (sim::PlaceAsRun, sim::PriceAsRun).
+// `export workload --fleet` and `cost-benchmark --as-run` price it through PriceAsRunOnFleet, so
+// both print the same total for the same rows and fleet.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "seedance/core/status.h"
+#include "seedance/cost/price_table.h"
+#include "seedance/sim/fleet_file.h"
+
+namespace seedance::cli {
+
+// What the as-run figures assume, for the output: sim::PlaceAsRun's rule, and that no history
+// source (ledger, sacct) says which nodes were spot.
+extern const char* const kAsRunAssumption;
+
+// One job as it ran.
+struct AsRunRow {
+  std::uint32_t line = 0;  // its line in the CSV (0: not read from one)
+  std::int64_t job_id = 0;
+  std::string job;         // namespace/pod
+  std::string gpu_type;    // as written
+  int gpus = 0;
+  std::int64_t start_ms = 0, end_ms = 0;
+};
+
+// Reads an as-run CSV (columns job_id, namespace, pod, gpu_type, gpus, start, end by name; the
+// others are ignored). Errors (kInvalidArgument) name file:line:column and the field; a job_id
+// listed twice, an end before its start and a file without rows are errors too.
+Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path);
+
+struct FleetAsRun {
+  std::int64_t period_start_ms = 0, period_end_ms = 0;  // the first start and the last end
+  std::vector<sim::AsRunInterval> placed;  // the rows' GPUs in the fleet's tiers (sim::PlaceAsRun)
+  sim::AsRunCost cost;                     // usd_by_job keyed by JobKey(row)
+};
+
+// The key of a row in FleetAsRun's intervals and usd_by_job: "namespace/pod (job_id N)".
+std::string JobKey(const AsRunRow& row);
+
+// Places the rows' GPUs in `fleet`'s tiers and prices them over [first start, last end] (owned
+// and reserved GPUs billed for all of it, used or not). Errors (kInvalidArgument) are sim's,
+// naming the job and the type, with times in seconds after the first start (which they state).
+Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::PriceTable& prices,
+                                     const std::vector<AsRunRow>& rows);
+
+// JobKey -> "owned 2 + on-demand 2": the tiers each job's GPUs were placed in.
+std::map<std::string, std::string> TiersByJob(const FleetAsRun& priced);
+
+}  // namespace seedance::cli
