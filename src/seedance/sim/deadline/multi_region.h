@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -144,6 +145,17 @@ struct MultiOmniscientPlan {
 MultiOmniscientPlan PlanMultiRegionOmniscient(const std::vector<SpotTrace>& regions, std::int64_t start_tick,
                                               const DeadlineJob& job,
                                               double upper_bound = std::numeric_limits<double>::infinity());
+
+// The order in which the programme tries the moves at a tick. Of two schedules of equal cost it
+// keeps the one found first, so the order decides ties, and only ties.
+enum class MoveOrder {
+  kSpotFirst,      // idle, spot in each region, on-demand: PlanOmniscient's order
+  kOnDemandFirst,  // idle, on-demand, spot in each region: PlanMultiRegionOmniscient's order
+};
+// The programme behind both omniscient references (PlanOmniscient is its one-region case).
+// REQUIRES: regions non-empty, one gap_s > 0 for all, job.od_price >= 1.
+MultiOmniscientPlan PlanOmniscientAcross(std::span<const SpotTrace> regions, std::int64_t start_tick,
+                                         const DeadlineJob& job, double upper_bound, MoveOrder order);
 
 class MultiRegionOmniscientPolicy : public MultiRegionPolicy {
  public:

@@ -119,6 +119,48 @@ struct TickStep {
 };
 TickStep StepTick(Instance inst, std::int64_t changeover_left, std::int64_t remaining, std::int64_t gap_s);
 
+// One job under way in a simulator (SimulateJob, and SimulateMultiRegionJob, which adds where a
+// spot instance runs): what it holds, the changeover still to serve, the compute left, and the
+// outcome so far.
+class JobRun {
+ public:
+  JobRun(const DeadlineJob& job, std::int64_t gap_s);
+  // Whether tick i (from the start) is still simulated: work is left and the job can still finish
+  // by the deadline plus C(0) + d.
+  bool Running(std::int64_t i) const { return left_ > 0 && i < max_ticks_; }
+  Instance held() const { return held_; }
+  // The spot instance held was lost at this tick boundary: the job is idle.
+  void Preempt();
+  // Sets the job's fields of an Observation or a MultiObservation for tick i.
+  template <typename Obs>
+  void Observe(Obs& obs, std::int64_t start_tick, std::int64_t i) const {
+    obs.job = job_;
+    obs.gap_s = gap_s_;
+    obs.start_tick = start_tick;
+    obs.now_tick = start_tick + i;
+    obs.elapsed_s = i * gap_s_;
+    obs.remaining_compute_s = left_;
+    obs.remaining_time_s = job_->deadline_s - i * gap_s_;
+    obs.current = held_;
+    obs.changeover_left_s = changeover_left_;
+  }
+  // Holds `want` for tick i: a changeover when it is another instance than the one held, or when
+  // `relaunch` (a spot instance moved to another region).
+  void Hold(Instance want, bool relaunch, std::int64_t i);
+  JobOutcome& outcome() { return out_; }
+  // Prices the run and says whether it met the deadline.
+  JobOutcome Finish();
+
+ private:
+  const DeadlineJob* job_;
+  std::int64_t gap_s_;
+  std::int64_t max_ticks_;
+  Instance held_ = Instance::kIdle;
+  std::int64_t changeover_left_ = 0;
+  std::int64_t left_;
+  JobOutcome out_;
+};
+
 // Books one tick held on `inst` into `out` (billed and compute seconds by instance kind; the finish
 // time when the tick ends the job, `tick_start_s` being the tick's offset from the start).
 void RecordTick(Instance inst, const TickStep& step, std::int64_t remaining_after, std::int64_t tick_start_s,
