@@ -12,15 +12,7 @@ namespace seedance::sim::deadline {
 Observation MultiObservation::InRegion(int r) const {
   const auto u = static_cast<std::size_t>(r);
   Observation o;
-  o.job = job;
-  o.gap_s = gap_s;
-  o.start_tick = start_tick;
-  o.now_tick = now_tick;
-  o.elapsed_s = elapsed_s;
-  o.remaining_compute_s = remaining_compute_s;
-  o.remaining_time_s = remaining_time_s;
-  o.current = current;
-  o.changeover_left_s = changeover_left_s;
+  static_cast<JobView&>(o) = *this;
   o.spot_available = spot_available[u];
   o.past = past[u];
   return o;

@@ -35,17 +35,8 @@ struct MultiDecision {
   }
 };
 
-struct MultiObservation {
-  const DeadlineJob* job = nullptr;
-  std::int64_t gap_s = 0;
-  std::int64_t start_tick = 0;
-  std::int64_t now_tick = 0;
-  std::int64_t elapsed_s = 0;
-  std::int64_t remaining_compute_s = 0;
-  std::int64_t remaining_time_s = 0;
-  Instance current = Instance::kIdle;  // after any preemption seen at this tick
+struct MultiObservation : JobView {
   int spot_region = -1;                // region of the running spot instance, -1 when not on spot
-  std::int64_t changeover_left_s = 0;
   std::vector<bool> spot_available;    // per region, now
   std::vector<PastView> past;          // per region, the series up to now_tick
 

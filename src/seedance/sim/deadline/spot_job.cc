@@ -57,6 +57,18 @@ JobRun::JobRun(const DeadlineJob& job, std::int64_t gap_s)
   if (left_ <= 0) out_.finish_s = 0;
 }
 
+void JobRun::Observe(JobView& view, std::int64_t start_tick, std::int64_t i) const {
+  view.job = job_;
+  view.gap_s = gap_s_;
+  view.start_tick = start_tick;
+  view.now_tick = start_tick + i;
+  view.elapsed_s = i * gap_s_;
+  view.remaining_compute_s = left_;
+  view.remaining_time_s = job_->deadline_s - i * gap_s_;
+  view.current = held_;
+  view.changeover_left_s = changeover_left_;
+}
+
 void JobRun::Preempt() {
   held_ = Instance::kIdle;
   changeover_left_ = 0;

@@ -60,8 +60,8 @@ class PastView {
   std::int64_t now_;
 };
 
-// What a policy sees at one decision point (a tick boundary).
-struct Observation {
+// The job's own state at one decision point (a tick boundary), as every policy sees it.
+struct JobView {
   const DeadlineJob* job = nullptr;
   std::int64_t gap_s = 0;
   std::int64_t start_tick = 0;           // series tick at which the job started
@@ -71,8 +71,12 @@ struct Observation {
   std::int64_t remaining_time_s = 0;     // R(t)
   Instance current = Instance::kIdle;    // after any preemption seen at this tick
   std::int64_t changeover_left_s = 0;    // of the current instance
-  bool spot_available = false;           // now
-  PastView past{nullptr, 0};             // the series up to now_tick
+};
+
+// What a policy sees at one decision point: the job, and the spot market.
+struct Observation : JobView {
+  bool spot_available = false;  // now
+  PastView past{nullptr, 0};    // the series up to now_tick
 };
 
 // A deadline policy: one decision per tick. Decide may return kSpot only when spot_available.
@@ -131,19 +135,8 @@ class JobRun {
   Instance held() const { return held_; }
   // The spot instance held was lost at this tick boundary: the job is idle.
   void Preempt();
-  // Sets the job's fields of an Observation or a MultiObservation for tick i.
-  template <typename Obs>
-  void Observe(Obs& obs, std::int64_t start_tick, std::int64_t i) const {
-    obs.job = job_;
-    obs.gap_s = gap_s_;
-    obs.start_tick = start_tick;
-    obs.now_tick = start_tick + i;
-    obs.elapsed_s = i * gap_s_;
-    obs.remaining_compute_s = left_;
-    obs.remaining_time_s = job_->deadline_s - i * gap_s_;
-    obs.current = held_;
-    obs.changeover_left_s = changeover_left_;
-  }
+  // The job's state at tick i of a run started at series tick `start_tick`.
+  void Observe(JobView& view, std::int64_t start_tick, std::int64_t i) const;
   // Holds `want` for tick i: a changeover when it is another instance than the one held, or when
   // `relaunch` (a spot instance moved to another region).
   void Hold(Instance want, bool relaunch, std::int64_t i);
