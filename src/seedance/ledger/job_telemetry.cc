@@ -112,30 +112,21 @@ Result<GpuActivity> ReadGpuActivity(Ledger& ledger, const std::vector<NodeGpu>& 
   GpuActivity out;
   if (gpus.empty() || from_ms >= to_ms) return out;
   SEEDANCE_ASSIGN_OR_RETURN(auto by_gpu, UtilSeriesByGpu(ledger));
-  Stmt read;
-  SEEDANCE_RETURN_IF_ERROR(read.Prepare(
-      ledger.db(), "SELECT ts_ms, value FROM samples WHERE series_id=?1 AND ts_ms>=?2 AND ts_ms<?3"));
+  internal::SeriesSamples read;
+  SEEDANCE_RETURN_IF_ERROR(read.Prepare(ledger.db()));
   double sum = 0;
   for (const NodeGpu& g : gpus) {
     auto it = by_gpu.find(g);
     if (it == by_gpu.end()) continue;
     for (const UtilSeries& s : it->second) {
-      read.Bind(1, s.id);
-      read.Bind(2, from_ms);
-      read.Bind(3, to_ms);
-      while (true) {
-        SEEDANCE_ASSIGN_OR_RETURN(bool row, read.Step());
-        if (!row) break;
-        if (read.IsNull(1)) continue;
-        const std::int64_t ts = read.Int(0);
-        const double v = read.Double(1) * s.scale;
+      SEEDANCE_RETURN_IF_ERROR(read.ForEach(s.id, from_ms, to_ms, [&](std::int64_t ts, double value) {
+        const double v = value * s.scale;
         out.first_ms = out.samples == 0 ? ts : std::min(out.first_ms, ts);
         out.last_ms = std::max(out.last_ms, ts);
         ++out.samples;
         sum += v;
         if (v > busy_above) out.last_busy_ms = std::max(out.last_busy_ms, ts);
-      }
-      read.Reset();
+      }));
     }
   }
   if (out.samples > 0) out.mean_utilization = sum / static_cast<double>(out.samples);

@@ -185,12 +185,18 @@ class PgAdmissionLog final : public AdmissionLog {
     SEEDANCE_RETURN_IF_ERROR(conn_->Reconnect());
     return conn_->Query(sql, params);
   }
-  Result<std::vector<AdmissionWorkloadRow>> Workloads(const std::string& sql, const std::vector<std::string>& params) {
+  // The rows of a query, each read by `of` (WorkloadOf, DecisionOf).
+  template <typename Row>
+  Result<std::vector<Row>> RowsOf(const std::string& sql, const std::vector<std::string>& params,
+                                  Row (*of)(const std::vector<std::string>&)) {
     SEEDANCE_ASSIGN_OR_RETURN(auto rows, Read(sql, params));
-    std::vector<AdmissionWorkloadRow> out;
+    std::vector<Row> out;
     out.reserve(rows.size());
-    for (const auto& r : rows) out.push_back(WorkloadOf(r));
+    for (const auto& r : rows) out.push_back(of(r));
     return out;
+  }
+  Result<std::vector<AdmissionWorkloadRow>> Workloads(const std::string& sql, const std::vector<std::string>& params) {
+    return RowsOf(sql, params, WorkloadOf);
   }
   Result<std::optional<AdmissionWorkloadRow>> First(const std::string& sql, const std::vector<std::string>& params) {
     SEEDANCE_ASSIGN_OR_RETURN(auto rows, Workloads(sql, params));
@@ -198,11 +204,7 @@ class PgAdmissionLog final : public AdmissionLog {
     return std::optional<AdmissionWorkloadRow>(std::move(rows.front()));
   }
   Result<std::vector<AdmissionDecisionRow>> Decisions(const std::string& sql, const std::vector<std::string>& params) {
-    SEEDANCE_ASSIGN_OR_RETURN(auto rows, Read(sql, params));
-    std::vector<AdmissionDecisionRow> out;
-    out.reserve(rows.size());
-    for (const auto& r : rows) out.push_back(DecisionOf(r));
-    return out;
+    return RowsOf(sql, params, DecisionOf);
   }
   Result<std::int64_t> Scalar(const std::string& sql) {
     SEEDANCE_ASSIGN_OR_RETURN(auto rows, Read(sql, {}));

@@ -230,10 +230,8 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
   SEEDANCE_RETURN_IF_ERROR(ledger.DeleteCharges(from_ms, to_ms));
   StepAllocator allocator(step, config.idle_share,
                           static_cast<std::int64_t>(config.overhead_fraction * 1e6), {});
-  Stmt read;
-  SEEDANCE_RETURN_IF_ERROR(read.Prepare(
-      ledger.db(),
-      "SELECT ts_ms, value FROM samples WHERE series_id=?1 AND ts_ms>=?2 AND ts_ms<?3"));
+  internal::SeriesSamples read;
+  SEEDANCE_RETURN_IF_ERROR(read.Prepare(ledger.db()));
   Status record_error;
 
   for (std::int64_t w0 = from_ms; w0 < to_ms; w0 += kWindowMs) {
@@ -241,17 +239,9 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
     // (gpu, step start) -> readings
     std::map<std::pair<std::int64_t, std::int32_t>, StepAgg> aggs;  // key (start, gpu)
     for (const SeriesInfo& s : series) {
-      read.Bind(1, s.id);
-      read.Bind(2, w0);
-      read.Bind(3, w1);
-      while (true) {
-        SEEDANCE_ASSIGN_OR_RETURN(bool row, read.Step());
-        if (!row) break;
-        if (read.IsNull(1)) continue;
-        std::int64_t start = read.Int(0) / step * step;
-        AddReading(aggs[{start, s.gpu}], s, read.Double(1));
-      }
-      read.Reset();
+      SEEDANCE_RETURN_IF_ERROR(read.ForEach(s.id, w0, w1, [&](std::int64_t ts, double value) {
+        AddReading(aggs[{ts / step * step, s.gpu}], s, value);
+      }));
     }
     // GPU steps, with per-step extras for apportionment and evidence.
     struct Extra {

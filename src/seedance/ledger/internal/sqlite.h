@@ -86,4 +86,31 @@ class Stmt {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// The stored samples of one series over [from, to), as the telemetry readers (attribution, job
+// telemetry) read them: one prepared statement, run once per series.
+class SeriesSamples {
+ public:
+  Status Prepare(sqlite3* db) {
+    return st_.Prepare(db, "SELECT ts_ms, value FROM samples WHERE series_id=?1 AND ts_ms>=?2 AND ts_ms<?3");
+  }
+  // Calls fn(ts_ms, value) for each sample of `series_id` in [from_ms, to_ms) that has a value.
+  template <typename Fn>
+  Status ForEach(std::int64_t series_id, std::int64_t from_ms, std::int64_t to_ms, Fn&& fn) {
+    st_.Bind(1, series_id);
+    st_.Bind(2, from_ms);
+    st_.Bind(3, to_ms);
+    while (true) {
+      SEEDANCE_ASSIGN_OR_RETURN(bool row, st_.Step());
+      if (!row) break;
+      if (st_.IsNull(1)) continue;
+      fn(st_.Int(0), st_.Double(1));
+    }
+    st_.Reset();
+    return Status::Ok();
+  }
+
+ private:
+  Stmt st_;
+};
+
 }  // namespace seedance::ledger::internal

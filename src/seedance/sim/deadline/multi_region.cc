@@ -12,15 +12,7 @@ namespace seedance::sim::deadline {
 Observation MultiObservation::InRegion(int r) const {
   const auto u = static_cast<std::size_t>(r);
   Observation o;
-  o.job = job;
-  o.gap_s = gap_s;
-  o.start_tick = start_tick;
-  o.now_tick = now_tick;
-  o.elapsed_s = elapsed_s;
-  o.remaining_compute_s = remaining_compute_s;
-  o.remaining_time_s = remaining_time_s;
-  o.current = current;
-  o.changeover_left_s = changeover_left_s;
+  static_cast<JobView&>(o) = *this;
   o.spot_available = spot_available[u];
   o.past = past[u];
   return o;
@@ -33,65 +25,44 @@ MultiJobOutcome SimulateMultiRegionJob(const std::vector<SpotTrace>& regions, st
   for (const SpotTrace& t : regions) SEEDANCE_CHECK(t.gap_s == g) << t.name << ": another tick length";
   const int n = static_cast<int>(regions.size());
   MultiJobOutcome out;
-  JobOutcome& r = out.job;
-  const std::int64_t max_ticks = (job.deadline_s + job.compute_s + job.changeover_s) / g + 2;
+  JobRun run(job, g);
   policy.Start(job, g, start_tick, n, home);
-  Instance cur = Instance::kIdle;
   int region = -1;       // of the running spot instance
   int last_spot = -1;    // region of the last spot launch
-  std::int64_t co = 0;
-  std::int64_t left = job.compute_s;
-  if (left <= 0) r.finish_s = 0;
   MultiObservation obs;
-  obs.job = &job;
-  obs.gap_s = g;
-  obs.start_tick = start_tick;
   obs.spot_available.resize(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; left > 0 && i < max_ticks; ++i) {
+  for (std::int64_t i = 0; run.Running(i); ++i) {
     const std::int64_t tick = start_tick + i;
     obs.past.clear();
     for (int k = 0; k < n; ++k) {
       obs.spot_available[static_cast<std::size_t>(k)] = regions[static_cast<std::size_t>(k)].At(tick);
       obs.past.emplace_back(&regions[static_cast<std::size_t>(k)], tick);
     }
-    if (cur == Instance::kSpot && !obs.spot_available[static_cast<std::size_t>(region)]) {
-      cur = Instance::kIdle;
+    if (run.held() == Instance::kSpot && !obs.spot_available[static_cast<std::size_t>(region)]) {
+      run.Preempt();
       region = -1;
-      co = 0;
-      ++r.preemptions;
     }
-    obs.now_tick = tick;
-    obs.elapsed_s = i * g;
-    obs.remaining_compute_s = left;
-    obs.remaining_time_s = job.deadline_s - i * g;
-    obs.current = cur;
+    run.Observe(obs, start_tick, i);
     obs.spot_region = region;
-    obs.changeover_left_s = co;
     MultiDecision want = policy.Decide(obs);
     out.decisions.push_back(want);
-    r.decisions.push_back(want.instance);
+    run.outcome().decisions.push_back(want.instance);
     if (want.instance == Instance::kSpot &&
         (want.region < 0 || want.region >= n || !obs.spot_available[static_cast<std::size_t>(want.region)])) {
-      ++r.invalid_requests;
+      ++run.outcome().invalid_requests;
       want.instance = Instance::kIdle;
     }
-    const bool moves = want.instance == Instance::kSpot && cur == Instance::kSpot && want.region != region;
-    if (want.instance != cur || moves) {
-      cur = want.instance;
-      co = cur == Instance::kIdle ? 0 : job.changeover_s;
-      if (cur != Instance::kIdle) ++r.changeovers;
+    const bool moves = want.instance == Instance::kSpot && run.held() == Instance::kSpot && want.region != region;
+    if (want.instance != run.held() || moves) {
       region = -1;
-      if (cur == Instance::kSpot) {
+      if (want.instance == Instance::kSpot) {
         if (last_spot >= 0 && want.region != last_spot) ++out.region_moves;
         last_spot = region = want.region;
       }
     }
-    const TickStep s = StepTick(cur, co, left, g);
-    co = s.changeover_left_s;
-    left -= s.progress_s;
-    RecordTick(cur, s, left, i * g, r);
+    run.Hold(want.instance, moves, i);
   }
-  FinishOutcome(job, r);
+  out.job = run.Finish();
   return out;
 }
 
@@ -185,8 +156,10 @@ struct Label {
   MultiDecision choice;
 };
 
-// Keeps, per (held, region, changeover_left), the labels on the progress/cost Pareto front, and
-// drops idle labels that a busy label matches in progress at no more cost (it can go idle for free).
+// Keeps, per (held, region, changeover_left), the labels on the progress/cost Pareto front (more
+// progress at no more cost can follow the same schedule and finish no later, and billing is per
+// second, so it is never dearer), and drops idle labels that a busy label matches in progress at
+// no more cost (that job can go idle for free at the next boundary).
 void KeepFront(std::vector<Label>& v) {
   std::sort(v.begin(), v.end(), [](const Label& a, const Label& b) {
     return std::tie(a.held, a.region, a.changeover_left, b.progress, a.cost, a.parent) <
@@ -223,6 +196,11 @@ void KeepFront(std::vector<Label>& v) {
 
 MultiOmniscientPlan PlanMultiRegionOmniscient(const std::vector<SpotTrace>& regions, std::int64_t start_tick,
                                               const DeadlineJob& job, double upper_bound) {
+  return PlanOmniscientAcross(regions, start_tick, job, upper_bound, MoveOrder::kOnDemandFirst);
+}
+
+MultiOmniscientPlan PlanOmniscientAcross(std::span<const SpotTrace> regions, std::int64_t start_tick,
+                                         const DeadlineJob& job, double upper_bound, MoveOrder order) {
   SEEDANCE_CHECK(!regions.empty() && regions.front().gap_s > 0 && job.od_price >= 1);
   MultiOmniscientPlan plan;
   const std::int64_t g = regions.front().gap_s;
@@ -251,6 +229,11 @@ MultiOmniscientPlan PlanMultiRegionOmniscient(const std::vector<SpotTrace>& regi
     any_left[u] = any_left[u + 1] + 1;
     usable_from[u] = std::max<std::int64_t>(0, any_left[u] * g - d) + usable_from[u + static_cast<std::size_t>(any_left[u])];
   }
+  // Branch and bound. What is left to pay is at least: the rest of the work at the spot price as
+  // far as the spot runs still to come (of some region) can carry it (each run less one
+  // changeover, or less what is left of the changeover for a job already on that run), on-demand
+  // beyond that, plus one more changeover for an idle job. A label whose cost plus that bound
+  // exceeds the cost of a known schedule cannot lead to the optimum.
   const double bound = upper_bound * (1 + 1e-12) + 1e-6;
   auto lower = [&](const Label& l, std::int64_t next_tick) {
     const auto j = static_cast<std::size_t>(next_tick);
@@ -274,10 +257,12 @@ MultiOmniscientPlan PlanMultiRegionOmniscient(const std::vector<SpotTrace>& regi
     const std::vector<Label>& cur = layers.back();
     plan.max_labels = std::max(plan.max_labels, cur.size());
     const auto u = static_cast<std::size_t>(i);
-    choices.assign({{Instance::kIdle, 0}, {Instance::kOnDemand, 0}});
+    choices.assign({{Instance::kIdle, 0}});
+    if (order == MoveOrder::kOnDemandFirst) choices.push_back({Instance::kOnDemand, 0});
     for (std::size_t r = 0; r < nr; ++r) {
       if (run_left[r][u] > 0) choices.push_back({Instance::kSpot, static_cast<int>(r)});
     }
+    if (order == MoveOrder::kSpotFirst) choices.push_back({Instance::kOnDemand, 0});
     std::vector<Label> next;
     for (std::size_t li = 0; li < cur.size(); ++li) {
       Label from = cur[li];

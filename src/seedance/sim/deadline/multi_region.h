@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,17 +35,8 @@ struct MultiDecision {
   }
 };
 
-struct MultiObservation {
-  const DeadlineJob* job = nullptr;
-  std::int64_t gap_s = 0;
-  std::int64_t start_tick = 0;
-  std::int64_t now_tick = 0;
-  std::int64_t elapsed_s = 0;
-  std::int64_t remaining_compute_s = 0;
-  std::int64_t remaining_time_s = 0;
-  Instance current = Instance::kIdle;  // after any preemption seen at this tick
+struct MultiObservation : JobView {
   int spot_region = -1;                // region of the running spot instance, -1 when not on spot
-  std::int64_t changeover_left_s = 0;
   std::vector<bool> spot_available;    // per region, now
   std::vector<PastView> past;          // per region, the series up to now_tick
 
@@ -144,6 +136,17 @@ struct MultiOmniscientPlan {
 MultiOmniscientPlan PlanMultiRegionOmniscient(const std::vector<SpotTrace>& regions, std::int64_t start_tick,
                                               const DeadlineJob& job,
                                               double upper_bound = std::numeric_limits<double>::infinity());
+
+// The order in which the programme tries the moves at a tick. Of two schedules of equal cost it
+// keeps the one found first, so the order decides ties, and only ties.
+enum class MoveOrder {
+  kSpotFirst,      // idle, spot in each region, on-demand: PlanOmniscient's order
+  kOnDemandFirst,  // idle, on-demand, spot in each region: PlanMultiRegionOmniscient's order
+};
+// The programme behind both omniscient references (PlanOmniscient is its one-region case).
+// REQUIRES: regions non-empty, one gap_s > 0 for all, job.od_price >= 1.
+MultiOmniscientPlan PlanOmniscientAcross(std::span<const SpotTrace> regions, std::int64_t start_tick,
+                                         const DeadlineJob& job, double upper_bound, MoveOrder order);
 
 class MultiRegionOmniscientPolicy : public MultiRegionPolicy {
  public:

@@ -5,8 +5,8 @@
 // know the future. Instead of the paper's ILP, an exact dynamic programme over ticks: at each tick
 // boundary the state is (instance held, changeover left, progress) and the cost so far; for each
 // (instance, changeover left) only the labels that no other label beats on both progress and cost
-// are kept (more progress at no more cost can follow the same schedule and finish no later, and
-// billing is per second, so it is never dearer). The dynamics are the simulator's (StepTick).
+// are kept. It is the one-region case of the multi-region programme (PlanOmniscientAcross,
+// multi_region.h). The dynamics are the simulator's (StepTick).
 
 #include <cstdint>
 #include <limits>

@@ -49,54 +49,70 @@ TickStep StepTick(Instance inst, std::int64_t changeover_left, std::int64_t rema
   return s;
 }
 
+JobRun::JobRun(const DeadlineJob& job, std::int64_t gap_s)
+    : job_(&job),
+      gap_s_(gap_s),
+      max_ticks_((job.deadline_s + job.compute_s + job.changeover_s) / gap_s + 2),
+      left_(job.compute_s) {
+  if (left_ <= 0) out_.finish_s = 0;
+}
+
+void JobRun::Observe(JobView& view, std::int64_t start_tick, std::int64_t i) const {
+  view.job = job_;
+  view.gap_s = gap_s_;
+  view.start_tick = start_tick;
+  view.now_tick = start_tick + i;
+  view.elapsed_s = i * gap_s_;
+  view.remaining_compute_s = left_;
+  view.remaining_time_s = job_->deadline_s - i * gap_s_;
+  view.current = held_;
+  view.changeover_left_s = changeover_left_;
+}
+
+void JobRun::Preempt() {
+  held_ = Instance::kIdle;
+  changeover_left_ = 0;
+  ++out_.preemptions;
+}
+
+void JobRun::Hold(Instance want, bool relaunch, std::int64_t i) {
+  if (want != held_ || relaunch) {
+    held_ = want;
+    changeover_left_ = held_ == Instance::kIdle ? 0 : job_->changeover_s;
+    if (held_ != Instance::kIdle) ++out_.changeovers;
+  }
+  const TickStep s = StepTick(held_, changeover_left_, left_, gap_s_);
+  changeover_left_ = s.changeover_left_s;
+  left_ -= s.progress_s;
+  RecordTick(held_, s, left_, i * gap_s_, out_);
+}
+
+JobOutcome JobRun::Finish() {
+  FinishOutcome(*job_, out_);
+  return std::move(out_);
+}
+
 JobOutcome SimulateJob(const SpotTrace& trace, std::int64_t start_tick, const DeadlineJob& job,
                        DeadlinePolicy& policy) {
-  JobOutcome out;
-  const std::int64_t g = trace.gap_s;
-  const std::int64_t max_ticks = (job.deadline_s + job.compute_s + job.changeover_s) / g + 2;
-  policy.Start(job, g, start_tick);
-  Instance cur = Instance::kIdle;
-  std::int64_t co = 0;
-  std::int64_t left = job.compute_s;
-  if (left <= 0) out.finish_s = 0;
-  for (std::int64_t i = 0; left > 0 && i < max_ticks; ++i) {
+  JobRun run(job, trace.gap_s);
+  policy.Start(job, trace.gap_s, start_tick);
+  for (std::int64_t i = 0; run.Running(i); ++i) {
     const std::int64_t tick = start_tick + i;
     const bool avail = trace.At(tick);
-    if (cur == Instance::kSpot && !avail) {
-      cur = Instance::kIdle;
-      co = 0;
-      ++out.preemptions;
-    }
+    if (run.held() == Instance::kSpot && !avail) run.Preempt();
     Observation obs;
-    obs.job = &job;
-    obs.gap_s = g;
-    obs.start_tick = start_tick;
-    obs.now_tick = tick;
-    obs.elapsed_s = i * g;
-    obs.remaining_compute_s = left;
-    obs.remaining_time_s = job.deadline_s - i * g;
-    obs.current = cur;
-    obs.changeover_left_s = co;
+    run.Observe(obs, start_tick, i);
     obs.spot_available = avail;
     obs.past = PastView(&trace, tick);
     Instance want = policy.Decide(obs);
-    out.decisions.push_back(want);
+    run.outcome().decisions.push_back(want);
     if (want == Instance::kSpot && !avail) {
-      ++out.invalid_requests;
+      ++run.outcome().invalid_requests;
       want = Instance::kIdle;
     }
-    if (want != cur) {
-      cur = want;
-      co = cur == Instance::kIdle ? 0 : job.changeover_s;
-      if (cur != Instance::kIdle) ++out.changeovers;
-    }
-    const TickStep s = StepTick(cur, co, left, g);
-    co = s.changeover_left_s;
-    left -= s.progress_s;
-    RecordTick(cur, s, left, i * g, out);
+    run.Hold(want, /*relaunch=*/false, i);
   }
-  FinishOutcome(job, out);
-  return out;
+  return run.Finish();
 }
 
 void RecordTick(Instance inst, const TickStep& step, std::int64_t remaining_after, std::int64_t tick_start_s,

@@ -60,8 +60,8 @@ class PastView {
   std::int64_t now_;
 };
 
-// What a policy sees at one decision point (a tick boundary).
-struct Observation {
+// The job's own state at one decision point (a tick boundary), as every policy sees it.
+struct JobView {
   const DeadlineJob* job = nullptr;
   std::int64_t gap_s = 0;
   std::int64_t start_tick = 0;           // series tick at which the job started
@@ -71,8 +71,12 @@ struct Observation {
   std::int64_t remaining_time_s = 0;     // R(t)
   Instance current = Instance::kIdle;    // after any preemption seen at this tick
   std::int64_t changeover_left_s = 0;    // of the current instance
-  bool spot_available = false;           // now
-  PastView past{nullptr, 0};             // the series up to now_tick
+};
+
+// What a policy sees at one decision point: the job, and the spot market.
+struct Observation : JobView {
+  bool spot_available = false;  // now
+  PastView past{nullptr, 0};    // the series up to now_tick
 };
 
 // A deadline policy: one decision per tick. Decide may return kSpot only when spot_available.
@@ -118,6 +122,37 @@ struct TickStep {
   std::int64_t changeover_left_s = 0;
 };
 TickStep StepTick(Instance inst, std::int64_t changeover_left, std::int64_t remaining, std::int64_t gap_s);
+
+// One job under way in a simulator (SimulateJob, and SimulateMultiRegionJob, which adds where a
+// spot instance runs): what it holds, the changeover still to serve, the compute left, and the
+// outcome so far.
+class JobRun {
+ public:
+  JobRun(const DeadlineJob& job, std::int64_t gap_s);
+  // Whether tick i (from the start) is still simulated: work is left and the job can still finish
+  // by the deadline plus C(0) + d.
+  bool Running(std::int64_t i) const { return left_ > 0 && i < max_ticks_; }
+  Instance held() const { return held_; }
+  // The spot instance held was lost at this tick boundary: the job is idle.
+  void Preempt();
+  // The job's state at tick i of a run started at series tick `start_tick`.
+  void Observe(JobView& view, std::int64_t start_tick, std::int64_t i) const;
+  // Holds `want` for tick i: a changeover when it is another instance than the one held, or when
+  // `relaunch` (a spot instance moved to another region).
+  void Hold(Instance want, bool relaunch, std::int64_t i);
+  JobOutcome& outcome() { return out_; }
+  // Prices the run and says whether it met the deadline.
+  JobOutcome Finish();
+
+ private:
+  const DeadlineJob* job_;
+  std::int64_t gap_s_;
+  std::int64_t max_ticks_;
+  Instance held_ = Instance::kIdle;
+  std::int64_t changeover_left_ = 0;
+  std::int64_t left_;
+  JobOutcome out_;
+};
 
 // Books one tick held on `inst` into `out` (billed and compute seconds by instance kind; the finish
 // time when the tick ends the job, `tick_start_s` being the tick's offset from the start).

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"seedance.dev/tests/k8s/internal/cluster"
 	"seedance.dev/tests/k8s/internal/seedance"
 )
 
@@ -59,22 +58,12 @@ func admissionFailover(ctx context.Context, args []string) error {
 	if *perTenant < 4 || *killAfter < 1 || *killAfter >= 2**perTenant {
 		return usagef("--workloads must be >= 4 and --kill-after in [1, 2 x --workloads)")
 	}
-	os.RemoveAll(*work)
-	logw, closeLog, err := logSink(*work, *verbose)
+	step, t0 := stepLog("admission-failover")
+	c, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
 	if err != nil {
 		return err
 	}
-	defer closeLog()
-	t0 := time.Now()
-	step := func(format string, a ...any) {
-		fmt.Printf("admission-failover: %6.1f s  "+format+"\n", append([]any{time.Since(t0).Seconds()}, a...)...)
-	}
-
-	c, err := cluster.Start(ctx, cluster.Options{Dir: filepath.Join(*work, "cp"), Log: logw})
-	if err != nil {
-		return err
-	}
-	defer c.Stop()
+	defer stopControlPlane()
 	step("kube-apiserver %s up", c.Server)
 
 	const quota, gpus = 16, 2
@@ -89,19 +78,8 @@ func admissionFailover(ctx context.Context, args []string) error {
 		h.extra = []string{"--admission-db", *db}
 	}
 	h.killOn = func(r *http.Request) bool { return r.Method == "POST" && r.URL.Path == "/v1/workloads" }
-	for i, name := range []string{"replica-a", "replica-b"} {
-		if h.replicas[i], err = h.startReplica(name); err != nil {
-			return err
-		}
-	}
-	defer func() {
-		for _, r := range h.replicas {
-			if r != nil {
-				r.Stop()
-			}
-		}
-	}()
-	leader, err := h.waitLeader(-1, *timeout)
+	defer h.stopReplicas()
+	leader, err := h.startPair()
 	if err != nil {
 		return err
 	}

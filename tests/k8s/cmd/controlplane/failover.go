@@ -72,22 +72,12 @@ func failover(ctx context.Context, args []string) error {
 	if *numNodes < 1 || *numPods < 3 || *numPods*2 >= *numNodes*8 {
 		return usagef("--pods must be 3..%d for --nodes %d (the stream asks 2 GPUs a pod on average, and one more pod comes after the restarts)", *numNodes*4-1, *numNodes)
 	}
-	os.RemoveAll(*work)
-	logw, closeLog, err := logSink(*work, *verbose)
+	step, t0 := stepLog("failover")
+	c, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
 	if err != nil {
 		return err
 	}
-	defer closeLog()
-	t0 := time.Now()
-	step := func(format string, a ...any) {
-		fmt.Printf("failover: %6.1f s  "+format+"\n", append([]any{time.Since(t0).Seconds()}, a...)...)
-	}
-
-	c, err := cluster.Start(ctx, cluster.Options{Dir: filepath.Join(*work, "cp"), Log: logw})
-	if err != nil {
-		return err
-	}
-	defer c.Stop()
+	defer stopControlPlane()
 	step("kube-apiserver %s up", c.Server)
 
 	cfg := filepath.Join(*work, "seedance-config.yaml")
@@ -104,19 +94,8 @@ func failover(ctx context.Context, args []string) error {
 	f.Close()
 
 	h := &harness{ctx: ctx, c: c, bin: *bin, work: *work, cfg: cfg, timeout: *timeout, step: step}
-	for i, name := range []string{"replica-a", "replica-b"} {
-		if h.replicas[i], err = h.startReplica(name); err != nil {
-			return err
-		}
-	}
-	defer func() {
-		for _, r := range h.replicas {
-			if r != nil {
-				r.Stop()
-			}
-		}
-	}()
-	leader, err := h.waitLeader(-1, *timeout)
+	defer h.stopReplicas()
+	leader, err := h.startPair()
 	if err != nil {
 		return err
 	}
@@ -293,6 +272,25 @@ func (h *harness) startReplica(name string) (*seedance.Server, error) {
 	h.replicas[i] = s
 	h.mu.Unlock()
 	return s, nil
+}
+
+// startPair starts replica-a and replica-b and waits until one of them leads; it returns the
+// leader's index. stopReplicas stops every replica started.
+func (h *harness) startPair() (int, error) {
+	for _, name := range []string{"replica-a", "replica-b"} {
+		if _, err := h.startReplica(name); err != nil {
+			return -1, err
+		}
+	}
+	return h.waitLeader(-1, h.timeout)
+}
+
+func (h *harness) stopReplicas() {
+	for _, r := range h.replicas {
+		if r != nil {
+			r.Stop()
+		}
+	}
 }
 
 // waitLeader waits until a replica other than `not` answers /readyz 200 and reports

@@ -88,6 +88,32 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// startControlPlane empties a scenario's working directory, sends the control plane's own logs
+// to WORK/controlplane.log (verbose: stderr) and starts it under WORK/cp. stop stops the control
+// plane, then closes the log.
+func startControlPlane(ctx context.Context, work string, verbose bool) (c *cluster.Cluster, stop func(), err error) {
+	os.RemoveAll(work)
+	logw, closeLog, err := logSink(work, verbose)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err = cluster.Start(ctx, cluster.Options{Dir: filepath.Join(work, "cp"), Log: logw})
+	if err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	return c, func() { c.Stop(); closeLog() }, nil
+}
+
+// stepLog returns a printer of a scenario's progress, "NAME:   12.3 s  what happened", in seconds
+// since t0, the time of the call.
+func stepLog(name string) (step func(format string, a ...any), t0 time.Time) {
+	t0 = time.Now()
+	return func(format string, a ...any) {
+		fmt.Printf(name+": %6.1f s  "+format+"\n", append([]any{time.Since(t0).Seconds()}, a...)...)
+	}, t0
+}
+
 // logSink opens DIR/controlplane.log for the control plane's own logs (verbose=true: stderr).
 func logSink(dir string, verbose bool) (io.Writer, func(), error) {
 	if verbose {

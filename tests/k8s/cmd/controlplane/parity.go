@@ -67,20 +67,14 @@ func parity(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	os.RemoveAll(*work)
-	logw, closeLog, err := logSink(*work, *verbose)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
 	step := func(format string, a ...any) { fmt.Printf("parity: "+format+"\n", a...) }
 
 	t0 := time.Now()
-	c, err := cluster.Start(ctx, cluster.Options{Dir: filepath.Join(*work, "cp"), Log: logw})
+	c, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
 	if err != nil {
 		return err
 	}
-	defer c.Stop()
+	defer stopControlPlane()
 	if err := workload.CreateNodes(ctx, c.Client, nodes, 16); err != nil {
 		return err
 	}

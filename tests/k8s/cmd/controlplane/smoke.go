@@ -48,20 +48,14 @@ func smoke(ctx context.Context, args []string) error {
 	if _, err := os.Stat(*bin); err != nil {
 		return usagef("--seedance: %v", err)
 	}
-	os.RemoveAll(*work)
-	logw, closeLog, err := logSink(*work, *verbose)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
 	step := func(format string, a ...any) { fmt.Printf("smoke: "+format+"\n", a...) }
 
 	t0 := time.Now()
-	c, err := cluster.Start(ctx, cluster.Options{Dir: filepath.Join(*work, "cp"), Log: logw})
+	c, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
 	if err != nil {
 		return err
 	}
-	defer c.Stop()
+	defer stopControlPlane()
 	step("kube-apiserver %s up in %.1f s", c.Server, time.Since(t0).Seconds())
 
 	nodes := []workload.Node{

@@ -79,18 +79,11 @@ func throughput(ctx context.Context, args []string) error {
 		}
 		return out
 	}
-	os.RemoveAll(*work)
-	logw, closeLog, err := logSink(*work, *verbose)
+	c, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
 	if err != nil {
 		return err
 	}
-	defer closeLog()
-
-	c, err := cluster.Start(ctx, cluster.Options{Dir: filepath.Join(*work, "cp"), Log: logw})
-	if err != nil {
-		return err
-	}
-	defer c.Stop()
+	defer stopControlPlane()
 	if err := workload.CreateNodes(ctx, c.Client, nodes, *workers); err != nil {
 		return err
 	}
