@@ -226,6 +226,12 @@ elseif(CASE STREQUAL "as_run" OR CASE STREQUAL "bad_as_run")
     expect_match("${stdout}" "\nas run \\(what you paid\\) +${paid}[0-9]* [^\n]*as run, not a policy \\([^)]*as-run.csv\\)\n")
     expect_match("${stdout}" "=> seedance: [0-9.]+% (cheaper|dearer) than what you paid as run \\(\\$${paid}: owned")
     expect_match("${stdout}" "assumes \\(as run\\): the history does not say which GPUs were owned, reserved or on-demand")
+    # No spot pool in this fleet: spot only could never start a job, so it is not run (it used to
+    # bill the committed pools until the simulator's safety stop, a six-figure row).
+    expect_match("${stdout}" "skypilot-spot-only not run: the fleet has no spot pool")
+    if(stdout MATCHES "\nskypilot-spot-only ")
+      message(FATAL_ERROR "skypilot-spot-only has a row on a fleet without spot:\n${stdout}")
+    endif()
     file(READ "${out}/results.json" results)
     string(JSON label GET "${results}" as_run label)
     string(JSON role GET "${results}" as_run role)

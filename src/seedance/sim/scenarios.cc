@@ -595,6 +595,17 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
     out.total_work_gpu_hours_fastest += j.total_steps / best * j.gpus / 3600.0;
   }
   std::vector<ScenarioPolicy> entries = ScenarioPolicies(spec);
+  // Spot only on a fleet without spot would wait for ever (until the simulator's safety stop) and
+  // bill committed pools all that time: no row rather than a number nobody could pay.
+  const bool has_spot = std::any_of(fleet.pools.begin(), fleet.pools.end(),
+                                    [](const PoolSpec& p) { return p.tier == Tier::kSpot; });
+  if (!has_spot) {
+    const auto before = entries.size();
+    std::erase_if(entries, [](const ScenarioPolicy& e) { return e.name == "skypilot-spot-only"; });
+    if (entries.size() != before) {
+      out.notes.push_back("skypilot-spot-only not run: the fleet has no spot pool, so it could never start a job");
+    }
+  }
   SimOptions opt;
   opt.round_s = 360;
   opt.seed = spec.seed;
