@@ -87,10 +87,11 @@ int Run(const SlurmFlags& f) {
     check(!cc.slurm.partition.empty(), cc.slurm.partition.empty()
                                            ? "slurm.partition: empty: every partition's jobs would be managed (name one)"
                                            : "slurm.partition: " + cc.slurm.partition + " (no job of another partition is touched)");
-    for (const char* cmd : {"sinfo", "squeue"}) {
-      auto r = runner.Run({cmd, "--json"});
+    // The reads of a cycle (sinfo -N: one entry per node on 23.11, ignored by 22.05's --json).
+    for (const std::vector<std::string>& argv : {std::vector<std::string>{"sinfo", "--json", "-N"}, {"squeue", "--json"}}) {
+      auto r = runner.Run(argv);
       check(r.has_value() && r->exit_code == 0,
-            std::string(cmd) + " --json: " +
+            JoinArgv(argv) + ": " +
                 (r.has_value() ? (r->exit_code == 0 ? "readable" : "exit " + std::to_string(r->exit_code) + ": " + r->err.substr(0, r->err.find('\n')))
                                : r.error().message()));
     }
