@@ -486,7 +486,7 @@ Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::ve
   // Every job holding GPUs on a managed node, with the devices Slurm gave it (a gang: on each of
   // its nodes; gres_detail lists them in host-list order); also jobs of other partitions on nodes
   // shared with the managed one (overlapping partitions): their GPUs are not free.
-  for (const auto* list : {&jobs, &others}) for (const SlurmJob& j : *list) {
+  for (const auto* holders : {&jobs, &others}) for (const SlurmJob& j : *holders) {
     const bool reserved = [&] {
       auto it = tracked_.find(j.id);
       return it != tracked_.end() && it->second->st == Tracked::St::kAdmitted && j.pending() && !it->second->node.empty();
