@@ -199,11 +199,20 @@ Result<std::vector<int>> ParseGresIndices(std::string_view text, const std::stri
 namespace {
 
 constexpr std::size_t kMaxHostlist = 100'000;
+// A host name is at most 255 characters (DNS; Linux allows 64), and Slurm's host lists have a
+// bracket group per dimension of a node name (3 for a 3-D torus): without these limits a 100,000
+// name range with a long tail took gigabytes, and thousands of groups overflowed the stack
+// (ExpandHost recurses once per group); found running hand-written inputs through scontrol_fuzz.
+constexpr std::size_t kMaxHostName = 255;
+constexpr std::size_t kMaxBracketGroups = 8;
 
 Status ExpandHost(std::string_view item, const std::string& field, std::vector<std::string>& out) {
   const std::size_t open = item.find('[');
   if (open == std::string_view::npos) {
     if (item.find(']') != std::string_view::npos) return InvalidArgumentError(field + ": unbalanced ']' in '" + std::string(item) + "'");
+    if (item.size() > kMaxHostName) {
+      return InvalidArgumentError(field + ": a host name longer than " + std::to_string(kMaxHostName) + " characters");
+    }
     if (!item.empty()) out.emplace_back(item);
     return Status::Ok();
   }
@@ -246,7 +255,11 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view text, const std
       if (depth < 0) return InvalidArgumentError(field + ": unbalanced ']' in '" + std::string(text) + "'");
       if (text[k] != ',' || depth > 0) continue;
     }
-    SEEDANCE_RETURN_IF_ERROR(ExpandHost(text.substr(start, k - start), field, out));
+    const std::string_view item = text.substr(start, k - start);
+    if (static_cast<std::size_t>(std::count(item.begin(), item.end(), '[')) > kMaxBracketGroups) {
+      return InvalidArgumentError(field + ": more than " + std::to_string(kMaxBracketGroups) + " bracket groups in one host name");
+    }
+    SEEDANCE_RETURN_IF_ERROR(ExpandHost(item, field, out));
     start = k + 1;
   }
   return out;

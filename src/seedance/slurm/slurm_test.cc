@@ -133,6 +133,29 @@ TEST(SlurmJson, SinfoDashNOfSlurm23_11ReadsAsThe22_05Capture) {
   EXPECT_NE(neither.error().message().find("nodes (or sinfo): missing or not an array"), std::string::npos);
 }
 
+TEST(SlurmJson, HostlistsTooLongOrTooDeepAreErrorsNotGigabytesOrAStackOverflow) {
+  // Found running inputs through scontrol_fuzz: a 100,000-name range with a 30,000-character tail took over 2 GB, and
+  // 5,000 bracket groups in one name overflowed the stack.
+  auto wide = ParseScontrolJobDetail("JobId=1\n JobState=RUNNING\n Nodes=n[0-99999]" + std::string(30'000, 'A') +
+                                     " GRES=gpu:a:1(IDX:0)\n");
+  ASSERT_FALSE(wide.has_value());
+  EXPECT_NE(wide.error().message().find("scontrol show job -d: line 3: Nodes: a host name longer than 255 characters"),
+            std::string::npos) << wide.error().message().substr(0, 200);
+  std::string deep = "n";
+  for (int i = 0; i < 5000; ++i) deep += "[0-1]";
+  auto d = ExpandHostlist(deep, "nodes");
+  ASSERT_FALSE(d.has_value());
+  EXPECT_EQ(d.error().message(), "nodes: more than 8 bracket groups in one host name");
+  // What real clusters write still expands: 3-D names, 100,000 names.
+  auto torus = ExpandHostlist("r[0-1]c[0-1]n[00-02]", "nodes");
+  ASSERT_TRUE(torus.has_value()) << torus.error().message();
+  EXPECT_EQ(torus->size(), 12u);
+  EXPECT_EQ(torus->back(), "r1c1n02");
+  auto many = ExpandHostlist("gpu[000000-099999]", "nodes");
+  ASSERT_TRUE(many.has_value()) << many.error().message();
+  EXPECT_EQ(many->size(), 100'000u);
+}
+
 TEST(SlurmJson, CapturedSacctAndJobcompAgree) {
   auto acct = ParseSacctJson(ReadData("sacct3.json"));
   ASSERT_TRUE(acct.has_value()) << acct.error().message();
