@@ -87,10 +87,11 @@ int Run(const SlurmFlags& f) {
     check(!cc.slurm.partition.empty(), cc.slurm.partition.empty()
                                            ? "slurm.partition: empty: every partition's jobs would be managed (name one)"
                                            : "slurm.partition: " + cc.slurm.partition + " (no job of another partition is touched)");
-    for (const char* cmd : {"sinfo", "squeue"}) {
-      auto r = runner.Run({cmd, "--json"});
+    // The reads of a cycle (sinfo -N: one entry per node on 23.11, ignored by 22.05's --json).
+    for (const std::vector<std::string>& argv : {std::vector<std::string>{"sinfo", "--json", "-N"}, {"squeue", "--json"}}) {
+      auto r = runner.Run(argv);
       check(r.has_value() && r->exit_code == 0,
-            std::string(cmd) + " --json: " +
+            JoinArgv(argv) + ": " +
                 (r.has_value() ? (r->exit_code == 0 ? "readable" : "exit " + std::to_string(r->exit_code) + ": " + r->err.substr(0, r->err.find('\n')))
                                : r.error().message()));
     }
@@ -189,7 +190,7 @@ Action RegisterSlurm(CLI::App& app) {
   CLI::App* cmd = AddCommand(
       app, "slurm", "Run the controller beside slurmctld: admit, place and preempt held Slurm jobs",
       "Drives a Slurm cluster with the pipeline the simulator and the server use. Submit jobs held (sbatch --hold; "
-      "a pending job of the managed partition that is not held is held first). Each cycle reads sinfo --json and "
+      "a pending job of the managed partition that is not held is held first). Each cycle reads sinfo --json -N and "
       "squeue --json, admits by tenancy quota (account -> tenant in the config's slurm: section, tenants and tiers "
       "in tenancy:), picks the GPU model by throughput per dollar (within the job's --gres type or --constraint) "
       "and the node by the placement policy (a node's GPUs are one model), then runs scontrol update jobid=J "
@@ -197,7 +198,8 @@ Action RegisterSlurm(CLI::App& app) {
       "account's new jobs with comment=\"seedance: breaker ...\" (squeue -o %k shows it); drains the audit's "
       "removed nodes (--admission) with reason \"seedance: audit ...\" and resumes them when readmitted. With "
       "--db, charges from sacct --json (or --jobcomp FILE without slurmdbd) go into the ledger, so seedance "
-      "attribute --by namespace reports by account. Every action is printed with its reason; --dry-run prints "
+      "attribute --by namespace reports by account; jobs of other partitions are billed and their GPUs read "
+      "(scontrol show job -d) for the telemetry join, never acted on. Every action is printed with its reason; --dry-run prints "
       "the commands without running them (use it with --once). The Slurm clients find the cluster through "
       "SLURM_CONF. A failed cycle takes no action and is retried (backing off to 60 s); SIGTERM/SIGINT stop it and "
       "release the jobs it holds to Slurm. With slurm.lock a second controller waits as hot standby; with "

@@ -156,17 +156,27 @@ const std::vector<Query>& DefaultQueries() {
   return queries;
 }
 
+namespace {
+// A string field of an answer, or `dflt` when it is absent or not a string (json::value throws
+// type_error on another type: `{"status": 1}` ended the process; found while writing
+// prometheus_matrix_fuzz, whose corpus now has it).
+std::string StringOr(const Json& o, const char* key, const char* dflt) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string(dflt);
+}
+}  // namespace
+
 Status ParseMatrix(std::string_view body, std::string_view source, telemetry::SampleSink& sink, MatrixStats& stats) {
   const Json doc = Json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     return InvalidArgumentError(fmt::format("query {}: the answer is not JSON", source));
   }
-  if (doc.value("status", "") != "success") {
-    return InvalidArgumentError(fmt::format("query {}: status {}: {}: {}", source, doc.value("status", "?"),
-                                            doc.value("errorType", "?"), doc.value("error", "")));
+  if (StringOr(doc, "status", "") != "success") {
+    return InvalidArgumentError(fmt::format("query {}: status {}: {}: {}", source, StringOr(doc, "status", "?"),
+                                            StringOr(doc, "errorType", "?"), StringOr(doc, "error", "")));
   }
   const auto data = doc.find("data");
-  if (data == doc.end() || !data->is_object() || data->value("resultType", "") != "matrix" ||
+  if (data == doc.end() || !data->is_object() || StringOr(*data, "resultType", "") != "matrix" ||
       !data->contains("result") || !(*data)["result"].is_array()) {
     return InvalidArgumentError(fmt::format("query {}: data.resultType must be matrix", source));
   }

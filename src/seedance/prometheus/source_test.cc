@@ -91,6 +91,19 @@ TEST(ParseMatrixTest, ErrorsNameTheQuery) {
   EXPECT_NE(s.message().find("matrix"), std::string::npos) << s.message();
 }
 
+TEST(ParseMatrixTest, FieldsOfAnotherTypeAreAnErrorNotAThrow) {
+  // json::value() threw type_error on these (the process ended); found writing prometheus_matrix_fuzz.
+  telemetry::CollectingSink sink;
+  MatrixStats stats;
+  Status s = ParseMatrix(R"({"status":1})", "up", sink, stats);
+  EXPECT_NE(s.message().find("query up: status ?: ?: "), std::string::npos) << s.message();
+  s = ParseMatrix(R"({"status":"error","errorType":[],"error":{"x":1}})", "up", sink, stats);
+  EXPECT_NE(s.message().find("query up: status error: ?: "), std::string::npos) << s.message();
+  s = ParseMatrix(R"({"status":"success","data":{"resultType":7,"result":[]}})", "up", sink, stats);
+  EXPECT_NE(s.message().find("data.resultType must be matrix"), std::string::npos) << s.message();
+  EXPECT_EQ(stats.samples, 0u);
+}
+
 // A loopback stand-in for Prometheus's query_range: records what it was asked.
 class FakePrometheus {
  public:

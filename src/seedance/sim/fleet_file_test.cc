@@ -182,6 +182,8 @@ TEST_F(FleetFileTest, ErrorsNameFileLineAndKey) {
        "fleet.yaml:3: key 'gpus[0].type': unknown GPU model 'B300X'"},
       {head, "fleet.yaml:3: key 'gpus[0]': no capacity: give at least one of owned, reserved, on_demand, spot"},
       {head + "    owned: {count: 2.5}\n", "fleet.yaml:4: key 'gpus[0].owned.count': 2.5 is not a whole number of GPUs"},
+      // Found by fleet_file_fuzz: a key that is a list ended the process (yaml-cpp's bad conversion).
+      {head + "    owned: {[a]: 1}\n", "fleet.yaml:4: key 'gpus[0].owned': a key that is not a name"},
       {head + "    owned: {count: -1}\n", "fleet.yaml:4: key 'gpus[0].owned.count': -1 is out of range [1, 1e+06]"},
       {head + "    owned: {count: many}\n", "fleet.yaml:4: key 'gpus[0].owned.count': expected a number"},
       {head + "    owned: {cnt: 2}\n", "fleet.yaml:4: key 'gpus[0].owned.cnt': unknown key (allowed: count, region, tco, "

@@ -254,8 +254,8 @@ struct LoadedWindows {
   std::map<std::string, SpotTrace> traces;
 };
 
-Result<LoadedWindows> LoadWindows(const std::string& csv_path, const std::string& data_dir) {
-  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(csv_path));
+// `csv_path`: the table's file (its folder resolves relative trace paths).
+Result<LoadedWindows> WindowsOf(const CsvTable& t, const std::string& csv_path, const std::string& data_dir) {
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_trace, t.ColumnIndex("trace"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_start, t.ColumnIndex("start_tick"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_job, t.ColumnIndex("job_hours"));
@@ -304,7 +304,18 @@ Result<LoadedWindows> LoadWindows(const std::string& csv_path, const std::string
   return out;
 }
 
+Result<LoadedWindows> LoadWindows(const std::string& csv_path, const std::string& data_dir) {
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(csv_path));
+  return WindowsOf(t, csv_path, data_dir);
+}
+
 }  // namespace
+
+Result<std::vector<SpotWindow>> ParseSpotWindows(const std::string& name, std::string text, const std::string& data_dir) {
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::Parse(name, std::move(text)));
+  SEEDANCE_ASSIGN_OR_RETURN(LoadedWindows l, WindowsOf(t, name, data_dir));
+  return std::move(l.windows);
+}
 
 Result<std::vector<SpotWindow>> LoadSpotWindows(const std::string& csv_path, const std::string& data_dir) {
   SEEDANCE_ASSIGN_OR_RETURN(LoadedWindows l, LoadWindows(csv_path, data_dir));

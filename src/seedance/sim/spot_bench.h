@@ -88,6 +88,9 @@ struct SpotWindow {
   double job_hours = 0, deadline_hours = 0, changeover_hours = 0;
 };
 Result<std::vector<SpotWindow>> LoadSpotWindows(const std::string& csv_path, const std::string& data_dir);
+// The same for CSV text already read: `name` appears in errors and its folder resolves relative
+// trace paths (the fuzz harness tests/fuzz/spot_windows_fuzz.cc).
+Result<std::vector<SpotWindow>> ParseSpotWindows(const std::string& name, std::string text, const std::string& data_dir);
 
 // Runs every policy of deadline::PolicyNames() (omniscient included) on each window, at the prices of
 // `o` (k = od / spot). One row per (window, policy), `window` set, set = "windows", samples = 1.

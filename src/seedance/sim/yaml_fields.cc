@@ -14,6 +14,9 @@ Status CheckKeys(const std::string& name, const YAML::Node& map, const std::stri
                  const std::set<std::string>& allowed) {
   if (!map.IsMap()) return InvalidArgumentError(Where(name, map, path) + ": expected a mapping");
   for (const auto& kv : map) {
+    // A key that is a list or a mapping (`[a]: 1`, `? {b: 2}`): as<std::string>() would throw
+    // (found by fleet_file_fuzz; every YAML reader of sim checks its keys here).
+    if (!kv.first.IsScalar()) return InvalidArgumentError(Where(name, kv.first, path) + ": a key that is not a name");
     auto key = kv.first.as<std::string>();
     if (!allowed.count(key)) {
       std::string list;

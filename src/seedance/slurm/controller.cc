@@ -446,7 +446,8 @@ void Controller::Release(std::int64_t id, Tracked& t, CycleReport& r, const std:
   r.actions.push_back(std::move(a));
 }
 
-Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::vector<SlurmJob>& jobs, CycleReport& r) {
+Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::vector<SlurmJob>& jobs,
+                              const std::vector<SlurmJob>& others, CycleReport& r) {
   std::vector<cluster::NodeSpec> specs;
   node_names_.clear();
   std::map<std::string, std::size_t> index;
@@ -483,8 +484,9 @@ Status Controller::BuildState(const std::vector<SlurmNode>& nodes, const std::ve
     t->members.clear();
   }
   // Every job holding GPUs on a managed node, with the devices Slurm gave it (a gang: on each of
-  // its nodes; gres_detail lists them in host-list order).
-  for (const SlurmJob& j : jobs) {
+  // its nodes; gres_detail lists them in host-list order); also jobs of other partitions on nodes
+  // shared with the managed one (overlapping partitions): their GPUs are not free.
+  for (const auto* holders : {&jobs, &others}) for (const SlurmJob& j : *holders) {
     const bool reserved = [&] {
       auto it = tracked_.find(j.id);
       return it != tracked_.end() && it->second->st == Tracked::St::kAdmitted && j.pending() && !it->second->node.empty();
@@ -597,16 +599,23 @@ Result<CycleReport> Controller::Cycle() {
   const double now = ToSeconds(clock_.Now());
   r.now_s = now;
   // 1. Read everything first: a failure here takes no action.
-  SEEDANCE_ASSIGN_OR_RETURN(std::string sinfo, Read({"sinfo", "--json"}));
+  SEEDANCE_ASSIGN_OR_RETURN(std::string sinfo, Read({"sinfo", "--json", "-N"}));
   SEEDANCE_ASSIGN_OR_RETURN(std::string squeue, Read({"squeue", "--json"}));
   SEEDANCE_ASSIGN_OR_RETURN(auto all_nodes, ParseSinfoJson(sinfo));
   SEEDANCE_ASSIGN_OR_RETURN(auto all_jobs, ParseSqueueJson(squeue));
   std::vector<SlurmNode> nodes;
-  for (auto& n : all_nodes)
-    if (n.in_partition(config_.slurm.partition)) nodes.push_back(std::move(n));
-  std::vector<SlurmJob> jobs;
-  for (auto& j : all_jobs)
-    if (config_.slurm.partition.empty() || j.partition == config_.slurm.partition) jobs.push_back(std::move(j));
+  for (const auto& n : all_nodes)
+    if (n.in_partition(config_.slurm.partition)) nodes.push_back(n);
+  // The managed partition's jobs are decided; the running jobs of other partitions are only
+  // observed (their GPUs on shared nodes, their devices for the bill's telemetry join).
+  std::vector<SlurmJob> jobs, others;
+  for (auto& j : all_jobs) {
+    if (config_.slurm.partition.empty() || j.partition == config_.slurm.partition) {
+      jobs.push_back(std::move(j));
+    } else if (j.active()) {
+      others.push_back(std::move(j));
+    }
+  }
   if (ledger_ != nullptr) SEEDANCE_RETURN_IF_ERROR(EvaluateBreaker(now, r));
   r.tripped = tripped_;
   // Fair-share history over the interval since the last cycle (held / demand as left then).
@@ -614,7 +623,8 @@ Result<CycleReport> Controller::Cycle() {
   for (const auto& n : nodes) capacity += n.gpus.count;
   if (last_now_ >= 0 && now > last_now_) fair_->Advance(last_now_, now, capacity, demand_, held_);
   last_now_ = now;
-  SEEDANCE_RETURN_IF_ERROR(BuildState(nodes, jobs, r));
+  SEEDANCE_RETURN_IF_ERROR(BuildState(nodes, jobs, others, r));
+  Observe(others, r);
 
   // 2. Reconcile the Admitter with Slurm.
   const int nr = admitter_->book().num_resources();
@@ -930,7 +940,8 @@ Result<CycleReport> Controller::Cycle() {
   }
   if (ledger_ != nullptr) {
     // The decisions stand (they were taken); a charge failure is reported and retried next cycle.
-    if (Status s = Charge(now, nodes); !s.ok()) r.notes.push_back("charges not updated: " + s.message());
+    // Every node of the cluster: the bill covers the jobs of every partition (sacct reads them all).
+    if (Status s = Charge(now, all_nodes); !s.ok()) r.notes.push_back("charges not updated: " + s.message());
   }
   // Alive and acting: the job_submit plugin keeps holding new jobs while this is fresh.
   if (!config_.slurm.heartbeat_path.empty() && !config_.dry_run) {
@@ -1080,11 +1091,7 @@ Status Controller::ChargeInTransaction(double now, const std::vector<SlurmNode>&
     // Every node of the job holds GPUs: each node's devices as `scontrol show job -d` gave them
     // (this incarnation, read while it ran), else as stored, else the job's GPUs split evenly.
     const std::vector<std::string> where = r.nodes.empty() ? std::vector<std::string>{r.node} : r.nodes;
-    const std::map<std::string, std::vector<int>>* detail = nullptr;
-    if (auto t = tracked_.find(r.job_id);
-        t != tracked_.end() && t->second->gpu_start_s == static_cast<double>(r.start_s)) {
-      detail = &t->second->node_gpus;
-    }
+    const std::map<std::string, std::vector<int>>* detail = DevicesOf(r.job_id, r.start_s);
     std::vector<ledger::JobAllocation> want;
     for (std::size_t k = 0; k < where.size(); ++k) {
       const std::string& node = where[k];
@@ -1200,10 +1207,35 @@ namespace {
 constexpr std::size_t kJobsPerDetailRead = 32;  // more new incarnations: one `scontrol show job -d` for all
 }  // namespace
 
+void Controller::Observe(const std::vector<SlurmJob>& others, CycleReport& r) {
+  std::set<std::int64_t> running;
+  for (const SlurmJob& j : others) {
+    if (j.gpus.count <= 0) continue;
+    running.insert(j.id);
+    auto [it, fresh] = observed_.try_emplace(j.id);
+    it->second.start_s = static_cast<double>(j.start_s);  // a new start: its devices are read again
+    if (fresh) {
+      r.notes.push_back("job " + std::to_string(j.id) + ": partition " + j.partition +
+                        " is not managed: observed for charges and GPU telemetry only");
+    }
+  }
+  std::erase_if(observed_, [&](const auto& o) { return !running.count(o.first); });
+}
+
+const std::map<std::string, std::vector<int>>* Controller::DevicesOf(std::int64_t id, std::int64_t start_s) const {
+  const double start = static_cast<double>(start_s);
+  if (auto t = tracked_.find(id); t != tracked_.end() && t->second->gpu_start_s == start) return &t->second->node_gpus;
+  if (auto o = observed_.find(id); o != observed_.end() && o->second.gpu_start_s == start) return &o->second.node_gpus;
+  return nullptr;
+}
+
 void Controller::ReadGpuDetail(CycleReport& r) {
-  std::vector<std::int64_t> want;
+  std::set<std::int64_t> want;
   for (const auto& [id, t] : tracked_) {
-    if (t->running && t->pod.num_gpu > 0 && t->gpu_start_s != t->start_s) want.push_back(id);
+    if (t->running && t->pod.num_gpu > 0 && t->gpu_start_s != t->start_s) want.insert(id);
+  }
+  for (const auto& [id, o] : observed_) {
+    if (o.gpu_start_s != o.start_s) want.insert(id);
   }
   if (want.empty()) return;
   std::vector<std::vector<std::string>> reads;
@@ -1221,11 +1253,15 @@ void Controller::ReadGpuDetail(CycleReport& r) {
       continue;
     }
     for (auto& d : *details) {
-      auto it = tracked_.find(d.id);
       // Read once per incarnation, also when Slurm names no devices (GRES without File=: IDX:N/A).
-      if (it == tracked_.end() || !it->second->running || d.state != "RUNNING") continue;
-      it->second->node_gpus = std::move(d.node_gpus);
-      it->second->gpu_start_s = it->second->start_s;
+      if (d.state != "RUNNING") continue;
+      if (auto it = tracked_.find(d.id); it != tracked_.end() && it->second->running) {
+        it->second->node_gpus = std::move(d.node_gpus);
+        it->second->gpu_start_s = it->second->start_s;
+      } else if (auto o = observed_.find(d.id); o != observed_.end()) {
+        o->second.node_gpus = std::move(d.node_gpus);
+        o->second.gpu_start_s = o->second.start_s;
+      }
     }
   }
 }

@@ -29,8 +29,10 @@ namespace seedance::slurm {
 // Jobs are submitted held (sbatch --hold, or held by deploy/slurm/job_submit.lua while the
 // heartbeat this controller writes each cycle is fresh; a pending job of the managed partition
 // that is not held is held first). Each Cycle:
-//   1. reads nodes (sinfo --json) and jobs (squeue --json); a failing or malformed read ends the
-//      cycle with an error before any action (the next cycle starts over: nothing is lost);
+//   1. reads nodes (sinfo --json -N) and jobs (squeue --json); a failing or malformed read ends the
+//      cycle with an error before any action (the next cycle starts over: nothing is lost); jobs
+//      of other partitions are only read: their GPUs on shared nodes count as taken, and a
+//      running GPU job's devices are read for the bill (never a hold, release, requeue or signal);
 //   2. rebuilds a cluster::ClusterState: nodes (GPU model from the GRES type), every job holding
 //      GPUs (the devices Slurm gave it), jobs released but not started yet; down, drained and
 //      audit-removed nodes take nothing, audit-observation nodes only Bronze;
@@ -49,7 +51,7 @@ namespace seedance::slurm {
 //      tripped accounts: their new jobs stay held with `comment=seedance: breaker ...` (squeue %k);
 //      audit-removed nodes are drained with reason "seedance: audit ..." and resumed when
 //      readmitted;
-//   6. with a ledger: charges from accounting (sacct --json, or the jobcomp file) into the ledger
+//   6. with a ledger: charges of every partition's jobs from accounting (sacct --json, or the jobcomp file) into the ledger
 //      (source "slurm"; workload namespace = account, tenant = tenant). Only what changed is read
 //      (sacct -S <cursor - charge_overlap_s>; the cursor, the last change sacct reported, is kept
 //      in the ledger). Each incarnation is kept as a ledger::JobAllocation keyed by (cluster, job,
@@ -137,7 +139,10 @@ class Controller {
   bool Signals() const;
   // `scancel --signal=SIG --batch J`: the victim checkpoints; requeued after the grace period.
   void Signal(std::int64_t id, Tracked& t, double now, CycleReport& r);
-  Status BuildState(const std::vector<SlurmNode>& nodes, const std::vector<SlurmJob>& jobs, CycleReport& r);
+  // `jobs`: the managed partition's; `others`: active jobs of other partitions (their GPUs on
+  // shared nodes are taken all the same; they are never acted on).
+  Status BuildState(const std::vector<SlurmNode>& nodes, const std::vector<SlurmJob>& jobs,
+                    const std::vector<SlurmJob>& others, CycleReport& r);
   Status Charge(double now, const std::vector<SlurmNode>& nodes);
   // (cluster, job, incarnation): the key of a charge.
   using AllocKey = std::tuple<std::string, std::int64_t, std::int64_t>;
@@ -150,8 +155,14 @@ class Controller {
   Status RechargeNode(const std::string& node, std::int64_t changed_ms);
   Status EvaluateBreaker(double now, CycleReport& r);
   // The GPU devices per node of running jobs whose incarnation has none yet (`scontrol show job -d`:
-  // one read per job, or one for all when there are many); a failed read is a note, retried.
+  // one read per job, or one for all when there are many), managed or observed; a failed read is a
+  // note, retried.
   void ReadGpuDetail(CycleReport& r);
+  // Running GPU jobs of the partitions the controller does not manage: `observed_` follows them
+  // (read-only) so that their charges carry their devices and join their GPU telemetry.
+  void Observe(const std::vector<SlurmJob>& others, CycleReport& r);
+  // The devices read for incarnation `start_s` of job `id` (managed or observed); null if none.
+  const std::map<std::string, std::vector<int>>* DevicesOf(std::int64_t id, std::int64_t start_s) const;
   // Each running job's idle time (Tracked::idle_s, RunningState::idle_s) from the ledger's samples
   // of its GPUs (node + device index), at its tier's reclaim_util_below.
   Status ReadGpuTelemetry(double now);
@@ -173,6 +184,14 @@ class Controller {
   std::vector<std::string> node_names_;
   std::unique_ptr<cluster::ClusterState> state_;
   std::map<std::int64_t, std::unique_ptr<Tracked>> tracked_;
+  // A running GPU job outside the managed partition: never acted on (no hold, release, requeue,
+  // signal or comment); its devices per node are read once per incarnation, as for managed jobs.
+  struct Observed {
+    double start_s = 0;
+    double gpu_start_s = -1;  // the start the devices belong to (-1: not read yet)
+    std::map<std::string, std::vector<int>> node_gpus;
+  };
+  std::map<std::int64_t, Observed> observed_;
   std::vector<std::pair<std::int64_t, std::string>> releases_;
   std::set<std::string> tripped_;
   std::set<std::string> open_nodes_;  // nodes that took new work last cycle

@@ -1,6 +1,7 @@
 #include "seedance/slurm/slurm_json.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <ctime>
 
@@ -24,15 +25,19 @@ bool ParseInt(std::string_view s, std::int64_t& out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-Result<Json> ParseDocument(std::string_view text, const std::string& what, const char* list_key) {
+// `alt_key`: another shape's list (sinfo: "nodes" in 22.05, "sinfo" from 23.11); one must be there.
+Result<Json> ParseDocument(std::string_view text, const std::string& what, const char* list_key,
+                           const char* alt_key = nullptr) {
   Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return InvalidArgumentError(what + ": not valid JSON");
   if (!j.is_object()) return InvalidArgumentError(what + ": expected a JSON object");
   if (j.contains("errors") && j["errors"].is_array() && !j["errors"].empty()) {
     return UnavailableError(what + ": Slurm reported errors: " + j["errors"].dump());
   }
+  if (alt_key != nullptr && !j.contains(list_key) && j.contains(alt_key) && j[alt_key].is_array()) return j;
   if (!j.contains(list_key) || !j[list_key].is_array()) {
-    return InvalidArgumentError(what + ": " + list_key + ": missing or not an array");
+    return InvalidArgumentError(what + ": " + list_key + (alt_key != nullptr ? std::string(" (or ") + alt_key + ")" : "") +
+                                ": missing or not an array");
   }
   return j;
 }
@@ -106,11 +111,25 @@ class Fields {
     auto it = obj_.find(key);
     return it == obj_.end() ? nullptr : &*it;
   }
+  // A nested object (23.11 groups fields: "cpus": {"maximum": 96}); its fields name path.key.
+  // Absent (or null) and not required: an empty object.
+  Result<Fields> Object(const char* key, bool required) const;
 
  private:
   const Json& obj_;
   std::string path_;
 };
+
+Result<Fields> Fields::Object(const char* key, bool required) const {
+  static const Json kEmpty = Json::object();
+  const Json* o = Get(key);
+  if (o == nullptr || o->is_null()) {
+    if (required) return InvalidArgumentError(Name(key) + ": missing");
+    return Fields(kEmpty, Name(key));
+  }
+  if (!o->is_object()) return InvalidArgumentError(Name(key) + ": expected an object, got " + o->dump());
+  return Fields(*o, Name(key));
+}
 
 }  // namespace
 
@@ -180,11 +199,20 @@ Result<std::vector<int>> ParseGresIndices(std::string_view text, const std::stri
 namespace {
 
 constexpr std::size_t kMaxHostlist = 100'000;
+// A host name is at most 255 characters (DNS; Linux allows 64), and Slurm's host lists have a
+// bracket group per dimension of a node name (3 for a 3-D torus): without these limits a 100,000
+// name range with a long tail took gigabytes, and thousands of groups overflowed the stack
+// (ExpandHost recurses once per group); found running hand-written inputs through scontrol_fuzz.
+constexpr std::size_t kMaxHostName = 255;
+constexpr std::size_t kMaxBracketGroups = 8;
 
 Status ExpandHost(std::string_view item, const std::string& field, std::vector<std::string>& out) {
   const std::size_t open = item.find('[');
   if (open == std::string_view::npos) {
     if (item.find(']') != std::string_view::npos) return InvalidArgumentError(field + ": unbalanced ']' in '" + std::string(item) + "'");
+    if (item.size() > kMaxHostName) {
+      return InvalidArgumentError(field + ": a host name longer than " + std::to_string(kMaxHostName) + " characters");
+    }
     if (!item.empty()) out.emplace_back(item);
     return Status::Ok();
   }
@@ -227,7 +255,11 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view text, const std
       if (depth < 0) return InvalidArgumentError(field + ": unbalanced ']' in '" + std::string(text) + "'");
       if (text[k] != ',' || depth > 0) continue;
     }
-    SEEDANCE_RETURN_IF_ERROR(ExpandHost(text.substr(start, k - start), field, out));
+    const std::string_view item = text.substr(start, k - start);
+    if (static_cast<std::size_t>(std::count(item.begin(), item.end(), '[')) > kMaxBracketGroups) {
+      return InvalidArgumentError(field + ": more than " + std::to_string(kMaxBracketGroups) + " bracket groups in one host name");
+    }
+    SEEDANCE_RETURN_IF_ERROR(ExpandHost(item, field, out));
     start = k + 1;
   }
   return out;
@@ -293,9 +325,67 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Slurm 23.11 (data_parser v0.0.40): a list "sinfo" of sinfo_data_t entries (SINFO_DATA in
+// src/plugins/data_parser/v0.0.40/parsers.c): node.state a flag list (the base state first, upper
+// case: ["MIXED", "DRAIN"]), nodes.nodes the node names, cpus.maximum, memory.maximum (MiB),
+// gres.total, reason.description, partition.name. sinfo groups nodes that agree in the fields of
+// its output format, and the GRES is not one of them by default: the controller reads `sinfo --json
+// -N`, one entry per node and partition, and an entry naming several nodes is an error (their GPUs
+// would be guessed). A node of several partitions has one entry per partition: merged here.
+Result<std::vector<SlurmNode>> ParseSinfoEntries(const Json& entries, const std::string& what) {
+  std::map<std::string, SlurmNode> by_name;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Fields f(entries[i], what + ": sinfo[" + std::to_string(i) + "]");
+    SEEDANCE_RETURN_IF_ERROR(f.CheckObject());
+    SEEDANCE_ASSIGN_OR_RETURN(Fields nodes, f.Object("nodes", true));
+    SEEDANCE_ASSIGN_OR_RETURN(std::vector<std::string> names, nodes.StrList("nodes"));
+    if (names.empty()) continue;  // a partition without nodes
+    if (names.size() > 1) {
+      return InvalidArgumentError(nodes.Name("nodes") + ": " + std::to_string(names.size()) +
+                                  " nodes in one entry (sinfo groups nodes whatever their GRES): read `sinfo --json -N`, "
+                                  "one entry per node");
+    }
+    SlurmNode n;
+    n.name = names.front();
+    if (n.name.empty()) return InvalidArgumentError(nodes.Name("nodes") + "[0]: empty");
+    SEEDANCE_ASSIGN_OR_RETURN(Fields node, f.Object("node", true));
+    SEEDANCE_ASSIGN_OR_RETURN(std::vector<std::string> state, node.StrList("state"));
+    if (state.empty()) return InvalidArgumentError(node.Name("state") + ": missing or empty");
+    // 22.05 spells the base state in lower case ("idle", "down"): the same here.
+    n.state = state.front();
+    std::transform(n.state.begin(), n.state.end(), n.state.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    n.flags.assign(state.begin() + 1, state.end());
+    SEEDANCE_ASSIGN_OR_RETURN(Fields reason, f.Object("reason", false));
+    SEEDANCE_ASSIGN_OR_RETURN(n.reason, reason.Str("description", false));
+    SEEDANCE_ASSIGN_OR_RETURN(Fields gres, f.Object("gres", false));
+    SEEDANCE_ASSIGN_OR_RETURN(std::string total, gres.Str("total", false));
+    SEEDANCE_ASSIGN_OR_RETURN(n.gpus, ParseGpuGres(total, gres.Name("total")));
+    SEEDANCE_ASSIGN_OR_RETURN(Fields cpus, f.Object("cpus", true));
+    SEEDANCE_ASSIGN_OR_RETURN(std::int64_t ncpu, cpus.Int("maximum", true));
+    n.cpus = static_cast<int>(ncpu);
+    SEEDANCE_ASSIGN_OR_RETURN(Fields memory, f.Object("memory", false));
+    SEEDANCE_ASSIGN_OR_RETURN(n.memory_mib, memory.Int("maximum", false, 0));
+    SEEDANCE_ASSIGN_OR_RETURN(Fields partition, f.Object("partition", false));
+    SEEDANCE_ASSIGN_OR_RETURN(std::string part, partition.Str("name", false));
+    auto it = by_name.try_emplace(n.name, std::move(n)).first;
+    if (!part.empty() && std::find(it->second.partitions.begin(), it->second.partitions.end(), part) == it->second.partitions.end()) {
+      it->second.partitions.push_back(part);
+    }
+  }
+  std::vector<SlurmNode> out;
+  for (auto& [name, n] : by_name) out.push_back(std::move(n));
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
   const std::string what = "sinfo --json";
-  SEEDANCE_ASSIGN_OR_RETURN(Json doc, ParseDocument(text, what, "nodes"));
+  SEEDANCE_ASSIGN_OR_RETURN(Json doc, ParseDocument(text, what, "nodes", "sinfo"));
+  if (!doc.contains("nodes")) return ParseSinfoEntries(doc["sinfo"], what);
   std::vector<SlurmNode> out;
   const Json& nodes = doc["nodes"];
   for (std::size_t i = 0; i < nodes.size(); ++i) {

@@ -28,7 +28,8 @@ Result<std::vector<int>> ParseGresIndices(std::string_view text, const std::stri
 
 // Slurm's host list: "n[1-3,7],gpu[01-02]-a,login" -> n1 n2 n3 n7 gpu01-a gpu02-a login (ranges
 // keep their zero padding; several bracket groups in one name multiply out). "" -> {}.
-// Errors: unbalanced brackets, a bad range, more than 100,000 names (`field` names it).
+// Errors: unbalanced brackets, a bad range, more than 100,000 names, a name longer than 255
+// characters, more than 8 bracket groups in one name (`field` names it).
 Result<std::vector<std::string>> ExpandHostlist(std::string_view text, const std::string& field);
 
 struct SlurmJob {

@@ -79,6 +79,83 @@ TEST(SlurmJson, CapturedSinfoDrainedNode) {
   EXPECT_TRUE((*nodes)[0].in_partition("gpu"));
 }
 
+TEST(SlurmJson, SinfoDashNOfSlurm23_11ReadsAsThe22_05Capture) {
+  // The same three nodes in 22.05's `nodes` list (captured) and 23.11's `sinfo` entries
+  // (sinfo_n_v0040.json, written from the v0.0.40 parser's field paths: see tests/data/slurm).
+  auto v38 = ParseSinfoJson(ReadData("sinfo2.json"));
+  auto v40 = ParseSinfoJson(ReadData("sinfo_n_v0040.json"));
+  ASSERT_TRUE(v38.has_value()) << v38.error().message();
+  ASSERT_TRUE(v40.has_value()) << v40.error().message();
+  ASSERT_EQ(v40->size(), 3u);
+  ASSERT_EQ(v38->size(), v40->size());
+  for (std::size_t k = 0; k < v38->size(); ++k) {
+    const SlurmNode& a = (*v38)[k];
+    const SlurmNode& b = (*v40)[k];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.state, b.state) << a.name;
+    EXPECT_EQ(a.flags, b.flags) << a.name;
+    EXPECT_EQ(a.reason, b.reason) << a.name;
+    EXPECT_EQ(a.gpus.type, b.gpus.type) << a.name;
+    EXPECT_EQ(a.gpus.count, b.gpus.count) << a.name;
+    EXPECT_EQ(a.cpus, b.cpus) << a.name;
+    EXPECT_EQ(a.memory_mib, b.memory_mib) << a.name;
+    EXPECT_EQ(a.drained(), b.drained()) << a.name;
+    EXPECT_EQ(a.down(), b.down()) << a.name;
+  }
+  EXPECT_EQ((*v40)[0].partitions, std::vector<std::string>({"gpu"}));
+  // n3 has one entry per partition: merged into one node of both.
+  EXPECT_EQ((*v40)[2].partitions, std::vector<std::string>({"debug", "gpu"}));
+  EXPECT_TRUE((*v40)[2].in_partition("gpu"));
+  EXPECT_TRUE((*v40)[2].drained());
+  // DOWN with flags reads as down, as 22.05's "down".
+  auto down = ParseSinfoJson(R"({"sinfo":[{"node":{"state":["DOWN","NOT_RESPONDING"]},"nodes":{"nodes":["g1"]},
+      "cpus":{"maximum":{"set":true,"infinite":false,"number":64}},"gres":{"total":"gpu:h100:8"},"partition":{"name":"gpu"}}]})");
+  ASSERT_TRUE(down.has_value()) << down.error().message();
+  EXPECT_TRUE((*down)[0].down());
+  EXPECT_EQ((*down)[0].cpus, 64);
+  EXPECT_EQ((*down)[0].gpus.count, 8);
+  // sinfo without -N groups nodes whatever their GRES: refused, naming the field (the cycle acts on nothing).
+  auto grouped = ParseSinfoJson(R"({"sinfo":[{"node":{"state":["IDLE"]},"nodes":{"nodes":["n1","n3"]},"cpus":{"maximum":8},
+      "gres":{"total":"gpu:h100:4"}}]})");
+  ASSERT_FALSE(grouped.has_value());
+  EXPECT_NE(grouped.error().message().find("sinfo --json: sinfo[0].nodes.nodes: 2 nodes in one entry"), std::string::npos)
+      << grouped.error().message();
+  auto bad_state = ParseSinfoJson(R"({"sinfo":[{"node":{"state":"IDLE"},"nodes":{"nodes":["n1"]},"cpus":{"maximum":8}}]})");
+  ASSERT_FALSE(bad_state.has_value());
+  EXPECT_NE(bad_state.error().message().find("sinfo[0].node.state: expected an array"), std::string::npos)
+      << bad_state.error().message();
+  // A partition without nodes is an entry with an empty list: no node.
+  auto empty = ParseSinfoJson(R"({"sinfo":[{"node":{"state":[]},"nodes":{"nodes":[]},"partition":{"name":"spare"}}]})");
+  ASSERT_TRUE(empty.has_value()) << empty.error().message();
+  EXPECT_TRUE(empty->empty());
+  auto neither = ParseSinfoJson(R"({"meta":{}})");
+  ASSERT_FALSE(neither.has_value());
+  EXPECT_NE(neither.error().message().find("nodes (or sinfo): missing or not an array"), std::string::npos);
+}
+
+TEST(SlurmJson, HostlistsTooLongOrTooDeepAreErrorsNotGigabytesOrAStackOverflow) {
+  // Found running inputs through scontrol_fuzz: a 100,000-name range with a 30,000-character tail took over 2 GB, and
+  // 5,000 bracket groups in one name overflowed the stack.
+  auto wide = ParseScontrolJobDetail("JobId=1\n JobState=RUNNING\n Nodes=n[0-99999]" + std::string(30'000, 'A') +
+                                     " GRES=gpu:a:1(IDX:0)\n");
+  ASSERT_FALSE(wide.has_value());
+  EXPECT_NE(wide.error().message().find("scontrol show job -d: line 3: Nodes: a host name longer than 255 characters"),
+            std::string::npos) << wide.error().message().substr(0, 200);
+  std::string deep = "n";
+  for (int i = 0; i < 5000; ++i) deep += "[0-1]";
+  auto d = ExpandHostlist(deep, "nodes");
+  ASSERT_FALSE(d.has_value());
+  EXPECT_EQ(d.error().message(), "nodes: more than 8 bracket groups in one host name");
+  // What real clusters write still expands: 3-D names, 100,000 names.
+  auto torus = ExpandHostlist("r[0-1]c[0-1]n[00-02]", "nodes");
+  ASSERT_TRUE(torus.has_value()) << torus.error().message();
+  EXPECT_EQ(torus->size(), 12u);
+  EXPECT_EQ(torus->back(), "r1c1n02");
+  auto many = ExpandHostlist("gpu[000000-099999]", "nodes");
+  ASSERT_TRUE(many.has_value()) << many.error().message();
+  EXPECT_EQ(many->size(), 100'000u);
+}
+
 TEST(SlurmJson, CapturedSacctAndJobcompAgree) {
   auto acct = ParseSacctJson(ReadData("sacct3.json"));
   ASSERT_TRUE(acct.has_value()) << acct.error().message();
@@ -1551,6 +1628,97 @@ TEST_F(SlurmGpuTelemetryTest, DcgmSamplesJoinTheJobByNodeAndGpuIndexForAttributi
   bool advised = false;
   for (const auto& f : *advice) advised |= f.target.find(g) != std::string::npos && f.usd_per_month > 0;
   EXPECT_TRUE(advised) << advise::FindingsTable(*advice);
+}
+
+TEST_F(SlurmGpuTelemetryTest, JobsOfUnmanagedPartitionsAreBilledAndJoinedToTelemetryButNeverTouched) {
+  // The controller manages partition "gpu" only. n1 is also in "shared" (overlapping partitions),
+  // n3 only in "research". The bill covers the whole cluster: the GPU jobs of the other partitions
+  // are charged and joined to their dcgm samples, read-only.
+  FakeSlurm fake(clock_);
+  fake.AddNode("n1", "h100", 4, {"gpu", "shared"});
+  fake.AddNode("n2", "h100", 4);
+  fake.AddNode("n3", "a100", 2, {"research"});
+  fake.sacct_untyped = true;  // n3's model comes from sinfo, not from sacct
+  auto ledger = ledger::Ledger::Open((dir_ / "ledger.db").string());
+  ASSERT_TRUE(ledger.has_value()) << ledger.error().message();
+  auto c = Make(fake, ledger->get());
+  ASSERT_NE(c, nullptr);
+  auto& jobs = fake.jobs();
+  // Started by Slurm alone in their partitions, by accounts the config does not know.
+  const auto shared = fake.Submit("lab", 2, "h100", 86'400);
+  jobs[shared].partition = "shared";
+  ASSERT_TRUE(fake.StartOn(shared, "n1"));
+  const auto research = fake.Submit("physics", 2, "a100", 86'400);
+  jobs[research].partition = "research";
+  ASSERT_TRUE(fake.StartOn(research, "n3"));
+  // Pending and not held in its partition: the controller must not hold it.
+  const auto waiting = fake.Submit("physics", 1, "a100", 600, /*held=*/false);
+  jobs[waiting].partition = "research";
+  // A managed job that needs a whole H100 node: n1 has 2 GPUs taken by the "shared" job.
+  const auto gold = fake.Submit("gold", 4, "h100", 86'400);
+  auto r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  ASSERT_EQ(jobs[gold].state, "RUNNING");
+  EXPECT_EQ(jobs[gold].node, "n2");  // not n1, whose free GPUs the other partition's job holds
+  At(3600);
+  ASSERT_TRUE(c->Cycle().has_value());
+  At(7200);
+  r = c->Cycle();
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  for (const auto& n : r->notes) EXPECT_EQ(n.find("not updated"), std::string::npos) << n;
+  // Read-only: the only command naming these jobs is `scontrol show job -d J`, once per incarnation.
+  for (const auto id : {shared, research, waiting}) {
+    const std::string sid = std::to_string(id);
+    for (const auto& cmd : fake.Mutations()) {
+      const bool names = std::any_of(cmd.begin(), cmd.end(), [&](const std::string& a) { return a == sid || a == "jobid=" + sid; });
+      if (!names) continue;
+      EXPECT_EQ(cmd, (std::vector<std::string>{"scontrol", "show", "job", "-d", sid})) << JoinArgv(cmd);
+    }
+  }
+  EXPECT_EQ(DetailReads(fake, shared), 1);
+  EXPECT_EQ(DetailReads(fake, research), 1);
+  EXPECT_EQ(DetailReads(fake, waiting), 0);
+  EXPECT_EQ(jobs[waiting].state, "PENDING");
+  EXPECT_EQ(jobs[waiting].reason, "None");
+  EXPECT_TRUE(fake.signals.empty());
+  // Charged with the devices Slurm gave them, namespace = their account.
+  (*ledger)->set_source("slurm");
+  for (const auto& [id, node] : {std::pair{shared, std::string("n1")}, std::pair{research, std::string("n3")}}) {
+    auto allocs = (*ledger)->FindJobAllocations("fake", id, jobs[id].start_s);
+    ASSERT_TRUE(allocs.has_value()) << allocs.error().message();
+    ASSERT_EQ(allocs->size(), 1u) << id;
+    EXPECT_EQ((*allocs)[0].node, node);
+    EXPECT_EQ((*allocs)[0].gpus, 2);
+    EXPECT_EQ((*allocs)[0].gpu_indices, jobs[id].idx[0]) << id;
+    EXPECT_EQ((*allocs)[0].workload.namespace_name, jobs[id].account);
+  }
+  std::map<std::string, std::int64_t> gpu_ms;
+  ASSERT_TRUE((*ledger)->ForEachChargeLine(0, INT64_MAX, [&](const ledger::Ledger::ChargeLine& l) {
+    if (l.kind == ledger::ChargeKind::kWorkload) gpu_ms[l.workload.job] += l.gpu_ms;
+  }).ok());
+  const std::string s1 = "slurm-" + std::to_string(shared), r1 = "slurm-" + std::to_string(research);
+  EXPECT_EQ(gpu_ms[s1], 2 * 7'200'000);
+  EXPECT_EQ(gpu_ms[r1], 2 * 7'200'000);
+  EXPECT_EQ(gpu_ms["slurm-" + std::to_string(gold)], 4 * 7'200'000);
+  // Their dcgm samples join them by node and GPU index, never another GPU's.
+  const std::int64_t t0 = kEpoch * 1000;
+  Ingest(**ledger, testing::DcgmScrapes(Gpus(fake, {{shared, 0.3}, {research, 0.1}, {gold, 0.8}}, 0.5), t0,
+                                        t0 + 3'600'000, 60'000));
+  ASSERT_FALSE(HasFatalFailure());
+  auto config = ledger::LedgerConfig::Parse(R"({})", "cfg.json");
+  ASSERT_TRUE(config.has_value()) << config.error().message();
+  auto t = ledger::AttributeTelemetry(**ledger, *config, &prices_, t0, t0 + 3'600'000);
+  ASSERT_TRUE(t.has_value()) << t.error().message();
+  std::map<std::string, double> hours, util_x_hours;
+  for (const auto& [key, ev] : t->evidence) {
+    hours[ev.job] += ev.gpu_hours;
+    util_x_hours[ev.job] += ev.gpu_hours * ev.mean_utilization;
+  }
+  EXPECT_NEAR(hours[s1], 2.0, 1e-9);
+  EXPECT_NEAR(hours[r1], 2.0, 1e-9);
+  EXPECT_NEAR(util_x_hours[s1] / hours[s1], 0.3, 1e-6);
+  EXPECT_NEAR(util_x_hours[r1] / hours[r1], 0.1, 1e-6);
+  EXPECT_EQ(t->unmatched_events, 0);
 }
 
 TEST_F(SlurmGpuTelemetryTest, AJobIdleByItsGpuTelemetryIsReclaimed) {

@@ -50,6 +50,7 @@ class FakeSlurm final : public CommandRunner {
     bool down = false;
     std::string reason;
     std::vector<bool> used;
+    std::vector<std::string> partitions = {"gpu"};
   };
   struct Job {
     std::int64_t id = 0;
@@ -78,11 +79,13 @@ class FakeSlurm final : public CommandRunner {
 
   explicit FakeSlurm(const Clock& clock) : clock_(clock) {}
 
-  void AddNode(const std::string& name, const std::string& type, int gpus) {
+  void AddNode(const std::string& name, const std::string& type, int gpus,
+               std::vector<std::string> partitions = {"gpu"}) {
     Node n;
     n.name = name;
     n.type = type;
     n.gpus = gpus;
+    n.partitions = std::move(partitions);
     n.used.assign(static_cast<std::size_t>(gpus), false);
     nodes_.push_back(n);
   }
@@ -140,6 +143,9 @@ class FakeSlurm final : public CommandRunner {
   }
   // Job ids sacct never reports again (purged from slurmdbd, or a lagging slurmdbd).
   std::set<std::int64_t> sacct_forgets;
+  // sacct's TRES without the typed GPU entry (AccountingStorageTRES=gres/gpu, Slurm's usual
+  // setting): the model is known only from the node.
+  bool sacct_untyped = false;
 
   Result<CommandResult> Run(const std::vector<std::string>& argv) override {
     log.push_back(argv);
@@ -380,7 +386,7 @@ class FakeSlurm final : public CommandRunner {
                        {"gres", "gpu:" + n.type + ":" + std::to_string(n.gpus)},
                        {"cpus", n.cpus},
                        {"real_memory", n.memory_mib},
-                       {"partitions", {"gpu"}}});
+                       {"partitions", n.partitions}});
     }
     return nlohmann::json{{"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"nodes", nodes}}.dump();
   }
@@ -460,8 +466,9 @@ class FakeSlurm final : public CommandRunner {
                       {"nodes", node},
                       {"state", {{"current", state}, {"reason", "None"}}},
                       {"time", {{"start", start}, {"end", end}, {"elapsed", end > 0 ? end - start : 0}}},
-                      {"tres", {{"allocated", {{{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", gpus}},
-                                               {{"type", "gres"}, {"name", "gpu:" + type}, {"id", 1002}, {"count", gpus}}}}}}});
+                      {"tres", {{"allocated", sacct_untyped ? nlohmann::json::array({{{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", gpus}}})
+                                                            : nlohmann::json::array({{{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", gpus}},
+                                                                                     {{"type", "gres"}, {"name", "gpu:" + type}, {"id", 1002}, {"count", gpus}}})}}}});
     };
     for (const auto& i : incarnations_) add(i.job, i.account, i.state, i.node, i.type, i.gpus, i.start_s, i.end_s);
     for (const auto& [id, j] : jobs_)
