@@ -29,7 +29,9 @@ TEST(KnobGridTest, SpansTheIssuesRangeAndOnlyWhatVllmAccepts) {
     tokens.insert(k.max_num_batched_tokens);
     seqs.insert(k.max_num_seqs);
     EXPECT_GE(k.max_num_batched_tokens, k.max_num_seqs) << k.ToString();
-    if (!k.chunked_prefill) EXPECT_GE(k.max_num_batched_tokens, 4096) << k.ToString();
+    if (!k.chunked_prefill) {
+      EXPECT_GE(k.max_num_batched_tokens, 4096) << k.ToString();
+    }
     EXPECT_EQ(k.preemption, PreemptionMode::kRecompute) << k.ToString();  // vLLM V1
   }
   EXPECT_EQ(tokens, (std::set<int>{128, 256, 512, 1024, 2048, 4096, 8192}));
