@@ -152,8 +152,8 @@ Action RegisterBatching(CLI::App& app) {
                 "with --sweep: Seedance's sustained rate with each mechanism toggled");
   cmd->add_flag("--sweep-knobs", o->sweep_knobs,
                 "sweep vLLM's and Seedance's engine knobs over the same grid (token budget "
-                "128-8192, max sequences 32-512, chunked prefill on/off; recompute preemption, "
-                "plus vLLM's best with swap as a labelled variant); slow: 85 sustained-rate "
+                "128-8192, max sequences 16-512, chunked prefill on/off; recompute preemption, "
+                "plus vLLM's best with swap as a labelled variant); slow: 103 sustained-rate "
                 "searches");
   cmd->add_flag("--stock-knobs", o->stock_knobs,
                 "run vLLM and Seedance at vLLM's stock defaults instead of their swept knobs for the trace and KV precision");

@@ -156,7 +156,7 @@ std::string EngineKnobs::ToString() const {
 std::vector<EngineKnobs> KnobGrid(int max_context) {
   std::vector<EngineKnobs> grid;
   for (int tokens : {128, 256, 512, 1024, 2048, 4096, 8192}) {
-    for (int seqs : {32, 64, 128, 256, 512}) {
+    for (int seqs : {16, 32, 64, 128, 256, 512}) {
       if (tokens < seqs) continue;  // vLLM: max_num_batched_tokens must be >= max_num_seqs
       for (bool chunked : {true, false}) {
         if (!chunked && tokens < max_context) continue;  // vLLM: a whole prompt must fit

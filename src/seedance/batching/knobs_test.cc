@@ -35,9 +35,9 @@ TEST(KnobGridTest, SpansTheIssuesRangeAndOnlyWhatVllmAccepts) {
     EXPECT_EQ(k.preemption, PreemptionMode::kRecompute) << k.ToString();  // vLLM V1
   }
   EXPECT_EQ(tokens, (std::set<int>{128, 256, 512, 1024, 2048, 4096, 8192}));
-  EXPECT_EQ(seqs, (std::set<int>{32, 64, 128, 256, 512}));
-  // 32 chunked settings (7 x 5 less 128/256, 128/512, 256/512) + 2 x 5 whole-prompt ones.
-  EXPECT_EQ(grid.size(), 42u);
+  EXPECT_EQ(seqs, (std::set<int>{16, 32, 64, 128, 256, 512}));
+  // 39 chunked settings (7 x 6 less 128/256, 128/512, 256/512) + 2 x 6 whole-prompt ones.
+  EXPECT_EQ(grid.size(), 51u);
   EXPECT_TRUE(InGrid(EngineKnobs{8192, 512, false, PreemptionMode::kRecompute}, grid));
   EXPECT_FALSE(InGrid(EngineKnobs{2048, 256, false, PreemptionMode::kRecompute}, grid));
 }
@@ -46,7 +46,8 @@ TEST(KnobGridTest, EdgesAreTheExtremeBudgetsAndCaps) {
   const std::vector<EngineKnobs> grid = KnobGrid(4096);
   EXPECT_TRUE(AtGridEdge(EngineKnobs{128, 64, true, PreemptionMode::kRecompute}, grid));
   EXPECT_TRUE(AtGridEdge(EngineKnobs{8192, 256, true, PreemptionMode::kRecompute}, grid));
-  EXPECT_TRUE(AtGridEdge(EngineKnobs{1024, 32, true, PreemptionMode::kRecompute}, grid));
+  EXPECT_TRUE(AtGridEdge(EngineKnobs{1024, 16, true, PreemptionMode::kRecompute}, grid));
+  EXPECT_FALSE(AtGridEdge(EngineKnobs{1024, 32, true, PreemptionMode::kRecompute}, grid));
   EXPECT_TRUE(AtGridEdge(EngineKnobs{1024, 512, true, PreemptionMode::kRecompute}, grid));
   EXPECT_FALSE(AtGridEdge(EngineKnobs{256, 64, true, PreemptionMode::kRecompute}, grid));
   EXPECT_FALSE(AtGridEdge(EngineKnobs{4096, 256, false, PreemptionMode::kRecompute}, grid));
