@@ -180,24 +180,31 @@ bool AtGridEdge(const EngineKnobs& k, const std::vector<EngineKnobs>& grid) {
          k.max_num_seqs <= smin->max_num_seqs || k.max_num_seqs >= smax->max_num_seqs;
 }
 
-const KnobPoint* BestKnobPoint(const std::vector<KnobPoint>& sweep, std::string_view policy) {
+const KnobPoint* BestKnobPoint(const std::vector<KnobPoint>& sweep, std::string_view policy,
+                               const std::vector<EngineKnobs>& grid) {
   const EngineKnobs stock;
   auto distance = [&](const EngineKnobs& k) {
     return std::abs(std::log2(static_cast<double>(k.max_num_batched_tokens) / stock.max_num_batched_tokens)) +
            std::abs(std::log2(static_cast<double>(k.max_num_seqs) / stock.max_num_seqs)) +
            (k.chunked_prefill == stock.chunked_prefill ? 0.0 : 1.0);
   };
+  const bool any_inside = std::any_of(sweep.begin(), sweep.end(), [&](const KnobPoint& p) {
+    return p.policy == policy && !AtGridEdge(p.knobs, grid);
+  });
+  auto counts = [&](const KnobPoint& p) {
+    return p.policy == policy && (!any_inside || !AtGridEdge(p.knobs, grid));
+  };
   double top = 0;
   bool any = false;
   for (const KnobPoint& p : sweep) {
-    if (p.policy != policy) continue;
+    if (!counts(p)) continue;
     top = std::max(top, p.capacity_rps);
     any = true;
   }
   if (!any) return nullptr;
   const KnobPoint* best = nullptr;
   for (const KnobPoint& p : sweep) {
-    if (p.policy != policy || p.capacity_rps < (1 - kKnobTie) * top) continue;
+    if (!counts(p) || p.capacity_rps < (1 - kKnobTie) * top) continue;
     if (best == nullptr || distance(p.knobs) < distance(best->knobs) ||
         (distance(p.knobs) == distance(best->knobs) && p.capacity_rps > best->capacity_rps)) {
       best = &p;
@@ -215,16 +222,16 @@ const std::vector<TunedKnobs>& TunedKnobTable() {
        EngineKnobs{2048, 256, true, PreemptionMode::kRecompute},
        "seedance batching --trace conv --trace-part tuning --kv-dtype fp16 --sweep-knobs "
        "--policies vllm,seedance --no-mix (2026-12-03)"},
-      {"conv", 8, EngineKnobs{512, 256, true, PreemptionMode::kRecompute},
+      {"conv", 8, EngineKnobs{1024, 256, true, PreemptionMode::kRecompute},
        EngineKnobs{2048, 256, true, PreemptionMode::kRecompute},
        "seedance batching --trace conv --trace-part tuning --kv-dtype fp8 --sweep-knobs "
        "--policies vllm,seedance --no-mix (2026-12-03)"},
-      {"code", 16, EngineKnobs{512, 256, true, PreemptionMode::kRecompute},
-       EngineKnobs{2048, 256, true, PreemptionMode::kRecompute},
+      {"code", 16, EngineKnobs{1024, 256, true, PreemptionMode::kRecompute},
+       EngineKnobs{1024, 32, true, PreemptionMode::kRecompute},
        "seedance batching --trace code --trace-part tuning --kv-dtype fp16 --sweep-knobs "
        "--policies vllm,seedance --no-mix (2026-12-03)"},
-      {"code", 8, EngineKnobs{512, 256, true, PreemptionMode::kRecompute},
-       EngineKnobs{2048, 256, true, PreemptionMode::kRecompute},
+      {"code", 8, EngineKnobs{1024, 256, true, PreemptionMode::kRecompute},
+       EngineKnobs{4096, 256, true, PreemptionMode::kRecompute},
        "seedance batching --trace code --trace-part tuning --kv-dtype fp8 --sweep-knobs "
        "--policies vllm,seedance --no-mix (2026-12-03)"},
   };
@@ -483,7 +490,7 @@ Result<BatchingResults> RunBatching(const BatchingConfig& cfg, std::ostream* pro
       }
     }
     // The labelled variant: vLLM's best with swap preemption (vLLM V0; V1 only recomputes).
-    EngineKnobs swap = BestKnobPoint(res.knob_sweep, "vllm")->knobs;
+    EngineKnobs swap = BestKnobPoint(res.knob_sweep, "vllm", grid)->knobs;
     swap.preemption = PreemptionMode::kSwap;
     PolicySettings s = run.settings;
     swap.ApplyTo(&s.vllm);

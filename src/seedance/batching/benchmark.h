@@ -118,11 +118,15 @@ struct KnobPoint {
 // Points within this share of a sweep's best capacity tie with it: the capacity search resolves
 // 2^-7 of its bracket (< 0.8 %), and the noisy truth moves a capacity by about as much.
 inline constexpr double kKnobTie = 0.01;
-// The best point of `policy` in `sweep`: the highest capacity, where the points within kKnobTie
-// of it tie and a tie goes to the point nearest vLLM's stock knobs (fewest doublings from 2048
-// tokens and 256 sequences; chunked prefill as stock), then to the higher capacity. The same
-// rule for every policy. nullptr when `sweep` has no point of `policy`.
-const KnobPoint* BestKnobPoint(const std::vector<KnobPoint>& sweep, std::string_view policy);
+// The best point of `policy` in `sweep` among the points inside `grid` (not AtGridEdge; all
+// points when none is inside): the highest capacity, where the points within kKnobTie of it tie
+// and a tie goes to the point nearest vLLM's stock knobs (fewest doublings from 2048 tokens and
+// 256 sequences; chunked prefill as stock), then to the higher capacity. A chosen point thus has
+// neighbours on every side that were measured; a higher point on the edge is reported beside it
+// (FormatBatchingTable). The same rule for every policy. nullptr when `sweep` has no point of
+// `policy`.
+const KnobPoint* BestKnobPoint(const std::vector<KnobPoint>& sweep, std::string_view policy,
+                               const std::vector<EngineKnobs>& grid);
 
 struct BatchingResults {
   BatchingConfig config;

@@ -54,23 +54,28 @@ TEST(KnobGridTest, EdgesAreTheExtremeBudgetsAndCaps) {
 }
 
 TEST(BestKnobPointTest, TopWinsUnlessATieIsNearerStock) {
+  const std::vector<EngineKnobs> grid = KnobGrid(4096);
   std::vector<KnobPoint> sweep = {
       {"vllm", EngineKnobs{256, 64, true, PreemptionMode::kRecompute}, 6.00},
       {"vllm", EngineKnobs{1024, 256, true, PreemptionMode::kRecompute}, 5.96},   // within 1 %: nearer 2048/256, wins
       {"vllm", EngineKnobs{2048, 256, true, PreemptionMode::kRecompute}, 5.80},   // stock, but 3.3 % below the top
-      {"seedance", EngineKnobs{128, 32, true, PreemptionMode::kRecompute}, 7.00},
+      {"seedance", EngineKnobs{256, 32, true, PreemptionMode::kRecompute}, 7.00},
       {"seedance", EngineKnobs{2048, 256, true, PreemptionMode::kRecompute}, 6.50},
   };
-  const KnobPoint* v = BestKnobPoint(sweep, "vllm");
+  const KnobPoint* v = BestKnobPoint(sweep, "vllm", grid);
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->knobs.max_num_batched_tokens, 1024);
-  const KnobPoint* s = BestKnobPoint(sweep, "seedance");
+  const KnobPoint* s = BestKnobPoint(sweep, "seedance", grid);
   ASSERT_NE(s, nullptr);
-  EXPECT_EQ(s->knobs.max_num_batched_tokens, 128);  // 7 % ahead: no tie
-  EXPECT_EQ(BestKnobPoint(sweep, "vllm-swap"), nullptr);
+  EXPECT_EQ(s->knobs.max_num_batched_tokens, 256);  // 7 % ahead: no tie
+  EXPECT_EQ(BestKnobPoint(sweep, "vllm-swap", grid), nullptr);
+  // A higher point on the grid's edge is not chosen while an inside point exists.
+  sweep.push_back({"seedance", EngineKnobs{2048, 16, true, PreemptionMode::kRecompute}, 9.00});
+  EXPECT_EQ(BestKnobPoint(sweep, "seedance", grid)->knobs.max_num_batched_tokens, 256);
+  EXPECT_EQ(BestKnobPoint({sweep.back()}, "seedance", grid)->knobs.max_num_seqs, 16);  // edge only
   // Equal distance from stock: the higher capacity.
   sweep = {{"vllm", EngineKnobs{1024, 256, true, PreemptionMode::kRecompute}, 5.95}, {"vllm", EngineKnobs{4096, 256, true, PreemptionMode::kRecompute}, 5.99}};
-  EXPECT_EQ(BestKnobPoint(sweep, "vllm")->knobs.max_num_batched_tokens, 4096);
+  EXPECT_EQ(BestKnobPoint(sweep, "vllm", grid)->knobs.max_num_batched_tokens, 4096);
 }
 
 // The "What must show 2": every chosen setting lies inside the grid, not at its edge, and

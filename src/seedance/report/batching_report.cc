@@ -180,7 +180,7 @@ std::string BatchingJson(const BatchingResults& r) {
            {"capacity_rps", k.capacity_rps}});
     }
     for (const std::string policy : {"vllm", "seedance"}) {
-      if (const batching::KnobPoint* best = batching::BestKnobPoint(r.knob_sweep, policy)) {
+      if (const batching::KnobPoint* best = batching::BestKnobPoint(r.knob_sweep, policy, r.knob_grid)) {
         j["knob_best"][policy] = {{"knobs", best->knobs.ToString()},
                                   {"capacity_rps", best->capacity_rps},
                                   {"at_grid_edge", batching::AtGridEdge(best->knobs, r.knob_grid)}};
@@ -411,7 +411,7 @@ std::string FormatBatchingTable(const BatchingResults& r) {
   }
   if (!r.knob_sweep.empty()) {
     for (const std::string policy : {"vllm", "seedance", "vllm-swap"}) {
-      const batching::KnobPoint* best = batching::BestKnobPoint(r.knob_sweep, policy);
+      const batching::KnobPoint* best = batching::BestKnobPoint(r.knob_sweep, policy, r.knob_grid);
       if (best == nullptr) continue;
       if (policy == "vllm-swap") {
         t += fmt::format("knob sweep: vllm-swap (labelled variant, not vLLM V1) [{}] {:.2f} req/s\n",
