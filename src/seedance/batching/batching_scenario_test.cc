@@ -51,7 +51,7 @@ TEST(BatchingScenarioTest, ConversationTraceAtEqualPrecision) {
   EXPECT_EQ(sd.lowbit_kv_token_share, 0.0);  // the headline policy is lossless
   // Sustained rate at >= 90 % attainment (the 1.3x is out of reach at equal precision:
   // docs/BENCHMARKS.md shows the saturation bound; this pins what is reached).
-  EXPECT_GE(Capacity(*r, "seedance"), 1.10 * Capacity(*r, "vllm"));  // measured 1.14x
+  EXPECT_GE(Capacity(*r, "seedance"), 1.12 * Capacity(*r, "vllm"));  // measured 1.16x
   EXPECT_GT(Capacity(*r, "seedance-kvtiers"), Capacity(*r, "seedance"));
   // Multi-tenant mix: guaranteed >= 99 % while best-effort progresses.
   const PolicyResult& mix = Find(r->mix, "seedance");
@@ -66,7 +66,7 @@ TEST(BatchingScenarioTest, Fp8KvForBoth) {
   c.policies = {"vllm", "seedance"};
   auto r = RunBatching(c, nullptr);
   ASSERT_TRUE(r.has_value()) << r.error().ToString();
-  EXPECT_GE(Capacity(*r, "seedance"), 1.10 * Capacity(*r, "vllm"));  // measured 1.17x
+  EXPECT_GE(Capacity(*r, "seedance"), 1.15 * Capacity(*r, "vllm"));  // measured 1.23x
 }
 
 // The code trace's held-out half, at the knobs of the sweep on its first half.
@@ -76,7 +76,7 @@ TEST(BatchingScenarioTest, HeldOutCodeTrace) {
   c.policies = {"vllm", "seedance"};
   auto r = RunBatching(c, nullptr);
   ASSERT_TRUE(r.has_value()) << r.error().ToString();
-  EXPECT_GE(Capacity(*r, "seedance"), 1.15 * Capacity(*r, "vllm"));  // measured 1.74x
+  EXPECT_GE(Capacity(*r, "seedance"), 1.40 * Capacity(*r, "vllm"));  // measured 1.62x (FP8 1.74x)
 }
 
 TEST(BatchingScenarioTest, HeldOutArxivTrace) {
