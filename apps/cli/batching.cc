@@ -17,6 +17,7 @@ namespace {
 
 struct BatchingOptions {
   std::string trace;
+  std::string trace_part = "all";
   std::string gpu = "a100";
   std::string model = "llama-2-7b";
   std::string precision = "fp16";
@@ -59,6 +60,9 @@ int RunBatchingCommand(const BatchingOptions& o) {
   c.noise.sigma = o.noise_sd;
   c.noise.slow_prob = o.slow_step_prob;
   c.noise.slow_factor = o.slow_step_factor;
+  auto part = batching::ParseTracePart(o.trace_part);
+  if (!part.has_value()) return ReportError(InvalidArgumentError("--trace-part: " + part.error().message()));
+  c.trace_part = *part;
   if (o.kv_dtype == "fp16" || o.kv_dtype == "fp8") {
     c.kv_bits = o.kv_dtype == "fp8" ? 8 : 16;
   } else {
@@ -102,11 +106,13 @@ Action RegisterBatching(CLI::App& app) {
       "batching_report.html in --out. Default: the bundled Azure LLM conversation trace (19,366 requests, 1 h), Llama-2-7B "
       "FP16 on one A100-80GB (Vidur profiles), priced from data/prices/gpu_prices.csv. "
       "Fair by construction: every policy gets the same KV precision (--kv-dtype), vLLM and "
-      "Seedance run at the best knobs of their own sweep on the conversation trace "
-      "(--sweep-knobs re-runs it), the replay times steps with a noisy ground truth fitted on "
-      "half of the profile points while the policies predict with a fit on the other half. "
-      "seedance-kvtiers (lossy 4/6-bit cold KV) is a labelled variant. The code and arxiv "
-      "traces were never tuned on. "
+      "Seedance run at the best knobs of their own sweep over the same grid, chosen per trace "
+      "(conv, code) and KV precision on the trace's tuning half (--trace-part tuning "
+      "--sweep-knobs re-runs it); report capacity on the held-out half (--trace-part held-out). "
+      "Other traces (arxiv, a file) get the conversation trace's knobs. The replay times steps "
+      "with a noisy ground truth fitted on half of the profile points while the policies predict "
+      "with a fit on the other half. seedance-kvtiers (lossy 4/6-bit cold KV) is a labelled "
+      "variant. "
       "Requests longer than the model's context are rejected with that reason and counted "
       "(--oversize error fails instead). Bad input exits with code 2 naming file:line and field; "
       "nothing is written then. Progress goes to stderr.",
@@ -115,6 +121,10 @@ Action RegisterBatching(CLI::App& app) {
                   "conv (default; the tuning trace), code or arxiv (held out), or a CSV: "
                   "TIMESTAMP,ContextTokens,GeneratedTokens[,qos,tenant] (Azure format) or "
                   "num_prefill_tokens,num_decode_tokens (lengths only: Poisson arrivals)");
+  cmd->add_option("--trace-part", o->trace_part,
+                  "all | tuning | held-out: the whole trace, its first half of requests in arrival "
+                  "order (where knobs are chosen) or its second half (where they are judged)")
+      ->capture_default_str();
   cmd->add_option("--gpu", o->gpu, "a100 | h100 | l4 | a10g (l4, a10g: derived from the A100 profile)")->capture_default_str();
   cmd->add_option("--model", o->model,
                   "model on one GPU: llama-2-7b, phi-2, codellama-34b (A100/H100), llama-3-8b (A100); larger ones: "
@@ -141,10 +151,12 @@ Action RegisterBatching(CLI::App& app) {
   cmd->add_flag("--ablation", o->ablation,
                 "with --sweep: Seedance's sustained rate with each mechanism toggled");
   cmd->add_flag("--sweep-knobs", o->sweep_knobs,
-                "sweep vLLM's and Seedance's engine knobs (token budget, max sequences, chunked "
-                "prefill, preemption); slow: 112 sustained-rate searches");
+                "sweep vLLM's and Seedance's engine knobs over the same grid (token budget "
+                "128-8192, max sequences 16-512, chunked prefill on/off; recompute preemption, "
+                "plus vLLM's best with swap as a labelled variant); slow: 103 sustained-rate "
+                "searches");
   cmd->add_flag("--stock-knobs", o->stock_knobs,
-                "run vLLM and Seedance at vLLM's stock defaults instead of their best swept knobs");
+                "run vLLM and Seedance at vLLM's stock defaults instead of their swept knobs for the trace and KV precision");
   cmd->add_option("--noise-sd", o->noise_sd, "ground truth: log-sd of the per-step time noise")
       ->capture_default_str();
   cmd->add_option("--slow-step-prob", o->slow_step_prob, "ground truth: probability of a slow step")

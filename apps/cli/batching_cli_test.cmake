@@ -48,6 +48,26 @@ elseif(CASE STREQUAL "bad_slo")
   # A bare number was once read as seconds (120 s per token): now an error with an example.
   run_bad("--slo-tpot '120': a number needs a unit \\(write e\\.g\\. 120ms, 2s, 3m; units: us, ms, s, m, h, d\\)" --slo-tpot 120)
   run_bad("--slo-ttft '0': must be > 0" --slo-ttft 0)
+elseif(CASE STREQUAL "trace_part")
+  run_bad("--trace-part: unknown trace part 'first' \\(accepted: all, tuning, held-out\\)" --trace-part first)
+  write_trace("${header}\n2023-11-16 18:15:46.6805900,374,44\n")
+  run_bad("--trace-part tuning: .*trace\\.csv has 1 request\\(s\\); a half needs 2"
+          --trace "${WORK}/trace.csv" --trace-part tuning)
+  # The held-out half of five requests is the last three, at the conversation trace's knobs.
+  write_trace("${header}\n${good}\n2023-11-16 18:15:48.0,30,3\n2023-11-16 18:15:49.0,40,4\n2023-11-16 18:15:50.0,50,5\n")
+  execute_process(COMMAND "${SEEDANCE}" batching --trace "${WORK}/trace.csv" --trace-part held-out
+                          --policies vllm,seedance --no-mix --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "held-out run failed (${rc}): ${stderr}")
+  endif()
+  file(READ "${out}/batching.json" json)
+  string(JSON requests GET "${json}" trace requests)
+  string(JSON part GET "${json}" setup trace_part)
+  string(JSON from GET "${json}" setup knobs_from)
+  if(NOT requests EQUAL 3 OR NOT part STREQUAL "held-out" OR NOT from STREQUAL "conv fp16 tuning half")
+    message(FATAL_ERROR "held-out half: requests ${requests}, part ${part}, knobs from '${from}'")
+  endif()
 elseif(CASE STREQUAL "default_run")
   write_trace("${header}\n${good}\n2023-11-16 18:15:48.0,4000,200\n")
   execute_process(COMMAND "${SEEDANCE}" batching --trace "${WORK}/trace.csv" --policies vllm,seedance

@@ -35,7 +35,8 @@ Result<ServingPoint> Measure(std::string change, const ServingDeployment& d, std
     c.usd_per_gpu_hour = p.usd_per_gpu_hour;
     if (d.max_num_seqs > 0) {
       c.use_best_knobs = false;
-      batching::EngineKnobs k = batching::BestVllmKnobs();
+      batching::EngineKnobs k =
+          batching::TunedKnobsFor(batching::BundledTraceName(d.data_dir, d.trace), d.kv_bits).vllm;
       k.max_num_seqs = d.max_num_seqs;
       k.ApplyTo(&c.settings.vllm);
     }

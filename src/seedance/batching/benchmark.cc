@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "seedance/core/check.h"
+
 namespace seedance::batching {
 namespace {
 
@@ -70,6 +72,11 @@ struct Runner {
   }
 };
 
+// The table entry `cfg` runs with when it asks for the tuned knobs.
+const TunedKnobs& TableEntry(const BatchingConfig& cfg) {
+  return TunedKnobsFor(BundledTraceName(cfg.data_dir, cfg.trace_path), cfg.kv_bits);
+}
+
 EngineKnobs KnobsOf(const ContinuousConfig& c) {
   return EngineKnobs{c.max_num_batched_tokens, c.max_num_seqs, c.chunked_prefill, c.preemption};
 }
@@ -80,8 +87,9 @@ PolicySettings PrepareSettings(const BatchingConfig& cfg, const GpuSpec& gpu, co
                                const ProfiledExecutor& exec) {
   PolicySettings s = cfg.settings;
   if (cfg.use_best_knobs) {
-    BestVllmKnobs().ApplyTo(&s.vllm);
-    BestSeedanceKnobs().ApplyTo(&s.seedance);
+    const TunedKnobs& k = TableEntry(cfg);
+    k.vllm.ApplyTo(&s.vllm);
+    k.seedance.ApplyTo(&s.seedance);
   }
   EngineConfig& e = s.engine;
   e.kv_capacity_bytes =
@@ -145,27 +153,109 @@ std::string EngineKnobs::ToString() const {
                      preemption == PreemptionMode::kSwap ? "swap" : "recompute");
 }
 
-// From `seedance batching --sweep-knobs --policies vllm,seedance --no-mix` (2026-12-02): vLLM
-// peaks at 5.88 req/s with a 512-token budget and swap preemption (stock 2048 / recompute:
-// 5.66); Seedance peaks at 6.70 req/s on a plateau that includes the stock setting (its SLO
-// budget already shrinks the chunk when decodes run). Ties go to the setting nearest vLLM's
-// defaults.
-EngineKnobs BestVllmKnobs() { return EngineKnobs{512, 256, true, PreemptionMode::kSwap}; }
-EngineKnobs BestSeedanceKnobs() { return EngineKnobs{2048, 256, true, PreemptionMode::kRecompute}; }
-
 std::vector<EngineKnobs> KnobGrid(int max_context) {
   std::vector<EngineKnobs> grid;
-  for (int tokens : {512, 1024, 2048, 4096, 8192}) {
-    for (int seqs : {64, 128, 256, 512}) {
+  for (int tokens : {128, 256, 512, 1024, 2048, 4096, 8192}) {
+    for (int seqs : {16, 32, 64, 128, 256, 512}) {
+      if (tokens < seqs) continue;  // vLLM: max_num_batched_tokens must be >= max_num_seqs
       for (bool chunked : {true, false}) {
-        if (!chunked && tokens < max_context) continue;
-        for (PreemptionMode m : {PreemptionMode::kRecompute, PreemptionMode::kSwap}) {
-          grid.push_back(EngineKnobs{tokens, seqs, chunked, m});
-        }
+        if (!chunked && tokens < max_context) continue;  // vLLM: a whole prompt must fit
+        grid.push_back(EngineKnobs{tokens, seqs, chunked, PreemptionMode::kRecompute});
       }
     }
   }
   return grid;
+}
+
+bool AtGridEdge(const EngineKnobs& k, const std::vector<EngineKnobs>& grid) {
+  if (grid.empty()) return false;
+  auto [tmin, tmax] = std::minmax_element(grid.begin(), grid.end(), [](const auto& a, const auto& b) {
+    return a.max_num_batched_tokens < b.max_num_batched_tokens;
+  });
+  auto [smin, smax] = std::minmax_element(grid.begin(), grid.end(), [](const auto& a, const auto& b) {
+    return a.max_num_seqs < b.max_num_seqs;
+  });
+  return k.max_num_batched_tokens <= tmin->max_num_batched_tokens ||
+         k.max_num_batched_tokens >= tmax->max_num_batched_tokens ||
+         k.max_num_seqs <= smin->max_num_seqs || k.max_num_seqs >= smax->max_num_seqs;
+}
+
+const KnobPoint* BestKnobPoint(const std::vector<KnobPoint>& sweep, std::string_view policy,
+                               const std::vector<EngineKnobs>& grid) {
+  const EngineKnobs stock;
+  auto distance = [&](const EngineKnobs& k) {
+    return std::abs(std::log2(static_cast<double>(k.max_num_batched_tokens) / stock.max_num_batched_tokens)) +
+           std::abs(std::log2(static_cast<double>(k.max_num_seqs) / stock.max_num_seqs)) +
+           (k.chunked_prefill == stock.chunked_prefill ? 0.0 : 1.0);
+  };
+  const bool any_inside = std::any_of(sweep.begin(), sweep.end(), [&](const KnobPoint& p) {
+    return p.policy == policy && !AtGridEdge(p.knobs, grid);
+  });
+  auto counts = [&](const KnobPoint& p) {
+    return p.policy == policy && (!any_inside || !AtGridEdge(p.knobs, grid));
+  };
+  double top = 0;
+  bool any = false;
+  for (const KnobPoint& p : sweep) {
+    if (!counts(p)) continue;
+    top = std::max(top, p.capacity_rps);
+    any = true;
+  }
+  if (!any) return nullptr;
+  const KnobPoint* best = nullptr;
+  for (const KnobPoint& p : sweep) {
+    if (!counts(p) || p.capacity_rps < (1 - kKnobTie) * top) continue;
+    if (best == nullptr || distance(p.knobs) < distance(best->knobs) ||
+        (distance(p.knobs) == distance(best->knobs) && p.capacity_rps > best->capacity_rps)) {
+      best = &p;
+    }
+  }
+  return best;
+}
+
+// The knob table: each entry is the BestKnobPoint of vLLM and of Seedance in the sweep of its
+// origin command, run on the trace's tuning half (the first half of its requests); capacity
+// ratios are reported on the held-out half (docs/BENCHMARKS.md "Batching knob sweep").
+const std::vector<TunedKnobs>& TunedKnobTable() {
+  static const std::vector<TunedKnobs> kTable = {
+      {"conv", 16, EngineKnobs{512, 256, true, PreemptionMode::kRecompute},
+       EngineKnobs{2048, 256, true, PreemptionMode::kRecompute},
+       "seedance batching --trace conv --trace-part tuning --kv-dtype fp16 --sweep-knobs "
+       "--policies vllm,seedance --no-mix (2026-12-03)"},
+      {"conv", 8, EngineKnobs{1024, 256, true, PreemptionMode::kRecompute},
+       EngineKnobs{2048, 256, true, PreemptionMode::kRecompute},
+       "seedance batching --trace conv --trace-part tuning --kv-dtype fp8 --sweep-knobs "
+       "--policies vllm,seedance --no-mix (2026-12-03)"},
+      {"code", 16, EngineKnobs{1024, 256, true, PreemptionMode::kRecompute},
+       EngineKnobs{1024, 32, true, PreemptionMode::kRecompute},
+       "seedance batching --trace code --trace-part tuning --kv-dtype fp16 --sweep-knobs "
+       "--policies vllm,seedance --no-mix (2026-12-03)"},
+      {"code", 8, EngineKnobs{1024, 256, true, PreemptionMode::kRecompute},
+       EngineKnobs{4096, 256, true, PreemptionMode::kRecompute},
+       "seedance batching --trace code --trace-part tuning --kv-dtype fp8 --sweep-knobs "
+       "--policies vllm,seedance --no-mix (2026-12-03)"},
+  };
+  return kTable;
+}
+
+const TunedKnobs& TunedKnobsFor(std::string_view trace, int kv_bits) {
+  const std::vector<TunedKnobs>& table = TunedKnobTable();
+  const TunedKnobs* conv = nullptr;
+  for (const TunedKnobs& t : table) {
+    if (t.kv_bits != kv_bits) continue;
+    if (t.trace == trace) return t;
+    if (t.trace == "conv") conv = &t;
+  }
+  SEEDANCE_CHECK(conv != nullptr);
+  return *conv;
+}
+
+std::string BundledTraceName(const std::string& data_dir, const std::string& trace_path) {
+  if (trace_path.empty()) return "conv";
+  for (const char* name : {"conv", "code", "arxiv"}) {
+    if (trace_path == name || trace_path == ResolveTracePath(data_dir, name)) return name;
+  }
+  return "";
 }
 
 std::string ResolveTracePath(const std::string& data_dir, const std::string& name) {
@@ -264,6 +354,14 @@ Result<BatchingResults> RunBatching(const BatchingConfig& cfg, std::ostream* pro
   const std::string trace_path = ResolveTracePath(cfg.data_dir, cfg.trace_path);
   bool lengths_only = false;
   SEEDANCE_ASSIGN_OR_RETURN(Trace trace, LoadAnyTrace(trace_path, &lengths_only));
+  if (cfg.trace_part != TracePart::kAll) {
+    if (trace.requests.size() < 2) {
+      return InvalidArgumentError(fmt::format("--trace-part {}: {} has {} request(s); a half needs 2",
+                                              TracePartName(cfg.trace_part), trace.name,
+                                              trace.requests.size()));
+    }
+    trace = SelectTracePart(trace, cfg.trace_part);
+  }
   if (lengths_only) {
     if (!(cfg.lengths_rate_rps > 0) || cfg.lengths_count == 0) {
       return InvalidArgumentError("lengths-only trace: rate and count must be > 0");
@@ -296,6 +394,12 @@ Result<BatchingResults> RunBatching(const BatchingConfig& cfg, std::ostream* pro
              PrepareReplay(cfg), progress};
   res.vllm_knobs = KnobsOf(run.settings.vllm);
   res.seedance_knobs = KnobsOf(run.settings.seedance);
+  if (cfg.use_best_knobs) {
+    const TunedKnobs& k = TableEntry(cfg);
+    res.knobs_from = fmt::format("{} {} tuning half", k.trace, k.kv_bits == 8 ? "fp8" : "fp16");
+  } else {
+    res.knobs_from = "as given";
+  }
   const EngineConfig& e = run.settings.engine;
   res.kv_capacity_bytes = e.kv_capacity_bytes;
 
@@ -371,7 +475,8 @@ Result<BatchingResults> RunBatching(const BatchingConfig& cfg, std::ostream* pro
     }
   }
   if (cfg.knob_sweep) {
-    const std::vector<EngineKnobs> grid = KnobGrid(model.max_context);
+    res.knob_grid = KnobGrid(model.max_context);
+    const std::vector<EngineKnobs>& grid = res.knob_grid;
     for (const std::string policy : {"vllm", "seedance"}) {
       double best = 0;
       for (const EngineKnobs& k : grid) {
@@ -384,6 +489,14 @@ Result<BatchingResults> RunBatching(const BatchingConfig& cfg, std::ostream* pro
                         k.ToString(), c * res.trace_rate_rps, best));
       }
     }
+    // The labelled variant: vLLM's best with swap preemption (vLLM V0; V1 only recomputes).
+    EngineKnobs swap = BestKnobPoint(res.knob_sweep, "vllm", grid)->knobs;
+    swap.preemption = PreemptionMode::kSwap;
+    PolicySettings s = run.settings;
+    swap.ApplyTo(&s.vllm);
+    SEEDANCE_ASSIGN_OR_RETURN(double c, run.CapacityScale(trace, "vllm", s, 1.0));
+    res.knob_sweep.push_back(KnobPoint{"vllm-swap", swap, c * res.trace_rate_rps});
+    say(fmt::format("knob sweep: vllm-swap [{}]: {:.2f} req/s", swap.ToString(), c * res.trace_rate_rps));
   }
   if (cfg.multi_tenant) {
     const Trace mix = MultiTenantMix(headline, cfg.seed);

@@ -2,6 +2,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "seedance/batching/pareto.h"
@@ -34,14 +35,33 @@ struct EngineKnobs {
   void ApplyTo(ContinuousConfig* c) const;
   std::string ToString() const;   // "tokens 2048, seqs 256, chunked, recompute"
 };
-// The best knobs of the sweep on the tuning trace (Azure conversation, FP16 KV, noisy executor;
-// docs/BENCHMARKS.md "Batching knob sweep"), used by default for vLLM and for Seedance.
-EngineKnobs BestVllmKnobs();
-EngineKnobs BestSeedanceKnobs();
-// The sweep grid: max_num_batched_tokens 512..8192 x max_num_seqs 64..512 x chunked prefill
-// on/off x recompute/swap; chunked prefill off needs max_num_batched_tokens >= the context
-// (vLLM refuses otherwise), so those points are left out.
+// The sweep grid, the same for vLLM and Seedance: max_num_batched_tokens 128..8192 (powers of 2)
+// x max_num_seqs 16..512 (powers of 2) x chunked prefill on/off, recompute preemption (vLLM V1's
+// only mode). The issue asked for 32..512 sequences; Seedance's best on the code trace was 32, the
+// edge, so the grid goes down to 16 (docs/BENCHMARKS.md "Batching knob sweep"). The points vLLM refuses are left out: a token budget below max_num_seqs, and
+// chunked prefill off with a budget below the context (`max_context`).
 std::vector<EngineKnobs> KnobGrid(int max_context);
+// Whether `k` lies on the edge of `grid`: its token budget or its sequence cap is the grid's
+// smallest or largest.
+bool AtGridEdge(const EngineKnobs& k, const std::vector<EngineKnobs>& grid);
+
+// The knobs vLLM and Seedance run with by default, chosen by the knob sweep on one bundled
+// trace's tuning half at one KV precision (docs/BENCHMARKS.md "Batching knob sweep").
+struct TunedKnobs {
+  std::string_view trace;   // bundled trace name ("conv", "code")
+  int kv_bits = 16;         // KV precision the sweep ran at: 16 or 8
+  EngineKnobs vllm;         // vLLM's best, recompute preemption (vLLM V1 has no swap)
+  EngineKnobs seedance;     // Seedance's best over the same grid
+  std::string_view origin;  // the command whose sweep chose them
+};
+// The one table of chosen knobs, keyed by (trace, KV precision).
+const std::vector<TunedKnobs>& TunedKnobTable();
+// The entry for `trace` (a bundled name; "" is "conv") at `kv_bits`; a trace with no entry of
+// its own (arxiv, a file) gets the tuning trace's (conversation) at that precision.
+const TunedKnobs& TunedKnobsFor(std::string_view trace, int kv_bits);
+// The bundled trace name of `trace_path` as `seedance batching --trace` takes it ("" -> "conv",
+// a bundled file's path -> its name); "" for any other file.
+std::string BundledTraceName(const std::string& data_dir, const std::string& trace_path);
 
 // The inputs of `seedance batching`. Plain aggregate; the defaults are the bundled run.
 struct BatchingConfig {
@@ -49,12 +69,13 @@ struct BatchingConfig {
   // A path, or a bundled trace: "conv" (default, the tuning trace), "code" or "arxiv" (held
   // out). A lengths-only CSV gets Poisson arrivals (lengths_count requests at lengths_rate_rps).
   std::string trace_path;
+  TracePart trace_part = TracePart::kAll;  // the half to replay (--trace-part)
   int kv_bits = 16;              // KV cache precision for every policy: 16 or 8 (--kv-dtype)
   StepNoise noise = DefaultStepNoise();  // ground-truth noise; its seed is `seed`
   bool split_profiles = true;    // truth fitted on the even profile points, predictor on the odd
   bool ablation = false;         // capacity with each Seedance mechanism toggled (needs sweep)
   bool knob_sweep = false;       // capacity of vLLM and Seedance over KnobGrid (slow)
-  bool use_best_knobs = true;    // vLLM and Seedance at Best*Knobs (false: stock defaults)
+  bool use_best_knobs = true;    // vLLM and Seedance at TunedKnobsFor (false: `settings` as given)
   double lengths_rate_rps = 1.0;
   std::size_t lengths_count = 4000;
   std::string gpu = "a100";
@@ -90,10 +111,22 @@ struct AblationRow {
 };
 
 struct KnobPoint {
-  std::string policy;
+  std::string policy;  // "vllm", "seedance", or "vllm-swap" (the labelled swap variant)
   EngineKnobs knobs;
   double capacity_rps = 0;
 };
+// Points within this share of a sweep's best capacity tie with it: the capacity search resolves
+// 2^-7 of its bracket (< 0.8 %), and the noisy truth moves a capacity by about as much.
+inline constexpr double kKnobTie = 0.01;
+// The best point of `policy` in `sweep` among the points inside `grid` (not AtGridEdge; all
+// points when none is inside): the highest capacity, where the points within kKnobTie of it tie
+// and a tie goes to the point nearest vLLM's stock knobs (fewest doublings from 2048 tokens and
+// 256 sequences; chunked prefill as stock), then to the higher capacity. A chosen point thus has
+// neighbours on every side that were measured; a higher point on the edge is reported beside it
+// (FormatBatchingTable). The same rule for every policy. nullptr when `sweep` has no point of
+// `policy`.
+const KnobPoint* BestKnobPoint(const std::vector<KnobPoint>& sweep, std::string_view policy,
+                               const std::vector<EngineKnobs>& grid);
 
 struct BatchingResults {
   BatchingConfig config;
@@ -108,8 +141,11 @@ struct BatchingResults {
   std::vector<double> capacity_rps;  // per policy: max rate with >= 90 % attainment (sweep)
   std::vector<AblationRow> ablation;   // when config.ablation
   double ablation_vllm_capacity_rps = 0;
-  std::vector<KnobPoint> knob_sweep;   // when config.knob_sweep
+  std::vector<KnobPoint> knob_sweep;   // when config.knob_sweep; the last point is vllm-swap
+  std::vector<EngineKnobs> knob_grid;  // the settings each policy was swept over
   EngineKnobs vllm_knobs, seedance_knobs;  // the knobs the policies ran with
+  // Where those knobs came from: "conv fp16" etc. (an entry of TunedKnobTable) or "as given".
+  std::string knobs_from;
   bool lengths_only = false;      // the trace had no arrivals: Poisson ones were drawn
   std::vector<BatchPoint> pareto;    // decode-step candidates at the trace's mean context
   int pareto_choice = -1;
@@ -122,7 +158,8 @@ struct BatchingResults {
 };
 
 // The engine every policy shares on `gpu` (KV precision and capacity, the model's limits, the
-// SLOs of `cfg`) and the knobs of vLLM and Seedance (Best*Knobs when cfg.use_best_knobs).
+// SLOs of `cfg`) and the knobs of vLLM and Seedance (TunedKnobsFor the trace and KV precision
+// when cfg.use_best_knobs).
 PolicySettings PrepareSettings(const BatchingConfig& cfg, const GpuSpec& gpu, const ModelSpec& model,
                                const ProfiledExecutor& exec);
 

@@ -216,6 +216,33 @@ Trace ScaleRate(const Trace& t, double scale) {
   return out;
 }
 
+std::string_view TracePartName(TracePart p) {
+  switch (p) {
+    case TracePart::kAll: return "all";
+    case TracePart::kTuning: return "tuning";
+    case TracePart::kHeldOut: return "held-out";
+  }
+  return "all";
+}
+
+Result<TracePart> ParseTracePart(std::string_view name) {
+  for (TracePart p : {TracePart::kAll, TracePart::kTuning, TracePart::kHeldOut}) {
+    if (TracePartName(p) == name) return p;
+  }
+  return InvalidArgumentError(
+      fmt::format("unknown trace part '{}' (accepted: all, tuning, held-out)", name));
+}
+
+Trace SelectTracePart(const Trace& t, TracePart part) {
+  if (part == TracePart::kAll) return t;
+  const auto half = static_cast<std::ptrdiff_t>(t.requests.size() / 2);
+  const bool tuning = part == TracePart::kTuning;
+  std::vector<Request> reqs(tuning ? t.requests.begin() : t.requests.begin() + half,
+                            tuning ? t.requests.begin() + half : t.requests.end());
+  return Finish(fmt::format("{} ({} half)", t.name, tuning ? "tuning, first" : "held-out, second"),
+                std::move(reqs));
+}
+
 Trace PoissonTrace(const Trace& lengths, double rate_rps, std::size_t count, std::uint64_t seed) {
   SEEDANCE_CHECK(rate_rps > 0 && !lengths.requests.empty());
   Rng rng(seed);

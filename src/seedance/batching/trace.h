@@ -63,6 +63,17 @@ Result<double> ParseTraceTime(std::string_view text, bool* epoch);
 // REQUIRES: scale > 0.
 Trace ScaleRate(const Trace& t, double scale);
 
+// Which part of a trace a run replays. Knobs are chosen on the tuning part and capacity is
+// reported on the held-out part: the first and the second half of the requests in arrival order
+// (file order for a lengths-only trace, whose arrivals are all 0).
+enum class TracePart : std::uint8_t { kAll, kTuning, kHeldOut };
+std::string_view TracePartName(TracePart p);  // "all", "tuning", "held-out"
+// Errors: kInvalidArgument naming the value and the accepted ones.
+Result<TracePart> ParseTracePart(std::string_view name);
+// The requests of `part` of `t`, renumbered, arrivals relative to the part's first one; the
+// name says which half. The tuning part of n requests is the first n / 2 (rounded down).
+Trace SelectTracePart(const Trace& t, TracePart part);
+
 // Synthetic Poisson arrivals at `rate_rps` for `count` requests whose (prompt, output) pairs
 // are drawn with replacement from `lengths` (seeded; same seed -> same trace).
 // REQUIRES: rate_rps > 0, !lengths.requests.empty().

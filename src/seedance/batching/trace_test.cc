@@ -137,3 +137,45 @@ TEST(LengthsTraceTest, LoadsTheBundledArxivLengthsAndNamesBadFields) {
 
 }  // namespace
 }  // namespace seedance::batching
+
+namespace seedance::batching {
+namespace {
+
+// Knobs are chosen on the first half of a trace and judged on the second: the halves are
+// disjoint, cover the trace, and each starts at 0 with dense ids and the source lines kept.
+TEST(TracePartTest, SplitsIntoTuningAndHeldOutHalves) {
+  auto t = ParseAzureTrace("t.csv", kHeader +
+                                        "2023-11-16 18:15:40.0,10,1\n"
+                                        "2023-11-16 18:15:41.0,20,2\n"
+                                        "2023-11-16 18:15:43.0,30,3\n"
+                                        "2023-11-16 18:15:46.0,40,4\n"
+                                        "2023-11-16 18:15:50.0,50,5\n");
+  ASSERT_TRUE(t.has_value()) << t.error().ToString();
+  const Trace tuning = SelectTracePart(*t, TracePart::kTuning);
+  const Trace held = SelectTracePart(*t, TracePart::kHeldOut);
+  ASSERT_EQ(tuning.requests.size(), 2u);
+  ASSERT_EQ(held.requests.size(), 3u);
+  EXPECT_EQ(tuning.requests[1].prompt, 20);
+  EXPECT_DOUBLE_EQ(tuning.requests[1].arrival_s, 1.0);
+  EXPECT_EQ(held.requests[0].prompt, 30);
+  EXPECT_EQ(held.requests[0].line, 4u);
+  EXPECT_EQ(held.requests[0].id, 0u);
+  EXPECT_EQ(held.requests[2].id, 2u);
+  EXPECT_DOUBLE_EQ(held.requests[0].arrival_s, 0.0);
+  EXPECT_DOUBLE_EQ(held.requests[2].arrival_s, 7.0);
+  EXPECT_NE(held.name.find("held-out"), std::string::npos);
+  EXPECT_EQ(SelectTracePart(*t, TracePart::kAll).requests.size(), 5u);
+}
+
+TEST(TracePartTest, ParsesNamesAndRejectsOthers) {
+  EXPECT_EQ(*ParseTracePart("held-out"), TracePart::kHeldOut);
+  EXPECT_EQ(*ParseTracePart("tuning"), TracePart::kTuning);
+  EXPECT_EQ(*ParseTracePart("all"), TracePart::kAll);
+  auto bad = ParseTracePart("test");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("unknown trace part 'test' (accepted: all, tuning, held-out)"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace seedance::batching

@@ -1,5 +1,6 @@
 #include "seedance/report/batching_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -38,10 +39,11 @@ std::string KvDtype(int bits) { return bits == 8 ? "fp8" : "fp16"; }
 std::string Assumptions(const BatchingResults& r) {
   const auto& c = r.config;
   std::string a = fmt::format(
-      "KV cache {} for every policy; vLLM knobs [{}], Seedance knobs [{}]; ground truth: Vidur "
-      "profiles ({} points) with per-step lognormal noise sd {:g} and {:g}% slow steps x{:g}; "
-      "policies predict with a fit on the {} points",
-      KvDtype(c.kv_bits), r.vllm_knobs.ToString(), r.seedance_knobs.ToString(),
+      "KV cache {} for every policy; trace part {}; vLLM knobs [{}], Seedance knobs [{}] (from "
+      "{}); ground truth: Vidur profiles ({} points) with per-step lognormal noise sd {:g} and "
+      "{:g}% slow steps x{:g}; policies predict with a fit on the {} points",
+      KvDtype(c.kv_bits), batching::TracePartName(c.trace_part), r.vllm_knobs.ToString(),
+      r.seedance_knobs.ToString(), r.knobs_from,
       c.split_profiles ? "even" : "all", c.noise.sigma, 100 * c.noise.slow_prob,
       c.noise.slow_factor, c.split_profiles ? "odd" : "same");
   if (r.lengths_only) {
@@ -149,6 +151,8 @@ std::string BatchingJson(const BatchingResults& r) {
                 {"kv_dtype", KvDtype(c.kv_bits)},
                 {"vllm_knobs", r.vllm_knobs.ToString()},
                 {"seedance_knobs", r.seedance_knobs.ToString()},
+                {"knobs_from", r.knobs_from},
+                {"trace_part", batching::TracePartName(c.trace_part)},
                 {"step_noise", {{"lognormal_sd", c.noise.sigma}, {"slow_step_probability", c.noise.slow_prob},
                                 {"slow_step_factor", c.noise.slow_factor}, {"seed", c.seed}}},
                 {"truth_profile_points", c.split_profiles ? "even" : "all"},
@@ -174,6 +178,13 @@ std::string BatchingJson(const BatchingResults& r) {
            {"max_num_seqs", k.knobs.max_num_seqs}, {"chunked_prefill", k.knobs.chunked_prefill},
            {"preemption", k.knobs.preemption == batching::PreemptionMode::kSwap ? "swap" : "recompute"},
            {"capacity_rps", k.capacity_rps}});
+    }
+    for (const std::string policy : {"vllm", "seedance"}) {
+      if (const batching::KnobPoint* best = batching::BestKnobPoint(r.knob_sweep, policy, r.knob_grid)) {
+        j["knob_best"][policy] = {{"knobs", best->knobs.ToString()},
+                                  {"capacity_rps", best->capacity_rps},
+                                  {"at_grid_edge", batching::AtGridEdge(best->knobs, r.knob_grid)}};
+      }
     }
   }
   if (!r.sweep.empty()) {
@@ -399,15 +410,26 @@ std::string FormatBatchingTable(const BatchingResults& r) {
     }
   }
   if (!r.knob_sweep.empty()) {
-    for (const std::string policy : {"vllm", "seedance"}) {
-      const batching::KnobPoint* best = nullptr;
+    for (const std::string policy : {"vllm", "seedance", "vllm-swap"}) {
+      const batching::KnobPoint* best = batching::BestKnobPoint(r.knob_sweep, policy, r.knob_grid);
+      if (best == nullptr) continue;
+      if (policy == "vllm-swap") {
+        t += fmt::format("knob sweep: vllm-swap (labelled variant, not vLLM V1) [{}] {:.2f} req/s\n",
+                         best->knobs.ToString(), best->capacity_rps);
+        continue;
+      }
+      const batching::KnobPoint* top = best;
       for (const auto& k : r.knob_sweep) {
-        if (k.policy == policy && (best == nullptr || k.capacity_rps > best->capacity_rps)) best = &k;
+        if (k.policy == policy && k.capacity_rps > top->capacity_rps) top = &k;
       }
-      if (best != nullptr) {
-        t += fmt::format("knob sweep: {} best [{}] {:.2f} req/s over {} settings\n", policy,
-                         best->knobs.ToString(), best->capacity_rps, r.knob_sweep.size() / 2);
-      }
+      const auto edge = [&](const batching::KnobPoint* k) {
+        return batching::AtGridEdge(k->knobs, r.knob_grid) ? " AT THE GRID'S EDGE" : "";
+      };
+      t += fmt::format("knob sweep: {} best [{}]{} {:.2f} req/s over {} settings (top [{}]{} "
+                       "{:.2f}; ties within {:g}% go to the setting nearest stock)\n",
+                       policy, best->knobs.ToString(), edge(best), best->capacity_rps,
+                       r.knob_grid.size(), top->knobs.ToString(), edge(top), top->capacity_rps,
+                       100 * batching::kKnobTie);
     }
   }
   return t;
