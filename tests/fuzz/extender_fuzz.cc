@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 0: {
         auto a = ParseExtenderArgs(body);
         check(a);
-        if (a.has_value()) (void)a->Candidates();
+        if (a.has_value()) { std::vector<std::string> scratch; (void)a->Candidates(&scratch); }
         break;
       }
       case 1: check(ParseExtenderPreemptionArgs(body)); break;
