@@ -170,7 +170,9 @@ TEST(ServiceBound, SpeedGridOnlyLowersTheBound) {
 // The case the review found: a 240-job jobs CSV where the service-level bound came out at $33.2k
 // against the plain $71.8k after 66 s of GLPK. Here: 240 jobs of Gavel's generator (multi-GPU mix,
 // seed 240) written with JobsToCsv and read back as a user file. On the same horizon the bound at
-// a service level may no longer fall below the plain bound, and both solve within 5 s.
+// a service level may no longer fall below the plain bound. The time ceiling is a regression guard
+// against the 66 s solve, not a speed measurement (about 1.5 s plain and 4-6 s per level on 2
+// shared cores; a 5 s ceiling failed under load): 30 s, 2x under the regression.
 TEST(ServiceBound, UserCsvOf240JobsAgreesAndSolvesFast) {
   const std::string path = (std::filesystem::path(::testing::TempDir()) / "jobs240.csv").string();
   {
@@ -191,7 +193,7 @@ TEST(ServiceBound, UserCsvOf240JobsAgreesAndSolvesFast) {
   o.horizon_s = w.jobs.back().arrival_s + 10 * 86400.0;
   auto plain = CostLowerBound(w, f, o);
   ASSERT_TRUE(plain.has_value()) << plain.error().ToString();
-  EXPECT_LT(plain->seconds, 5.0);
+  EXPECT_LT(plain->seconds, 30.0);
   // Levels at 1.2, 2 and 4 times the mean run time on the fastest type (below it no schedule exists).
   double mean_run = 0;
   for (const auto& j : w.jobs) mean_run += j.total_steps / *std::max_element(j.steps_per_s.begin(), j.steps_per_s.end());
@@ -202,7 +204,7 @@ TEST(ServiceBound, UserCsvOf240JobsAgreesAndSolvesFast) {
     auto sl = CostLowerBound(w, f, o);
     ASSERT_TRUE(sl.has_value()) << hours << ": " << sl.error().ToString();
     EXPECT_GE(sl->usd, plain->usd) << hours;
-    EXPECT_LT(sl->seconds, 5.0) << hours;
+    EXPECT_LT(sl->seconds, 30.0) << hours;
     std::printf("240 jobs: plain $%.0f (%.2f s), at %.1f h $%.0f (%d columns, %.2f s)\n", plain->usd, plain->seconds,
                 hours, sl->usd, sl->columns, sl->seconds);
   }
