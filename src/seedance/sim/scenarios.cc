@@ -621,6 +621,17 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
       out.notes.push_back("skypilot-spot-only not run: the fleet has no spot pool, so it could never start a job");
     }
   }
+  // Gavel's SLO variant differs from gavel-cost only through deadline jobs: without any it would
+  // repeat that row.
+  const bool has_deadlines =
+      std::any_of(w.jobs.begin(), w.jobs.end(), [](const JobSpec& j) { return std::isfinite(j.deadline_s); });
+  if (!has_deadlines) {
+    const auto before = entries.size();
+    std::erase_if(entries, [](const ScenarioPolicy& e) { return e.name == "gavel-cost-slo"; });
+    if (entries.size() != before) {
+      out.notes.push_back("gavel-cost-slo not run: no job has a deadline, so it is gavel-cost (no SLO rows)");
+    }
+  }
   SimOptions opt;
   opt.round_s = 360;
   opt.seed = spec.seed;
