@@ -329,7 +329,8 @@ TEST_P(PolicyContract, NoLookAhead) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllJobPolicies, PolicyContract,
-                         ::testing::Values("fifo", "gavel-las", "gavel-las-spot", "gavel-cost", "gavel-cost-slo", "skypilot", "skypilot-any-of",
+                         ::testing::Values("fifo", "gavel-las", "gavel-las-spot", "gavel-cost", "gavel-cost-slo",
+                                           "skypilot", "skypilot-any-of",
                                            "skypilot-spot-only", "seedance",
                                            "seedance-oracle"),
                          [](const auto& param_info) {
@@ -347,7 +348,8 @@ TEST(GavelCostOnSpot, CostsLessThanGavelLasOnTheSameFleet) {
     const FleetSpec f = ContractFleet(seed);
     const double cost = RunPolicy("gavel-cost", w, f).result.total_cost_usd;
     const double las = RunPolicy("gavel-las-spot", w, f).result.total_cost_usd;
-    std::printf("seed %llu: gavel-cost $%.2f, gavel-las-spot $%.2f\n", static_cast<unsigned long long>(seed), cost, las);
+    std::printf("seed %llu: gavel-cost $%.2f, gavel-las-spot $%.2f\n", static_cast<unsigned long long>(seed),
+                cost, las);
     EXPECT_LT(cost, las) << "seed " << seed;
   }
 }

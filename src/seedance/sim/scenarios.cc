@@ -544,9 +544,10 @@ std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec) {
     entries.push_back({std::move(cost), name,
                        slos ? "Gavel max_sum_throughput_normalized_by_cost_perf_SLOs: as gavel-cost, with each "
                               "deadline job's SLO row (estimated steps left / time to its deadline) (baseline)"
-                            : "Gavel max_sum_throughput_normalized_by_cost_perf: throughput per dollar (LP), spot pools "
-                              "as worker types, SkyPilot's recovery (on-demand of the same type when spot has no room), "
-                              "checkpoints every scheduler.baselines.checkpoint_interval (600 s) (baseline)",
+                            : "Gavel max_sum_throughput_normalized_by_cost_perf: throughput per dollar (LP), "
+                              "spot pools as worker types, SkyPilot's recovery (on-demand of the same type when "
+                              "spot has no room), checkpoints every scheduler.baselines.checkpoint_interval "
+                              "(600 s) (baseline)",
                        true});
   }
   auto las_spot = std::make_unique<GavelLasPolicy>(false);

@@ -28,10 +28,11 @@ class GavelRoundPolicy : public JobPolicy {
   double min_reset_s = 1920;
   // Cloud fleets: `gavel-las` runs on owned/on-demand capacity only.
   bool exclude_spot = false;
-  // `gavel-las-spot`: spot pools are worker types like any other (their capacity now enters the
-  // allocation) and recover the way SkyPilot managed jobs do (skypilot_policy.h): a job whose
-  // allocation puts it on a spot pool that has no room this round runs on the on-demand pool of
-  // the same type instead (any_of spot/on-demand); its type never changes.
+  // `gavel-las-spot`, `gavel-cost[-slo]`: spot pools are worker types like any other (their
+  // capacity now enters the allocation) and recover the way SkyPilot managed jobs do
+  // (skypilot_policy.h): a job whose allocation puts it on a spot pool that has no room this round
+  // runs on the on-demand pool of the same type instead (any_of spot/on-demand); its type never
+  // changes.
   bool spot_recovery = false;
   // On spot, a checkpoint every this many seconds (the user's fixed choice, as for skypilot).
   double spot_checkpoint_interval_s = 1800;
