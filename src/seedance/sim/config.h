@@ -22,7 +22,8 @@ namespace seedance::sim {
 //     autoscaling: {mode: reactive|predictive, cold_start: duration, scale_down_delay: duration}
 //     checkpoint: {cost: duration, restart: duration}
 //     baselines: {checkpoint_interval: duration > 0}   # the spot baselines' (SkyPilot rows,
-//                                                      # gavel-las-spot) checkpoint interval; 600s
+//                                                      # gavel-cost[-slo], gavel-las-spot)
+//                                                      # checkpoint interval; 600s
 //   tenancy: tiers, tenants and their quotas (S4.1-S4.3): tenancy::ParseTenancyConfig
 //   slurm: what `seedance slurm` (the controller beside slurmctld) reads:
 //     partition: gpu          # the partition whose jobs it manages ("" = every partition)

@@ -33,8 +33,9 @@ HeldOut Measure(const std::string& workload, const std::vector<std::uint64_t>& s
     // Gavel-LAS solves an LP per round over the whole queue; on some llm-finetune instances its
     // on-demand queue grows long enough to take many minutes. Both Gavel-LAS rows cost 1.6-2.2x
     // SkyPilot on the tuning seeds (docs/BENCHMARKS.md), so they cannot be the best baseline there;
-    // every other baseline runs.
-    spec.only_policies = {"fifo", "skypilot", "skypilot-fastest", "skypilot-any-of", "skypilot-spot-only", "seedance"};
+    // every other baseline runs, Gavel's cost policies (the Gavel rows on spot) included.
+    spec.only_policies = {"fifo",        "skypilot",       "skypilot-fastest", "skypilot-any-of", "skypilot-spot-only",
+                          "gavel-cost", "gavel-cost-slo", "seedance"};
   }
   spec.data_dir = SEEDANCE_TEST_DATA_DIR;
   auto sweep = RunCostScenarioSeeds(spec, seeds, nullptr);

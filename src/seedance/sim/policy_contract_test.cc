@@ -34,6 +34,11 @@ std::unique_ptr<JobPolicy> MakePolicy(const std::string& name) {
     }
     return p;
   }
+  if (name == "gavel-cost" || name == "gavel-cost-slo") {
+    auto p = std::make_unique<GavelCostPolicy>(name == "gavel-cost-slo");
+    p->spot_recovery = true;
+    return p;
+  }
   if (name == "skypilot") return std::make_unique<SkyPilotPolicy>();
   if (name == "skypilot-any-of" || name == "skypilot-spot-only") {
     SkyPilotPolicy::Options o;
@@ -312,7 +317,8 @@ TEST_P(PolicyContract, DecisionLogRecordsEveryFinishAndInterruption) {
     interrupts_seen += total_interrupts;
   }
   std::printf("%s: %d interruptions logged\n", GetParam().c_str(), interrupts_seen);
-  if (GetParam() == "seedance" || GetParam() == "gavel-las-spot") {  // interrupt lines are exercised
+  if (GetParam() == "seedance" || GetParam() == "gavel-las-spot" || GetParam() == "gavel-cost") {
+    // interrupt lines are exercised
     EXPECT_GT(interrupts_seen, 0);
   }
 }
@@ -323,7 +329,8 @@ TEST_P(PolicyContract, NoLookAhead) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllJobPolicies, PolicyContract,
-                         ::testing::Values("fifo", "gavel-las", "gavel-las-spot", "skypilot", "skypilot-any-of",
+                         ::testing::Values("fifo", "gavel-las", "gavel-las-spot", "gavel-cost", "gavel-cost-slo",
+                                           "skypilot", "skypilot-any-of",
                                            "skypilot-spot-only", "seedance",
                                            "seedance-oracle"),
                          [](const auto& param_info) {
@@ -331,6 +338,21 @@ INSTANTIATE_TEST_SUITE_P(AllJobPolicies, PolicyContract,
                            for (auto& c : n) c = c == '-' ? '_' : c;
                            return n;
                          });
+
+// Gavel's cost policy on spot pools (issue 29): the property its paper reports for the cost
+// policies (cost below a policy that ignores prices, OSDI'20 Section 7) on the contract fleet,
+// against Gavel-LAS with the same spot pools and recovery.
+TEST(GavelCostOnSpot, CostsLessThanGavelLasOnTheSameFleet) {
+  for (std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{2}}) {
+    const Workload w = ContractWorkload(seed);
+    const FleetSpec f = ContractFleet(seed);
+    const double cost = RunPolicy("gavel-cost", w, f).result.total_cost_usd;
+    const double las = RunPolicy("gavel-las-spot", w, f).result.total_cost_usd;
+    std::printf("seed %llu: gavel-cost $%.2f, gavel-las-spot $%.2f\n", static_cast<unsigned long long>(seed),
+                cost, las);
+    EXPECT_LT(cost, las) << "seed " << seed;
+  }
+}
 
 // The information contract in the types (issue 29): a policy gets value copies, so no cast of what
 // it holds reaches a JobSpec's true size or a PoolSpec's future series.

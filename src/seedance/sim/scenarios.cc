@@ -534,12 +534,28 @@ std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec) {
   entries.push_back({std::make_unique<SkyPilotPolicy>(spot_only), "skypilot-spot-only",
                      "SkyPilot managed jobs, any_of over every feasible type on spot only; waits for spot (baseline)",
                      true});
+  // Gavel on spot pools (issue 29): its cost policies are the Gavel rows of a cost comparison;
+  // LAS stays beside them, labelled as Gavel's fairness policy.
+  for (bool slos : {false, true}) {
+    auto cost = std::make_unique<GavelCostPolicy>(slos);
+    cost->spot_recovery = true;
+    cost->spot_checkpoint_interval_s = ckpt;
+    std::string name(cost->name());
+    entries.push_back({std::move(cost), name,
+                       slos ? "Gavel max_sum_throughput_normalized_by_cost_perf_SLOs: as gavel-cost, with each "
+                              "deadline job's SLO row (estimated steps left / time to its deadline) (baseline)"
+                            : "Gavel max_sum_throughput_normalized_by_cost_perf: throughput per dollar (LP), "
+                              "spot pools as worker types, SkyPilot's recovery (on-demand of the same type when "
+                              "spot has no room), checkpoints every scheduler.baselines.checkpoint_interval "
+                              "(600 s) (baseline)",
+                       true});
+  }
   auto las_spot = std::make_unique<GavelLasPolicy>(false);
   las_spot->spot_recovery = true;
   las_spot->spot_checkpoint_interval_s = ckpt;
   entries.push_back({std::move(las_spot), "gavel-las-spot",
-                     "Gavel-LAS with spot pools as worker types, SkyPilot's recovery (on-demand of the same type "
-                     "when spot has no room), checkpoints every scheduler.baselines.checkpoint_interval (600 s) (baseline)",
+                     "Gavel-LAS (Gavel's fairness policy, not its cost policy) with spot pools as worker types, "
+                     "SkyPilot's recovery, checkpoints every scheduler.baselines.checkpoint_interval (600 s) (baseline)",
                      true});
   entries.push_back({std::make_unique<SeedanceCostPolicy>(spec.config.cost_aware), "seedance",
                      std::string("Seedance cost-aware: sizes estimated online, spot statistics of the past 7 days, "
@@ -604,6 +620,17 @@ Result<ScenarioResult> RunCostScenario(const ScenarioSpec& spec,
     std::erase_if(entries, [](const ScenarioPolicy& e) { return e.name == "skypilot-spot-only"; });
     if (entries.size() != before) {
       out.notes.push_back("skypilot-spot-only not run: the fleet has no spot pool, so it could never start a job");
+    }
+  }
+  // Gavel's SLO variant differs from gavel-cost only through deadline jobs: without any it would
+  // repeat that row.
+  const bool has_deadlines =
+      std::any_of(w.jobs.begin(), w.jobs.end(), [](const JobSpec& j) { return std::isfinite(j.deadline_s); });
+  if (!has_deadlines) {
+    const auto before = entries.size();
+    std::erase_if(entries, [](const ScenarioPolicy& e) { return e.name == "gavel-cost-slo"; });
+    if (entries.size() != before) {
+      out.notes.push_back("gavel-cost-slo not run: no job has a deadline, so it is gavel-cost (no SLO rows)");
     }
   }
   SimOptions opt;

@@ -53,7 +53,7 @@ struct ScenarioSpec {
 struct PolicyOutcome {
   std::string name;
   std::string description;
-  bool baseline = false;   // what users would run instead (fifo, gavel-las, skypilot, gavel-las-spot)
+  bool baseline = false;   // what users would run instead (fifo, gavel-las, skypilot, gavel-cost, gavel-las-spot)
   bool reference = false;  // knows the future (e.g. true sizes): a reference, never a baseline
   SimResult result;
 };
@@ -172,7 +172,8 @@ struct ScenarioPolicy {
 
 // The policies RunCostScenario runs on `spec`, in its order (fifo first), keeping only those in
 // spec.only_policies when that is not empty. Names: fifo, gavel-las, skypilot, skypilot-fastest,
-// gavel-las-spot, seedance, seedance-oracle, seedance-<the other autoscaler>, seedance-tv<value>.
+// skypilot-any-of, skypilot-spot-only, gavel-cost, gavel-cost-slo, gavel-las-spot, seedance,
+// seedance-oracle, seedance-<the other autoscaler>, seedance-tv<value>.
 std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec);
 
 // Builds the workload and fleet of `spec` (for tests and the LP benchmark).

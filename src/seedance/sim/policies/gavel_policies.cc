@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "seedance/sim/lp.h"
@@ -322,6 +323,96 @@ GavelRoundPolicy::Allocation GavelLasPolicy::ComputeAllocation(const SimView& vi
     for (std::size_t p = 0; p < n_pools; ++p) v[p] = std::clamp(sol->value(x[i][p]), 0.0, 1.0);
     alloc[view.jobs[i].info.id] = std::move(v);
   }
+  return alloc;
+}
+
+Result<GavelCostSolution> SolveGavelCost(const GavelCostProblem& problem) {
+  const std::size_t n = problem.throughput.size();
+  const std::size_t k_types = problem.workers.size();
+  GavelCostSolution out;
+  if (n == 0) return out;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  auto solve = [&](bool with_slos, std::vector<std::vector<double>>* x, double* objective) -> Status {
+    LinearProgram lp(LinearProgram::Sense::kMaximize);
+    std::vector<std::vector<int>> col(n, std::vector<int>(k_types));
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t k = 0; k < k_types; ++k) {
+        const double thr = problem.throughput[j][k];
+        // A type the job cannot run on (throughput 0) adds nothing to the objective or to an SLO
+        // row and would only take capacity: fixed at 0.
+        col[j][k] = lp.AddColumn(thr / problem.cost[k], 0.0, thr > 0 ? 1.0 : 0.0);
+      }
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      std::vector<std::pair<int, double>> one;
+      for (std::size_t k = 0; k < k_types; ++k) one.emplace_back(col[j][k], 1.0);
+      lp.AddRow(one, -kInf, 1.0);
+    }
+    for (std::size_t k = 0; k < k_types; ++k) {
+      std::vector<std::pair<int, double>> terms;
+      for (std::size_t j = 0; j < n; ++j) terms.emplace_back(col[j][k], problem.scale_factor[j]);
+      lp.AddRow(terms, -kInf, problem.workers[k]);
+    }
+    if (with_slos) {
+      for (std::size_t j = 0; j < n && j < problem.min_throughput.size(); ++j) {
+        if (!(problem.min_throughput[j] > 0)) continue;
+        std::vector<std::pair<int, double>> terms;
+        for (std::size_t k = 0; k < k_types; ++k) terms.emplace_back(col[j][k], problem.throughput[j][k]);
+        lp.AddRow(terms, problem.min_throughput[j], kInf);
+      }
+    }
+    SEEDANCE_RETURN_IF_ERROR(lp.Solve());
+    x->assign(n, std::vector<double>(k_types, 0.0));
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t k = 0; k < k_types; ++k) (*x)[j][k] = std::clamp(lp.value(col[j][k]), 0.0, 1.0);
+    }
+    *objective = lp.objective();
+    return Status::Ok();
+  };
+  const bool has_slos = std::any_of(problem.min_throughput.begin(), problem.min_throughput.end(),
+                                    [](double v) { return v > 0; });
+  if (has_slos && solve(true, &out.x, &out.objective).ok()) return out;
+  out.slos_dropped = has_slos;
+  SEEDANCE_RETURN_IF_ERROR(solve(false, &out.x, &out.objective));
+  return out;
+}
+
+void GavelCostPolicy::OnCompletion(const JobInfo& job, double total_steps, double now) {
+  estimator_.Observe(job, total_steps);
+  GavelRoundPolicy::OnCompletion(job, total_steps, now);
+}
+
+GavelRoundPolicy::Allocation GavelCostPolicy::ComputeAllocation(const SimView& view, Rng& /*rng*/) {
+  const std::size_t n_pools = view.pools.size();
+  GavelCostProblem problem;
+  double cheapest = std::numeric_limits<double>::infinity();
+  for (const auto& p : view.pools) {
+    if (p.info.MarginalUsdPerGpuHour() > 0) cheapest = std::min(cheapest, p.info.MarginalUsdPerGpuHour());
+  }
+  if (!std::isfinite(cheapest)) cheapest = 1.0;  // every pool committed: any equal positive price
+  for (const auto& p : view.pools) {
+    const double price = p.info.MarginalUsdPerGpuHour();
+    problem.cost.push_back(price > 0 ? price : 0.01 * cheapest);
+    problem.workers.push_back(p.capacity);
+  }
+  for (const auto& jv : view.jobs) {
+    std::vector<double> thr(n_pools);
+    for (std::size_t p = 0; p < n_pools; ++p) {
+      thr[p] = jv.info.steps_per_s[static_cast<std::size_t>(view.pools[p].info.type)];
+    }
+    problem.throughput.push_back(std::move(thr));
+    problem.scale_factor.push_back(jv.info.gpus);
+    double need = 0;
+    const double time_left = jv.info.deadline_s - view.now;
+    if (slos_ && std::isfinite(jv.info.deadline_s) && time_left > 0) {
+      need = estimator_.EstimateRemaining(jv.info, jv.attained_steps).remaining_steps / time_left;
+    }
+    problem.min_throughput.push_back(need);
+  }
+  Allocation alloc;
+  auto solution = SolveGavelCost(problem);
+  if (!solution.has_value()) return alloc;  // as LAS: no allocation this time, retried on the next change
+  for (std::size_t j = 0; j < view.jobs.size(); ++j) alloc[view.jobs[j].info.id] = std::move(solution->x[j]);
   return alloc;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "seedance/sim/engine.h"
+#include "seedance/sim/remaining_work.h"
 
 namespace seedance::sim {
 
@@ -27,10 +28,11 @@ class GavelRoundPolicy : public JobPolicy {
   double min_reset_s = 1920;
   // Cloud fleets: `gavel-las` runs on owned/on-demand capacity only.
   bool exclude_spot = false;
-  // `gavel-las-spot`: spot pools are worker types like any other (their capacity now enters the
-  // allocation) and recover the way SkyPilot managed jobs do (skypilot_policy.h): a job whose
-  // allocation puts it on a spot pool that has no room this round runs on the on-demand pool of
-  // the same type instead (any_of spot/on-demand); its type never changes.
+  // `gavel-las-spot`, `gavel-cost[-slo]`: spot pools are worker types like any other (their
+  // capacity now enters the allocation) and recover the way SkyPilot managed jobs do
+  // (skypilot_policy.h): a job whose allocation puts it on a spot pool that has no room this round
+  // runs on the on-demand pool of the same type instead (any_of spot/on-demand); its type never
+  // changes.
   bool spot_recovery = false;
   // On spot, a checkpoint every this many seconds (the user's fixed choice, as for skypilot).
   double spot_checkpoint_interval_s = 1800;
@@ -95,6 +97,58 @@ class GavelLasPolicy : public GavelRoundPolicy {
 
  private:
   bool agnostic_;
+};
+
+
+// Gavel's cost policies, `max_sum_throughput_normalized_by_cost_perf` and
+// `max_sum_throughput_normalized_by_cost_perf_SLOs`, reimplemented from their formulation in
+// stanford-futuredata/gavel, scheduler/policies/max_sum_throughput.py
+// (ThroughputNormalizedByCostSumWithPerfSLOs) with the base constraints of
+// scheduler/policies/policy.py (Policy.get_base_constraints) and the SLO inputs of
+// scheduler/scheduler.py (_get_allocation_state), commit c4fa40097339e9608ab71fd64c8bdea96a5e4a4c.
+// The LP (GLPK here, cvxpy/ECOS there), over X[job][worker type] >= 0:
+//   maximize   sum_j sum_k throughput[j][k] / cost[k] * X[j][k]
+//   subject to sum_k X[j][k] <= 1                                  (each job)
+//              sum_j scale_factor[j] * X[j][k] <= workers[k]        (each worker type)
+//              sum_k throughput[j][k] * X[j][k] >= steps_left[j] / time_left[j]   (SLO jobs)
+// and, as in Gavel, when the SLO rows make it infeasible it is solved again without them.
+// Throughputs are the job's whole-gang steps/s, not normalized (Gavel computes a normalizer and
+// does not use it), and the cost is one worker's price, not the gang's.
+struct GavelCostProblem {
+  std::vector<std::vector<double>> throughput;  // [job][type]; 0 = cannot run there
+  std::vector<int> scale_factor;                // [job]: GPUs of the gang
+  std::vector<double> workers;                  // [type]: GPUs available
+  std::vector<double> cost;                     // [type]: $ per GPU-hour, > 0
+  // [job]: required steps/s (steps left / seconds to the deadline); <= 0 or absent: no SLO row.
+  std::vector<double> min_throughput;
+};
+struct GavelCostSolution {
+  std::vector<std::vector<double>> x;  // [job][type], clipped to [0, 1] as Gavel does
+  double objective = 0;
+  bool slos_dropped = false;  // the SLO rows made it infeasible; solved without them
+};
+// Solves `problem`; an empty `x` when there are no jobs. Errors: kInternal when GLPK fails.
+Result<GavelCostSolution> SolveGavelCost(const GavelCostProblem& problem);
+
+// GavelCostPolicy: the LP above on Gavel's round mechanism, the pools as worker types at their
+// prices (committed pools, paid already, at 1% of the cheapest pay-as-you-go price so they fill
+// first). `slos`: deadline jobs carry SLO rows, time left = deadline - now (Gavel's SLO minus the
+// time since start); Gavel takes the steps left from the job's declared step count, which no
+// policy here may read (the information contract), so they come from the online estimator every
+// Seedance policy uses (remaining_work.h: completed jobs of the class, the tenant, the user's
+// estimate, then a prior). A deadline already passed gives no row (Gavel's would be negative).
+class GavelCostPolicy : public GavelRoundPolicy {
+ public:
+  explicit GavelCostPolicy(bool slos = false) : slos_(slos) {}
+  std::string_view name() const override { return slos_ ? "gavel-cost-slo" : "gavel-cost"; }
+  void OnCompletion(const JobInfo& job, double total_steps, double now) override;
+
+ protected:
+  Allocation ComputeAllocation(const SimView& view, Rng& rng) override;
+
+ private:
+  bool slos_;
+  RemainingWorkEstimator estimator_;
 };
 
 }  // namespace seedance::sim
