@@ -33,17 +33,16 @@ void Billing::BillHeld(const Capacity& capacity, double t0, double t1) {
     const int held = capacity.held(p);
     if (!AlwaysHeld(spec.tier)) held_total += held;
     if (held == 0) continue;
-    // The price series integrated over the interval (a constant price without one).
-    const double usd_per_gpu = spec.UsdPerGpu(t0, t1);
-    double usd = held * usd_per_gpu;
+    // At the price in force at each instant (a spot price series integrated over the interval).
+    double usd = spec.Usd(held, t0, t1);
     res_->cost_by_pool_usd[p] += usd;
     res_->gpu_cost_usd += usd;
-    res_->idle_held_usd += (held - capacity.in_use(p)) * usd_per_gpu;
+    res_->idle_held_usd += spec.Usd(held - capacity.in_use(p), t0, t1);
     double boot_s = 0;
     for (double r : capacity.booting(p)) boot_s += std::max(0.0, std::min(r, t1) - t0);
     res_->cold_start_idle_usd += fleet_.ColdStartIdleUsd(boot_s);
     if (options_.on_pool_interval) {
-      PoolInterval iv{static_cast<int>(p), t0, t1, held, usd_per_gpu * 3600.0 / (t1 - t0), pool_uses_[p]};
+      PoolInterval iv{static_cast<int>(p), t0, t1, held, spec.MeanPriceOver(t0, t1), pool_uses_[p]};
       options_.on_pool_interval(iv);
     }
   }

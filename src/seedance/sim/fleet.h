@@ -80,10 +80,15 @@ struct PoolSpec : PoolInfo {
 
   // The price in force at t.
   double PriceAt(double t) const { return price.empty() ? usd_per_gpu_hour : price.At(t); }
-  // USD one GPU of the pool costs over [t0, t1] (the price series integrated).
-  double UsdPerGpu(double t0, double t1) const {
+  // USD `gpus` GPUs of the pool cost over [t0, t1] (0 when t1 <= t0): the price series integrated,
+  // else the constant price (computed as gpus x seconds x price / 3600, as before series existed).
+  double Usd(double gpus, double t0, double t1) const {
     if (!(t1 > t0)) return 0;
-    return price.empty() ? (t1 - t0) * usd_per_gpu_hour / 3600.0 : price.UsdPerGpu(t0, t1);
+    return price.empty() ? gpus * (t1 - t0) * usd_per_gpu_hour / 3600.0 : gpus * price.UsdPerGpu(t0, t1);
+  }
+  // The mean price over [t0, t1] (the price at t0 when t1 <= t0).
+  double MeanPriceOver(double t0, double t1) const {
+    return price.empty() ? usd_per_gpu_hour : t1 > t0 ? price.UsdPerGpu(t0, t1) * 3600.0 / (t1 - t0) : price.At(t0);
   }
   // The lowest price in force during [t0, t1).
   double MinPriceOver(double t0, double t1) const { return price.empty() ? usd_per_gpu_hour : price.MinOver(t0, t1); }

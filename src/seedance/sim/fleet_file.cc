@@ -492,7 +492,7 @@ Result<AsRunCost> PriceAsRun(const FleetFile& file, const std::vector<AsRunInter
                                       " s): the price then is not known");
         }
       }
-      usd = iv.gpus * ps.UsdPerGpu(iv.start_s + shift, iv.end_s + shift);
+      usd = ps.Usd(iv.gpus, iv.start_s + shift, iv.end_s + shift);
     }
     auto job = std::find_if(out.usd_by_job.begin(), out.usd_by_job.end(),
                             [&iv](const auto& e) { return e.first == iv.job; });

@@ -590,7 +590,8 @@ TEST_F(FleetFileTest, PriceSeriesFromAwsSpotPriceHistory) {
   const PoolSpec& spot = fleet->pools[static_cast<std::size_t>(fleet->FindPool(0, Tier::kSpot))];
   EXPECT_EQ(spot.price, *a);
   EXPECT_DOUBLE_EQ(spot.usd_per_gpu_hour, 1.0);  // the first price
-  EXPECT_NEAR(spot.UsdPerGpu(3600, 10800), 1.0 + 2.0, 1e-12);  // 1 h at $1, 1 h at $2
+  EXPECT_NEAR(spot.Usd(1, 3600, 10800), 1.0 + 2.0, 1e-12);  // 1 h at $1, 1 h at $2
+  EXPECT_NEAR(spot.MeanPriceOver(3600, 10800), 1.5, 1e-12);
   // The zone's error goes through the fleet file with its line and key.
   EXPECT_EQ(ErrorOf("name: p\nregions: [r]\ngpus:\n  - type: A100-80G\n"
                     "    spot: [{max_gpus: 8, series: traces/a.json, price_series: aws.json}]\n")
