@@ -13,7 +13,7 @@ namespace seedance::cli {
 const char* const kAsRunAssumption =
     "the history does not say which GPUs were owned, reserved or on-demand: each job, in start order, keeps for its "
     "whole run the GPUs of its type free over all of it, owned first, then reserved, then on-demand up to the quota; "
-    "nor which nodes were spot, so no job is counted on spot";
+    "nor which nodes were spot, so no job is counted on spot unless the as-run CSV's optional spot column says so";
 
 std::string JobKey(const AsRunRow& row) { return fmt::format("{} (job_id {})", row.job, row.job_id); }
 
@@ -26,6 +26,7 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t gpus_col, t.ColumnIndex("gpus"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t start_col, t.ColumnIndex("start"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t end_col, t.ColumnIndex("end"));
+  const std::ptrdiff_t spot_col = t.FindColumn("spot");  // optional: the user says which jobs ran on spot
   if (t.rows().empty()) return InvalidArgumentError(path + ": no job (a header and no rows)");
   std::vector<AsRunRow> rows;
   std::map<std::int64_t, std::uint32_t> seen;  // job_id -> line
@@ -50,6 +51,15 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
     SEEDANCE_ASSIGN_OR_RETURN(row.start_ms, timestamp(r, start_col));
     SEEDANCE_ASSIGN_OR_RETURN(row.end_ms, timestamp(r, end_col));
     if (row.end_ms < row.start_ms) return t.FieldError(r, end_col, "ends before its start");
+    if (spot_col >= 0) {
+      const auto col = static_cast<std::size_t>(spot_col);
+      const std::string_view v = t.Str(r, col);
+      if (v == "true" || v == "yes" || v == "1") {
+        row.spot = true;
+      } else if (!(v.empty() || v == "false" || v == "no" || v == "0")) {
+        return t.FieldError(r, col, fmt::format("'{}': expected true or false (empty: false)", v));
+      }
+    }
     rows.push_back(std::move(row));
   }
   return rows;
@@ -75,6 +85,7 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
     j.start_s = seconds(r.start_ms);
     j.end_s = seconds(r.end_ms);
     j.gpus = r.gpus;
+    j.spot = r.spot;
     jobs.push_back(std::move(j));
   }
   const auto placed = sim::PlaceAsRun(fleet, jobs);
@@ -83,7 +94,8 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
                                             telemetry::FormatTimestamp(out.period_start_ms)));
   }
   out.placed = *placed;
-  SEEDANCE_ASSIGN_OR_RETURN(out.cost, sim::PriceAsRun(fleet, out.placed, prices, 0, seconds(out.period_end_ms)));
+  SEEDANCE_ASSIGN_OR_RETURN(out.cost, sim::PriceAsRun(fleet, out.placed, prices, 0, seconds(out.period_end_ms),
+                                                             static_cast<double>(out.period_start_ms) / 1000.0));
   return out;
 }
 

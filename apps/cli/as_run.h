@@ -28,10 +28,11 @@ struct AsRunRow {
   std::string gpu_type;    // as written
   int gpus = 0;
   std::int64_t start_ms = 0, end_ms = 0;
+  bool spot = false;       // the optional `spot` column: the job ran on spot (priced by the spot pool)
 };
 
-// Reads an as-run CSV (columns job_id, namespace, pod, gpu_type, gpus, start, end by name; the
-// others are ignored). Errors (kInvalidArgument) name file:line:column and the field; a job_id
+// Reads an as-run CSV (columns job_id, namespace, pod, gpu_type, gpus, start, end by name, and
+// the optional spot: true / false, added by the user who knows; the others are ignored). Errors (kInvalidArgument) name file:line:column and the field; a job_id
 // listed twice, an end before its start and a file without rows are errors too.
 Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path);
 

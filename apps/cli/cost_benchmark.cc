@@ -537,7 +537,9 @@ Action RegisterCostBenchmark(CLI::App& app) {
                   "64 on-demand GPUs per type and the bundled spot series");
   cmd->add_option("--as-run", opts->as_run,
                   "the as-run CSV `seedance export workload --as-run` wrote for the --workload jobs CSV: adds the row "
-                  "\"as run (what you paid)\", those jobs as they ran priced by --fleet (a baseline row, not a policy)");
+                  "\"as run (what you paid)\", those jobs as they ran priced by --fleet (a baseline row, not a policy); an "
+                  "optional spot column (true / false) puts a job on the fleet's spot pool, priced by its price series "
+                  "at the times it ran");
   cmd->add_option("--duration", opts->duration, "arrival window with a unit: 90m, 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
   cmd->add_option("--seed", opts->seed, "workload seed: generates the llm-finetune / gavel instance and seeds the simulation")

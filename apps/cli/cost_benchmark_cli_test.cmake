@@ -15,6 +15,14 @@
 #   fleet          --fleet with owned, reserved, on-demand and spot GPUs: owned used first (the
 #                  decision log), the committed pools and their accounting in the assumptions
 #   bad_fleet      a bad fleet file: exit 2 naming file:line and key, nothing written
+#   fleet_price_series  --fleet examples/fleets/spot-price-series.yaml (spot priced by a CSV and an
+#                  AWS price history): exit 0, the series in the assumptions, spot billed, and the
+#                  lower bound at or below every policy's cost
+#   as_run_price_series --as-run with the optional spot column on a fleet whose spot price series
+#                  has wall-clock times: spot priced at the price in force when it ran (a known
+#                  total), and history before the series begins an error (exit 2)
+#   bad_price_series    a price series with a bad row: exit 2 naming the fleet file's line and key,
+#                  then the series' file:line and column; nothing written
 #   as_run         --as-run: the row "as run (what you paid)" in the table, results.json and the
 #                  report, the same total as `export workload --fleet` prints for the same fleet
 #   bad_as_run     --as-run without --fleet or a jobs CSV, jobs that do not match, a fleet too
@@ -202,6 +210,86 @@ elseif(CASE STREQUAL "fleet" OR CASE STREQUAL "bad_fleet")
     if(NOT stdout MATCHES "lower bound +[0-9]")
       message(FATAL_ERROR "no lower bound in:\n${stdout}")
     endif()
+  endif()
+elseif(CASE STREQUAL "fleet_price_series")
+  # A small workload on the example's four types; the example's series sit beside it.
+  set(jobs "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_A100-80G,steps_per_s_H100,steps_per_s_A100,steps_per_s_L4\n")
+  foreach(i RANGE 0 29)
+    math(EXPR arrival "${i} * 2400")
+    math(EXPR gpus "1 + ${i} % 2")
+    math(EXPR steps "3600 * (2 + ${i} % 4)")
+    string(APPEND jobs "${i},${arrival},t${i},${gpus},${steps},1,1.8,0.7,0.2\n")
+  endforeach()
+  file(WRITE "${WORK}/jobs.csv" "${jobs}")
+  expect_rc(0 "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --fleet
+            "${SOURCE}/examples/fleets/spot-price-series.yaml" --no-packing --tenancy none --out "${out}")
+  file(READ "${out}/results.json" results)
+  expect_match("${results}" "A100-80G by a price series of 42 points, \\$0\\.850 to \\$1\\.700/GPU-hour")
+  # p5.48xlarge in us-east-2a: $13.8 to $24.0 an instance-hour over 8 GPUs.
+  expect_match("${results}" "H100 by a price series of 10 points, \\$1\\.725 to \\$3\\.000/GPU-hour")
+  expect_match("${results}" "billed at the price in force at each instant, the policies seeing only the price in force now")
+  string(JSON bound GET "${results}" lower_bound_usd)
+  string(JSON n LENGTH "${results}" policies)
+  math(EXPR last "${n} - 1")
+  set(spot_billed 0)
+  foreach(i RANGE 0 ${last})
+    string(JSON name GET "${results}" policies ${i} name)
+    string(JSON cost GET "${results}" policies ${i} total_cost_usd)
+    string(JSON spot_cost ERROR_VARIABLE no_pool GET "${results}" policies ${i} cost_by_pool_usd "A100-80G spot")
+    if(NOT no_pool AND spot_cost GREATER 0)
+      math(EXPR spot_billed "${spot_billed} + 1")
+    endif()
+    if(bound GREATER cost)
+      message(FATAL_ERROR "lower bound ${bound} above ${name}'s cost ${cost}")
+    endif()
+  endforeach()
+  if(spot_billed EQUAL 0)
+    message(FATAL_ERROR "no policy used the A100-80G spot pool:\n${results}")
+  endif()
+elseif(CASE STREQUAL "as_run_price_series")
+  # Spot A100-80G: $1/GPU-hour from 00:00Z, $3 from 02:00Z; on-demand $2. Job 1 holds 2 spot GPUs
+  # 01:00Z-03:00Z: 2 x (1 + 3) = $8; job 2 one on-demand GPU 02:00Z-03:00Z: $2. Total $10 (a
+  # series started at the history's first start instead would give 2 x 2 x 1 + 2 = $6).
+  file(WRITE "${WORK}/traces/spot.json" "{\"metadata\": {\"gap_seconds\": 3600}, \"data\": [4]}")
+  file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_A100-80G\n"
+       "1,0,team/a,2,7200,1\n2,3600,team/b,1,3600,1\n")
+  file(WRITE "${WORK}/as-run.csv" "job_id,namespace,pod,gpu_type,gpus,start,end,spot\n"
+       "1,team,a,NVIDIA A100-SXM4-80GB,2,2026-12-01T01:00:00Z,2026-12-01T03:00:00Z,true\n"
+       "2,team,b,A100-80G,1,2026-12-01T02:00:00Z,2026-12-01T03:00:00Z,false\n")
+  foreach(first "2026-12-01T00:00:00Z" "2026-12-01T01:30:00Z")
+    file(WRITE "${WORK}/spot-prices.csv" "time,usd_per_gpu_hour\n${first},1\n2026-12-01T02:00:00Z,3\n")
+    file(WRITE "${WORK}/fleet.yaml" "name: lab\nregions: [r]\ngpus:\n  - type: A100-80G\n"
+         "    on_demand: {quota: 4, usd_per_gpu_hour: 2}\n"
+         "    spot: [{max_gpus: 4, series: traces/spot.json, price_series: spot-prices.csv}]\n")
+    file(REMOVE_RECURSE "${out}")
+    execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --fleet "${WORK}/fleet.yaml"
+                            --as-run "${WORK}/as-run.csv" --no-packing --tenancy none --out "${out}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+    if(first STREQUAL "2026-12-01T00:00:00Z")
+      if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "--as-run with a spot price series: exit ${rc}\n${stderr}")
+      endif()
+      file(READ "${out}/results.json" results)
+      string(JSON total GET "${results}" as_run total_cost_usd)
+      if(NOT total EQUAL 10)
+        message(FATAL_ERROR "as-run total ${total}, expected 10 (spot 8 at the series' prices + on-demand 2)")
+      endif()
+    else()
+      expect_exit_2("as-run\\.csv: [^\n]*job 'team/a \\(job_id 1\\)'[^\n]*before its price series begins")
+    endif()
+  endforeach()
+elseif(CASE STREQUAL "bad_price_series")
+  file(WRITE "${WORK}/traces/spot.json" "{\"metadata\": {\"gap_seconds\": 3600}, \"data\": [2, 1]}")
+  file(WRITE "${WORK}/prices/a100.csv" "time,usd_per_gpu_hour\n0,1.2\n3600,1,3\n")
+  file(WRITE "${WORK}/fleet.yaml" "name: lab\nregions: [r]\ngpus:\n  - type: A100-80G\n    on_demand: {quota: 4}\n"
+       "    spot: [{max_gpus: 8, series: traces/spot.json, price_series: prices/a100.csv}]\n")
+  file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_A100-80G\n0,0,t,1,3600,1\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --fleet "${WORK}/fleet.yaml"
+                          --no-packing --tenancy none --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("fleet\\.yaml:6: key 'gpus\\[0\\]\\.spot\\[0\\]\\.price_series': [^\n]*prices/a100\\.csv:3: expected 2 fields")
+  if(EXISTS "${out}/results.json")
+    message(FATAL_ERROR "a bad price series still wrote results.json")
   endif()
 elseif(CASE STREQUAL "as_run" OR CASE STREQUAL "bad_as_run")
   # History whose jobs are known: a generated cluster (2 nodes of 4 GPUs, 1 h), its ledger, and

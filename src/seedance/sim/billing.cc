@@ -33,16 +33,16 @@ void Billing::BillHeld(const Capacity& capacity, double t0, double t1) {
     const int held = capacity.held(p);
     if (!AlwaysHeld(spec.tier)) held_total += held;
     if (held == 0) continue;
-    double gpu_s = held * (t1 - t0);
-    double usd = gpu_s * spec.usd_per_gpu_hour / 3600.0;
+    // At the price in force at each instant (a spot price series integrated over the interval).
+    double usd = spec.Usd(held, t0, t1);
     res_->cost_by_pool_usd[p] += usd;
     res_->gpu_cost_usd += usd;
-    res_->idle_held_usd += (held - capacity.in_use(p)) * (t1 - t0) * spec.usd_per_gpu_hour / 3600.0;
+    res_->idle_held_usd += spec.Usd(held - capacity.in_use(p), t0, t1);
     double boot_s = 0;
     for (double r : capacity.booting(p)) boot_s += std::max(0.0, std::min(r, t1) - t0);
     res_->cold_start_idle_usd += fleet_.ColdStartIdleUsd(boot_s);
     if (options_.on_pool_interval) {
-      PoolInterval iv{static_cast<int>(p), t0, t1, held, spec.usd_per_gpu_hour, pool_uses_[p]};
+      PoolInterval iv{static_cast<int>(p), t0, t1, held, spec.MeanPriceOver(t0, t1), pool_uses_[p]};
       options_.on_pool_interval(iv);
     }
   }

@@ -304,7 +304,7 @@ Result<SimResult> Simulate(const Workload& workload, const FleetSpec& fleet, Job
       res.gpu_seconds_by_pool[static_cast<std::size_t>(r.pool)] += gpu_s;
       billing.AddUse(static_cast<std::size_t>(r.pool), st.spec->id, st.spec->tenant, gpu_s);
       busy_gpu_s += gpu_s;
-      double usd = gpu_s * spec.usd_per_gpu_hour / 3600.0;
+      double usd = spec.Usd(gpus, r.held_from, end);  // at the price in force at each instant
       jr.cost_usd += usd;
       if (spec.tier == Tier::kOwned && !spec.committed) {  // by use; committed pools: Billing
         res.cost_by_pool_usd[static_cast<std::size_t>(r.pool)] += usd;

@@ -130,7 +130,7 @@ struct PoolInterval {
   double start_s = 0;
   double end_s = 0;
   int held_gpus = 0;
-  double usd_per_gpu_hour = 0;
+  double usd_per_gpu_hour = 0;  // the mean price over the interval (a spot price series integrated)
   std::vector<PoolUse> uses;
 };
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/sim/spot_price.h"
 
 namespace seedance::sim {
 
@@ -73,6 +74,24 @@ struct PoolInfo {
 // (the future included), which only the engine and the lower bound read.
 struct PoolSpec : PoolInfo {
   SpotSeries spot;     // tier == kSpot: availability; empty = always max_gpus
+  // tier == kSpot: the price over the run (the future included); empty = usd_per_gpu_hour
+  // throughout. With a series, usd_per_gpu_hour is its first price.
+  PriceSeries price;
+
+  // The price in force at t.
+  double PriceAt(double t) const { return price.empty() ? usd_per_gpu_hour : price.At(t); }
+  // USD `gpus` GPUs of the pool cost over [t0, t1] (0 when t1 <= t0): the price series integrated,
+  // else the constant price (computed as gpus x seconds x price / 3600, as before series existed).
+  double Usd(double gpus, double t0, double t1) const {
+    if (!(t1 > t0)) return 0;
+    return price.empty() ? gpus * (t1 - t0) * usd_per_gpu_hour / 3600.0 : gpus * price.UsdPerGpu(t0, t1);
+  }
+  // The mean price over [t0, t1] (the price at t0 when t1 <= t0).
+  double MeanPriceOver(double t0, double t1) const {
+    return price.empty() ? usd_per_gpu_hour : t1 > t0 ? price.UsdPerGpu(t0, t1) * 3600.0 / (t1 - t0) : price.At(t0);
+  }
+  // The lowest price in force during [t0, t1).
+  double MinPriceOver(double t0, double t1) const { return price.empty() ? usd_per_gpu_hour : price.MinOver(t0, t1); }
 };
 
 // How held capacity follows demand (S3.4).

@@ -60,6 +60,12 @@ Result<std::string> Region(const std::string& name, const YAML::Node& map, const
   return r;
 }
 
+// A path of the file, relative ones against its folder.
+std::string Resolve(const std::string& file, const std::string& base_dir) {
+  const std::filesystem::path fp(file);
+  return fp.is_absolute() || base_dir.empty() ? file : (std::filesystem::path(base_dir) / fp).string();
+}
+
 Status ParseOwned(const std::string& name, const YAML::Node& n, const std::string& path,
                   const std::vector<std::string>& regions, FleetFileGpu& g) {
   SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, n, path, {"count", "region", "tco", "usd_per_gpu_hour"}));
@@ -121,7 +127,8 @@ Status ParseSpot(const std::string& name, const YAML::Node& n, const std::string
                  const std::vector<std::string>& regions, FleetFileSpot& s) {
   s.line = n.Mark().line + 1;
   SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, n, path, {"region", "series", "gpus_per_instance", "max_gpus", "price_ratio",
-                                                     "usd_per_gpu_hour", "borrowed"}));
+                                                     "usd_per_gpu_hour", "borrowed", "price_series", "instance_type",
+                                                     "availability_zone", "product_description"}));
   SEEDANCE_RETURN_IF_ERROR(Require(name, n, path, "series"));
   SEEDANCE_RETURN_IF_ERROR(Require(name, n, path, "max_gpus"));
   SEEDANCE_ASSIGN_OR_RETURN(s.region, Region(name, n, path, regions));
@@ -129,9 +136,35 @@ Status ParseSpot(const std::string& name, const YAML::Node& n, const std::string
   if (n["gpus_per_instance"]) {
     SEEDANCE_ASSIGN_OR_RETURN(s.gpus_per_instance, Count(name, n["gpus_per_instance"], path + ".gpus_per_instance", true));
   }
-  if (n["price_ratio"] && n["usd_per_gpu_hour"]) {
-    return InvalidArgumentError(Where(name, n["usd_per_gpu_hour"], path + ".usd_per_gpu_hour") +
-                                ": give either 'price_ratio' or 'usd_per_gpu_hour', not both");
+  if ((n["price_ratio"] ? 1 : 0) + (n["usd_per_gpu_hour"] ? 1 : 0) + (n["price_series"] ? 1 : 0) > 1) {
+    const char* key = n["price_series"] ? "price_series" : "usd_per_gpu_hour";
+    return InvalidArgumentError(Where(name, n[key], path + "." + key) +
+                                ": give one of 'price_ratio', 'usd_per_gpu_hour' and 'price_series'");
+  }
+  for (const char* key : {"instance_type", "availability_zone", "product_description"}) {
+    if (n[key] && !n["price_series"]) {
+      return InvalidArgumentError(Where(name, n[key], path + "." + key) +
+                                  ": chooses rows of an AWS price history; give 'price_series'");
+    }
+  }
+  if (n["price_series"]) {
+    const std::string key = path + ".price_series";
+    if (n["instance_type"]) {
+      SEEDANCE_ASSIGN_OR_RETURN(s.price_filter.instance_type, Scalar(name, n["instance_type"], path + ".instance_type"));
+    }
+    if (n["availability_zone"]) {
+      SEEDANCE_ASSIGN_OR_RETURN(s.price_filter.availability_zone,
+                                Scalar(name, n["availability_zone"], path + ".availability_zone"));
+    }
+    if (n["product_description"]) {
+      SEEDANCE_ASSIGN_OR_RETURN(s.price_filter.product_description,
+                                Scalar(name, n["product_description"], path + ".product_description"));
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(s.price_series_as_written, Scalar(name, n["price_series"], key));
+    s.price_series_path = Resolve(s.price_series_as_written, base_dir);
+    auto loaded = LoadPriceSeries(s.price_series_path, s.gpus_per_instance, s.price_filter);
+    if (!loaded.has_value()) return InvalidArgumentError(Where(name, n["price_series"], key) + ": " + loaded.error().message());
+    s.price = std::move(*loaded);
   }
   if (n["price_ratio"]) {
     SEEDANCE_ASSIGN_OR_RETURN(s.price_ratio, Number(name, n["price_ratio"], path + ".price_ratio", 0, 1, true));
@@ -156,8 +189,7 @@ Status ParseSpot(const std::string& name, const YAML::Node& n, const std::string
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string key = path + ".series" + (series.IsSequence() ? "[" + std::to_string(i) + "]" : "");
     SEEDANCE_ASSIGN_OR_RETURN(std::string file, Scalar(name, items[i], key));
-    const std::filesystem::path fp(file);
-    const std::string resolved = fp.is_absolute() || base_dir.empty() ? file : (std::filesystem::path(base_dir) / fp).string();
+    const std::string resolved = Resolve(file, base_dir);
     auto loaded = SpotSeries::LoadFile(resolved, s.gpus_per_instance);
     if (!loaded.has_value()) return InvalidArgumentError(Where(name, items[i], key) + ": " + loaded.error().message());
     parts.push_back(std::move(*loaded));
@@ -345,8 +377,15 @@ Result<FleetSpec> BuildFleetSpec(const FleetFile& file, const std::vector<std::s
     int max_gpus = 0;
     std::vector<SpotSeries> parts;
     std::string regions;
+    const PriceSeries* series_price = nullptr;
     for (const auto& s : g.spot) {
-      double price = s.usd_per_gpu_hour;
+      if (s.price.empty() != g.spot.front().price.empty() || (series_price && !(s.price == *series_price))) {
+        return InvalidArgumentError(file.path + ":" + std::to_string(s.line) + ": spot pools of " + g.type +
+                                    " in several regions are pooled into one and must share a price: give them "
+                                    "the same 'price_series'");
+      }
+      if (!s.price.empty()) series_price = &s.price;
+      double price = s.price.empty() ? s.usd_per_gpu_hour : s.price.At(0);
       if (price <= 0) {
         auto model = cluster::ParseGpuModel(g.type);
         const cost::GpuPrice* row = model.has_value() ? prices.Find(*model) : nullptr;
@@ -373,6 +412,7 @@ Result<FleetSpec> BuildFleetSpec(const FleetFile& file, const std::vector<std::s
     SEEDANCE_ASSIGN_OR_RETURN(SpotSeries series, SpotSeries::Sum(parts));
     PoolSpec p = pool(t, Tier::kSpot, max_gpus, usd, false, regions);
     p.spot = std::move(series);
+    if (series_price != nullptr) p.price = *series_price;
     fleet.pools.push_back(std::move(p));
   }
   if (fleet.pools.empty()) return InvalidArgumentError(file.path + ": no pool for any GPU type of the workload");
@@ -388,7 +428,8 @@ Result<Tier> ParseTier(std::string_view text) {
 }
 
 Result<AsRunCost> PriceAsRun(const FleetFile& file, const std::vector<AsRunInterval>& run,
-                             const cost::PriceTable& prices, double period_start_s, double period_end_s) {
+                             const cost::PriceTable& prices, double period_start_s, double period_end_s,
+                             std::optional<double> unix_origin_s) {
   std::vector<std::string> types;
   for (const auto& g : file.gpus) types.push_back(g.type);
   SEEDANCE_ASSIGN_OR_RETURN(FleetSpec fleet, BuildFleetSpec(file, types, prices));
@@ -437,7 +478,22 @@ Result<AsRunCost> PriceAsRun(const FleetFile& file, const std::vector<AsRunInter
     used_gpu_s[pool] += gpu_s;
     edges[pool].emplace_back(iv.start_s, iv.gpus);
     edges[pool].emplace_back(iv.end_s, -iv.gpus);
-    const double usd = gpu_s * ps.usd_per_gpu_hour / 3600.0;
+    double usd = gpu_s * ps.usd_per_gpu_hour / 3600.0;
+    if (!ps.price.empty()) {
+      // At the price in force at each instant: a wall-clock series against the history's clock.
+      double shift = 0;
+      if (ps.price.origin_unix_s() && unix_origin_s) {
+        shift = *unix_origin_s - *ps.price.origin_unix_s();
+        if (iv.start_s + shift < 0) {
+          return InvalidArgumentError(where + ": spot " + iv.gpu_type + " from " +
+                                      std::to_string(static_cast<long long>(*unix_origin_s + iv.start_s)) +
+                                      " s after the epoch, before its price series begins (" +
+                                      std::to_string(static_cast<long long>(*ps.price.origin_unix_s())) +
+                                      " s): the price then is not known");
+        }
+      }
+      usd = ps.Usd(iv.gpus, iv.start_s + shift, iv.end_s + shift);
+    }
     auto job = std::find_if(out.usd_by_job.begin(), out.usd_by_job.end(),
                             [&iv](const auto& e) { return e.first == iv.job; });
     if (job == out.usd_by_job.end()) {

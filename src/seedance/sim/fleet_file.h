@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,12 @@ struct FleetFileSpot {
   int max_gpus = 0;
   double price_ratio = 0;           // > 0: this x the type's on-demand price
   double usd_per_gpu_hour = 0;      // > 0: this price
+  // `price_series`: the price over time (CSV or AWS price history; spot_price.h), resolved path
+  // and as written; the AWS rows are chosen by instance_type, availability_zone, product_description.
+  std::string price_series_path;
+  std::string price_series_as_written;
+  AwsPriceFilter price_filter;
+  PriceSeries price;
   bool borrowed = false;            // the series is another instance type's (said in the report)
   SpotSeries availability;          // the series summed
   int line = 0;
@@ -70,7 +77,8 @@ Result<FleetFile> ParseFleetFile(const std::string& name, const std::string& tex
 // order). Pools, in this order: owned (committed, TCO price), reserved (committed), on-demand
 // per type in `gpu_types` order, then spot per type in file order. A type's spot entries in several
 // regions become one pool (SkyPilot fails over across regions): their series are summed, their
-// max_gpus added, and they must agree on the price. Prices not given come from `prices`: on-demand
+// max_gpus added, and they must agree on the price (or the price series). A price series becomes
+// the pool's PoolSpec::price, its time 0 the simulation's. Prices not given come from `prices`: on-demand
 // from its row, spot from its spot quote, else cost::kDefaultSpotRatio x on-demand. Errors: a
 // fleet type the workload has no speed for, an unpriced type, a price ratio or series mismatch.
 Result<FleetSpec> BuildFleetSpec(const FleetFile& file, const std::vector<std::string>& gpu_types,
@@ -104,11 +112,16 @@ struct AsRunCost {
 // Prices what ran by the simulator's billing rules (billing.h): committed pools cost every GPU
 // for the whole period [period_start_s, period_end_s] (both 0: the first start to the last end),
 // on-demand and spot per second of use at the fleet's prices (defaults from `prices`, as
-// BuildFleetSpec). Errors name the interval (index and job): a type or tier the fleet has no pool
+// BuildFleetSpec); spot with a price series at the price in force at each instant: a series of
+// wall-clock times (RFC 3339, AWS) is aligned by `unix_origin_s`, the Unix time of the run's
+// time 0 (nullopt: the series' first point is time 0, as for a series in seconds from the start).
+// Errors name the interval (index and job): a type or tier the fleet has no pool
 // for, end before start, GPUs < 1, an interval outside the period, or more GPUs of a pool held at
-// once than it has (owned / reserved count, on-demand quota, spot max_gpus).
+// once than it has (owned / reserved count, on-demand quota, spot max_gpus); and spot time before
+// a wall-clock price series begins (its price is not known).
 Result<AsRunCost> PriceAsRun(const FleetFile& file, const std::vector<AsRunInterval>& run,
-                             const cost::PriceTable& prices, double period_start_s = 0, double period_end_s = 0);
+                             const cost::PriceTable& prices, double period_start_s = 0, double period_end_s = 0,
+                             std::optional<double> unix_origin_s = std::nullopt);
 
 // A job as history shows it (`export workload`, `cost-benchmark --as-run`): GPUs of one type held
 // over [start_s, end_s), without the tier they were paid in (Kubernetes and Slurm history name

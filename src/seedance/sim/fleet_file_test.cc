@@ -10,6 +10,8 @@
 
 #include "seedance/cost/tco.h"
 #include "seedance/gpu/catalog.h"
+#include "seedance/sim/policies/seedance_cost_policy.h"
+#include "seedance/sim/policies/skypilot_policy.h"
 #include "seedance/sim/scenarios.h"
 
 namespace seedance::sim {
@@ -212,7 +214,15 @@ TEST_F(FleetFileTest, ErrorsNameFileLineAndKey) {
       {head + "    spot: [{max_gpus: 2, series: traces/a.json, price_ratio: 1.5}]\n",
        "fleet.yaml:4: key 'gpus[0].spot[0].price_ratio': 1.5 is out of range (0, 1]"},
       {head + "    spot: [{max_gpus: 2, series: traces/a.json, price_ratio: 0.3, usd_per_gpu_hour: 1}]\n",
-       "fleet.yaml:4: key 'gpus[0].spot[0].usd_per_gpu_hour': give either 'price_ratio' or 'usd_per_gpu_hour'"},
+       "fleet.yaml:4: key 'gpus[0].spot[0].usd_per_gpu_hour': give one of 'price_ratio', 'usd_per_gpu_hour' and "
+       "'price_series'"},
+      {head + "    spot: [{max_gpus: 2, series: traces/a.json, price_ratio: 0.3, price_series: p.csv}]\n",
+       "fleet.yaml:4: key 'gpus[0].spot[0].price_series': give one of 'price_ratio', 'usd_per_gpu_hour' and "
+       "'price_series'"},
+      {head + "    spot: [{max_gpus: 2, series: traces/a.json, instance_type: p5.48xlarge}]\n",
+       "fleet.yaml:4: key 'gpus[0].spot[0].instance_type': chooses rows of an AWS price history; give 'price_series'"},
+      {head + "    spot: [{max_gpus: 2, series: traces/a.json, price_series: none.csv}]\n",
+       "fleet.yaml:4: key 'gpus[0].spot[0].price_series': none.csv: cannot open price series"},
       {head + "    on_demand: {quota: 1}\n  - type: v100\n    on_demand: {quota: 1}\n",
        "fleet.yaml:5: key 'gpus[1].type': 'v100' is V100, listed already at line 3"},
       {"regions: [r\n", "fleet.yaml:2: not valid YAML"},
@@ -454,6 +464,261 @@ TEST_F(FleetFileTest, PlacingWhatRanNeverOverflowsSilently) {
             "then (spot max 2): raise its capacity of V100");
   EXPECT_EQ(error({{"a", "A100-80G", 10, 0, 1}}), "as-run job 'a': ends before it starts");
   EXPECT_EQ(error({{"a", "A100-80G", 0, 10, 0}}), "as-run job 'a': gpus 0 must be >= 1");
+}
+
+
+// ---- Spot price series (`spot[].price_series`) -------------------------------------------------
+
+TEST(PriceSeriesTest, StepWiseIntegralMinimumAndTimes) {
+  // $1 over [0, 1 h), $3 over [1 h, 3 h), $2 after.
+  const PriceSeries p({{0, 1.0}, {3600, 3.0}, {10800, 2.0}}, std::nullopt);
+  EXPECT_DOUBLE_EQ(p.At(-5), 1.0);
+  EXPECT_DOUBLE_EQ(p.At(3599), 1.0);
+  EXPECT_DOUBLE_EQ(p.At(3600), 3.0);
+  EXPECT_DOUBLE_EQ(p.At(1e9), 2.0);  // the last price holds
+  EXPECT_NEAR(p.UsdPerGpu(1800, 5400), 0.5 * 1.0 + 0.5 * 3.0, 1e-12);
+  EXPECT_NEAR(p.UsdPerGpu(0, 4 * 3600.0), 1.0 + 2 * 3.0 + 2.0, 1e-12);
+  EXPECT_NEAR(p.UsdPerGpu(20000, 23600), 2.0, 1e-12);
+  EXPECT_DOUBLE_EQ(p.UsdPerGpu(10, 10), 0.0);
+  EXPECT_DOUBLE_EQ(p.MinOver(3600, 10800), 3.0);  // [1 h, 3 h): only $3 in force
+  EXPECT_DOUBLE_EQ(p.MinOver(3600, 10801), 2.0);
+  EXPECT_DOUBLE_EQ(p.MinOver(0, 3600), 1.0);
+  EXPECT_DOUBLE_EQ(p.Min(), 1.0);
+  EXPECT_DOUBLE_EQ(p.Max(), 3.0);
+  EXPECT_EQ(ParseRfc3339("2026-12-01T00:00:00Z"), 1796083200.0);
+  EXPECT_EQ(ParseRfc3339("2026-12-01T01:30:00+01:30"), 1796083200.0);
+  EXPECT_EQ(ParseRfc3339("2024-02-29T12:30:00.000Z"), 1709209800.0);
+  EXPECT_EQ(ParseRfc3339("2024-02-29 12:30:00.5-00:00"), 1709209800.5);
+  EXPECT_FALSE(ParseRfc3339("2023-02-29T00:00:00Z"));  // not a leap year
+  EXPECT_FALSE(ParseRfc3339("2026-12-01T00:00:00"));   // no offset
+  EXPECT_FALSE(ParseRfc3339("2026-12-01"));
+}
+
+TEST_F(FleetFileTest, PriceSeriesFromCsvInSecondsOrRfc3339) {
+  Write("s.csv", "# spot\ntime,usd_per_gpu_hour\n0,1.5\n3600, 0.75\n\n7200,2\n");
+  auto s = LoadPriceSeries((dir_ / "s.csv").string(), 4, {});
+  ASSERT_TRUE(s.has_value()) << s.error().message();
+  EXPECT_FALSE(s->origin_unix_s().has_value());
+  ASSERT_EQ(s->points().size(), 3u);
+  EXPECT_DOUBLE_EQ(s->At(4000), 0.75);  // per GPU-hour as written: gpus_per_instance does not divide a CSV
+  Write("r.csv", "time,usd_per_gpu_hour\r\n2026-12-01T00:00:00Z,1\r\n2026-12-01T02:00:00+01:00,2\r\n");
+  auto r = LoadPriceSeries((dir_ / "r.csv").string(), 1, {});
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->origin_unix_s(), 1796083200.0);
+  EXPECT_EQ(r->points()[1].t_s, 3600.0);  // 02:00+01:00 is 01:00Z, one hour after the first
+  struct Case {
+    std::string text, error;
+  };
+  const std::vector<Case> cases = {
+      {"", "x.csv: empty; expected the header 'time,usd_per_gpu_hour'"},
+      {"time,price\n0,1\n", "x.csv:1: expected the header 'time,usd_per_gpu_hour'"},
+      {"time,usd_per_gpu_hour\n", "x.csv: no rows after the header"},
+      {"time,usd_per_gpu_hour\n10,1\n", "x.csv:2: field 'time': the first row must be at 0 s"},
+      {"time,usd_per_gpu_hour\n0,1\n0,2\n", "x.csv:3: field 'time': '0' is not after the row above"},
+      {"time,usd_per_gpu_hour\n0,1\nnoon,2\n", "x.csv:3: field 'time': 'noon' is neither seconds from the start nor"},
+      {"time,usd_per_gpu_hour\n0,1\n2026-12-01T00:00:00Z,2\n",
+       "x.csv:3: field 'time': '2026-12-01T00:00:00Z' is an RFC 3339 time, the rows above are seconds"},
+      {"time,usd_per_gpu_hour\n2026-12-01T00:00:00Z,2\n60,1\n",
+       "x.csv:3: field 'time': '60' is seconds, the rows above are RFC 3339 times"},
+      {"time,usd_per_gpu_hour\n0,free\n", "x.csv:2: field 'usd_per_gpu_hour': 'free' is not a price in (0, 1000]"},
+      {"time,usd_per_gpu_hour\n0,0\n", "x.csv:2: field 'usd_per_gpu_hour': '0' is not a price in (0, 1000]"},
+      {"time,usd_per_gpu_hour\n0,1,2\n", "x.csv:2: expected 2 fields (time,usd_per_gpu_hour)"},
+  };
+  for (const auto& c : cases) {
+    Write("x.csv", c.text);
+    auto x = LoadPriceSeries((dir_ / "x.csv").string(), 1, {});
+    ASSERT_FALSE(x.has_value()) << c.text;
+    std::string m = x.error().message();
+    m.erase(0, (dir_ / "").string().size());
+    EXPECT_EQ(m.rfind(c.error, 0), 0u) << "want prefix: " << c.error << "\ngot: " << m;
+  }
+}
+
+constexpr const char* kAwsHistory = R"({"SpotPriceHistory": [
+  {"AvailabilityZone": "us-east-1a", "InstanceType": "p4d.24xlarge", "ProductDescription": "Linux/UNIX",
+   "SpotPrice": "16.000000", "Timestamp": "2026-12-01T02:00:00+00:00"},
+  {"AvailabilityZone": "us-east-1b", "InstanceType": "p4d.24xlarge", "ProductDescription": "Linux/UNIX",
+   "SpotPrice": "40.000000", "Timestamp": "2026-12-01T01:00:00+00:00"},
+  {"AvailabilityZone": "us-east-1a", "InstanceType": "p4d.24xlarge", "ProductDescription": "Linux/UNIX",
+   "SpotPrice": "8.000000", "Timestamp": "2026-12-01T00:00:00.000Z"}]})";
+
+TEST_F(FleetFileTest, PriceSeriesFromAwsSpotPriceHistory) {
+  Write("aws.json", kAwsHistory);
+  const std::string path = (dir_ / "aws.json").string();
+  // Two zones and no choice: an error that says which key chooses.
+  auto both = LoadPriceSeries(path, 8, {});
+  ASSERT_FALSE(both.has_value());
+  EXPECT_NE(both.error().message().find("2 availability zones (us-east-1a, us-east-1b): choose one with the spot "
+                                        "pool's 'availability_zone'"),
+            std::string::npos)
+      << both.error().message();
+  auto a = LoadPriceSeries(path, 8, {"", "us-east-1a", ""});
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  // Newest first in the file, oldest first in the series; per instance-hour / 8 GPUs.
+  ASSERT_EQ(a->points().size(), 2u);
+  EXPECT_EQ(a->origin_unix_s(), 1796083200.0);
+  EXPECT_DOUBLE_EQ(a->At(0), 1.0);
+  EXPECT_DOUBLE_EQ(a->At(7200), 2.0);
+  EXPECT_EQ(a->points()[1].t_s, 7200.0);
+  auto none = LoadPriceSeries(path, 8, {"p5.48xlarge", "", ""});
+  ASSERT_FALSE(none.has_value());
+  EXPECT_NE(none.error().message().find("no rows match the pool's instance_type"), std::string::npos);
+  Write("bad.json", R"({"SpotPriceHistory": [{"Timestamp": "2026-12-01T00:00:00Z", "SpotPrice": "-1"}]})");
+  auto bad = LoadPriceSeries((dir_ / "bad.json").string(), 8, {});
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("bad.json: field 'SpotPriceHistory[0].SpotPrice': \"-1\" is not a price"),
+            std::string::npos)
+      << bad.error().message();
+  Write("when.json", R"({"SpotPriceHistory": [{"Timestamp": "yesterday", "SpotPrice": "1"}]})");
+  auto when = LoadPriceSeries((dir_ / "when.json").string(), 8, {});
+  ASSERT_FALSE(when.has_value());
+  EXPECT_NE(when.error().message().find("field 'SpotPriceHistory[0].Timestamp': 'yesterday' is not an RFC 3339"),
+            std::string::npos);
+  Write("x.json", R"({"prices": []})");
+  EXPECT_NE(LoadPriceSeries((dir_ / "x.json").string(), 8, {}).error().message().find(
+                "field 'SpotPriceHistory': missing or not an array"),
+            std::string::npos);
+
+  // Through the fleet file: the pool's series, its zone chosen, and the build keeps it.
+  auto f = Parse("name: p\nregions: [r]\ngpus:\n  - type: A100-80G\n    on_demand: {quota: 4}\n"
+                 "    spot: [{max_gpus: 8, gpus_per_instance: 8, series: traces/a.json, price_series: aws.json,\n"
+                 "            availability_zone: us-east-1a, instance_type: p4d.24xlarge}]\n");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  EXPECT_EQ(f->gpus[0].spot[0].price_series_as_written, "aws.json");
+  auto fleet = BuildFleetSpec(*f, {"A100-80G"}, prices_);
+  ASSERT_TRUE(fleet.has_value()) << fleet.error().message();
+  const PoolSpec& spot = fleet->pools[static_cast<std::size_t>(fleet->FindPool(0, Tier::kSpot))];
+  EXPECT_EQ(spot.price, *a);
+  EXPECT_DOUBLE_EQ(spot.usd_per_gpu_hour, 1.0);  // the first price
+  EXPECT_NEAR(spot.Usd(1, 3600, 10800), 1.0 + 2.0, 1e-12);  // 1 h at $1, 1 h at $2
+  EXPECT_NEAR(spot.MeanPriceOver(3600, 10800), 1.5, 1e-12);
+  // The zone's error goes through the fleet file with its line and key.
+  EXPECT_EQ(ErrorOf("name: p\nregions: [r]\ngpus:\n  - type: A100-80G\n"
+                    "    spot: [{max_gpus: 8, series: traces/a.json, price_series: aws.json}]\n")
+                .rfind("fleet.yaml:5: key 'gpus[0].spot[0].price_series': aws.json: the price history holds 2 "
+                       "availability zones",
+                       0),
+            0u);
+  // Pools of one type in two regions share one price series or fail.
+  Write("s1.csv", "time,usd_per_gpu_hour\n0,1\n");
+  Write("s2.csv", "time,usd_per_gpu_hour\n0,2\n");
+  auto two = Parse("name: p\nregions: [r, q]\ngpus:\n  - type: A100-80G\n    on_demand: {quota: 4, region: r}\n"
+                   "    spot:\n      - {region: r, max_gpus: 8, series: traces/a.json, price_series: s1.csv}\n"
+                   "      - {region: q, max_gpus: 8, series: traces/b.json, price_series: s2.csv}\n");
+  ASSERT_TRUE(two.has_value()) << two.error().message();
+  auto mismatch = BuildFleetSpec(*two, {"A100-80G"}, prices_);
+  ASSERT_FALSE(mismatch.has_value());
+  EXPECT_NE(mismatch.error().message().find("must share a price: give them the same 'price_series'"), std::string::npos);
+}
+
+// Spot billed at the price in force at each instant: the simulator's spot bill equals the held
+// intervals it reports priced by an independent step function, and differs from the first price's.
+TEST_F(FleetFileTest, SpotIsBilledAtThePriceInForceAndTheBoundHolds) {
+  // Always 2 instances of 4 GPUs; the price: $0.4 for 3 h, $2.5 for 3 h, $0.8 after.
+  Write("traces/spot.json", R"({"metadata": {"gap_seconds": 3600}, "data": [2]})");
+  Write("spot.csv", "time,usd_per_gpu_hour\n0,0.4\n10800,2.5\n21600,0.8\n");
+  const auto price_at = [](double t) { return t < 10800 ? 0.4 : t < 21600 ? 2.5 : 0.8; };
+  std::ostringstream jobs;
+  jobs << "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_A100-80G,steps_per_s_V100\n";
+  for (int i = 0; i < 30; ++i) jobs << i << "," << i * 1200 << ",t" << i % 3 << "," << 1 + i % 2 << "," << 3600 * (1 + i % 3) << ",1,0.6\n";
+  Write("jobs.csv", jobs.str());
+  const auto fleet_text = [](const std::string& price) {
+    return "name: s\nregions: [r]\ngpus:\n  - type: A100-80G\n    on_demand: {quota: 8}\n"
+           "    spot: [{max_gpus: 8, gpus_per_instance: 4, series: traces/spot.json, " + price + "}]\n"
+           "  - type: V100\n    on_demand: {quota: 8}\n";
+  };
+  ScenarioSpec spec;
+  spec.workload = (dir_ / "jobs.csv").string();
+  spec.prices_path = (dir_ / "prices.csv").string();
+  spec.data_dir = dir_.string();
+  const auto run = [&](const std::string& price) {
+    Write("fleet.yaml", fleet_text(price));
+    spec.fleet_path = (dir_ / "fleet.yaml").string();
+    return RunCostScenario(spec, nullptr);
+  };
+  auto r = run("price_series: spot.csv");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  const std::size_t spot = 2;  // on-demand A100-80G, on-demand V100, then spot
+  ASSERT_EQ(r->pool_names[spot], "A100-80G spot");
+  int spot_users = 0;
+  for (const auto& p : r->policies) {
+    SCOPED_TRACE(p.name);
+    // The lower bound stays below every policy with a series.
+    EXPECT_LE(r->bound.usd, p.result.total_cost_usd + 1e-6);
+  }
+  // The bill, rebuilt from the simulator's own pool intervals and an independent step function.
+  Workload w;
+  FleetSpec fleet;
+  std::vector<std::string> notes;
+  ASSERT_TRUE(BuildScenario(spec, &w, &fleet, &notes).ok());
+  ASSERT_FALSE(fleet.pools[spot].price.empty());
+  {
+    // A sweep grid's spot_price_ratio replaces the series, as it replaces a fixed spot price.
+    ScenarioSpec ratio = spec;
+    ratio.spot_price_ratio = 0.5;
+    Workload w2;
+    FleetSpec f2;
+    ASSERT_TRUE(BuildScenario(ratio, &w2, &f2, &notes).ok());
+    EXPECT_TRUE(f2.pools[spot].price.empty());
+    EXPECT_DOUBLE_EQ(f2.pools[spot].PriceAt(20000), 0.5 * 1.79);
+  }
+  SkyPilotPolicy::Options spot_only;
+  spot_only.any_of = true;
+  spot_only.spot_only = true;
+  std::vector<std::unique_ptr<JobPolicy>> policies;
+  policies.push_back(std::make_unique<SeedanceCostPolicy>(CostAwareConfig{}));
+  policies.push_back(std::make_unique<SkyPilotPolicy>(spot_only));
+  for (auto& pol : policies) {
+    SCOPED_TRACE(std::string(pol->name()));
+    double expected = 0, first_price = 0;
+    SimOptions o;
+    o.on_pool_interval = [&](const PoolInterval& iv) {
+      if (static_cast<std::size_t>(iv.pool) != spot) return;
+      for (double t = iv.start_s; t < iv.end_s;) {  // cut at the price changes
+        const double next = std::min(iv.end_s, t < 10800 ? 10800.0 : t < 21600 ? 21600.0 : iv.end_s);
+        expected += iv.held_gpus * (next - t) * price_at(t) / 3600.0;
+        t = next;
+      }
+      first_price += iv.held_gpus * (iv.end_s - iv.start_s) * 0.4 / 3600.0;
+    };
+    auto res = Simulate(w, fleet, *pol, o);
+    ASSERT_TRUE(res.has_value()) << res.error().message();
+    EXPECT_GT(res->cost_by_pool_usd[spot], 0.0);
+    EXPECT_NEAR(res->cost_by_pool_usd[spot], expected, 1e-6 * expected);
+    EXPECT_GT(res->cost_by_pool_usd[spot], first_price + 1.0);  // not the first price throughout
+    spot_users += res->cost_by_pool_usd[spot] > 0;
+  }
+  EXPECT_EQ(spot_users, 2);
+  // The bound reads the series: the same fleet at its dearest price bounds higher, at its cheapest lower.
+  auto dear = run("usd_per_gpu_hour: 2.5");
+  auto cheap = run("usd_per_gpu_hour: 0.4");
+  ASSERT_TRUE(dear.has_value() && cheap.has_value());
+  EXPECT_LE(cheap->bound.usd, r->bound.usd + 1e-9);
+  EXPECT_LE(r->bound.usd, dear->bound.usd + 1e-9);
+  EXPECT_NE(cheap->bound.usd, dear->bound.usd);
+}
+
+TEST_F(FleetFileTest, AsRunPricesSpotByTheSeriesOnTheHistorysClock) {
+  Write("aws.json", kAwsHistory);
+  auto f = Parse("name: p\nregions: [r]\ngpus:\n  - type: A100-80G\n    on_demand: {quota: 4}\n"
+                 "    spot: [{max_gpus: 8, gpus_per_instance: 8, series: traces/a.json, price_series: aws.json,\n"
+                 "            availability_zone: us-east-1a}]\n");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  // $1/GPU-hour from 00:00Z, $2 from 02:00Z. A job on 2 spot GPUs from 01:00Z to 03:00Z.
+  const std::vector<AsRunInterval> run = {{"j", "A100-80G", Tier::kSpot, 0, 7200, 2}};
+  auto c = PriceAsRun(*f, run, prices_, 0, 7200, 1796083200.0 + 3600);
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  EXPECT_NEAR(c->spot_usd, 2 * (1.0 + 2.0), 1e-9);
+  EXPECT_NEAR(c->total_usd, c->spot_usd, 1e-9);
+  // Without a clock the series starts with the run.
+  auto rel = PriceAsRun(*f, run, prices_, 0, 7200);
+  ASSERT_TRUE(rel.has_value());
+  EXPECT_NEAR(rel->spot_usd, 2 * 2 * 1.0, 1e-9);
+  // History before the series begins has no known price: an error, not the first price.
+  auto early = PriceAsRun(*f, run, prices_, 0, 7200, 1796083200.0 - 60);
+  ASSERT_FALSE(early.has_value());
+  EXPECT_NE(early.error().message().find("before its price series begins"), std::string::npos)
+      << early.error().message();
 }
 
 }  // namespace

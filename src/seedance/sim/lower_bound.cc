@@ -127,6 +127,7 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
   auto bucket_of = [&](double t) { return std::clamp(static_cast<int>(t / b), 0, n_buckets - 1); };
   LinearProgram lp(LinearProgram::Sense::kMinimize);
   std::vector<std::pair<int, std::size_t>> col_pool;  // (column, pool)
+  std::vector<double> col_usd;                        // each column's price per GPU-hour
   std::vector<std::vector<std::vector<std::pair<int, double>>>> cap_terms(
       n_pools, std::vector<std::vector<std::pair<int, double>>>(static_cast<std::size_t>(n_buckets)));
   // sum_g U_gk per bucket, and every column's gang-seconds (service level only).
@@ -148,8 +149,12 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
         const PoolSpec& ps = fleet.pools[p];
         const double r = g.speed[static_cast<std::size_t>(ps.type)];
         if (r <= 0) continue;
-        const int col = lp.AddColumn(ps.MarginalUsdPerGpuHour(), 0.0, kInf);
+        // A spot price series: the lowest price in force during the bucket, which no GPU-hour
+        // used in it can undercut (so the optimum stays a lower bound).
+        const double usd = ps.committed ? 0.0 : ps.MinPriceOver(start(k) * kHour, end(k) * kHour);
+        const int col = lp.AddColumn(usd, 0.0, kInf);
         col_pool.emplace_back(col, p);
+        col_usd.push_back(usd);
         cap_terms[p][static_cast<std::size_t>(k)].emplace_back(col, 1.0);
         gang_terms.emplace_back(col, 1.0 / g.gpus);
         work_terms.emplace_back(col, r / g.gpus);
@@ -218,8 +223,8 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
   out.usd = lp.objective();
   out.plain_usd = plain_usd;
   out.usd_by_pool.assign(n_pools, 0.0);
-  for (const auto& [col, p] : col_pool) {
-    out.usd_by_pool[p] += lp.value(col) * fleet.pools[p].MarginalUsdPerGpuHour();
+  for (std::size_t i = 0; i < col_pool.size(); ++i) {
+    out.usd_by_pool[col_pool[i].second] += lp.value(col_pool[i].first) * col_usd[i];
   }
   out.columns = lp.columns();
   out.rows = lp.rows();

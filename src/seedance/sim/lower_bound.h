@@ -71,6 +71,7 @@ struct LowerBound {
 // rows at its own cost, so the service LP is a lower bound for such schedules; so is the plain
 // LP (it has fewer rows). The reported value is the larger of the two, so the bound at a service
 // level is never below the plain bound on the same horizon.
+// A spot pool with a price series costs, in bucket k, the lowest price in force during it.
 // Committed pools (reserved, owned at TCO) cost nothing per GPU-second in the LP (they are paid
 // already); their whole bill from the first arrival to the last, which every schedule pays, is
 // added to the optimum.

@@ -1,6 +1,6 @@
 // The contract every job policy keeps (like the placement contract suite in seedance/sched):
 // determinism, never more GPUs than a pool has now, gang jobs whole on one feasible pool, and no
-// look-ahead: rewriting the true sizes of unfinished jobs and the spot series after a time t
+// look-ahead: rewriting the true sizes of unfinished jobs, the spot series and its price series after a time t
 // leaves every decision before t byte-identical. Only the `seedance-oracle` reference may see
 // the future, and a test shows that it does (so the look-ahead test can fail).
 #include <gtest/gtest.h>
@@ -74,7 +74,13 @@ Workload ContractWorkload(std::uint64_t seed) {
   return w;
 }
 
-// On-demand K80 ($0.9/h) and V100 ($3/h), 8 each, and V100 spot ($1/h) following a random
+// Half-hourly prices in [0.5, 4] $/GPU-hour from `from` to `to`, after `kept` (the points before `from`).
+PriceSeries RandomPrices(Rng& rng, double from, double to, std::vector<PriceSeries::Point> kept) {
+  for (double t = from; t < to; t += 1800) kept.push_back({t, 0.5 + 3.5 * rng.UniformDouble()});
+  return PriceSeries(std::move(kept), std::nullopt);
+}
+
+// On-demand K80 ($0.9/h) and V100 ($3/h), 8 each, and V100 spot (a price series) following a random
 // series of 30 days (no wrap-around within a run).
 FleetSpec ContractFleet(std::uint64_t seed) {
   Rng rng(seed * 7 + 1);
@@ -103,6 +109,10 @@ FleetSpec ContractFleet(std::uint64_t seed) {
   spot.max_gpus = 8;
   spot.usd_per_gpu_hour = 1.0;
   spot.spot = SpotSeries(360, series, 1);
+  // A price series: a new price every 30 minutes, $0.5 to $4 per GPU-hour (around V100
+  // on-demand's $3, so it changes which pool is cheaper).
+  spot.price = RandomPrices(rng, 0, 30 * 86400.0, {});
+  spot.usd_per_gpu_hour = spot.price.At(0);
   f.pools.push_back(spot);
   return f;
 }
@@ -191,7 +201,8 @@ std::vector<std::string> Before(const Logged& l, double t) {
 
 // Rewrites what no policy may know at t: the true size of every job unfinished at t (never below
 // the work it had done by then), the deadline of every job submitted after t (dropped, added or
-// moved: it is part of a submission not yet made) and the spot series from the first tick after t.
+// moved: it is part of a submission not yet made), the spot series from the first tick after t and
+// the spot price series from its first change after t.
 void ScrambleFuture(const SimResult& run, double t, std::uint64_t seed, Workload* w, FleetSpec* f) {
   Rng rng(seed);
   std::map<std::int64_t, double> finish;
@@ -215,6 +226,15 @@ void ScrambleFuture(const SimResult& run, double t, std::uint64_t seed, Workload
       v.push_back(future ? static_cast<int>(rng.Uniform(9)) : p.spot.InstancesAtTick(k));
     }
     p.spot = SpotSeries(p.spot.gap_s(), v, p.spot.gpus_per_instance());
+    if (p.price.empty()) continue;
+    // The price series from its first change after t: a policy sees only the price in force now.
+    std::vector<PriceSeries::Point> kept;
+    for (const auto& pt : p.price.points()) {
+      if (pt.t_s <= t) kept.push_back(pt);
+    }
+    if (kept.size() == p.price.points().size()) continue;
+    const double from = p.price.points()[kept.size()].t_s;
+    p.price = RandomPrices(rng, from, p.price.points().back().t_s + 1, std::move(kept));
   }
 }
 
@@ -436,6 +456,23 @@ TEST(SkyPilotAnyOf, FailsOverDownTheOptimizersOrderAndSpotOnlyWaits) {
   EXPECT_EQ(pool_of(any_of, 0), 0);
   EXPECT_EQ(pool_of(spot_only, 4), 2);
   EXPECT_EQ(pool_of(spot_only, 0), -1);
+}
+
+TEST(PolicyContractPrices, ThePriceInForceReachesThePolicies) {
+  // The no-look-ahead test rewrites future prices; it has teeth only if prices move decisions:
+  // rewriting the whole price series (now included) changes Seedance's.
+  const std::uint64_t seed = 11;
+  Workload w = ContractWorkload(seed);
+  FleetSpec f = ContractFleet(seed);
+  Logged base = RunPolicy("seedance", w, f);
+  Rng rng(99);
+  for (auto& p : f.pools) {
+    if (!p.price.empty()) p.price = RandomPrices(rng, 0, p.price.points().back().t_s + 1, {});
+  }
+  Logged other = RunPolicy("seedance", w, f);
+  EXPECT_NE(base.decisions, other.decisions);
+  // And the bill follows the series: spot is billed at the price in force, not the first price.
+  EXPECT_NE(base.result.gpu_cost_usd, other.result.gpu_cost_usd);
 }
 
 TEST(PolicyContractOracle, OracleSeesTheFuture) {

@@ -96,8 +96,8 @@ Status BuildGenericFleet(const ScenarioSpec& spec, const std::vector<std::string
   return Status::Ok();
 }
 
-// The grid's overrides: every on-demand quota (spot pools twice it), every spot price as a ratio
-// of its type's on-demand price.
+// The grid's overrides: every on-demand quota (spot pools twice it), every spot price (a price
+// series included) as a ratio of its type's on-demand price.
 Status ApplyOverrides(const ScenarioSpec& spec, const cost::PriceTable& prices, FleetSpec* fleet) {
   for (auto& p : fleet->pools) {
     if (spec.on_demand_quota > 0 && p.tier == Tier::kOnDemand) p.max_gpus = spec.on_demand_quota;
@@ -111,6 +111,7 @@ Status ApplyOverrides(const ScenarioSpec& spec, const cost::PriceTable& prices, 
         SEEDANCE_ASSIGN_OR_RETURN(usd, OnDemandPrice(prices, fleet->gpu_types[static_cast<std::size_t>(p.type)]));
       }
       p.usd_per_gpu_hour = usd * spec.spot_price_ratio;
+      p.price = {};  // the grid's ratio replaces a fleet file's price series too
     }
   }
   return Status::Ok();
@@ -301,21 +302,37 @@ std::string Seconds(double s) { return Num(s) + " s"; }
 // "0.37x on-demand" when every spot pool has that ratio, else "A100-80G 0.66x, V100 0.37x on-demand".
 std::string SpotPriceText(const FleetSpec& fleet) {
   std::vector<std::pair<std::string, double>> ratios;
+  std::string series;  // pools priced by a price series
   for (const auto& p : fleet.pools) {
     if (p.tier != Tier::kSpot) continue;
+    if (!p.price.empty()) {
+      std::ostringstream os;
+      os << fleet.gpu_types[static_cast<std::size_t>(p.type)] << " by a price series of " << p.price.points().size()
+         << " points, $" << std::fixed << std::setprecision(3) << p.price.Min() << " to $" << p.price.Max()
+         << "/GPU-hour";
+      series += (series.empty() ? "" : ", ") + os.str();
+      continue;
+    }
     const int od = fleet.FindPool(p.type, Tier::kOnDemand);
     if (od < 0) continue;
     ratios.emplace_back(fleet.gpu_types[static_cast<std::size_t>(p.type)],
                         p.usd_per_gpu_hour / fleet.pools[static_cast<std::size_t>(od)].usd_per_gpu_hour);
   }
+  if (!series.empty()) {
+    series += " (step-wise, its first point at the run's start, the last price holding after its last point; "
+              "billed at the price in force at each instant, the policies seeing only the price in force now)";
+    if (ratios.empty()) return series;
+    series = "; " + series;
+  }
   if (ratios.empty()) return Num(cost::kDefaultSpotRatio) + "x on-demand";  // no spot pool: the default
   const auto shown = [](double r) { return Num(std::round(r * 1000) / 1000); };  // 0.37, 0.665
   bool same = true;
   for (const auto& [type, r] : ratios) same = same && shown(r) == shown(ratios.front().second);
-  if (same) return shown(ratios.front().second) + "x on-demand";
+  if (same) return shown(ratios.front().second) + "x on-demand" + series;
   std::string out;
   for (const auto& [type, r] : ratios) out += (out.empty() ? "" : ", ") + type + " " + shown(r) + "x";
-  return out + " on-demand (the price table's spot quote where it has one, else " + Num(cost::kDefaultSpotRatio) + "x)";
+  return out + " on-demand (the price table's spot quote where it has one, else " + Num(cost::kDefaultSpotRatio) +
+         "x)" + series;
 }
 
 // The fleet file's committed pools and their accounting, for a run on a fleet file the user gave
