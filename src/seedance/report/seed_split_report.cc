@@ -114,9 +114,14 @@ std::string SeedSetTable(const SeedSetRun& headline, const SeedSetRun* tuning) {
   std::string out = "Headline, " + SeedSetLabel(headline) + " (" + Why(headline.set) + ")";
   if (tuning != nullptr) out += "; beside it " + SeedSetLabel(*tuning) + " (" + Why(tuning->set) + ")";
   out += "; $ mean ± sd / average JCT:\n";
-  out += fmt::format("{:<22} {:<44}{}\n", "policy", SeedSetLabel(headline), tuning ? SeedSetLabel(*tuning) : "");
+  // The tuning column, when there is one, after the headline's padded to one width.
+  const auto row = [&](const std::string& name, const std::string& first, const std::string& second) {
+    return tuning == nullptr ? fmt::format("{:<22} {}\n", name, first)
+                             : fmt::format("{:<22} {:<44}{}\n", name, first, second);
+  };
+  out += row("policy", SeedSetLabel(headline), tuning ? SeedSetLabel(*tuning) : "");
   for (const auto* p : Rows(headline, tuning)) {
-    out += fmt::format("{:<22} {:<44}{}\n", p->name, Cell(headline, p->name), tuning ? Cell(*tuning, p->name) : "");
+    out += row(p->name, Cell(headline, p->name), tuning ? Cell(*tuning, p->name) : "");
   }
   for (const auto& line : LeftOutLines(headline, tuning)) out += line + "\n";
   if (auto hint = TuningHint(headline, tuning)) out += *hint + "\n";
