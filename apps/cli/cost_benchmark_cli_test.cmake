@@ -323,7 +323,7 @@ elseif(CASE STREQUAL "kubectl")
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "install failed: ${stderr}")
   endif()
-  execute_process(COMMAND "${WORK}/prefix/bin/kubectl-seedance" cost-benchmark --workload=llm-finetune --duration=10m
+  execute_process(COMMAND "${WORK}/prefix/bin/kubectl-seedance" cost-benchmark --workload=llm-finetune --duration=30m
                           --no-packing --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   if(NOT rc EQUAL 0 OR NOT EXISTS "${out}/results.json")
