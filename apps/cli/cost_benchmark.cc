@@ -33,10 +33,12 @@
 #include "seedance/report/cost_benchmark.h"
 #include "seedance/report/html.h"
 #include "seedance/report/scenario_report.h"
+#include "seedance/report/seed_split_report.h"
 #include "seedance/report/tenancy_report.h"
 #include "seedance/sim/config.h"
 #include "seedance/sim/fleet_file.h"
 #include "seedance/sim/scenarios.h"
+#include "seedance/sim/seed_split.h"
 #include "seedance/sim/tenancy_replay.h"
 
 namespace seedance::cli {
@@ -61,6 +63,7 @@ struct CostBenchmarkOptions {
   std::string decisions;
   int threads = 0;
   bool seed_given = false;
+  bool with_tuning = false;  // default seeds: add the workload's tuning seeds beside the held-out ones
   std::string tenancy = "all";  // all | none | a comma list of modes
   std::string tenancy_window_start;  // held-out tenancy window start (philly): "35d"; empty = 0
 };
@@ -380,8 +383,26 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   auto packing_seeds = ParseSeedList(o.packing_seeds, "--packing-seeds");
   if (!packing_seeds.has_value()) return ReportError(packing_seeds.error());
   packing_in.seeds = *packing_seeds;
-  // Workload seeds: --seeds LIST, else --seed.
+  // Workload seeds: --seeds LIST, else --seed N, else the workload's held-out seeds (issue 29).
   std::vector<std::uint64_t> seeds{o.seed};
+  if (o.with_tuning && (o.seed_given || !o.seeds.empty())) {
+    return ReportError(InvalidArgumentError("--with-tuning: adds the tuning seeds to the default held-out seeds; with "
+                                            "--seed or --seeds list every seed there instead (e.g. --seeds 0-9)"));
+  }
+  if (o.with_tuning && (sim::HeldOutSeeds(o.workload).empty() || sim::TuningSeeds(o.workload).empty())) {
+    return ReportError(InvalidArgumentError("--with-tuning: workload '" + o.workload +
+                                            "' has no held-out and tuning seeds to set side by side (llm-finetune has)"));
+  }
+  if (!o.seed_given && o.seeds.empty()) {
+    if (auto held = sim::HeldOutSeeds(o.workload); !held.empty()) {
+      seeds = held;
+    } else if (auto tuning = sim::TuningSeeds(o.workload); !tuning.empty()) {
+      seeds = tuning;
+    }
+    if (o.with_tuning) {
+      for (std::uint64_t t : sim::TuningSeeds(o.workload)) seeds.push_back(t);
+    }
+  }
   if (!o.seeds.empty()) {
     if (o.seed_given) return ReportError(InvalidArgumentError("--seeds: give either --seed N or --seeds LIST, not both"));
     auto list = ParseSeedList(o.seeds, "--seeds");
@@ -393,6 +414,17 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
     }
     seeds = *list;
   }
+  // Split the seeds into the held-out set (the headline) and the tuning set beside it.
+  std::map<sim::SeedSet, std::vector<std::uint64_t>> by_set;
+  for (std::uint64_t seed : seeds) by_set[sim::ClassifySeed(o.workload, seed)].push_back(seed);
+  if (by_set.count(sim::SeedSet::kOutside) && by_set.size() > 1) {
+    return ReportError(InvalidArgumentError(
+        "--seeds '" + o.seeds + "': mixes seeds outside the tuning / held-out split (" +
+        sim::SeedRangeText(by_set[sim::SeedSet::kOutside]) + ") with held-out or tuning seeds of " + o.workload +
+        "; run them separately"));
+  }
+  const sim::SeedSet headline_set = by_set.begin()->first;  // kHeldOut < kTuning < kOutside
+  seeds = by_set.begin()->second;
 
   std::optional<sim::AsRunBaseline> as_run;
   if (!o.as_run.empty()) {
@@ -414,10 +446,41 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
       decisions_csv += fmt::format("{},{},{},{},{}\n", d.time_s, policy, d.job_id, sim::DecisionActionName(d.action), d.pool);
     };
   }
+  const auto progress = [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; };
+  // Runs one set's seeds; held-out seeds leave out the policies sim::HeldOutLeftOut names.
+  const auto run_set = [&](sim::SeedSet set, const std::vector<std::uint64_t>& set_seeds,
+                           const sim::ScenarioSpec& set_spec) -> Result<report::SeedSetRun> {
+    report::SeedSetRun run;
+    run.set = set;
+    sim::ScenarioSpec s = set_spec;
+    s.seed = set_seeds.front();
+    if (set == sim::SeedSet::kHeldOut) run.left_out = sim::HeldOutLeftOut(s.workload);
+    if (!run.left_out.empty() && s.only_policies.empty()) {
+      for (const sim::ScenarioPolicy& p : sim::ScenarioPolicies(s)) {
+        bool left_out = false;
+        for (const auto& l : run.left_out) left_out = left_out || l.policy == p.name;
+        if (!left_out) s.only_policies.push_back(p.name);
+      }
+    }
+    progress(sim::SeedSetName(set) + ": workload seeds " + sim::SeedRangeText(set_seeds));
+    SEEDANCE_ASSIGN_OR_RETURN(run.sweep, sim::RunCostScenarioSeeds(s, set_seeds, progress));
+    return run;
+  };
   spec.seed = seeds.front();
-  auto sweep = sim::RunCostScenarioSeeds(spec, seeds, [](const std::string& line) { std::cerr << "seedance: " << line << "\n"; });
-  if (!sweep.has_value()) return ReportError(sweep.error());
+  auto headline = run_set(headline_set, seeds, spec);
+  if (!headline.has_value()) return ReportError(headline.error());
   if (!ledgers.status().ok()) return ReportError(ledgers.status());
+  std::optional<report::SeedSetRun> tuning;
+  if (headline_set == sim::SeedSet::kHeldOut && by_set.count(sim::SeedSet::kTuning)) {
+    sim::ScenarioSpec tuning_spec = spec;  // the ledger and the decision log hold the headline's first seed
+    tuning_spec.on_pool_interval = nullptr;
+    tuning_spec.on_decision = nullptr;
+    auto t = run_set(sim::SeedSet::kTuning, by_set[sim::SeedSet::kTuning], tuning_spec);
+    if (!t.has_value()) return ReportError(t.error());
+    tuning = std::move(*t);
+  }
+  sim::SeedSweep* sweep = &headline->sweep;
+  const std::string headline_label = report::SeedSetLabel(*headline);
   for (sim::ScenarioResult& run : sweep->runs) run.as_run = as_run;
   const sim::ScenarioResult* scenario = &sweep->runs.front();  // the ledger's instance
   // What was assumed or left out (jobs outside --duration, skipped rows) goes to stderr as well as
@@ -427,6 +490,7 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   auto by_tenant = ledgers.CostByTenant();
   if (!by_tenant.has_value()) return ReportError(by_tenant.error());
   nlohmann::json results = many ? report::SweepJson(*sweep) : report::ScenarioJson(*scenario);
+  report::AddSeedSetJson(*headline, tuning ? &*tuning : nullptr, &results);
   results["cost_by_tenant"] = *by_tenant;
   if (many) results["cost_by_tenant_seed"] = scenario->seed;
   results["generated_by"] = "seedance cost-benchmark";
@@ -481,14 +545,19 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
         "the same run without them ($/month = the window's saving x 730 h / window hours).",
         advise::SeedLeverTable(step, params), advise::SeedTableDifferences(step, params));
   }
-  std::cout << (many ? report::SweepTable(*sweep) : report::ScenarioTable(*scenario));
+  std::cout << report::SeedSetTable(*headline, tuning ? &*tuning : nullptr) << "\n";
+  std::cout << (many ? report::SweepTable(*sweep, headline_label)
+                     : headline_label + ":\n" + report::ScenarioTable(*scenario));
   if (!tenancy_table.empty()) std::cout << "\n" << tenancy_table;
   if (!packing_table.empty()) std::cout << "\nPacking comparison (openb, FGD protocol):\n" << packing_table;
 
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<title>Seedance cost optimization report</title>\n<style>" + report::CostReportCss() +
                      "</style>\n</head>\n<body>\n<main>\n<h1>Seedance cost optimization report</h1>\n" +
-                     (many ? report::SweepHtmlSection(*sweep) : "") + report::ScenarioHtmlSection(*scenario) +
+                     report::SeedSetHtmlSection(*headline, tuning ? &*tuning : nullptr) +
+                     (many ? report::SweepHtmlSection(*sweep, headline_label) : "") +
+                     report::ScenarioHtmlSection(*scenario) +
+                     (tuning ? report::SweepHtmlSection(tuning->sweep, report::SeedSetLabel(*tuning)) : "") +
                      TenantSection(*by_tenant, scenario->AssumesLine(sim::Assumption::kLedger)) +
                      tenancy_html + report::RenderEnforcementSection(*enforcement, audit_spec.config) + packing_html +
                      advice_html + "</main>\n</body>\n</html>\n";
@@ -520,9 +589,14 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "philly (Gavel's Philly-derived jobs), openb (the openb trace with its creation/deletion "
       "times), or a jobs CSV (docs/WORKLOADS.md). --duration bounds the arrival window (default "
       "7d; openb: the whole 149-day trace). --config reads seedance-config.yaml (scheduler.cost_aware, autoscaling, checkpoint; tenancy: tiers, tenants and quotas). "
-      "Bad input exits 2 naming file:line and field; nothing is written then. --seeds 0-4 runs "
+      "Bad input exits 2 naming file:line and field; nothing is written then. The headline is held out: "
+      "by default llm-finetune runs workload seeds 5-9, which were never run while Seedance's defaults were tuned "
+      "(on seeds 0-4 and philly), without gavel-las-spot (its LP takes minutes on seed 7; said in the report); "
+      "--with-tuning adds the tuning seeds 0-4 beside them, labelled (about 1.5x the run time). gavel (held out) and "
+      "philly (tuning) run seed 42. --seeds 0-4 runs "
       "instances 0..4 and prints mean ± sd per policy, savings against FIFO on-demand and the best "
-      "baseline (the cheapest baseline that finished every job), and the bounds. The tenancy section "
+      "baseline (the cheapest baseline that finished every job), and the bounds; a list with held-out and tuning "
+      "seeds (--seeds 0-9) puts the held-out ones in the headline and the tuning ones beside them. The tenancy section "
       "(--tenancy) replays the same workload's tenants on a GPU cluster under strict quotas, Kueue-style "
       "borrowing, Kueue's Fair Sharing (each preemption strategy list) and Seedance (tiers, reclaim, "
       "preemption, fairness), side by side; --tenancy-window-start holds it out on a later window. --as-run "
@@ -542,11 +616,16 @@ Action RegisterCostBenchmark(CLI::App& app) {
                   "at the times it ran");
   cmd->add_option("--duration", opts->duration, "arrival window with a unit: 90m, 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
-  cmd->add_option("--seed", opts->seed, "workload seed: generates the llm-finetune / gavel instance and seeds the simulation")
-      ->capture_default_str()
+  cmd->add_option("--seed", opts->seed,
+                  "one workload seed: generates the llm-finetune / gavel instance and seeds the simulation (default: "
+                  "llm-finetune's held-out seeds 5-9; gavel, philly, openb, a jobs CSV: 42)")
       ->each([opts](const std::string&) { opts->seed_given = true; });
   cmd->add_option("--seeds", opts->seeds,
-                  "run once per workload seed and report mean ± sd per policy: 0-4, 0,1,2 or 7 (not with --seed)");
+                  "run once per workload seed and report mean ± sd per policy: 0-4, 0,1,2 or 7 (not with --seed); "
+                  "held-out seeds make the headline, tuning seeds stand beside them, labelled");
+  cmd->add_flag("--with-tuning", opts->with_tuning,
+                "llm-finetune: also run the tuning seeds 0-4 and show them beside the held-out headline (seeds 5-9), "
+                "labelled; not with --seed / --seeds");
   cmd->add_option("--ledger", opts->ledger,
                   "also write the seedance policy's charges to this cost ledger: a SQLite file "
                   "(as `seedance ingest --db`) or a PostgreSQL connection string (postgresql://... or host=...)");

@@ -11,6 +11,12 @@
 #                  per_seed, best_baseline, bound_at_best_baseline_usd) and the report, assumptions;
 #                  a second run gives the same results.json apart from timing keys
 #   bad_seeds      a bad --seeds list, or --seed with --seeds: exit 2 naming the flag, no output
+#   held_out_headline  the default run's headline is llm-finetune's held-out seeds 5-9 (issue 29):
+#                  with --with-tuning the tuning seeds 0-4 stand beside it, labelled; the headline
+#                  figures equal a run of the held-out seeds alone and differ from the tuning set's;
+#                  a run of tuning seeds only is labelled tuning and never held out
+#   bad_with_tuning  --with-tuning with --seeds, or on a workload without both sets; seeds outside
+#                  the split mixed with held-out ones: exit 2 naming the flag, no output
 #   seed_instance  --seed 0 and --seed 1 generate different llm-finetune instances
 #   fleet          --fleet with owned, reserved, on-demand and spot GPUs: owned used first (the
 #                  decision log), the committed pools and their accounting in the assumptions
@@ -405,7 +411,7 @@ elseif(CASE STREQUAL "kubectl")
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "install failed: ${stderr}")
   endif()
-  execute_process(COMMAND "${WORK}/prefix/bin/kubectl-seedance" cost-benchmark --workload=llm-finetune --duration=10m
+  execute_process(COMMAND "${WORK}/prefix/bin/kubectl-seedance" cost-benchmark --workload=llm-finetune --duration=30m
                           --no-packing --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   if(NOT rc EQUAL 0 OR NOT EXISTS "${out}/results.json")
@@ -540,6 +546,93 @@ elseif(CASE STREQUAL "seeds")
       message(FATAL_ERROR "the report lacks '${v}'")
     endif()
   endforeach()
+elseif(CASE STREQUAL "held_out_headline")
+  # 12 h arrival windows keep the ten seeds' runs to a few seconds.
+  set(fast --duration 12h --no-packing --tenancy none)
+  expect_rc(0 "${SEEDANCE}" cost-benchmark ${fast} --with-tuning --out "${WORK}/both")
+  expect_match("${stdout}" "^Headline, held out: seeds 5-9 \\(never run while Seedance's defaults were tuned\\); beside it tuning: seeds 0-4")
+  expect_match("${stdout}" "gavel-las-spot +not run held out \\(below\\) +\\$[0-9]")
+  expect_match("${stdout}" "\nheld out: seeds 5-9: workload llm-finetune")
+  string(FIND "${stderr}" "seedance: held out: workload seeds 5-9\n" held_at)
+  string(FIND "${stderr}" "seedance: tuning: workload seeds 0-4\n" tuning_at)
+  if(held_at LESS 0 OR tuning_at LESS held_at)
+    message(FATAL_ERROR "progress does not run held out 5-9, then tuning 0-4:\n${stderr}")
+  endif()
+  file(READ "${WORK}/both/results.json" both)
+  string(JSON headline_set GET "${both}" headline_set)
+  string(JSON held_seeds GET "${both}" held_out seeds)
+  string(JSON tuning_seeds GET "${both}" tuning seeds)
+  string(JSON top_seeds GET "${both}" seeds)
+  string(REGEX REPLACE "[ \n]" "" held_seeds "${held_seeds}")
+  string(REGEX REPLACE "[ \n]" "" tuning_seeds "${tuning_seeds}")
+  string(REGEX REPLACE "[ \n]" "" top_seeds "${top_seeds}")
+  if(NOT headline_set STREQUAL "held_out" OR NOT held_seeds STREQUAL "[5,6,7,8,9]" OR
+     NOT tuning_seeds STREQUAL "[0,1,2,3,4]" OR NOT top_seeds STREQUAL "[5,6,7,8,9]")
+    message(FATAL_ERROR "seed sets: headline ${headline_set}, held_out ${held_seeds}, tuning ${tuning_seeds}, "
+                        "top-level ${top_seeds}")
+  endif()
+  string(JSON not_run GET "${both}" held_out not_run 0 policy)
+  if(NOT not_run STREQUAL "gavel-las-spot")
+    message(FATAL_ERROR "held_out.not_run names '${not_run}', not gavel-las-spot")
+  endif()
+  # The seedance row's mean cost in the top-level policies, each block, and a held-out-only run.
+  function(seedance_cost json_text out_var)
+    set(path ${ARGN})
+    string(JSON n LENGTH "${json_text}" ${path} policies)
+    math(EXPR last "${n} - 1")
+    foreach(i RANGE ${last})
+      string(JSON name GET "${json_text}" ${path} policies ${i} name)
+      if(name STREQUAL "seedance")
+        string(JSON v GET "${json_text}" ${path} policies ${i} total_cost_usd)
+        set(${out_var} "${v}" PARENT_SCOPE)
+        return()
+      endif()
+    endforeach()
+    message(FATAL_ERROR "no seedance row under '${path}'")
+  endfunction()
+  seedance_cost("${both}" top)
+  seedance_cost("${both}" held held_out)
+  seedance_cost("${both}" tuned tuning)
+  expect_rc(0 "${SEEDANCE}" cost-benchmark ${fast} --seeds 5-9 --out "${WORK}/held")
+  file(READ "${WORK}/held/results.json" held_only)
+  seedance_cost("${held_only}" alone)
+  if(NOT top STREQUAL held OR NOT top STREQUAL alone OR top STREQUAL tuned)
+    message(FATAL_ERROR "headline seedance $${top}: held_out block $${held}, held-out seeds alone $${alone}, "
+                        "tuning block $${tuned}")
+  endif()
+  file(READ "${WORK}/both/cost_optimization_report.html" html)
+  expect_match("${html}" "<h2>Headline: held out: seeds 5-9 \\(llm-finetune\\)</h2>")
+  expect_match("${html}" "<th class=\"tuning\">tuning: seeds 0-4</th>")
+  # The default without --with-tuning: the same headline, and how to add the tuning seeds.
+  expect_rc(0 "${SEEDANCE}" cost-benchmark ${fast} --out "${WORK}/default")
+  expect_match("${stdout}" "tuning: seeds 0-4 not run \\(add --with-tuning")
+  file(READ "${WORK}/default/results.json" default_json)
+  seedance_cost("${default_json}" default_top)
+  string(JSON tuning_type TYPE "${default_json}" tuning)
+  if(NOT default_top STREQUAL top OR NOT tuning_type STREQUAL "NULL")
+    message(FATAL_ERROR "default run: seedance $${default_top} (with tuning: $${top}), tuning block ${tuning_type}")
+  endif()
+  # Tuning seeds alone make a tuning headline, never labelled held out.
+  expect_rc(0 "${SEEDANCE}" cost-benchmark ${fast} --seeds 0,1 --out "${WORK}/tuning")
+  expect_match("${stdout}" "^Headline, tuning: seeds 0,1 \\(in-sample")
+  file(READ "${WORK}/tuning/cost_optimization_report.html" html)
+  file(READ "${WORK}/tuning/results.json" tuning_json)
+  string(JSON held_type TYPE "${tuning_json}" held_out)
+  string(JSON headline_set GET "${tuning_json}" headline_set)
+  if(html MATCHES "held out: seed" OR stdout MATCHES "held out: seed" OR NOT held_type STREQUAL "NULL" OR
+     NOT headline_set STREQUAL "tuning")
+    message(FATAL_ERROR "tuning seeds 0,1 labelled held out (held_out ${held_type}, headline_set ${headline_set})")
+  endif()
+elseif(CASE STREQUAL "bad_with_tuning")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --with-tuning --seeds 5-9 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--with-tuning: adds the tuning seeds to the default held-out seeds")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --with-tuning --workload gavel --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--with-tuning: workload 'gavel' has no held-out and tuning seeds")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --seeds 5,42 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--seeds '5,42': mixes seeds outside the tuning / held-out split \\(42\\)")
 elseif(CASE STREQUAL "bad_seeds")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --seeds 4-0 --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)

@@ -628,9 +628,10 @@ std::string SweepHeadline(const sim::SeedSweep& s) {
 
 }  // namespace
 
-std::string SweepTable(const sim::SeedSweep& s) {
+std::string SweepTable(const sim::SeedSweep& s, const std::string& label) {
   const sim::ScenarioResult& first = s.runs.front();
-  std::string out = fmt::format("workload {} ({} jobs in seed {}) on fleet {}, workload seeds {}: mean ± sd\n",
+  std::string out = label.empty() ? "" : label + ": ";
+  out += fmt::format("workload {} ({} jobs in seed {}) on fleet {}, workload seeds {}: mean ± sd\n",
                                 first.workload, first.jobs, first.seed, first.fleet, SeedList(s.seeds));
   out += fmt::format("{:<22} {:>22} {:>16} {:>16} {:>9} {:>9}  {}\n", "policy", "total $", "avg JCT h", "p99 JCT h",
                      "vs fifo", "vs best", "role");
@@ -737,10 +738,10 @@ nlohmann::json SweepJson(const sim::SeedSweep& s) {
   return j;
 }
 
-std::string SweepHtmlSection(const sim::SeedSweep& s) {
+std::string SweepHtmlSection(const sim::SeedSweep& s, const std::string& label) {
   const sim::ScenarioResult& first = s.runs.front();
-  std::string h = "<section>\n<h2>Cost over workload seeds " + HtmlEscape(SeedList(s.seeds)) + ": " +
-                  HtmlEscape(first.workload) + "</h2>\n";
+  std::string h = "<section>\n<h2>" + (label.empty() ? "" : HtmlEscape(label) + ". ") + "Cost over workload seeds " +
+                  HtmlEscape(SeedList(s.seeds)) + ": " + HtmlEscape(first.workload) + "</h2>\n";
   const std::string headline = SweepHeadline(s);
   if (!headline.empty()) h += "<p class=\"headline\"><strong>" + HtmlEscape(headline) + "</strong></p>\n";
   h += "<p>Each seed generates a new workload instance (llm-finetune, gavel) and seeds the simulation; mean ± sample "

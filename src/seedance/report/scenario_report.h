@@ -43,9 +43,10 @@ std::string AsRunSplit(const sim::AsRunCost& c);
 // total_cost_usd {mean, sd}, avg_jct_hours, p99_jct_hours, unfinished_runs, savings_vs_fifo_pct,
 // savings_vs_best_baseline_pct, gap_closed}], lower_bound_usd, bound_at_best_baseline_usd,
 // best_baseline}, plus top-level policies / best_baseline / bound_at_best_baseline_usd from the
-// means so that readers of the single-seed format find them) and the report section.
-std::string SweepTable(const sim::SeedSweep& s);
+// means so that readers of the single-seed format find them) and the report section. A non-empty
+// `label` (SeedSetLabel: "held out: seeds 5-9") heads the table and the section.
+std::string SweepTable(const sim::SeedSweep& s, const std::string& label = {});
 nlohmann::json SweepJson(const sim::SeedSweep& s);
-std::string SweepHtmlSection(const sim::SeedSweep& s);
+std::string SweepHtmlSection(const sim::SeedSweep& s, const std::string& label = {});
 
 }  // namespace seedance::report

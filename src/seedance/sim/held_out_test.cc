@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "seedance/sim/scenarios.h"
+#include "seedance/sim/seed_split.h"
 
 namespace seedance::sim {
 namespace {
@@ -105,13 +106,13 @@ void CheckHeadline(const std::string& workload, const HeldOut& h) {
 }
 
 TEST(HeldOut, LlmFinetuneSeeds5To9NoDearerThanTheBestBaselineOrTheReadmeSaysWhy) {
-  const HeldOut h = Measure("llm-finetune", {5, 6, 7, 8, 9});
+  const HeldOut h = Measure("llm-finetune", HeldOutSeeds("llm-finetune"));  // 5-9
   RecordProperty("held_out_cost_vs_best_pct", std::to_string(100.0 * (h.seedance_usd / h.best_usd - 1.0)));
   CheckHeadline("llm-finetune", h);
 }
 
 TEST(HeldOut, GavelNoDearerThanTheBestBaselineOrTheReadmeSaysWhy) {
-  const HeldOut h = Measure("gavel", {42});
+  const HeldOut h = Measure("gavel", HeldOutSeeds("gavel"));  // 42
   RecordProperty("held_out_cost_vs_best_pct", std::to_string(100.0 * (h.seedance_usd / h.best_usd - 1.0)));
   CheckHeadline("gavel", h);
 }
