@@ -92,6 +92,10 @@ struct PoolSpec : PoolInfo {
   }
   // The lowest price in force during [t0, t1).
   double MinPriceOver(double t0, double t1) const { return price.empty() ? usd_per_gpu_hour : price.MinOver(t0, t1); }
+  // What a scheduler pays for one more GPU-hour, as MarginalUsdPerGpuHour (committed pools: 0): at
+  // t, and the lowest during [t0, t1).
+  double MarginalPriceAt(double t) const { return committed ? 0.0 : PriceAt(t); }
+  double MarginalMinPriceOver(double t0, double t1) const { return committed ? 0.0 : MinPriceOver(t0, t1); }
 };
 
 // How held capacity follows demand (S3.4).

@@ -151,7 +151,7 @@ Result<Solved> Solve(const Workload& w, const FleetSpec& fleet, double horizon, 
         if (r <= 0) continue;
         // A spot price series: the lowest price in force during the bucket, which no GPU-hour
         // used in it can undercut (so the optimum stays a lower bound).
-        const double usd = ps.committed ? 0.0 : ps.MinPriceOver(start(k) * kHour, end(k) * kHour);
+        const double usd = ps.MarginalMinPriceOver(start(k) * kHour, end(k) * kHour);
         const int col = lp.AddColumn(usd, 0.0, kInf);
         col_pool.emplace_back(col, p);
         col_usd.push_back(usd);

@@ -108,7 +108,7 @@ void Observer::Build(double t, const std::vector<ActiveJob>& active, Capacity& c
     // Committed pools (owned at TCO, reserved) are paid whether used or not: a scheduler sees
     // their marginal price, 0, so it uses them before anything it would pay for by the second.
     // A spot pool with a price series: the price in force now, never a later one.
-    pv.info.usd_per_gpu_hour = pv.info.committed ? 0.0 : fleet_.pools[p].PriceAt(t);
+    pv.info.usd_per_gpu_hour = fleet_.pools[p].MarginalPriceAt(t);
     pv.held = capacity.held(p);
     pv.ready = capacity.Ready(p, t);
     pv.capacity = capacity.CapacityAt(p, t);

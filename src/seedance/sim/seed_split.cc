@@ -1,19 +1,9 @@
 #include "seedance/sim/seed_split.h"
 
+#include <algorithm>
 #include <string>
 
 namespace seedance::sim {
-
-SeedSet ClassifySeed(std::string_view workload, std::uint64_t seed) {
-  if (workload == "llm-finetune") {
-    if (seed <= 4) return SeedSet::kTuning;
-    if (seed <= 9) return SeedSet::kHeldOut;
-    return SeedSet::kOutside;
-  }
-  if (workload == "gavel") return SeedSet::kHeldOut;
-  if (workload == "philly") return SeedSet::kTuning;
-  return SeedSet::kOutside;
-}
 
 std::vector<std::uint64_t> HeldOutSeeds(std::string_view workload) {
   if (workload == "llm-finetune") return {5, 6, 7, 8, 9};
@@ -25,6 +15,19 @@ std::vector<std::uint64_t> TuningSeeds(std::string_view workload) {
   if (workload == "llm-finetune") return {0, 1, 2, 3, 4};
   if (workload == "philly") return {42};
   return {};
+}
+
+SeedSet ClassifySeed(std::string_view workload, std::uint64_t seed) {
+  // gavel and philly: the seed only seeds the simulation of the same jobs, so every seed is in
+  // the workload's one set; llm-finetune: the named seeds above, the rest outside.
+  if (workload == "gavel") return SeedSet::kHeldOut;
+  if (workload == "philly") return SeedSet::kTuning;
+  const auto in = [seed](const std::vector<std::uint64_t>& set) {
+    return std::find(set.begin(), set.end(), seed) != set.end();
+  };
+  if (in(TuningSeeds(workload))) return SeedSet::kTuning;
+  if (in(HeldOutSeeds(workload))) return SeedSet::kHeldOut;
+  return SeedSet::kOutside;
 }
 
 std::string SeedSetName(SeedSet set) {
