@@ -16,16 +16,6 @@
 namespace seedance::fleet {
 namespace {
 
-std::string SeedsText(const std::vector<std::uint64_t>& seeds) {
-  if (seeds.empty()) return "";
-  bool run = seeds.size() > 1;
-  for (std::size_t i = 1; i < seeds.size(); ++i) run = run && seeds[i] == seeds[i - 1] + 1;
-  if (run) return fmt::format("{}-{}", seeds.front(), seeds.back());
-  std::string s;
-  for (std::size_t i = 0; i < seeds.size(); ++i) s += (i ? "," : "") + std::to_string(seeds[i]);
-  return s;
-}
-
 // Adds the seeds' outcomes: money, work and GPU-hours summed; SLO shares from the summed
 // counts; JCT, waits and the hourly profile as means over the seeds.
 FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {

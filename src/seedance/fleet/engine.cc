@@ -174,6 +174,7 @@ class Engine final : public tenancy::AdmissionEnv {
   std::vector<double> dev_wait_min_;
   std::vector<double> mtok_in_slo_, mtok_demanded_;
   std::array<double, kNumUses> hour_acc_{};
+  std::map<std::pair<std::size_t, std::vector<int>>, double> served_memo_;  // MaxServedRps by ready mix
 };
 
 Status Engine::Setup() {
@@ -265,7 +266,22 @@ Status Engine::Setup() {
     pol.autoscaler = c_.serving_planner && c_.predictive ? "predictive" : "reactive";
     pol.mix = c_.serving_planner;
     // A replica serves once its node is up and its model loaded.
-    controllers_.emplace_back(prof, pol, prices, sd.tuning_peak_rps, kStepS, s_.fleet.cold_start_s + kModelLoadS);
+    const double cold = s_.fleet.cold_start_s + kModelLoadS;
+    // Every controller is tuned on the tuning week of the same deployment (the standard stack's
+    // HPA target utilization, Seedance's target and headroom): the cheapest setting that served
+    // >= 99 % there.
+    const std::string key = sd.spec.name + "|" + c_.batching + "|" + pol.autoscaler + "|" + (pol.mix ? "mix" : "single");
+    auto& cache = s_.tuned->by_key;
+    if (auto it = cache.find(key); it != cache.end()) {
+      pol = it->second;
+    } else if (!sd.tuning_demand.rps.empty()) {
+      auto tuned = pol.autoscaler == "predictive" ? TunePredictive(prof, pol, sd.tuning_demand, prices, cold)
+                                                  : TuneReactive(prof, pol, sd.tuning_demand, prices, cold);
+      if (!tuned.has_value()) return tuned.error();
+      pol = tuned->policy;
+      cache[key] = pol;
+    }
+    controllers_.emplace_back(prof, pol, prices, sd.tuning_peak_rps, kStepS, cold);
     out_.serving_description += (d ? "; " : "") + sd.spec.name + ": " + controllers_.back().Describe();
   }
   mtok_in_slo_.assign(s_.serving.size(), 0.0);
@@ -327,15 +343,16 @@ std::vector<int> Engine::TrainingCandidates(const JobRun& r) const {
       continue;
     }
     // Seedance: spot at its expected cost, the work lost per preemption (half a checkpoint
-    // interval plus the restart) times the preemption rate seen so far on this pool; a job whose
-    // deadline the submitter's estimate says spot could miss (less than 2x slack) avoids spot,
-    // and an on-demand type too slow for the deadline by that estimate goes last.
+    // interval plus the restart and a new node's cold start) times the node preemption rate seen
+    // so far on this pool; a job whose deadline the submitter's estimate says spot could miss
+    // (less than 2x slack) avoids spot, and an on-demand type too slow for the deadline by that
+    // estimate goes last. Without an estimate the deadline says nothing about the work left.
     double key = usd_per_step;
     if (p.spec->tier == sim::Tier::kSpot) {
-      const double rate_per_gpu_s = p.held_gpu_s > 0 ? p.drops / p.held_gpu_s * kGpusPerNode : 1.0 / (6 * 3600.0);
+      const double node_drops_per_s = p.held_gpu_s > 0 ? p.drops / p.held_gpu_s * kGpusPerNode : 1.0 / (6 * 3600.0);
       const double lost_s = j.checkpoint_s / 2 + s_.fleet.restart_s + s_.fleet.cold_start_s;
-      key *= 1.0 + rate_per_gpu_s * lost_s;
-      if (std::isfinite(j.deadline_s) && (remaining_est <= 0 || 2.0 * remaining_est / speed > j.deadline_s - now_)) continue;
+      key *= 1.0 + node_drops_per_s * lost_s;
+      if (std::isfinite(j.deadline_s) && remaining_est > 0 && 2.0 * remaining_est / speed > j.deadline_s - now_) continue;
     } else if (std::isfinite(j.deadline_s) && remaining_est > 0 && remaining_est / speed > j.deadline_s - now_) {
       key += 1e6;
     }
@@ -474,7 +491,6 @@ void Engine::OnAdmit(const tenancy::WorkloadRequest& w) {
     JobRun& r = jobs_[job_index_.at(w.id)];
     r.admitted_at = now_;
     r.state = JobState::kPending;
-    if (r.gold_check && now_ - r.job->arrival_s <= kStepS + 1e-9) r.gold_ok = true;
     Where where;
     if (TryPlace(r.pod, TrainingCandidates(r), &where)) {
       r.where = where;
@@ -503,6 +519,9 @@ void Engine::StartDev(DevRun& d) {
 }
 
 void Engine::StartJob(JobRun& r) {
+  // A Gold guarantee holds when the job runs within one cycle plus a new node's cold start of its
+  // arrival (whatever admitted it: quota alone, or quota and a node).
+  if (r.gold_check && r.restarts == 0 && now_ - r.job->arrival_s <= 2 * kStepS + s_.fleet.cold_start_s + 1e-9) r.gold_ok = true;
   r.state = JobState::kRunning;
   // A restart after a preemption or a move costs the restore time.
   r.seg_start = now_ + (r.restarts > 0 ? s_.fleet.restart_s : 0.0);
@@ -608,7 +627,10 @@ void Engine::Serving(std::size_t k) {
         r.requested_at = now_;
         replicas_.push_back(r);
       }
-      // Scale down: the newest replicas first (not yet placed ones before those serving).
+      // Scale down: the newest replicas first (not yet placed ones before those serving); while a
+      // replica of the deployment is still on its way, serving ones are kept (make before break).
+      bool arriving = false;
+      for (const Replica& r : replicas_) arriving = arriving || (r.deployment == static_cast<int>(d) && r.ready_at > now_);
       while (have > target) {
         std::size_t pick = replicas_.size();
         for (std::size_t i = replicas_.size(); i-- > 0;) {
@@ -619,6 +641,7 @@ void Engine::Serving(std::size_t k) {
             pick = i;
           }
         }
+        if (pick == replicas_.size() || (arriving && replicas_[pick].ready_at <= now_)) break;
         Release(replicas_[pick].where, replicas_[pick].pod);
         replicas_.erase(replicas_.begin() + static_cast<std::ptrdiff_t>(pick));
         --have;
@@ -875,7 +898,9 @@ Result<FleetWeekOutcome> Engine::Run() {
         if (r.deployment == static_cast<int>(d) && r.where.placed() && r.ready_at <= now_) ++ready.replicas[static_cast<std::size_t>(r.type)];
       }
       // Replicas placed on a booting node become ready once it is up and the model is loaded.
-      const double share = rps > 0 ? ServedShare(*profiles_[d], ready, rps) : 1.0;
+      auto it = served_memo_.find({d, ready.replicas});
+      if (it == served_memo_.end()) it = served_memo_.emplace(std::make_pair(d, ready.replicas), MaxServedRps(*profiles_[d], ready)).first;
+      const double share = rps > 0 ? std::min(1.0, it->second / rps) : 1.0;
       const double tok = rps * kStepS * s_.serving[d].demand.tokens_per_request / 1e6;
       mtok_demanded_[d] += tok;
       mtok_in_slo_[d] += tok * share;

@@ -6,7 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
+#include <string>
 #include <iostream>
 
 #include "seedance/core/file_util.h"
@@ -23,7 +23,13 @@ const FleetWeekScenario& Scenario() {
   static const FleetWeekScenario s = [] {
     seedance::fleet::FleetWeekOptions o;
     o.data_dir = seedance::DataDir();
-    o.cache_dir = (std::filesystem::temp_directory_path() / "seedance-fleet-benchmark-cache").string();
+    // The capacity profile cache `seedance plan` and `cost-benchmark` use ($SEEDANCE_CACHE_DIR, else
+    // ~/.cache/seedance/plan): a cold cache profiles the serving engines first (minutes).
+    const char* cache = std::getenv("SEEDANCE_CACHE_DIR");
+    const char* home = std::getenv("HOME");
+    o.cache_dir = cache != nullptr && *cache != '\0' ? cache
+                  : home != nullptr                 ? std::string(home) + "/.cache/seedance/plan"
+                                                    : ".seedance-cache/plan";
     o.shape = "a";
     o.week = 1;
     o.seed = 5;

@@ -35,6 +35,12 @@ int TenantIndex(std::string_view name) {
   return -1;
 }
 
+// A random stream per (seed, week): week 2 is another draw than week 1.
+std::uint64_t Stream(std::uint64_t base, const FleetWeekOptions& o) {
+  const std::uint64_t week = o.week > 0 ? 1u : 0u;
+  return base + 2u * o.seed + week;
+}
+
 const gpu::GpuFacts& Facts(const std::string& type) {
   return gpu::GpuAt(*gpu::ParseGpuName(type, gpu::NameMatch::kCanonical));
 }
@@ -54,7 +60,7 @@ double SpeedVsV100(const std::string& type) {
 Status AddLlmJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* next_id, int* dropped) {
   // 400 fine-tunes over the week (the generator's diurnal pulse, 30 % with deadlines); week 2 is
   // another draw of the same generator.
-  const std::uint64_t seed = 0xf1ee7000ULL + o.seed * 2 + static_cast<std::uint64_t>(o.week);
+  const std::uint64_t seed = Stream(0xf1ee7000u, o);
   const sim::Workload w = sim::GenerateLlmFinetune(400, kWeekS, seed);
   for (const sim::JobSpec& j : w.jobs) {
     TrainingJob t;
@@ -97,7 +103,7 @@ Status AddPhillyJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64
   SEEDANCE_ASSIGN_OR_RETURN(const std::size_t c_at, csv.ColumnIndex("arrival_time_s"));
   SEEDANCE_ASSIGN_OR_RETURN(const std::size_t c_dur, csv.ColumnIndex("est_duration_on_v100_s"));
   const double start = (14.0 + 7.0 * o.week) * 86400.0;
-  Rng rng(0x9411117ULL + o.seed * 2 + static_cast<std::uint64_t>(o.week));
+  Rng rng(Stream(0x9411117u, o));
   std::vector<double> speed;
   for (const std::string& type : s->fleet.gpu_types) speed.push_back(SpeedVsV100(type));
   const double v100_pflops = Facts("V100").fp16_tflops * 0.40 / 1000.0;  // PFLOP/s at 40 % MFU
@@ -108,6 +114,7 @@ Status AddPhillyJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64
     if (!rng.Bernoulli(1.0 / 8.0)) continue;
     SEEDANCE_ASSIGN_OR_RETURN(const std::int64_t gpus, csv.Int(row, c_gpus));
     if (gpus != 1 && gpus != 2 && gpus != 4 && gpus != 8) continue;
+    if (csv.Str(row, c_dur).empty()) continue;  // a few rows of the trace have no estimate
     SEEDANCE_ASSIGN_OR_RETURN(const double dur, csv.Double(row, c_dur));
     TrainingJob t;
     t.id = (*next_id)++;
@@ -131,7 +138,7 @@ void AddDevPods(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* n
   // the weekly shape's clock, one GPU: L4 60 %, A10G 20 %, A100-80G 20 % (the nearest type the
   // fleet has: the first of L4, A10G, A100-80G, A100 it lists); active U(1, 4) h, then held idle
   // Exp(mean 6 h), capped at 64 h (a notebook left open over a weekend), until its user closes it.
-  Rng rng(0xde7000ULL + o.seed * 2 + static_cast<std::uint64_t>(o.week));
+  Rng rng(Stream(0xde7000u, o));
   auto type_of = [&](std::vector<const char*> prefs) {
     for (const char* p : prefs) {
       for (std::size_t k = 0; k < s->fleet.gpu_types.size(); ++k) {
@@ -223,8 +230,8 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
     sd.spec.gpus = serving_gpus;
     sd.tenant = "search";
     SEEDANCE_ASSIGN_OR_RETURN(sd.demand, BuildDemand(sd.spec, shape, o.data_dir, o.week, o.seed));
-    SEEDANCE_ASSIGN_OR_RETURN(Demand tuning, BuildDemand(sd.spec, shape, o.data_dir, 0, o.seed));
-    sd.tuning_peak_rps = tuning.rps.empty() ? 0 : *std::max_element(tuning.rps.begin(), tuning.rps.end());
+    SEEDANCE_ASSIGN_OR_RETURN(sd.tuning_demand, BuildDemand(sd.spec, shape, o.data_dir, 0, o.seed));
+    sd.tuning_peak_rps = sd.tuning_demand.Peak();
     const FleetWeekScenario* from = o.profiles_from;
     if (from != nullptr && from->serving.size() == std::size(kDeployments) &&
         from->serving[s.serving.size()].spec.gpus == sd.spec.gpus) {

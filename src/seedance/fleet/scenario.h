@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,7 +52,8 @@ struct ServingDeployment {
   DeploymentSpec spec;
   std::string tenant;         // Gold; deployments are not queued (they run outside Kueue)
   Demand demand;              // the week's true demand; controllers see only its past
-  double tuning_peak_rps = 0; // the tuning week's peak (week 0 demand of the same seed): sizes the standard stack
+  Demand tuning_demand;       // week 1 (week 0 here) of the same seed: what every controller is tuned on
+  double tuning_peak_rps = 0; // the tuning week's peak: sizes the standard stack's single type
   ServingProfile vllm;        // one replica per GPU type under vLLM at its tuned knobs
   ServingProfile seedance;    // ... under Seedance's batching
 };
@@ -69,6 +72,13 @@ struct FleetWeekOptions {
   const FleetWeekScenario* profiles_from = nullptr;
 };
 
+// Controller settings tuned on a deployment's tuning week, by (deployment, batching, autoscaler,
+// mix): tuning depends on neither the stack's other layers nor the run, so every run of a scenario
+// shares it. Not thread-safe: one scenario's runs go one after another.
+struct TunedServingPolicies {
+  std::map<std::string, ServingPolicy> by_key;
+};
+
 struct FleetWeekScenario {
   FleetWeekOptions options;
   std::string name;           // "fleet-week a w1 s0"
@@ -79,6 +89,7 @@ struct FleetWeekScenario {
   std::vector<ServingDeployment> serving;
   double horizon_s = kWeekS;
   std::vector<std::string> assumptions;  // one line each, printed beside the figures
+  std::shared_ptr<TunedServingPolicies> tuned = std::make_shared<TunedServingPolicies>();
 };
 
 // The fleet file of a shape: data/fleets/fleet-week-<shape>.yaml.
