@@ -155,6 +155,12 @@ Result<Demand> BuildDemand(const DeploymentSpec& d, const WeeklyShape& shape, co
   return out;
 }
 
+Result<Demand> BuildHistory(const DeploymentSpec& d, const WeeklyShape& shape, const std::string& data_dir, int week,
+                            std::uint64_t seed) {
+  if (week <= 0) return BuildDemand(d, shape, data_dir, 0, seed + 1);
+  return BuildDemand(d, shape, data_dir, week - 1, seed);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Profiles.
 
@@ -403,23 +409,19 @@ double ServingController::TargetRate(std::size_t k, std::span<const double> past
   double rate = 0;
   for (std::size_t j = n - std::min(n, window); j < n; ++j) rate = std::max(rate, past[j] / u);
   if (policy_.autoscaler == "predictive") {
+    // Seasonal naive: the mean rate of the same clock hour one week earlier, for the hour the
+    // replicas asked for now will serve in (they are ready a cold start later), x headroom. Without
+    // a week of past the controller is the reactive one.
     const auto hour = static_cast<std::size_t>(std::llround(3600 / step_s_));
-    const auto day = static_cast<std::size_t>(std::llround(86400 / step_s_));
+    const std::size_t week = hour * kHoursPerWeek;
     const auto lead = static_cast<std::size_t>(std::max(0, Ceil(cold_start_s_ / step_s_)));
-    if (n >= day + hour) {
-      auto mean = [&](std::size_t from, std::size_t to) {  // past[from, to), to <= n
-        double s = 0;
-        for (std::size_t j = from; j < to; ++j) s += past[j];
-        return to > from ? s / static_cast<double>(to - from) : 0.0;
-      };
-      // Yesterday's level over the clock hour the replicas asked for now will serve in, scaled by
-      // the trend: the last hour against the same hour yesterday.
-      const std::size_t target = n + lead;
-      const std::size_t h0 = target / hour * hour - day;
-      const double yesterday = mean(h0, std::min(h0 + hour, n));
-      const double then = mean(n - hour - day, n - day);
-      const double trend = then > 0 ? std::clamp(mean(n - hour, n) / then, 0.5, 2.0) : 1.0;
-      rate = std::max(rate, yesterday * trend * policy_.headroom);
+    const std::size_t target = n + lead;
+    if (target / hour * hour >= week) {
+      const std::size_t from = target / hour * hour - week;
+      const std::size_t to = std::min(from + hour, n);
+      double sum = 0;
+      for (std::size_t j = from; j < to; ++j) sum += past[j];
+      if (to > from) rate = std::max(rate, sum / static_cast<double>(to - from) * policy_.headroom);
     }
   }
   return std::min(rate, 2 * peak_rps_ / u);
@@ -494,11 +496,20 @@ Result<ServingEval> EvaluateController(const ServingProfile& p, ServingControlle
   const double hours = demand.step_s / 3600;
   for (std::size_t k = 0; k < demand.rps.size(); ++k) {
     const ServingMix want = controller.Desired(h + k, past);
+    std::vector<std::size_t> want_n(types);
     for (std::size_t g = 0; g < types; ++g) {
-      const auto n = static_cast<std::size_t>(std::max(0, g < want.replicas.size() ? want.replicas[g] : 0));
+      want_n[g] = static_cast<std::size_t>(std::max(0, g < want.replicas.size() ? want.replicas[g] : 0));
       // The deployment ran before the week: its first replicas are warm.
-      while (live[g].size() < n) live[g].push_back(k == 0 ? 0 : k + delay);
-      while (live[g].size() > n) live[g].pop_back();  // the latest to serve (booting) first
+      while (live[g].size() < want_n[g]) live[g].push_back(k == 0 ? 0 : k + delay);
+    }
+    // Scale-down: booting replicas go first; serving ones go at once unless another type's new
+    // replicas are still booting (a mix that changes its types is made before it is broken).
+    for (std::size_t g = 0; g < types; ++g) {
+      bool others_booting = false;
+      for (std::size_t o = 0; o < types; ++o) {
+        if (o != g && !live[o].empty() && live[o].back() > k) others_booting = true;
+      }
+      while (live[g].size() > want_n[g] && (live[g].back() > k || !others_booting)) live[g].pop_back();
     }
     ServingMix ready;
     int total = 0;
@@ -529,7 +540,7 @@ Result<ServingEval> EvaluateController(const ServingProfile& p, ServingControlle
 namespace {
 
 Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
-                        const std::vector<double>& prices, double cold_start_s, double min_share,
+                        std::span<const double> history, const std::vector<double>& prices, double cold_start_s, double min_share,
                         const std::vector<double>& utilizations, const std::vector<double>& headrooms) {
   TuneResult out;
   for (double u : utilizations) {
@@ -538,7 +549,7 @@ Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, cons
       pol.target_utilization = u;
       if (hr > 0) pol.headroom = hr;
       ServingController c(p, pol, prices, week0.Peak(), week0.step_s, cold_start_s);
-      SEEDANCE_ASSIGN_OR_RETURN(ServingEval ev, EvaluateController(p, c, week0, prices, cold_start_s));
+      SEEDANCE_ASSIGN_OR_RETURN(ServingEval ev, EvaluateController(p, c, week0, prices, cold_start_s, history));
       out.rows.push_back(TuneRow{u, hr, std::move(ev)});
     }
   }
@@ -569,20 +580,26 @@ Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, cons
 }  // namespace
 
 Result<TuneResult> TuneReactive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
-                                const std::vector<double>& usd_per_gpu_hour, double cold_start_s, double min_share,
+                                std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
+                                double cold_start_s, double min_share,
                                 std::vector<double> utilizations) {
   if (utilizations.empty()) utilizations = {0.5, 0.6, 0.7, 0.8, 0.9};
   ServingPolicy pol = base;
   pol.autoscaler = "reactive";
-  return Tune(p, pol, week0, usd_per_gpu_hour, cold_start_s, min_share, utilizations, {0.0});
+  return Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share, utilizations, {0.0});
 }
 
 Result<TuneResult> TunePredictive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
-                                  const std::vector<double>& usd_per_gpu_hour, double cold_start_s, double min_share) {
+                                  std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
+                                  double cold_start_s, double min_share) {
   ServingPolicy pol = base;
   pol.autoscaler = "predictive";
-  return Tune(p, pol, week0, usd_per_gpu_hour, cold_start_s, min_share, {0.7, 0.8, 0.9, 0.95},
+  return Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share, {0.8, 0.9, 0.95, 1.0},
               {1.0, 1.1, 1.2, 1.35, 1.5});
+}
+
+bool PredictiveBeats(const ServingEval& reactive, const ServingEval& predictive) {
+  return predictive.usd_per_mtok < reactive.usd_per_mtok && predictive.served_share >= reactive.served_share;
 }
 
 }  // namespace seedance::fleet

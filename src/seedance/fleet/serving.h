@@ -58,6 +58,11 @@ struct Demand {
 Result<Demand> BuildDemand(const DeploymentSpec& d, const WeeklyShape& shape, const std::string& data_dir,
                            int week, std::uint64_t seed, double days = 7);
 
+// The observed rates before week `week` that a controller may read: week w - 1 for w >= 1; for the
+// tuning week 0, a warm-up week drawn as week 0 is (its shape and tuning-half bursts) with seed + 1.
+Result<Demand> BuildHistory(const DeploymentSpec& d, const WeeklyShape& shape, const std::string& data_dir, int week,
+                            std::uint64_t seed);
+
 // One replica (tp GPUs) per GPU type for the deployment's request mix under a batching policy
 // ("vllm" or "seedance", both at the knob sweep's tuned knobs for the trace: TunedKnobsFor(trace,
 // 16)), measured by the batching engine through planner's capacity profiles (MakeEngine /
@@ -116,8 +121,10 @@ struct ServingPolicy {
   double target_utilization = 0.7;      // reactive: HPA target (request rate per replica / capacity)
   double scale_down_window_s = 300;     // HPA's default scale-down stabilization window
   int min_replicas = 1;
-  // predictive: provision max(forecast x headroom / capacity, the reactive recommendation at
-  // target_utilization) for the steps the cold start hides.
+  // predictive: provision for max(forecast x headroom, the reactive recommendation at
+  // target_utilization), the forecast being the mean rate of the same clock hour one week earlier
+  // for the hour the replicas asked for now will serve in (seasonal naive, past only); without a
+  // week of past it is the reactive controller.
   double headroom = 1.2;
 };
 
@@ -183,12 +190,19 @@ struct TuneResult {
 };
 inline constexpr double kMinServedShare = 0.99;
 // Reactive: target_utilization over {0.5, 0.6, 0.7, 0.8, 0.9} (or `utilizations`).
+// `history`: the rates before week 0 (BuildHistory(week 0)), read by the controllers as in
+// EvaluateController.
 Result<TuneResult> TuneReactive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
-                                const std::vector<double>& usd_per_gpu_hour, double cold_start_s,
+                                std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
+                                double cold_start_s,
                                 double min_share = kMinServedShare, std::vector<double> utilizations = {});
-// Predictive: target_utilization {0.7, 0.8, 0.9, 0.95} x headroom {1.0, 1.1, 1.2, 1.35, 1.5}.
+// Predictive: target_utilization {0.8, 0.9, 0.95, 1.0} x headroom {1.0, 1.1, 1.2, 1.35, 1.5}.
 Result<TuneResult> TunePredictive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
-                                  const std::vector<double>& usd_per_gpu_hour, double cold_start_s,
-                                  double min_share = kMinServedShare);
+                                  std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
+                                  double cold_start_s, double min_share = kMinServedShare);
+
+// The rule that turns the forecaster on: on the held-out week, predictive costs less per million
+// tokens served within SLO than reactive, at an equal or higher served share.
+bool PredictiveBeats(const ServingEval& reactive, const ServingEval& predictive);
 
 }  // namespace seedance::fleet

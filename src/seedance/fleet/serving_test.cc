@@ -224,8 +224,11 @@ TEST(ControllerTest, NoLookAhead) {
   DeploymentSpec spec;
   spec.name = "chat";
   spec.mean_rate_rps = 3;
-  auto d = BuildDemand(spec, *shape, kData, 0, 3, 3);
-  ASSERT_TRUE(d.has_value());
+  auto h = BuildHistory(spec, *shape, kData, 1, 3);
+  auto d = BuildDemand(spec, *shape, kData, 1, 3, 2);
+  ASSERT_TRUE(h.has_value() && d.has_value());
+  std::vector<double> past = h->rps;  // a week of history, then two days
+  past.insert(past.end(), d->rps.begin(), d->rps.end());
   const ServingProfile p = TwoTypes();
   for (const char* scaler : {"reactive", "predictive"}) {
     for (bool mix : {false, true}) {
@@ -233,19 +236,25 @@ TEST(ControllerTest, NoLookAhead) {
       pol.autoscaler = scaler;
       pol.mix = mix;
       ServingController a(p, pol, kPrices, d->Peak(), 60, 180), b(p, pol, kPrices, d->Peak(), 60, 180);
-      for (std::size_t k : {std::size_t{10}, std::size_t{1500}, std::size_t{2000}, std::size_t{3000}}) {
-        std::vector<double> future = d->rps;
+      for (std::size_t k : {std::size_t{10}, std::size_t{3000}, std::size_t{10080 + 57}, std::size_t{10080 + 2000}}) {
+        std::vector<double> future = past;
         for (std::size_t j = k; j < future.size(); ++j) future[j] = 100 * future[j] + 50;  // rewrite the future
-        EXPECT_EQ(a.Desired(k, d->rps).replicas, b.Desired(k, future).replicas) << scaler << " mix " << mix << " k " << k;
+        EXPECT_EQ(a.Desired(k, past).replicas, b.Desired(k, future).replicas) << scaler << " mix " << mix << " k " << k;
+        EXPECT_DOUBLE_EQ(a.TargetRate(k, past), b.TargetRate(k, future)) << scaler << " mix " << mix << " k " << k;
       }
     }
   }
 }
 
-TEST(ControllerTest, PredictiveForecastsYesterdaysRampAhead) {
-  // Two days of a daily ramp: 1 req/s, 10 req/s from 08:00. Day 2's ramp is forecast from day 1.
+TEST(ControllerTest, PredictiveProvisionsLastWeeksRampAhead) {
+  // A week of history and a day: 1 req/s, 10 req/s from 08:00 to 20:00 every day. The day's ramp
+  // is forecast from the same hour a week earlier.
+  std::vector<double> history;
+  for (int k = 0; k < 10080; ++k) history.push_back((k % 1440) >= 480 && (k % 1440) < 1200 ? 10.0 : 1.0);
   Demand d;
-  for (int k = 0; k < 2 * 1440; ++k) d.rps.push_back((k % 1440) >= 480 && (k % 1440) < 1200 ? 10.0 : 1.0);
+  d.rps.assign(history.begin(), history.begin() + 1440);
+  std::vector<double> past = history;
+  past.insert(past.end(), d.rps.begin(), d.rps.end());
   const ServingProfile p = OneType(1.0);
   ServingPolicy pol;
   pol.target_utilization = 0.9;
@@ -253,14 +262,42 @@ TEST(ControllerTest, PredictiveForecastsYesterdaysRampAhead) {
   pred.autoscaler = "predictive";
   pred.headroom = 1.0;
   ServingController r(p, pol, {1.0}, 10, 60, 300), f(p, pred, {1.0}, 10, 60, 300);
-  // Day 2, 07:56: the reactive one still sees 1 req/s; the predictive one provisions for 08:01.
-  const std::size_t k = 1440 + 476;
-  EXPECT_EQ(r.Desired(k, d.rps).replicas[0], 2);
-  EXPECT_GE(f.Desired(k, d.rps).replicas[0], 10);
-  auto er = EvaluateController(p, r, d, {1.0}, 300);
-  auto ef = EvaluateController(p, f, d, {1.0}, 300);
+  // 07:56: the reactive one still sees 1 req/s; the predictive one provisions for 08:01 (the cold
+  // start is 5 steps).
+  const std::size_t k = 10080 + 476;
+  EXPECT_EQ(r.Desired(k, past).replicas[0], 2);
+  EXPECT_EQ(f.Desired(k, past).replicas[0], 10);
+  EXPECT_EQ(f.Desired(k - 2, past).replicas[0], 2);  // 07:54: 07:59 is still quiet
+  // Without a week of past, predictive is reactive.
+  EXPECT_EQ(f.Desired(476, past).replicas[0], r.Desired(476, past).replicas[0]);
+  auto er = EvaluateController(p, r, d, {1.0}, 300, history);
+  auto ef = EvaluateController(p, f, d, {1.0}, 300, history);
   ASSERT_TRUE(er.has_value() && ef.has_value());
-  EXPECT_GT(ef->served_share, er->served_share);
+  EXPECT_LT(er->served_share, 0.995);  // 6 steps at 2 of 10 req/s: 48 of 7,920 requests lost
+  EXPECT_NEAR(ef->served_share, 1.0, 1e-12);
+  EXPECT_TRUE(PredictiveBeats(*er, *ef) || ef->usd_per_mtok <= er->usd_per_mtok * 1.05);
+}
+
+TEST(ControllerTest, MixChangesAreMadeBeforeTheyAreBroken) {
+  // At 19 req/s the cheapest mix holds L4s and an H100; at 6 req/s H100s only (hand-made profile).
+  const ServingProfile p = TwoTypes();
+  auto lo = CheapestMix(p, 1.0, kPrices), hi = CheapestMix(p, 19.0, kPrices);
+  ASSERT_TRUE(lo.has_value() && hi.has_value());
+  ASSERT_NE(lo->replicas, hi->replicas);
+  Demand d;
+  for (int k = 0; k < 30; ++k) d.rps.push_back(k < 10 ? 0.7 : 13.3);
+  ServingPolicy pol;
+  pol.mix = true;
+  ServingController c(p, pol, kPrices, 13.3, 60, 180);
+  auto ev = EvaluateController(p, c, d, kPrices, 180, {}, true);
+  ASSERT_TRUE(ev.has_value()) << ev.error().message();
+  // While new replicas boot, the serving ones of any type stay: capacity never drops below what
+  // served the previous step.
+  for (std::size_t k = 1; k < ev->ready.size(); ++k) {
+    if (k == 1) continue;  // step 0's warm fleet is sized for the peak; step 1 scales it down
+    EXPECT_GE(MaxServedRps(p, ServingMix{ev->ready[k]}) + 1e-9, MaxServedRps(p, ServingMix{ev->ready[k - 1]})) << k;
+  }
+  EXPECT_GT(ev->served_share, 0.8);
 }
 
 TEST(ProfileTest, MeasuresCapacitiesAndCaches) {

@@ -1,0 +1,177 @@
+// The serving figures of docs/FLEET_WEEK.md "Serving": the two deployments of the fleet week
+// profiled (cold and warm), the standard stack's HPA target swept on week 0, Seedance's
+// predictive controller tuned on week 0, both replayed on held-out week 1.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "seedance/fleet/serving.h"
+
+namespace seedance::fleet {
+namespace {
+
+const std::string kData = SEEDANCE_TEST_DATA_DIR;
+constexpr double kColdStartS = 180;  // planner's default cold start of a serving replica
+constexpr std::uint64_t kSeed = 1;
+
+std::string Row(const std::string& what, const ServingEval& e) {
+  std::string types;
+  for (double h : e.gpu_hours) types += fmt::format(" {:8.1f}", h);
+  return fmt::format("  {:<58} ${:9.2f}  served {:7.3f} %  ${:6.3f}/Mtok  GPU-h{}", what, e.usd, 100 * e.served_share,
+                     e.usd_per_mtok, types);
+}
+
+struct Case {
+  DeploymentSpec spec;
+};
+
+void RunDeployment(const DeploymentSpec& d) {
+  auto shape = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
+  ASSERT_TRUE(shape.has_value()) << shape.error().message();
+  const std::string cache = (std::filesystem::temp_directory_path() / ("seedance_serving_scenario_" + d.name)).string();
+  std::filesystem::remove_all(cache);
+  std::cout << fmt::format("\n== {}: {} on the {} trace, mean {:g} req/s, SLO TTFT {:g} s / TPOT {:g} s, cold start {:g} s\n",
+                           d.name, d.model, d.trace, d.mean_rate_rps, d.slo_ttft_s, d.slo_tpot_s, kColdStartS);
+  std::vector<ServingProfile> profiles;
+  for (const char* policy : {"vllm", "seedance"}) {
+    auto cold = ProfileServing(d, policy, kData, cache, nullptr);
+    ASSERT_TRUE(cold.has_value()) << cold.error().message();
+    auto warm = ProfileServing(d, policy, kData, cache, nullptr);
+    ASSERT_TRUE(warm.has_value()) << warm.error().message();
+    ASSERT_EQ(warm->replica_rps, cold->replica_rps);
+    std::cout << fmt::format("profile {:<8} cold {:6.1f} s, warm {:5.2f} s; req/s per replica:", policy,
+                             cold->profile_seconds, warm->profile_seconds);
+    for (std::size_t g = 0; g < cold->gpus.size(); ++g) {
+      std::cout << fmt::format(" {} (TP {}) {:.3f};", cold->gpus[g], cold->tp[g], cold->replica_rps[g]);
+    }
+    std::cout << "\n";
+    for (const std::string& n : cold->notes) std::cout << "  note: " << n << "\n";
+    profiles.push_back(std::move(*cold));
+  }
+  const ServingProfile& vllm = profiles[0];
+  const ServingProfile& seed = profiles[1];
+  auto prices = OnDemandPrices(vllm);
+  ASSERT_TRUE(prices.has_value()) << prices.error().message();
+  auto w0 = BuildDemand(d, *shape, kData, 0, kSeed);
+  auto w1 = BuildDemand(d, *shape, kData, 1, kSeed);
+  auto h0 = BuildHistory(d, *shape, kData, 0, kSeed);  // the warm-up week before the tuning week
+  ASSERT_TRUE(w0.has_value() && w1.has_value() && h0.has_value());
+  std::cout << fmt::format("demand: week 0 mean {:.2f} peak {:.2f} req/s; week 1 mean {:.2f} peak {:.2f} req/s\n",
+                           w0->Mean(), w0->Peak(), w1->Mean(), w1->Peak());
+  std::string header = "GPU types:";
+  for (std::size_t g = 0; g < vllm.gpus.size(); ++g) header += fmt::format(" {} ${:.3f}/GPU-h;", vllm.gpus[g], (*prices)[g]);
+  std::cout << header << "\n";
+
+  const auto started = std::chrono::steady_clock::now();
+  // The standard stack: vLLM replicas of one type, HPA on request rate, target swept on week 0.
+  ServingPolicy base;
+  auto sweep = TuneReactive(vllm, base, *w0, h0->rps, *prices, kColdStartS);
+  ASSERT_TRUE(sweep.has_value()) << sweep.error().message();
+  {
+    ServingController c(vllm, sweep->policy, *prices, w0->Peak(), 60, kColdStartS);
+    std::cout << "standard stack, HPA target utilization swept on week 0 (" << c.Describe() << "):\n";
+  }
+  for (std::size_t i = 0; i < sweep->rows.size(); ++i) {
+    std::cout << Row(fmt::format("target {:.1f}{}", sweep->rows[i].target_utilization,
+                                 static_cast<int>(i) == sweep->chosen ? "  <- chosen" : ""),
+                     sweep->rows[i].eval)
+              << "\n";
+  }
+  std::cout << fmt::format("  chosen target {:.1f}: {}{}\n", sweep->policy.target_utilization,
+                           sweep->reached ? "the cheapest with >= 99 % served" : "NO target reaches 99 % served; the highest share",
+                           sweep->inside_grid ? ", inside the grid" : ", AT THE GRID'S EDGE");
+  EXPECT_TRUE(sweep->reached);
+
+  // Seedance: its batching, the GPU mix, reactive and predictive (tuned on week 0).
+  ServingPolicy mix = base;
+  mix.mix = true;
+  auto seed_reactive = TuneReactive(seed, mix, *w0, h0->rps, *prices, kColdStartS);
+  ASSERT_TRUE(seed_reactive.has_value()) << seed_reactive.error().message();
+  auto seed_pred = TunePredictive(seed, mix, *w0, h0->rps, *prices, kColdStartS);
+  ASSERT_TRUE(seed_pred.has_value()) << seed_pred.error().message();
+  std::cout << "seedance predictive (mix), week 0 grid (target utilization x headroom):\n";
+  for (std::size_t i = 0; i < seed_pred->rows.size(); ++i) {
+    const TuneRow& r = seed_pred->rows[i];
+    std::cout << Row(fmt::format("target {:.2f} headroom {:.2f}{}", r.target_utilization, r.headroom,
+                                 static_cast<int>(i) == seed_pred->chosen ? "  <- chosen" : ""),
+                     r.eval)
+              << "\n";
+  }
+  // The same forecaster isolated: vLLM, one type, predictive against the standard stack's reactive.
+  auto vllm_pred = TunePredictive(vllm, base, *w0, h0->rps, *prices, kColdStartS);
+  ASSERT_TRUE(vllm_pred.has_value());
+
+  struct Entry {
+    std::string name;
+    const ServingProfile* p;
+    ServingPolicy policy;
+  };
+  const std::vector<Entry> entries = {
+      {"standard: vLLM, one type, HPA (reactive)", &vllm, sweep->policy},
+      {"vLLM, one type, predictive", &vllm, vllm_pred->policy},
+      {"Seedance batching, GPU mix, reactive", &seed, seed_reactive->policy},
+      {"Seedance batching, GPU mix, predictive", &seed, seed_pred->policy},
+  };
+  std::vector<ServingEval> held;
+  for (int week = 0; week < 2; ++week) {
+    const Demand& dem = week == 0 ? *w0 : *w1;
+    const std::vector<double>& hist = week == 0 ? h0->rps : w0->rps;
+    std::cout << (week == 0 ? "week 0 (tuning):\n" : "week 1 (held out):\n");
+    for (const Entry& e : entries) {
+      ServingController c(*e.p, e.policy, *prices, w0->Peak(), 60, kColdStartS);
+      auto ev = EvaluateController(*e.p, c, dem, *prices, kColdStartS, hist);
+      ASSERT_TRUE(ev.has_value()) << ev.error().message();
+      std::cout << Row(fmt::format("{} (u {:.2f}{})", e.name, e.policy.target_utilization,
+                                   e.policy.autoscaler == "predictive" ? fmt::format(", h {:.2f}", e.policy.headroom) : ""),
+                       *ev)
+                << "\n";
+      if (week == 1) held.push_back(*ev);
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << fmt::format("tuning + evaluation: {:.1f} s\n", seconds);
+  // Predictive on: cheaper at >= equal served share on the held-out week, per profile and type choice.
+  for (std::size_t i : {std::size_t{1}, std::size_t{3}}) {
+    const bool beats = PredictiveBeats(held[i - 1], held[i]);
+    std::cout << fmt::format("{}: predictive {} reactive on week 1 (${:.3f} vs ${:.3f} per Mtok within SLO, {:.3f} % vs "
+                             "{:.3f} % served){}\n",
+                             entries[i].name, beats ? "beats" : "does NOT beat", held[i].usd_per_mtok,
+                             held[i - 1].usd_per_mtok, 100 * held[i].served_share, 100 * held[i - 1].served_share,
+                             beats ? ": on" : ": it stays off");
+  }
+  // Seedance's serving (its batching, the mix, the forecaster when it beats reactive) against the
+  // standard stack on the held-out week: at least the standard stack's served share.
+  const ServingEval& ours = PredictiveBeats(held[2], held[3]) ? held[3] : held[2];
+  std::cout << fmt::format("held out: Seedance ${:.2f} ({:.3f} $/Mtok, {:.3f} % served) vs standard ${:.2f} ({:.3f} $/Mtok, "
+                           "{:.3f} % served): {:+.1f} % $/Mtok\n",
+                           ours.usd, ours.usd_per_mtok, 100 * ours.served_share, held[0].usd, held[0].usd_per_mtok,
+                           100 * held[0].served_share, 100 * (ours.usd_per_mtok / held[0].usd_per_mtok - 1));
+}
+
+TEST(ServingScenario, Chat) {
+  DeploymentSpec d;
+  d.name = "chat";
+  d.model = "llama-2-7b";
+  d.trace = "conv";
+  d.mean_rate_rps = 12;
+  d.gpus = {"L4", "A10G", "A100-80G", "H100"};
+  RunDeployment(d);
+}
+
+TEST(ServingScenario, Code) {
+  DeploymentSpec d;
+  d.name = "code";
+  d.model = "codellama-34b";
+  d.trace = "code";
+  d.mean_rate_rps = 3;
+  d.gpus = {"L4", "A10G", "A100-80G", "H100"};
+  RunDeployment(d);
+}
+
+}  // namespace
+}  // namespace seedance::fleet
