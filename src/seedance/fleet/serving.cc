@@ -438,8 +438,8 @@ ServingMix ServingController::ForRate(double rate) {
   }
   if (rate > 0) {
     const auto key = static_cast<long long>(std::ceil(std::log(rate) / std::log(kMixRateStep) - kEps));
-    auto it = mix_cache_.find(key);
-    if (it == mix_cache_.end()) {
+    auto it = cache_->mixes.find(key);
+    if (it == cache_->mixes.end()) {
       Result<ServingMix> r = CheapestMix(*p_, std::pow(kMixRateStep, static_cast<double>(key)), prices_);
       ServingMix v = m;
       if (r.has_value()) {
@@ -447,7 +447,7 @@ ServingMix ServingController::ForRate(double rate) {
       } else {  // cannot happen for a profile whose mix some type serves; fall back to the single type
         v.replicas[s] = Ceil(rate / p_->replica_rps[s]);
       }
-      it = mix_cache_.emplace(key, v).first;
+      it = cache_->mixes.emplace(key, v).first;
     }
     m = it->second;
   }
@@ -455,6 +455,10 @@ ServingMix ServingController::ForRate(double rate) {
   for (int r : m.replicas) total += r;
   if (total < policy_.min_replicas) m.replicas[s] += policy_.min_replicas - total;
   return m;
+}
+
+void ServingController::ShareCache(const ServingController& other) {
+  if (other.p_->gpus.size() == p_->gpus.size() && other.prices_.size() == prices_.size()) cache_ = other.cache_;
 }
 
 ServingMix ServingController::Desired(std::size_t k, std::span<const double> past) {
@@ -491,7 +495,7 @@ Result<ServingEval> EvaluateController(const ServingProfile& p, ServingControlle
   ev.gpu_hours.assign(types, 0.0);
   ev.replica_hours.assign(types, 0.0);
   std::vector<std::vector<std::size_t>> live(types);  // per type: the step each live replica serves from
-  std::map<std::vector<int>, double> served_cache;
+  std::map<std::vector<int>, double>& served_cache = controller.cache().served;
   double served = 0, offered = 0;
   const double hours = demand.step_s / 3600;
   for (std::size_t k = 0; k < demand.rps.size(); ++k) {
@@ -541,16 +545,32 @@ namespace {
 
 Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
                         std::span<const double> history, const std::vector<double>& prices, double cold_start_s, double min_share,
-                        const std::vector<double>& utilizations, const std::vector<double>& headrooms) {
+                        const std::vector<double>& utilizations, const std::vector<double>& headrooms,
+                        const std::vector<double>& floors) {
   TuneResult out;
-  for (double u : utilizations) {
-    for (double hr : headrooms) {
-      ServingPolicy pol = base;
-      pol.target_utilization = u;
-      if (hr > 0) pol.headroom = hr;
-      ServingController c(p, pol, prices, week0.Peak(), week0.step_s, cold_start_s);
-      SEEDANCE_ASSIGN_OR_RETURN(ServingEval ev, EvaluateController(p, c, week0, prices, cold_start_s, history));
-      out.rows.push_back(TuneRow{u, hr, std::move(ev)});
+  std::unique_ptr<ServingController> first;
+  const ServingController probe(p, base, prices, week0.Peak(), week0.step_s, cold_start_s);
+  const int single = probe.single_type();
+  for (double f : floors) {
+    // minReplicas: the share f of the fleet that serves the tuning week's peak at full capacity.
+    const int floor_replicas =
+        single < 0 ? base.min_replicas
+                   : std::max(base.min_replicas, Ceil(f * week0.Peak() / p.replica_rps[static_cast<std::size_t>(single)]));
+    for (double u : utilizations) {
+      for (double hr : headrooms) {
+        ServingPolicy pol = base;
+        pol.target_utilization = u;
+        pol.min_replicas = floor_replicas;
+        if (hr > 0) pol.headroom = hr;
+        ServingController c(p, pol, prices, week0.Peak(), week0.step_s, cold_start_s);
+        if (first == nullptr) {
+          first = std::make_unique<ServingController>(c);
+        } else {
+          c.ShareCache(*first);
+        }
+        SEEDANCE_ASSIGN_OR_RETURN(ServingEval ev, EvaluateController(p, c, week0, prices, cold_start_s, history));
+        out.rows.push_back(TuneRow{u, hr, f, floor_replicas, std::move(ev)});
+      }
     }
   }
   for (std::size_t i = 0; i < out.rows.size(); ++i) {
@@ -573,6 +593,7 @@ Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, cons
   out.inside_grid = inside(utilizations, c.target_utilization) && (headrooms.size() == 1 || inside(headrooms, c.headroom));
   out.policy = base;
   out.policy.target_utilization = c.target_utilization;
+  out.policy.min_replicas = c.min_replicas;
   if (c.headroom > 0) out.policy.headroom = c.headroom;
   return out;
 }
@@ -581,12 +602,21 @@ Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, cons
 
 Result<TuneResult> TuneReactive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
                                 std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
-                                double cold_start_s, double min_share,
-                                std::vector<double> utilizations) {
-  if (utilizations.empty()) utilizations = {0.5, 0.6, 0.7, 0.8, 0.9};
+                                double cold_start_s, double min_share, std::vector<double> utilizations) {
+  const bool given = !utilizations.empty();
+  if (!given) utilizations = {0.5, 0.6, 0.7, 0.8, 0.9};
   ServingPolicy pol = base;
   pol.autoscaler = "reactive";
-  return Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share, utilizations, {0.0});
+  const std::vector<double> floors = {0, 0.25, 0.5, 0.75, 1.0};
+  SEEDANCE_ASSIGN_OR_RETURN(TuneResult r, Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share,
+                                               utilizations, {0.0}, floors));
+  if (r.reached || given) return r;
+  // No target of the standard grid reaches min_share: a platform team would lower the target.
+  std::vector<double> lower = {0.4, 0.3, 0.2};
+  lower.insert(lower.end(), utilizations.begin(), utilizations.end());
+  SEEDANCE_ASSIGN_OR_RETURN(r, Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share, lower, {0.0}, floors));
+  r.extended = true;
+  return r;
 }
 
 Result<TuneResult> TunePredictive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
@@ -594,12 +624,13 @@ Result<TuneResult> TunePredictive(const ServingProfile& p, const ServingPolicy& 
                                   double cold_start_s, double min_share) {
   ServingPolicy pol = base;
   pol.autoscaler = "predictive";
-  return Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share, {0.8, 0.9, 0.95, 1.0},
-              {1.0, 1.1, 1.2, 1.35, 1.5});
+  return Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share, {0.9, 1.0, 1.25, 1.5, 2.0, 3.0},
+              {1.0, 1.1, 1.2, 1.35, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0}, {0.0});
 }
 
-bool PredictiveBeats(const ServingEval& reactive, const ServingEval& predictive) {
-  return predictive.usd_per_mtok < reactive.usd_per_mtok && predictive.served_share >= reactive.served_share;
+bool PredictiveBeats(const ServingEval& reactive, const ServingEval& predictive, double min_share) {
+  return predictive.usd_per_mtok < reactive.usd_per_mtok &&
+         (predictive.served_share >= reactive.served_share || predictive.served_share >= min_share);
 }
 
 }  // namespace seedance::fleet

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -128,6 +129,13 @@ struct ServingPolicy {
   double headroom = 1.2;
 };
 
+// Memo of what a profile at fixed prices always answers the same: CheapestMix per rate bucket and
+// MaxServedRps per ready mix. Shared by controllers of one profile and price vector (ShareCache).
+struct ServingCache {
+  std::map<long long, ServingMix> mixes;
+  std::map<std::vector<int>, double> served;
+};
+
 class ServingController {
  public:
   // peak_rps: the tuning week's peak (sizes the single type; the HPA's maxReplicas is
@@ -142,6 +150,9 @@ class ServingController {
   int single_type() const { return single_; }
   // The rate (req/s) Desired provisions for at step k (before rounding to replicas).
   double TargetRate(std::size_t k, std::span<const double> past) const;
+  // Uses `other`'s memo. REQUIRES: the same profile and prices (not checked beyond their sizes).
+  void ShareCache(const ServingController& other);
+  ServingCache& cache() { return *cache_; }
 
  private:
   ServingMix ForRate(double rate);
@@ -151,7 +162,7 @@ class ServingController {
   double peak_rps_, step_s_, cold_start_s_;
   int single_ = -1;
   int max_replicas_ = 0;
-  std::map<long long, ServingMix> mix_cache_;  // CheapestMix by rate bucket (see ForRate)
+  std::shared_ptr<ServingCache> cache_ = std::make_shared<ServingCache>();
 };
 
 // A controller run over a demand: replicas asked for at step k serve from k + ceil(cold/step)
@@ -179,30 +190,40 @@ Result<ServingEval> EvaluateController(const ServingProfile& p, ServingControlle
 struct TuneRow {
   double target_utilization = 0;
   double headroom = 0;                // predictive only (0 for reactive)
+  double floor = 0;                   // reactive: minReplicas as a share of the peak fleet
+  int min_replicas = 1;               // that floor in replicas (of the single type)
   ServingEval eval;
 };
 struct TuneResult {
   std::vector<TuneRow> rows;
   int chosen = -1;
   bool reached = false;               // the chosen row reaches min_share
-  bool inside_grid = false;           // the chosen target_utilization is not the grid's first or last
+  bool inside_grid = false;           // the chosen setting is not at the grid's first or last value
+  bool extended = false;              // reactive: no target of the grid reached min_share, so the
+                                      // grid was extended down to 0.2
   ServingPolicy policy;               // `base` with the chosen settings
 };
 inline constexpr double kMinServedShare = 0.99;
-// Reactive: target_utilization over {0.5, 0.6, 0.7, 0.8, 0.9} (or `utilizations`).
+// Reactive: target_utilization over {0.5, 0.6, 0.7, 0.8, 0.9} (HPA's usual range; extended by
+// {0.4, 0.3, 0.2} when none reaches min_share; or over `utilizations` as given) x minReplicas
+// {1, and 25, 50, 75, 100 % of the fleet that serves week 0's peak at full capacity} (100 %: the
+// static peak fleet, HPA only scaling above it).
 // `history`: the rates before week 0 (BuildHistory(week 0)), read by the controllers as in
 // EvaluateController.
 Result<TuneResult> TuneReactive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
                                 std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
                                 double cold_start_s,
                                 double min_share = kMinServedShare, std::vector<double> utilizations = {});
-// Predictive: target_utilization {0.8, 0.9, 0.95, 1.0} x headroom {1.0, 1.1, 1.2, 1.35, 1.5}.
+// Predictive: target_utilization of its reactive floor {0.9, 1.0, 1.25, 1.5, 2, 3} x headroom {1.0,
+// 1.1, 1.2, 1.35, 1.5, 1.75, 2, 2.5, 3, 3.5, 4}; min_replicas as in `base`.
 Result<TuneResult> TunePredictive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
                                   std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
                                   double cold_start_s, double min_share = kMinServedShare);
 
 // The rule that turns the forecaster on: on the held-out week, predictive costs less per million
-// tokens served within SLO than reactive, at an equal or higher served share.
-bool PredictiveBeats(const ServingEval& reactive, const ServingEval& predictive);
+// tokens served within SLO than reactive, at an equal or higher served share -- or at a served
+// share that meets the target `min_share` itself (both then meet the SLO target; a reactive
+// setting that buys 99.9 % instead of 99.8 % at 3x the cost does not keep the forecaster off).
+bool PredictiveBeats(const ServingEval& reactive, const ServingEval& predictive, double min_share = kMinServedShare);
 
 }  // namespace seedance::fleet
