@@ -300,6 +300,45 @@ TEST(ControllerTest, MixChangesAreMadeBeforeTheyAreBroken) {
   EXPECT_GT(ev->served_share, 0.8);
 }
 
+TEST(TuneTest, ReactiveSweepPicksTheCheapestSettingThatServes99) {
+  // Minute-scale bursts (every 7th minute at 3x) on a flat level: low targets or a floor are needed.
+  Demand d;
+  for (int k = 0; k < 2000; ++k) d.rps.push_back(k % 7 == 3 ? 6.0 : 2.0);
+  const ServingProfile p = OneType(1.0);
+  auto t = TuneReactive(p, ServingPolicy(), d, {}, {1.0}, 120);
+  ASSERT_TRUE(t.has_value()) << t.error().message();
+  ASSERT_EQ(t->rows.size(), 25u);  // 5 targets x 5 floors
+  ASSERT_GE(t->chosen, 0);
+  EXPECT_TRUE(t->reached);
+  const TuneRow& c = t->rows[static_cast<std::size_t>(t->chosen)];
+  EXPECT_GE(c.eval.served_share, kMinServedShare);
+  for (const TuneRow& r : t->rows) {
+    if (r.eval.served_share >= kMinServedShare) {
+      EXPECT_GE(r.eval.usd, c.eval.usd - 1e-9);
+    }
+  }
+  EXPECT_EQ(t->policy.target_utilization, c.target_utilization);
+  EXPECT_EQ(t->policy.min_replicas, c.min_replicas);
+  // The 300 s window holds the burst's replicas: at 2 req/s steady, 6 req/s each 7th minute, the
+  // window always sees a burst minute or is 2 steps from one, so a target of 0.9 serves it all.
+  EXPECT_DOUBLE_EQ(c.target_utilization, 0.9);
+}
+
+TEST(TuneTest, PredictiveBeatsRule) {
+  ServingEval reactive, predictive;
+  reactive.usd_per_mtok = 2.0;
+  reactive.served_share = 0.999;
+  predictive.usd_per_mtok = 1.0;
+  predictive.served_share = 0.995;
+  EXPECT_TRUE(PredictiveBeats(reactive, predictive));   // both meet the 99 % target: cheaper wins
+  predictive.served_share = 0.98;
+  EXPECT_FALSE(PredictiveBeats(reactive, predictive));  // under the target and under reactive
+  reactive.served_share = 0.95;
+  EXPECT_TRUE(PredictiveBeats(reactive, predictive));   // under the target but above reactive
+  predictive.usd_per_mtok = 2.5;
+  EXPECT_FALSE(PredictiveBeats(reactive, predictive));  // dearer
+}
+
 TEST(ProfileTest, MeasuresCapacitiesAndCaches) {
   const std::string cache = TempDir("profile");
   DeploymentSpec d;
