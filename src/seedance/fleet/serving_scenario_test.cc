@@ -27,10 +27,6 @@ std::string Row(const std::string& what, const ServingEval& e) {
                      e.usd_per_mtok, types);
 }
 
-struct Case {
-  DeploymentSpec spec;
-};
-
 void RunDeployment(const DeploymentSpec& d) {
   auto shape = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
   ASSERT_TRUE(shape.has_value()) << shape.error().message();
@@ -152,25 +148,19 @@ void RunDeployment(const DeploymentSpec& d) {
   EXPECT_GT(standard.served_share, 0.9);
 }
 
-TEST(ServingScenario, Chat) {
+DeploymentSpec Spec(std::string name, std::string model, std::string trace, double mean_rps) {
   DeploymentSpec d;
-  d.name = "chat";
-  d.model = "llama-2-7b";
-  d.trace = "conv";
-  d.mean_rate_rps = 12;
+  d.name = std::move(name);
+  d.model = std::move(model);
+  d.trace = std::move(trace);
+  d.mean_rate_rps = mean_rps;
   d.gpus = {"L4", "A10G", "A100-80G", "H100"};
-  RunDeployment(d);
+  return d;
 }
 
-TEST(ServingScenario, Code) {
-  DeploymentSpec d;
-  d.name = "code";
-  d.model = "codellama-34b";
-  d.trace = "code";
-  d.mean_rate_rps = 3;
-  d.gpus = {"L4", "A10G", "A100-80G", "H100"};
-  RunDeployment(d);
-}
+TEST(ServingScenario, Chat) { RunDeployment(Spec("chat", "llama-2-7b", "conv", 12)); }
+
+TEST(ServingScenario, Code) { RunDeployment(Spec("code", "codellama-34b", "code", 3)); }
 
 }  // namespace
 }  // namespace seedance::fleet
