@@ -1,12 +1,15 @@
 #include "seedance/fleet/serving.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <ostream>
+#include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -166,7 +169,7 @@ Result<Demand> BuildHistory(const DeploymentSpec& d, const WeeklyShape& shape, c
 
 Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string& policy, const std::string& data_dir,
                                       const std::string& cache_dir, std::ostream* progress,
-                                      const planner::ProbeOptions& probe) {
+                                      const planner::ProbeOptions& probe, int threads) {
   const auto started = std::chrono::steady_clock::now();
   if (policy != "vllm" && policy != "seedance") {
     return InvalidArgumentError(fmt::format("serving policy '{}': accepted: vllm, seedance", policy));
@@ -234,12 +237,39 @@ Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string
                                 own.ToString()));
   std::vector<bool> needed(w.fraction.size());
   for (std::size_t b = 0; b < needed.size(); ++b) needed[b] = w.fraction[b] > 0;
-  for (std::size_t k = 0; k < specs.size(); ++k) {
+  // One type per task, `threads` at a time: the types are independent (one cache file each), so
+  // the tables, and the progress lines (written per type, in type order), are the same for any
+  // thread count.
+  std::vector<Result<planner::CapacityTable>> tables(specs.size(), InternalError("not profiled"));
+  std::vector<std::ostringstream> lines(specs.size());
+  auto profile_type = [&](std::size_t k) {
     const planner::EngineOptions eo{data_dir, model.name, policy, d.slo_ttft_s, d.slo_tpot_s, p.tp[k], ""};
-    SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<planner::Engine> e, planner::MakeEngine(eo, specs[k].name));
-    knobs.vllm.ApplyTo(&e->settings.vllm);
-    knobs.seedance.ApplyTo(&e->settings.seedance);
-    SEEDANCE_ASSIGN_OR_RETURN(planner::CapacityTable t, planner::ProfileCapacity(*e, grid, needed, probe, cache, progress));
+    Result<std::unique_ptr<planner::Engine>> e = planner::MakeEngine(eo, specs[k].name);
+    if (!e.has_value()) {
+      tables[k] = e.error();
+      return;
+    }
+    knobs.vllm.ApplyTo(&(*e)->settings.vllm);
+    knobs.seedance.ApplyTo(&(*e)->settings.seedance);
+    tables[k] = planner::ProfileCapacity(**e, grid, needed, probe, cache, progress != nullptr ? &lines[k] : nullptr);
+  };
+  if (!cache.empty()) SEEDANCE_RETURN_IF_ERROR(EnsureDirectory(cache));
+  const auto workers = static_cast<std::size_t>(std::clamp(threads, 1, static_cast<int>(specs.size())));
+  if (workers <= 1) {
+    for (std::size_t k = 0; k < specs.size(); ++k) profile_type(k);
+  } else {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (std::size_t i = 0; i < workers; ++i) {
+      pool.emplace_back([&] {
+        for (std::size_t k = next++; k < specs.size(); k = next++) profile_type(k);
+      });
+    }
+    for (std::thread& t : pool) t.join();
+  }
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    if (progress != nullptr) *progress << lines[k].str();
+    SEEDANCE_ASSIGN_OR_RETURN(planner::CapacityTable t, std::move(tables[k]));
     std::vector<double> caps;
     for (const planner::BucketCapacity& c : t.buckets) caps.push_back(c.capacity_rps);
     p.bucket_rps.push_back(std::move(caps));

@@ -87,12 +87,13 @@ struct ServingProfile {
   double profile_seconds = 0;       // wall time ProfileServing took (cache hits included)
   std::vector<std::string> notes;   // assumptions, one line each
 };
-// Errors: kInvalidArgument for an unknown model, trace, policy or GPU spelling, SLOs <= 0;
+// `threads` types are profiled at once (the result does not depend on it). Errors:
+// kInvalidArgument for an unknown model, trace, policy or GPU spelling, SLOs <= 0;
 // kFailedPrecondition when no listed type can hold the model or no bucket can be served.
 Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string& policy,
                                       const std::string& data_dir, const std::string& cache_dir,
                                       std::ostream* progress,
-                                      const planner::ProbeOptions& probe = planner::ProbeOptions());
+                                      const planner::ProbeOptions& probe = planner::ProbeOptions(), int threads = 1);
 
 // On-demand $/GPU-hour per profile type from the price table (empty path: the bundled one).
 // Errors: kNotFound when the table lacks a type.

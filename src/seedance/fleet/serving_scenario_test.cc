@@ -19,6 +19,7 @@ namespace {
 const std::string kData = SEEDANCE_TEST_DATA_DIR;
 constexpr double kColdStartS = 180;  // planner's default cold start of a serving replica
 constexpr std::uint64_t kSeed = 1;
+constexpr int kThreads = 2;          // types profiled at once (the machine has 2 cores)
 
 std::string Row(const std::string& what, const ServingEval& e) {
   std::string types;
@@ -36,7 +37,7 @@ void RunDeployment(const DeploymentSpec& d) {
                            d.name, d.model, d.trace, d.mean_rate_rps, d.slo_ttft_s, d.slo_tpot_s, kColdStartS);
   std::vector<ServingProfile> profiles;
   for (const char* policy : {"vllm", "seedance"}) {
-    auto cold = ProfileServing(d, policy, kData, cache, nullptr);
+    auto cold = ProfileServing(d, policy, kData, cache, nullptr, planner::ProbeOptions(), kThreads);
     ASSERT_TRUE(cold.has_value()) << cold.error().message();
     auto warm = ProfileServing(d, policy, kData, cache, nullptr);
     ASSERT_TRUE(warm.has_value()) << warm.error().message();

@@ -361,6 +361,10 @@ TEST(ProfileTest, MeasuresCapacitiesAndCaches) {
   auto warm = ProfileServing(d, "vllm", kData, cache, nullptr, probe);
   ASSERT_TRUE(warm.has_value());
   EXPECT_EQ(warm->replica_rps, cold->replica_rps);
+  // Two threads, no cache: the same tables.
+  auto threaded = ProfileServing(d, "vllm", kData, "", nullptr, probe, 2);
+  ASSERT_TRUE(threaded.has_value()) << threaded.error().message();
+  EXPECT_EQ(threaded->bucket_rps, cold->bucket_rps);
   EXPECT_LT(warm->profile_seconds, cold->profile_seconds);
   std::cout << "profile A100-80G / H100 (llama-2-7b conv, vllm, small probes): " << cold->replica_rps[0] << " / "
             << cold->replica_rps[1] << " req/s per replica; cold " << cold->profile_seconds << " s, warm "
