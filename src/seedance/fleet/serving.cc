@@ -429,15 +429,20 @@ ServingController::ServingController(const ServingProfile& p, const ServingPolic
   }
 }
 
+void ServingController::SetHistory(std::vector<double> history) { history_ = std::move(history); }
+
 double ServingController::TargetRate(std::size_t k, std::span<const double> past) const {
-  const std::size_t n = std::min(k, past.size());
+  // The observed rates: the history set, then past[0..k).
+  const std::size_t h = history_.size();
+  const std::size_t n = h + std::min(k, past.size());
+  auto at = [&](std::size_t j) { return j < h ? history_[j] : past[j - h]; };
   const double u = std::max(policy_.target_utilization, 0.05);
   if (n == 0) return peak_rps_ / u;  // nothing observed yet: sized for the tuning week's peak
   // HPA: the recommendation of every step in the scale-down window; the largest holds (scale-up at
   // once: the newest recommendation is in the window).
   const auto window = static_cast<std::size_t>(std::max(1, Ceil(policy_.scale_down_window_s / step_s_) + 1));
   double rate = 0;
-  for (std::size_t j = n - std::min(n, window); j < n; ++j) rate = std::max(rate, past[j] / u);
+  for (std::size_t j = n - std::min(n, window); j < n; ++j) rate = std::max(rate, at(j) / u);
   if (policy_.autoscaler == "predictive") {
     // Seasonal naive: the mean rate of the same clock hour one week earlier, for the hour the
     // replicas asked for now will serve in (they are ready a cold start later), x headroom. Without
@@ -450,7 +455,7 @@ double ServingController::TargetRate(std::size_t k, std::span<const double> past
       const std::size_t from = target / hour * hour - week;
       const std::size_t to = std::min(from + hour, n);
       double sum = 0;
-      for (std::size_t j = from; j < to; ++j) sum += past[j];
+      for (std::size_t j = from; j < to; ++j) sum += at(j);
       if (to > from) rate = std::max(rate, sum / static_cast<double>(to - from) * policy_.headroom);
     }
   }
@@ -516,6 +521,9 @@ Result<ServingEval> EvaluateController(const ServingProfile& p, ServingControlle
     return InvalidArgumentError(fmt::format("EvaluateController: {} prices for {} GPU types", usd_per_gpu_hour.size(), types));
   }
   if (demand.rps.empty()) return InvalidArgumentError("EvaluateController: empty demand");
+  if (!history.empty() && controller.has_history()) {
+    return InvalidArgumentError("EvaluateController: history given twice (to the controller and here)");
+  }
   if (!(cold_start_s >= 0) || !(demand.step_s > 0)) return InvalidArgumentError("EvaluateController: cold_start_s must be >= 0");
   std::vector<double> past(history.begin(), history.end());
   past.insert(past.end(), demand.rps.begin(), demand.rps.end());

@@ -144,8 +144,15 @@ class ServingController {
   ServingController(const ServingProfile& p, const ServingPolicy& policy, std::vector<double> usd_per_gpu_hour,
                     double peak_rps, double step_s, double cold_start_s);
   // The replicas to hold from step k on. Reads past[0..k-1] only (past.size() may exceed k: the
-  // rest is ignored). Deterministic: a function of (k, past[0..k-1]) and the construction.
+  // rest is ignored), after the history set by SetHistory. Deterministic: a function of (k,
+  // past[0..k-1]), the history and the construction. Step 0 of `past` must be the first step after
+  // the history (with no history: a Monday 00:00, as BuildDemand's step 0).
   ServingMix Desired(std::size_t k, std::span<const double> past);
+  // Rates observed before past[0] (whole weeks, e.g. BuildHistory(week).rps): the predictive
+  // forecast reads the same hour a week back, so without a week of history it stays reactive.
+  // Use either this or EvaluateController's `history`, not both.
+  void SetHistory(std::vector<double> history);
+  bool has_history() const { return !history_.empty(); }
   std::string Describe() const;         // one line for the report
   // The single type (index into the profile) when !policy.mix; -1 when no type serves the mix.
   int single_type() const { return single_; }
@@ -163,6 +170,7 @@ class ServingController {
   double peak_rps_, step_s_, cold_start_s_;
   int single_ = -1;
   int max_replicas_ = 0;
+  std::vector<double> history_;
   std::shared_ptr<ServingCache> cache_ = std::make_shared<ServingCache>();
 };
 

@@ -273,6 +273,16 @@ TEST(ControllerTest, PredictiveProvisionsLastWeeksRampAhead) {
   auto er = EvaluateController(p, r, d, {1.0}, 300, history);
   auto ef = EvaluateController(p, f, d, {1.0}, 300, history);
   ASSERT_TRUE(er.has_value() && ef.has_value());
+  // The same with the history set on the controller and past = the day only.
+  ServingController g(p, pred, {1.0}, 10, 60, 300);
+  g.SetHistory(history);
+  EXPECT_EQ(g.Desired(476, d.rps).replicas, f.Desired(k, past).replicas);
+  EXPECT_DOUBLE_EQ(g.TargetRate(900, d.rps), f.TargetRate(10080 + 900, past));
+  auto eg = EvaluateController(p, g, d, {1.0}, 300);
+  ASSERT_TRUE(eg.has_value());
+  EXPECT_DOUBLE_EQ(eg->usd, ef->usd);
+  EXPECT_DOUBLE_EQ(eg->served_share, ef->served_share);
+  EXPECT_FALSE(EvaluateController(p, g, d, {1.0}, 300, history).has_value());  // history twice
   EXPECT_LT(er->served_share, 0.995);  // 6 steps at 2 of 10 req/s: 48 of 7,920 requests lost
   EXPECT_NEAR(ef->served_share, 1.0, 1e-12);
   EXPECT_TRUE(PredictiveBeats(*er, *ef) || ef->usd_per_mtok <= er->usd_per_mtok * 1.05);
