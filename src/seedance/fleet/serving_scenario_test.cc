@@ -163,5 +163,45 @@ TEST(ServingScenario, Chat) { RunDeployment(Spec("chat", "llama-2-7b", "conv", 1
 
 TEST(ServingScenario, Code) { RunDeployment(Spec("code", "codellama-34b", "code", 3)); }
 
+// Seeds 2-5 (other minute-burst offsets), each tuned on its own week 0 and replayed on week 1: the
+// standard stack against Seedance's serving (its batching, the GPU mix, predictive). Runs after
+// Chat and Code, whose profile caches it reads.
+TEST(ServingScenario, OtherSeeds) {
+  auto shape = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
+  ASSERT_TRUE(shape.has_value());
+  for (const DeploymentSpec& d : {Spec("chat", "llama-2-7b", "conv", 12), Spec("code", "codellama-34b", "code", 3)}) {
+    const std::string cache = (std::filesystem::temp_directory_path() / ("seedance_serving_scenario_" + d.name)).string();
+    auto vllm = ProfileServing(d, "vllm", kData, cache, nullptr, planner::ProbeOptions(), kThreads);
+    auto seed = ProfileServing(d, "seedance", kData, cache, nullptr, planner::ProbeOptions(), kThreads);
+    ASSERT_TRUE(vllm.has_value() && seed.has_value());
+    auto prices = OnDemandPrices(*vllm);
+    ASSERT_TRUE(prices.has_value());
+    for (std::uint64_t s : {2u, 3u, 4u, 5u}) {
+      auto w0 = BuildDemand(d, *shape, kData, 0, s), w1 = BuildDemand(d, *shape, kData, 1, s);
+      auto h0 = BuildHistory(d, *shape, kData, 0, s);
+      ASSERT_TRUE(w0.has_value() && w1.has_value() && h0.has_value());
+      ServingPolicy single, mix;
+      mix.mix = true;
+      auto standard = TuneReactive(*vllm, single, *w0, h0->rps, *prices, kColdStartS);
+      auto reactive = TuneReactive(*seed, mix, *w0, h0->rps, *prices, kColdStartS);
+      auto predictive = TunePredictive(*seed, mix, *w0, h0->rps, *prices, kColdStartS);
+      ASSERT_TRUE(standard.has_value() && reactive.has_value() && predictive.has_value());
+      auto held = [&](const ServingProfile& p, const ServingPolicy& pol) {
+        ServingController c(p, pol, *prices, w0->Peak(), 60, kColdStartS);
+        return EvaluateController(p, c, *w1, *prices, kColdStartS, w0->rps);
+      };
+      auto a = held(*vllm, standard->policy), b = held(*seed, reactive->policy), c = held(*seed, predictive->policy);
+      ASSERT_TRUE(a.has_value() && b.has_value() && c.has_value());
+      const bool on = PredictiveBeats(*b, *c);
+      const ServingEval& ours = on ? *c : *b;
+      std::cout << fmt::format("{} seed {}: standard {:.3f} $/Mtok {:.2f} % served; Seedance mix reactive {:.3f} {:.2f} %, "
+                               "predictive {:.3f} {:.2f} % ({}); Seedance vs standard {:+.1f} % $/Mtok\n",
+                               d.name, s, a->usd_per_mtok, 100 * a->served_share, b->usd_per_mtok, 100 * b->served_share,
+                               c->usd_per_mtok, 100 * c->served_share, on ? "on" : "stays off",
+                               100 * (ours.usd_per_mtok / a->usd_per_mtok - 1));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace seedance::fleet
