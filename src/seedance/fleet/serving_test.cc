@@ -57,7 +57,7 @@ ServingProfile OneType(double replica_rps) {
   return p;
 }
 
-TEST(WeeklyShapeTest, BundledShapeLoads) {
+TEST(ServingWeeklyShapeTest, BundledShapeLoads) {
   auto s = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
   ASSERT_TRUE(s.has_value()) << s.error().message();
   ASSERT_EQ(s->hourly.size(), 168u);
@@ -71,7 +71,7 @@ TEST(WeeklyShapeTest, BundledShapeLoads) {
   EXPECT_GT(weekday, weekend);
 }
 
-TEST(WeeklyShapeTest, ErrorsNameFileLineAndField) {
+TEST(ServingWeeklyShapeTest, ErrorsNameFileLineAndField) {
   const std::string dir = TempDir("shape");
   std::string rows = "hour_of_week,factor\n";
   for (int h = 0; h < 168; ++h) rows += std::to_string(h) + ",1\n";
@@ -105,7 +105,7 @@ TEST(WeeklyShapeTest, ErrorsNameFileLineAndField) {
   EXPECT_NE(e.error().message().find("hour_of_week"), std::string::npos) << e.error().message();
 }
 
-TEST(DemandTest, DeterministicMeanNearTheRateAndWeeksDiffer) {
+TEST(ServingDemandTest, DeterministicMeanNearTheRateAndWeeksDiffer) {
   auto shape = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
   ASSERT_TRUE(shape.has_value());
   DeploymentSpec d;
@@ -137,7 +137,7 @@ TEST(DemandTest, DeterministicMeanNearTheRateAndWeeksDiffer) {
   EXPECT_FALSE(BuildDemand(d, *shape, kData, 0, 1).has_value());
 }
 
-TEST(MixTest, CheapestMixNeverDearerThanTheBestSingleType) {
+TEST(ServingMixTest, CheapestMixNeverDearerThanTheBestSingleType) {
   const ServingProfile p = TwoTypes();
   for (double rps : {0.3, 1.0, 2.5, 7.0, 19.0, 40.0}) {
     auto m = CheapestMix(p, rps, kPrices);
@@ -158,7 +158,7 @@ TEST(MixTest, CheapestMixNeverDearerThanTheBestSingleType) {
   EXPECT_FALSE(CheapestMix(p, 1, {1.0}).has_value());
 }
 
-TEST(MixTest, ServedShareOneWhenCapacitySufficesLessWhenNot) {
+TEST(ServingMixTest, ServedShareOneWhenCapacitySufficesLessWhenNot) {
   const ServingProfile p = TwoTypes();
   EXPECT_DOUBLE_EQ(ServedShare(p, ServingMix{{5, 0}}, 4.0), 1.0);  // 5 x 0.8
   EXPECT_NEAR(ServedShare(p, ServingMix{{5, 0}}, 8.0), 0.5, 1e-9);
@@ -180,7 +180,7 @@ Demand StepDemand() {
   return d;
 }
 
-TEST(ControllerTest, ReactiveFollowsHpaSemantics) {
+TEST(ServingControllerTest, ReactiveFollowsHpaSemantics) {
   const ServingProfile p = OneType(1.0);
   ServingPolicy pol;  // reactive, one type, target 0.5, window 300 s
   pol.target_utilization = 0.5;
@@ -218,7 +218,7 @@ TEST(ControllerTest, ReactiveFollowsHpaSemantics) {
   EXPECT_NEAR(ev->gpu_hours[0], ev->usd, 1e-9);  // 1 $/GPU-hour
 }
 
-TEST(ControllerTest, NoLookAhead) {
+TEST(ServingControllerTest, NoLookAhead) {
   auto shape = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
   ASSERT_TRUE(shape.has_value());
   DeploymentSpec spec;
@@ -246,7 +246,7 @@ TEST(ControllerTest, NoLookAhead) {
   }
 }
 
-TEST(ControllerTest, PredictiveProvisionsLastWeeksRampAhead) {
+TEST(ServingControllerTest, PredictiveProvisionsLastWeeksRampAhead) {
   // A week of history and a day: 1 req/s, 10 req/s from 08:00 to 20:00 every day. The day's ramp
   // is forecast from the same hour a week earlier.
   std::vector<double> history;
@@ -288,7 +288,7 @@ TEST(ControllerTest, PredictiveProvisionsLastWeeksRampAhead) {
   EXPECT_TRUE(PredictiveBeats(*er, *ef) || ef->usd_per_mtok <= er->usd_per_mtok * 1.05);
 }
 
-TEST(ControllerTest, MixChangesAreMadeBeforeTheyAreBroken) {
+TEST(ServingControllerTest, MixChangesAreMadeBeforeTheyAreBroken) {
   // At 19 req/s the cheapest mix holds L4s and an H100; at 6 req/s H100s only (hand-made profile).
   const ServingProfile p = TwoTypes();
   auto lo = CheapestMix(p, 1.0, kPrices), hi = CheapestMix(p, 19.0, kPrices);
@@ -310,7 +310,7 @@ TEST(ControllerTest, MixChangesAreMadeBeforeTheyAreBroken) {
   EXPECT_GT(ev->served_share, 0.8);
 }
 
-TEST(TuneTest, ReactiveSweepPicksTheCheapestSettingThatServes99) {
+TEST(ServingTuneTest, ReactiveSweepPicksTheCheapestSettingThatServes99) {
   // Minute-scale bursts (every 7th minute at 3x) on a flat level: low targets or a floor are needed.
   Demand d;
   for (int k = 0; k < 2000; ++k) d.rps.push_back(k % 7 == 3 ? 6.0 : 2.0);
@@ -334,7 +334,7 @@ TEST(TuneTest, ReactiveSweepPicksTheCheapestSettingThatServes99) {
   EXPECT_DOUBLE_EQ(c.target_utilization, 0.9);
 }
 
-TEST(TuneTest, PredictiveBeatsRule) {
+TEST(ServingTuneTest, PredictiveBeatsRule) {
   ServingEval reactive, predictive;
   reactive.usd_per_mtok = 2.0;
   reactive.served_share = 0.999;
@@ -349,7 +349,7 @@ TEST(TuneTest, PredictiveBeatsRule) {
   EXPECT_FALSE(PredictiveBeats(reactive, predictive));  // dearer
 }
 
-TEST(ProfileTest, MeasuresCapacitiesAndCaches) {
+TEST(ServingProfileTest, MeasuresCapacitiesAndCaches) {
   const std::string cache = TempDir("profile");
   DeploymentSpec d;
   d.name = "chat";
