@@ -1,12 +1,15 @@
 #include "seedance/fleet/serving.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <ostream>
+#include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -155,12 +158,18 @@ Result<Demand> BuildDemand(const DeploymentSpec& d, const WeeklyShape& shape, co
   return out;
 }
 
+Result<Demand> BuildHistory(const DeploymentSpec& d, const WeeklyShape& shape, const std::string& data_dir, int week,
+                            std::uint64_t seed) {
+  if (week <= 0) return BuildDemand(d, shape, data_dir, 0, seed + 1);
+  return BuildDemand(d, shape, data_dir, week - 1, seed);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Profiles.
 
 Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string& policy, const std::string& data_dir,
                                       const std::string& cache_dir, std::ostream* progress,
-                                      const planner::ProbeOptions& probe) {
+                                      const planner::ProbeOptions& probe, int threads) {
   const auto started = std::chrono::steady_clock::now();
   if (policy != "vllm" && policy != "seedance") {
     return InvalidArgumentError(fmt::format("serving policy '{}': accepted: vllm, seedance", policy));
@@ -228,12 +237,39 @@ Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string
                                 own.ToString()));
   std::vector<bool> needed(w.fraction.size());
   for (std::size_t b = 0; b < needed.size(); ++b) needed[b] = w.fraction[b] > 0;
-  for (std::size_t k = 0; k < specs.size(); ++k) {
+  // One type per task, `threads` at a time: the types are independent (one cache file each), so
+  // the tables, and the progress lines (written per type, in type order), are the same for any
+  // thread count.
+  std::vector<Result<planner::CapacityTable>> tables(specs.size(), InternalError("not profiled"));
+  std::vector<std::ostringstream> lines(specs.size());
+  auto profile_type = [&](std::size_t k) {
     const planner::EngineOptions eo{data_dir, model.name, policy, d.slo_ttft_s, d.slo_tpot_s, p.tp[k], ""};
-    SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<planner::Engine> e, planner::MakeEngine(eo, specs[k].name));
-    knobs.vllm.ApplyTo(&e->settings.vllm);
-    knobs.seedance.ApplyTo(&e->settings.seedance);
-    SEEDANCE_ASSIGN_OR_RETURN(planner::CapacityTable t, planner::ProfileCapacity(*e, grid, needed, probe, cache, progress));
+    Result<std::unique_ptr<planner::Engine>> e = planner::MakeEngine(eo, specs[k].name);
+    if (!e.has_value()) {
+      tables[k] = e.error();
+      return;
+    }
+    knobs.vllm.ApplyTo(&(*e)->settings.vllm);
+    knobs.seedance.ApplyTo(&(*e)->settings.seedance);
+    tables[k] = planner::ProfileCapacity(**e, grid, needed, probe, cache, progress != nullptr ? &lines[k] : nullptr);
+  };
+  if (!cache.empty()) SEEDANCE_RETURN_IF_ERROR(EnsureDirectory(cache));
+  const auto workers = static_cast<std::size_t>(std::clamp(threads, 1, static_cast<int>(specs.size())));
+  if (workers <= 1) {
+    for (std::size_t k = 0; k < specs.size(); ++k) profile_type(k);
+  } else {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (std::size_t i = 0; i < workers; ++i) {
+      pool.emplace_back([&] {
+        for (std::size_t k = next++; k < specs.size(); k = next++) profile_type(k);
+      });
+    }
+    for (std::thread& t : pool) t.join();
+  }
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    if (progress != nullptr) *progress << lines[k].str();
+    SEEDANCE_ASSIGN_OR_RETURN(planner::CapacityTable t, std::move(tables[k]));
     std::vector<double> caps;
     for (const planner::BucketCapacity& c : t.buckets) caps.push_back(c.capacity_rps);
     p.bucket_rps.push_back(std::move(caps));
@@ -393,33 +429,34 @@ ServingController::ServingController(const ServingProfile& p, const ServingPolic
   }
 }
 
+void ServingController::SetHistory(std::vector<double> history) { history_ = std::move(history); }
+
 double ServingController::TargetRate(std::size_t k, std::span<const double> past) const {
-  const std::size_t n = std::min(k, past.size());
+  // The observed rates: the history set, then past[0..k).
+  const std::size_t h = history_.size();
+  const std::size_t n = h + std::min(k, past.size());
+  auto at = [&](std::size_t j) { return j < h ? history_[j] : past[j - h]; };
   const double u = std::max(policy_.target_utilization, 0.05);
   if (n == 0) return peak_rps_ / u;  // nothing observed yet: sized for the tuning week's peak
   // HPA: the recommendation of every step in the scale-down window; the largest holds (scale-up at
   // once: the newest recommendation is in the window).
   const auto window = static_cast<std::size_t>(std::max(1, Ceil(policy_.scale_down_window_s / step_s_) + 1));
   double rate = 0;
-  for (std::size_t j = n - std::min(n, window); j < n; ++j) rate = std::max(rate, past[j] / u);
+  for (std::size_t j = n - std::min(n, window); j < n; ++j) rate = std::max(rate, at(j) / u);
   if (policy_.autoscaler == "predictive") {
+    // Seasonal naive: the mean rate of the same clock hour one week earlier, for the hour the
+    // replicas asked for now will serve in (they are ready a cold start later), x headroom. Without
+    // a week of past the controller is the reactive one.
     const auto hour = static_cast<std::size_t>(std::llround(3600 / step_s_));
-    const auto day = static_cast<std::size_t>(std::llround(86400 / step_s_));
+    const std::size_t week = hour * kHoursPerWeek;
     const auto lead = static_cast<std::size_t>(std::max(0, Ceil(cold_start_s_ / step_s_)));
-    if (n >= day + hour) {
-      auto mean = [&](std::size_t from, std::size_t to) {  // past[from, to), to <= n
-        double s = 0;
-        for (std::size_t j = from; j < to; ++j) s += past[j];
-        return to > from ? s / static_cast<double>(to - from) : 0.0;
-      };
-      // Yesterday's level over the clock hour the replicas asked for now will serve in, scaled by
-      // the trend: the last hour against the same hour yesterday.
-      const std::size_t target = n + lead;
-      const std::size_t h0 = target / hour * hour - day;
-      const double yesterday = mean(h0, std::min(h0 + hour, n));
-      const double then = mean(n - hour - day, n - day);
-      const double trend = then > 0 ? std::clamp(mean(n - hour, n) / then, 0.5, 2.0) : 1.0;
-      rate = std::max(rate, yesterday * trend * policy_.headroom);
+    const std::size_t target = n + lead;
+    if (target / hour * hour >= week) {
+      const std::size_t from = target / hour * hour - week;
+      const std::size_t to = std::min(from + hour, n);
+      double sum = 0;
+      for (std::size_t j = from; j < to; ++j) sum += at(j);
+      if (to > from) rate = std::max(rate, sum / static_cast<double>(to - from) * policy_.headroom);
     }
   }
   return std::min(rate, 2 * peak_rps_ / u);
@@ -436,8 +473,8 @@ ServingMix ServingController::ForRate(double rate) {
   }
   if (rate > 0) {
     const auto key = static_cast<long long>(std::ceil(std::log(rate) / std::log(kMixRateStep) - kEps));
-    auto it = mix_cache_.find(key);
-    if (it == mix_cache_.end()) {
+    auto it = cache_->mixes.find(key);
+    if (it == cache_->mixes.end()) {
       Result<ServingMix> r = CheapestMix(*p_, std::pow(kMixRateStep, static_cast<double>(key)), prices_);
       ServingMix v = m;
       if (r.has_value()) {
@@ -445,7 +482,7 @@ ServingMix ServingController::ForRate(double rate) {
       } else {  // cannot happen for a profile whose mix some type serves; fall back to the single type
         v.replicas[s] = Ceil(rate / p_->replica_rps[s]);
       }
-      it = mix_cache_.emplace(key, v).first;
+      it = cache_->mixes.emplace(key, v).first;
     }
     m = it->second;
   }
@@ -453,6 +490,10 @@ ServingMix ServingController::ForRate(double rate) {
   for (int r : m.replicas) total += r;
   if (total < policy_.min_replicas) m.replicas[s] += policy_.min_replicas - total;
   return m;
+}
+
+void ServingController::ShareCache(const ServingController& other) {
+  if (other.p_->gpus.size() == p_->gpus.size() && other.prices_.size() == prices_.size()) cache_ = other.cache_;
 }
 
 ServingMix ServingController::Desired(std::size_t k, std::span<const double> past) {
@@ -480,6 +521,9 @@ Result<ServingEval> EvaluateController(const ServingProfile& p, ServingControlle
     return InvalidArgumentError(fmt::format("EvaluateController: {} prices for {} GPU types", usd_per_gpu_hour.size(), types));
   }
   if (demand.rps.empty()) return InvalidArgumentError("EvaluateController: empty demand");
+  if (!history.empty() && controller.has_history()) {
+    return InvalidArgumentError("EvaluateController: history given twice (to the controller and here)");
+  }
   if (!(cold_start_s >= 0) || !(demand.step_s > 0)) return InvalidArgumentError("EvaluateController: cold_start_s must be >= 0");
   std::vector<double> past(history.begin(), history.end());
   past.insert(past.end(), demand.rps.begin(), demand.rps.end());
@@ -489,16 +533,25 @@ Result<ServingEval> EvaluateController(const ServingProfile& p, ServingControlle
   ev.gpu_hours.assign(types, 0.0);
   ev.replica_hours.assign(types, 0.0);
   std::vector<std::vector<std::size_t>> live(types);  // per type: the step each live replica serves from
-  std::map<std::vector<int>, double> served_cache;
+  std::map<std::vector<int>, double>& served_cache = controller.cache().served;
   double served = 0, offered = 0;
   const double hours = demand.step_s / 3600;
   for (std::size_t k = 0; k < demand.rps.size(); ++k) {
     const ServingMix want = controller.Desired(h + k, past);
+    std::vector<std::size_t> want_n(types);
     for (std::size_t g = 0; g < types; ++g) {
-      const auto n = static_cast<std::size_t>(std::max(0, g < want.replicas.size() ? want.replicas[g] : 0));
+      want_n[g] = static_cast<std::size_t>(std::max(0, g < want.replicas.size() ? want.replicas[g] : 0));
       // The deployment ran before the week: its first replicas are warm.
-      while (live[g].size() < n) live[g].push_back(k == 0 ? 0 : k + delay);
-      while (live[g].size() > n) live[g].pop_back();  // the latest to serve (booting) first
+      while (live[g].size() < want_n[g]) live[g].push_back(k == 0 ? 0 : k + delay);
+    }
+    // Scale-down: booting replicas go first; serving ones go at once unless another type's new
+    // replicas are still booting (a mix that changes its types is made before it is broken).
+    for (std::size_t g = 0; g < types; ++g) {
+      bool others_booting = false;
+      for (std::size_t o = 0; o < types; ++o) {
+        if (o != g && !live[o].empty() && live[o].back() > k) others_booting = true;
+      }
+      while (live[g].size() > want_n[g] && (live[g].back() > k || !others_booting)) live[g].pop_back();
     }
     ServingMix ready;
     int total = 0;
@@ -529,17 +582,33 @@ Result<ServingEval> EvaluateController(const ServingProfile& p, ServingControlle
 namespace {
 
 Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
-                        const std::vector<double>& prices, double cold_start_s, double min_share,
-                        const std::vector<double>& utilizations, const std::vector<double>& headrooms) {
+                        std::span<const double> history, const std::vector<double>& prices, double cold_start_s, double min_share,
+                        const std::vector<double>& utilizations, const std::vector<double>& headrooms,
+                        const std::vector<double>& floors) {
   TuneResult out;
-  for (double u : utilizations) {
-    for (double hr : headrooms) {
-      ServingPolicy pol = base;
-      pol.target_utilization = u;
-      if (hr > 0) pol.headroom = hr;
-      ServingController c(p, pol, prices, week0.Peak(), week0.step_s, cold_start_s);
-      SEEDANCE_ASSIGN_OR_RETURN(ServingEval ev, EvaluateController(p, c, week0, prices, cold_start_s));
-      out.rows.push_back(TuneRow{u, hr, std::move(ev)});
+  std::unique_ptr<ServingController> first;
+  const ServingController probe(p, base, prices, week0.Peak(), week0.step_s, cold_start_s);
+  const int single = probe.single_type();
+  for (double f : floors) {
+    // minReplicas: the share f of the fleet that serves the tuning week's peak at full capacity.
+    const int floor_replicas =
+        single < 0 ? base.min_replicas
+                   : std::max(base.min_replicas, Ceil(f * week0.Peak() / p.replica_rps[static_cast<std::size_t>(single)]));
+    for (double u : utilizations) {
+      for (double hr : headrooms) {
+        ServingPolicy pol = base;
+        pol.target_utilization = u;
+        pol.min_replicas = floor_replicas;
+        if (hr > 0) pol.headroom = hr;
+        ServingController c(p, pol, prices, week0.Peak(), week0.step_s, cold_start_s);
+        if (first == nullptr) {
+          first = std::make_unique<ServingController>(c);
+        } else {
+          c.ShareCache(*first);
+        }
+        SEEDANCE_ASSIGN_OR_RETURN(ServingEval ev, EvaluateController(p, c, week0, prices, cold_start_s, history));
+        out.rows.push_back(TuneRow{u, hr, f, floor_replicas, std::move(ev)});
+      }
     }
   }
   for (std::size_t i = 0; i < out.rows.size(); ++i) {
@@ -562,6 +631,7 @@ Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, cons
   out.inside_grid = inside(utilizations, c.target_utilization) && (headrooms.size() == 1 || inside(headrooms, c.headroom));
   out.policy = base;
   out.policy.target_utilization = c.target_utilization;
+  out.policy.min_replicas = c.min_replicas;
   if (c.headroom > 0) out.policy.headroom = c.headroom;
   return out;
 }
@@ -569,20 +639,36 @@ Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, cons
 }  // namespace
 
 Result<TuneResult> TuneReactive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
-                                const std::vector<double>& usd_per_gpu_hour, double cold_start_s, double min_share,
-                                std::vector<double> utilizations) {
-  if (utilizations.empty()) utilizations = {0.5, 0.6, 0.7, 0.8, 0.9};
+                                std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
+                                double cold_start_s, double min_share, std::vector<double> utilizations) {
+  const bool given = !utilizations.empty();
+  if (!given) utilizations = {0.5, 0.6, 0.7, 0.8, 0.9};
   ServingPolicy pol = base;
   pol.autoscaler = "reactive";
-  return Tune(p, pol, week0, usd_per_gpu_hour, cold_start_s, min_share, utilizations, {0.0});
+  const std::vector<double> floors = {0, 0.25, 0.5, 0.75, 1.0};
+  SEEDANCE_ASSIGN_OR_RETURN(TuneResult r, Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share,
+                                               utilizations, {0.0}, floors));
+  if (r.reached || given) return r;
+  // No target of the standard grid reaches min_share: a platform team would lower the target.
+  std::vector<double> lower = {0.4, 0.3, 0.2};
+  lower.insert(lower.end(), utilizations.begin(), utilizations.end());
+  SEEDANCE_ASSIGN_OR_RETURN(r, Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share, lower, {0.0}, floors));
+  r.extended = true;
+  return r;
 }
 
 Result<TuneResult> TunePredictive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
-                                  const std::vector<double>& usd_per_gpu_hour, double cold_start_s, double min_share) {
+                                  std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
+                                  double cold_start_s, double min_share) {
   ServingPolicy pol = base;
   pol.autoscaler = "predictive";
-  return Tune(p, pol, week0, usd_per_gpu_hour, cold_start_s, min_share, {0.7, 0.8, 0.9, 0.95},
-              {1.0, 1.1, 1.2, 1.35, 1.5});
+  return Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share, {0.9, 1.0, 1.25, 1.5, 2.0, 3.0},
+              {1.0, 1.1, 1.2, 1.35, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0}, {0.0});
+}
+
+bool PredictiveBeats(const ServingEval& reactive, const ServingEval& predictive, double min_share) {
+  return predictive.usd_per_mtok < reactive.usd_per_mtok &&
+         (predictive.served_share >= reactive.served_share || predictive.served_share >= min_share);
 }
 
 }  // namespace seedance::fleet

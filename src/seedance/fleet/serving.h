@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,6 +59,11 @@ struct Demand {
 Result<Demand> BuildDemand(const DeploymentSpec& d, const WeeklyShape& shape, const std::string& data_dir,
                            int week, std::uint64_t seed, double days = 7);
 
+// The observed rates before week `week` that a controller may read: week w - 1 for w >= 1; for the
+// tuning week 0, a warm-up week drawn as week 0 is (its shape and tuning-half bursts) with seed + 1.
+Result<Demand> BuildHistory(const DeploymentSpec& d, const WeeklyShape& shape, const std::string& data_dir, int week,
+                            std::uint64_t seed);
+
 // One replica (tp GPUs) per GPU type for the deployment's request mix under a batching policy
 // ("vllm" or "seedance", both at the knob sweep's tuned knobs for the trace: TunedKnobsFor(trace,
 // 16)), measured by the batching engine through planner's capacity profiles (MakeEngine /
@@ -81,12 +87,13 @@ struct ServingProfile {
   double profile_seconds = 0;       // wall time ProfileServing took (cache hits included)
   std::vector<std::string> notes;   // assumptions, one line each
 };
-// Errors: kInvalidArgument for an unknown model, trace, policy or GPU spelling, SLOs <= 0;
+// `threads` types are profiled at once (the result does not depend on it). Errors:
+// kInvalidArgument for an unknown model, trace, policy or GPU spelling, SLOs <= 0;
 // kFailedPrecondition when no listed type can hold the model or no bucket can be served.
 Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string& policy,
                                       const std::string& data_dir, const std::string& cache_dir,
                                       std::ostream* progress,
-                                      const planner::ProbeOptions& probe = planner::ProbeOptions());
+                                      const planner::ProbeOptions& probe = planner::ProbeOptions(), int threads = 1);
 
 // On-demand $/GPU-hour per profile type from the price table (empty path: the bundled one).
 // Errors: kNotFound when the table lacks a type.
@@ -116,9 +123,18 @@ struct ServingPolicy {
   double target_utilization = 0.7;      // reactive: HPA target (request rate per replica / capacity)
   double scale_down_window_s = 300;     // HPA's default scale-down stabilization window
   int min_replicas = 1;
-  // predictive: provision max(forecast x headroom / capacity, the reactive recommendation at
-  // target_utilization) for the steps the cold start hides.
+  // predictive: provision for max(forecast x headroom, the reactive recommendation at
+  // target_utilization), the forecast being the mean rate of the same clock hour one week earlier
+  // for the hour the replicas asked for now will serve in (seasonal naive, past only); without a
+  // week of past it is the reactive controller.
   double headroom = 1.2;
+};
+
+// Memo of what a profile at fixed prices always answers the same: CheapestMix per rate bucket and
+// MaxServedRps per ready mix. Shared by controllers of one profile and price vector (ShareCache).
+struct ServingCache {
+  std::map<long long, ServingMix> mixes;
+  std::map<std::vector<int>, double> served;
 };
 
 class ServingController {
@@ -128,13 +144,23 @@ class ServingController {
   ServingController(const ServingProfile& p, const ServingPolicy& policy, std::vector<double> usd_per_gpu_hour,
                     double peak_rps, double step_s, double cold_start_s);
   // The replicas to hold from step k on. Reads past[0..k-1] only (past.size() may exceed k: the
-  // rest is ignored). Deterministic: a function of (k, past[0..k-1]) and the construction.
+  // rest is ignored), after the history set by SetHistory. Deterministic: a function of (k,
+  // past[0..k-1]), the history and the construction. Step 0 of `past` must be the first step after
+  // the history (with no history: a Monday 00:00, as BuildDemand's step 0).
   ServingMix Desired(std::size_t k, std::span<const double> past);
+  // Rates observed before past[0] (whole weeks, e.g. BuildHistory(week).rps): the predictive
+  // forecast reads the same hour a week back, so without a week of history it stays reactive.
+  // Use either this or EvaluateController's `history`, not both.
+  void SetHistory(std::vector<double> history);
+  bool has_history() const { return !history_.empty(); }
   std::string Describe() const;         // one line for the report
   // The single type (index into the profile) when !policy.mix; -1 when no type serves the mix.
   int single_type() const { return single_; }
   // The rate (req/s) Desired provisions for at step k (before rounding to replicas).
   double TargetRate(std::size_t k, std::span<const double> past) const;
+  // Uses `other`'s memo. REQUIRES: the same profile and prices (not checked beyond their sizes).
+  void ShareCache(const ServingController& other);
+  ServingCache& cache() { return *cache_; }
 
  private:
   ServingMix ForRate(double rate);
@@ -144,7 +170,8 @@ class ServingController {
   double peak_rps_, step_s_, cold_start_s_;
   int single_ = -1;
   int max_replicas_ = 0;
-  std::map<long long, ServingMix> mix_cache_;  // CheapestMix by rate bucket (see ForRate)
+  std::vector<double> history_;
+  std::shared_ptr<ServingCache> cache_ = std::make_shared<ServingCache>();
 };
 
 // A controller run over a demand: replicas asked for at step k serve from k + ceil(cold/step)
@@ -172,23 +199,40 @@ Result<ServingEval> EvaluateController(const ServingProfile& p, ServingControlle
 struct TuneRow {
   double target_utilization = 0;
   double headroom = 0;                // predictive only (0 for reactive)
+  double floor = 0;                   // reactive: minReplicas as a share of the peak fleet
+  int min_replicas = 1;               // that floor in replicas (of the single type)
   ServingEval eval;
 };
 struct TuneResult {
   std::vector<TuneRow> rows;
   int chosen = -1;
   bool reached = false;               // the chosen row reaches min_share
-  bool inside_grid = false;           // the chosen target_utilization is not the grid's first or last
+  bool inside_grid = false;           // the chosen setting is not at the grid's first or last value
+  bool extended = false;              // reactive: no target of the grid reached min_share, so the
+                                      // grid was extended down to 0.2
   ServingPolicy policy;               // `base` with the chosen settings
 };
 inline constexpr double kMinServedShare = 0.99;
-// Reactive: target_utilization over {0.5, 0.6, 0.7, 0.8, 0.9} (or `utilizations`).
+// Reactive: target_utilization over {0.5, 0.6, 0.7, 0.8, 0.9} (HPA's usual range; extended by
+// {0.4, 0.3, 0.2} when none reaches min_share; or over `utilizations` as given) x minReplicas
+// {1, and 25, 50, 75, 100 % of the fleet that serves week 0's peak at full capacity} (100 %: the
+// static peak fleet, HPA only scaling above it).
+// `history`: the rates before week 0 (BuildHistory(week 0)), read by the controllers as in
+// EvaluateController.
 Result<TuneResult> TuneReactive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
-                                const std::vector<double>& usd_per_gpu_hour, double cold_start_s,
+                                std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
+                                double cold_start_s,
                                 double min_share = kMinServedShare, std::vector<double> utilizations = {});
-// Predictive: target_utilization {0.7, 0.8, 0.9, 0.95} x headroom {1.0, 1.1, 1.2, 1.35, 1.5}.
+// Predictive: target_utilization of its reactive floor {0.9, 1.0, 1.25, 1.5, 2, 3} x headroom {1.0,
+// 1.1, 1.2, 1.35, 1.5, 1.75, 2, 2.5, 3, 3.5, 4}; min_replicas as in `base`.
 Result<TuneResult> TunePredictive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
-                                  const std::vector<double>& usd_per_gpu_hour, double cold_start_s,
-                                  double min_share = kMinServedShare);
+                                  std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
+                                  double cold_start_s, double min_share = kMinServedShare);
+
+// The rule that turns the forecaster on: on the held-out week, predictive costs less per million
+// tokens served within SLO than reactive, at an equal or higher served share -- or at a served
+// share that meets the target `min_share` itself (both then meet the SLO target; a reactive
+// setting that buys 99.9 % instead of 99.8 % at 3x the cost does not keep the forecaster off).
+bool PredictiveBeats(const ServingEval& reactive, const ServingEval& predictive, double min_share = kMinServedShare);
 
 }  // namespace seedance::fleet

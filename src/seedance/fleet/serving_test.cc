@@ -57,7 +57,7 @@ ServingProfile OneType(double replica_rps) {
   return p;
 }
 
-TEST(WeeklyShapeTest, BundledShapeLoads) {
+TEST(ServingWeeklyShapeTest, BundledShapeLoads) {
   auto s = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
   ASSERT_TRUE(s.has_value()) << s.error().message();
   ASSERT_EQ(s->hourly.size(), 168u);
@@ -71,7 +71,7 @@ TEST(WeeklyShapeTest, BundledShapeLoads) {
   EXPECT_GT(weekday, weekend);
 }
 
-TEST(WeeklyShapeTest, ErrorsNameFileLineAndField) {
+TEST(ServingWeeklyShapeTest, ErrorsNameFileLineAndField) {
   const std::string dir = TempDir("shape");
   std::string rows = "hour_of_week,factor\n";
   for (int h = 0; h < 168; ++h) rows += std::to_string(h) + ",1\n";
@@ -105,7 +105,7 @@ TEST(WeeklyShapeTest, ErrorsNameFileLineAndField) {
   EXPECT_NE(e.error().message().find("hour_of_week"), std::string::npos) << e.error().message();
 }
 
-TEST(DemandTest, DeterministicMeanNearTheRateAndWeeksDiffer) {
+TEST(ServingDemandTest, DeterministicMeanNearTheRateAndWeeksDiffer) {
   auto shape = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
   ASSERT_TRUE(shape.has_value());
   DeploymentSpec d;
@@ -137,7 +137,7 @@ TEST(DemandTest, DeterministicMeanNearTheRateAndWeeksDiffer) {
   EXPECT_FALSE(BuildDemand(d, *shape, kData, 0, 1).has_value());
 }
 
-TEST(MixTest, CheapestMixNeverDearerThanTheBestSingleType) {
+TEST(ServingMixTest, CheapestMixNeverDearerThanTheBestSingleType) {
   const ServingProfile p = TwoTypes();
   for (double rps : {0.3, 1.0, 2.5, 7.0, 19.0, 40.0}) {
     auto m = CheapestMix(p, rps, kPrices);
@@ -158,7 +158,7 @@ TEST(MixTest, CheapestMixNeverDearerThanTheBestSingleType) {
   EXPECT_FALSE(CheapestMix(p, 1, {1.0}).has_value());
 }
 
-TEST(MixTest, ServedShareOneWhenCapacitySufficesLessWhenNot) {
+TEST(ServingMixTest, ServedShareOneWhenCapacitySufficesLessWhenNot) {
   const ServingProfile p = TwoTypes();
   EXPECT_DOUBLE_EQ(ServedShare(p, ServingMix{{5, 0}}, 4.0), 1.0);  // 5 x 0.8
   EXPECT_NEAR(ServedShare(p, ServingMix{{5, 0}}, 8.0), 0.5, 1e-9);
@@ -180,7 +180,7 @@ Demand StepDemand() {
   return d;
 }
 
-TEST(ControllerTest, ReactiveFollowsHpaSemantics) {
+TEST(ServingControllerTest, ReactiveFollowsHpaSemantics) {
   const ServingProfile p = OneType(1.0);
   ServingPolicy pol;  // reactive, one type, target 0.5, window 300 s
   pol.target_utilization = 0.5;
@@ -218,14 +218,17 @@ TEST(ControllerTest, ReactiveFollowsHpaSemantics) {
   EXPECT_NEAR(ev->gpu_hours[0], ev->usd, 1e-9);  // 1 $/GPU-hour
 }
 
-TEST(ControllerTest, NoLookAhead) {
+TEST(ServingControllerTest, NoLookAhead) {
   auto shape = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
   ASSERT_TRUE(shape.has_value());
   DeploymentSpec spec;
   spec.name = "chat";
   spec.mean_rate_rps = 3;
-  auto d = BuildDemand(spec, *shape, kData, 0, 3, 3);
-  ASSERT_TRUE(d.has_value());
+  auto h = BuildHistory(spec, *shape, kData, 1, 3);
+  auto d = BuildDemand(spec, *shape, kData, 1, 3, 2);
+  ASSERT_TRUE(h.has_value() && d.has_value());
+  std::vector<double> past = h->rps;  // a week of history, then two days
+  past.insert(past.end(), d->rps.begin(), d->rps.end());
   const ServingProfile p = TwoTypes();
   for (const char* scaler : {"reactive", "predictive"}) {
     for (bool mix : {false, true}) {
@@ -233,19 +236,25 @@ TEST(ControllerTest, NoLookAhead) {
       pol.autoscaler = scaler;
       pol.mix = mix;
       ServingController a(p, pol, kPrices, d->Peak(), 60, 180), b(p, pol, kPrices, d->Peak(), 60, 180);
-      for (std::size_t k : {std::size_t{10}, std::size_t{1500}, std::size_t{2000}, std::size_t{3000}}) {
-        std::vector<double> future = d->rps;
+      for (std::size_t k : {std::size_t{10}, std::size_t{3000}, std::size_t{10080 + 57}, std::size_t{10080 + 2000}}) {
+        std::vector<double> future = past;
         for (std::size_t j = k; j < future.size(); ++j) future[j] = 100 * future[j] + 50;  // rewrite the future
-        EXPECT_EQ(a.Desired(k, d->rps).replicas, b.Desired(k, future).replicas) << scaler << " mix " << mix << " k " << k;
+        EXPECT_EQ(a.Desired(k, past).replicas, b.Desired(k, future).replicas) << scaler << " mix " << mix << " k " << k;
+        EXPECT_DOUBLE_EQ(a.TargetRate(k, past), b.TargetRate(k, future)) << scaler << " mix " << mix << " k " << k;
       }
     }
   }
 }
 
-TEST(ControllerTest, PredictiveForecastsYesterdaysRampAhead) {
-  // Two days of a daily ramp: 1 req/s, 10 req/s from 08:00. Day 2's ramp is forecast from day 1.
+TEST(ServingControllerTest, PredictiveProvisionsLastWeeksRampAhead) {
+  // A week of history and a day: 1 req/s, 10 req/s from 08:00 to 20:00 every day. The day's ramp
+  // is forecast from the same hour a week earlier.
+  std::vector<double> history;
+  for (int k = 0; k < 10080; ++k) history.push_back((k % 1440) >= 480 && (k % 1440) < 1200 ? 10.0 : 1.0);
   Demand d;
-  for (int k = 0; k < 2 * 1440; ++k) d.rps.push_back((k % 1440) >= 480 && (k % 1440) < 1200 ? 10.0 : 1.0);
+  d.rps.assign(history.begin(), history.begin() + 1440);
+  std::vector<double> past = history;
+  past.insert(past.end(), d.rps.begin(), d.rps.end());
   const ServingProfile p = OneType(1.0);
   ServingPolicy pol;
   pol.target_utilization = 0.9;
@@ -253,17 +262,94 @@ TEST(ControllerTest, PredictiveForecastsYesterdaysRampAhead) {
   pred.autoscaler = "predictive";
   pred.headroom = 1.0;
   ServingController r(p, pol, {1.0}, 10, 60, 300), f(p, pred, {1.0}, 10, 60, 300);
-  // Day 2, 07:56: the reactive one still sees 1 req/s; the predictive one provisions for 08:01.
-  const std::size_t k = 1440 + 476;
-  EXPECT_EQ(r.Desired(k, d.rps).replicas[0], 2);
-  EXPECT_GE(f.Desired(k, d.rps).replicas[0], 10);
-  auto er = EvaluateController(p, r, d, {1.0}, 300);
-  auto ef = EvaluateController(p, f, d, {1.0}, 300);
+  // 07:56: the reactive one still sees 1 req/s; the predictive one provisions for 08:01 (the cold
+  // start is 5 steps).
+  const std::size_t k = 10080 + 476;
+  EXPECT_EQ(r.Desired(k, past).replicas[0], 2);
+  EXPECT_EQ(f.Desired(k, past).replicas[0], 10);
+  EXPECT_EQ(f.Desired(k - 2, past).replicas[0], 2);  // 07:54: 07:59 is still quiet
+  // Without a week of past, predictive is reactive.
+  EXPECT_EQ(f.Desired(476, past).replicas[0], r.Desired(476, past).replicas[0]);
+  auto er = EvaluateController(p, r, d, {1.0}, 300, history);
+  auto ef = EvaluateController(p, f, d, {1.0}, 300, history);
   ASSERT_TRUE(er.has_value() && ef.has_value());
-  EXPECT_GT(ef->served_share, er->served_share);
+  // The same with the history set on the controller and past = the day only.
+  ServingController g(p, pred, {1.0}, 10, 60, 300);
+  g.SetHistory(history);
+  EXPECT_EQ(g.Desired(476, d.rps).replicas, f.Desired(k, past).replicas);
+  EXPECT_DOUBLE_EQ(g.TargetRate(900, d.rps), f.TargetRate(10080 + 900, past));
+  auto eg = EvaluateController(p, g, d, {1.0}, 300);
+  ASSERT_TRUE(eg.has_value());
+  EXPECT_DOUBLE_EQ(eg->usd, ef->usd);
+  EXPECT_DOUBLE_EQ(eg->served_share, ef->served_share);
+  EXPECT_FALSE(EvaluateController(p, g, d, {1.0}, 300, history).has_value());  // history twice
+  EXPECT_LT(er->served_share, 0.995);  // 6 steps at 2 of 10 req/s: 48 of 7,920 requests lost
+  EXPECT_NEAR(ef->served_share, 1.0, 1e-12);
+  EXPECT_TRUE(PredictiveBeats(*er, *ef) || ef->usd_per_mtok <= er->usd_per_mtok * 1.05);
 }
 
-TEST(ProfileTest, MeasuresCapacitiesAndCaches) {
+TEST(ServingControllerTest, MixChangesAreMadeBeforeTheyAreBroken) {
+  // At 19 req/s the cheapest mix holds L4s and an H100; at 6 req/s H100s only (hand-made profile).
+  const ServingProfile p = TwoTypes();
+  auto lo = CheapestMix(p, 1.0, kPrices), hi = CheapestMix(p, 19.0, kPrices);
+  ASSERT_TRUE(lo.has_value() && hi.has_value());
+  ASSERT_NE(lo->replicas, hi->replicas);
+  Demand d;
+  for (int k = 0; k < 30; ++k) d.rps.push_back(k < 10 ? 0.7 : 13.3);
+  ServingPolicy pol;
+  pol.mix = true;
+  ServingController c(p, pol, kPrices, 13.3, 60, 180);
+  auto ev = EvaluateController(p, c, d, kPrices, 180, {}, true);
+  ASSERT_TRUE(ev.has_value()) << ev.error().message();
+  // While new replicas boot, the serving ones of any type stay: capacity never drops below what
+  // served the previous step.
+  for (std::size_t k = 1; k < ev->ready.size(); ++k) {
+    if (k == 1) continue;  // step 0's warm fleet is sized for the peak; step 1 scales it down
+    EXPECT_GE(MaxServedRps(p, ServingMix{ev->ready[k]}) + 1e-9, MaxServedRps(p, ServingMix{ev->ready[k - 1]})) << k;
+  }
+  EXPECT_GT(ev->served_share, 0.8);
+}
+
+TEST(ServingTuneTest, ReactiveSweepPicksTheCheapestSettingThatServes99) {
+  // Minute-scale bursts (every 7th minute at 3x) on a flat level: low targets or a floor are needed.
+  Demand d;
+  for (int k = 0; k < 2000; ++k) d.rps.push_back(k % 7 == 3 ? 6.0 : 2.0);
+  const ServingProfile p = OneType(1.0);
+  auto t = TuneReactive(p, ServingPolicy(), d, {}, {1.0}, 120);
+  ASSERT_TRUE(t.has_value()) << t.error().message();
+  ASSERT_EQ(t->rows.size(), 25u);  // 5 targets x 5 floors
+  ASSERT_GE(t->chosen, 0);
+  EXPECT_TRUE(t->reached);
+  const TuneRow& c = t->rows[static_cast<std::size_t>(t->chosen)];
+  EXPECT_GE(c.eval.served_share, kMinServedShare);
+  for (const TuneRow& r : t->rows) {
+    if (r.eval.served_share >= kMinServedShare) {
+      EXPECT_GE(r.eval.usd, c.eval.usd - 1e-9);
+    }
+  }
+  EXPECT_EQ(t->policy.target_utilization, c.target_utilization);
+  EXPECT_EQ(t->policy.min_replicas, c.min_replicas);
+  // The 300 s window holds the burst's replicas: at 2 req/s steady, 6 req/s each 7th minute, the
+  // window always sees a burst minute or is 2 steps from one, so a target of 0.9 serves it all.
+  EXPECT_DOUBLE_EQ(c.target_utilization, 0.9);
+}
+
+TEST(ServingTuneTest, PredictiveBeatsRule) {
+  ServingEval reactive, predictive;
+  reactive.usd_per_mtok = 2.0;
+  reactive.served_share = 0.999;
+  predictive.usd_per_mtok = 1.0;
+  predictive.served_share = 0.995;
+  EXPECT_TRUE(PredictiveBeats(reactive, predictive));   // both meet the 99 % target: cheaper wins
+  predictive.served_share = 0.98;
+  EXPECT_FALSE(PredictiveBeats(reactive, predictive));  // under the target and under reactive
+  reactive.served_share = 0.95;
+  EXPECT_TRUE(PredictiveBeats(reactive, predictive));   // under the target but above reactive
+  predictive.usd_per_mtok = 2.5;
+  EXPECT_FALSE(PredictiveBeats(reactive, predictive));  // dearer
+}
+
+TEST(ServingProfileTest, MeasuresCapacitiesAndCaches) {
   const std::string cache = TempDir("profile");
   DeploymentSpec d;
   d.name = "chat";
@@ -285,6 +371,10 @@ TEST(ProfileTest, MeasuresCapacitiesAndCaches) {
   auto warm = ProfileServing(d, "vllm", kData, cache, nullptr, probe);
   ASSERT_TRUE(warm.has_value());
   EXPECT_EQ(warm->replica_rps, cold->replica_rps);
+  // Two threads, no cache: the same tables.
+  auto threaded = ProfileServing(d, "vllm", kData, "", nullptr, probe, 2);
+  ASSERT_TRUE(threaded.has_value()) << threaded.error().message();
+  EXPECT_EQ(threaded->bucket_rps, cold->bucket_rps);
   EXPECT_LT(warm->profile_seconds, cold->profile_seconds);
   std::cout << "profile A100-80G / H100 (llama-2-7b conv, vllm, small probes): " << cold->replica_rps[0] << " / "
             << cold->replica_rps[1] << " req/s per replica; cold " << cold->profile_seconds << " s, warm "
