@@ -62,6 +62,7 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.admission_preemptions += o.admission_preemptions;
     s.idle_reclaims += o.idle_reclaims;
     s.nodes_booted += o.nodes_booted;
+    s.migrations += o.migrations;
     s.cpu_seconds = std::max(s.cpu_seconds, o.cpu_seconds);
     for (std::size_t d = 0; d < att_in.size() && d < o.serving_attainment_by_deployment.size(); ++d) {
       att_in[d] += o.serving_attainment_by_deployment[d] / n;
@@ -303,6 +304,7 @@ nlohmann::json RowJson(const StackResult& r) {
   j["admission_preemptions"] = s.admission_preemptions;
   j["idle_reclaims"] = s.idle_reclaims;
   j["nodes_booted"] = s.nodes_booted;
+  j["migrations_to_committed"] = s.migrations;
   j["serving_controllers"] = s.serving_description;
   nlohmann::json per_seed = nlohmann::json::array();
   for (const auto& o : r.seeds) per_seed.push_back({{"total_usd", o.total_usd}, {"training_pflop", o.training_pflop},

@@ -144,6 +144,7 @@ class Engine final : public tenancy::AdmissionEnv {
   void Serving(std::size_t k);
   void PlacePending();
   void ScaleDown();
+  void MigrateToCommitted();
   void Account(double dt);
   void UpdateSignals(double dt);
   int SpotAvailable(const PoolRun& p) const;
@@ -275,13 +276,15 @@ Status Engine::Setup() {
     if (auto it = cache.find(key); it != cache.end()) {
       pol = it->second;
     } else if (!sd.tuning_demand.rps.empty()) {
-      auto tuned = pol.autoscaler == "predictive" ? TunePredictive(prof, pol, sd.tuning_demand, prices, cold)
-                                                  : TuneReactive(prof, pol, sd.tuning_demand, prices, cold);
+      auto tuned = pol.autoscaler == "predictive"
+                       ? TunePredictive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold)
+                       : TuneReactive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold);
       if (!tuned.has_value()) return tuned.error();
       pol = tuned->policy;
       cache[key] = pol;
     }
     controllers_.emplace_back(prof, pol, prices, sd.tuning_peak_rps, kStepS, cold);
+    controllers_.back().SetHistory(sd.history.rps);  // the week before: what the forecaster reads
     out_.serving_description += (d ? "; " : "") + sd.spec.name + ": " + controllers_.back().Describe();
   }
   mtok_in_slo_.assign(s_.serving.size(), 0.0);
@@ -690,6 +693,35 @@ void Engine::PlacePending() {
   pending_devs_.swap(still);
 }
 
+void Engine::MigrateToCommitted() {
+  // Seedance's cost-aware layer (S3): a training job running on a cloud pool moves to a committed
+  // pool (owned, reserved: marginal price 0) that has room now, at a type no more than 20 % slower,
+  // once it has run 30 min there (a job's run so far is the no-oracle guess of what is left, so a
+  // job about to end is not moved for nothing): it checkpoints, releases its cloud GPUs and
+  // restarts from the checkpoint. SkyPilot's managed jobs never move a healthy job.
+  if (!c_.cost_aware) return;
+  for (JobRun& r : jobs_) {
+    if (r.state != JobState::kRunning) continue;
+    const PoolRun& from = pools_[static_cast<std::size_t>(r.where.pool)];
+    if (from.committed() || now_ - r.seg_start < 1800) continue;
+    const double speed = r.job->steps_per_s[static_cast<std::size_t>(from.spec->type)];
+    std::vector<int> cands;
+    for (const auto& p : pools_) {
+      if (p.committed() && r.job->steps_per_s[static_cast<std::size_t>(p.spec->type)] >= 0.8 * speed) cands.push_back(p.index);
+    }
+    if (cands.empty()) continue;
+    Where to;
+    if (!TryPlace(r.pod, cands, &to)) continue;
+    // Checkpoint now: the checkpoint's cost is the only work lost.
+    r.done = std::max(0.0, r.done - speed * s_.fleet.checkpoint_cost_s);
+    Release(r.where, r.pod);
+    r.where = to;
+    ++r.restarts;
+    ++out_.migrations;
+    StartJob(r);
+  }
+}
+
 void Engine::ScaleDown() {
   // The cluster autoscaler removes a node that has been empty for the scale-down delay
   // (cluster-autoscaler's scale-down-unneeded-time) and no pending pod claimed.
@@ -888,6 +920,7 @@ Result<FleetWeekOutcome> Engine::Run() {
     }
     Serving(k);
     PlacePending();
+    MigrateToCommitted();
     ScaleDown();
     // Serving within SLO this step: the replicas ready now.
     for (std::size_t d = 0; d < s_.serving.size(); ++d) {

@@ -31,7 +31,8 @@ struct StackConfig {
   // Pool and GPU type of a training job: false = Kueue's flavor order (owned / reserved first)
   // then SkyPilot managed jobs' any_of (cheapest $ per step among launchable spot and on-demand
   // candidates, failover down the list); true = Seedance's cost-aware choice (spot priced by its
-  // observed preemption rate, deadlines and the submitter's estimate decide spot vs on-demand).
+  // observed preemption rate, deadlines and the submitter's estimate decide spot vs on-demand) and
+  // moves of running jobs from cloud pools to committed GPUs that fall free.
   bool cost_aware = false;
   // Serving: the batching engine of every replica ("vllm" at its tuned knobs, or "seedance")...
   std::string batching = "vllm";
@@ -81,6 +82,7 @@ struct FleetWeekOutcome {
   std::array<double, kNumUses> gpu_hours{};
   int spot_preemptions = 0, admission_preemptions = 0, idle_reclaims = 0;
   int nodes_booted = 0;
+  int migrations = 0;                                    // cloud -> committed moves (cost-aware layer)
   std::vector<std::array<double, kNumUses>> hourly;      // mean GPUs by use per hour
   std::string serving_description;                       // the controllers, one line
   double cpu_seconds = 0;                                // not in JSON (not deterministic)

@@ -230,7 +230,9 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
     sd.spec.gpus = serving_gpus;
     sd.tenant = "search";
     SEEDANCE_ASSIGN_OR_RETURN(sd.demand, BuildDemand(sd.spec, shape, o.data_dir, o.week, o.seed));
+    SEEDANCE_ASSIGN_OR_RETURN(sd.history, BuildHistory(sd.spec, shape, o.data_dir, o.week, o.seed));
     SEEDANCE_ASSIGN_OR_RETURN(sd.tuning_demand, BuildDemand(sd.spec, shape, o.data_dir, 0, o.seed));
+    SEEDANCE_ASSIGN_OR_RETURN(sd.tuning_history, BuildHistory(sd.spec, shape, o.data_dir, 0, o.seed));
     sd.tuning_peak_rps = sd.tuning_demand.Peak();
     const FleetWeekScenario* from = o.profiles_from;
     if (from != nullptr && from->serving.size() == std::size(kDeployments) &&

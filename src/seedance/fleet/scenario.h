@@ -52,7 +52,9 @@ struct ServingDeployment {
   DeploymentSpec spec;
   std::string tenant;         // Gold; deployments are not queued (they run outside Kueue)
   Demand demand;              // the week's true demand; controllers see only its past
+  Demand history;             // the week before `demand` (whole weeks): what controllers may read at step 0
   Demand tuning_demand;       // week 1 (week 0 here) of the same seed: what every controller is tuned on
+  Demand tuning_history;      // the week before the tuning week
   double tuning_peak_rps = 0; // the tuning week's peak: sizes the standard stack's single type
   ServingProfile vllm;        // one replica per GPU type under vLLM at its tuned knobs
   ServingProfile seedance;    // ... under Seedance's batching
