@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 
@@ -90,5 +91,12 @@ Result<double> ParseFlagDuration(const std::string& text, const std::string& fla
 }
 
 std::string BundledData(const std::string& relative) { return DataDir() + "/" + relative; }
+
+std::string PlanCacheDir() {
+  if (const char* d = std::getenv("SEEDANCE_CACHE_DIR"); d != nullptr && *d != '\0') return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') return std::string(x) + "/seedance/plan";
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') return std::string(h) + "/.cache/seedance/plan";
+  return ".seedance-cache/plan";
+}
 
 }  // namespace seedance::cli

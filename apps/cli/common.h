@@ -26,6 +26,11 @@ Result<std::vector<std::uint64_t>> ParseSeedList(const std::string& text, const 
 // unit (write e.g. 120ms, 2s, 3m; ...)" or "FLAG '0': must be > 0 (e.g. 120ms, 2s, 3m)".
 Result<double> ParseFlagDuration(const std::string& text, const std::string& flag);
 
+// The serving capacity profile cache (plan, cost-benchmark --workload fleet-week), outside --out (a
+// failed run leaves no output behind, but keeps its profiles): $SEEDANCE_CACHE_DIR, else
+// $XDG_CACHE_HOME/seedance/plan, else ~/.cache/seedance/plan.
+std::string PlanCacheDir();
+
 // Splits "a,b,c" (empty items dropped).
 std::vector<std::string> SplitCommaList(const std::string& text);
 

@@ -37,6 +37,7 @@
 #include "seedance/report/tenancy_report.h"
 #include "seedance/config/seedance_config.h"
 #include "seedance/sim/fleet_file.h"
+#include "seedance/fleet/comparison.h"
 #include "seedance/sim/scenarios.h"
 #include "seedance/sim/seed_split.h"
 #include "seedance/sim/tenancy_replay.h"
@@ -339,8 +340,40 @@ int RunInference(const CostBenchmarkOptions& o) {
   return kExitOk;
 }
 
+// `--workload fleet-week` (issue 30): every layer on one fleet and one clock, the standard stack
+// against Seedance, held-out weeks in the headline (fleet/comparison.h).
+int RunFleetWeekBenchmark(const CostBenchmarkOptions& o) {
+  if (o.seed_given || !o.seeds.empty()) {
+    return ReportError(InvalidArgumentError(
+        "--workload fleet-week runs its own seed sets (held out: week 2 and seeds 5-9 on fleets a and b; "
+        "--with-tuning adds week 1, seeds 0-4): --seed / --seeds are not accepted"));
+  }
+  fleet::FleetWeekRunOptions run;
+  run.data_dir = DataDir();
+  run.cache_dir = PlanCacheDir();
+  run.sets = fleet::DefaultWeekSets(o.with_tuning, o.fleet);
+  auto c = fleet::RunFleetWeekComparison(run, [](const std::string& line) { std::cerr << line << "\n"; });
+  if (!c.has_value()) return ReportError(c.error());
+  std::cout << fleet::FleetWeekTable(*c);
+  nlohmann::json results;
+  results["generated_by"] = std::string("seedance cost-benchmark --workload fleet-week") + (o.with_tuning ? " --with-tuning" : "") +
+                            (o.fleet.empty() ? "" : " --fleet " + o.fleet);
+  results["fleet_week"] = nlohmann::json::parse(fleet::FleetWeekJson(*c));
+  const std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Seedance: the fleet week</title>"
+                           "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse}"
+                           "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td:first-child{text-align:left}</style>"
+                           "</head><body>\n" + fleet::FleetWeekHtml(*c) + "</body></html>\n";
+  Status s = EnsureDirectory(o.out);
+  if (s.ok()) s = WriteFileAtomically(o.out + "/results.json", results.dump(2) + "\n");
+  if (s.ok()) s = WriteFileAtomically(o.out + "/cost_optimization_report.html", page);
+  if (!s.ok()) return ReportError(s);
+  std::cout << "wrote " << o.out << "/cost_optimization_report.html and " << o.out << "/results.json\n";
+  return kExitOk;
+}
+
 int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   if (o.workload == "llm-inference") return RunInference(o);
+  if (o.workload == "fleet-week") return RunFleetWeekBenchmark(o);
   sim::ScenarioSpec spec;
   spec.workload = o.workload;
   spec.seed = o.seed;
@@ -587,7 +620,10 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "and Seedance, with the LP cost lower bound; plus the packing comparison on openb. Prints "
       "tables; writes cost_optimization_report.html + results.json. Workloads: llm-finetune (bundled, docs/WORKLOADS.md), gavel (Gavel's generator, 2 jobs/h), "
       "philly (Gavel's Philly-derived jobs), openb (the openb trace with its creation/deletion "
-      "times), or a jobs CSV (docs/WORKLOADS.md). --duration bounds the arrival window (default "
+      "times), or a jobs CSV (docs/WORKLOADS.md); fleet-week (docs/FLEET_WEEK.md) runs every layer on one fleet for a "
+      "week (training, serving, notebooks) against the standard stack (Kueue Fair Sharing, kube-scheduler, SkyPilot, "
+      "a peak-sized serving type with an HPA), with a waterfall per layer, on held-out weeks, seeds and a second fleet "
+      "shape (--fleet: your fleet file instead of the second shape). --duration bounds the arrival window (default "
       "7d; openb: the whole 149-day trace). --config reads seedance-config.yaml (scheduler.cost_aware, autoscaling, checkpoint; tenancy: tiers, tenants and quotas). "
       "Bad input exits 2 naming file:line and field; nothing is written then. The headline is held out: "
       "by default llm-finetune runs workload seeds 5-9, which were never run while Seedance's defaults were tuned "
@@ -604,7 +640,7 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "you paid)\": the same jobs as they ran, priced by the same fleet file (owned, then reserved, then on-demand "
       "GPUs, as `export workload --fleet` prices them), beside every policy; the jobs of both files must match.",
       "seedance cost-benchmark --workload llm-finetune --seeds 0-4 --no-packing --out report");
-  cmd->add_option("--workload", opts->workload, "llm-finetune | gavel | philly | openb | llm-inference | FILE.csv")
+  cmd->add_option("--workload", opts->workload, "llm-finetune | gavel | philly | openb | llm-inference | fleet-week | FILE.csv")
       ->capture_default_str();
   cmd->add_option("--fleet", opts->fleet,
                   "fleet file (docs/FLEET_FILE.md); default: data/fleets/cloud-<workload>.yaml, or for a jobs CSV "

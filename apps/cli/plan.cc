@@ -42,15 +42,6 @@ struct PlanOptions {
   bool tp_given = false;
 };
 
-// The capacity cache outside --out (a failed run leaves no output behind, but keeps its profiles):
-// $SEEDANCE_CACHE_DIR, else $XDG_CACHE_HOME/seedance/plan, else ~/.cache/seedance/plan.
-std::string DefaultCacheDir() {
-  if (const char* d = std::getenv("SEEDANCE_CACHE_DIR"); d != nullptr && *d != '\0') return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') return std::string(x) + "/seedance/plan";
-  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') return std::string(h) + "/.cache/seedance/plan";
-  return ".seedance-cache/plan";
-}
-
 // The planner's "cannot be met" (kFailedPrecondition) is an input problem: exit code 2.
 int Report(const Status& s) {
   if (s.code() == StatusCode::kFailedPrecondition) return ReportError(InvalidArgumentError(s.message()));
@@ -89,7 +80,7 @@ int RunPlanCommand(const PlanOptions& o) {
     c.slice_factor = o.slice_factor;
     c.policy = o.policy;
     c.prices_path = o.prices;
-    c.cache_dir = o.cache.empty() ? DefaultCacheDir() : o.cache;
+    c.cache_dir = o.cache.empty() ? PlanCacheDir() : o.cache;
     c.router = o.router;
     c.verify = !o.no_verify;
     c.seed = o.seed;

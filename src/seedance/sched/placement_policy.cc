@@ -46,10 +46,12 @@ Result<std::unique_ptr<PlacementPolicy>> MakePlacementPolicy(std::string_view na
   if (name == "fgd") return NewFgdPolicy(c);
   if (name == "seedance") return NewSeedancePolicy(c);
   if (name == "firstfit") return NewFirstFitPolicy(c);
+  if (name == "least-allocated") return NewLeastAllocatedPolicy(c);
+  if (name == "most-allocated") return NewMostAllocatedPolicy(c);
   std::string known;
   for (const auto& n : PlacementPolicyNames()) known += n + ", ";
   return InvalidArgumentError("unknown placement policy '" + std::string(name) +
-                              "' (known: " + known + "firstfit)");
+                              "' (known: " + known + "firstfit, least-allocated, most-allocated)");
 }
 
 }  // namespace seedance::sched

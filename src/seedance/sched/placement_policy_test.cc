@@ -157,7 +157,8 @@ TEST_P(PlacementPolicyContractTest, RespectsTheAdmissionMask) {
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, PlacementPolicyContractTest,
                          ::testing::Values("random", "dotprod", "clustering", "packing", "bestfit",
-                                           "fgd", "seedance", "firstfit"));
+                                           "fgd", "seedance", "firstfit", "least-allocated",
+                                           "most-allocated"));
 
 // S7.2: the health grade's weight steers placement between otherwise equal nodes, against the
 // tie order, for the scoring policies.
@@ -186,6 +187,34 @@ TEST(GradeWeightTest, AHigherWeightWinsBetweenEqualNodes) {
     cluster.SetWeight(tie_winner, 0.75);
     EXPECT_EQ((*policy)->Decide(cluster, pod, rng).node, other) << name;
   }
+}
+
+// kube-scheduler's NodeResourcesFit: LeastAllocated (cpu, memory) spreads, MostAllocated (cpu,
+// memory, GPU x3) packs; the scores are the plugin's integer formulas.
+TEST(KubeFitPolicyTest, LeastAllocatedSpreadsAndMostAllocatedPacks) {
+  std::vector<NodeSpec> nodes;
+  for (int i = 0; i < 3; ++i) {
+    nodes.push_back(NodeSpec{"k" + std::to_string(i), Millicores(96000), MiB(1024 * 1024), 8,
+                             *cluster::ParseGpuModel("V100M32")});
+  }
+  PodSpec pod;
+  pod.name = "p";
+  pod.cpu = Millicores(10000);
+  pod.memory = MiB(100 * 1024);
+  pod.num_gpu = 1;
+  pod.gpu_milli = 1000;
+  PolicyContext ctx = NameOrderPolicyContext(nodes, {});
+  auto least = MakePlacementPolicy("least-allocated", ctx);
+  auto most = MakePlacementPolicy("most-allocated", ctx);
+  ASSERT_TRUE(least.has_value() && most.has_value());
+  Rng rng(1);
+  ClusterState cluster(nodes);
+  // Two pods on k1: LeastAllocated then avoids k1, MostAllocated keeps filling it.
+  for (int i = 0; i < 2; ++i) cluster.Bind(pod, cluster::NodeId(1), cluster::FirstFitGpus(cluster.node(cluster::NodeId(1)), pod));
+  EXPECT_EQ((*least)->Decide(cluster, pod, rng).node, cluster::NodeId(0));  // empty, lowest name
+  EXPECT_EQ((*most)->Decide(cluster, pod, rng).node, cluster::NodeId(1));
+  EXPECT_EQ((*least)->Name(), "least-allocated");
+  EXPECT_EQ((*most)->Name(), "most-allocated");
 }
 
 TEST(PlacementPolicyFactoryTest, UnknownNameIsAnErrorNotAThrow) {

@@ -415,6 +415,13 @@ std::vector<double> LlmSpeeds(const LlmTemplate& tp, double memory_factor) {
 
 }  // namespace
 
+Result<double> LlmFinetuneFlopsPerStep(std::string_view job_type) {
+  for (const LlmTemplate& tp : kLlmTemplates) {
+    if (job_type == tp.name) return (tp.full ? 6.0 : 4.0) * tp.params_b * 1e9 * kLlmTokensPerStep;
+  }
+  return InvalidArgumentError("not an llm-finetune job type: '" + std::string(job_type) + "'");
+}
+
 Result<LlmFinetuneJobModel> LlmFinetuneModelOf(std::string_view job_type) {
   for (const LlmTemplate& tp : kLlmTemplates) {
     if (job_type != tp.name) continue;

@@ -87,5 +87,8 @@ Result<LlmFinetuneJobModel> LlmFinetuneModelOf(std::string_view job_type);
 // with the training state scaled by `memory_factor` (a type is infeasible where the scaled state
 // does not fit 80% of the gang's memory). memory_factor 1 gives the generated speeds.
 Result<std::vector<double>> LlmFinetuneStepsPerS(std::string_view job_type, double memory_factor);
+// Model FLOPs of one step of `job_type` (6 N per token for a full fine-tune, 4 N with LoRA, times
+// the generator's tokens per step): the useful work a step does, whatever GPU runs it.
+Result<double> LlmFinetuneFlopsPerStep(std::string_view job_type);
 
 }  // namespace seedance::sim

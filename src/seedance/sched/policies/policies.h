@@ -15,6 +15,9 @@ std::unique_ptr<PlacementPolicy> NewBestFitPolicy(const PolicyContext& c);
 std::unique_ptr<PlacementPolicy> NewFgdPolicy(const PolicyContext& c);
 std::unique_ptr<PlacementPolicy> NewSeedancePolicy(const PolicyContext& c);
 std::unique_ptr<PlacementPolicy> NewFirstFitPolicy(const PolicyContext& c);
+// kube-scheduler's NodeResourcesFit strategies (kube_fit_policies.cc).
+std::unique_ptr<PlacementPolicy> NewLeastAllocatedPolicy(const PolicyContext& c);
+std::unique_ptr<PlacementPolicy> NewMostAllocatedPolicy(const PolicyContext& c);
 
 // Normalization constants of the FGD artifact (MaxSpecCpu, MaxSpecGpu).
 inline constexpr double kMaxSpecCpu = 128000.0;

@@ -1,0 +1,485 @@
+#include "seedance/fleet/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "seedance/fleet/bound.h"
+#include "seedance/report/html.h"
+#include "seedance/report/svg_chart.h"
+
+namespace seedance::fleet {
+namespace {
+
+std::string SeedsText(const std::vector<std::uint64_t>& seeds) {
+  if (seeds.empty()) return "";
+  bool run = seeds.size() > 1;
+  for (std::size_t i = 1; i < seeds.size(); ++i) run = run && seeds[i] == seeds[i - 1] + 1;
+  if (run) return fmt::format("{}-{}", seeds.front(), seeds.back());
+  std::string s;
+  for (std::size_t i = 0; i < seeds.size(); ++i) s += (i ? "," : "") + std::to_string(seeds[i]);
+  return s;
+}
+
+// Adds the seeds' outcomes: money, work and GPU-hours summed; SLO shares from the summed
+// counts; JCT, waits and the hourly profile as means over the seeds.
+FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
+  FleetWeekOutcome s;
+  if (v.empty()) return s;
+  s.stack = v.front().stack;
+  s.serving_description = v.front().serving_description;
+  const double n = static_cast<double>(v.size());
+  std::vector<double> att_in(v.front().serving_attainment_by_deployment.size(), 0.0);
+  double jct_w = 0;
+  for (const auto& o : v) {
+    s.total_usd += o.total_usd;
+    s.committed_usd += o.committed_usd;
+    s.on_demand_usd += o.on_demand_usd;
+    s.spot_usd += o.spot_usd;
+    s.training_usd += o.training_usd;
+    s.serving_usd += o.serving_usd;
+    s.dev_usd += o.dev_usd;
+    s.overhead_usd += o.overhead_usd;
+    s.training_pflop += o.training_pflop;
+    s.serving_mtok_in_slo += o.serving_mtok_in_slo;
+    s.serving_mtok_demanded += o.serving_mtok_demanded;
+    if (s.serving_mtok_in_slo_by_deployment.size() < o.serving_mtok_in_slo_by_deployment.size()) {
+      s.serving_mtok_in_slo_by_deployment.resize(o.serving_mtok_in_slo_by_deployment.size());
+    }
+    for (std::size_t d = 0; d < o.serving_mtok_in_slo_by_deployment.size(); ++d) {
+      s.serving_mtok_in_slo_by_deployment[d] += o.serving_mtok_in_slo_by_deployment[d];
+    }
+    s.dev_active_gpu_hours += o.dev_active_gpu_hours;
+    s.jobs += o.jobs;
+    s.jobs_finished += o.jobs_finished;
+    s.jct_mean_h += o.jct_mean_h * o.jobs_finished;
+    jct_w += o.jobs_finished;
+    s.jct_p50_h += o.jct_p50_h / n;
+    s.jct_p90_h += o.jct_p90_h / n;
+    s.deadlines += o.deadlines;
+    s.deadlines_met += o.deadlines_met;
+    s.gold_checks += o.gold_checks;
+    s.gold_violations += o.gold_violations;
+    s.dev_sessions += o.dev_sessions;
+    s.dev_wait_p90_min += o.dev_wait_p90_min / n;
+    for (std::size_t u = 0; u < s.gpu_hours.size(); ++u) s.gpu_hours[u] += o.gpu_hours[u];
+    s.spot_preemptions += o.spot_preemptions;
+    s.admission_preemptions += o.admission_preemptions;
+    s.idle_reclaims += o.idle_reclaims;
+    s.nodes_booted += o.nodes_booted;
+    s.cpu_seconds = std::max(s.cpu_seconds, o.cpu_seconds);
+    for (std::size_t d = 0; d < att_in.size() && d < o.serving_attainment_by_deployment.size(); ++d) {
+      att_in[d] += o.serving_attainment_by_deployment[d] / n;
+    }
+    if (s.hourly.size() < o.hourly.size()) s.hourly.resize(o.hourly.size());
+    for (std::size_t h = 0; h < o.hourly.size(); ++h) {
+      for (std::size_t u = 0; u < o.hourly[h].size(); ++u) s.hourly[h][u] += o.hourly[h][u] / n;
+    }
+  }
+  s.jct_mean_h = jct_w > 0 ? s.jct_mean_h / jct_w : 0.0;
+  s.serving_attainment = s.serving_mtok_demanded > 0 ? s.serving_mtok_in_slo / s.serving_mtok_demanded : 1.0;
+  s.serving_attainment_by_deployment = att_in;
+  return s;
+}
+
+double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+}  // namespace
+
+double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base) {
+  // $ per unit of each kind of useful work, weighted by the base's units (its basket).
+  const double cost = Ratio(x.training_usd, x.training_pflop) * base.training_pflop +
+                      Ratio(x.serving_usd, x.serving_mtok_in_slo) * base.serving_mtok_in_slo +
+                      Ratio(x.dev_usd, x.dev_active_gpu_hours) * base.dev_active_gpu_hours;
+  const double base_cost = base.training_usd + base.serving_usd + base.dev_usd;
+  return base_cost > 0 ? cost / base_cost : 1.0;
+}
+
+const std::vector<Lever>& WaterfallLevers() {
+  static const std::vector<Lever> kLevers = {
+      {"tenancy (admission, reclaim, idle reclaim)",
+       [](StackConfig* c) { c->tenancy = tenancy::TenancyMode::kSeedance; }},
+      {"packing (capacity-aware placement)", [](StackConfig* c) { c->placement = "seedance"; }},
+      {"cost-aware GPU type and spot", [](StackConfig* c) { c->cost_aware = true; }},
+      {"batching (Seedance engine)", [](StackConfig* c) { c->batching = "seedance"; }},
+      {"serving fleet (planner mix + forecast)", [](StackConfig* c) {
+         c->serving_planner = true;
+         c->predictive = SeedanceStack().predictive;
+       }},
+  };
+  return kLevers;
+}
+
+std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file) {
+  std::vector<WeekSet> sets;
+  const std::vector<std::uint64_t> held = {5, 6, 7, 8, 9}, tuning = {0, 1, 2, 3, 4};
+  if (!fleet_file.empty()) {
+    sets.push_back({"your fleet: week 2, seeds 5-9", true, "a", 1, held, true, fleet_file});
+  } else {
+    sets.push_back({"held out: fleet a, week 2, seeds 5-9", true, "a", 1, held, true, ""});
+    sets.push_back({"held out: second fleet shape b, week 2, seeds 5-9", true, "b", 1, held, false, ""});
+    sets.push_back({"held out: fleet a, week 1, other seeds 5-9", true, "a", 0, held, false, ""});
+  }
+  if (with_tuning) sets.push_back({"tuning: fleet a, week 1, seeds 0-4", false, "a", 0, tuning, true, ""});
+  return sets;
+}
+
+Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& options,
+                                                   const std::function<void(const std::string&)>& progress) {
+  FleetWeekComparison c;
+  // Serving profiles are measured once per fleet (they depend on neither the week nor the seed).
+  std::map<std::string, std::unique_ptr<FleetWeekScenario>> keep;
+  for (const WeekSet& set : options.sets) {
+    SetResult r;
+    r.set = set;
+    std::vector<StackConfig> stacks = {StandardStack("least-allocated"), StandardStack("most-allocated"), SeedanceStack()};
+    std::vector<std::vector<FleetWeekOutcome>> outs(stacks.size());
+    std::vector<FleetWeekScenario> built;
+    for (std::uint64_t seed : set.seeds) {
+      FleetWeekOptions o;
+      o.data_dir = options.data_dir;
+      o.cache_dir = options.cache_dir;
+      o.shape = set.shape;
+      o.week = set.week;
+      o.seed = seed;
+      o.fleet_file = set.fleet_file;
+      const std::string fleet_key = set.shape + "|" + set.fleet_file;
+      auto kept = keep.find(fleet_key);
+      o.profiles_from = kept == keep.end() ? nullptr : kept->second.get();
+      SEEDANCE_ASSIGN_OR_RETURN(FleetWeekScenario s, BuildFleetWeek(o));
+      if (kept == keep.end()) keep[fleet_key] = std::make_unique<FleetWeekScenario>(s);
+      if (r.assumptions.empty()) r.assumptions = s.assumptions;
+      for (std::size_t k = 0; k < stacks.size(); ++k) {
+        SEEDANCE_ASSIGN_OR_RETURN(FleetWeekOutcome out, RunFleetWeek(s, stacks[k]));
+        if (progress) progress(fmt::format("{}: seed {}: {}: ${:.0f}", set.name, seed, stacks[k].name, out.total_usd));
+        r.max_cpu_seconds = std::max(r.max_cpu_seconds, out.cpu_seconds);
+        outs[k].push_back(std::move(out));
+      }
+      built.push_back(std::move(s));
+    }
+    for (std::size_t k = 0; k < 2; ++k) {
+      StackResult sr;
+      sr.config = stacks[k];
+      sr.seeds = outs[k];
+      sr.sum = Sum(outs[k]);
+      r.standard.push_back(std::move(sr));
+    }
+    r.base = r.standard[1].sum.total_usd < r.standard[0].sum.total_usd ? 1 : 0;
+    const FleetWeekOutcome& base = r.standard[static_cast<std::size_t>(r.base)].sum;
+    for (auto& sr : r.standard) sr.unit_cost_index = UnitCostIndex(sr.sum, base);
+    r.seedance.config = stacks[2];
+    r.seedance.seeds = outs[2];
+    r.seedance.sum = Sum(outs[2]);
+    r.seedance.unit_cost_index = UnitCostIndex(r.seedance.sum, base);
+    r.committed_share = Ratio(base.committed_usd, base.total_usd);
+    // The lower bound for the base's work, seed by seed.
+    double bound = 0;
+    for (std::size_t i = 0; i < built.size(); ++i) {
+      SEEDANCE_ASSIGN_OR_RETURN(const double b, FleetWeekLowerBoundUsd(built[i], r.standard[static_cast<std::size_t>(r.base)].seeds[i]));
+      bound += b;
+    }
+    r.bound_usd = bound;
+    r.bound_index = Ratio(bound, base.total_usd);
+    if (set.levers) {
+      for (const Lever& lever : WaterfallLevers()) {
+        StackConfig cfg = r.standard[static_cast<std::size_t>(r.base)].config;
+        lever.apply(&cfg);
+        cfg.name = "standard + " + lever.name;
+        StackResult sr;
+        sr.config = cfg;
+        sr.lever = lever.name;
+        for (std::size_t i = 0; i < built.size(); ++i) {
+          SEEDANCE_ASSIGN_OR_RETURN(FleetWeekOutcome out, RunFleetWeek(built[i], cfg));
+          if (progress) progress(fmt::format("{}: seed {}: {}: ${:.0f}", set.name, set.seeds[i], cfg.name, out.total_usd));
+          r.max_cpu_seconds = std::max(r.max_cpu_seconds, out.cpu_seconds);
+          sr.seeds.push_back(std::move(out));
+        }
+        sr.sum = Sum(sr.seeds);
+        sr.unit_cost_index = UnitCostIndex(sr.sum, base);
+        r.levers.push_back(std::move(sr));
+      }
+    }
+    c.sets.push_back(std::move(r));
+  }
+  c.predictive_note = SeedanceStack().predictive
+                          ? "Seedance's serving fleet follows the forecaster (it beat the reactive rule on held-out days)"
+                          : "the forecaster is off: it did not beat the reactive rule on held-out days; Seedance's "
+                            "serving fleet is resized by the same reactive rule as the standard stack's";
+  return c;
+}
+
+namespace {
+
+std::string Pct(double x) { return fmt::format("{:+.1f} %", 100.0 * x); }
+
+void RowText(std::ostringstream& os, const StackResult& r, const std::string& label) {
+  const auto& s = r.sum;
+  os << fmt::format("  {:<52} {:>10.0f} {:>9} {:>9.3f} {:>8.3f} {:>7.2f} {:>7.2f} % {:>6.1f} {:>5}/{:<5} {:>4}/{:<4} {:>8.0f} {:>8.0f}\n",
+                    label, s.total_usd, Pct(r.unit_cost_index - 1), s.UsdPerPflop(), s.UsdPerMtok(), s.UsdPerDevHour(),
+                    100.0 * s.serving_attainment, s.jct_mean_h, s.deadlines_met, s.deadlines, s.gold_violations,
+                    s.gold_checks, s.gpu_hours[kDevIdle], s.gpu_hours[kFree]);
+}
+
+}  // namespace
+
+std::string FleetWeekTable(const FleetWeekComparison& c) {
+  std::ostringstream os;
+  os << "The fleet week: every layer on one fleet and one clock (issue 30; docs/FLEET_WEEK.md)\n";
+  for (const SetResult& r : c.sets) {
+    os << "\n" << r.set.name << (r.set.held_out ? "" : " (tuning: not a headline)") << "\n";
+    os << fmt::format("  {:<52} {:>10} {:>9} {:>9} {:>8} {:>7} {:>9} {:>6} {:>11} {:>9} {:>8} {:>8}\n", "stack",
+                      "total $", "unit cost", "$/PFLOP", "$/Mtok", "$/devh", "SLO", "JCT h", "deadlines", "Gold viol",
+                      "dev idle", "free");
+    for (std::size_t i = 0; i < r.standard.size(); ++i) {
+      RowText(os, r.standard[i], r.standard[i].config.name + (static_cast<int>(i) == r.base ? " [base]" : ""));
+    }
+    RowText(os, r.seedance, "seedance (every layer)");
+    if (!r.levers.empty()) {
+      os << "  waterfall: each layer alone over the base, then all together\n";
+      double alone = 0;
+      for (const auto& l : r.levers) {
+        RowText(os, l, "+ " + l.lever);
+        alone += l.unit_cost_index - 1;
+      }
+      os << fmt::format("  sum of the layers alone {}, all together {}, interactions {}\n", Pct(alone),
+                        Pct(r.seedance.unit_cost_index - 1), Pct(r.seedance.unit_cost_index - 1 - alone));
+    }
+    os << fmt::format("  committed (owned / reserved) GPUs are {:.1f} % of the base's bill: paid in every stack\n",
+                      100.0 * r.committed_share);
+    os << fmt::format("  lower bound for the base's work on this fleet: ${:.0f}, {} against the base (no stack can save more)\n",
+                      r.bound_usd, Pct(r.bound_index - 1));
+    os << fmt::format("  slowest week: {:.1f} s CPU\n", r.max_cpu_seconds);
+  }
+  os << "\n" << c.predictive_note << "\n";
+  if (!c.sets.empty()) {
+    os << "assumptions:\n";
+    for (const auto& a : c.sets.front().assumptions) os << "  - " << a << "\n";
+  }
+  return os.str();
+}
+
+namespace {
+
+nlohmann::json RowJson(const StackResult& r) {
+  const auto& s = r.sum;
+  nlohmann::json j;
+  j["stack"] = r.config.name;
+  if (!r.lever.empty()) j["lever"] = r.lever;
+  j["config"] = {{"tenancy", r.config.tenancy == tenancy::TenancyMode::kSeedance ? "seedance" : "kueue-fair-sharing"},
+                 {"placement", r.config.placement},
+                 {"pool_choice", r.config.cost_aware ? "seedance-cost-aware" : "kueue-flavors+skypilot-any-of"},
+                 {"batching", r.config.batching},
+                 {"serving", r.config.serving_planner ? (r.config.predictive ? "planner-mix+forecast" : "planner-mix+reactive")
+                                                      : "single-type+reactive-hpa"}};
+  j["total_usd"] = s.total_usd;
+  j["committed_usd"] = s.committed_usd;
+  j["on_demand_usd"] = s.on_demand_usd;
+  j["spot_usd"] = s.spot_usd;
+  j["training_usd"] = s.training_usd;
+  j["serving_usd"] = s.serving_usd;
+  j["dev_usd"] = s.dev_usd;
+  j["unused_usd"] = s.overhead_usd;
+  j["training_pflop"] = s.training_pflop;
+  j["usd_per_pflop"] = s.UsdPerPflop();
+  j["serving_mtok_in_slo"] = s.serving_mtok_in_slo;
+  j["serving_mtok_demanded"] = s.serving_mtok_demanded;
+  j["usd_per_mtok_in_slo"] = s.UsdPerMtok();
+  j["dev_active_gpu_hours"] = s.dev_active_gpu_hours;
+  j["usd_per_dev_active_hour"] = s.UsdPerDevHour();
+  j["unit_cost_index"] = r.unit_cost_index;
+  j["unit_cost_change_pct"] = 100.0 * (r.unit_cost_index - 1);
+  j["serving_slo_attainment"] = s.serving_attainment;
+  j["serving_slo_attainment_by_deployment"] = s.serving_attainment_by_deployment;
+  j["jobs"] = s.jobs;
+  j["jobs_finished"] = s.jobs_finished;
+  j["jct_mean_h"] = s.jct_mean_h;
+  j["jct_p50_h"] = s.jct_p50_h;
+  j["jct_p90_h"] = s.jct_p90_h;
+  j["deadlines"] = s.deadlines;
+  j["deadlines_met"] = s.deadlines_met;
+  j["gold_guarantee_checks"] = s.gold_checks;
+  j["gold_guarantee_violations"] = s.gold_violations;
+  j["dev_sessions"] = s.dev_sessions;
+  j["dev_wait_p90_min"] = s.dev_wait_p90_min;
+  nlohmann::json gh;
+  for (int u = 0; u < kNumUses; ++u) gh[UseName(u)] = s.gpu_hours[static_cast<std::size_t>(u)];
+  j["gpu_hours"] = gh;
+  j["spot_preemptions"] = s.spot_preemptions;
+  j["admission_preemptions"] = s.admission_preemptions;
+  j["idle_reclaims"] = s.idle_reclaims;
+  j["nodes_booted"] = s.nodes_booted;
+  j["serving_controllers"] = s.serving_description;
+  nlohmann::json per_seed = nlohmann::json::array();
+  for (const auto& o : r.seeds) per_seed.push_back({{"total_usd", o.total_usd}, {"training_pflop", o.training_pflop},
+                                                    {"serving_mtok_in_slo", o.serving_mtok_in_slo},
+                                                    {"serving_slo_attainment", o.serving_attainment},
+                                                    {"gold_guarantee_violations", o.gold_violations}});
+  j["per_seed"] = per_seed;
+  return j;
+}
+
+nlohmann::json SetJson(const SetResult& r) {
+  nlohmann::json j;
+  j["name"] = r.set.name;
+  j["held_out"] = r.set.held_out;
+  j["fleet"] = r.set.fleet_file.empty() ? "data/fleets/fleet-week-" + r.set.shape + ".yaml" : r.set.fleet_file;
+  j["week"] = r.set.week + 1;
+  j["seeds"] = r.set.seeds;
+  j["standard"] = RowJson(r.standard[static_cast<std::size_t>(r.base)]);
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& s : r.standard) all.push_back(RowJson(s));
+  j["standard_rows"] = all;
+  j["seedance"] = RowJson(r.seedance);
+  nlohmann::json levers = nlohmann::json::array();
+  for (const auto& l : r.levers) levers.push_back(RowJson(l));
+  j["levers"] = levers;
+  j["committed_share_of_base_bill"] = r.committed_share;
+  j["lower_bound_usd"] = r.bound_usd;
+  j["lower_bound_change_pct"] = 100.0 * (r.bound_index - 1);
+  j["assumptions"] = r.assumptions;
+  return j;
+}
+
+}  // namespace
+
+std::string FleetWeekJson(const FleetWeekComparison& c) {
+  nlohmann::json j;
+  if (!c.sets.empty()) {
+    const nlohmann::json head = SetJson(c.sets.front());
+    j["headline_set"] = head["name"];
+    j["standard"] = head["standard"];
+    j["seedance"] = head["seedance"];
+    j["levers"] = head["levers"];
+    j["target_unit_cost_change_pct"] = -37.0;
+  }
+  nlohmann::json sets = nlohmann::json::array();
+  for (const auto& r : c.sets) sets.push_back(SetJson(r));
+  j["sets"] = sets;
+  j["predictive"] = c.predictive_note;
+  return j.dump();
+}
+
+namespace {
+
+// A horizontal bar chart of the waterfall: each layer alone, the sum, all together (percent change
+// of unit cost against the base; bars to the left are savings).
+std::string WaterfallSvg(const SetResult& r) {
+  struct Bar {
+    std::string label;
+    double pct;
+  };
+  std::vector<Bar> bars;
+  double alone = 0;
+  for (const auto& l : r.levers) {
+    bars.push_back({l.lever, 100.0 * (l.unit_cost_index - 1)});
+    alone += 100.0 * (l.unit_cost_index - 1);
+  }
+  bars.push_back({"sum of the layers alone", alone});
+  bars.push_back({"all together (seedance)", 100.0 * (r.seedance.unit_cost_index - 1)});
+  bars.push_back({"lower bound (perfect foresight)", 100.0 * (r.bound_index - 1)});
+  bars.push_back({"target of the source documents", -37.0});
+  double lo = -40, hi = 5;
+  for (const auto& b : bars) {
+    lo = std::min(lo, b.pct - 5);
+    hi = std::max(hi, b.pct + 5);
+  }
+  const int w = 760, row = 28, left = 300, right = 40, top = 20;
+  const int h = top + row * static_cast<int>(bars.size()) + 30;
+  auto x = [&](double v) { return left + (v - lo) / (hi - lo) * (w - left - right); };
+  std::ostringstream os;
+  os << fmt::format("<svg width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"unit cost waterfall\">", w, h, w, h);
+  os << fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#333\"/>", x(0), top - 5, x(0), h - 25);
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const double y = top + row * static_cast<double>(i);
+    const double x0 = x(std::min(0.0, bars[i].pct)), x1 = x(std::max(0.0, bars[i].pct));
+    const std::size_t from_end = bars.size() - i;
+    const char* color = from_end == 1 ? "#bab0ac" : from_end == 2 ? "#76b7b2" : from_end == 3 ? "#e15759" : from_end == 4 ? "#f28e2b" : "#4e79a7";
+    os << fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"end\">{}</text>", left - 8, y + 15,
+                      report::HtmlEscape(bars[i].label));
+    os << fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>", x0, y + 3,
+                      std::max(1.0, x1 - x0), row - 8, color);
+    os << fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{:+.1f} %</text>", x1 + 4, y + 15, bars[i].pct);
+  }
+  os << fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">unit cost against the standard stack (%)</text>",
+                    x(0), h - 8);
+  os << "</svg>";
+  return os.str();
+}
+
+std::string UseChart(const StackResult& r, const std::string& id) {
+  static const char* kColors[] = {"#4e79a7", "#59a14f", "#f28e2b", "#e15759", "#bab0ac", "#9c755f"};
+  std::vector<report::ChartSeries> series;
+  for (int u = 0; u < kNumUses; ++u) {
+    report::ChartSeries s;
+    s.name = UseName(u);
+    s.color = kColors[u];
+    for (std::size_t h = 0; h < r.sum.hourly.size(); ++h) {
+      s.points.push_back({static_cast<double>(h) / 24.0, r.sum.hourly[h][static_cast<std::size_t>(u)]});
+    }
+    series.push_back(std::move(s));
+  }
+  report::LineChartSpec spec;
+  spec.id = id;
+  spec.title = "GPUs by use, " + r.config.name + " (mean over the seeds)";
+  spec.x.label = "day of the week";
+  spec.y.label = "GPUs";
+  spec.y.min = 0;
+  return report::RenderLineChart(spec, series);
+}
+
+void RowHtml(std::ostringstream& os, const StackResult& r, const std::string& label, bool bold) {
+  const auto& s = r.sum;
+  os << "<tr" << (bold ? " style=\"font-weight:bold\"" : "") << "><td>" << report::HtmlEscape(label) << "</td>"
+     << fmt::format("<td>{:.0f}</td><td>{:+.1f} %</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.2f}</td><td>{:.2f} %</td>"
+                    "<td>{:.1f}</td><td>{}/{}</td><td>{}/{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td></tr>\n",
+                    s.total_usd, 100.0 * (r.unit_cost_index - 1), s.UsdPerPflop(), s.UsdPerMtok(), s.UsdPerDevHour(),
+                    100.0 * s.serving_attainment, s.jct_mean_h, s.deadlines_met, s.deadlines, s.gold_violations,
+                    s.gold_checks, s.gpu_hours[kDevIdle], s.gpu_hours[kFree], s.gpu_hours[kBooting]);
+}
+
+}  // namespace
+
+std::string FleetWeekHtml(const FleetWeekComparison& c) {
+  std::ostringstream os;
+  os << "<section id=\"fleet-week\"><h2>The fleet week: every layer on one fleet</h2>\n";
+  os << "<p>One week on one clock: training jobs of several tenants, two LLM serving deployments with a "
+        "diurnal load and notebooks with idle tails share owned, on-demand and spot pools. The standard stack "
+        "(Kueue with Fair Sharing, kube-scheduler's scoring, SkyPilot managed jobs, one GPU type per deployment "
+        "with vLLM at its tuned knobs and a reactive HPA, no idle reclaim) against Seedance's layers. Unit cost: "
+        "$ per PFLOP of training, per million tokens served within SLO and per notebook hour in use, weighted by "
+        "the base stack's output. " << report::HtmlEscape(c.predictive_note) << ".</p>\n";
+  int chart = 0;
+  for (const SetResult& r : c.sets) {
+    os << "<h3>" << report::HtmlEscape(r.set.name) << (r.set.held_out ? "" : " (tuning: not a headline)") << "</h3>\n";
+    os << "<table><tr><th>stack</th><th>total $</th><th>unit cost</th><th>$/PFLOP</th><th>$/M tokens in SLO</th>"
+          "<th>$/notebook hour</th><th>serving SLO</th><th>JCT h</th><th>deadlines met</th><th>Gold violations</th>"
+          "<th>idle notebook GPU-h</th><th>free GPU-h on held nodes</th><th>booting GPU-h</th></tr>\n";
+    for (std::size_t i = 0; i < r.standard.size(); ++i) {
+      RowHtml(os, r.standard[i], r.standard[i].config.name + (static_cast<int>(i) == r.base ? " (base)" : ""), false);
+    }
+    RowHtml(os, r.seedance, "seedance (every layer)", true);
+    for (const auto& l : r.levers) RowHtml(os, l, "base + " + l.lever, false);
+    os << "</table>\n";
+    if (!r.levers.empty()) os << "<h4>Unit cost waterfall</h4>\n" << WaterfallSvg(r) << "\n";
+    os << fmt::format("<p>Committed GPUs (owned at TCO, reserved) are {:.1f} % of the base's bill and are paid in every "
+                      "stack. Lower bound for the base's work on this fleet (fluid, perfect foresight, no cold starts): "
+                      "${:.0f}, {:+.1f} % against the base: no stack can save more. Slowest single week: {:.1f} s of CPU.</p>\n",
+                      100.0 * r.committed_share, r.bound_usd, 100.0 * (r.bound_index - 1), r.max_cpu_seconds);
+    if (&r == &c.sets.front()) {
+      os << UseChart(r.standard[static_cast<std::size_t>(r.base)], "fleet-week-use-" + std::to_string(chart++)) << "\n";
+      os << UseChart(r.seedance, "fleet-week-use-" + std::to_string(chart++)) << "\n";
+    }
+    os << "<ul>";
+    for (const auto& a : r.assumptions) os << "<li>" << report::HtmlEscape(a) << "</li>";
+    os << "</ul>\n";
+  }
+  os << "</section>\n";
+  return os.str();
+}
+
+}  // namespace seedance::fleet

@@ -1,0 +1,88 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "seedance/core/status.h"
+#include "seedance/fleet/engine.h"
+
+// `seedance cost-benchmark --workload fleet-week`: the standard stack (two kube-scheduler
+// scorings) against Seedance on sets of weeks, with a waterfall that switches each Seedance layer
+// on alone over the standard stack, then all together.
+namespace seedance::fleet {
+
+// One set of weeks: a fleet shape, a week and seeds, labelled held out or tuning.
+struct WeekSet {
+  std::string name;        // "held-out: week 2, seeds 5-9, fleet a"
+  bool held_out = true;
+  std::string shape = "a";
+  int week = 1;            // 0 = week 1, 1 = week 2
+  std::vector<std::uint64_t> seeds;
+  bool levers = false;     // run the waterfall's one-layer rows on this set
+  std::string fleet_file;  // "" = the shape's bundled file
+};
+
+// The default sets: the headline (fleet a, week 2, seeds 5-9, with the waterfall), fleet b
+// (week 2, seeds 5-9) and other seeds of week 1 (seeds 5-9); `with_tuning` adds the tuning set
+// (fleet a, week 1, seeds 0-4, with the waterfall). `fleet_file` non-empty: one set on that fleet
+// (week 2, seeds 5-9, with the waterfall) instead of fleet b.
+std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file);
+
+// One stack over a set: each seed's outcome and their sum (money, work, GPU-hours added; SLO
+// shares from the summed counts; JCT and waits as means over the seeds).
+struct StackResult {
+  StackConfig config;
+  std::string lever;       // the waterfall's lever name ("" for the standard and Seedance rows)
+  std::vector<FleetWeekOutcome> seeds;
+  FleetWeekOutcome sum;
+  // Unit cost against the set's base (the cheaper standard row): sum over training, serving and
+  // notebooks of this stack's $ per unit x the base's units, over the base's $. 1 = the same.
+  double unit_cost_index = 1;
+};
+
+struct SetResult {
+  WeekSet set;
+  std::vector<StackResult> standard;   // least-allocated, most-allocated
+  int base = 0;                         // index into standard: the cheaper one
+  StackResult seedance;
+  std::vector<StackResult> levers;      // one layer on over the base, in waterfall order
+  std::vector<std::string> assumptions;
+  double committed_share = 0;           // committed $ / base $: a floor no stack can cut in a week
+  double bound_usd = 0;                 // FleetWeekLowerBoundUsd for the base's work, summed over seeds
+  double bound_index = 1;               // bound_usd / base $
+  double max_cpu_seconds = 0;           // the slowest single week
+};
+
+struct FleetWeekComparison {
+  std::vector<SetResult> sets;          // the first held-out set is the headline
+  std::string predictive_note;          // whether the forecaster beat the reactive one, held out
+};
+
+struct FleetWeekRunOptions {
+  std::string data_dir;
+  std::string cache_dir;
+  std::vector<WeekSet> sets;
+};
+
+// The waterfall's levers in order, each a change to a StackConfig.
+struct Lever {
+  std::string name;
+  std::function<void(StackConfig*)> apply;
+};
+const std::vector<Lever>& WaterfallLevers();
+
+// Runs every set. `progress` gets one line per week run (may be empty).
+Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& options,
+                                                   const std::function<void(const std::string&)>& progress);
+
+// Unit cost index of `x` against `base` (see StackResult).
+double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base);
+
+// Text table, results.json's `fleet_week` object and the report's HTML section.
+std::string FleetWeekTable(const FleetWeekComparison& c);
+std::string FleetWeekJson(const FleetWeekComparison& c);   // a JSON object
+std::string FleetWeekHtml(const FleetWeekComparison& c);   // a <section>
+
+}  // namespace seedance::fleet

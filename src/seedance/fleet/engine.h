@@ -1,0 +1,92 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "seedance/core/status.h"
+#include "seedance/fleet/scenario.h"
+#include "seedance/tenancy/admission.h"
+
+// The fleet week's engine: one clock (60 s steps) over one fleet. Training jobs and notebooks are
+// admitted by tenancy's Admitter, given a pool (GPU type and owned / on-demand / spot) by the
+// stack's pool rule and a node by sched's placement policy; serving replicas are sized by the
+// deployment's controller and placed the same way; a cluster autoscaler boots on-demand and spot
+// nodes for pods that fit nowhere (cold start) and removes nodes empty for the scale-down delay;
+// spot nodes are taken back when the pool's availability series drops. Everything is billed per
+// second of a node held; committed pools (owned, reserved) for the whole week.
+namespace seedance::fleet {
+
+// One stack: a setting of every layer. The standard stack is what a platform team runs today,
+// each part at its best stated settings; Seedance switches its layers on one by one.
+struct StackConfig {
+  std::string name;
+  // Tenancy: Kueue with borrowing and Fair Sharing (kFairSharing), or Seedance's admission
+  // (kSeedance: tier guarantees, reclaim, compensation and idle reclaim of idle allocations).
+  tenancy::TenancyMode tenancy = tenancy::TenancyMode::kFairSharing;
+  // Placement of every pod on a node of its pool: kube-scheduler NodeResourcesFit
+  // "least-allocated" (the default) or "most-allocated" (bin packing), or Seedance's "seedance".
+  std::string placement = "least-allocated";
+  // Pool and GPU type of a training job: false = Kueue's flavor order (owned / reserved first)
+  // then SkyPilot managed jobs' any_of (cheapest $ per step among launchable spot and on-demand
+  // candidates, failover down the list); true = Seedance's cost-aware choice (spot priced by its
+  // observed preemption rate, deadlines and the submitter's estimate decide spot vs on-demand).
+  bool cost_aware = false;
+  // Serving: the batching engine of every replica ("vllm" at its tuned knobs, or "seedance")...
+  std::string batching = "vllm";
+  // ... and the fleet of replicas: false = one GPU type (the cheapest single type for the tuning
+  // week's peak) with a reactive HPA; true = the planner's GPU mix resized by the forecaster
+  // (`predictive`) or, with predictive off, by the same reactive rule.
+  bool serving_planner = false;
+  bool predictive = true;
+};
+
+// The standard stack with kube-scheduler's `placement` strategy; Seedance with every layer on.
+StackConfig StandardStack(const std::string& placement);
+StackConfig SeedanceStack();
+
+// GPU-hours by use, in this order, over the week (and per hour in `hourly`).
+enum Use : int { kTraining = 0, kServing, kDevActive, kDevIdle, kFree, kBooting, kNumUses };
+const char* UseName(int use);
+
+struct FleetWeekOutcome {
+  std::string stack;
+  // The bill.
+  double total_usd = 0;
+  double committed_usd = 0, on_demand_usd = 0, spot_usd = 0;
+  // The bill split by what it bought: each pod's GPU-seconds at its pool's price, and what no pod
+  // used (free GPUs of held nodes, booting nodes, idle committed GPUs) shared pro rata.
+  double training_usd = 0, serving_usd = 0, dev_usd = 0;
+  double overhead_usd = 0;  // of the above: the part no pod used, before it was shared out
+  // Useful work.
+  double training_pflop = 0;         // model FLOPs of the steps done (work lost to preemption excluded)
+  double serving_mtok_in_slo = 0;    // million tokens served within both SLOs
+  double serving_mtok_demanded = 0;
+  std::vector<double> serving_mtok_in_slo_by_deployment;
+  double dev_active_gpu_hours = 0;   // notebook hours in use
+  double UsdPerPflop() const { return training_pflop > 0 ? training_usd / training_pflop : 0; }
+  double UsdPerMtok() const { return serving_mtok_in_slo > 0 ? serving_usd / serving_mtok_in_slo : 0; }
+  double UsdPerDevHour() const { return dev_active_gpu_hours > 0 ? dev_usd / dev_active_gpu_hours : 0; }
+  // SLOs.
+  double serving_attainment = 0;     // tokens within SLO / tokens demanded
+  std::vector<double> serving_attainment_by_deployment;
+  int jobs = 0, jobs_finished = 0;
+  double jct_mean_h = 0, jct_p50_h = 0, jct_p90_h = 0;   // of the jobs finished within the week
+  int deadlines = 0, deadlines_met = 0;                  // jobs with a deadline within the week
+  int gold_checks = 0, gold_violations = 0;              // Gold arrivals within the guaranteed quota / not admitted within one cycle
+  int dev_sessions = 0;
+  double dev_wait_p90_min = 0;
+  // What happened.
+  std::array<double, kNumUses> gpu_hours{};
+  int spot_preemptions = 0, admission_preemptions = 0, idle_reclaims = 0;
+  int nodes_booted = 0;
+  std::vector<std::array<double, kNumUses>> hourly;      // mean GPUs by use per hour
+  std::string serving_description;                       // the controllers, one line
+  double cpu_seconds = 0;                                // not in JSON (not deterministic)
+};
+
+// Runs one stack on the scenario. Deterministic for (scenario, stack).
+Result<FleetWeekOutcome> RunFleetWeek(const FleetWeekScenario& scenario, const StackConfig& stack);
+
+}  // namespace seedance::fleet

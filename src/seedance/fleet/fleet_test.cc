@@ -1,0 +1,199 @@
+// The fleet week (issue 30): scenario, engine invariants, no look-ahead, each lever changes
+// decisions, the lower bound, the held-out split.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "seedance/fleet/bound.h"
+#include "seedance/fleet/comparison.h"
+#include "seedance/fleet/engine.h"
+#include "seedance/fleet/scenario.h"
+
+namespace seedance::fleet {
+namespace {
+
+std::string Data() { return SEEDANCE_TEST_DATA_DIR; }
+
+// Profiles are measured once for the whole test binary (a cache in the build tree).
+const FleetWeekScenario& Base() {
+  static const FleetWeekScenario s = [] {
+    FleetWeekOptions o;
+    o.data_dir = Data();
+    o.cache_dir = SEEDANCE_TEST_CACHE_DIR;
+    o.shape = "a";
+    o.week = 0;
+    o.seed = 0;
+    auto r = BuildFleetWeek(o);
+    EXPECT_TRUE(r.has_value()) << (r.has_value() ? "" : r.error().message());
+    return r.has_value() ? *r : FleetWeekScenario{};
+  }();
+  return s;
+}
+
+FleetWeekScenario Other(const std::string& shape, int week, std::uint64_t seed) {
+  FleetWeekOptions o;
+  o.data_dir = Data();
+  o.cache_dir = SEEDANCE_TEST_CACHE_DIR;
+  o.shape = shape;
+  o.week = week;
+  o.seed = seed;
+  o.profiles_from = shape == "a" ? &Base() : nullptr;
+  auto r = BuildFleetWeek(o);
+  EXPECT_TRUE(r.has_value()) << (r.has_value() ? "" : r.error().message());
+  return r.has_value() ? *r : FleetWeekScenario{};
+}
+
+TEST(FleetWeekScenarioTest, EveryKindOfWorkAndTheHeldOutWeekDiffers) {
+  const FleetWeekScenario& s = Base();
+  ASSERT_FALSE(s.jobs.empty());
+  int llm = 0, philly = 0, deadlines = 0, gangs = 0;
+  for (const auto& j : s.jobs) {
+    llm += j.kind == "llm-finetune";
+    philly += j.kind == "philly";
+    deadlines += std::isfinite(j.deadline_s);
+    gangs += j.gpus > 1;
+    EXPECT_GT(j.pflop_per_step, 0);
+    EXPECT_GE(j.arrival_s, 0);
+    EXPECT_LT(j.arrival_s, kWeekS);
+  }
+  EXPECT_GT(llm, 300);
+  EXPECT_GT(philly, 50);
+  EXPECT_GT(deadlines, 50);
+  EXPECT_GT(gangs, 50);
+  EXPECT_GT(s.dev.size(), 100u);
+  ASSERT_EQ(s.serving.size(), 2u);
+  for (const auto& d : s.serving) {
+    EXPECT_EQ(d.demand.rps.size(), static_cast<std::size_t>(kWeekS / kStepS));
+    EXPECT_GT(d.tuning_peak_rps, d.spec.mean_rate_rps);
+  }
+  const FleetWeekScenario w2 = Other("a", 1, 5);
+  ASSERT_FALSE(w2.jobs.empty());
+  EXPECT_NE(w2.jobs.front().arrival_s, s.jobs.front().arrival_s);
+  EXPECT_NE(w2.serving[0].demand.rps[100], s.serving[0].demand.rps[100]);
+  // The held-out week's standard stack is sized from the tuning week, never from its own peak.
+  EXPECT_EQ(w2.serving[0].tuning_peak_rps, Other("a", 0, 5).serving[0].tuning_peak_rps);
+}
+
+TEST(FleetWeekScenarioTest, UnknownShapeIsAnError) {
+  FleetWeekOptions o;
+  o.data_dir = Data();
+  o.shape = "z";
+  auto r = BuildFleetWeek(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.error().message().find("fleet shape 'z'"), std::string::npos);
+}
+
+TEST(FleetWeekEngineTest, TheBillIsSplitWithoutLossAndDeterministic) {
+  for (const StackConfig& stack : {StandardStack("least-allocated"), SeedanceStack()}) {
+    auto a = RunFleetWeek(Base(), stack);
+    ASSERT_TRUE(a.has_value()) << a.error().message();
+    auto b = RunFleetWeek(Base(), stack);
+    ASSERT_TRUE(b.has_value());
+    EXPECT_EQ(a->total_usd, b->total_usd) << stack.name;
+    EXPECT_EQ(a->training_pflop, b->training_pflop) << stack.name;
+    EXPECT_NEAR(a->training_usd + a->serving_usd + a->dev_usd, a->total_usd, 1e-6 * a->total_usd) << stack.name;
+    EXPECT_NEAR(a->committed_usd + a->on_demand_usd + a->spot_usd, a->total_usd, 1e-6 * a->total_usd) << stack.name;
+    EXPECT_GT(a->training_pflop, 0);
+    EXPECT_GT(a->serving_mtok_in_slo, 0);
+    EXPECT_GT(a->dev_active_gpu_hours, 0);
+    EXPECT_GT(a->jobs_finished, a->jobs / 2) << stack.name;
+    EXPECT_EQ(a->hourly.size(), 168u);
+  }
+}
+
+TEST(FleetWeekEngineTest, SeedanceKeepsGoldGuaranteesAndTheServingSlo) {
+  auto std_run = RunFleetWeek(Base(), StandardStack("least-allocated"));
+  auto sd = RunFleetWeek(Base(), SeedanceStack());
+  ASSERT_TRUE(std_run.has_value() && sd.has_value());
+  EXPECT_GT(sd->gold_checks, 0);
+  EXPECT_EQ(sd->gold_violations, 0);
+  EXPECT_GE(sd->serving_attainment, 0.99);
+  EXPECT_GT(sd->idle_reclaims, 0);
+  EXPECT_EQ(std_run->idle_reclaims, 0);  // the standard stack has no idle reclaim
+}
+
+// A mechanism that changes no decision does not count: each layer alone changes the week.
+TEST(FleetWeekEngineTest, EveryLeverChangesTheOutcome) {
+  auto base = RunFleetWeek(Base(), StandardStack("least-allocated"));
+  ASSERT_TRUE(base.has_value());
+  for (const Lever& lever : WaterfallLevers()) {
+    StackConfig c = StandardStack("least-allocated");
+    lever.apply(&c);
+    auto r = RunFleetWeek(Base(), c);
+    ASSERT_TRUE(r.has_value()) << lever.name;
+    const bool differs = r->total_usd != base->total_usd || r->training_pflop != base->training_pflop ||
+                         r->serving_mtok_in_slo != base->serving_mtok_in_slo;
+    EXPECT_TRUE(differs) << lever.name;
+  }
+}
+
+// No oracle: removing every arrival after day 3 changes nothing the stacks did before it.
+TEST(FleetWeekEngineTest, NoLookAhead) {
+  FleetWeekScenario cut = Base();
+  const double t = 3 * 86400.0;
+  std::erase_if(cut.jobs, [&](const TrainingJob& j) { return j.arrival_s >= t; });
+  std::erase_if(cut.dev, [&](const DevPod& d) { return d.arrival_s >= t; });
+  for (auto& d : cut.serving) {
+    for (std::size_t k = static_cast<std::size_t>(t / kStepS); k < d.demand.rps.size(); ++k) d.demand.rps[k] *= 3;
+  }
+  for (const StackConfig& stack : {StandardStack("most-allocated"), SeedanceStack()}) {
+    auto a = RunFleetWeek(Base(), stack);
+    auto b = RunFleetWeek(cut, stack);
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    for (std::size_t h = 0; h < 72; ++h) {
+      for (std::size_t u = 0; u < kNumUses; ++u) {
+        ASSERT_EQ(a->hourly[h][u], b->hourly[h][u]) << stack.name << " hour " << h << " use " << UseName(static_cast<int>(u));
+      }
+    }
+  }
+}
+
+TEST(FleetWeekBoundTest, NoStackPaysLessThanTheBoundForItsOwnWork) {
+  for (const StackConfig& stack : {StandardStack("least-allocated"), StandardStack("most-allocated"), SeedanceStack()}) {
+    auto r = RunFleetWeek(Base(), stack);
+    ASSERT_TRUE(r.has_value());
+    auto b = FleetWeekLowerBoundUsd(Base(), *r);
+    ASSERT_TRUE(b.has_value()) << b.error().message();
+    EXPECT_LE(*b, r->total_usd) << stack.name;
+    EXPECT_GE(*b, r->committed_usd) << stack.name;
+  }
+}
+
+// The headline is held out: week 2 and seeds 5-9; the tuning week and seeds only beside it.
+TEST(FleetWeekSplitTest, TheHeadlineSetIsHeldOut) {
+  const auto sets = DefaultWeekSets(/*with_tuning=*/true, "");
+  ASSERT_GE(sets.size(), 4u);
+  EXPECT_TRUE(sets.front().held_out);
+  EXPECT_EQ(sets.front().week, 1);
+  EXPECT_TRUE(sets.front().levers);
+  for (auto s : sets.front().seeds) EXPECT_GE(s, 5u);
+  bool second_shape = false;
+  for (const auto& s : sets) {
+    second_shape = second_shape || s.shape == "b";
+    if (!s.held_out) {
+      EXPECT_EQ(s.week, 0);
+      for (auto seed : s.seeds) EXPECT_LT(seed, 5u);
+    } else {
+      for (auto seed : s.seeds) EXPECT_GE(seed, 5u);
+    }
+  }
+  EXPECT_TRUE(second_shape);
+  EXPECT_EQ(DefaultWeekSets(false, "")[0].name, sets[0].name);
+  for (const auto& s : DefaultWeekSets(false, "")) EXPECT_TRUE(s.held_out);
+}
+
+TEST(FleetWeekComparisonTest, UnitCostIndexWeighsByTheBasesWork) {
+  FleetWeekOutcome base, x;
+  base.training_usd = 100;
+  base.training_pflop = 10;
+  base.serving_usd = 50;
+  base.serving_mtok_in_slo = 5;
+  x = base;
+  EXPECT_DOUBLE_EQ(UnitCostIndex(x, base), 1.0);
+  x.training_pflop = 20;  // twice the work for the same money: training costs half per PFLOP
+  EXPECT_DOUBLE_EQ(UnitCostIndex(x, base), (50.0 + 50.0) / 150.0);
+}
+
+}  // namespace
+}  // namespace seedance::fleet

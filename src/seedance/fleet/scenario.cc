@@ -1,0 +1,257 @@
+#include "seedance/fleet/scenario.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "seedance/core/csv.h"
+#include "seedance/core/rng.h"
+#include "seedance/cost/price_table.h"
+#include "seedance/gpu/catalog.h"
+#include "seedance/sim/fleet_file.h"
+#include "seedance/sim/workloads.h"
+
+namespace seedance::fleet {
+namespace {
+
+// Tenants (one cohort, resource "gpu"): the llm-finetune generator's tenants, the Philly batch
+// tenant and the dev notebooks. Nominal quotas sum to 96 GPUs: the owned base plus what the
+// platform lets tenants hold in the cloud at once.
+struct TenantDef {
+  const char* name;
+  tenancy::Tier tier;
+  double nominal;
+};
+constexpr TenantDef kTenants[] = {
+    {"search", tenancy::Tier::kGold, 24},    {"ads", tenancy::Tier::kSilver, 16},
+    {"research", tenancy::Tier::kSilver, 24}, {"philly", tenancy::Tier::kBronze, 16},
+    {"dev", tenancy::Tier::kBronze, 16},
+};
+
+int TenantIndex(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kTenants); ++i) {
+    if (name == kTenants[i].name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+const gpu::GpuFacts& Facts(const std::string& type) {
+  return gpu::GpuAt(*gpu::ParseGpuName(type, gpu::NameMatch::kCanonical));
+}
+
+// A Philly-era job's speed on `type` relative to a V100: the slower of its dense FP16 compute
+// (at the llm-finetune generator's MFU rule: 0.35 above 500 TFLOPS, else 0.40) and its memory
+// bandwidth, each against a V100 (125 TFLOPS at 0.40, 900 GB/s).
+double SpeedVsV100(const std::string& type) {
+  const gpu::GpuFacts& g = Facts(type);
+  const gpu::GpuFacts& v = Facts("V100");
+  const double mfu = g.fp16_tflops > 500 ? 0.35 : 0.40;
+  const double compute = g.fp16_tflops * mfu / (v.fp16_tflops * 0.40);
+  const double memory = g.memory_gb_s / v.memory_gb_s;
+  return std::min(compute, memory);
+}
+
+Status AddLlmJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* next_id, int* dropped) {
+  // 400 fine-tunes over the week (the generator's diurnal pulse, 30 % with deadlines); week 2 is
+  // another draw of the same generator.
+  const std::uint64_t seed = 0xf1ee7000ULL + o.seed * 2 + static_cast<std::uint64_t>(o.week);
+  const sim::Workload w = sim::GenerateLlmFinetune(400, kWeekS, seed);
+  for (const sim::JobSpec& j : w.jobs) {
+    TrainingJob t;
+    t.id = (*next_id)++;
+    t.name = j.job_type;
+    t.kind = "llm-finetune";
+    t.tenant = TenantIndex(j.tenant);
+    if (t.tenant < 0) return InternalError("llm-finetune tenant '" + j.tenant + "' has no fleet-week tenant");
+    t.arrival_s = j.arrival_s;
+    t.gpus = j.gpus;
+    bool any = false;
+    for (const std::string& type : s->fleet.gpu_types) {
+      const int k = w.TypeIndex(type);
+      const double v = k >= 0 ? j.steps_per_s[static_cast<std::size_t>(k)] : 0.0;
+      t.steps_per_s.push_back(v);
+      any = any || v > 0;
+    }
+    if (!any) {
+      ++*dropped;
+      continue;
+    }
+    t.total_steps = j.total_steps;
+    t.user_estimate_steps = j.user_estimate_steps;
+    SEEDANCE_ASSIGN_OR_RETURN(const double flops, sim::LlmFinetuneFlopsPerStep(j.job_type));
+    t.pflop_per_step = flops / 1e15;
+    t.deadline_s = j.deadline_s;
+    t.checkpoint_s = 600;
+    s->jobs.push_back(std::move(t));
+  }
+  return Status::Ok();
+}
+
+Status AddPhillyJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* next_id) {
+  // The Philly VC stream (data/gavel/msr_philly_vc_jobs_seed0.csv, 125 days): the week starting
+  // on day 14 (week 1) or day 21 (week 2), one job in 8 kept (seeded), gangs of 1, 2, 4 or 8
+  // GPUs; work = the trace's estimated run time on V100s.
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable csv, CsvTable::ReadFile(o.data_dir + "/gavel/msr_philly_vc_jobs_seed0.csv"));
+  SEEDANCE_ASSIGN_OR_RETURN(const std::size_t c_vc, csv.ColumnIndex("vc"));
+  SEEDANCE_ASSIGN_OR_RETURN(const std::size_t c_gpus, csv.ColumnIndex("num_gpus"));
+  SEEDANCE_ASSIGN_OR_RETURN(const std::size_t c_at, csv.ColumnIndex("arrival_time_s"));
+  SEEDANCE_ASSIGN_OR_RETURN(const std::size_t c_dur, csv.ColumnIndex("est_duration_on_v100_s"));
+  const double start = (14.0 + 7.0 * o.week) * 86400.0;
+  Rng rng(0x9411117ULL + o.seed * 2 + static_cast<std::uint64_t>(o.week));
+  std::vector<double> speed;
+  for (const std::string& type : s->fleet.gpu_types) speed.push_back(SpeedVsV100(type));
+  const double v100_pflops = Facts("V100").fp16_tflops * 0.40 / 1000.0;  // PFLOP/s at 40 % MFU
+  const int tenant = TenantIndex("philly");
+  for (const auto& row : csv.rows()) {
+    SEEDANCE_ASSIGN_OR_RETURN(const double at, csv.Double(row, c_at));
+    if (at < start || at >= start + kWeekS) continue;
+    if (!rng.Bernoulli(1.0 / 8.0)) continue;
+    SEEDANCE_ASSIGN_OR_RETURN(const std::int64_t gpus, csv.Int(row, c_gpus));
+    if (gpus != 1 && gpus != 2 && gpus != 4 && gpus != 8) continue;
+    SEEDANCE_ASSIGN_OR_RETURN(const double dur, csv.Double(row, c_dur));
+    TrainingJob t;
+    t.id = (*next_id)++;
+    t.name = "philly-" + std::string(csv.Str(row, c_vc));
+    t.kind = "philly";
+    t.tenant = tenant;
+    t.arrival_s = at - start;
+    t.gpus = static_cast<int>(gpus);
+    // A step = one second of the gang on V100s.
+    for (double v : speed) t.steps_per_s.push_back(v);
+    t.total_steps = std::max(60.0, dur);
+    t.pflop_per_step = static_cast<double>(gpus) * v100_pflops;
+    t.checkpoint_s = 600;
+    s->jobs.push_back(std::move(t));
+  }
+  return Status::Ok();
+}
+
+void AddDevPods(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* next_id) {
+  // Notebooks: 30 sessions per weekday (5 on weekend days) starting uniformly in 08:00-18:00 of
+  // the weekly shape's clock, one GPU: L4 60 %, A10G 20 %, A100-80G 20 % (the nearest type the
+  // fleet has: the first of L4, A10G, A100-80G, A100 it lists); active U(1, 4) h, then held idle
+  // Exp(mean 6 h), capped at 64 h (a notebook left open over a weekend), until its user closes it.
+  Rng rng(0xde7000ULL + o.seed * 2 + static_cast<std::uint64_t>(o.week));
+  auto type_of = [&](std::vector<const char*> prefs) {
+    for (const char* p : prefs) {
+      for (std::size_t k = 0; k < s->fleet.gpu_types.size(); ++k) {
+        if (s->fleet.gpu_types[k] == p) return static_cast<int>(k);
+      }
+    }
+    return 0;
+  };
+  const int tenant = TenantIndex("dev");
+  for (int day = 0; day < 7; ++day) {
+    const int n = day < 5 ? 30 : 5;
+    for (int i = 0; i < n; ++i) {
+      DevPod d;
+      d.id = (*next_id)++;
+      d.tenant = tenant;
+      d.arrival_s = day * 86400.0 + 8 * 3600.0 + rng.UniformDouble() * 10 * 3600.0;
+      const double u = rng.UniformDouble();
+      d.type = u < 0.6 ? type_of({"L4", "A10G", "A100-80G", "A100"})
+                       : u < 0.8 ? type_of({"A10G", "L4", "A100-80G", "A100"})
+                                 : type_of({"A100-80G", "A100", "H100"});
+      d.active_s = 3600.0 * (1.0 + 3.0 * rng.UniformDouble());
+      d.idle_tail_s = std::min(64 * 3600.0, rng.Exponential(1.0 / (6 * 3600.0)));
+      s->dev.push_back(d);
+    }
+  }
+  std::sort(s->dev.begin(), s->dev.end(),
+            [](const DevPod& a, const DevPod& b) { return std::tie(a.arrival_s, a.id) < std::tie(b.arrival_s, b.id); });
+}
+
+}  // namespace
+
+std::string FleetFileOf(const std::string& data_dir, const std::string& shape) {
+  return data_dir + "/fleets/fleet-week-" + shape + ".yaml";
+}
+
+Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
+  if (o.fleet_file.empty() && o.shape != "a" && o.shape != "b") {
+    return InvalidArgumentError("fleet shape '" + o.shape + "': known shapes are a (tuning) and b (held out)");
+  }
+  if (o.week != 0 && o.week != 1) return InvalidArgumentError("week must be 1 or 2");
+  FleetWeekScenario s;
+  s.options = o;
+  s.name = "fleet-week " + o.shape + " week " + std::to_string(o.week + 1) + " seed " + std::to_string(o.seed);
+  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetFile file,
+                            sim::LoadFleetFile(o.fleet_file.empty() ? FleetFileOf(o.data_dir, o.shape) : o.fleet_file));
+  std::vector<std::string> types;
+  for (const auto& g : file.gpus) types.push_back(g.type);
+  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(o.data_dir + "/prices/gpu_prices.csv"));
+  SEEDANCE_ASSIGN_OR_RETURN(s.fleet, sim::BuildFleetSpec(file, types, prices));
+
+  for (const TenantDef& t : kTenants) {
+    tenancy::TenantConfig c;
+    c.name = t.name;
+    c.cohort = "fleet";
+    c.tier = t.tier;
+    c.quota.push_back({"gpu", t.nominal, std::nullopt, std::nullopt});
+    s.tenancy.tenants.push_back(c);
+  }
+  s.tenancy.cycle_s = kStepS;
+
+  std::int64_t next_id = 1;
+  int dropped = 0;
+  SEEDANCE_RETURN_IF_ERROR(AddLlmJobs(o, &s, &next_id, &dropped));
+  SEEDANCE_RETURN_IF_ERROR(AddPhillyJobs(o, &s, &next_id));
+  std::sort(s.jobs.begin(), s.jobs.end(), [](const TrainingJob& a, const TrainingJob& b) {
+    return std::tie(a.arrival_s, a.id) < std::tie(b.arrival_s, b.id);
+  });
+  AddDevPods(o, &s, &next_id);
+
+  // Serving: two Gold deployments on the bundled Azure traces, stretched over the week by the
+  // hour-of-week shape of a public multi-day trace (serving.h).
+  SEEDANCE_ASSIGN_OR_RETURN(WeeklyShape shape, LoadWeeklyShape(o.data_dir + "/fleet_week/weekly_shape.csv"));
+  std::vector<std::string> serving_gpus;
+  for (const std::string& t : types) {
+    if (t == "L4" || t == "A10G" || t == "A100-80G" || t == "H100") serving_gpus.push_back(t);
+  }
+  const struct {
+    const char* name;
+    const char* model;
+    const char* trace;
+    double rps;
+  } kDeployments[] = {{"chat", "llama-2-7b", "conv", 24.0}, {"code", "llama-2-7b", "code", 6.0}};
+  for (const auto& d : kDeployments) {
+    ServingDeployment sd;
+    sd.spec.name = d.name;
+    sd.spec.model = d.model;
+    sd.spec.trace = d.trace;
+    sd.spec.mean_rate_rps = d.rps;
+    sd.spec.gpus = serving_gpus;
+    sd.tenant = "search";
+    SEEDANCE_ASSIGN_OR_RETURN(sd.demand, BuildDemand(sd.spec, shape, o.data_dir, o.week, o.seed));
+    SEEDANCE_ASSIGN_OR_RETURN(Demand tuning, BuildDemand(sd.spec, shape, o.data_dir, 0, o.seed));
+    sd.tuning_peak_rps = tuning.rps.empty() ? 0 : *std::max_element(tuning.rps.begin(), tuning.rps.end());
+    const FleetWeekScenario* from = o.profiles_from;
+    if (from != nullptr && from->serving.size() == std::size(kDeployments) &&
+        from->serving[s.serving.size()].spec.gpus == sd.spec.gpus) {
+      sd.vllm = from->serving[s.serving.size()].vllm;
+      sd.seedance = from->serving[s.serving.size()].seedance;
+    } else {
+      SEEDANCE_ASSIGN_OR_RETURN(sd.vllm, ProfileServing(sd.spec, "vllm", o.data_dir, o.cache_dir, nullptr));
+      SEEDANCE_ASSIGN_OR_RETURN(sd.seedance, ProfileServing(sd.spec, "seedance", o.data_dir, o.cache_dir, nullptr));
+    }
+    s.serving.push_back(std::move(sd));
+  }
+
+  s.assumptions = {
+      "fleet: " + file.name + " (" + (o.fleet_file.empty() ? "data/fleets/fleet-week-" + o.shape + ".yaml" : o.fleet_file) +
+          "); nodes of 8 GPUs of one type; owned GPUs at the TCO model's price, billed all week in every stack",
+      "training: 400 llm-finetune jobs (the generator's diurnal pulse, 30 % with deadlines; " +
+          std::to_string(dropped) +
+          " that fit no fleet type dropped) + one in 8 Philly VC jobs of the trace's week starting on day " +
+          std::to_string(14 + 7 * o.week) + " (gangs of 1-8 GPUs)",
+      "Philly speeds: min(FP16 x MFU, memory bandwidth) against a V100; PFLOP = V100-seconds x 125 TFLOPS x 40 % MFU",
+      "dev: 30 notebook sessions per weekday, 5 per weekend day, 1 GPU, active U(1,4) h then idle Exp(6 h) capped at 64 h",
+      "serving: chat (llama-2-7b, Azure conv, 24 req/s mean) and code (llama-2-7b, Azure code, 6 req/s mean), "
+      "hour-of-week shape from " + shape.source,
+      "tenants: search (Gold, 24 GPUs), ads (Silver, 16), research (Silver, 24), philly (Bronze, 16), dev (Bronze, 16): one cohort",
+      "clock: 60 s steps; checkpoints every 600 s for every training job in every stack",
+  };
+  return s;
+}
+
+}  // namespace seedance::fleet

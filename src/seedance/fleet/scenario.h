@@ -1,0 +1,90 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "seedance/core/status.h"
+#include "seedance/fleet/serving.h"
+#include "seedance/sim/fleet.h"
+#include "seedance/tenancy/tiers.h"
+
+// The fleet week (issue 30): one fleet, one clock, a week of every kind of work. This file builds
+// the scenario (what happens); engine.h runs a stack of policies on it (what each stack decides).
+namespace seedance::fleet {
+
+inline constexpr int kGpusPerNode = 8;       // every node of the fleet week: 8 GPUs of one type
+inline constexpr double kStepS = 60;         // the clock's step (admission, serving, autoscaling)
+inline constexpr double kWeekS = 7 * 86400.0;
+
+// One training job: a gang of `gpus` GPUs of one type on one node. `total_steps` is the truth only
+// the engine reads; policies see the submission (GPUs, speeds, deadline, the user's estimate).
+struct TrainingJob {
+  std::int64_t id = 0;
+  std::string name;            // job type, e.g. "full-7b" or "philly-vc0e4a51"
+  std::string kind;            // "llm-finetune" | "philly"
+  int tenant = 0;              // index into FleetWeekScenario::tenancy.tenants
+  double arrival_s = 0;
+  int gpus = 1;
+  std::vector<double> steps_per_s;  // per fleet GPU type; 0 = cannot run there
+  double total_steps = 0;
+  double user_estimate_steps = 0;   // 0 = none
+  double pflop_per_step = 0;        // model FLOPs of one step, PFLOP (useful work)
+  double deadline_s = std::numeric_limits<double>::infinity();  // absolute
+  double checkpoint_s = 1800;
+};
+
+// A dev / notebook pod: one GPU of `type`, used for `active_s`, then held idle for `idle_tail_s`
+// until its user closes it (the idle tail idle reclaim targets).
+struct DevPod {
+  std::int64_t id = 0;
+  int tenant = 0;
+  double arrival_s = 0;
+  int type = 0;
+  double active_s = 0;
+  double idle_tail_s = 0;
+};
+
+struct ServingDeployment {
+  DeploymentSpec spec;
+  std::string tenant;         // Gold; deployments are not queued (they run outside Kueue)
+  Demand demand;              // the week's true demand; controllers see only its past
+  double tuning_peak_rps = 0; // the tuning week's peak (week 0 demand of the same seed): sizes the standard stack
+  ServingProfile vllm;        // one replica per GPU type under vLLM at its tuned knobs
+  ServingProfile seedance;    // ... under Seedance's batching
+};
+
+struct FleetWeekScenario;
+
+struct FleetWeekOptions {
+  std::string data_dir;       // bundled data (core DataDir())
+  std::string shape = "a";    // fleet shape: a (tuning) | b (held out)
+  int week = 0;               // 0 = week 1 (tuning) | 1 = week 2 (held out)
+  std::uint64_t seed = 0;     // 0-4 tuning, 5-9 held out
+  std::string cache_dir;      // serving capacity profiles ("" = no cache)
+  std::string fleet_file;     // "" = the shape's bundled file (FleetFileOf); else the user's fleet
+  // Serving profiles measured for an earlier scenario of the same data and fleet types: reused
+  // instead of measured again (they depend on neither the week nor the seed).
+  const FleetWeekScenario* profiles_from = nullptr;
+};
+
+struct FleetWeekScenario {
+  FleetWeekOptions options;
+  std::string name;           // "fleet-week a w1 s0"
+  sim::FleetSpec fleet;       // types and pools (owned / reserved first, then on-demand, spot)
+  tenancy::TenancyConfig tenancy;  // tenants with "gpu" quotas in one cohort
+  std::vector<TrainingJob> jobs;   // by (arrival_s, id)
+  std::vector<DevPod> dev;         // by (arrival_s, id)
+  std::vector<ServingDeployment> serving;
+  double horizon_s = kWeekS;
+  std::vector<std::string> assumptions;  // one line each, printed beside the figures
+};
+
+// The fleet file of a shape: data/fleets/fleet-week-<shape>.yaml.
+std::string FleetFileOf(const std::string& data_dir, const std::string& shape);
+
+// Builds the week. Errors: kInvalidArgument for an unknown shape, week or a bad bundled file.
+Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& options);
+
+}  // namespace seedance::fleet

@@ -1,0 +1,302 @@
+#include "seedance/fleet/serving.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace seedance::fleet {
+namespace {
+
+const std::string kData = SEEDANCE_TEST_DATA_DIR;
+
+std::string TempDir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("seedance_serving_test_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::string WriteFile(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A hand-made profile: two types, two buckets. Type 0 ("L4") serves bucket 0 at 2 req/s and
+// bucket 1 at 0.5 req/s; type 1 ("H100") 8 and 8. Shares 0.5 / 0.5.
+ServingProfile TwoTypes() {
+  ServingProfile p;
+  p.policy = "vllm";
+  p.gpus = {"L4", "H100"};
+  p.tp = {1, 1};
+  p.bucket_share = {0.5, 0.5};
+  p.bucket_names = {"short", "long"};
+  p.bucket_rps = {{2.0, 0.5}, {8.0, 8.0}};
+  p.replica_rps = {1 / (0.5 / 2.0 + 0.5 / 0.5), 8.0};  // 0.8, 8
+  p.tokens_per_request = 1000;
+  return p;
+}
+const std::vector<double> kPrices = {0.8, 10.0};  // L4 cheaper per req/s: 1 $/req/s vs 1.25
+
+ServingProfile OneType(double replica_rps) {
+  ServingProfile p;
+  p.policy = "vllm";
+  p.gpus = {"A100-80G"};
+  p.tp = {1};
+  p.bucket_share = {1.0};
+  p.bucket_names = {"all"};
+  p.bucket_rps = {{replica_rps}};
+  p.replica_rps = {replica_rps};
+  p.tokens_per_request = 500;
+  return p;
+}
+
+TEST(WeeklyShapeTest, BundledShapeLoads) {
+  auto s = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
+  ASSERT_TRUE(s.has_value()) << s.error().message();
+  ASSERT_EQ(s->hourly.size(), 168u);
+  double sum = 0;
+  for (double f : s->hourly) sum += f;
+  EXPECT_NEAR(sum / 168, 1.0, 1e-4);
+  // A research cluster's week: weekday hours above the weekend's (Sat 00:00 = hour 120).
+  double weekday = 0, weekend = 0;
+  for (int h = 0; h < 120; ++h) weekday += s->hourly[static_cast<std::size_t>(h)] / 120;
+  for (int h = 120; h < 168; ++h) weekend += s->hourly[static_cast<std::size_t>(h)] / 48;
+  EXPECT_GT(weekday, weekend);
+}
+
+TEST(WeeklyShapeTest, ErrorsNameFileLineAndField) {
+  const std::string dir = TempDir("shape");
+  std::string rows = "hour_of_week,factor\n";
+  for (int h = 0; h < 168; ++h) rows += std::to_string(h) + ",1\n";
+  ASSERT_TRUE(LoadWeeklyShape(WriteFile(dir, "ok.csv", rows)).has_value());
+
+  std::string bad = rows;
+  bad.replace(bad.find("\n5,1\n"), 5, "\n5,x\n");
+  auto e = LoadWeeklyShape(WriteFile(dir, "bad.csv", bad));
+  ASSERT_FALSE(e.has_value());
+  EXPECT_NE(e.error().message().find("bad.csv:7"), std::string::npos) << e.error().message();
+  EXPECT_NE(e.error().message().find("factor"), std::string::npos) << e.error().message();
+
+  std::string order = rows;
+  order.replace(order.find("\n5,1\n"), 5, "\n9,1\n");
+  e = LoadWeeklyShape(WriteFile(dir, "order.csv", order));
+  ASSERT_FALSE(e.has_value());
+  EXPECT_NE(e.error().message().find("hour_of_week"), std::string::npos) << e.error().message();
+
+  e = LoadWeeklyShape(WriteFile(dir, "short.csv", "hour_of_week,factor\n0,1\n"));
+  ASSERT_FALSE(e.has_value());
+  EXPECT_NE(e.error().message().find("168"), std::string::npos) << e.error().message();
+
+  std::string mean = rows;
+  mean.replace(mean.find("\n5,1\n"), 5, "\n5,3\n");
+  e = LoadWeeklyShape(WriteFile(dir, "mean.csv", mean));
+  ASSERT_FALSE(e.has_value());
+  EXPECT_NE(e.error().message().find("mean 1"), std::string::npos) << e.error().message();
+
+  e = LoadWeeklyShape(WriteFile(dir, "col.csv", "hour,factor\n"));
+  ASSERT_FALSE(e.has_value());
+  EXPECT_NE(e.error().message().find("hour_of_week"), std::string::npos) << e.error().message();
+}
+
+TEST(DemandTest, DeterministicMeanNearTheRateAndWeeksDiffer) {
+  auto shape = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
+  ASSERT_TRUE(shape.has_value());
+  DeploymentSpec d;
+  d.name = "chat";
+  d.mean_rate_rps = 4;
+  auto a = BuildDemand(d, *shape, kData, 0, 1);
+  auto b = BuildDemand(d, *shape, kData, 0, 1);
+  auto c = BuildDemand(d, *shape, kData, 1, 1);
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  ASSERT_TRUE(c.has_value());
+  ASSERT_EQ(a->rps.size(), 7u * 1440);
+  EXPECT_EQ(a->rps, b->rps);
+  EXPECT_NE(a->rps, c->rps);
+  EXPECT_NEAR(a->Mean(), 4.0, 0.2);
+  EXPECT_NEAR(c->Mean(), 4.0, 0.2);
+  EXPECT_GT(a->Peak(), 2 * a->Mean());  // the hour-of-week shape and the minute bursts
+  EXPECT_GT(a->tokens_per_request, 100);
+  // The hour-of-week shape: hour means follow the factors.
+  double hour0 = 0;
+  for (std::size_t k = 0; k < 60; ++k) hour0 += a->rps[k] / 60;
+  EXPECT_NEAR(hour0 / (4 * shape->hourly[0]), 1.0, 0.35);
+  auto two = BuildDemand(d, *shape, kData, 0, 1, 2);
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(two->rps.size(), 2u * 1440);
+  d.mean_rate_rps = 0;
+  EXPECT_FALSE(BuildDemand(d, *shape, kData, 0, 1).has_value());
+  d.mean_rate_rps = 1;
+  d.trace = "arena";
+  EXPECT_FALSE(BuildDemand(d, *shape, kData, 0, 1).has_value());
+}
+
+TEST(MixTest, CheapestMixNeverDearerThanTheBestSingleType) {
+  const ServingProfile p = TwoTypes();
+  for (double rps : {0.3, 1.0, 2.5, 7.0, 19.0, 40.0}) {
+    auto m = CheapestMix(p, rps, kPrices);
+    ASSERT_TRUE(m.has_value()) << m.error().message();
+    const double mix_usd = m->replicas[0] * kPrices[0] + m->replicas[1] * kPrices[1];
+    double best = 1e18;
+    for (std::size_t g = 0; g < 2; ++g) best = std::min(best, std::ceil(rps / p.replica_rps[g] - 1e-9) * kPrices[g]);
+    EXPECT_LE(mix_usd, best + 1e-9) << rps;
+    EXPECT_GE(MaxServedRps(p, *m), rps - 1e-6) << rps;  // and it serves the rate
+    EXPECT_DOUBLE_EQ(ServedShare(p, *m, rps), 1.0);
+  }
+  // L4 for the short bucket, H100 for the long one beats both single types at 19 req/s.
+  auto m = CheapestMix(p, 19.0, kPrices);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_GT(m->replicas[0], 0);
+  EXPECT_GT(m->replicas[1], 0);
+  EXPECT_EQ(CheapestMix(p, 0, kPrices)->replicas, (std::vector<int>{0, 0}));
+  EXPECT_FALSE(CheapestMix(p, 1, {1.0}).has_value());
+}
+
+TEST(MixTest, ServedShareOneWhenCapacitySufficesLessWhenNot) {
+  const ServingProfile p = TwoTypes();
+  EXPECT_DOUBLE_EQ(ServedShare(p, ServingMix{{5, 0}}, 4.0), 1.0);  // 5 x 0.8
+  EXPECT_NEAR(ServedShare(p, ServingMix{{5, 0}}, 8.0), 0.5, 1e-9);
+  EXPECT_DOUBLE_EQ(ServedShare(p, ServingMix{{0, 0}}, 1.0), 0.0);
+  EXPECT_DOUBLE_EQ(ServedShare(p, ServingMix{{0, 0}}, 0.0), 1.0);
+  // Mixed: 1 L4 + 1 H100. The L4 is best on short requests (2 req/s), the H100 serves 8 req/s of
+  // either: a = 2 + 8 = 10 req/s (5 short: 2 on the L4, 3 on the H100; 5 long on the H100).
+  const double lp = MaxServedRps(p, ServingMix{{1, 1}});
+  EXPECT_NEAR(lp, 10.0, 1e-6);
+  EXPECT_DOUBLE_EQ(ServedShare(p, ServingMix{{1, 1}}, 10.0 - 1e-6), 1.0);
+  EXPECT_NEAR(ServedShare(p, ServingMix{{1, 1}}, 20.0), 0.5, 1e-6);
+}
+
+// A hand-made step demand: 1 req/s for 20 minutes, 10 req/s for 20, then 1 again.
+Demand StepDemand() {
+  Demand d;
+  d.step_s = 60;
+  for (int k = 0; k < 60; ++k) d.rps.push_back(k >= 20 && k < 40 ? 10.0 : 1.0);
+  return d;
+}
+
+TEST(ControllerTest, ReactiveFollowsHpaSemantics) {
+  const ServingProfile p = OneType(1.0);
+  ServingPolicy pol;  // reactive, one type, target 0.5, window 300 s
+  pol.target_utilization = 0.5;
+  ServingController c(p, pol, {1.0}, 10.0, 60, 120);
+  const Demand d = StepDemand();
+  // desired = ceil(rate_now / (1 x 0.5)), rate_now = the last observed step.
+  EXPECT_EQ(c.Desired(5, d.rps).replicas[0], 2);
+  EXPECT_EQ(c.Desired(20, d.rps).replicas[0], 2);   // step 20 not observed yet
+  EXPECT_EQ(c.Desired(21, d.rps).replicas[0], 20);  // scale up at once
+  EXPECT_EQ(c.Desired(40, d.rps).replicas[0], 20);
+  // Scale down only after the 300 s window: the max recommendation of steps 35..40 holds.
+  for (std::size_t k = 41; k <= 45; ++k) EXPECT_EQ(c.Desired(k, d.rps).replicas[0], 20) << k;
+  EXPECT_EQ(c.Desired(46, d.rps).replicas[0], 2);
+  // min replicas and maxReplicas = ceil(2 x peak / (rps x u)) = 40.
+  pol.min_replicas = 3;
+  ServingController c3(p, pol, {1.0}, 10.0, 60, 120);
+  EXPECT_EQ(c3.Desired(5, d.rps).replicas[0], 3);
+  std::vector<double> huge(10, 1000.0);
+  EXPECT_EQ(c3.Desired(10, huge).replicas[0], 40);
+
+  // Evaluation: a 120 s cold start (2 steps): replicas asked at step 21 serve from 23; steps 20..22
+  // see 2 replicas for 10 req/s (20 %), booting replicas are billed.
+  pol.min_replicas = 1;
+  ServingController ce(p, pol, {1.0}, 10.0, 60, 120);
+  auto ev = EvaluateController(p, ce, d, {1.0}, 120, {}, true);
+  ASSERT_TRUE(ev.has_value()) << ev.error().message();
+  EXPECT_EQ(ev->ready[0][0], 20);   // no past: sized for the peak, warm
+  EXPECT_EQ(ev->ready[10][0], 2);
+  EXPECT_EQ(ev->ready[21][0], 2);
+  EXPECT_EQ(ev->ready[23][0], 20);
+  const double offered = 40 * 1 + 20 * 10;
+  const double lost = 3 * (10 - 2);  // steps 20, 21, 22
+  EXPECT_NEAR(ev->served_share, (offered - lost) / offered, 1e-9);
+  EXPECT_GT(ev->usd, 0);
+  EXPECT_NEAR(ev->gpu_hours[0], ev->usd, 1e-9);  // 1 $/GPU-hour
+}
+
+TEST(ControllerTest, NoLookAhead) {
+  auto shape = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
+  ASSERT_TRUE(shape.has_value());
+  DeploymentSpec spec;
+  spec.name = "chat";
+  spec.mean_rate_rps = 3;
+  auto d = BuildDemand(spec, *shape, kData, 0, 3, 3);
+  ASSERT_TRUE(d.has_value());
+  const ServingProfile p = TwoTypes();
+  for (const char* scaler : {"reactive", "predictive"}) {
+    for (bool mix : {false, true}) {
+      ServingPolicy pol;
+      pol.autoscaler = scaler;
+      pol.mix = mix;
+      ServingController a(p, pol, kPrices, d->Peak(), 60, 180), b(p, pol, kPrices, d->Peak(), 60, 180);
+      for (std::size_t k : {std::size_t{10}, std::size_t{1500}, std::size_t{2000}, std::size_t{3000}}) {
+        std::vector<double> future = d->rps;
+        for (std::size_t j = k; j < future.size(); ++j) future[j] = 100 * future[j] + 50;  // rewrite the future
+        EXPECT_EQ(a.Desired(k, d->rps).replicas, b.Desired(k, future).replicas) << scaler << " mix " << mix << " k " << k;
+      }
+    }
+  }
+}
+
+TEST(ControllerTest, PredictiveForecastsYesterdaysRampAhead) {
+  // Two days of a daily ramp: 1 req/s, 10 req/s from 08:00. Day 2's ramp is forecast from day 1.
+  Demand d;
+  for (int k = 0; k < 2 * 1440; ++k) d.rps.push_back((k % 1440) >= 480 && (k % 1440) < 1200 ? 10.0 : 1.0);
+  const ServingProfile p = OneType(1.0);
+  ServingPolicy pol;
+  pol.target_utilization = 0.9;
+  ServingPolicy pred = pol;
+  pred.autoscaler = "predictive";
+  pred.headroom = 1.0;
+  ServingController r(p, pol, {1.0}, 10, 60, 300), f(p, pred, {1.0}, 10, 60, 300);
+  // Day 2, 07:56: the reactive one still sees 1 req/s; the predictive one provisions for 08:01.
+  const std::size_t k = 1440 + 476;
+  EXPECT_EQ(r.Desired(k, d.rps).replicas[0], 2);
+  EXPECT_GE(f.Desired(k, d.rps).replicas[0], 10);
+  auto er = EvaluateController(p, r, d, {1.0}, 300);
+  auto ef = EvaluateController(p, f, d, {1.0}, 300);
+  ASSERT_TRUE(er.has_value() && ef.has_value());
+  EXPECT_GT(ef->served_share, er->served_share);
+}
+
+TEST(ProfileTest, MeasuresCapacitiesAndCaches) {
+  const std::string cache = TempDir("profile");
+  DeploymentSpec d;
+  d.name = "chat";
+  d.gpus = {"A100-80G", "H100"};
+  planner::ProbeOptions probe;  // the smallest setting that still measures
+  probe.requests = 60;
+  probe.min_probe_s = 20;
+  probe.max_requests = 1500;
+  probe.bisect_steps = 3;
+  auto cold = ProfileServing(d, "vllm", kData, cache, nullptr, probe);
+  ASSERT_TRUE(cold.has_value()) << cold.error().message();
+  ASSERT_EQ(cold->gpus.size(), 2u);
+  EXPECT_EQ(cold->tp, (std::vector<int>{1, 1}));
+  EXPECT_GT(cold->replica_rps[0], 0);
+  EXPECT_GT(cold->replica_rps[1], cold->replica_rps[0]);  // the H100 serves more than the A100
+  double share = 0;
+  for (double s : cold->bucket_share) share += s;
+  EXPECT_NEAR(share, 1.0, 1e-9);
+  auto warm = ProfileServing(d, "vllm", kData, cache, nullptr, probe);
+  ASSERT_TRUE(warm.has_value());
+  EXPECT_EQ(warm->replica_rps, cold->replica_rps);
+  EXPECT_LT(warm->profile_seconds, cold->profile_seconds);
+  std::cout << "profile A100-80G / H100 (llama-2-7b conv, vllm, small probes): " << cold->replica_rps[0] << " / "
+            << cold->replica_rps[1] << " req/s per replica; cold " << cold->profile_seconds << " s, warm "
+            << warm->profile_seconds << " s\n";
+
+  DeploymentSpec bad = d;
+  bad.gpus = {"V100X"};
+  auto e = ProfileServing(bad, "vllm", kData, "", nullptr, probe);
+  ASSERT_FALSE(e.has_value());
+  EXPECT_NE(e.error().message().find("V100X"), std::string::npos);
+  EXPECT_FALSE(ProfileServing(d, "triton", kData, "", nullptr, probe).has_value());
+}
+
+}  // namespace
+}  // namespace seedance::fleet
