@@ -35,7 +35,7 @@
 #include "seedance/report/scenario_report.h"
 #include "seedance/report/seed_split_report.h"
 #include "seedance/report/tenancy_report.h"
-#include "seedance/sim/config.h"
+#include "seedance/config/seedance_config.h"
 #include "seedance/sim/fleet_file.h"
 #include "seedance/fleet/comparison.h"
 #include "seedance/sim/scenarios.h"
@@ -387,7 +387,7 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   if (!frontier.has_value()) return ReportError(frontier.error());
   spec.frontier_time_values = *frontier;
   if (!o.config.empty()) {
-    auto cfg = sim::LoadSimConfig(o.config);
+    auto cfg = config::LoadSimConfig(o.config);
     if (!cfg.has_value()) return ReportError(cfg.error());
     spec.config = *cfg;
   }

@@ -13,10 +13,10 @@
 
 #include "commands.h"
 #include "common.h"
+#include "seedance/config/seedance_config.h"
 #include "seedance/core/clock.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/ledger/ledger.h"
-#include "seedance/sim/config.h"
 #include "seedance/slurm/controller.h"
 #include "seedance/slurm/standby.h"
 
@@ -49,7 +49,7 @@ std::string Stamp(double unix_s) {
 }
 
 int Run(const SlurmFlags& f) {
-  auto cfg = sim::LoadSimConfig(f.config);
+  auto cfg = config::LoadSimConfig(f.config);
   if (!cfg.has_value()) return ReportError(cfg.error());
   slurm::ControllerConfig cc;
   cc.slurm = cfg->slurm;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "seedance/config/seedance_config.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/sim/engine.h"
 #include "seedance/sim/policies/seedance_cost_policy.h"
@@ -283,7 +284,7 @@ struct Priced {
 };
 
 Result<Priced> Price(const sim::Workload& w, const sim::FleetSpec& fleet, std::uint64_t seed) {
-  sim::SimConfig config;
+  config::SimConfig config;
   sim::SeedanceCostPolicy policy(config.cost_aware);
   sim::SimOptions opt;
   opt.round_s = 360;

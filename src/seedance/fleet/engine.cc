@@ -12,9 +12,9 @@
 #include "seedance/core/rng.h"
 #include "seedance/sched/placement_policy.h"
 #include "seedance/sched/victims.h"
-#include "seedance/sim/tenancy_replay.h"
 #include "seedance/tenancy/fairness.h"
 #include "seedance/tenancy/quota.h"
+#include "seedance/tenancy/tiers.h"
 
 namespace seedance::fleet {
 
@@ -879,7 +879,7 @@ Result<FleetWeekOutcome> Engine::Run() {
       w.id = r.job->id;
       w.tenant = r.job->tenant;
       w.tier = s_.tenancy.tenants[static_cast<std::size_t>(w.tenant)].tier;
-      w.priority = sim::TierPriority(w.tier);
+      w.priority = tenancy::TierPriority(w.tier);
       w.creation_s = r.job->arrival_s;
       w.request = {tenancy::ToQuantity(r.job->gpus)};
       if (static_cast<int>(w.tier) == gold) {
@@ -896,7 +896,7 @@ Result<FleetWeekOutcome> Engine::Run() {
       w.id = d.dev->id;
       w.tenant = d.dev->tenant;
       w.tier = s_.tenancy.tenants[static_cast<std::size_t>(w.tenant)].tier;
-      w.priority = sim::TierPriority(w.tier);
+      w.priority = tenancy::TierPriority(w.tier);
       w.creation_s = d.dev->arrival_s;
       w.request = {tenancy::ToQuantity(1)};
       admitter_->Submit(w);

@@ -1,4 +1,5 @@
-// /v1/workloads over HTTP (in-process server on an ephemeral port) and the online Kueue runner.
+// /v1/workloads over HTTP (in-process server on an ephemeral port). The online Kueue runner
+// (`seedance bench kueue --online`) lives above the server and is tested in apps/cli/kueue_online_test.cc.
 // The contract tests (TEST_P) run on the SQLite ledger here and, compiled as
 // server_admission_pg_test (SEEDANCE_PG_CONTRACT), on a shared PostgreSQL admission log against
 // the real server pg_test.sh starts, with the replicas' fencing.
@@ -16,7 +17,6 @@
 
 #include "seedance/core/testing/require_peer.h"
 #include "seedance/server/app.h"
-#include "seedance/server/kueue_online.h"
 #ifdef SEEDANCE_HAVE_POSTGRESQL
 #include "seedance/ledger/testing/pg_database.h"
 #endif
@@ -250,34 +250,6 @@ TEST_F(AdmissionServiceTest, BadInputNamesTheFieldAndChangesNothing) {
   EXPECT_EQ(json::parse(stats->body)["known"], 0) << stats->body;
   auto not_json = cli.Post("/v1/workloads", "{", "application/json");
   EXPECT_EQ(not_json->status, 400);
-}
-
-TEST_F(AdmissionServiceTest, KueueScenarioOnlineAdmitsAndFinishesEveryWorkload) {
-  sim::KueueScenarioSpec spec;
-  spec.cohorts = 1;
-  spec.queues_per_cohort = 3;
-  spec.classes = {{"small", 30, 100, 1, 200, 50}, {"large", 6, 1200, 20, 1000, 200}};
-  ServerConfig config = ServerConfig::Defaults();
-  config.admission_mode = "kueue";
-  config.tenancy.tenants = sim::KueueTenants(spec);
-  StartWith(config);
-  KueueOnlineOptions options;
-  options.port = port();
-  options.speedup = 20;
-  auto r = RunKueueOnline(spec, options);
-  ASSERT_TRUE(r.has_value()) << r.error().ToString();
-  ASSERT_EQ(r->classes.size(), 2u);
-  EXPECT_EQ(r->classes[0].count, 90);
-  EXPECT_EQ(r->classes[1].count, 18);
-  EXPECT_GE(r->admissions, 108);
-  EXPECT_EQ(r->admissions, 108 + r->preemptions);
-  EXPECT_GT(r->usage_pct, 0);
-  EXPECT_LE(r->usage_pct, 500);
-  // The last creation is at 7.2 scenario seconds (0.36 s of wall at 20x).
-  EXPECT_GT(r->wall_s, 0.36);
-  json j = KueueOnlineJson(options, *r);
-  EXPECT_EQ(j["mode"], "online");
-  EXPECT_EQ(j["published"]["admissions"], 15000);
 }
 
 // Issue 26: every decision is in the ledger before the answer; a restarted server has the same

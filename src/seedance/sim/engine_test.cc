@@ -7,7 +7,6 @@
 #include <cmath>
 #include <string>
 
-#include "seedance/sim/config.h"
 #include "seedance/sim/gavel_protocol.h"
 #include "seedance/sim/lower_bound.h"
 #include "seedance/sim/policies/gavel_policies.h"
@@ -87,7 +86,7 @@ FleetSpec SlowAndFastFleet(Workload* w) {
 // and the given warm-up and cooldown.
 SimResult RunOneSpotJob(const std::vector<int>& series, double warmup_s, double cooldown_s) {
   Workload w = OneV100Job(4 * 3600);
-  CostAwareConfig c;
+  config::CostAwareConfig c;
   c.autoscale = AutoscaleMode::kReactive;
   c.spot_patience = 0;
   c.warmup_window_s = warmup_s;
@@ -153,7 +152,7 @@ TEST(Engine, SpotInterruptionLosesWorkSinceTheLastCheckpoint) {
   std::vector<int> series(12, 1);
   series.resize(24, 0);
   FleetSpec f = OnDemandAndSpot(series, 300);
-  CostAwareConfig c;
+  config::CostAwareConfig c;
   c.spot_patience = 0;
   c.autoscale = AutoscaleMode::kReactive;
   SeedanceCostPolicy pol(c);
@@ -211,46 +210,6 @@ TEST(GavelFaithful, Rate2MatchesPublishedTable) {
   ASSERT_TRUE(las.has_value());
   EXPECT_NEAR(las->avg_jct_hours, 16.95, 0.10 * 16.95);
   EXPECT_LT(las->avg_jct_hours, fifo->avg_jct_hours);
-}
-
-TEST(Config, ParsesSeedKeysAndRejectsBadOnes) {
-  auto ok = ParseSimConfig("c.yaml",
-                           "scheduler:\n  cost_aware:\n    enabled: true\n    spot_fallback: false\n"
-                           "    max_price_ratio: 0.5\n    warmup_window: 2m\n  autoscaling:\n    mode: predictive\n");
-  ASSERT_TRUE(ok.has_value()) << ok.error().ToString();
-  EXPECT_FALSE(ok->cost_aware.spot_fallback);
-  EXPECT_DOUBLE_EQ(ok->cost_aware.max_price_ratio, 0.5);
-  EXPECT_DOUBLE_EQ(ok->cost_aware.warmup_window_s, 120);
-  EXPECT_EQ(ok->cost_aware.autoscale, AutoscaleMode::kPredictive);
-  // One file serves every driver: seedance server's section is a known key here.
-  auto baselines = ParseSimConfig("c.yaml", "scheduler:\n  baselines:\n    checkpoint_interval: 1h\n");
-  ASSERT_TRUE(baselines.has_value()) << baselines.error().ToString();
-  EXPECT_DOUBLE_EQ(baselines->baseline_checkpoint_interval_s, 3600);
-  auto shared = ParseSimConfig("c.yaml", "server:\n  admission_mode: kueue\nscheduler:\n  autoscaling:\n    mode: reactive\n");
-  ASSERT_TRUE(shared.has_value()) << shared.error().ToString();
-  struct Bad {
-    const char* text;
-    const char* expect;
-  } bad[] = {
-      {"scheduler:\n  cost_awre: {}\n", "c.yaml:2: key 'scheduler.cost_awre': unknown key"},
-      {"scheduler:\n  cost_aware:\n    max_price_ratio: 0\n", "max_price_ratio': 0 is out of range (0, 1]"},
-      {"scheduler:\n  cost_aware:\n    max_price_ratio: 1.01\n", "out of range (0, 1]"},
-      {"scheduler:\n  cost_aware:\n    warmup_window: -1s\n", "c.yaml:3: key 'scheduler.cost_aware.warmup_window': -1s is out of range"},
-      {"scheduler:\n  cost_aware:\n    warmup_window: 300\n",
-       "c.yaml:3: key 'scheduler.cost_aware.warmup_window': '300': a number needs a unit (write e.g. 120ms, 2s, 3m"},
-      {"scheduler:\n  checkpoint:\n    restart: 60\n", "c.yaml:3: key 'scheduler.checkpoint.restart': '60': a number needs a unit"},
-      {"scheduler:\n  cost_aware:\n    enabled: maybe\n", "expected true or false"},
-      {"scheduler:\n  autoscaling:\n    mode: magic\n", "(allowed: reactive, predictive)"},
-      {"scheduler: [1, 2\n", "c.yaml:"},
-      {"scheduler:\n  baselines:\n    checkpoint_interval: 0\n",
-       "c.yaml:3: key 'scheduler.baselines.checkpoint_interval': 0 is out of range"},
-      {"scheduler:\n  baselines:\n    patience: 1\n", "key 'scheduler.baselines.patience': unknown key"},
-  };
-  for (const auto& b : bad) {
-    auto r = ParseSimConfig("c.yaml", b.text);
-    ASSERT_FALSE(r.has_value()) << b.text;
-    EXPECT_NE(r.error().message().find(b.expect), std::string::npos) << r.error().message();
-  }
 }
 
 TEST(LowerBound, NeverAbovePolicyCosts) {
@@ -409,46 +368,11 @@ TEST(EventQueue, OrdersByTimeThenPriorityThenSequence) {
 
 namespace seedance::sim {
 namespace {
-// The documented example config parses and spells out the defaults.
-TEST(Config, ExampleFileIsValidAndMatchesTheDefaults) {
-  auto c = LoadSimConfig(kData + "/../examples/seedance-config.yaml");
-  ASSERT_TRUE(c.has_value()) << c.error().ToString();
-  SimConfig d;
-  EXPECT_EQ(c->cost_aware.enabled, d.cost_aware.enabled);
-  EXPECT_EQ(c->cost_aware.spot_fallback, d.cost_aware.spot_fallback);
-  EXPECT_DOUBLE_EQ(c->cost_aware.max_price_ratio, d.cost_aware.max_price_ratio);
-  EXPECT_DOUBLE_EQ(c->cost_aware.warmup_window_s, d.cost_aware.warmup_window_s);
-  EXPECT_DOUBLE_EQ(c->cost_aware.min_speed_ratio, d.cost_aware.min_speed_ratio);
-  EXPECT_DOUBLE_EQ(c->cost_aware.spot_patience, d.cost_aware.spot_patience);
-  EXPECT_DOUBLE_EQ(c->cost_aware.max_spot_wait_s, d.cost_aware.max_spot_wait_s);
-  EXPECT_DOUBLE_EQ(c->cost_aware.migrate_min_restarts, d.cost_aware.migrate_min_restarts);
-  EXPECT_DOUBLE_EQ(c->cost_aware.spot_return_cooldown_s, d.cost_aware.spot_return_cooldown_s);
-  EXPECT_DOUBLE_EQ(c->cost_aware.time_value_per_hour, d.cost_aware.time_value_per_hour);
-  EXPECT_DOUBLE_EQ(c->cost_aware.overflow_speed_ratio, d.cost_aware.overflow_speed_ratio);
-  EXPECT_DOUBLE_EQ(c->cost_aware.max_step_price_ratio, d.cost_aware.max_step_price_ratio);
-  EXPECT_EQ(c->cost_aware.migrate_after_queue, d.cost_aware.migrate_after_queue);
-  EXPECT_DOUBLE_EQ(c->cost_aware.spot_mtbf_prior_s, d.cost_aware.spot_mtbf_prior_s);
-  EXPECT_EQ(c->cost_aware.autoscale, d.cost_aware.autoscale);
-  EXPECT_DOUBLE_EQ(c->cold_start_s, d.cold_start_s);
-  EXPECT_DOUBLE_EQ(c->scale_down_delay_s, d.scale_down_delay_s);
-  EXPECT_DOUBLE_EQ(c->checkpoint_cost_s, d.checkpoint_cost_s);
-  EXPECT_DOUBLE_EQ(c->restart_s, d.restart_s);
-  // The operating point at Gavel-LAS's JCT used in docs/BENCHMARKS.md.
-  auto las = LoadSimConfig(kData + "/../examples/seedance-at-las-jct.yaml");
-  ASSERT_TRUE(las.has_value()) << las.error().ToString();
-  EXPECT_EQ(las->cost_aware.spot_patience, 0.0);
-  EXPECT_EQ(las->cost_aware.time_value_per_hour, 6.0);
-}
-}  // namespace
-}  // namespace seedance::sim
-
-namespace seedance::sim {
-namespace {
 // S3.1 warmup_window: a job placed on on-demand is not moved to spot before its warm-up ends.
 TEST(SeedancePolicy, WarmupWindowDelaysTheMoveToSpot) {
   std::vector<int> series(200, 1);
   series[0] = 0;  // no spot in the first round: the job starts on on-demand
-  const double cooldown = CostAwareConfig{}.spot_return_cooldown_s;
+  const double cooldown = config::CostAwareConfig{}.spot_return_cooldown_s;
   EXPECT_GT(RunOneSpotJob(series, 0, cooldown).cost_by_pool_usd[1], 0.0);  // moves to spot once it has room
   EXPECT_EQ(RunOneSpotJob(series, 10 * 3600.0, cooldown).cost_by_pool_usd[1], 0.0);  // still warming up at the end
 }
@@ -459,7 +383,7 @@ TEST(SeedancePolicy, SpotReturnCooldownStopsFlapping) {
   std::vector<int> series(200, 1);
   for (int k : {3, 4, 12, 13}) series[static_cast<std::size_t>(k)] = 0;  // two outages
   SimResult flap = RunOneSpotJob(series, 0, 0);
-  SimResult stay = RunOneSpotJob(series, 0, CostAwareConfig{}.spot_return_cooldown_s);
+  SimResult stay = RunOneSpotJob(series, 0, config::CostAwareConfig{}.spot_return_cooldown_s);
   EXPECT_EQ(flap.spot_interruptions, 2);  // back on spot after the first outage, hit again
   EXPECT_EQ(stay.spot_interruptions, 1);
   EXPECT_GT(stay.cost_by_pool_usd[0], flap.cost_by_pool_usd[0]);  // it stayed on on-demand
@@ -471,7 +395,7 @@ TEST(SeedancePolicy, TimeValueTradesCostForJct) {
   Workload w;
   FleetSpec f = SlowAndFastFleet(&w);
   auto run = [&](double value) {
-    CostAwareConfig c;
+    config::CostAwareConfig c;
     c.min_speed_ratio = 0.1;
     c.time_value_per_hour = value;
     SeedanceCostPolicy pol(c);
@@ -497,7 +421,7 @@ TEST(SeedancePolicy, MaxStepPriceRatioQueuesForTheCheapType) {
   FleetSpec f = SlowAndFastFleet(&w);
   w.jobs.push_back(Job(1, 60, 36000, {1.0, 2.0}));
   auto run = [&](double ratio) {
-    CostAwareConfig c;
+    config::CostAwareConfig c;
     c.min_speed_ratio = 0.1;
     c.max_step_price_ratio = ratio;
     SeedanceCostPolicy pol(c);
@@ -524,7 +448,7 @@ TEST(SeedancePolicy, MigrateAfterQueueLeavesSpotToWaitingJobs) {
   FleetSpec f = OnDemandAndSpot(series);
   f.pools[0].max_gpus = 2;
   auto run = [&](bool after_queue) {
-    CostAwareConfig c;
+    config::CostAwareConfig c;
     c.spot_patience = 0;
     c.warmup_window_s = 0;
     c.migrate_after_queue = after_queue;

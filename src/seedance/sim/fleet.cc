@@ -18,10 +18,6 @@ std::string_view TierName(Tier tier) {
   return "?";
 }
 
-std::string_view AutoscaleModeName(AutoscaleMode mode) {
-  return mode == AutoscaleMode::kReactive ? "reactive" : "predictive";
-}
-
 SpotSeries::SpotSeries(double gap_s, std::vector<int> instances, int gpus_per_instance)
     : gap_s_(gap_s), gpus_per_instance_(gpus_per_instance), instances_(std::move(instances)) {
   std::size_t drops = 0;

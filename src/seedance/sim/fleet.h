@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "seedance/config/cost_aware.h"
 #include "seedance/core/status.h"
 #include "seedance/sim/spot_price.h"
 
@@ -98,12 +99,9 @@ struct PoolSpec : PoolInfo {
   double MarginalMinPriceOver(double t0, double t1) const { return committed ? 0.0 : MinPriceOver(t0, t1); }
 };
 
-// How held capacity follows demand (S3.4).
-enum class AutoscaleMode {
-  kReactive,    // HPA-like: scale up on demand, scale down after a delay
-  kPredictive,  // seasonal forecast of demand: pre-warm before arrivals, release idle at once
-};
-std::string_view AutoscaleModeName(AutoscaleMode mode);
+// How held capacity follows demand (S3.4): seedance-config.yaml's `scheduler.autoscaling.mode`.
+using config::AutoscaleMode;
+using config::AutoscaleModeName;
 
 // What a scheduler may know about a fleet: its GPU types and the time constants of provisioning
 // and recovery (no pool, so no availability series).

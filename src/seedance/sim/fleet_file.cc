@@ -9,18 +9,18 @@
 #include <sstream>
 
 #include "seedance/cluster/gpu_model.h"
+#include "seedance/config/yaml_fields.h"
 #include "seedance/gpu/catalog.h"
-#include "seedance/sim/yaml_fields.h"
 
 namespace seedance::sim {
 namespace {
 
-using yaml_fields::Bool;
-using yaml_fields::CheckKeys;
-using yaml_fields::Duration;
-using yaml_fields::Number;
-using yaml_fields::Scalar;
-using yaml_fields::Where;
+using config::yaml_fields::Bool;
+using config::yaml_fields::CheckKeys;
+using config::yaml_fields::Duration;
+using config::yaml_fields::Number;
+using config::yaml_fields::Scalar;
+using config::yaml_fields::Where;
 
 constexpr double kMaxGpus = 1000000;
 constexpr double kMaxUsd = 1000;  // per GPU-hour: a typo guard, not a market fact

@@ -666,7 +666,7 @@ TEST_F(FleetFileTest, SpotIsBilledAtThePriceInForceAndTheBoundHolds) {
   spot_only.any_of = true;
   spot_only.spot_only = true;
   std::vector<std::unique_ptr<JobPolicy>> policies;
-  policies.push_back(std::make_unique<SeedanceCostPolicy>(CostAwareConfig{}));
+  policies.push_back(std::make_unique<SeedanceCostPolicy>(config::CostAwareConfig{}));
   policies.push_back(std::make_unique<SkyPilotPolicy>(spot_only));
   for (auto& pol : policies) {
     SCOPED_TRACE(std::string(pol->name()));

@@ -44,7 +44,7 @@ Result<std::unique_ptr<JobPolicy>> MakeGavelPolicy(const std::string& name) {
   if (name == "las") return std::unique_ptr<JobPolicy>(new GavelLasPolicy(true));
   if (name == "gavel-las") return std::unique_ptr<JobPolicy>(new GavelLasPolicy(false));
   if (name == "seedance") {
-    CostAwareConfig c;
+    config::CostAwareConfig c;
     c.autoscale = AutoscaleMode::kReactive;
     return std::unique_ptr<JobPolicy>(new SeedanceCostPolicy(c));
   }

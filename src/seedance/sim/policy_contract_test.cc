@@ -46,7 +46,7 @@ std::unique_ptr<JobPolicy> MakePolicy(const std::string& name) {
     o.spot_only = name == "skypilot-spot-only";
     return std::make_unique<SkyPilotPolicy>(o);
   }
-  CostAwareConfig c;
+  config::CostAwareConfig c;
   if (name == "seedance-oracle") return std::make_unique<SeedanceCostPolicy>(c, /*oracle=*/true);
   return std::make_unique<SeedanceCostPolicy>(c);
 }

@@ -60,7 +60,7 @@ const std::vector<SpotSource>& SpotSources() {
 }
 
 
-void ApplyConfig(const SimConfig& c, FleetSpec* f) {
+void ApplyConfig(const config::SimConfig& c, FleetSpec* f) {
   f->cold_start_s = c.cold_start_s;
   f->scale_down_delay_s = c.scale_down_delay_s;
   f->checkpoint_cost_s = c.checkpoint_cost_s;
@@ -584,14 +584,14 @@ std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec) {
                      "Reference, not an online scheduler: Seedance given the true job sizes and the whole spot "
                      "series (future included)",
                      false, true});
-  CostAwareConfig other = spec.config.cost_aware;
+  config::CostAwareConfig other = spec.config.cost_aware;
   other.autoscale = other.autoscale == AutoscaleMode::kPredictive ? AutoscaleMode::kReactive : AutoscaleMode::kPredictive;
   std::string other_name = std::string("seedance-") + std::string(AutoscaleModeName(other.autoscale));
   entries.push_back({std::make_unique<SeedanceCostPolicy>(other), other_name,
                      "Seedance with " + std::string(AutoscaleModeName(other.autoscale)) +
                          " autoscaling (the autoscaler comparison)"});
   for (double v : spec.frontier_time_values) {
-    CostAwareConfig c = spec.config.cost_aware;
+    config::CostAwareConfig c = spec.config.cost_aware;
     c.time_value_per_hour = v;
     std::ostringstream os;
     os << v;  // 6, 0.5, 12.25

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "seedance/config/seedance_config.h"
 #include "seedance/core/status.h"
 #include "seedance/cost/price_table.h"
-#include "seedance/sim/config.h"
 #include "seedance/sim/engine.h"
 #include "seedance/sim/fleet_file.h"
 #include "seedance/sim/lower_bound.h"
@@ -33,7 +33,7 @@ struct ScenarioSpec {
   // > 0: every spot price is this fraction of its type's on-demand price; 0 = the fleet's (a
   // fleet file's, else the price table's spot quote, else cost::kDefaultSpotRatio).
   double spot_price_ratio = 0;
-  SimConfig config;
+  seedance::config::SimConfig config;
   // Seeds the workload generators (llm-finetune, gavel: a new instance per seed) and the
   // simulation's own rng.
   std::uint64_t seed = 42;

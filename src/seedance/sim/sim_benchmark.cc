@@ -59,7 +59,7 @@ void BM_Simulate100kJobs10kGpus(benchmark::State& state) {
   Workload w = GenerateGavel(*thr, 600.0 / scale, 100000 / scale, true, 1);
   FleetSpec fleet = GavelFleet(3334 / scale, 3333 / scale, 3333 / scale);
   for (auto _ : state) {
-    CostAwareConfig c;
+    config::CostAwareConfig c;
     c.autoscale = AutoscaleMode::kReactive;
     SeedanceCostPolicy inner(c, state.range(0) == 1);
     TimedPolicy pol(inner);

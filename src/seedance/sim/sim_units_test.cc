@@ -201,7 +201,7 @@ TEST(DecisionLog, StartsStopsAndPoolChangesInOrder) {
   // again when spot returns and its finish is logged.
   f = Fleet(Tier::kSpot, 1, {1, 0, 1, 1, 1, 1});
   log.clear();
-  CostAwareConfig c;
+  config::CostAwareConfig c;
   SeedanceCostPolicy seed(c);
   auto r = Simulate(w, f, seed, o);
   ASSERT_TRUE(r.has_value());

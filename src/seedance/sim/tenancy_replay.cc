@@ -22,15 +22,7 @@
 
 namespace seedance::sim {
 
-
-int TierPriority(tenancy::Tier tier) {
-  switch (tier) {
-    case tenancy::Tier::kGold: return 300;
-    case tenancy::Tier::kSilver: return 200;
-    case tenancy::Tier::kBronze: return 100;
-  }
-  return 0;
-}
+using tenancy::TierPriority;
 
 namespace {
 

@@ -46,9 +46,6 @@ struct TenancyScenario {
   std::vector<std::string> assumptions;  // one line each, printed beside the figures
 };
 
-// Priority of a tier's workloads (Kueue priority classes, the same in every mode).
-int TierPriority(tenancy::Tier tier);
-
 // Builds the replay from a time-simulator workload: tenants = the jobs' `tenant` (a VC for
 // Philly), one homogeneous cluster of the GPU type most jobs can run on (8 GPUs per node), sized
 // so the offered GPU demand over the window is `target_load` of it; each tenant's nominal quota

@@ -15,11 +15,11 @@
 #include <thread>
 
 #include "seedance/audit/admission.h"
+#include "seedance/config/seedance_config.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/ledger/ledger.h"
 #include "seedance/ledger/telemetry_attribution.h"
 #include "seedance/telemetry/parse.h"
-#include "seedance/sim/config.h"
 #include "seedance/sim/tenancy_replay.h"
 #include "seedance/slurm/controller.h"
 #include "seedance/slurm/testing/dcgm_lines.h"
@@ -124,7 +124,7 @@ class SlurmCluster : public ::testing::Test {
     auto p = cost::PriceTable::LoadFile(cost::BundledPriceTablePath());
     ASSERT_TRUE(p.has_value());
     prices_ = std::move(*p);
-    auto cfg = sim::ParseSimConfig("cluster_test.yaml", kConfig);
+    auto cfg = config::ParseSimConfig("cluster_test.yaml", kConfig);
     ASSERT_TRUE(cfg.has_value()) << cfg.error().message();
     config_.slurm = cfg->slurm;
     config_.tenancy = cfg->tenancy;

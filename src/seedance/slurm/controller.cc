@@ -19,9 +19,9 @@
 #include "seedance/ledger/job_telemetry.h"
 #include "seedance/sched/gang.h"
 #include "seedance/sched/victims.h"
-#include "seedance/sim/tenancy_replay.h"
 #include "seedance/slurm/standby.h"
 #include "seedance/tenancy/quota.h"
+#include "seedance/tenancy/tiers.h"
 
 namespace seedance::slurm {
 
@@ -633,7 +633,7 @@ Result<CycleReport> Controller::Cycle() {
     w.id = id;
     w.tenant = t.tenant;
     w.tier = t.tier;
-    w.priority = sim::TierPriority(t.tier);
+    w.priority = tenancy::TierPriority(t.tier);
     w.creation_s = static_cast<double>(t.submit_s);
     w.request.assign(static_cast<std::size_t>(nr), 0);
     w.request[static_cast<std::size_t>(gpu_resource_)] = tenancy::ToQuantity(t.gpus());

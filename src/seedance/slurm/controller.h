@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "seedance/cluster/cluster.h"
+#include "seedance/config/seedance_config.h"
 #include "seedance/core/clock.h"
 #include "seedance/core/rng.h"
 #include "seedance/core/status.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/ledger/ledger.h"
 #include "seedance/sched/placement_policy.h"
-#include "seedance/sim/config.h"
 #include "seedance/core/process.h"
 #include "seedance/slurm/slurm_json.h"
 #include "seedance/tenancy/admission.h"
@@ -37,7 +37,7 @@ namespace seedance::slurm {
 //      GPUs (the devices Slurm gave it), jobs released but not started yet; down, drained and
 //      audit-removed nodes take nothing, audit-observation nodes only Bronze;
 //   3. reconciles the tenancy::Admitter with what Slurm reports: new held jobs are submitted
-//      (account -> tenant, tier priority as sim::TierPriority, creation = submit time, request = GPUs),
+//      (account -> tenant, tier priority as tenancy::TierPriority, creation = submit time, request = GPUs),
 //      ended jobs finish, a job Slurm requeued itself (its node died) is held and requeued in the
 //      Admitter, an evicted job that is pending again is Evicted;
 //   4. runs Admitter::Cycle; every admission is placed at once: the GPU model by throughput per
@@ -60,7 +60,7 @@ namespace seedance::slurm {
 //      charges and cursor are written in one transaction per cycle (all or nothing).
 // Every action carries its reason; with dry_run the actions are returned but not taken.
 struct ControllerConfig {
-  sim::SlurmSection slurm;
+  config::SlurmSection slurm;
   tenancy::TenancyConfig tenancy;
   std::string admission_path;  // audit's admission ledger JSON (seedance audit run); "" = no audit
   std::string jobcomp_path;    // accounting from this jobcomp/filetxt file instead of sacct

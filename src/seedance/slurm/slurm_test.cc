@@ -21,7 +21,6 @@
 #include "seedance/ledger/ledger.h"
 #include "seedance/ledger/telemetry_attribution.h"
 #include "seedance/telemetry/parse.h"
-#include "seedance/sim/config.h"
 #include "seedance/slurm/controller.h"
 #include "seedance/slurm/slurm_json.h"
 #include "seedance/slurm/standby.h"
@@ -726,31 +725,6 @@ TEST_F(SlurmControllerTest, DryRunPrintsActionsWithoutTakingThem) {
   EXPECT_NE(line.find("$ scontrol release 1"), std::string::npos) << line;
 }
 
-TEST(SlurmConfig, SectionParsesAndNamesBadKeys) {
-  auto c = sim::ParseSimConfig("c.yaml",
-                               "slurm:\n  partition: gpu\n  interval: 2s\n  mode: seedance\n  accounts: {acct-a: team-a}\n"
-                               "  gpu_types: [H100, a100]\n  gres_types: {H100: H100}\n  breaker: {accounts: {acct-a: 2.5}}\n");
-  ASSERT_TRUE(c.has_value()) << c.error().message();
-  EXPECT_TRUE(c->slurm.present);
-  EXPECT_EQ(c->slurm.interval_s, 2);
-  EXPECT_EQ(c->slurm.accounts.at("acct-a"), "team-a");
-  EXPECT_EQ(c->slurm.gpu_types, (std::vector<std::string>{"H100", "A100"}));
-  EXPECT_EQ(c->slurm.gres_types.at("h100"), "H100");
-  EXPECT_EQ(c->slurm.breaker_accounts.at("acct-a"), 2.5);
-  auto bad = sim::ParseSimConfig("c.yaml", "slurm:\n  partition: gpu\n  intervl: 5s\n");
-  ASSERT_FALSE(bad.has_value());
-  EXPECT_NE(bad.error().message().find("c.yaml:3: key 'slurm.intervl': unknown key"), std::string::npos) << bad.error().message();
-  auto bad_gpu = sim::ParseSimConfig("c.yaml", "slurm:\n  gpu_types: [H100, Z9]\n");
-  ASSERT_FALSE(bad_gpu.has_value());
-  EXPECT_NE(bad_gpu.error().message().find("c.yaml:2: key 'slurm.gpu_types[1]'"), std::string::npos) << bad_gpu.error().message();
-  auto bad_mode = sim::ParseSimConfig("c.yaml", "slurm:\n  mode: kueue\n");
-  ASSERT_FALSE(bad_mode.has_value());
-  auto fair_mode = sim::ParseSimConfig("c.yaml", "slurm:\n  mode: fair-sharing\n");
-  ASSERT_FALSE(fair_mode.has_value());  // Kueue's Fair Sharing is a what-if baseline only
-  EXPECT_NE(fair_mode.error().message().find("(allowed: strict, borrowing, seedance)"), std::string::npos)
-      << fair_mode.error().message();
-}
-
 // ---- charges: incremental, keyed by incarnation, all or nothing per cycle ----
 
 // The charge-window scenario: cycles 2.4 h apart over 10 days on two H100 nodes. One job runs
@@ -1324,36 +1298,6 @@ TEST_F(SlurmControllerTest, TheConfigsDefaultCheckpointIntervalAndABadTokenAreUs
     }
   }
   EXPECT_EQ(Count(*r, ActionKind::kRequeue), 1);
-}
-
-TEST(SlurmConfig, PreemptAndFailOpenKeysParseAndNameBadValues) {
-  auto c = sim::ParseSimConfig("c.yaml", "slurm:\n  preempt: {signal: SIGUSR2, grace: 2m}\n  checkpoint_interval: 15m\n"
-                                          "  heartbeat: /run/seedance/hb\n  fail_open_after: 30s\n  lock: /run/seedance/lock\n");
-  ASSERT_TRUE(c.has_value()) << c.error().message();
-  EXPECT_EQ(c->slurm.preempt_signal, "USR2");
-  EXPECT_EQ(c->slurm.preempt_grace_s, 120);
-  EXPECT_EQ(c->slurm.checkpoint_interval_s, 900);
-  EXPECT_EQ(c->slurm.heartbeat_path, "/run/seedance/hb");
-  EXPECT_EQ(c->slurm.fail_open_after_s, 30);
-  EXPECT_EQ(c->slurm.lock_path, "/run/seedance/lock");
-  auto none = sim::ParseSimConfig("c.yaml", "slurm:\n  preempt: {signal: none}\n");
-  ASSERT_TRUE(none.has_value());
-  EXPECT_EQ(none->slurm.preempt_signal, "");
-  auto d = sim::ParseSimConfig("c.yaml", "slurm: {}\n");
-  ASSERT_TRUE(d.has_value());
-  EXPECT_EQ(d->slurm.preempt_signal, "USR1");
-  EXPECT_EQ(d->slurm.preempt_grace_s, 60);
-  EXPECT_EQ(d->slurm.fail_open_after_s, 300);
-  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
-           {"slurm:\n  preempt: {signal: 'usr1; rm'}\n", "c.yaml:2: key 'slurm.preempt.signal'"},
-           {"slurm:\n  preempt:\n    grace: -3s\n", "c.yaml:3: key 'slurm.preempt.grace'"},
-           {"slurm:\n  preempt: {sig: USR1}\n", "slurm.preempt.sig"},
-           {"slurm:\n  fail_open_after: 0s\n", "c.yaml:2: key 'slurm.fail_open_after'"},
-           {"slurm:\n  checkpoint_interval: often\n", "c.yaml:2: key 'slurm.checkpoint_interval'"}}) {
-    auto bad = sim::ParseSimConfig("c.yaml", text);
-    ASSERT_FALSE(bad.has_value()) << text;
-    EXPECT_NE(bad.error().message().find(want), std::string::npos) << bad.error().message();
-  }
 }
 
 // ---- fail-open and standby (issue 27) ----

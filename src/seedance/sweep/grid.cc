@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "seedance/config/seedance_config.h"
 #include "seedance/core/duration.h"
-#include "seedance/sim/config.h"
 #include "seedance/sim/fleet_file.h"
 
 namespace seedance::sweep {
@@ -69,7 +69,7 @@ void SetNested(YAML::Node root, const std::string& key, const std::string& text)
   node[parts.back()] = text;
 }
 
-// sim::ParseSimConfig's "NAME:LINE: key 'K': reason" without its location and key, which the
+// config::ParseSimConfig's "NAME:LINE: key 'K': reason" without its location and key, which the
 // caller names in grid terms.
 std::string Reason(const std::string& message) {
   const std::string marker = ": key '";
@@ -111,7 +111,7 @@ Status CheckValue(const std::string& name, const YAML::Node& node, const std::st
   SetNested(doc, key, node.Scalar());
   YAML::Emitter out;
   out << doc;
-  auto parsed = sim::ParseSimConfig("value", out.c_str());
+  auto parsed = config::ParseSimConfig("value", out.c_str());
   if (!parsed.has_value()) return Bad(name, line, where, Reason(parsed.error().message()));
   return Status::Ok();
 }
@@ -269,7 +269,7 @@ Result<Grid> ParseGrid(const std::string& name, const std::string& text, const s
       return Bad(name, LineOf(config), "config", "cannot open '" + g.config_path + "'");
     }
     g.config_text = *text_or;
-    auto base = sim::ParseSimConfig(g.config_path, g.config_text);
+    auto base = config::ParseSimConfig(g.config_path, g.config_text);
     if (!base.has_value()) return base.error();
   }
   if (const YAML::Node fleet = root["fleet"]) {
@@ -388,7 +388,7 @@ Result<sim::ScenarioSpec> ScenarioOf(const CellTask& task, const std::string& da
   spec.data_dir = data_dir;
   spec.only_policies = {task.cell.policy};
   if (!task.config_yaml.empty()) {
-    SEEDANCE_ASSIGN_OR_RETURN(spec.config, sim::ParseSimConfig("cell " + task.cell.id + " config", task.config_yaml));
+    SEEDANCE_ASSIGN_OR_RETURN(spec.config, config::ParseSimConfig("cell " + task.cell.id + " config", task.config_yaml));
   }
   return spec;
 }

@@ -93,7 +93,7 @@ struct CellTask {
   int on_demand_quota = 0;     // 0: the workload's default
   double spot_price_ratio = 0; // 0: the fleet's spot prices
   std::string fleet_path;      // the grid's fleet file, or empty
-  std::string config_yaml;     // parsed by sim::ParseSimConfig when the cell runs
+  std::string config_yaml;     // parsed by config::ParseSimConfig when the cell runs
 };
 Result<CellTask> TaskOf(const Grid& grid, const Cell& cell);
 

@@ -15,6 +15,15 @@ std::string_view TierName(Tier t) {
   return "?";
 }
 
+int TierPriority(Tier t) {
+  switch (t) {
+    case Tier::kGold: return 300;
+    case Tier::kSilver: return 200;
+    case Tier::kBronze: return 100;
+  }
+  return 0;
+}
+
 std::optional<Tier> ParseTier(std::string_view name) {
   std::string s(name);
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

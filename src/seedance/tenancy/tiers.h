@@ -14,6 +14,9 @@ inline constexpr int kNumTiers = 3;
 
 std::string_view TierName(Tier t);                         // "gold", "silver", "bronze"
 std::optional<Tier> ParseTier(std::string_view name);      // case-insensitive; nullopt if unknown
+// Priority of a tier's workloads (Kueue priority classes: gold 300, silver 200, bronze 100), the
+// same in every mode: the simulator's tenancy replay and `seedance slurm` both rank by it.
+int TierPriority(Tier t);
 
 // One tier's parameters; the defaults are the seed's (SPEC S4.1, S4.2).
 struct TierParams {

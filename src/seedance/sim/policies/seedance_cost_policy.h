@@ -3,59 +3,11 @@
 #include <map>
 #include <string>
 
+#include "seedance/config/cost_aware.h"
 #include "seedance/sim/engine.h"
 #include "seedance/sim/remaining_work.h"
 
 namespace seedance::sim {
-
-// Settings of the cost-aware scheduler (S3.1, seedance-config.yaml `scheduler.cost_aware`).
-struct CostAwareConfig {
-  bool enabled = true;
-  bool spot_fallback = true;       // spot unavailable or interrupted -> on-demand
-  double max_price_ratio = 0.65;   // use spot only while spot <= ratio x on-demand; in (0, 1]
-  double warmup_window_s = 300;    // a job placed less than this ago is not moved to spot
-  // Beyond the seed: the slowest type we accept, as a share of the job's fastest type's speed
-  // (keeps JCT in check when a slow type is cheapest per step). Defaults of this struct were tuned
-  // on llm-finetune seeds 0-4 and philly only (docs/BENCHMARKS.md "Tuning").
-  double min_speed_ratio = 0.4;
-  // When no type at least min_speed_ratio as fast has room, a job that never ran may start on a
-  // type at least this share of its fastest instead of queueing (0: any type).
-  double overflow_speed_ratio = 1.0;
-  // A job starts only on a type whose dollars per step are at most this multiple of the cheapest
-  // on-demand type at least min_speed_ratio as fast, whether or not that one has room now; a
-  // dearer type that has room is passed over and the job queues (0: no limit).
-  double max_step_price_ratio = 1.0;
-  // Beyond the seed: a job without a deadline waits for spot capacity up to this multiple of its
-  // remaining run time (on its fastest type) before it falls back to on-demand (0 = never
-  // waits). Trades JCT slack for the spot discount, the way Uniform Progress spends slack.
-  double spot_patience = 0.25;
-  double max_spot_wait_s = 4 * 3600.0;  // absolute cap on that wait
-  // A job running on on-demand moves to spot when spot has room and its remaining run time is at
-  // least this many restart costs (the saving pays for the move).
-  double migrate_min_restarts = 10;
-  // Moves of running jobs take only the room left after waiting jobs are placed (false: running
-  // jobs move first, in the queue's order).
-  bool migrate_after_queue = true;
-  // What an hour of a job's completion time is worth, in USD: the type is the one with the lowest
-  // (price x GPUs + time_value_per_hour) / speed, so 0 buys the cheapest steps and a large value
-  // the fastest. For a budget on average JCT this is the exact per-job trade (the job's length
-  // cancels), so sweeping it traces the cost/JCT frontier.
-  double time_value_per_hour = 0;
-  // A job interrupted on spot is not moved back from on-demand to spot for this long: on the
-  // bundled series spot returns in short, flapping windows (median 20 min on AWS p3), and every
-  // round trip pays two cold starts and a restart. A day, not a week: long Philly jobs (hundreds of
-  // hours) otherwise stay on on-demand after one interruption.
-  double spot_return_cooldown_s = 86400.0;
-  // Spot interruption rate before and while history builds up: the trailing window's drops count
-  // with one more drop per this many seconds, (observed + prior) / (drops + 1). An assumption, not
-  // a measurement (docs/ARCHITECTURE.md).
-  double spot_mtbf_prior_s = 6 * 3600.0;
-  double short_job_s = 900;        // S3.2: expected duration below this -> spot
-  double deadline_margin_s = 1800; // switch to on-demand when slack falls below this
-  // Reactive by default: the seasonal forecaster of kPredictive pre-warms and releases idle GPUs at
-  // once, and pays more in cold starts than it saves on every bundled trace (docs/BENCHMARKS.md).
-  AutoscaleMode autoscale = AutoscaleMode::kReactive;
-};
 
 // SeedanceCostPolicy: cost-aware heterogeneous scheduling (S2.4, S3.1-S3.4).
 // - Order: deadline-critical jobs first (least slack), then shortest remaining time (on the
@@ -77,7 +29,7 @@ struct CostAwareConfig {
 // instead: a bound on what knowing the future is worth, not an online scheduler.
 class SeedanceCostPolicy : public JobPolicy {
  public:
-  explicit SeedanceCostPolicy(CostAwareConfig config, bool oracle = false) : config_(config), oracle_(oracle) {}
+  explicit SeedanceCostPolicy(config::CostAwareConfig config, bool oracle = false) : config_(config), oracle_(oracle) {}
   std::string_view name() const override { return oracle_ ? "seedance-oracle" : "seedance"; }
   std::vector<Assignment> Schedule(const SimView& view, Rng& rng) override;
   double CheckpointInterval(const JobView& job, const SimView& view) const override;
@@ -96,7 +48,7 @@ class SeedanceCostPolicy : public JobPolicy {
   double SpotMtbf(const SimView& view, std::size_t p) const;
   double EffectivePrice(const SimView& view, std::size_t p, double expected_s) const;
 
-  CostAwareConfig config_;
+  config::CostAwareConfig config_;
   bool oracle_ = false;
   OracleView oracle_view_;
   RemainingWorkEstimator estimator_;

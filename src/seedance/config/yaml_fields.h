@@ -11,7 +11,7 @@
 // Typed reads of YAML config fields whose errors name file:line and the key's dotted path
 // ("seedance-config.yaml:12: key 'scheduler.cold_start': ..."): seedance-config.yaml and the
 // fleet file read their fields through these.
-namespace seedance::sim::yaml_fields {
+namespace seedance::config::yaml_fields {
 
 // "<name>:<line>: key '<key>'" for `node`'s line.
 std::string Where(const std::string& name, const YAML::Node& node, const std::string& key);
@@ -32,4 +32,4 @@ Result<std::string> Scalar(const std::string& name, const YAML::Node& n, const s
 Result<std::map<std::string, std::string>> StringMap(const std::string& name, const YAML::Node& n,
                                                      const std::string& key);
 
-}  // namespace seedance::sim::yaml_fields
+}  // namespace seedance::config::yaml_fields

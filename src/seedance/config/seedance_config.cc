@@ -1,4 +1,4 @@
-#include "seedance/sim/config.h"
+#include "seedance/config/seedance_config.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -9,14 +9,14 @@
 #include <set>
 #include <sstream>
 
+#include "seedance/config/yaml_fields.h"
 #include "seedance/core/duration.h"
-#include "seedance/sim/yaml_fields.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/sched/placement_policy.h"
 #include "seedance/tenancy/admission.h"
 #include "seedance/tenancy/config.h"
 
-namespace seedance::sim {
+namespace seedance::config {
 namespace {
 
 using yaml_fields::Bool;
@@ -242,4 +242,4 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   return c;
 }
 
-}  // namespace seedance::sim
+}  // namespace seedance::config

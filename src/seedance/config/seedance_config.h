@@ -5,12 +5,13 @@
 #include <vector>
 
 #include "seedance/core/status.h"
-#include "seedance/sim/policies/seedance_cost_policy.h"
+#include "seedance/config/cost_aware.h"
 #include "seedance/tenancy/tiers.h"
 
-namespace seedance::sim {
+namespace seedance::config {
 
-// seedance-config.yaml, the parts the simulator reads (S3.1, S3.3, S3.4):
+// seedance-config.yaml, the sections every driver reads (the simulator, `seedance sweep`,
+// `seedance slurm`; S3.1, S3.3, S3.4):
 //   scheduler:
 //     cost_aware: {enabled: bool, spot_fallback: bool, max_price_ratio: (0,1],
 //                  warmup_window: duration >= 0, min_speed_ratio: (0,1], overflow_speed_ratio:
@@ -79,4 +80,4 @@ struct SimConfig {
 Result<SimConfig> LoadSimConfig(const std::string& path);
 Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& text);
 
-}  // namespace seedance::sim
+}  // namespace seedance::config

@@ -6,6 +6,8 @@
 // `speedup`), each admitted workload runs for its runtime (divided by `speedup`) and is then
 // reported finished, an evicted one is reported gone at once (the server requeues it). Every
 // decision crosses HTTP on loopback; wall time is measured from the first creation.
+// A benchmark driver above both the simulator (the scenario) and the server (the API it plays
+// against), so it lives beside the command and not in either library (issue 30).
 
 #include <cstdint>
 #include <string>
@@ -16,7 +18,7 @@
 #include "seedance/core/status.h"
 #include "seedance/sim/kueue_scenario.h"
 
-namespace seedance::server {
+namespace seedance::cli {
 
 struct KueueOnlineOptions {
   std::string host = "127.0.0.1";
@@ -35,9 +37,13 @@ struct KueueOnlineResult {
   double usage_pct = 0;         // Kueue's usage metric over the wall run
 };
 
+// The scenario's ClusterQueues as a seedance-config.yaml (server.admission_mode: kueue, the
+// tenancy section), so the online server is configured the way a user configures it: by a file.
+std::string KueueServerConfigYaml(const sim::KueueScenarioSpec& spec);
+
 // Errors: kUnavailable when the server cannot be reached or answers an error (its message).
 Result<KueueOnlineResult> RunKueueOnline(const sim::KueueScenarioSpec& spec, const KueueOnlineOptions& options);
 
 nlohmann::json KueueOnlineJson(const KueueOnlineOptions& options, const KueueOnlineResult& r);
 
-}  // namespace seedance::server
+}  // namespace seedance::cli

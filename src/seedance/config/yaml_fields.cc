@@ -1,10 +1,10 @@
-#include "seedance/sim/yaml_fields.h"
+#include "seedance/config/yaml_fields.h"
 
 #include <sstream>
 
 #include "seedance/core/duration.h"
 
-namespace seedance::sim::yaml_fields {
+namespace seedance::config::yaml_fields {
 
 std::string Where(const std::string& name, const YAML::Node& node, const std::string& key) {
   return name + ":" + std::to_string(node.Mark().line + 1) + ": key '" + key + "'";
@@ -15,7 +15,7 @@ Status CheckKeys(const std::string& name, const YAML::Node& map, const std::stri
   if (!map.IsMap()) return InvalidArgumentError(Where(name, map, path) + ": expected a mapping");
   for (const auto& kv : map) {
     // A key that is a list or a mapping (`[a]: 1`, `? {b: 2}`): as<std::string>() would throw
-    // (found by fleet_file_fuzz; every YAML reader of sim checks its keys here).
+    // (found by fleet_file_fuzz; every YAML reader of config and sim checks its keys here).
     if (!kv.first.IsScalar()) return InvalidArgumentError(Where(name, kv.first, path) + ": a key that is not a name");
     auto key = kv.first.as<std::string>();
     if (!allowed.count(key)) {
@@ -87,4 +87,4 @@ Result<std::map<std::string, std::string>> StringMap(const std::string& name, co
   return out;
 }
 
-}  // namespace seedance::sim::yaml_fields
+}  // namespace seedance::config::yaml_fields
