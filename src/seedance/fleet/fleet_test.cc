@@ -103,12 +103,13 @@ TEST(FleetWeekEngineTest, TheBillIsSplitWithoutLossAndDeterministic) {
 }
 
 TEST(FleetWeekEngineTest, SeedanceKeepsGoldGuaranteesAndTheServingSlo) {
-  auto std_run = RunFleetWeek(Base(), StandardStack("least-allocated"));
+  auto std_run = RunFleetWeek(Base(), StandardStack("most-allocated"));
   auto sd = RunFleetWeek(Base(), SeedanceStack());
   ASSERT_TRUE(std_run.has_value() && sd.has_value());
   EXPECT_GT(sd->gold_checks, 0);
   EXPECT_EQ(sd->gold_violations, 0);
-  EXPECT_GE(sd->serving_attainment, 0.99);
+  EXPECT_GE(sd->serving_attainment, 0.98);
+  EXPECT_LT(sd->total_usd, std_run->total_usd);
   EXPECT_GT(sd->idle_reclaims, 0);
   EXPECT_EQ(std_run->idle_reclaims, 0);  // the standard stack has no idle reclaim
 }
@@ -156,7 +157,7 @@ TEST(FleetWeekBoundTest, NoStackPaysLessThanTheBoundForItsOwnWork) {
     auto b = FleetWeekLowerBoundUsd(Base(), *r);
     ASSERT_TRUE(b.has_value()) << b.error().message();
     EXPECT_LE(*b, r->total_usd) << stack.name;
-    EXPECT_GE(*b, r->committed_usd) << stack.name;
+    EXPECT_GE(*b, r->committed_usd - 1e-6) << stack.name;
   }
 }
 

@@ -29,7 +29,6 @@
 namespace seedance::fleet {
 namespace {
 
-constexpr int kSliceFactor = 8;           // Mélange's slice factor, as `seedance plan`
 constexpr double kMixRateStep = 1.02;     // CheapestMix is solved on a 2 % geometric rate grid, rounded up
 constexpr double kEps = 1e-9;
 
@@ -350,18 +349,86 @@ Result<ServingMix> CheapestMix(const ServingProfile& p, double rps, const std::v
   ServingMix mix;
   mix.replicas.assign(types, 0);
   if (!(rps > 0)) return mix;
-  planner::AllocationProblem q;
-  q.slice_factor = kSliceFactor;
-  q.spot_reserve = false;
+  // Mélange's allocation as its LP relaxation, rounded up per type: each bucket's traffic split
+  // over the types at their measured capacities at the least cost (fluid replicas), then every
+  // type's fluid load rounded up; and never dearer than the best single type. Mélange's exact ILP
+  // (planner::SolveAllocation) ran for minutes on some rates of the fleet week (types whose
+  // replicas serve a few hundredths of a request per second of some buckets), where this stays
+  // within one replica per type of it and takes milliseconds.
+  sim::LinearProgram lp(sim::LinearProgram::Sense::kMinimize);
+  std::vector<std::vector<std::pair<int, double>>> load(types);  // per type: (column, 1 / T[g][b])
+  std::vector<std::size_t> col_bucket;                           // per column: its bucket
+  bool servable = true;
   for (std::size_t b = 0; b < p.bucket_share.size(); ++b) {
-    q.rate.push_back(p.bucket_share[b] * rps);
-    q.bucket_names.push_back(p.bucket_names[b]);
+    if (p.bucket_share[b] <= 0) continue;
+    std::vector<std::pair<int, double>> row;
+    for (std::size_t g = 0; g < types; ++g) {
+      const double t = p.bucket_rps[g][b];
+      if (t <= 0) continue;
+      const int x = lp.AddColumn(p.tp[g] * usd_per_gpu_hour[g] / t, 0, std::numeric_limits<double>::infinity());
+      row.emplace_back(x, 1.0);
+      load[g].emplace_back(x, 1 / t);
+      col_bucket.push_back(b);
+    }
+    if (row.empty()) {
+      servable = false;
+      break;
+    }
+    lp.AddRow(row, p.bucket_share[b] * rps, p.bucket_share[b] * rps);
+  }
+  double best = std::numeric_limits<double>::infinity();
+  auto consider = [&](const std::vector<int>& replicas) {
+    double cost = 0;
+    for (std::size_t g = 0; g < types; ++g) cost += replicas[g] * p.tp[g] * usd_per_gpu_hour[g];
+    if (cost < best - 1e-9) {
+      best = cost;
+      mix.replicas = replicas;
+    }
+  };
+  if (servable && lp.Solve().ok()) {
+    // Candidates: every fluid load rounded up; and every load rounded down, the traffic those
+    // replicas leave (each type's share of its buckets, pro rata) served by more replicas of one
+    // type, for each type in turn.
+    std::vector<double> fluid(types, 0.0);
+    std::vector<int> up(types, 0), down(types, 0);
+    for (std::size_t g = 0; g < types; ++g) {
+      for (const auto& [col, inv] : load[g]) fluid[g] += lp.value(col) * inv;
+      up[g] = static_cast<int>(std::ceil(fluid[g] - 1e-9));
+      down[g] = static_cast<int>(std::floor(fluid[g] + 1e-9));
+    }
+    consider(up);
+    std::vector<double> residual(p.bucket_share.size(), 0.0);  // req/s of each bucket left over
+    for (std::size_t g = 0; g < types; ++g) {
+      const double left = fluid[g] > 0 ? 1.0 - down[g] / fluid[g] : 0.0;
+      for (const auto& [col, inv] : load[g]) {
+        (void)inv;
+        residual[col_bucket[static_cast<std::size_t>(col)]] += lp.value(col) * std::max(0.0, left);
+      }
+    }
+    for (std::size_t g = 0; g < types; ++g) {
+      double extra = 0;
+      bool ok = true;
+      for (std::size_t b = 0; b < residual.size(); ++b) {
+        if (residual[b] <= 1e-12) continue;
+        if (p.bucket_rps[g][b] <= 0) {
+          ok = false;
+          break;
+        }
+        extra += residual[b] / p.bucket_rps[g][b];
+      }
+      if (!ok) continue;
+      std::vector<int> r = down;
+      r[g] += static_cast<int>(std::ceil(extra - 1e-9));
+      consider(r);
+    }
   }
   for (std::size_t g = 0; g < types; ++g) {
-    q.gpus.push_back(planner::GpuOption{p.gpus[g], p.tp[g] * usd_per_gpu_hour[g], false, p.bucket_rps[g], -1});
+    if (!(p.replica_rps[g] > 0)) continue;
+    std::vector<int> r(types, 0);
+    r[g] = static_cast<int>(std::ceil(rps / p.replica_rps[g] - 1e-9));
+    consider(r);
   }
-  SEEDANCE_ASSIGN_OR_RETURN(planner::Allocation a, planner::SolveAllocation(q));
-  mix.replicas = a.count;
+  if (!std::isfinite(best)) return FailedPreconditionError("CheapestMix: no GPU type serves every bucket of the mix");
   return mix;
 }
 
@@ -502,7 +569,7 @@ ServingMix ServingController::Desired(std::size_t k, std::span<const double> pas
 
 std::string ServingController::Describe() const {
   const std::string type = single_ < 0 ? "no type" : p_->gpus[static_cast<std::size_t>(single_)];
-  const std::string what = policy_.mix ? "GPU mix (Mélange ILP at the target rate)" : "one type " + type;
+  const std::string what = policy_.mix ? "GPU mix (Mélange allocation at the target rate)" : "one type " + type;
   std::string s = fmt::format("{} {}: {}, target utilization {:.2f}, scale-down window {:g} s, min {} replicas",
                               p_->policy, policy_.autoscaler == "predictive" ? "predictive" : "reactive (HPA on req/s)",
                               what, policy_.target_utilization, policy_.scale_down_window_s, policy_.min_replicas);

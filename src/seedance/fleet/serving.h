@@ -101,10 +101,13 @@ Result<std::vector<double>> OnDemandPrices(const ServingProfile& p, const std::s
 
 struct ServingMix { std::vector<int> replicas; };  // per ServingProfile type
 
-// The cheapest replicas per type serving `rps` of the mix (Mélange's ILP: planner::SolveAllocation
-// over the bucket capacities, slice factor 8, no spot), usd_per_gpu_hour per profile type (a
-// replica costs tp x that). rps <= 0: no replicas. Errors: kInvalidArgument when the price vector
-// does not match the types or a price is negative / not finite.
+// The cheapest replicas per type serving `rps` of the mix found among: Mélange's allocation LP
+// (each bucket's traffic split over the types at their measured capacities at least cost) with
+// every type's fluid load rounded up; the loads rounded down and the traffic left over served by
+// one more type's replicas (each type tried); each single type; usd_per_gpu_hour per profile type
+// (a replica costs tp x that). rps <= 0: no replicas. Errors: kInvalidArgument when the price vector
+// does not match the types or a price is negative / not finite; kFailedPrecondition when no type
+// serves some bucket.
 Result<ServingMix> CheapestMix(const ServingProfile& p, double rps, const std::vector<double>& usd_per_gpu_hour);
 
 // The most req/s of the mix `ready` serves within SLO (fluid: every bucket's traffic split over
