@@ -324,6 +324,16 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const CostBenchmarkOptions& o, cons
   return a;
 }
 
+// results.json and cost_optimization_report.html into `out`, each written atomically.
+int WriteResultsAndReport(const std::string& out, const nlohmann::json& results, const std::string& page) {
+  Status s = EnsureDirectory(out);
+  if (s.ok()) s = WriteFileAtomically(out + "/results.json", results.dump(2) + "\n");
+  if (s.ok()) s = WriteFileAtomically(out + "/cost_optimization_report.html", page);
+  if (!s.ok()) return ReportError(s);
+  std::cout << "wrote " << out << "/cost_optimization_report.html and " << out << "/results.json\n";
+  return kExitOk;
+}
+
 // `--workload llm-inference`: the batching engine on the bundled Azure conversation trace.
 int RunInference(const CostBenchmarkOptions& o) {
   auto r = report::RunBundledBatching(&std::cerr);
@@ -332,12 +342,7 @@ int RunInference(const CostBenchmarkOptions& o) {
   nlohmann::json results = nlohmann::json::parse(report::BatchingJson(r->results));
   results["generated_by"] = "seedance cost-benchmark --workload llm-inference";
   std::string page = report::BatchingReportHtml(r->results);
-  Status s = EnsureDirectory(o.out);
-  if (s.ok()) s = WriteFileAtomically(o.out + "/results.json", results.dump(2) + "\n");
-  if (s.ok()) s = WriteFileAtomically(o.out + "/cost_optimization_report.html", page);
-  if (!s.ok()) return ReportError(s);
-  std::cout << "wrote " << o.out << "/cost_optimization_report.html and " << o.out << "/results.json\n";
-  return kExitOk;
+  return WriteResultsAndReport(o.out, results, page);
 }
 
 // `--workload fleet-week` (issue 30): every layer on one fleet and one clock, the standard stack
@@ -363,12 +368,7 @@ int RunFleetWeekBenchmark(const CostBenchmarkOptions& o) {
                            "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse}"
                            "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td:first-child{text-align:left}</style>"
                            "</head><body>\n" + fleet::FleetWeekHtml(*c) + "</body></html>\n";
-  Status s = EnsureDirectory(o.out);
-  if (s.ok()) s = WriteFileAtomically(o.out + "/results.json", results.dump(2) + "\n");
-  if (s.ok()) s = WriteFileAtomically(o.out + "/cost_optimization_report.html", page);
-  if (!s.ok()) return ReportError(s);
-  std::cout << "wrote " << o.out << "/cost_optimization_report.html and " << o.out << "/results.json\n";
-  return kExitOk;
+  return WriteResultsAndReport(o.out, results, page);
 }
 
 int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {

@@ -21,6 +21,12 @@
 #   fleet          --fleet with owned, reserved, on-demand and spot GPUs: owned used first (the
 #                  decision log), the committed pools and their accounting in the assumptions
 #   bad_fleet      a bad fleet file: exit 2 naming file:line and key, nothing written
+#   fleet_week     --workload fleet-week twice: byte-identical results.json and report, the keys
+#                  fleet_week.standard / .seedance / .levers[5], the headline set held out, the
+#                  waterfall and the bound in the table; --fleet runs one set on that fleet
+#                  (label slow: reuses fleet_test's serving profiles)
+#   bad_fleet_week --workload fleet-week with --seeds (it runs its own held-out sets), or with a bad
+#                  --fleet file: exit 2 naming the flag / file:line and key, nothing written
 #   fleet_price_series  --fleet examples/fleets/spot-price-series.yaml (spot priced by a CSV and an
 #                  AWS price history): exit 0, the series in the assumptions, spot billed, and the
 #                  lower bound at or below every policy's cost
@@ -646,6 +652,49 @@ elseif(CASE STREQUAL "bad_seeds")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --seed 3 --seeds 0-1 --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("--seeds: give either --seed N or --seeds LIST")
+elseif(CASE STREQUAL "bad_fleet_week")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --seeds 0-4 --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--workload fleet-week runs its own seed sets.*--seed / --seeds are not accepted")
+  file(WRITE "${WORK}/fleet.yaml" "name: mine\nregions: [us-west-2]\ngpus:\n  - type: H100\n    on_demand: {quota: many}\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${WORK}/fleet.yaml" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("fleet\\.yaml:5:.*quota")
+elseif(CASE STREQUAL "fleet_week")
+  # Byte-identical files from two runs; the keys issue 30 names; the headline set held out.
+  foreach(run 1 2)
+    execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --out "${WORK}/r${run}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "fleet-week run ${run}: exit ${rc}\n${stderr}")
+    endif()
+  endforeach()
+  foreach(f results.json cost_optimization_report.html)
+    execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${WORK}/r1/${f}" "${WORK}/r2/${f}" RESULT_VARIABLE same)
+    if(NOT same EQUAL 0)
+      message(FATAL_ERROR "two fleet-week runs wrote different ${f}")
+    endif()
+  endforeach()
+  file(READ "${WORK}/r1/results.json" json)
+  string(JSON std_usd GET "${json}" fleet_week standard total_usd)
+  string(JSON sd_usd GET "${json}" fleet_week seedance total_usd)
+  string(JSON n_levers LENGTH "${json}" fleet_week levers)
+  string(JSON headline GET "${json}" fleet_week headline_set)
+  string(JSON n_assumptions LENGTH "${json}" fleet_week sets 0 assumptions)
+  if(NOT n_levers EQUAL 5 OR n_assumptions LESS 5 OR NOT headline MATCHES "^held out: fleet a, week 2" OR
+     NOT std_usd GREATER 0 OR NOT sd_usd GREATER 0)
+    message(FATAL_ERROR "results.json fleet_week: levers ${n_levers}, assumptions ${n_assumptions}, headline '${headline}', "
+                        "standard ${std_usd}, seedance ${sd_usd}")
+  endif()
+  if(NOT stdout MATCHES "waterfall: each layer alone over the base" OR NOT stdout MATCHES "lower bound for the base's work")
+    message(FATAL_ERROR "the table lacks the waterfall or the bound:\n${stdout}")
+  endif()
+  # --fleet: one set on the user's fleet instead of fleet b.
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${SOURCE}/data/fleets/fleet-week-b.yaml"
+                          --out "${WORK}/mine" RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "your fleet: week 2, seeds 5-9" OR stdout MATCHES "second fleet shape b")
+    message(FATAL_ERROR "--fleet: exit ${rc}\n${stdout}\n${stderr}")
+  endif()
 elseif(CASE STREQUAL "seed_instance")
   foreach(seed 0 1)
     execute_process(COMMAND "${SEEDANCE}" cost-benchmark --duration 6h --no-packing --seed ${seed} --out "${WORK}/s${seed}"

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "seedance/core/rng.h"
 #include "seedance/sched/placement_policy.h"
@@ -246,43 +248,68 @@ Status Engine::Setup() {
   admitter_ = std::make_unique<tenancy::Admitter>(std::move(book), c_.tenancy, s_.tenancy);
 
   // Serving controllers.
-  for (std::size_t d = 0; d < s_.serving.size(); ++d) {
-    const ServingDeployment& sd = s_.serving[d];
-    const ServingProfile& prof = c_.batching == "seedance" ? sd.seedance : sd.vllm;
-    profiles_.push_back(&prof);
-    std::vector<int> ft;
-    std::vector<double> prices;
+  // The on-demand price of each of a profile's GPU types, and their fleet types.
+  auto types_and_prices = [&](const ServingProfile& prof, std::vector<int>* ft, std::vector<double>* prices) -> Status {
     for (const std::string& g : prof.gpus) {
       int f = -1;
       for (std::size_t k = 0; k < s_.fleet.gpu_types.size(); ++k) {
         if (s_.fleet.gpu_types[k] == g) f = static_cast<int>(k);
       }
       if (f < 0) return InternalError("serving type " + g + " is not a fleet type");
-      ft.push_back(f);
+      ft->push_back(f);
       const int od = s_.fleet.FindPool(f, sim::Tier::kOnDemand);
-      prices.push_back(od >= 0 ? s_.fleet.pools[static_cast<std::size_t>(od)].usd_per_gpu_hour : 0.0);
+      prices->push_back(od >= 0 ? s_.fleet.pools[static_cast<std::size_t>(od)].usd_per_gpu_hour : 0.0);
     }
-    profile_fleet_type_.push_back(ft);
-    ServingPolicy pol;
-    pol.autoscaler = c_.serving_planner && c_.predictive ? "predictive" : "reactive";
-    pol.mix = c_.serving_planner;
-    // A replica serves once its node is up and its model loaded.
-    const double cold = s_.fleet.cold_start_s + kModelLoadS;
-    // Every controller is tuned on the tuning week of the same deployment (the standard stack's
-    // HPA target utilization, Seedance's target and headroom): the cheapest setting that served
-    // >= 99 % there.
-    const std::string key = sd.spec.name + "|" + c_.batching + "|" + pol.autoscaler + "|" + (pol.mix ? "mix" : "single");
+    return Status::Ok();
+  };
+  // A replica serves once its node is up and its model loaded.
+  const double cold = s_.fleet.cold_start_s + kModelLoadS;
+  // Every controller is tuned on the tuning week of the same deployment (the standard stack's HPA
+  // target utilization and minReplicas, Seedance's target and headroom): the cheapest setting that
+  // served >= 99 % there -- and, for every other setting than the standard one, at least the
+  // share the standard stack's tuned HPA served there, so that no layer buys its saving with a
+  // lower serving SLO than the standard stack's.
+  std::function<Result<std::pair<ServingPolicy, double>>(const ServingDeployment&, const std::string&,
+                                                         const std::string&, bool)>
+      tuned_for = [&](const ServingDeployment& sd, const std::string& batching, const std::string& autoscaler,
+                      bool mix) -> Result<std::pair<ServingPolicy, double>> {
+    const std::string key = sd.spec.name + "|" + batching + "|" + autoscaler + "|" + (mix ? "mix" : "single");
     auto& cache = s_.tuned->by_key;
-    if (auto it = cache.find(key); it != cache.end()) {
-      pol = it->second;
-    } else if (!sd.tuning_demand.rps.empty()) {
-      auto tuned = pol.autoscaler == "predictive"
-                       ? TunePredictive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold)
-                       : TuneReactive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold);
-      if (!tuned.has_value()) return tuned.error();
-      pol = tuned->policy;
-      cache[key] = pol;
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    const ServingProfile& prof = batching == "seedance" ? sd.seedance : sd.vllm;
+    ServingPolicy pol;
+    pol.autoscaler = autoscaler;
+    pol.mix = mix;
+    if (sd.tuning_demand.rps.empty()) return std::make_pair(pol, kMinServedShare);
+    std::vector<int> ft;
+    std::vector<double> prices;
+    SEEDANCE_RETURN_IF_ERROR(types_and_prices(prof, &ft, &prices));
+    double min_share = kMinServedShare;
+    const bool standard = batching == "vllm" && autoscaler == "reactive" && !mix;
+    if (!standard) {
+      SEEDANCE_ASSIGN_OR_RETURN(const auto std_pol, tuned_for(sd, "vllm", "reactive", false));
+      min_share = std::max(min_share, std_pol.second);
     }
+    auto tuned = autoscaler == "predictive"
+                     ? TunePredictive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold, min_share)
+                     : TuneReactive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold, min_share);
+    if (!tuned.has_value()) return tuned.error();
+    const auto entry = std::make_pair(tuned->policy, tuned->rows[static_cast<std::size_t>(tuned->chosen)].eval.served_share);
+    cache[key] = entry;
+    return entry;
+  };
+  for (std::size_t d = 0; d < s_.serving.size(); ++d) {
+    const ServingDeployment& sd = s_.serving[d];
+    const ServingProfile& prof = c_.batching == "seedance" ? sd.seedance : sd.vllm;
+    profiles_.push_back(&prof);
+    std::vector<int> ft;
+    std::vector<double> prices;
+    SEEDANCE_RETURN_IF_ERROR(types_and_prices(prof, &ft, &prices));
+    profile_fleet_type_.push_back(ft);
+    SEEDANCE_ASSIGN_OR_RETURN(const auto tuned, tuned_for(sd, c_.batching,
+                                                          c_.serving_planner && c_.predictive ? "predictive" : "reactive",
+                                                          c_.serving_planner));
+    const ServingPolicy& pol = tuned.first;
     controllers_.emplace_back(prof, pol, prices, sd.tuning_peak_rps, kStepS, cold);
     controllers_.back().SetHistory(sd.history.rps);  // the week before: what the forecaster reads
     out_.serving_description += (d ? "; " : "") + sd.spec.name + ": " + controllers_.back().Describe();
@@ -873,15 +900,19 @@ Result<FleetWeekOutcome> Engine::Run() {
       if (d.state == DevState::kTail && now_ >= d.tail_start + d.dev->idle_tail_s) EndDev(d, /*reclaimed=*/false);
     }
     // Arrivals.
+    auto request = [&](std::int64_t id, int tenant, double arrival_s, int gpus) {
+      tenancy::WorkloadRequest w;
+      w.id = id;
+      w.tenant = tenant;
+      w.tier = s_.tenancy.tenants[static_cast<std::size_t>(tenant)].tier;
+      w.priority = tenancy::TierPriority(w.tier);
+      w.creation_s = arrival_s;
+      w.request = {tenancy::ToQuantity(gpus)};
+      return w;
+    };
     for (; next_job < jobs_.size() && jobs_[next_job].job->arrival_s <= now_; ++next_job) {
       JobRun& r = jobs_[next_job];
-      tenancy::WorkloadRequest w;
-      w.id = r.job->id;
-      w.tenant = r.job->tenant;
-      w.tier = s_.tenancy.tenants[static_cast<std::size_t>(w.tenant)].tier;
-      w.priority = tenancy::TierPriority(w.tier);
-      w.creation_s = r.job->arrival_s;
-      w.request = {tenancy::ToQuantity(r.job->gpus)};
+      const tenancy::WorkloadRequest w = request(r.job->id, r.job->tenant, r.job->arrival_s, r.job->gpus);
       if (static_cast<int>(w.tier) == gold) {
         const auto& book = admitter_->book();
         const double share = s_.tenancy.tiers[static_cast<std::size_t>(gold)].guaranteed_share;
@@ -892,14 +923,7 @@ Result<FleetWeekOutcome> Engine::Run() {
     }
     for (; next_dev < devs_.size() && devs_[next_dev].dev->arrival_s <= now_; ++next_dev) {
       const DevRun& d = devs_[next_dev];
-      tenancy::WorkloadRequest w;
-      w.id = d.dev->id;
-      w.tenant = d.dev->tenant;
-      w.tier = s_.tenancy.tenants[static_cast<std::size_t>(w.tenant)].tier;
-      w.priority = tenancy::TierPriority(w.tier);
-      w.creation_s = d.dev->arrival_s;
-      w.request = {tenancy::ToQuantity(1)};
-      admitter_->Submit(w);
+      admitter_->Submit(request(d.dev->id, d.dev->tenant, d.dev->arrival_s, 1));
     }
     // Seedance's idle reclaim (Kueue's modes return nothing): an idle notebook past its tier's
     // tolerance is released.

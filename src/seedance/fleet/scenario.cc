@@ -256,7 +256,7 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
       "Philly speeds: min(FP16 x MFU, memory bandwidth) against a V100; PFLOP = V100-seconds x 125 TFLOPS x 40 % MFU",
       "dev: 30 notebook sessions per weekday, 5 per weekend day, 1 GPU, active U(1,4) h then idle Exp(6 h) capped at 64 h",
       "serving: chat (llama-2-7b, Azure conv, 24 req/s mean) and code (llama-2-7b, Azure code, 6 req/s mean), "
-      "hour-of-week shape from " + shape.source,
+      "hour-of-week shape from data/fleet_week/weekly_shape.csv (the Philly trace's submissions by hour of week)",
       "tenants: search (Gold, 24 GPUs), ads (Silver, 16), research (Silver, 24), philly (Bronze, 16), dev (Bronze, 16): one cohort",
       "clock: 60 s steps; checkpoints every 600 s for every training job in every stack",
   };

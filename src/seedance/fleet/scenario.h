@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "seedance/core/status.h"
@@ -78,7 +79,8 @@ struct FleetWeekOptions {
 // mix): tuning depends on neither the stack's other layers nor the run, so every run of a scenario
 // shares it. Not thread-safe: one scenario's runs go one after another.
 struct TunedServingPolicies {
-  std::map<std::string, ServingPolicy> by_key;
+  // The chosen policy and the share it served on the tuning week.
+  std::map<std::string, std::pair<ServingPolicy, double>> by_key;
 };
 
 struct FleetWeekScenario {

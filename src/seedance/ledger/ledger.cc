@@ -185,7 +185,14 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
   std::unique_ptr<Ledger> l(new Ledger(db));
   sqlite3_busy_timeout(db, 10'000);
   // WAL: readers do not block the writer; FULL: a committed transaction survives a crash of the
-  // process and of the machine.
+  // process and of the machine. Switching a new file to WAL needs an exclusive lock; when several
+  // connections try at once SQLite may answer SQLITE_BUSY without calling the busy handler (it
+  // would deadlock), so the switch is retried here for as long as the busy timeout.
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const int wal = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (wal != SQLITE_BUSY && wal != SQLITE_LOCKED) break;
+    sqlite3_sleep(10);
+  }
   SEEDANCE_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL"));
   SEEDANCE_RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=FULL"));
   SEEDANCE_RETURN_IF_ERROR(l->Migrate());
