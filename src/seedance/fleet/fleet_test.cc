@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 
 #include "seedance/fleet/bound.h"
 #include "seedance/fleet/comparison.h"
@@ -182,6 +183,26 @@ TEST(FleetWeekSplitTest, TheHeadlineSetIsHeldOut) {
   EXPECT_TRUE(second_shape);
   EXPECT_EQ(DefaultWeekSets(false, "")[0].name, sets[0].name);
   for (const auto& s : DefaultWeekSets(false, "")) EXPECT_TRUE(s.held_out);
+}
+
+// The forecaster stays on in SeedanceStack() only while it beats the reactive rule on held-out
+// days (issue 30): on a held-out week of each fleet shape, Seedance with the forecaster serves at a
+// lower $ per million tokens within SLO than Seedance with the same GPU mix resized reactively, at
+// an equal or higher attainment or one that meets the 99 % target itself (PredictiveBeats' rule).
+TEST(FleetWeekEngineTest, TheForecasterBeatsReactiveOnHeldOutDays) {
+  ASSERT_TRUE(SeedanceStack().predictive);
+  for (const std::string shape : {"a", "b"}) {
+    const FleetWeekScenario held = Other(shape, 1, 5);
+    StackConfig reactive = SeedanceStack();
+    reactive.predictive = false;
+    auto p = RunFleetWeek(held, SeedanceStack());
+    auto r = RunFleetWeek(held, reactive);
+    ASSERT_TRUE(p.has_value() && r.has_value());
+    std::cout << shape << ": predictive " << p->UsdPerMtok() << " $/Mtok at " << p->serving_attainment << ", reactive "
+              << r->UsdPerMtok() << " at " << r->serving_attainment << "\n";
+    EXPECT_LT(p->UsdPerMtok(), r->UsdPerMtok()) << shape;
+    EXPECT_TRUE(p->serving_attainment >= r->serving_attainment || p->serving_attainment >= kMinServedShare) << shape;
+  }
 }
 
 TEST(FleetWeekComparisonTest, UnitCostIndexWeighsByTheBasesWork) {
