@@ -2,6 +2,7 @@
 // decisions, the lower bound, the held-out split.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -203,6 +204,25 @@ TEST(FleetWeekEngineTest, TheForecasterBeatsReactiveOnHeldOutDays) {
     EXPECT_LT(p->UsdPerMtok(), r->UsdPerMtok()) << shape;
     EXPECT_TRUE(p->serving_attainment >= r->serving_attainment || p->serving_attainment >= kMinServedShare) << shape;
   }
+}
+
+// Idle reclaim does not rest on closing notebooks after the Bronze tier's 90 s: with a 30-minute
+// grace in every tier, Seedance still reclaims most idle notebook hours and still costs less.
+TEST(FleetWeekEngineTest, IdleReclaimStillSavesWithAThirtyMinuteGrace) {
+  FleetWeekScenario patient = Base();
+  for (auto& t : patient.tenancy.tiers) {
+    t.reclaim_after_s = std::max(t.reclaim_after_s, 1800.0);
+    t.max_idle_s = std::max(t.max_idle_s, 1800.0);
+  }
+  auto base = RunFleetWeek(Base(), StandardStack("most-allocated"));
+  auto quick = RunFleetWeek(Base(), SeedanceStack());
+  auto slow = RunFleetWeek(patient, SeedanceStack());
+  ASSERT_TRUE(base.has_value() && quick.has_value() && slow.has_value());
+  std::cout << "notebook idle GPU-h: standard " << base->gpu_hours[kDevIdle] << ", Seedance " << quick->gpu_hours[kDevIdle]
+            << ", with a 30-min grace " << slow->gpu_hours[kDevIdle] << "\n";
+  EXPECT_GT(slow->gpu_hours[kDevIdle], quick->gpu_hours[kDevIdle]);   // the grace changes decisions
+  EXPECT_LT(slow->gpu_hours[kDevIdle], 0.2 * base->gpu_hours[kDevIdle]);
+  EXPECT_LT(UnitCostIndex(*slow, *base), 1.0);
 }
 
 TEST(FleetWeekComparisonTest, UnitCostIndexWeighsByTheBasesWork) {
