@@ -460,8 +460,7 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
     if (!r.levers.empty()) os << "<h4>Unit cost waterfall</h4>\n" << WaterfallSvg(r) << "\n";
     os << fmt::format("<p>Committed GPUs (owned at TCO, reserved) are {:.1f} % of the base's bill and are paid in every "
                       "stack. Lower bound for the base's work on this fleet (fluid, perfect foresight, no cold starts): "
-                      "${:.0f}, {:+.1f} % against the base: no stack can save more. (The CPU time of a week is on "
-                      "stdout only: the report is byte-identical from run to run.)</p>\n",
+                      "${:.0f}, {:+.1f} % against the base: no stack can save more.</p>\n",
                       100.0 * r.committed_share, r.bound_usd, 100.0 * (r.bound_index - 1));
     if (&r == &c.sets.front()) {
       os << UseChart(r.standard[static_cast<std::size_t>(r.base)], "fleet-week-use-" + std::to_string(chart++)) << "\n";

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -269,10 +268,8 @@ Status Engine::Setup() {
   // served >= 99 % there -- and, for every other setting than the standard one, at least the
   // share the standard stack's tuned HPA served there, so that no layer buys its saving with a
   // lower serving SLO than the standard stack's.
-  std::function<Result<std::pair<ServingPolicy, double>>(const ServingDeployment&, const std::string&,
-                                                         const std::string&, bool)>
-      tuned_for = [&](const ServingDeployment& sd, const std::string& batching, const std::string& autoscaler,
-                      bool mix) -> Result<std::pair<ServingPolicy, double>> {
+  auto tuned_for = [&](const ServingDeployment& sd, const std::string& batching, const std::string& autoscaler,
+                       bool mix, double min_share) -> Result<std::pair<ServingPolicy, double>> {
     const std::string key = sd.spec.name + "|" + batching + "|" + autoscaler + "|" + (mix ? "mix" : "single");
     auto& cache = s_.tuned->by_key;
     if (auto it = cache.find(key); it != cache.end()) return it->second;
@@ -284,12 +281,6 @@ Status Engine::Setup() {
     std::vector<int> ft;
     std::vector<double> prices;
     SEEDANCE_RETURN_IF_ERROR(types_and_prices(prof, &ft, &prices));
-    double min_share = kMinServedShare;
-    const bool standard = batching == "vllm" && autoscaler == "reactive" && !mix;
-    if (!standard) {
-      SEEDANCE_ASSIGN_OR_RETURN(const auto std_pol, tuned_for(sd, "vllm", "reactive", false));
-      min_share = std::max(min_share, std_pol.second);
-    }
     auto tuned = autoscaler == "predictive"
                      ? TunePredictive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold, min_share)
                      : TuneReactive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold, min_share);
@@ -306,9 +297,10 @@ Status Engine::Setup() {
     std::vector<double> prices;
     SEEDANCE_RETURN_IF_ERROR(types_and_prices(prof, &ft, &prices));
     profile_fleet_type_.push_back(ft);
-    SEEDANCE_ASSIGN_OR_RETURN(const auto tuned, tuned_for(sd, c_.batching,
-                                                          c_.serving_planner && c_.predictive ? "predictive" : "reactive",
-                                                          c_.serving_planner));
+    SEEDANCE_ASSIGN_OR_RETURN(const auto standard, tuned_for(sd, "vllm", "reactive", false, kMinServedShare));
+    const std::string autoscaler = c_.serving_planner && c_.predictive ? "predictive" : "reactive";
+    SEEDANCE_ASSIGN_OR_RETURN(const auto tuned, tuned_for(sd, c_.batching, autoscaler, c_.serving_planner,
+                                                          std::max(kMinServedShare, standard.second)));
     const ServingPolicy& pol = tuned.first;
     controllers_.emplace_back(prof, pol, prices, sd.tuning_peak_rps, kStepS, cold);
     controllers_.back().SetHistory(sd.history.rps);  // the week before: what the forecaster reads
@@ -868,6 +860,17 @@ Result<FleetWeekOutcome> Engine::Run() {
   const auto steps = static_cast<std::size_t>(std::ceil(s_.horizon_s / kStepS));
   std::size_t next_job = 0, next_dev = 0;
   const int gold = static_cast<int>(tenancy::Tier::kGold);
+  // An arrival's admission request.
+  auto request = [&](std::int64_t id, int tenant, double arrival_s, int gpus) {
+    tenancy::WorkloadRequest w;
+    w.id = id;
+    w.tenant = tenant;
+    w.tier = s_.tenancy.tenants[static_cast<std::size_t>(tenant)].tier;
+    w.priority = tenancy::TierPriority(w.tier);
+    w.creation_s = arrival_s;
+    w.request = {tenancy::ToQuantity(gpus)};
+    return w;
+  };
   for (std::size_t k = 0; k < steps; ++k) {
     now_ = static_cast<double>(k) * kStepS;
     // Nodes that finished booting.
@@ -900,16 +903,6 @@ Result<FleetWeekOutcome> Engine::Run() {
       if (d.state == DevState::kTail && now_ >= d.tail_start + d.dev->idle_tail_s) EndDev(d, /*reclaimed=*/false);
     }
     // Arrivals.
-    auto request = [&](std::int64_t id, int tenant, double arrival_s, int gpus) {
-      tenancy::WorkloadRequest w;
-      w.id = id;
-      w.tenant = tenant;
-      w.tier = s_.tenancy.tenants[static_cast<std::size_t>(tenant)].tier;
-      w.priority = tenancy::TierPriority(w.tier);
-      w.creation_s = arrival_s;
-      w.request = {tenancy::ToQuantity(gpus)};
-      return w;
-    };
     for (; next_job < jobs_.size() && jobs_[next_job].job->arrival_s <= now_; ++next_job) {
       JobRun& r = jobs_[next_job];
       const tenancy::WorkloadRequest w = request(r.job->id, r.job->tenant, r.job->arrival_s, r.job->gpus);

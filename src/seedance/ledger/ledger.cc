@@ -188,12 +188,14 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& path) {
   // process and of the machine. Switching a new file to WAL needs an exclusive lock; when several
   // connections try at once SQLite may answer SQLITE_BUSY without calling the busy handler (it
   // would deadlock), so the switch is retried here for as long as the busy timeout.
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    const int wal = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
-    if (wal != SQLITE_BUSY && wal != SQLITE_LOCKED) break;
+  Status wal = Exec(db, "PRAGMA journal_mode=WAL");
+  for (int attempt = 1; !wal.ok() && attempt < 1000; ++attempt) {
+    const int code = sqlite3_errcode(db);
+    if (code != SQLITE_BUSY && code != SQLITE_LOCKED) break;
     sqlite3_sleep(10);
+    wal = Exec(db, "PRAGMA journal_mode=WAL");
   }
-  SEEDANCE_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL"));
+  SEEDANCE_RETURN_IF_ERROR(wal);
   SEEDANCE_RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=FULL"));
   SEEDANCE_RETURN_IF_ERROR(l->Migrate());
   Statements& s = *l->stmts_;
