@@ -37,6 +37,11 @@ constexpr std::int64_t kPaperWindow2022 = 554;
 constexpr double kPaperK = 3.145;
 constexpr double kPaperOdUsd = 3.06;
 
+// Hours a user gives (a job, a deadline, a changeover) are at most this: ~11 years, longer than any spot
+// series, and small enough that Seconds() cannot overflow (llround of a value past int64 is unspecified).
+constexpr double kMaxHours = 1e5;
+bool WithinHours(double h) { return h <= kMaxHours; }  // false for NaN
+
 std::int64_t Seconds(double hours) { return std::llround(hours * 3600.0); }
 
 // Runs `work(i)` for i in [0, n) on `threads` threads (strided; results must not depend on the split).
@@ -132,12 +137,12 @@ Status ValidateOptions(const SpotBenchOptions& o) {
   auto positive = [](const std::vector<double>& v) {
     if (v.empty()) return false;
     for (double x : v) {
-      if (!(x > 0) || !std::isfinite(x)) return false;
+      if (!(x > 0) || !WithinHours(x)) return false;
     }
     return true;
   };
-  if (!positive(o.job_hours)) return InvalidArgumentError("--job-hours: each value must be > 0");
-  if (!positive(o.changeover_hours)) return InvalidArgumentError("--changeover-hours: each value must be > 0");
+  if (!positive(o.job_hours)) return InvalidArgumentError("--job-hours: each value must be in (0, 1e5]");
+  if (!positive(o.changeover_hours)) return InvalidArgumentError("--changeover-hours: each value must be in (0, 1e5]");
   for (double f : o.job_fractions) {
     if (!(f > 0 && f <= 1)) return InvalidArgumentError("--slack: each job fraction must be in (0, 1]");
   }
@@ -268,6 +273,7 @@ Result<LoadedWindows> WindowsOf(const CsvTable& t, const std::string& csv_path, 
     SpotWindow w;
     w.trace = std::string(t.Str(row, c_trace));
     if (w.trace.empty()) return t.FieldError(row, c_trace, "empty (a spot-traces JSON file)");
+    if (w.trace.find('\0') != std::string::npos) return t.FieldError(row, c_trace, "a NUL byte in a file name");
     const std::filesystem::path tp(w.trace);
     if (tp.is_absolute()) {
       w.trace_path = w.trace;
@@ -281,8 +287,11 @@ Result<LoadedWindows> WindowsOf(const CsvTable& t, const std::string& csv_path, 
     SEEDANCE_ASSIGN_OR_RETURN(w.deadline_hours, t.Double(row, c_ddl));
     SEEDANCE_ASSIGN_OR_RETURN(w.changeover_hours, t.Double(row, c_d));
     if (w.start_tick < 0) return t.FieldError(row, c_start, "must be >= 0");
-    if (!(w.job_hours > 0)) return t.FieldError(row, c_job, "must be > 0");
-    if (!(w.changeover_hours >= 0)) return t.FieldError(row, c_d, "must be >= 0");
+    if (!(w.job_hours > 0) || !WithinHours(w.job_hours)) return t.FieldError(row, c_job, "must be in (0, 1e5]");
+    if (!(w.changeover_hours >= 0) || !WithinHours(w.changeover_hours)) {
+      return t.FieldError(row, c_d, "must be in [0, 1e5]");
+    }
+    if (!WithinHours(w.deadline_hours)) return t.FieldError(row, c_ddl, "must be at most 1e5");
     if (Seconds(w.deadline_hours) < Seconds(w.job_hours) + Seconds(w.changeover_hours)) {
       return t.FieldError(row, c_ddl, "must be at least job_hours + changeover_hours");
     }
@@ -294,7 +303,7 @@ Result<LoadedWindows> WindowsOf(const CsvTable& t, const std::string& csv_path, 
     }
     const SpotTrace& tr = it->second;
     const std::int64_t window_ticks = (Seconds(w.deadline_hours) + tr.gap_s - 1) / tr.gap_s;
-    if (w.start_tick + window_ticks > tr.ticks()) {
+    if (w.start_tick > tr.ticks() - window_ticks) {  // not start + window: start may be near INT64_MAX
       return t.FieldError(row, c_start,
                           "the window (" + std::to_string(window_ticks) + " ticks of " + std::to_string(tr.gap_s) +
                               " s to the deadline) ends after the series (" + std::to_string(tr.ticks()) + " ticks)");
@@ -381,8 +390,11 @@ const std::vector<std::vector<std::string>>& DefaultRegionSets() {
 }
 
 Result<std::vector<MultiRegionRow>> RunMultiRegionBench(const std::string& data_dir, const MultiRegionBenchOptions& o) {
-  if (!(o.job_hours > 0)) return InvalidArgumentError("--job-hours: must be > 0");
-  if (!(o.changeover_hours > 0)) return InvalidArgumentError("--changeover-hours: must be > 0");
+  if (!(o.job_hours > 0) || !WithinHours(o.job_hours)) return InvalidArgumentError("--job-hours: must be in (0, 1e5]");
+  if (!(o.changeover_hours > 0) || !WithinHours(o.changeover_hours)) {
+    return InvalidArgumentError("--changeover-hours: must be in (0, 1e5]");
+  }
+  if (!WithinHours(o.deadline_hours)) return InvalidArgumentError("--slack: a deadline over 1e5 hours");
   if (Seconds(o.deadline_hours) < Seconds(o.job_hours) + Seconds(o.changeover_hours)) {
     return InvalidArgumentError("--slack: a deadline shorter than the job plus one changeover");
   }
@@ -482,6 +494,7 @@ Result<SpotBenchReport> RunSpotDeadlineBench(const std::string& data_dir, const 
         s.set = "2023-v100";
         s.od_usd = o.od_usd_per_hour;
         s.spot_usd = o.spot_usd_per_hour;
+        if (!WithinHours(c / f)) return InvalidArgumentError("--slack: a deadline over 1e5 hours");
         s.job = {Seconds(c), Seconds(c / f), Seconds(d), o.od_usd_per_hour / o.spot_usd_per_hour};
         if (s.job.deadline_s < s.job.compute_s + s.job.changeover_s) {
           return InvalidArgumentError("--slack: a deadline shorter than the job plus one changeover");

@@ -79,8 +79,8 @@ Result<std::vector<ReproductionRow>> ReproduceCantBeLate(const std::string& data
 // trace: a spot-traces JSON file (1 = available); a bare file name (no '/') is looked up in
 // DATA_DIR/spot_traces/, any other relative path is relative to the CSV file's directory.
 // start_tick: series tick at which the job starts (an integer >= 0; the window start_tick ..
-// start_tick + ceil(deadline / gap) must lie inside the series). job_hours > 0, changeover_hours >= 0,
-// deadline_hours >= job_hours + changeover_hours. Errors: "file:line:column: field 'name': ...".
+// start_tick + ceil(deadline / gap) must lie inside the series). 0 < job_hours <= 1e5,
+// 0 <= changeover_hours <= 1e5, job_hours + changeover_hours <= deadline_hours <= 1e5. Errors: "file:line:column: field 'name': ...".
 struct SpotWindow {
   std::string trace_path;  // resolved
   std::string trace;       // as written in the CSV (the results' `trace`)

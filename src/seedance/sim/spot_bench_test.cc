@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 
 namespace seedance::sim {
 namespace {
@@ -76,6 +78,41 @@ TEST(SpotBench, SmallRunHasEveryZoneAndPolicy) {
   }
   o.samples = 0;
   EXPECT_FALSE(RunSpotDeadlineBench(kData, o).has_value());
+}
+
+// `bench spot --windows`: a valid row parses; each bad one fails naming windows.csv, its line and
+// field. Hours past 1e5 once slipped through the deadline check (llround of a value past int64 is
+// unspecified), found by spot_windows_fuzz; a NUL byte in a trace name once opened the file named by
+// the part before it.
+TEST(SpotWindows, ParsesAValidRowAndNamesTheFieldOfABadOne) {
+  const std::string header = "trace,start_tick,job_hours,deadline_hours,changeover_hours\n";
+  const std::string trace = "aws-02-15-2023_us-east-1a_v100_1.json";
+  auto ok = ParseSpotWindows("windows.csv", header + trace + ",1,4,8,0.2\n", kData);
+  ASSERT_TRUE(ok.has_value()) << ok.error().ToString();
+  ASSERT_EQ(ok->size(), 1u);
+  EXPECT_EQ((*ok)[0].start_tick, 1);
+  EXPECT_DOUBLE_EQ((*ok)[0].deadline_hours, 8);
+
+  struct Bad {
+    std::string row;
+    std::string field;
+  };
+  const std::vector<Bad> bad = {
+      {trace + ",0,5111111111111111111111111111111111111111111111111111111111,6,0", "job_hours"},
+      {trace + ",0,4,1e300,0", "deadline_hours"},
+      {trace + ",0,4,8,1e300", "changeover_hours"},
+      {trace + ",0,4,nan,0", "deadline_hours"},
+      {trace + ",0,4,3,0", "deadline_hours"},
+      {trace + ",9223372036854775807,4,8,0", "start_tick"},
+      {trace + std::string(1, '\0') + "x,0,4,8,0", "trace"},
+  };
+  for (const Bad& b : bad) {
+    auto r = ParseSpotWindows("windows.csv", header + b.row + "\n", kData);
+    ASSERT_FALSE(r.has_value()) << b.row;
+    const std::string m = r.error().message();
+    EXPECT_NE(m.find("windows.csv:2"), std::string::npos) << m;
+    EXPECT_NE(m.find(b.field), std::string::npos) << m;
+  }
 }
 
 }  // namespace

@@ -663,7 +663,11 @@ bool Admitter::CyclePass(double now, AdmissionEnv& env, std::vector<AdmissionDec
     const bool guaranteed = fit == FitKind::kFit && book_.WithinShare(e.w.tenant, e.w.request, GuaranteedShare(e.w.tenant));
     const std::vector<std::int64_t> victims = ChooseVictims(e, env, /*quota_needed=*/false, /*idle_only=*/!guaranteed);
     if (victims.empty()) {
+      // Out of its queue until a release or a capacity change; a preemptor whose victims have
+      // left stops being the sticky head too (else the next pass takes it again: this loop then
+      // ran to the cycle guard, and the head could be admitted while still listed here).
       QueueErase(e);
+      if (q.sticky == e.w.id) q.sticky = -1;
       e.state = State::kInadmissible;
       unplaceable_.push_back(e.w.id);
       changed = true;

@@ -356,6 +356,39 @@ TEST(AdmitterWithdrawTest, CapacityChangedReconsidersWorkloadsNoNodeTook) {
   EXPECT_EQ(d[0].id, 1);
 }
 
+// A preemptor whose victims have left, with no node for it, steps out of its queue once: it
+// used to stay the sticky head, so each pass took it again (the cycle ran to its guard of a million
+// passes) and, once a node opened within the same cycle, it was admitted while still listed as
+// unplaceable; its release then requeued a finished workload (found by `--fleet` with a small fleet).
+TEST(AdmitterWithdrawTest, APreemptorWithNoNodeStepsAsideOnce) {
+  Harness h({Cq("a", "", 8, std::nullopt, std::nullopt, Tier::kGold)}, TenancyMode::kSeedance);
+  h.a.Submit(Wl(1, 0, 8, 0, 0, Tier::kGold));
+  ASSERT_EQ(h.Cycle(0).size(), 1u);
+  h.env.running[1] = {.admitted_at_s = 0, .executed_s = 3600, .lost_if_preempted = 10, .idle_s = 0};
+  h.a.Submit(Wl(2, 0, 8, 100, 1, Tier::kGold));
+  auto d = h.Cycle(1);
+  ASSERT_EQ(d.size(), 1u);
+  ASSERT_EQ(d[0].kind, AdmissionDecision::Kind::kEvict);
+  ASSERT_EQ(d[0].id, 1);
+  h.a.Evicted(1, /*requeue=*/true);
+  h.env.place = false;  // the victim's node went away with it
+  const std::int64_t before = h.a.stats().cycles;
+  EXPECT_TRUE(h.Cycle(2).empty());
+  EXPECT_LE(h.a.stats().cycles - before, 4);
+  EXPECT_EQ(h.a.pending(), 2u);  // 1 requeued, 2 unplaceable: each counted once
+  h.env.place = true;
+  h.a.CapacityChanged();
+  d = h.Cycle(3);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 2);
+  h.a.Finished(2);
+  h.a.CapacityChanged();  // threw std::out_of_range: 2 was still listed as unplaceable
+  d = h.Cycle(4);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].id, 1);
+  EXPECT_EQ(h.a.pending(), 0u);
+}
+
 }  // namespace
 }  // namespace seedance::tenancy
 
