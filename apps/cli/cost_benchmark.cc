@@ -357,6 +357,7 @@ int RunFleetWeekBenchmark(const CostBenchmarkOptions& o) {
   run.data_dir = DataDir();
   run.cache_dir = PlanCacheDir();
   run.sets = fleet::DefaultWeekSets(o.with_tuning, o.fleet);
+  run.profile_progress = &std::cerr;
   auto c = fleet::RunFleetWeekComparison(run, [](const std::string& line) { std::cerr << line << "\n"; });
   if (!c.has_value()) return ReportError(c.error());
   std::cout << fleet::FleetWeekTable(*c);
@@ -623,7 +624,8 @@ Action RegisterCostBenchmark(CLI::App& app) {
       "times), or a jobs CSV (docs/WORKLOADS.md); fleet-week (docs/FLEET_WEEK.md) runs every layer on one fleet for a "
       "week (training, serving, notebooks) against the standard stack (Kueue Fair Sharing, kube-scheduler, SkyPilot, "
       "a peak-sized serving type with an HPA), with a waterfall per layer, on held-out weeks, seeds and a second fleet "
-      "shape (--fleet: your fleet file instead of the second shape). --duration bounds the arrival window (default "
+      "shape (--fleet: your fleet file instead of the second shape, checked before any week runs; a set whose stacks fall "
+      "short of the week's SLOs or Gold guarantees carries a warning that the fleet is too small). --duration bounds the arrival window (default "
       "7d; openb: the whole 149-day trace). --config reads seedance-config.yaml (scheduler.cost_aware, autoscaling, checkpoint; tenancy: tiers, tenants and quotas). "
       "Bad input exits 2 naming file:line and field; nothing is written then. The headline is held out: "
       "by default llm-finetune runs workload seeds 5-9, which were never run while Seedance's defaults were tuned "

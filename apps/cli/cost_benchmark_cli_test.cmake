@@ -25,7 +25,8 @@
 #                  fleet_week.standard / .seedance / .levers[5], the headline set held out, the
 #                  waterfall and the bound in the table; --fleet runs one set on that fleet
 #                  (label slow: reuses fleet_test's serving profiles)
-#   bad_fleet_week --workload fleet-week with --seeds (it runs its own held-out sets), or with a bad
+#   bad_fleet_week --workload fleet-week with --seeds (it runs its own held-out sets), with a fleet
+#                  no type of which can serve the deployments, or with a bad
 #                  --fleet file: exit 2 naming the flag / file:line and key, nothing written
 #   fleet_price_series  --fleet examples/fleets/spot-price-series.yaml (spot priced by a CSV and an
 #                  AWS price history): exit 0, the series in the assumptions, spot billed, and the
@@ -660,6 +661,11 @@ elseif(CASE STREQUAL "bad_fleet_week")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${WORK}/fleet.yaml" --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   expect_exit_2("fleet\\.yaml:5:.*quota")
+  # A fleet none of whose types can serve the deployments: refused before any week runs.
+  file(WRITE "${WORK}/v100.yaml" "name: v100\nregions: [us-west-2]\ngpus:\n  - type: V100\n    on_demand: {quota: 64}\n")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${WORK}/v100.yaml" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("v100\\.yaml: gpus: .*L4, A10G, A100-80G or H100.*\\(V100\\)")
 elseif(CASE STREQUAL "fleet_week")
   # Byte-identical files from two runs; the keys issue 30 names; the headline set held out.
   foreach(run 1 2)

@@ -80,6 +80,10 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
 
 double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+// A set whose stacks fall this short of the week's work is flagged (SetResult::warnings).
+constexpr double kWarnServedBelow = 0.95;
+constexpr double kWarnFinishedBelow = 0.8;
+
 }  // namespace
 
 double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base) {
@@ -123,6 +127,10 @@ std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_
 Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& options,
                                                    const std::function<void(const std::string&)>& progress) {
   FleetWeekComparison c;
+  // A user's fleet file is checked before any week runs, so a mistake in it costs no minutes.
+  for (const WeekSet& set : options.sets) {
+    if (!set.fleet_file.empty()) SEEDANCE_RETURN_IF_ERROR(CheckFleetWeekFleet(options.data_dir, set.fleet_file));
+  }
   // Serving profiles are measured once per fleet (they depend on neither the week nor the seed).
   std::map<std::string, std::unique_ptr<FleetWeekScenario>> keep;
   for (const WeekSet& set : options.sets) {
@@ -139,6 +147,7 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       o.week = set.week;
       o.seed = seed;
       o.fleet_file = set.fleet_file;
+      o.progress = options.profile_progress;
       const std::string fleet_key = set.shape + "|" + set.fleet_file;
       auto kept = keep.find(fleet_key);
       o.profiles_from = kept == keep.end() ? nullptr : kept->second.get();
@@ -169,13 +178,37 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     r.seedance.unit_cost_index = UnitCostIndex(r.seedance.sum, base);
     r.committed_share = Ratio(base.committed_usd, base.total_usd);
     // The lower bound for the base's work, seed by seed.
-    double bound = 0;
-    for (std::size_t i = 0; i < built.size(); ++i) {
-      SEEDANCE_ASSIGN_OR_RETURN(const double b, FleetWeekLowerBoundUsd(built[i], r.standard[static_cast<std::size_t>(r.base)].seeds[i]));
-      bound += b;
+    for (const StackResult* sr : {&r.standard[static_cast<std::size_t>(r.base)], &r.seedance}) {
+      const FleetWeekOutcome& o = sr->sum;
+      const std::string who = sr == &r.seedance ? "Seedance" : "the base (" + sr->config.name + ")";
+      if (o.serving_mtok_demanded > 0 && o.serving_attainment < kWarnServedBelow) {
+        r.warnings.push_back(fmt::format("{} served {:.1f} % of the serving demand within SLO (target 99 %)", who,
+                                         100.0 * o.serving_attainment));
+      }
+      if (o.jobs > 0 && o.jobs_finished < kWarnFinishedBelow * o.jobs) {
+        r.warnings.push_back(fmt::format("{} finished {} of {} training jobs within the week", who, o.jobs_finished, o.jobs));
+      }
+      if (o.gold_violations > 0) {
+        r.warnings.push_back(fmt::format("{} broke {} of {} Gold guarantees", who, o.gold_violations, o.gold_checks));
+      }
     }
-    r.bound_usd = bound;
-    r.bound_index = Ratio(bound, base.total_usd);
+    if (!r.warnings.empty()) {
+      r.warnings.push_back("the fleet looks too small for the week's work: its unit costs compare stacks that fall short; "
+                           "add GPUs or on-demand quota to the fleet file for a comparison at the SLOs");
+    }
+    // A failed LP leaves the set without a bound, said beside it, and the stacks' figures stand.
+    double bound = 0;
+    for (std::size_t i = 0; i < built.size() && r.bound_error.empty(); ++i) {
+      auto b = FleetWeekLowerBoundUsd(built[i], r.standard[static_cast<std::size_t>(r.base)].seeds[i]);
+      if (b.has_value()) {
+        bound += *b;
+      } else {
+        r.bound_error = fmt::format("seed {}: {}", set.seeds[i], b.error().message());
+        if (progress) progress(fmt::format("{}: no lower bound: {}", set.name, r.bound_error));
+      }
+    }
+    r.bound_usd = r.bound_error.empty() ? bound : 0.0;
+    r.bound_index = r.bound_error.empty() ? Ratio(bound, base.total_usd) : 1.0;
     if (set.levers) {
       for (const Lever& lever : WaterfallLevers()) {
         StackConfig cfg = r.standard[static_cast<std::size_t>(r.base)].config;
@@ -223,6 +256,7 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
   os << "The fleet week: every layer on one fleet and one clock (issue 30; docs/FLEET_WEEK.md)\n";
   for (const SetResult& r : c.sets) {
     os << "\n" << r.set.name << (r.set.held_out ? "" : " (tuning: not a headline)") << "\n";
+    for (const std::string& w : r.warnings) os << "  warning: " << w << "\n";
     os << fmt::format("  {:<52} {:>10} {:>9} {:>9} {:>8} {:>7} {:>9} {:>6} {:>11} {:>9} {:>8} {:>8}\n", "stack",
                       "total $", "unit cost", "$/PFLOP", "$/Mtok", "$/devh", "SLO", "JCT h", "deadlines", "Gold viol",
                       "dev idle", "free");
@@ -242,8 +276,12 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
     }
     os << fmt::format("  committed (owned / reserved) GPUs are {:.1f} % of the base's bill: paid in every stack\n",
                       100.0 * r.committed_share);
-    os << fmt::format("  lower bound for the base's work on this fleet: ${:.0f}, {} against the base (no stack can save more)\n",
-                      r.bound_usd, Pct(r.bound_index - 1));
+    if (r.bound_error.empty()) {
+      os << fmt::format("  lower bound for the base's work on this fleet: ${:.0f}, {} against the base (no stack can save more)\n",
+                        r.bound_usd, Pct(r.bound_index - 1));
+    } else {
+      os << "  lower bound for the base's work on this fleet: not computed (" << r.bound_error << ")\n";
+    }
     os << fmt::format("  slowest week: {:.1f} s CPU\n", r.max_cpu_seconds);
   }
   os << "\n" << c.predictive_note << "\n";
@@ -331,9 +369,16 @@ nlohmann::json SetJson(const SetResult& r) {
   for (const auto& l : r.levers) levers.push_back(RowJson(l));
   j["levers"] = levers;
   j["committed_share_of_base_bill"] = r.committed_share;
-  j["lower_bound_usd"] = r.bound_usd;
-  j["lower_bound_change_pct"] = 100.0 * (r.bound_index - 1);
+  if (r.bound_error.empty()) {
+    j["lower_bound_usd"] = r.bound_usd;
+    j["lower_bound_change_pct"] = 100.0 * (r.bound_index - 1);
+  } else {
+    j["lower_bound_usd"] = nullptr;
+    j["lower_bound_change_pct"] = nullptr;
+    j["lower_bound_error"] = r.bound_error;
+  }
   j["assumptions"] = r.assumptions;
+  j["warnings"] = r.warnings;
   return j;
 }
 
@@ -373,7 +418,7 @@ std::string WaterfallSvg(const SetResult& r) {
   }
   bars.push_back({"sum of the layers alone", alone});
   bars.push_back({"all together (seedance)", 100.0 * (r.seedance.unit_cost_index - 1)});
-  bars.push_back({"lower bound (perfect foresight)", 100.0 * (r.bound_index - 1)});
+  if (r.bound_error.empty()) bars.push_back({"lower bound (perfect foresight)", 100.0 * (r.bound_index - 1)});
   bars.push_back({"target of the source documents", -37.0});
   double lo = -40, hi = 5;
   for (const auto& b : bars) {
@@ -448,6 +493,7 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
   int chart = 0;
   for (const SetResult& r : c.sets) {
     os << "<h3>" << report::HtmlEscape(r.set.name) << (r.set.held_out ? "" : " (tuning: not a headline)") << "</h3>\n";
+    for (const std::string& w : r.warnings) os << "<p style=\"color:#a00\"><b>Warning:</b> " << report::HtmlEscape(w) << "</p>\n";
     os << "<table><tr><th>stack</th><th>total $</th><th>unit cost</th><th>$/PFLOP</th><th>$/M tokens in SLO</th>"
           "<th>$/notebook hour</th><th>serving SLO</th><th>JCT h</th><th>deadlines met</th><th>Gold violations</th>"
           "<th>idle notebook GPU-h</th><th>free GPU-h on held nodes</th><th>booting GPU-h</th></tr>\n";
@@ -459,9 +505,14 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
     os << "</table>\n";
     if (!r.levers.empty()) os << "<h4>Unit cost waterfall</h4>\n" << WaterfallSvg(r) << "\n";
     os << fmt::format("<p>Committed GPUs (owned at TCO, reserved) are {:.1f} % of the base's bill and are paid in every "
-                      "stack. Lower bound for the base's work on this fleet (fluid, perfect foresight, no cold starts): "
-                      "${:.0f}, {:+.1f} % against the base: no stack can save more.</p>\n",
-                      100.0 * r.committed_share, r.bound_usd, 100.0 * (r.bound_index - 1));
+                      "stack. ", 100.0 * r.committed_share);
+    if (r.bound_error.empty()) {
+      os << fmt::format("Lower bound for the base's work on this fleet (fluid, perfect foresight, no cold starts): "
+                        "${:.0f}, {:+.1f} % against the base: no stack can save more.</p>\n",
+                        r.bound_usd, 100.0 * (r.bound_index - 1));
+    } else {
+      os << "Lower bound for the base's work on this fleet: not computed (" << report::HtmlEscape(r.bound_error) << ").</p>\n";
+    }
     if (&r == &c.sets.front()) {
       os << UseChart(r.standard[static_cast<std::size_t>(r.base)], "fleet-week-use-" + std::to_string(chart++)) << "\n";
       os << UseChart(r.seedance, "fleet-week-use-" + std::to_string(chart++)) << "\n";

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,11 @@ struct SetResult {
   double committed_share = 0;           // committed $ / base $: a floor no stack can cut in a week
   double bound_usd = 0;                 // FleetWeekLowerBoundUsd for the base's work, summed over seeds
   double bound_index = 1;               // bound_usd / base $
+  std::string bound_error;              // non-empty: the bound's LP failed (bound_usd is not set)
+  // What makes the set's unit costs a weak comparison: a stack that served under 95 % within SLO,
+  // finished under 80 % of its training jobs, or broke a Gold guarantee (the fleet is too small for
+  // the week's work). One sentence each; printed above the set's figures.
+  std::vector<std::string> warnings;
   double max_cpu_seconds = 0;           // the slowest single week
 };
 
@@ -64,6 +70,7 @@ struct FleetWeekRunOptions {
   std::string data_dir;
   std::string cache_dir;
   std::vector<WeekSet> sets;
+  std::ostream* profile_progress = nullptr;  // serving profiles measured (FleetWeekOptions::progress)
 };
 
 // The waterfall's levers in order, each a change to a StackConfig.

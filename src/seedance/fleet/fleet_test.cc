@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 
 #include "seedance/fleet/bound.h"
@@ -161,6 +162,89 @@ TEST(FleetWeekBoundTest, NoStackPaysLessThanTheBoundForItsOwnWork) {
     EXPECT_LE(*b, r->total_usd) << stack.name;
     EXPECT_GE(*b, r->committed_usd - 1e-6) << stack.name;
   }
+}
+
+// Serving in the bound: per request-size bucket, each at the faster batching's capacity on the
+// type. Two types, two buckets: L4 serves bucket a only, H100 both; vLLM is the faster on L4 (a)
+// and on H100 (b). The cheapest fluid plan puts a on L4 (at vLLM's 2 req/s) and b on H100 (at
+// vLLM's 4 req/s): 80 L4-hours at $1 + 40 H100-hours at $4 = $240. A bound at Seedance's rates, or
+// at one type's whole-mix rate, would find this work infeasible on the pools.
+TEST(FleetWeekBoundTest, ServingIsBoundPerBucketAtTheFasterBatching) {
+  FleetWeekScenario s;
+  s.horizon_s = 10 * 3600.0;
+  s.fleet.gpu_types = {"L4", "H100"};
+  for (int t = 0; t < 2; ++t) {
+    sim::PoolSpec p;
+    p.type = t;
+    p.tier = sim::Tier::kOnDemand;
+    p.max_gpus = 8;
+    p.usd_per_gpu_hour = t == 0 ? 1.0 : 4.0;
+    s.fleet.pools.push_back(p);
+  }
+  ServingDeployment d;
+  d.demand.tokens_per_request = 1e6;  // one request = one million tokens
+  for (ServingProfile* p : {&d.vllm, &d.seedance}) {
+    p->gpus = {"L4", "H100"};
+    p->tp = {1, 1};
+    p->bucket_names = {"a", "b"};
+    p->bucket_share = {0.5, 0.5};
+  }
+  d.vllm.bucket_rps = {{2, 0}, {2, 4}};
+  d.seedance.bucket_rps = {{1, 0}, {2, 2}};
+  d.vllm.replica_rps = {0, 1 / (0.5 / 2 + 0.5 / 4)};  // the whole mix on one type
+  d.seedance.replica_rps = {0, 1 / (0.5 / 2 + 0.5 / 2)};
+  s.serving.push_back(d);
+  FleetWeekOutcome out;
+  out.serving_mtok_in_slo_by_deployment = {2 * 80 * 3600.0 * 2};  // 80 L4-hours of bucket a, as much of b
+  auto b = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(b.has_value()) << b.error().message();
+  EXPECT_NEAR(*b, 240.0, 1e-6);
+  // Twice the work does not fit the pools: the bound says so rather than return a number.
+  out.serving_mtok_in_slo_by_deployment[0] *= 2;
+  EXPECT_FALSE(FleetWeekLowerBoundUsd(s, out).has_value());
+}
+
+// A fleet without a type the deployments can run on is refused up front, naming the file.
+TEST(FleetWeekScenarioTest, AFleetWithNoServingTypeIsRefusedNamingTheFile) {
+  const std::string path = ::testing::TempDir() + "/v100-only.yaml";
+  {
+    std::ofstream f(path);
+    f << "name: v100\nregions: [us-east-2]\ngpus:\n  - type: V100\n    on_demand: {quota: 64, region: us-east-2}\n";
+  }
+  const Status st = CheckFleetWeekFleet(Data(), path);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find(path), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("V100"), std::string::npos) << st.message();
+  EXPECT_TRUE(CheckFleetWeekFleet(Data(), FleetFileOf(Data(), "b")).ok());
+}
+
+// A fleet too small for the week's work runs, and the set says so above its figures; the bundled
+// shapes carry no warning.
+TEST(FleetWeekComparisonTest, AFleetTooSmallForTheWeekIsFlagged) {
+  const std::string path = ::testing::TempDir() + "/a100-only.yaml";
+  {
+    std::ofstream f(path);
+    f << "name: a100-only\nregions: [us-east-2]\ngpus:\n  - type: A100-80G\n"
+         "    owned: {count: 32, region: us-east-2}\n    on_demand: {quota: 64, region: us-east-2}\n";
+  }
+  FleetWeekRunOptions o;
+  o.data_dir = Data();
+  o.cache_dir = SEEDANCE_TEST_CACHE_DIR;
+  WeekSet small;
+  small.name = "small";
+  small.seeds = {5};
+  small.fleet_file = path;
+  WeekSet bundled = small;
+  bundled.name = "bundled";
+  bundled.fleet_file = "";
+  o.sets = {small, bundled};
+  auto c = RunFleetWeekComparison(o, nullptr);
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  ASSERT_EQ(c->sets.size(), 2u);
+  EXPECT_FALSE(c->sets[0].warnings.empty());
+  EXPECT_TRUE(c->sets[0].bound_error.empty()) << c->sets[0].bound_error;
+  EXPECT_NE(FleetWeekTable(*c).find("warning: the fleet looks too small"), std::string::npos);
+  EXPECT_TRUE(c->sets[1].warnings.empty()) << c->sets[1].warnings.front();
 }
 
 // The headline is held out: week 2 and seeds 5-9; the tuning week and seeds only beside it.

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "seedance/core/csv.h"
 #include "seedance/core/rng.h"
@@ -174,6 +178,47 @@ std::string FleetFileOf(const std::string& data_dir, const std::string& shape) {
   return data_dir + "/fleets/fleet-week-" + shape + ".yaml";
 }
 
+namespace {
+
+// The fleet types the week's llama-2-7b deployments may run on (the batching engine's profiled
+// types), in the fleet file's order.
+std::vector<std::string> ServingTypes(const std::vector<std::string>& fleet_types) {
+  std::vector<std::string> out;
+  for (const std::string& t : fleet_types) {
+    if (t == "L4" || t == "A10G" || t == "A100-80G" || t == "H100") out.push_back(t);
+  }
+  return out;
+}
+
+struct LoadedFleet {
+  sim::FleetFile file;
+  std::vector<std::string> types;
+  sim::FleetSpec spec;
+  std::vector<std::string> serving_types;
+};
+
+Result<LoadedFleet> LoadWeekFleet(const std::string& data_dir, const std::string& path) {
+  LoadedFleet f;
+  SEEDANCE_ASSIGN_OR_RETURN(f.file, sim::LoadFleetFile(path));
+  for (const auto& g : f.file.gpus) f.types.push_back(g.type);
+  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(data_dir + "/prices/gpu_prices.csv"));
+  SEEDANCE_ASSIGN_OR_RETURN(f.spec, sim::BuildFleetSpec(f.file, f.types, prices));
+  f.serving_types = ServingTypes(f.types);
+  if (f.serving_types.empty()) {
+    return InvalidArgumentError(fmt::format(
+        "{}: gpus: the fleet week serves llama-2-7b on L4, A10G, A100-80G or H100, and this fleet has none of them ({})",
+        path, fmt::join(f.types, ", ")));
+  }
+  return f;
+}
+
+}  // namespace
+
+Status CheckFleetWeekFleet(const std::string& data_dir, const std::string& fleet_file) {
+  auto f = LoadWeekFleet(data_dir, fleet_file);
+  return f.has_value() ? Status::Ok() : f.error();
+}
+
 Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
   if (o.fleet_file.empty() && o.shape != "a" && o.shape != "b") {
     return InvalidArgumentError("fleet shape '" + o.shape + "': known shapes are a (tuning) and b (held out)");
@@ -182,12 +227,10 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
   FleetWeekScenario s;
   s.options = o;
   s.name = "fleet-week " + o.shape + " week " + std::to_string(o.week + 1) + " seed " + std::to_string(o.seed);
-  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetFile file,
-                            sim::LoadFleetFile(o.fleet_file.empty() ? FleetFileOf(o.data_dir, o.shape) : o.fleet_file));
-  std::vector<std::string> types;
-  for (const auto& g : file.gpus) types.push_back(g.type);
-  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(o.data_dir + "/prices/gpu_prices.csv"));
-  SEEDANCE_ASSIGN_OR_RETURN(s.fleet, sim::BuildFleetSpec(file, types, prices));
+  SEEDANCE_ASSIGN_OR_RETURN(LoadedFleet loaded,
+                            LoadWeekFleet(o.data_dir, o.fleet_file.empty() ? FleetFileOf(o.data_dir, o.shape) : o.fleet_file));
+  const sim::FleetFile& file = loaded.file;
+  s.fleet = loaded.spec;
 
   for (const TenantDef& t : kTenants) {
     tenancy::TenantConfig c;
@@ -211,10 +254,7 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
   // Serving: two Gold deployments on the bundled Azure traces, stretched over the week by the
   // hour-of-week shape of a public multi-day trace (serving.h).
   SEEDANCE_ASSIGN_OR_RETURN(WeeklyShape shape, LoadWeeklyShape(o.data_dir + "/fleet_week/weekly_shape.csv"));
-  std::vector<std::string> serving_gpus;
-  for (const std::string& t : types) {
-    if (t == "L4" || t == "A10G" || t == "A100-80G" || t == "H100") serving_gpus.push_back(t);
-  }
+  const std::vector<std::string>& serving_gpus = loaded.serving_types;
   const struct {
     const char* name;
     const char* model;
@@ -240,8 +280,14 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
       sd.vllm = from->serving[s.serving.size()].vllm;
       sd.seedance = from->serving[s.serving.size()].seedance;
     } else {
-      SEEDANCE_ASSIGN_OR_RETURN(sd.vllm, ProfileServing(sd.spec, "vllm", o.data_dir, o.cache_dir, nullptr));
-      SEEDANCE_ASSIGN_OR_RETURN(sd.seedance, ProfileServing(sd.spec, "seedance", o.data_dir, o.cache_dir, nullptr));
+      if (o.progress != nullptr) {
+        *o.progress << fmt::format("{}: serving profiles of {} ({}) on {}, vllm and seedance (cached in {}; "
+                                   "a type not yet cached takes minutes)\n",
+                                   file.name, sd.spec.name, sd.spec.model, fmt::join(sd.spec.gpus, ", "),
+                                   o.cache_dir.empty() ? "no cache" : o.cache_dir);
+      }
+      SEEDANCE_ASSIGN_OR_RETURN(sd.vllm, ProfileServing(sd.spec, "vllm", o.data_dir, o.cache_dir, o.progress));
+      SEEDANCE_ASSIGN_OR_RETURN(sd.seedance, ProfileServing(sd.spec, "seedance", o.data_dir, o.cache_dir, o.progress));
     }
     s.serving.push_back(std::move(sd));
   }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <limits>
 #include <map>
 #include <memory>
@@ -63,6 +64,11 @@ struct ServingDeployment {
 
 struct FleetWeekScenario;
 
+// Loads a fleet file for the week and checks it can hold the scenario: the file parses, every type
+// has a price, and one type can serve the deployments. Errors: kInvalidArgument / kNotFound naming
+// the file (and its line and field where the parser knows them).
+Status CheckFleetWeekFleet(const std::string& data_dir, const std::string& fleet_file);
+
 struct FleetWeekOptions {
   std::string data_dir;       // bundled data (core DataDir())
   std::string shape = "a";    // fleet shape: a (tuning) | b (held out)
@@ -73,6 +79,8 @@ struct FleetWeekOptions {
   // Serving profiles measured for an earlier scenario of the same data and fleet types: reused
   // instead of measured again (they depend on neither the week nor the seed).
   const FleetWeekScenario* profiles_from = nullptr;
+  // Progress of serving profiles measured (not cached): a line per bucket (nullptr = none).
+  std::ostream* progress = nullptr;
 };
 
 // Controller settings tuned on a deployment's tuning week, by (deployment, batching, autoscaler,

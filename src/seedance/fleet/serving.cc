@@ -239,6 +239,7 @@ Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string
   // One type per task, `threads` at a time: the types are independent (one cache file each), so
   // the tables, and the progress lines (written per type, in type order), are the same for any
   // thread count.
+  const auto workers = static_cast<std::size_t>(std::clamp(threads, 1, static_cast<int>(specs.size())));
   std::vector<Result<planner::CapacityTable>> tables(specs.size(), InternalError("not profiled"));
   std::vector<std::ostringstream> lines(specs.size());
   auto profile_type = [&](std::size_t k) {
@@ -250,10 +251,11 @@ Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string
     }
     knobs.vllm.ApplyTo(&(*e)->settings.vllm);
     knobs.seedance.ApplyTo(&(*e)->settings.seedance);
-    tables[k] = planner::ProfileCapacity(**e, grid, needed, probe, cache, progress != nullptr ? &lines[k] : nullptr);
+    // One worker writes its lines as they come; several keep each type's lines for type order.
+    std::ostream* out = progress == nullptr ? nullptr : workers <= 1 ? progress : &lines[k];
+    tables[k] = planner::ProfileCapacity(**e, grid, needed, probe, cache, out);
   };
   if (!cache.empty()) SEEDANCE_RETURN_IF_ERROR(EnsureDirectory(cache));
-  const auto workers = static_cast<std::size_t>(std::clamp(threads, 1, static_cast<int>(specs.size())));
   if (workers <= 1) {
     for (std::size_t k = 0; k < specs.size(); ++k) profile_type(k);
   } else {
