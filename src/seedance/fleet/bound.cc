@@ -25,10 +25,8 @@ Result<std::vector<BucketWork>> ServingWork(const FleetWeekScenario& s, std::siz
   const ServingDeployment& sd = s.serving[d];
   const ServingProfile* profiles[] = {&sd.vllm, &sd.seedance};
   const std::size_t buckets = sd.seedance.bucket_share.size();
-  for (const ServingProfile* p : profiles) {
-    if (p->bucket_share.size() != buckets || p->bucket_names != sd.seedance.bucket_names) {
-      return InternalError("deployment " + sd.spec.name + ": the vllm and seedance profiles have different buckets");
-    }
+  if (sd.vllm.bucket_share.size() != buckets || sd.vllm.bucket_names != sd.seedance.bucket_names) {
+    return InternalError("deployment " + sd.spec.name + ": the vllm and seedance profiles have different buckets");
   }
   const double tokens = sd.demand.tokens_per_request;
   const double requests = tokens > 0 ? mtok_in_slo * 1e6 / tokens : 0.0;

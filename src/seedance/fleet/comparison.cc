@@ -80,9 +80,32 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
 
 double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
-// A set whose stacks fall this short of the week's work is flagged (SetResult::warnings).
+// A set whose base or Seedance falls this short of the week's work is flagged (SetResult::warnings).
 constexpr double kWarnServedBelow = 0.95;
 constexpr double kWarnFinishedBelow = 0.8;
+
+std::vector<std::string> ShortfallWarnings(const SetResult& r) {
+  std::vector<std::string> w;
+  for (const StackResult* sr : {&r.standard[static_cast<std::size_t>(r.base)], &r.seedance}) {
+    const FleetWeekOutcome& o = sr->sum;
+    const std::string who = sr == &r.seedance ? "Seedance" : "the base (" + sr->config.name + ")";
+    if (o.serving_mtok_demanded > 0 && o.serving_attainment < kWarnServedBelow) {
+      w.push_back(fmt::format("{} served {:.1f} % of the serving demand within SLO (target 99 %)", who,
+                              100.0 * o.serving_attainment));
+    }
+    if (o.jobs > 0 && o.jobs_finished < kWarnFinishedBelow * o.jobs) {
+      w.push_back(fmt::format("{} finished {} of {} training jobs within the week", who, o.jobs_finished, o.jobs));
+    }
+    if (o.gold_violations > 0) {
+      w.push_back(fmt::format("{} broke {} of {} Gold guarantees", who, o.gold_violations, o.gold_checks));
+    }
+  }
+  if (!w.empty()) {
+    w.push_back("the fleet looks too small for the week's work: its unit costs compare stacks that fall short; "
+                "add GPUs or on-demand quota to the fleet file for a comparison at the SLOs");
+  }
+  return w;
+}
 
 }  // namespace
 
@@ -177,26 +200,9 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     r.seedance.sum = Sum(outs[2]);
     r.seedance.unit_cost_index = UnitCostIndex(r.seedance.sum, base);
     r.committed_share = Ratio(base.committed_usd, base.total_usd);
-    // The lower bound for the base's work, seed by seed.
-    for (const StackResult* sr : {&r.standard[static_cast<std::size_t>(r.base)], &r.seedance}) {
-      const FleetWeekOutcome& o = sr->sum;
-      const std::string who = sr == &r.seedance ? "Seedance" : "the base (" + sr->config.name + ")";
-      if (o.serving_mtok_demanded > 0 && o.serving_attainment < kWarnServedBelow) {
-        r.warnings.push_back(fmt::format("{} served {:.1f} % of the serving demand within SLO (target 99 %)", who,
-                                         100.0 * o.serving_attainment));
-      }
-      if (o.jobs > 0 && o.jobs_finished < kWarnFinishedBelow * o.jobs) {
-        r.warnings.push_back(fmt::format("{} finished {} of {} training jobs within the week", who, o.jobs_finished, o.jobs));
-      }
-      if (o.gold_violations > 0) {
-        r.warnings.push_back(fmt::format("{} broke {} of {} Gold guarantees", who, o.gold_violations, o.gold_checks));
-      }
-    }
-    if (!r.warnings.empty()) {
-      r.warnings.push_back("the fleet looks too small for the week's work: its unit costs compare stacks that fall short; "
-                           "add GPUs or on-demand quota to the fleet file for a comparison at the SLOs");
-    }
-    // A failed LP leaves the set without a bound, said beside it, and the stacks' figures stand.
+    r.warnings = ShortfallWarnings(r);
+    // The lower bound for the base's work, seed by seed. A failed LP leaves the set without a
+    // bound, said beside it, and the stacks' figures stand.
     double bound = 0;
     for (std::size_t i = 0; i < built.size() && r.bound_error.empty(); ++i) {
       auto b = FleetWeekLowerBoundUsd(built[i], r.standard[static_cast<std::size_t>(r.base)].seeds[i]);

@@ -180,34 +180,28 @@ std::string FleetFileOf(const std::string& data_dir, const std::string& shape) {
 
 namespace {
 
-// The fleet types the week's llama-2-7b deployments may run on (the batching engine's profiled
-// types), in the fleet file's order.
-std::vector<std::string> ServingTypes(const std::vector<std::string>& fleet_types) {
-  std::vector<std::string> out;
-  for (const std::string& t : fleet_types) {
-    if (t == "L4" || t == "A10G" || t == "A100-80G" || t == "H100") out.push_back(t);
-  }
-  return out;
-}
-
 struct LoadedFleet {
   sim::FleetFile file;
-  std::vector<std::string> types;
   sim::FleetSpec spec;
-  std::vector<std::string> serving_types;
+  std::vector<std::string> serving_types;  // the fleet's types in ServingGpuTypes(), in file order
 };
 
 Result<LoadedFleet> LoadWeekFleet(const std::string& data_dir, const std::string& path) {
   LoadedFleet f;
   SEEDANCE_ASSIGN_OR_RETURN(f.file, sim::LoadFleetFile(path));
-  for (const auto& g : f.file.gpus) f.types.push_back(g.type);
+  std::vector<std::string> types;
+  for (const auto& g : f.file.gpus) types.push_back(g.type);
   SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(data_dir + "/prices/gpu_prices.csv"));
-  SEEDANCE_ASSIGN_OR_RETURN(f.spec, sim::BuildFleetSpec(f.file, f.types, prices));
-  f.serving_types = ServingTypes(f.types);
+  SEEDANCE_ASSIGN_OR_RETURN(f.spec, sim::BuildFleetSpec(f.file, types, prices));
+  const std::vector<std::string>& servable = ServingGpuTypes();
+  for (const std::string& t : types) {
+    if (std::find(servable.begin(), servable.end(), t) != servable.end()) f.serving_types.push_back(t);
+  }
   if (f.serving_types.empty()) {
+    const std::vector<std::string> head(servable.begin(), servable.end() - 1);
     return InvalidArgumentError(fmt::format(
-        "{}: gpus: the fleet week serves llama-2-7b on L4, A10G, A100-80G or H100, and this fleet has none of them ({})",
-        path, fmt::join(f.types, ", ")));
+        "{}: gpus: the fleet week serves llama-2-7b on {} or {}, and this fleet has none of them ({})", path,
+        fmt::join(head, ", "), servable.back(), fmt::join(types, ", ")));
   }
   return f;
 }

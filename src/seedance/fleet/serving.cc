@@ -166,6 +166,11 @@ Result<Demand> BuildHistory(const DeploymentSpec& d, const WeeklyShape& shape, c
 // ---------------------------------------------------------------------------------------------
 // Profiles.
 
+const std::vector<std::string>& ServingGpuTypes() {
+  static const std::vector<std::string> kTypes{"L4", "A10G", "A100-80G", "H100"};
+  return kTypes;
+}
+
 Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string& policy, const std::string& data_dir,
                                       const std::string& cache_dir, std::ostream* progress,
                                       const planner::ProbeOptions& probe, int threads) {
@@ -188,7 +193,7 @@ Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string
   p.model = model.name;
   p.trace = d.trace;
   const std::vector<std::string> wanted =
-      d.gpus.empty() ? std::vector<std::string>{"L4", "A10G", "A100-80G", "H100"} : d.gpus;
+      d.gpus.empty() ? ServingGpuTypes() : d.gpus;
   const double utilization = batching::BatchingConfig().gpu_memory_utilization;
   std::vector<batching::GpuSpec> specs;
   for (const std::string& g : wanted) {

@@ -38,8 +38,12 @@ struct DeploymentSpec {
   std::string trace = "conv";       // bundled Azure trace: conv | code
   double mean_rate_rps = 0;         // mean over the week
   double slo_ttft_s = 2.0, slo_tpot_s = 0.12;
-  std::vector<std::string> gpus;    // price-table spellings, e.g. {"L4","A10G","A100-80G","H100"}
+  std::vector<std::string> gpus;    // price-table spellings; empty = ServingGpuTypes()
 };
+
+// The GPU types a deployment is profiled on by default (price-table spellings): the batching
+// engine's types with a bundled profile.
+const std::vector<std::string>& ServingGpuTypes();
 
 // Per-step demand (step_s = 60) over `days` days of week `week` (0 = tuning week 1, 1 = held-out
 // week 2): rps[k] = mean_rate_rps x shape.hourly[hour of week] x burst[(offset + k) mod
