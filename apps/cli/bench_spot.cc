@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "bench_spot_adrs.h"
 #include "commands.h"
 #include "common.h"
 #include "seedance/core/file_util.h"
@@ -34,6 +35,8 @@ struct Flags {
   std::string windows;        // --windows FILE
   bool multi_region = false;
   std::string region_sets;    // "a+b,c+d+e"
+  bool adrs = false;
+  int adrs_max_window = 299;
   std::set<std::string> given;  // of --job-hours/--slack/--job-fraction/--changeover-hours/--samples
 };
 
@@ -293,6 +296,14 @@ int RunMultiRegion(const Flags& f) {
 }
 
 int Run(const Flags& f) {
+  if (f.adrs) {
+    if (f.multi_region || !f.windows.empty() || !f.given.empty()) {
+      return ReportError(InvalidArgumentError(
+          "--adrs: runs the authors' windows and the leaderboard's setting; drop --windows, --multi-region, "
+          "--job-hours, --slack, --job-fraction, --changeover-hours and --samples"));
+    }
+    return RunAdrsBench(f.out, f.threads, f.adrs_max_window);
+  }
   if (f.multi_region) return RunMultiRegion(f);
   if (!f.region_sets.empty()) return ReportError(InvalidArgumentError("--region-sets: needs --multi-region"));
   if (!f.windows.empty()) return RunWindows(f);
@@ -358,6 +369,12 @@ Action RegisterBenchSpot(CLI::App& bench) {
   cmd->add_option("--region-sets", f->region_sets,
                   "with --multi-region: zone sets of the 2023 series, '+' within a set, ',' between sets "
                   "(default: six sets of 2-9 zones)");
+  cmd->add_flag("--adrs", f->adrs,
+                "the ADRS evolved programs on the ADRS leaderboard's setting beside their published scores, then every "
+                "policy on the authors' sampled windows (data/adrs_spot), odd-numbered windows only (the evaluation "
+                "half: seedance was tuned on the even-numbered ones); writes adrs_leaderboard[] and adrs_windows[]");
+  cmd->add_option("--adrs-max-window", f->adrs_max_window, "with --adrs: only the windows numbered up to this")
+      ->capture_default_str()->check(CLI::Range(1, 299));
   cmd->add_option("--out", f->out, "output directory")->capture_default_str();
   return [cmd, f]() {
     if (!cmd->parsed()) return -1;

@@ -15,6 +15,7 @@
 #include "seedance/sim/deadline/multi_region.h"
 #include "seedance/sim/deadline/omniscient.h"
 #include "seedance/sim/deadline/policies.h"
+#include "seedance/sim/parallel_for.h"
 
 namespace seedance::sim {
 namespace {
@@ -43,19 +44,6 @@ constexpr double kMaxHours = 1e5;
 bool WithinHours(double h) { return h <= kMaxHours; }  // false for NaN
 
 std::int64_t Seconds(double hours) { return std::llround(hours * 3600.0); }
-
-// Runs `work(i)` for i in [0, n) on `threads` threads (strided; results must not depend on the split).
-template <typename F>
-void ParallelFor(std::size_t n, int threads, F work) {
-  const auto t = static_cast<std::size_t>(std::max(1, threads));
-  auto run = [&](std::size_t first) {
-    for (std::size_t i = first; i < n; i += t) work(i);
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < t; ++w) pool.emplace_back(run, w);
-  run(0);
-  for (auto& th : pool) th.join();
-}
 
 // Seeded start points at which a window of `window_ticks` fits in [0, limit).
 std::vector<std::int64_t> SampleStarts(std::int64_t limit, std::int64_t window_ticks, int n, Rng rng) {

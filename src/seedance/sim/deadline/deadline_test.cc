@@ -148,7 +148,7 @@ TEST(DeadlineSimulator, UniformProgressHysteresisGatesOnDemandToSpot) {
   EXPECT_EQ(r.decisions[2], O);
   EXPECT_EQ(r.decisions[3], O);
   UniformProgressPolicy spot_first;
-  EXPECT_EQ(spot_first.Name(), "uniform-progress");
+  EXPECT_EQ(spot_first.Name(), "uniform-progress-spot-first");
   const JobOutcome f = SimulateJob(t, 0, {3600, 7200, 300, 3.0}, spot_first);
   ASSERT_GE(f.decisions.size(), 3u);
   EXPECT_EQ(f.decisions[1], O);
@@ -161,7 +161,7 @@ TEST(DeadlineSimulator, UniformProgressHysteresisGatesOnDemandToSpot) {
 // changeovers (4500 s on-demand, UniformProgressHysteresisByHand).
 TEST(SeedanceDeadline, HoldsOnDemandUntilFarAhead) {
   const SpotTrace t = Trace(std::vector<std::uint8_t>(20, 0));
-  SeedanceDeadlinePolicy sd;
+  SeedanceDeadlinePolicy sd{SeedanceDeadlineConfig{}};  // the target-line rule (multi-region's)
   const JobOutcome r = SimulateJob(t, 0, {3600, 7200, 300, 3.0}, sd);
   EXPECT_EQ(r.decisions, (std::vector<Instance>{I, O, O, O, O, O, O, O}));
   EXPECT_EQ(r.od_billed_s, 3900);
@@ -173,6 +173,40 @@ TEST(SeedanceDeadline, HoldsOnDemandUntilFarAhead) {
   UniformProgressPolicy up;
   EXPECT_EQ(SimulateJob(t, 0, {3600, 7200, 300, 3.0}, like_up).decisions,
             SimulateJob(t, 0, {3600, 7200, 300, 3.0}, up).decisions);
+}
+
+// The single-region policy's slack rule, by hand (C = 3600, R = 7200, d = 300 s, no spot): the
+// line is (0.11 + 0.2 x 300/3600) x 3600 + 4 x 300 = 1656 s of slack; idle at t = 0, 600, 1200
+// (slack 3300, 2700, 2100), on-demand from 1800 (1500) to the end: 300 + 3600 s, done at 5700 s.
+TEST(SeedanceDeadline, WaitsWhileTheSlackAllowsThenStaysOnDemand) {
+  const SpotTrace t = Trace(std::vector<std::uint8_t>(20, 0));
+  SeedanceDeadlinePolicy sd;
+  const JobOutcome r = SimulateJob(t, 0, {3600, 7200, 300, 3.0}, sd);
+  EXPECT_EQ(r.decisions, (std::vector<Instance>{I, I, I, O, O, O, O, O, O, O}));
+  EXPECT_EQ(r.od_billed_s, 3900);
+  EXPECT_EQ(r.changeovers, 1);
+  EXPECT_EQ(r.finish_s, 5700);
+}
+
+// The per-tick guard: a job whose slack is gone still takes spot when a launch and a return to
+// on-demand fit (slack >= 2d), where the Safety Net would have committed it to on-demand for good.
+TEST(SeedanceDeadline, GuardLetsALowSlackJobBackOntoSpot) {
+  const DeadlineJob job{3600, 3600 + 900, 300, 3.0};  // slack 900 s < d + tick: the Safety Net commits
+  Observation obs;
+  obs.job = &job;
+  obs.gap_s = 600;
+  obs.remaining_compute_s = 3600;
+  obs.remaining_time_s = 4500;
+  obs.current = Instance::kOnDemand;
+  obs.spot_available = true;
+  EXPECT_EQ(GuardEachTick(obs, Instance::kSpot), Instance::kSpot);      // 900 >= 2d
+  EXPECT_EQ(GuardEachTick(obs, Instance::kIdle), Instance::kIdle);      // 900 >= tick + d
+  obs.remaining_time_s = 4100;                                          // slack 500
+  EXPECT_EQ(GuardEachTick(obs, Instance::kSpot), Instance::kOnDemand);  // < 2d
+  obs.current = Instance::kSpot;
+  EXPECT_EQ(GuardEachTick(obs, Instance::kSpot), Instance::kSpot);  // keeping a served one: >= d
+  obs.changeover_left_s = 300;
+  EXPECT_EQ(GuardEachTick(obs, Instance::kSpot), Instance::kOnDemand);
 }
 
 TEST(SpotRunHistory, CompletedRunsAndAge) {
@@ -377,7 +411,10 @@ TEST(DeadlinePolicyContractSelfCheck, OmniscientFailsTheLookAheadTest) {
 
 std::vector<std::string> ContractPolicies() {
   std::vector<std::string> v = PolicyNames();
-  v.push_back("uniform-progress-hysteresis");
+  for (const char* n : {"uniform-progress-hysteresis", "uniform-progress-spot-first", "greedy-paper", "adrs-gepa",
+                        "adrs-levi", "adrs-openevolve", "adrs-shinkaevolve"}) {
+    v.push_back(n);
+  }
   return v;
 }
 

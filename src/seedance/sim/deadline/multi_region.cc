@@ -282,7 +282,7 @@ MultiOmniscientPlan PlanOmniscientAcross(std::span<const SpotTrace> regions, std
           continue;
         }
         const std::int64_t co = same ? from.changeover_left : (c.instance == Instance::kIdle ? 0 : d);
-        const TickStep s = StepTick(c.instance, co, c0 - from.progress, g);
+        const TickStep s = StepTick(c.instance, co, c0 - from.progress, g, job.whole_tick_billing);
         Label to;
         to.held = c.instance;
         to.region = c.instance == Instance::kSpot ? c.region : 0;
@@ -292,7 +292,7 @@ MultiOmniscientPlan PlanOmniscientAcross(std::span<const SpotTrace> regions, std
         to.parent = static_cast<std::int32_t>(li);
         to.choice = c;
         if (to.progress == c0) {
-          if (i * g + s.billed_s <= job.deadline_s && to.cost < best) {
+          if (i * g + s.used_s <= job.deadline_s && to.cost < best) {
             best = to.cost;
             best_tick = i;
             best_parent = to.parent;

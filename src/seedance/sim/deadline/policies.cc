@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "seedance/sim/deadline/adrs_evolved.h"
+#include "seedance/sim/deadline/sky_spot_policies.h"
+
 namespace seedance::sim::deadline {
 
 std::int64_t SafetyNetSlack(const DeadlineJob& job, std::int64_t gap_s) {
@@ -19,7 +22,20 @@ void OnlinePolicy::Start(const DeadlineJob& job, std::int64_t gap_s, std::int64_
   OnStart(job, gap_s, start_tick);
 }
 
+Instance GuardEachTick(const Observation& obs, Instance choice) {
+  const std::int64_t slack = obs.remaining_time_s - obs.remaining_compute_s;
+  const std::int64_t d = obs.job->changeover_s;
+  bool ok = true;
+  if (choice == Instance::kSpot) {
+    ok = obs.current == Instance::kSpot ? slack >= d + obs.changeover_left_s : slack >= 2 * d;
+  } else if (choice == Instance::kIdle) {
+    ok = slack >= obs.gap_s + d;
+  }
+  return ok ? choice : Instance::kOnDemand;
+}
+
 Instance OnlinePolicy::Decide(const Observation& obs) {
+  if (guard_each_tick_) return GuardEachTick(obs, Choose(obs));
   if (committed_) return Instance::kOnDemand;
   const Instance choice = Choose(obs);
   if (SafetyNetCommits(obs, choice)) {
@@ -107,8 +123,18 @@ std::int64_t SpotRunHistory::current_age() const {
   return run_start_ < 0 ? 0 : next_ - 1 - run_start_;
 }
 
+SeedanceDeadlineConfig SingleRegionSeedanceConfig() {
+  SeedanceDeadlineConfig c;
+  c.window_s = 24 * 3600;
+  c.wait_slack_fraction = 0.11;
+  c.wait_slack_fraction_per_hour_of_d = 0.2;
+  c.wait_slack_changeovers = 4;
+  c.guard_each_tick = true;
+  return c;
+}
+
 SeedanceDeadlinePolicy::SeedanceDeadlinePolicy(SeedanceDeadlineConfig config)
-    : config_(config), history_(0) {}
+    : OnlinePolicy(config.guard_each_tick), config_(config), history_(0) {}
 
 void SeedanceDeadlinePolicy::OnStart(const DeadlineJob& /*job*/, std::int64_t gap_s, std::int64_t /*start_tick*/) {
   history_ = SpotRunHistory(std::max<std::int64_t>(1, config_.window_s / gap_s));
@@ -147,6 +173,16 @@ Instance SeedanceDeadlinePolicy::Choose(const Observation& obs) {
       return Instance::kSpot;
     }
   }
+  if (config_.wait_slack_fraction >= 0) {
+    if (obs.current == Instance::kOnDemand) return Instance::kOnDemand;
+    const double slack =
+        static_cast<double>(obs.remaining_time_s - obs.remaining_compute_s - obs.job->changeover_s);
+    const double d_hours = static_cast<double>(obs.job->changeover_s) / 3600.0;
+    const double fraction = config_.wait_slack_fraction + config_.wait_slack_fraction_per_hour_of_d * d_hours;
+    const double wait_line = fraction * static_cast<double>(obs.remaining_compute_s) +
+                             config_.wait_slack_changeovers * static_cast<double>(obs.job->changeover_s);
+    return slack < wait_line ? Instance::kOnDemand : Instance::kIdle;
+  }
   return UniformProgressWithoutSpot(
       obs, std::llround(config_.on_demand_hold_changeovers * static_cast<double>(obs.job->changeover_s)));
 }
@@ -159,8 +195,14 @@ const std::vector<std::string>& PolicyNames() {
 
 Result<std::unique_ptr<DeadlinePolicy>> MakeOnlinePolicy(const std::string& name) {
   if (name == "on-demand") return std::unique_ptr<DeadlinePolicy>(new OnDemandPolicy());
-  if (name == "greedy") return std::unique_ptr<DeadlinePolicy>(new GreedyPolicy());
-  if (name == "uniform-progress") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy(true));
+  if (name == "greedy") return std::unique_ptr<DeadlinePolicy>(new AuthorsGreedyPolicy());
+  if (name == "uniform-progress") return std::unique_ptr<DeadlinePolicy>(new AuthorsUniformProgressPolicy());
+  if (name == "greedy-paper") return std::unique_ptr<DeadlinePolicy>(new GreedyPolicy());
+  if (name == "uniform-progress-spot-first") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy(true));
+  if (name == "adrs-gepa") return std::unique_ptr<DeadlinePolicy>(new AdrsGepaPolicy());
+  if (name == "adrs-levi") return std::unique_ptr<DeadlinePolicy>(new AdrsLeviPolicy());
+  if (name == "adrs-openevolve") return std::unique_ptr<DeadlinePolicy>(new AdrsOpenEvolvePolicy());
+  if (name == "adrs-shinkaevolve") return std::unique_ptr<DeadlinePolicy>(new AdrsShinkaEvolvePolicy());
   if (name == "uniform-progress-hysteresis") return std::unique_ptr<DeadlinePolicy>(new UniformProgressPolicy(false));
   if (name == "seedance") return std::unique_ptr<DeadlinePolicy>(new SeedanceDeadlinePolicy());
   return InvalidArgumentError("unknown online deadline policy '" + name + "'");

@@ -3,13 +3,17 @@
 // The deadline policies of `seedance bench spot`. All but `omniscient` see only an Observation
 // (the job's state and the series up to now). Names are the ones written to spot.json.
 //   on-demand         on-demand from the start to the end.
-//   greedy            "Can't Be Late" S3.4: spot whenever available, idle otherwise, Safety Net.
-//   uniform-progress  S5.2 with hysteresis (rules 1-3 + Safety Net), read so that available spot
-//                     overrides the hysteresis (it then only gates on-demand -> idle): the stronger
-//                     of the two readings of Fig. 10 (Table 3: 26.3% vs 24.5% saving), so the
-//                     baseline at its best.
+//   greedy            the authors' greedy (sky_spot `strawman`, sky_spot_policies.h).
+//   uniform-progress  the authors' uniform progress (sky_spot `rc_cr_threshold`,
+//                     sky_spot_policies.h): what their simulator runs, reproduced window by window
+//                     (data/adrs_spot, issue 41).
+//   greedy-paper      "Can't Be Late" S3.4 read from the paper: spot whenever available, idle
+//                     otherwise, Safety Net (GreedyPolicy).
+//   uniform-progress-spot-first  S5.2 read from the paper, available spot overriding the hysteresis
+//                     (it then only gates on-demand -> idle); the bench's baseline before issue 41.
 //   uniform-progress-hysteresis  the other reading: the hysteresis gates every exit from on-demand,
 //                     to spot as well as to idle. Shown only in the reproduction of Tables 3 and 5.
+//   adrs-*            the ADRS leaderboard's evolved programs (adrs_evolved.h).
 //   seedance          uniform progress with the S5.4 "next spot lifetime" rules, the oracle
 //                     replaced by an estimate from the past of the series, and a longer on-demand
 //                     hold (SeedanceDeadlinePolicy).
@@ -38,10 +42,18 @@ std::int64_t SafetyNetSlack(const DeadlineJob& job, std::int64_t gap_s);
 // slack R - C is below SafetyNetSlack (it must then commit to on-demand for the rest of the job).
 bool SafetyNetCommits(const Observation& obs, Instance choice);
 
+// The deadline guard checked afresh at every tick instead of the Safety Net's commitment: with slack
+// s = R - C, keeping a spot instance needs s >= d + its changeover left (preempted at the next
+// tick, on-demand still fits), launching spot (from idle or on-demand) s >= 2d, idling one tick
+// s >= tick + d; otherwise on-demand. A job that starts with R >= C + d never misses its deadline,
+// and one whose slack has run low still takes spot whenever the slack allows a launch and a return.
+Instance GuardEachTick(const Observation& obs, Instance choice);
+
 // Base of the online policies: applies the Safety Net (and Thrifty: the simulator stops a finished
-// job) on top of Choose().
+// job) on top of Choose(); or, when `guard_each_tick`, GuardEachTick.
 class OnlinePolicy : public DeadlinePolicy {
  public:
+  explicit OnlinePolicy(bool guard_each_tick = false) : guard_each_tick_(guard_each_tick) {}
   void Start(const DeadlineJob& job, std::int64_t gap_s, std::int64_t start_tick) override;
   Instance Decide(const Observation& obs) final;
 
@@ -50,6 +62,7 @@ class OnlinePolicy : public DeadlinePolicy {
   virtual Instance Choose(const Observation& obs) = 0;
 
  private:
+  bool guard_each_tick_;
   bool committed_ = false;
 };
 
@@ -63,7 +76,7 @@ class OnDemandPolicy : public OnlinePolicy {
 
 class GreedyPolicy : public OnlinePolicy {
  public:
-  std::string_view Name() const override { return "greedy"; }
+  std::string_view Name() const override { return "greedy-paper"; }
 
  protected:
   Instance Choose(const Observation& obs) override;
@@ -82,7 +95,7 @@ class UniformProgressPolicy : public OnlinePolicy {
   // then only gates on-demand -> idle. false: the hysteresis also keeps a behind on-demand job off
   // spot ("uniform-progress-hysteresis", the weaker reading, kept for the reproduction).
   explicit UniformProgressPolicy(bool spot_first = true) : spot_first_(spot_first) {}
-  std::string_view Name() const override { return spot_first_ ? "uniform-progress" : "uniform-progress-hysteresis"; }
+  std::string_view Name() const override { return spot_first_ ? "uniform-progress-spot-first" : "uniform-progress-hysteresis"; }
 
  protected:
   Instance Choose(const Observation& obs) override;
@@ -127,7 +140,24 @@ struct SeedanceDeadlineConfig {
   // target ep(t + hold), hold = this many changeover delays (uniform progress: 2). Tuned on the
   // 10/26/2022 series only (docs/BENCHMARKS.md): savings plateau between 32 and 96; 48 is its middle.
   double on_demand_hold_changeovers = 48;
+  // >= 0: the slack rule replaces the uniform-progress target line: an idle job with no spot to
+  // take goes on-demand once its slack R - C - d is below this fraction of C, and an on-demand job
+  // with no spot to take stays on on-demand (on_demand_hold_changeovers then unused). < 0: the
+  // target line (uniform progress's rules 1 and 3 with the hold above).
+  double wait_slack_fraction = -1;
+  double wait_slack_fraction_per_hour_of_d = 0;  // the fraction grows by this per hour of d
+  double wait_slack_changeovers = 0;             // the line is raised by this many changeover delays d
+  // true: GuardEachTick instead of the Safety Net's commitment to on-demand for good.
+  bool guard_each_tick = false;
 };
+
+// The single-region policy's configuration (`seedance` in `bench spot`), tuned in issue 41 on the
+// even-numbered windows of the authors' sampled windows only (data/adrs_spot; the odd-numbered
+// ones are the evaluation half): a 1-day window of spot history; an idle job goes on-demand once
+// its slack R - C - d is below (0.11 + 0.2 x d in hours) x C + 4d, and stays there while no spot
+// is available; the deadline guard is checked every tick. docs/BENCHMARKS.md has the sweep. The
+// multi-region policy keeps the struct's defaults (issue 29).
+SeedanceDeadlineConfig SingleRegionSeedanceConfig();
 
 // Seedance's deadline policy. Uniform progress (rules 1-2, Safety Net) decides when the job must run;
 // whether to take an available spot instance is decided on the expected benefit of the spot run,
@@ -142,7 +172,7 @@ struct SeedanceDeadlineConfig {
 // most do (spot is not back before the job falls behind again).
 class SeedanceDeadlinePolicy : public OnlinePolicy {
  public:
-  explicit SeedanceDeadlinePolicy(SeedanceDeadlineConfig config = {});
+  explicit SeedanceDeadlinePolicy(SeedanceDeadlineConfig config = SingleRegionSeedanceConfig());
   std::string_view Name() const override { return "seedance"; }
 
  protected:

@@ -39,12 +39,14 @@ bool PastView::At(std::int64_t tick) const {
   return trace_->At(tick);
 }
 
-TickStep StepTick(Instance inst, std::int64_t changeover_left, std::int64_t remaining, std::int64_t gap_s) {
+TickStep StepTick(Instance inst, std::int64_t changeover_left, std::int64_t remaining, std::int64_t gap_s,
+                  bool whole_tick_billing) {
   TickStep s;
   if (inst == Instance::kIdle) return s;
-  s.billed_s = std::min(gap_s, changeover_left + remaining);
-  const std::int64_t served = std::min(changeover_left, s.billed_s);
-  s.progress_s = s.billed_s - served;
+  s.used_s = std::min(gap_s, changeover_left + remaining);
+  s.billed_s = whole_tick_billing ? gap_s : s.used_s;
+  const std::int64_t served = std::min(changeover_left, s.used_s);
+  s.progress_s = s.used_s - served;
   s.changeover_left_s = changeover_left - served;
   return s;
 }
@@ -67,6 +69,8 @@ void JobRun::Observe(JobView& view, std::int64_t start_tick, std::int64_t i) con
   view.remaining_time_s = job_->deadline_s - i * gap_s_;
   view.current = held_;
   view.changeover_left_s = changeover_left_;
+  view.previous = previous_;
+  view.previous_changeover_left_s = previous_changeover_left_;
 }
 
 void JobRun::Preempt() {
@@ -81,9 +85,11 @@ void JobRun::Hold(Instance want, bool relaunch, std::int64_t i) {
     changeover_left_ = held_ == Instance::kIdle ? 0 : job_->changeover_s;
     if (held_ != Instance::kIdle) ++out_.changeovers;
   }
-  const TickStep s = StepTick(held_, changeover_left_, left_, gap_s_);
+  const TickStep s = StepTick(held_, changeover_left_, left_, gap_s_, job_->whole_tick_billing);
   changeover_left_ = s.changeover_left_s;
   left_ -= s.progress_s;
+  previous_ = held_;
+  previous_changeover_left_ = changeover_left_;
   RecordTick(held_, s, left_, i * gap_s_, out_);
 }
 
@@ -124,7 +130,7 @@ void RecordTick(Instance inst, const TickStep& step, std::int64_t remaining_afte
     out.od_billed_s += step.billed_s;
     out.od_compute_s += step.progress_s;
   }
-  if (remaining_after == 0) out.finish_s = tick_start_s + step.billed_s;
+  if (remaining_after == 0) out.finish_s = tick_start_s + step.used_s;
 }
 
 void FinishOutcome(const DeadlineJob& job, JobOutcome& out) {

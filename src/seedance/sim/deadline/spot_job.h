@@ -45,6 +45,10 @@ struct DeadlineJob {
   std::int64_t deadline_s = 0;    // R(0): time from the start to the deadline
   std::int64_t changeover_s = 0;  // d
   double od_price = 3.0;          // k: on-demand price / spot price (> 1)
+  // Billing of a tick an instance is held in: false, per second (a job that ends mid-tick pays to
+  // its end); true, the whole tick (the authors' sky_spot simulator, which bills every tick held in
+  // full, the last one included: data/adrs_spot/SOURCE.md).
+  bool whole_tick_billing = false;
 };
 
 // Read-only window on the series up to the current tick: what a scheduler could have recorded.
@@ -71,6 +75,11 @@ struct JobView {
   std::int64_t remaining_time_s = 0;     // R(t)
   Instance current = Instance::kIdle;    // after any preemption seen at this tick
   std::int64_t changeover_left_s = 0;    // of the current instance
+  // What the job held during the last tick, before any preemption seen at this tick, and the
+  // changeover it still had to serve at the end of that tick (the sky_spot simulator's
+  // `last_cluster_type` and `remaining_restart_overhead`; policies.h's authors' rules read them).
+  Instance previous = Instance::kIdle;
+  std::int64_t previous_changeover_left_s = 0;
 };
 
 // What a policy sees at one decision point: the job, and the spot market.
@@ -117,11 +126,13 @@ JobOutcome SimulateJob(const SpotTrace& trace, std::int64_t start_tick, const De
 // (with `changeover_left` seconds of changeover still to serve) for one tick of `gap_s` with
 // `remaining` compute left. Per-second billing: a job that ends mid-tick pays only to its end.
 struct TickStep {
-  std::int64_t billed_s = 0;
+  std::int64_t used_s = 0;    // of the tick, until the job ends (changeover and progress)
+  std::int64_t billed_s = 0;  // used_s, or the whole tick under whole-tick billing
   std::int64_t progress_s = 0;
   std::int64_t changeover_left_s = 0;
 };
-TickStep StepTick(Instance inst, std::int64_t changeover_left, std::int64_t remaining, std::int64_t gap_s);
+TickStep StepTick(Instance inst, std::int64_t changeover_left, std::int64_t remaining, std::int64_t gap_s,
+                  bool whole_tick_billing = false);
 
 // One job under way in a simulator (SimulateJob, and SimulateMultiRegionJob, which adds where a
 // spot instance runs): what it holds, the changeover still to serve, the compute left, and the
@@ -150,6 +161,8 @@ class JobRun {
   std::int64_t max_ticks_;
   Instance held_ = Instance::kIdle;
   std::int64_t changeover_left_ = 0;
+  Instance previous_ = Instance::kIdle;  // held during the last tick
+  std::int64_t previous_changeover_left_ = 0;
   std::int64_t left_;
   JobOutcome out_;
 };
