@@ -253,7 +253,7 @@ int RunMultiRegion(const Flags& f) {
     by[r.regions][r.policy] = &r;
   }
   const std::vector<std::pair<const char*, const char*>> cols = {
-      {"uniform-progress", "UP 1-reg"}, {"seedance", "sd 1-reg"}, {"uniform-progress-round-robin", "UP RR"},
+      {"uniform-progress-spot-first", "UP 1-reg"}, {"seedance", "sd 1-reg"}, {"uniform-progress-round-robin", "UP RR"},
       {"uniform-progress-any-region", "UP any"}, {"seedance-multi-region", "sd multi"},
       {"omniscient-multi-region", "omnisc."}};
   std::string head = fmt::format("{:>2} ", "R");

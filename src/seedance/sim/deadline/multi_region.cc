@@ -348,8 +348,10 @@ MultiDecision MultiRegionOmniscientPolicy::Decide(const MultiObservation& obs) {
 }
 
 const std::vector<std::string>& MultiRegionPolicyNames() {
+  // Uniform progress pinned to the home region is the paper's spot-first reading, the one that round
+  // robin and any-region extend (issue 29; the authors' single-region rules are issue 41's).
   static const std::vector<std::string> kNames = {"on-demand",
-                                                  "uniform-progress",
+                                                  "uniform-progress-spot-first",
                                                   "seedance",
                                                   "uniform-progress-round-robin",
                                                   "uniform-progress-any-region",

@@ -80,7 +80,7 @@ TEST(MultiRegion, RoundRobinByHand) {
   EXPECT_DOUBLE_EQ(a.job.cost, 2400);
 
   // Pinned to region 0, uniform progress waits, falls behind and finishes on-demand.
-  auto pinned = Make("uniform-progress", &regions);
+  auto pinned = Make("uniform-progress-spot-first", &regions);
   const MultiJobOutcome p = SimulateMultiRegionJob(regions, 0, job, 0, *pinned);
   EXPECT_TRUE(p.job.met_deadline);
   EXPECT_GT(p.job.od_billed_s, 0);
