@@ -127,7 +127,7 @@ void PrintBenchTable(const sim::SpotBenchReport& rep) {
                              sav("seedance") - sav("uniform-progress"), sav("omniscient") - sav("seedance"),
                              a.zones_seedance_ahead, a.zones);
   }
-  std::cout << "(UP: uniform-progress, the spot-first reading of Fig. 10, the stronger one; misses: all online "
+  std::cout << "(UP: uniform-progress, the authors' rc_cr_threshold as their simulator runs it; misses: all online "
                "policies; sd-UP: seedance minus uniform-progress saving; gap omn.: omniscient minus seedance saving, "
                "points of on-demand cost; zones+: zones where seedance saves more than UP)\n";
 }
@@ -155,8 +155,8 @@ nlohmann::json CommonAssumptions(const sim::SpotBenchOptions& o, const char* pri
                     "instance's price, preemption seen at the next tick, per-second billing"},
           {"trace_encoding", "skypilot-org/spot-traces files, 1 = spot available (the authors' simulator data is the inverse)"},
           {prices_key, fmt::format("on-demand ${:.2f}/h, spot ${:.3f}/h", o.od_usd_per_hour, o.spot_usd_per_hour)},
-          {"uniform_progress", "spot-first reading of Fig. 10 (available spot overrides the hysteresis), the stronger "
-                               "one"},
+          {"uniform_progress", "the authors' rc_cr_threshold and greedy (strawman) as their simulator runs them: "
+                               "tick-grid safety nets and its strong guarantee (issue 41)"},
           {"omniscient", "offline optimum with the whole future known: a reference, not a competitor"}};
 }
 
@@ -325,7 +325,7 @@ int Run(const Flags& f) {
                                         "the first 1781 ticks of the 10/26/2022 files", o->samples, o->seed,
                                         o->reproduction_samples);
   assumptions["uniform_progress"] = assumptions["uniform_progress"].get<std::string>() +
-                                    "; the other reading is uniform-progress-hysteresis, in the reproduction only";
+                                    "; the paper-prose reading uniform-progress-hysteresis appears in the reproduction only";
   const nlohmann::json doc = {{"results", res}, {"reproduction", repro}, {"assumptions", assumptions}};
   const Status s = WriteDoc(f.out, doc);
   if (!s.ok()) return ReportError(s);
