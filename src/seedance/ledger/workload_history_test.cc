@@ -104,6 +104,28 @@ TEST(WorkloadHistoryTest, SamplesKubeStateMetricsAndEvents) {
   EXPECT_FALSE(ReadRanJobs(*ledger, kT0, kT0, kMin).has_value());
 }
 
+// Issue 38: a pod kube-state-metrics saw start but never complete has no known end (its samples
+// stop): it is clipped, not a job that ended there.
+TEST(WorkloadHistoryTest, APodWithoutCompletionTimeIsClipped) {
+  auto ledger = OpenFresh("workload_history_no_completion");
+  std::string text;
+  for (int m = 0; m < 10; ++m) {
+    text += Util(0, "done", 0.5, kT0 + m * kMin);
+    text += Util(1, "open", 0.5, kT0 + m * kMin);
+  }
+  for (const char* pod : {"done", "open"}) {
+    text += std::string("kube_pod_start_time{namespace=\"ns\",pod=\"") + pod + "\"} " + std::to_string(kT0 / 1000) +
+            " " + std::to_string(kT0) + "\n";
+  }
+  text += "kube_pod_completion_time{namespace=\"ns\",pod=\"done\"} " + std::to_string(kT0 / 1000 + 600) + " " +
+          std::to_string(kT0 + 10 * kMin) + "\n";
+  Ingest(*ledger, text);
+  auto jobs = ReadRanJobs(*ledger, kT0, kT0 + 60 * kMin, kMin);
+  ASSERT_TRUE(jobs.has_value()) << jobs.error().message();
+  ASSERT_EQ(jobs->size(), 2u);
+  for (const RanJob& j : *jobs) EXPECT_EQ(j.clipped, j.pod == "open") << j.pod;
+}
+
 TEST(WorkloadHistoryTest, SpeedRule) {
   RanJob j;
   j.gpu = *gpu::ParseGpuName("A100-80G", gpu::NameMatch::kCanonical);
