@@ -594,6 +594,13 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
         "the same run without them ($/month = the window's saving x 730 h / window hours).",
         advise::SeedLeverTable(step, params), advise::SeedTableDifferences(step, params));
   }
+  // The first line names the prices (issue 38): the fleet file's, else the bundled fleet's, priced
+  // from the price table where the file gives no price.
+  const std::string fleet_path = sim::FleetPath(spec);
+  std::cout << "prices: " << (o.fleet.empty() ? (fleet_path.empty() ? std::string("a generic cloud fleet (64 on-demand GPUs per type)")
+                                                                    : "the bundled fleet " + sim::ShownPath(spec, fleet_path))
+                                              : "fleet file " + o.fleet)
+            << ", prices the file does not give from " << sim::ShownPath(spec, sim::PricePath(spec)) << "\n";
   std::cout << report::SeedSetTable(*headline, tuning ? &*tuning : nullptr) << "\n";
   std::cout << (many ? report::SweepTable(*sweep, headline_label)
                      : headline_label + ":\n" + report::ScenarioTable(*scenario));

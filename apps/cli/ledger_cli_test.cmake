@@ -364,6 +364,14 @@ elseif(CASE STREQUAL "node_pools")
   file(READ "${WORK}/as-run.csv" as_run)
   expect_match("${as_run}" ",owned 1 \\(h100-owned\\)\n")
   expect_match("${as_run}" ",on-demand 1 \\(h100-od\\)\n")
+  # idle_share says what it shares: a node's idle among the workloads on it, step by step.
+  file(WRITE "${WORK}/usage.yaml" "idle_share: usage\n")
+  run(0 attribute --db "${db}" --fleet "${WORK}/fleet.yaml" --config "${WORK}/usage.yaml")
+  expect_match("${out}" "idle_share usage: \\$5.40 of idle shared among the workloads of the node and step it occurred in; \\$0.00 stays idle \\(nodes or steps no workload used")
+  expect_match("${out}" "tenant team-a: ledger \\$10.80 \\(idle shared by usage on the nodes it ran on\\)")
+  if(out MATCHES "idle not apportioned")
+    message(FATAL_ERROR "attribute says idle is not apportioned while idle_share shares it:\n${out}")
+  endif()
   # Breaker: the owned job is never told to move to spot; the on-demand one is offered no spot
   # pool the fleet does not have.
   file(WRITE "${WORK}/breaker.yaml" "breaker: {default_hourly_usd: 0.5}\n")
