@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "seedance/ledger/node_inventory.h"
 #include "seedance/telemetry/parse.h"
 
 namespace seedance::ledger {
@@ -124,6 +125,20 @@ TEST(WorkloadHistoryTest, APodWithoutCompletionTimeIsClipped) {
   ASSERT_TRUE(jobs.has_value()) << jobs.error().message();
   ASSERT_EQ(jobs->size(), 2u);
   for (const RanJob& j : *jobs) EXPECT_EQ(j.clipped, j.pod == "open") << j.pod;
+}
+
+// The series-key label reader the node inventory and the workload export share.
+TEST(WorkloadHistoryTest, KeyLabelsReadEveryLabelAndSurviveBadKeys) {
+  const auto l = KeyLabels(R"(kube_node_labels{node="n1",label_karpenter_sh_capacity_type="spot",q="a\"b"})");
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[0], (std::pair<std::string, std::string>{"node", "n1"}));
+  EXPECT_EQ(l[1].first, "label_karpenter_sh_capacity_type");
+  EXPECT_EQ(l[1].second, "spot");
+  EXPECT_EQ(l[2].second, "a\"b");
+  EXPECT_TRUE(KeyLabels("up").empty());
+  EXPECT_TRUE(KeyLabels("m{}").empty());
+  EXPECT_EQ(KeyLabels("m{a=\"x").size(), 1u);  // unterminated: read to the end, no overrun
+  EXPECT_EQ(KeyLabels("m{a=\"x\\").size(), 1u);
 }
 
 TEST(WorkloadHistoryTest, SpeedRule) {
