@@ -3,6 +3,7 @@
 // src/seedance/advise.
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -96,6 +97,9 @@ int RunAdvise(const AdviseOptions& o) {
   }
   const std::string prefix = ReproducePrefix(o);
   std::vector<advise::Finding> findings;
+  std::string price_source;  // the ledger's prices (first line of the output)
+  std::optional<advise::OwnedOpportunityReport> opportunity;
+  double ledger_total = 0;   // $/month of the ledger's findings
   Json doc = Json::object();
   Json assumptions = Json::array();
   if (!o.ledger.db.empty()) {
@@ -105,6 +109,15 @@ int RunAdvise(const AdviseOptions& o) {
     auto in = advise::FleetInputsFromLedger(*p.ledger, p.telemetry, p.config, p.from_ms, p.to_ms);
     if (!in.has_value()) return ReportError(in.error());
     advise::FleetRules rules;
+    auto pools = FleetPoolsOf(p);
+    if (!pools.has_value()) return ReportError(pools.error());
+    rules.fleet = pools->get();
+    price_source = p.price_source;
+    if (rules.fleet != nullptr) {
+      auto opp = advise::OwnedOpportunity(*in, *rules.fleet);
+      if (!opp.has_value()) return ReportError(opp.error());
+      opportunity = *opp;
+    }
     const std::string trace =
         o.spot_trace.find('/') == std::string::npos ? DataDir() + "/spot_traces/" + o.spot_trace : o.spot_trace;
     auto rate = advise::SpotInterruptionRateOf(trace);
@@ -116,6 +129,7 @@ int RunAdvise(const AdviseOptions& o) {
     auto fleet = advise::FleetFindings(*in, p.catalog, p.config, rules);
     if (!fleet.has_value()) return ReportError(fleet.error());
     findings.insert(findings.end(), fleet->begin(), fleet->end());
+    for (const auto& f : *fleet) ledger_total += f.usd_per_month;
     doc["ledger"] = {{"db", o.ledger.db},
                      {"from", telemetry::FormatTimestamp(p.from_ms)},
                      {"to", telemetry::FormatTimestamp(in->to_ms)},
@@ -250,6 +264,21 @@ int RunAdvise(const AdviseOptions& o) {
                             {"rows", rows_json(implied_table)},
                             {"notes", implied_notes}}}};
   }
+  if (!price_source.empty()) doc["price_source"] = price_source;
+  if (opportunity) {
+    Json pools = Json::array();
+    for (const auto& po : opportunity->pools) {
+      pools.push_back({{"pool", po.pool}, {"kind", po.kind}, {"gpu_type", po.gpu_type},
+                       {"idle_gpu_hours", po.idle_gpu_hours}, {"idle_usd", po.idle_usd},
+                       {"rented_gpu_hours_same_type", po.rented_gpu_hours}, {"rented_usd_same_type", po.rented_usd},
+                       {"absorbable_usd", po.absorbable_usd}, {"idle_power_usd", po.power_usd}});
+    }
+    doc["owned_capacity"] = {{"cloud_usd", opportunity->cloud_usd},
+                             {"idle_power_usd", opportunity->idle_power_usd},
+                             {"ceiling_usd_per_month", opportunity->ceiling_usd_per_month},
+                             {"findings_usd_per_month", ledger_total},
+                             {"pools", pools}};
+  }
   if (!replay_json.is_null()) doc["replay"] = replay_json;
   if (!serving_json.is_null()) doc["serving"] = serving_json;
   std::string text;
@@ -280,7 +309,23 @@ int RunAdvise(const AdviseOptions& o) {
     std::cout << "wrote " << o.out << "\n";
     return kExitOk;
   }
+  if (!price_source.empty()) std::cout << price_source << "\n";
   std::cout << advise::FindingsTable(findings);
+  if (opportunity) {
+    const auto& r = *opportunity;
+    std::cout << fmt::format(
+        "cash ceiling: cloud spend ${:.2f} + idle owned GPUs' power ${:.2f} over {:.1f} h = ${:.2f}/month; the ledger's "
+        "findings total ${:.2f}/month\n",
+        r.cloud_usd, r.idle_power_usd, r.range_hours, r.ceiling_usd_per_month, ledger_total);
+    for (const auto& po : r.pools) {
+      std::cout << fmt::format(
+          "opportunity: {} pool '{}' ({}): {:.1f} GPU-hours idle (${:.2f}, paid whatever runs: not a saving); "
+          "the fleet rented {:.1f} {} GPU-hours (${:.2f}) that could have run there: up to ${:.2f} if the times "
+          "line up\n",
+          po.kind, po.pool, po.gpu_type, po.idle_gpu_hours, po.idle_usd, po.rented_gpu_hours, po.gpu_type,
+          po.rented_usd, po.absorbable_usd);
+    }
+  }
   if (!table.empty()) {
     std::cout << fmt::format("\nTraining levers on the seed's step (inputs: FP32 {:.1f} GB, {:.0f} ms per step; "
                              "assumed: activations {:.0f}% of memory, exposed all-reduce {:.0f}% of the step)\n",
@@ -342,6 +387,10 @@ Action RegisterAdvise(CLI::App& app) {
       "seed-implied inputs (solved from the seed's combination row).",
       "seedance advise --db ledger.db --top 10 --output json");
   cmd->add_option("--db", o->ledger.db, "ledger file (SQLite)");
+  cmd->add_option("--fleet", o->ledger.fleet,
+                  "fleet file whose node_pools price each node (docs/FLEET_FILE.md): savings are then cash only "
+                  "(owned / reserved capacity is paid for the window: its idle is reported as opportunity, saved only "
+                  "at a stated power_down_usd_per_gpu_hour), and suggestions stay within the fleet's GPU types");
   AddLedgerOptionsWithoutDb(cmd, o->ledger);
   cmd->add_option("--workload", o->workload, "replay the training levers on a workload: llm-finetune");
   cmd->add_option("--top", o->top, "show the N largest findings (0 = all)")->capture_default_str()->check(CLI::NonNegativeNumber);

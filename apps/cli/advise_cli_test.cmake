@@ -90,7 +90,7 @@ elseif(CASE STREQUAL "clean")
   expect_rc(0 "${GEN}" "${WORK}/s.prom" 4)
   expect_rc(0 "${SEEDANCE}" ingest --format prom "${WORK}/s.prom" --db "${WORK}/l.db")
   expect_rc(0 "${SEEDANCE}" advise --db "${WORK}/l.db" --mc-samples 2000)
-  expect_match("${stdout}" "^no findings")
+  expect_match("${stdout}" "^prices: list prices of the bundled data/prices/gpu_prices.csv[^\n]*\nno findings")
 elseif(CASE STREQUAL "bad_input")
   set(out "${WORK}/advise.json")
   execute_process(COMMAND "${SEEDANCE}" advise --db "${WORK}/missing.db" --out "${out}"

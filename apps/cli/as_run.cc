@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iostream>
 #include <map>
+#include <tuple>
 
 #include "seedance/core/csv.h"
 #include "seedance/telemetry/parse.h"
@@ -14,6 +16,15 @@ const char* const kAsRunAssumption =
     "the history does not say which GPUs were owned, reserved or on-demand: each job, in start order, keeps for its "
     "whole run the GPUs of its type free over all of it, owned first, then reserved, then on-demand up to the quota; "
     "nor which nodes were spot, so no job is counted on spot unless the as-run CSV's optional spot column says so";
+
+std::pair<std::int64_t, std::int64_t> AsRunPeriod(const std::vector<AsRunRow>& rows) {
+  std::pair<std::int64_t, std::int64_t> p{rows.front().start_ms, rows.front().end_ms};
+  for (const AsRunRow& r : rows) {
+    p.first = std::min(p.first, r.start_ms);
+    p.second = std::max(p.second, r.end_ms);
+  }
+  return p;
+}
 
 std::string JobKey(const AsRunRow& row) { return fmt::format("{} (job_id {})", row.job, row.job_id); }
 
@@ -69,12 +80,7 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
                                      const std::vector<AsRunRow>& rows) {
   if (rows.empty()) return InvalidArgumentError("as run: no job to price");
   FleetAsRun out;
-  out.period_start_ms = rows.front().start_ms;
-  out.period_end_ms = rows.front().end_ms;
-  for (const AsRunRow& r : rows) {
-    out.period_start_ms = std::min(out.period_start_ms, r.start_ms);
-    out.period_end_ms = std::max(out.period_end_ms, r.end_ms);
-  }
+  std::tie(out.period_start_ms, out.period_end_ms) = AsRunPeriod(rows);
   // Seconds after the first start: exact in a double for any period of history.
   const auto seconds = [&out](std::int64_t ms) { return static_cast<double>(ms - out.period_start_ms) / 1000.0; };
   std::vector<sim::AsRunJob> jobs;
@@ -97,6 +103,10 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
   SEEDANCE_ASSIGN_OR_RETURN(out.cost, sim::PriceAsRun(fleet, out.placed, prices, 0, seconds(out.period_end_ms),
                                                              static_cast<double>(out.period_start_ms) / 1000.0));
   return out;
+}
+
+void WarnImplausiblePrices(const sim::FleetFile& fleet, const cost::PriceTable& prices) {
+  for (const std::string& w : sim::FleetPriceWarnings(fleet, prices)) std::cerr << "seedance: warning: " << w << "\n";
 }
 
 std::map<std::string, std::string> TiersByJob(const FleetAsRun& priced) {

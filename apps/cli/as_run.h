@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "seedance/core/status.h"
@@ -42,6 +43,9 @@ struct FleetAsRun {
   sim::AsRunCost cost;                     // usd_by_job keyed by JobKey(row)
 };
 
+// The rows' period: the first start and the last end (rows not empty).
+std::pair<std::int64_t, std::int64_t> AsRunPeriod(const std::vector<AsRunRow>& rows);
+
 // The key of a row in FleetAsRun's intervals and usd_by_job: "namespace/pod (job_id N)".
 std::string JobKey(const AsRunRow& row);
 
@@ -50,6 +54,9 @@ std::string JobKey(const AsRunRow& row);
 // naming the job and the type, with times in seconds after the first start (which they state).
 Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::PriceTable& prices,
                                      const std::vector<AsRunRow>& rows);
+
+// Prints sim::FleetPriceWarnings of `fleet` to stderr ("seedance: warning: ...").
+void WarnImplausiblePrices(const sim::FleetFile& fleet, const cost::PriceTable& prices);
 
 // JobKey -> "owned 2 + on-demand 2": the tiers each job's GPUs were placed in.
 std::map<std::string, std::string> TiersByJob(const FleetAsRun& priced);

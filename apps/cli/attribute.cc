@@ -4,11 +4,13 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "as_run.h"
 #include "commands.h"
 #include "common.h"
 #include "ledger_prepare.h"
@@ -17,7 +19,9 @@
 #include "seedance/ledger/breaker.h"
 #include "seedance/ledger/focus.h"
 #include "seedance/ledger/ledger.h"
+#include "seedance/ledger/node_inventory.h"
 #include "seedance/ledger/telemetry_attribution.h"
+#include "seedance/sim/fleet_file.h"
 #include "seedance/telemetry/parse.h"
 
 namespace seedance::cli {
@@ -25,6 +29,9 @@ namespace seedance::cli {
 // Options every ledger command shares (ledger_prepare.h).
 void AddLedgerOptions(CLI::App* cmd, LedgerOptions& o) {
   cmd->add_option("--db", o.db, "ledger file (SQLite)")->required();
+  cmd->add_option("--fleet", o.fleet,
+                  "fleet file whose node_pools price every node by its labels or name: owned, reserved, on-demand, "
+                  "spot (docs/FLEET_FILE.md); default: every GPU at its type's list price");
   AddLedgerOptionsWithoutDb(cmd, o);
 }
 
@@ -40,6 +47,15 @@ void AddLedgerOptionsWithoutDb(CLI::App* cmd, LedgerOptions& o) {
                 "leave GPUs of a type without a price out (the report names them) instead of exit 2");
 }
 
+Result<std::unique_ptr<ledger::FleetPools>> FleetPoolsOf(const Prepared& p) {
+  if (p.pools.empty()) return std::unique_ptr<ledger::FleetPools>();
+  auto f = std::make_unique<ledger::FleetPools>();
+  f->pools = p.pools;
+  for (const auto& [node, at] : p.node_pool) f->node_pool[node] = &f->pools[at];
+  SEEDANCE_ASSIGN_OR_RETURN(f->rented, cost::RentedPoolPrices(f->pools, p.fleet_path + " (rented pools)"));
+  return f;
+}
+
 std::string UnpricedNote(const Prepared& p) {
   if (!p.has_telemetry || p.telemetry.unpriced_gpu_steps == 0) return "";
   std::string models;
@@ -48,14 +64,66 @@ std::string UnpricedNote(const Prepared& p) {
                      p.telemetry.unpriced_gpu_steps);
 }
 
+namespace {
+
+// Prices every GPU node of the ledger by the fleet file's node pools (config.node_prices).
+Status PriceNodesByPools(Prepared& p) {
+  SEEDANCE_ASSIGN_OR_RETURN(const std::vector<ledger::LedgerNode> nodes, ledger::LedgerNodes(*p.ledger));
+  for (const ledger::LedgerNode& n : nodes) {
+    cost::NodeFacts facts{n.name, n.labels, ""};
+    SEEDANCE_ASSIGN_OR_RETURN(const cost::NodePool* pool, cost::FindNodePool(p.pools, facts, p.fleet_path));
+    for (const std::string& model : n.models) {
+      const std::string type = sim::CanonicalGpuType(model);
+      if (type != pool->gpu_type) {
+        return InvalidArgumentError(fmt::format("{}:{}: node '{}' has {} GPUs ('{}') but matches node pool '{}' of {} GPUs",
+                                                p.fleet_path, pool->line, n.name, type, model, pool->name,
+                                                pool->gpu_type));
+      }
+    }
+    p.node_pool[n.name] = static_cast<std::size_t>(pool - p.pools.data());
+    p.config.node_prices[n.name] = UsdFromDouble(pool->usd_per_gpu_hour);
+    p.focus_nodes[n.name] = ledger::FocusNode{pool->provider, pool->name, std::string(cost::PoolKindName(pool->kind))};
+  }
+  std::string list;
+  for (std::size_t i = 0; i < p.pools.size(); ++i) {
+    int count = 0;
+    for (const auto& [node, at] : p.node_pool) count += at == i ? 1 : 0;
+    const cost::NodePool& pool = p.pools[i];
+    list += fmt::format("{}{} ({} {}, {} node{}, ${:.4f}/GPU-h from {})", list.empty() ? "" : "; ", pool.name,
+                        cost::PoolKindName(pool.kind), pool.gpu_type, count, count == 1 ? "" : "s",
+                        pool.usd_per_gpu_hour, pool.price_source);
+  }
+  p.price_source = fmt::format("prices: fleet file {} ('{}'), node pools: {}", p.fleet_path, p.fleet_name, list);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<Prepared> Prepare(const LedgerOptions& o) {
   Prepared p;
   if (!o.config.empty()) {
     SEEDANCE_ASSIGN_OR_RETURN(p.config, ledger::LedgerConfig::LoadFile(o.config));
   }
-  SEEDANCE_ASSIGN_OR_RETURN(
-      p.catalog,
-      cost::PriceTable::LoadFile(o.prices.empty() ? cost::BundledPriceTablePath() : o.prices));
+  const std::string table = o.prices.empty() ? cost::BundledPriceTablePath() : o.prices;
+  SEEDANCE_ASSIGN_OR_RETURN(p.catalog, cost::PriceTable::LoadFile(table));
+  std::optional<sim::FleetFile> fleet;
+  if (!o.fleet.empty()) {  // read first: a bad fleet file fails before the ledger is read
+    SEEDANCE_ASSIGN_OR_RETURN(fleet, sim::LoadFleetFile(o.fleet));
+    if (fleet->node_pools.empty()) {
+      return InvalidArgumentError(o.fleet + ": no node_pools: the fleet file says how many GPUs you have, not which "
+                                  "nodes are owned or rented; add node_pools (docs/FLEET_FILE.md)");
+    }
+    WarnImplausiblePrices(*fleet, p.catalog);
+    SEEDANCE_ASSIGN_OR_RETURN(p.pools, sim::ResolveNodePools(*fleet, p.catalog));
+    p.fleet_path = o.fleet;
+    p.fleet_name = fleet->name;
+  } else {
+    p.price_source = fmt::format(
+        "prices: list prices of {}{} (no --fleet: every GPU at its type's on-demand price, owned or rented; "
+        "a fleet file's node_pools price your own nodes)",
+        o.prices.empty() ? "the bundled data/prices/gpu_prices.csv" : o.prices,
+        p.config.price_overrides.empty() ? "" : " and --config prices_usd_per_gpu_hour");
+  }
   std::int64_t from = INT64_MIN, to = INT64_MAX;
   if (!o.from.empty()) {
     auto t = telemetry::ParseTimestamp(o.from);
@@ -70,6 +138,7 @@ Result<Prepared> Prepare(const LedgerOptions& o) {
   if (from >= to) return InvalidArgumentError("--from must be before --to");
   if (!std::ifstream(o.db)) return NotFoundError(o.db + ": no such ledger (run seedance ingest)");
   SEEDANCE_ASSIGN_OR_RETURN(p.ledger, ledger::Ledger::Open(o.db));
+  if (fleet) SEEDANCE_RETURN_IF_ERROR(PriceNodesByPools(p));
   // The data's range: samples in whole attribution steps, and the charges other sources recorded.
   // Not the charges an earlier read wrote from telemetry (they end at a step boundary past the last
   // sample): a range that grew with each read made the first read and every rerun differ.
@@ -222,6 +291,7 @@ int RunAttribute(const AttributeOptions& o) {
                      {"mean_usd", t.mean_usd}, {"p2_5_usd", t.p025_usd}, {"p97_5_usd", t.p975_usd}});
     }
     Json doc = {
+        {"price_source", p.price_source},
         {"dimension", dim_name},
         {"from", telemetry::FormatTimestamp(p.from_ms)},
         {"to", telemetry::FormatTimestamp(p.to_ms)},
@@ -254,6 +324,7 @@ int RunAttribute(const AttributeOptions& o) {
     };
     std::cout << doc.dump(2) << "\n";
   } else if (o.output == "csv") {
+    std::cerr << p.price_source << "\n";
     std::cout << dim_name << (o.hourly ? ",hour" : "") << ",cost_usd,gpu_hours\n";
     for (const auto& row : rep->rows) {
       std::string key = row.key;
@@ -268,6 +339,7 @@ int RunAttribute(const AttributeOptions& o) {
                 << "\n";
     }
   } else {
+    std::cout << p.price_source << "\n";
     std::size_t w = dim_name.size();
     for (const auto& row : rep->rows) w = std::max(w, row.key.size());
     std::cout << fmt::format("{:<{}}{}  {:>14}  {:>10}\n", dim_name, w,
@@ -278,10 +350,22 @@ int RunAttribute(const AttributeOptions& o) {
                                Usd(row.cost), Hours(row.gpu_ms));
     }
     if (!apportion_line.empty()) std::cout << apportion_line << "\n";
+    // What the tenants' ledger figures hold of the idle: idle_share shares a node's idle among the
+    // workloads on that node in that step; a node no workload used in a step has no one to share with.
+    const std::string idle_note =
+        p.config.idle_share == ledger::IdleShare::kNone
+            ? "idle not apportioned"
+            : fmt::format("idle shared by {} on the nodes it ran on", ledger::IdleShareName(p.config.idle_share));
+    if (p.config.idle_share != ledger::IdleShare::kNone) {
+      std::cout << fmt::format(
+          "idle_share {}: {} of idle shared among the workloads of the node and step it occurred in; {} stays idle "
+          "(nodes or steps no workload used: there is no one on them to share it with)\n",
+          ledger::IdleShareName(p.config.idle_share), Usd(r.idle_shared), Usd(r.idle));
+    }
     for (const auto& t : intervals) {
-      std::cout << fmt::format("tenant {}: ledger {} (idle not apportioned); {}: ${:.2f}, Monte "
+      std::cout << fmt::format("tenant {}: ledger {} ({}); {}: ${:.2f}, Monte "
                                "Carlo mean ${:.2f}, 95% interval ${:.2f} .. ${:.2f} ({} samples)\n",
-                               t.tenant, Usd(UsdFromDouble(t.ledger_usd)),
+                               t.tenant, Usd(UsdFromDouble(t.ledger_usd)), idle_note,
                                ledger::kMonteCarloQuantity, t.point_usd, t.mean_usd, t.p025_usd,
                                t.p975_usd, o.mc_samples);
     }
@@ -312,9 +396,14 @@ int RunExportFocus(const ExportOptions& o) {
   auto prepared = Prepare(o.ledger);
   if (!prepared.has_value()) return ReportError(prepared.error());
   PrintJoinWarnings(*prepared);
-  Status s = ledger::ExportFocus(*prepared->ledger, prepared->from_ms, prepared->to_ms, o.out);
+  const Prepared& p = *prepared;
+  Status s = ledger::ExportFocus(*p.ledger, p.from_ms, p.to_ms, o.out, p.pools.empty() ? nullptr : &p.focus_nodes);
   if (!s.ok()) return ReportError(s);
-  std::cout << "wrote " << o.out << " (FOCUS 1.2 columns)\n";
+  std::cout << p.price_source << "\n";
+  std::cout << "wrote " << o.out << " (FOCUS 1.2 columns; ProviderName "
+            << (p.pools.empty() ? "OnPrem for every node: no --fleet says who bills which node"
+                                : "by node pool: owned pools the fleet file's on_prem_provider, the others their provider")
+            << ")\n";
   return kExitOk;
 }
 
@@ -333,7 +422,24 @@ int RunBreaker(const BreakerOptions& o) {
   PrintJoinWarnings(p);
   auto hours = p.ledger->JobHours(p.from_ms, p.to_ms);
   if (!hours.has_value()) return ReportError(hours.error());
-  auto findings = ledger::EvaluateBreaker(*hours, p.telemetry.evidence, p.config, &p.catalog);
+  // A threshold keyed by a name no job has would watch nothing, silently.
+  for (const auto& [key, threshold] : p.config.breaker_jobs) {
+    bool seen = false;
+    for (const auto& h : *hours) seen = seen || h.job == key;
+    if (!seen) {
+      std::string jobs;
+      for (const auto& h : *hours) {
+        if (jobs.find(h.job) == std::string::npos && jobs.size() < 200) jobs += (jobs.empty() ? "" : ", ") + h.job;
+      }
+      std::cerr << fmt::format("seedance: warning: breaker.jobs.{}: no job of that name in the range (a job is its "
+                               "hpc_job / job label, else its pod name: {})\n",
+                               key, jobs.empty() ? "none" : jobs);
+    }
+  }
+  auto fleet = FleetPoolsOf(p);
+  if (!fleet.has_value()) return ReportError(fleet.error());
+  auto findings = ledger::EvaluateBreaker(*hours, p.telemetry.evidence, p.config, &p.catalog,
+                                          *fleet ? &**fleet : nullptr);
   for (const auto& f : findings) {
     if (!f.pause) continue;
     Status s = p.ledger->RecordBreakerAction(f.job, f.hour_ms, f.cost, f.threshold, true,
@@ -364,9 +470,10 @@ int RunBreaker(const BreakerOptions& o) {
                      {"saving_is_estimate", f.saving_is_estimate},
                      {"pause", f.pause}});
     }
-    std::cout << Json{{"findings", arr}, {"unpriced_gpu_types", p.telemetry.unpriced_models}}.dump(2) << "\n";
+    std::cout << Json{{"price_source", p.price_source}, {"findings", arr}, {"unpriced_gpu_types", p.telemetry.unpriced_models}}.dump(2) << "\n";
     return kExitOk;
   }
+  std::cout << p.price_source << "\n";
   if (const std::string note = UnpricedNote(p); !note.empty()) std::cout << note << "\n";
   if (findings.empty()) {
     std::cout << "no job crossed its hourly threshold (" << hours->size() << " job-hours checked)\n";
@@ -394,7 +501,8 @@ Action RegisterAttribute(CLI::App& app) {
       "stderr otherwise. The default range is the data's (samples in whole steps, and the charges "
       "other sources recorded), so a rerun reads exactly what the first read did. Exit 2 for a range "
       "with no data, or telemetry on a GPU type without a price (unless --allow-unpriced); exit 1 if "
-      "the charges do not reconcile.",
+      "the charges do not reconcile. The first line names the prices: the price table's list prices, or with --fleet "
+      "the fleet file's node pools (each node by its labels or name; a node no pool matches is exit 2).",
       "seedance attribute --db ledger.db --by namespace");
   AddLedgerOptions(cmd, o->ledger);
   cmd->add_option("--by", o->by, "dimension")->capture_default_str();

@@ -96,6 +96,20 @@ int Run(const std::string& gpu_name, const cost::TcoInputs& in, const std::strin
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  power x (PUE - 1)\n", "cooling", cooling, "0.19");
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  as given\n", "operations", r.ops_usd_per_tflops_year, "0.09");
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}\n", "total", total, "0.87");
+  {
+    // What one owned GPU-hour costs (the price a fleet file's owned pool bills at these inputs), and
+    // its marginal part: power and cooling.
+    const double hour = tco->usd_per_gpu_hour;
+    const double marginal = (power + cooling) * r.tflops / 8760.0;
+    const auto listed = prices->Find(static_cast<cluster::GpuModelIndex>(*owned));
+    std::cout << fmt::format(
+        "owned {}: ${:.3f} per GPU-hour (total x {:.0f} TFLOPS / 8,760 h), of which power and cooling ${:.3f} (the "
+        "marginal cost of running it){}\n",
+        og.name, hour, r.tflops, marginal,
+        listed != nullptr ? fmt::format("; on-demand list price ${:.2f} in {}", ToUsd(listed->usd_per_gpu_hour),
+                                        prices->name())
+                          : std::string());
+  }
   std::cout << "Where the seed differs: its four parts do add up (0.31 + 0.28 + 0.19 + 0.09 = 0.87), but none follows\n"
                "from its inputs in one unit: 300 W/TFLOPS at 50% for a year at $0.07/kWh is $91.98 of power, not $0.28;\n"
                "its own cooling script (300 W x 8,760 h x PUE 1.45 x $0.07 x 0.45) gives $120.03, which it prints as\n"

@@ -398,7 +398,12 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
     std::string list;
     for (const auto& w : sim::ScenarioWorkloadNames()) list += (list.empty() ? "" : ", ") + w;
     return ReportError(InvalidArgumentError("--workload: unknown workload '" + o.workload + "' (accepted: " + list +
-                                            ", llm-inference, or a jobs CSV file)"));
+                                            ", llm-inference, fleet-week, or a jobs CSV file)"));
+  }
+  if (!o.fleet.empty()) {  // prices that look like a whole node's, before any run (errors come later, from the run)
+    auto file = sim::LoadFleetFile(o.fleet);
+    auto prices = cost::PriceTable::LoadFile(sim::PricePath(spec));
+    if (file.has_value() && prices.has_value()) WarnImplausiblePrices(*file, *prices);
   }
   auto tenancy_modes = ParseTenancyModes(o.tenancy);
   if (!tenancy_modes.has_value()) return ReportError(tenancy_modes.error());
@@ -551,9 +556,19 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
     tenancy_html = report::TenancyHtmlSection(*tenancy);
   }
   // Health audit section (S7): the bundled enforcement scenario, whose removed nodes get no work.
-  audit::EnforcementSpec audit_spec = audit::DefaultEnforcementSpec();
-  auto enforcement = audit::RunEnforcementScenario(audit_spec);
-  if (!enforcement.has_value()) return ReportError(enforcement.error());
+  // Its nodes (node-0 .. node-7) are the scenario's, not the user's: it is labelled as bundled, and
+  // left out of a what-if on the user's own jobs (a jobs CSV) where it would read as theirs.
+  std::string enforcement_html;
+  if (named) {
+    audit::EnforcementSpec audit_spec = audit::DefaultEnforcementSpec();
+    auto enforcement = audit::RunEnforcementScenario(audit_spec);
+    if (!enforcement.has_value()) return ReportError(enforcement.error());
+    enforcement_html =
+        "<p class=\"note\"><strong>Bundled example, not your fleet:</strong> the next section is the health audit's "
+        "bundled enforcement scenario (its own nodes and telemetry), shown to illustrate admission; a what-if on "
+        "your own jobs (a jobs CSV) leaves it out.</p>\n" +
+        report::RenderEnforcementSection(*enforcement, audit_spec.config);
+  }
   // Advice section: the training levers replayed on the workload (llm-finetune has a lever model),
   // the same figures `seedance advise --workload llm-finetune` prints.
   std::string advice_html;
@@ -579,6 +594,13 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
         "the same run without them ($/month = the window's saving x 730 h / window hours).",
         advise::SeedLeverTable(step, params), advise::SeedTableDifferences(step, params));
   }
+  // The first line names the prices (issue 38): the fleet file's, else the bundled fleet's, priced
+  // from the price table where the file gives no price.
+  const std::string fleet_path = sim::FleetPath(spec);
+  std::cout << "prices: " << (o.fleet.empty() ? (fleet_path.empty() ? std::string("a generic cloud fleet (64 on-demand GPUs per type)")
+                                                                    : "the bundled fleet " + sim::ShownPath(spec, fleet_path))
+                                              : "fleet file " + o.fleet)
+            << ", prices the file does not give from " << sim::ShownPath(spec, sim::PricePath(spec)) << "\n";
   std::cout << report::SeedSetTable(*headline, tuning ? &*tuning : nullptr) << "\n";
   std::cout << (many ? report::SweepTable(*sweep, headline_label)
                      : headline_label + ":\n" + report::ScenarioTable(*scenario));
@@ -593,7 +615,7 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
                      report::ScenarioHtmlSection(*scenario) +
                      (tuning ? report::SweepHtmlSection(tuning->sweep, report::SeedSetLabel(*tuning)) : "") +
                      TenantSection(*by_tenant, scenario->AssumesLine(sim::Assumption::kLedger)) +
-                     tenancy_html + report::RenderEnforcementSection(*enforcement, audit_spec.config) + packing_html +
+                     tenancy_html + enforcement_html + packing_html +
                      advice_html + "</main>\n</body>\n</html>\n";
   Status s = EnsureDirectory(o.out);
   if (s.ok()) s = WriteFileAtomically(o.out + "/results.json", results.dump(2) + "\n");

@@ -56,7 +56,7 @@ if(CASE STREQUAL "bad_prices")
 elseif(CASE STREQUAL "bad_workload")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload nosuch --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  expect_exit_2("unknown workload 'nosuch' \\(accepted: llm-finetune, gavel, philly, openb")
+  expect_exit_2("unknown workload 'nosuch' \\(accepted: llm-finetune, gavel, philly, openb, llm-inference, fleet-week, or a jobs CSV file\\)")
 elseif(CASE STREQUAL "bad_config_key")
   file(WRITE "${WORK}/c.yaml" "scheduler:\n  cost_aware:\n    enabled: true\n    max_price_ration: 0.5\n")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --config "${WORK}/c.yaml" --out "${out}"
@@ -109,6 +109,7 @@ elseif(CASE STREQUAL "catalog")
   # TDP (the seed's 300 W per TFLOPS put it at 94 kW).
   foreach(v "19\\.71" "36\\.27" "42\\.59" "total +13\\.48 +0\\.87"
             "owned A100-80G: \\$12000 GPU, 3 years, 312 TFLOPS, 1\\.28 W/TFLOPS \\(400 W per GPU, TDP 400 W\\)"
+            "owned A100-80G: \\$0\\.480 per GPU-hour \\(total x 312 TFLOPS / 8,760 h\\), of which power and cooling \\$0\\.020 \\(the marginal cost of running it\\); on-demand list price \\$1\\.79"
             "K80 +4\\.4 +- +12 +240 +150 +34\\.32 PCIe +0\\.52" "A100-80G +312\\.0 +624 +80 +2039 +400 +1\\.28 NVLink +1\\.79 +1\\.19")
     if(NOT stdout MATCHES "${v}")
       message(FATAL_ERROR "catalog output lacks ${v}:\n${stdout}")
@@ -483,6 +484,8 @@ elseif(CASE STREQUAL "frontier")
   if(NOT html MATCHES "Cost against average JCT")
     message(FATAL_ERROR "the report lacks the cost/JCT chart")
   endif()
+  # Issue 38: the bundled enforcement scenario is labelled as such on a bundled workload's report.
+  expect_match("${html}" "Bundled example, not your fleet:</strong> the next section is the health audit's bundled enforcement scenario[^<]*</p>\n<section id=\"audit-enforcement\">")
   file(REMOVE_RECURSE "${out}")
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --frontier 3,-1 --out "${out}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
@@ -557,7 +560,7 @@ elseif(CASE STREQUAL "held_out_headline")
   # 12 h arrival windows keep the ten seeds' runs to a few seconds.
   set(fast --duration 12h --no-packing --tenancy none)
   expect_rc(0 "${SEEDANCE}" cost-benchmark ${fast} --with-tuning --out "${WORK}/both")
-  expect_match("${stdout}" "^Headline, held out: seeds 5-9 \\(never run while Seedance's defaults were tuned\\); beside it tuning: seeds 0-4")
+  expect_match("${stdout}" "^prices: the bundled fleet data/fleets/cloud-llm-finetune.yaml, prices the file does not give from data/prices/gpu_prices.csv\nHeadline, held out: seeds 5-9 \\(never run while Seedance's defaults were tuned\\); beside it tuning: seeds 0-4")
   expect_match("${stdout}" "gavel-las-spot +not run held out \\(below\\) +\\$[0-9]")
   expect_match("${stdout}" "\nheld out: seeds 5-9: workload llm-finetune")
   string(FIND "${stderr}" "seedance: held out: workload seeds 5-9\n" held_at)
@@ -621,7 +624,7 @@ elseif(CASE STREQUAL "held_out_headline")
   endif()
   # Tuning seeds alone make a tuning headline, never labelled held out.
   expect_rc(0 "${SEEDANCE}" cost-benchmark ${fast} --seeds 0,1 --out "${WORK}/tuning")
-  expect_match("${stdout}" "^Headline, tuning: seeds 0,1 \\(in-sample")
+  expect_match("${stdout}" "^prices: [^\n]*\nHeadline, tuning: seeds 0,1 \\(in-sample")
   file(READ "${WORK}/tuning/cost_optimization_report.html" html)
   file(READ "${WORK}/tuning/results.json" tuning_json)
   string(JSON held_type TYPE "${tuning_json}" held_out)

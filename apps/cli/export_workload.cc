@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,7 @@
 #include "seedance/core/file_util.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/ledger/focus.h"
+#include "seedance/ledger/node_inventory.h"
 #include "seedance/ledger/workload_history.h"
 #include "seedance/report/scenario_report.h"
 #include "seedance/sim/fleet_file.h"
@@ -133,6 +135,60 @@ struct FleetPricing {
   std::map<std::string, std::string> tiers;       // JobKey -> "owned 2 + on-demand 2"
 };
 
+const char* const kByPoolsAssumption =
+    "each node at its node pool's price (the fleet file's node_pools, by its labels and name): every GPU that "
+    "reported, busy or idle, for the steps it reported";
+
+// The period as it ran priced by the fleet file's node pools (issue 38): history names each job's
+// node, so no placement rule is assumed. The total is the ledger's bill over the period with every
+// node at its pool's price (what `attribute --fleet` bills over the same range, to the cent):
+// every GPU of a node that reported, busy or idle. A job's share is its GPU-hours at its node's
+// pool price; the split is by pool kind, and the committed idle is the owned / reserved nodes' idle.
+Result<FleetAsRun> PriceAsRunByNodePools(Prepared& p, const std::vector<ledger::RanJob>& jobs,
+                                         const std::vector<AsRunRow>& rows, std::map<std::string, std::string>& tiers) {
+  FleetAsRun out;
+  std::tie(out.period_start_ms, out.period_end_ms) = AsRunPeriod(rows);
+  sim::AsRunCost& c = out.cost;
+  c.period_start_s = 0;
+  c.period_end_s = static_cast<double>(out.period_end_ms - out.period_start_ms) / 1000.0;
+  const auto pool_of = [&p](const std::string& node) -> Result<const cost::NodePool*> {
+    if (auto it = p.node_pool.find(node); it != p.node_pool.end()) return &p.pools[it->second];
+    return cost::FindNodePool(p.pools, cost::NodeFacts{node, {}, ""}, p.fleet_path);  // no GPU samples: by name
+  };
+  for (const cost::NodePool& pool : p.pools) {
+    c.pool_names.push_back(fmt::format("{} ({} {})", pool.name, cost::PoolKindName(pool.kind), pool.gpu_type));
+  }
+  c.usd_by_pool.assign(p.pools.size(), 0.0);
+  SEEDANCE_ASSIGN_OR_RETURN(const auto totals, ledger::NodeTotals(*p.ledger, out.period_start_ms, out.period_end_ms));
+  Money total, owned, reserved, on_demand, spot, committed_idle;
+  for (const ledger::NodeTotal& t : totals) {
+    SEEDANCE_ASSIGN_OR_RETURN(const cost::NodePool* pool, pool_of(t.node));
+    total += t.bill;
+    c.usd_by_pool[static_cast<std::size_t>(pool - p.pools.data())] += ToUsd(t.bill);
+    switch (pool->kind) {
+      case cost::PoolKind::kOwned: owned += t.bill; break;
+      case cost::PoolKind::kReserved: reserved += t.bill; break;
+      case cost::PoolKind::kOnDemand: on_demand += t.bill; break;
+      case cost::PoolKind::kSpot: spot += t.bill; break;
+    }
+    if (cost::IsCommitted(pool->kind)) committed_idle += t.idle;
+  }
+  c.total_usd = ToUsd(total);
+  c.owned_usd = ToUsd(owned);
+  c.reserved_usd = ToUsd(reserved);
+  c.committed_usd = c.owned_usd + c.reserved_usd;
+  c.on_demand_usd = ToUsd(on_demand);
+  c.spot_usd = ToUsd(spot);
+  c.committed_idle_usd = ToUsd(committed_idle);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    SEEDANCE_ASSIGN_OR_RETURN(const cost::NodePool* pool, pool_of(jobs[i].node));
+    const std::string key = JobKey(rows[i]);
+    c.usd_by_job.emplace_back(key, jobs[i].gpu_hours() * pool->usd_per_gpu_hour);
+    tiers[key] = fmt::format("{} {} ({})", cost::PoolKindName(pool->kind), jobs[i].gpus, pool->name);
+  }
+  return out;
+}
+
 Status RunExportWorkload(const ExportWorkloadOptions& o) {
   if (o.sacct.empty() == o.ledger.db.empty()) return InvalidArgumentError("--db/--sacct: give exactly one source");
   if (!o.summary.empty() && o.summary == o.as_run) return InvalidArgumentError("--summary: the same file as --as-run");
@@ -155,7 +211,9 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
     if (p.from_ms >= p.to_ms) return InvalidArgumentError("--from must be before --to");
     SEEDANCE_ASSIGN_OR_RETURN(jobs, JobsFromSacct(o.sacct, p.from_ms, p.to_ms, left_out));
   } else {
-    SEEDANCE_ASSIGN_OR_RETURN(p, Prepare(o.ledger));
+    LedgerOptions lo = o.ledger;
+    if (fleet && !fleet->fleet.node_pools.empty()) lo.fleet = o.fleet;  // every node at its pool's price
+    SEEDANCE_ASSIGN_OR_RETURN(p, Prepare(lo));
     SEEDANCE_ASSIGN_OR_RETURN(jobs, ledger::ReadRanJobs(*p.ledger, p.from_ms, p.to_ms, p.config.step_ms));
   }
   if (jobs.empty()) {
@@ -189,7 +247,12 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
     rows.push_back(AsRunRow{0, static_cast<std::int64_t>(i + 1), j.namespace_name + "/" + j.pod,
                             std::string(gpu::GpuAt(j.gpu).name), j.gpus, j.start_ms, j.end_ms});
   }
-  if (fleet) {
+  const bool by_pools = fleet && !p.pools.empty();
+  if (by_pools) {
+    SEEDANCE_ASSIGN_OR_RETURN(fleet->priced, PriceAsRunByNodePools(p, jobs, rows, fleet->tiers));
+    for (const auto& [job, usd] : fleet->priced.cost.usd_by_job) fleet->usd_by_job[job] = usd;
+  } else if (fleet) {
+    WarnImplausiblePrices(fleet->fleet, p.catalog);
     auto priced = PriceAsRunOnFleet(fleet->fleet, p.catalog, rows);
     if (!priced.has_value()) return InvalidArgumentError("--fleet " + o.fleet + ": " + priced.error().message());
     fleet->priced = std::move(*priced);
@@ -279,7 +342,7 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
         "as run on fleet '{}' ({}) over {} .. {} (first start to last end): ${:.2f} = {}{}\nassumed: {}\n",
         fleet->fleet.name, o.fleet, telemetry::FormatTimestamp(fleet->priced.period_start_ms),
         telemetry::FormatTimestamp(fleet->priced.period_end_ms), c.total_usd, report::AsRunSplit(c),
-        ledger_line.empty() ? "" : "; " + ledger_line, kAsRunAssumption);
+        ledger_line.empty() ? "" : "; " + ledger_line, by_pools ? kByPoolsAssumption : kAsRunAssumption);
     nlohmann::json pools = nlohmann::json::object();
     for (std::size_t k = 0; k < c.pool_names.size(); ++k) pools[c.pool_names[k]] = c.usd_by_pool[k];
     summary["fleet"] = {{"name", fleet->fleet.name}, {"path", o.fleet}};
@@ -292,7 +355,8 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
                               {"spot", c.spot_usd}};
     summary["committed_idle_usd"] = c.committed_idle_usd;
     summary["usd_by_pool"] = pools;
-    summary["assumption"] = kAsRunAssumption;
+    summary["assumption"] = by_pools ? kByPoolsAssumption : kAsRunAssumption;
+    summary["price_source"] = by_pools ? p.price_source : "fleet file " + o.fleet + " (gpus[])";
   } else {
     as_run_line = fmt::format("as run: ${} (each job's GPU-hours at its type's price{}){}\n", ledger::DecimalUsd(total),
                               o.as_run.empty() ? "" : ", " + o.as_run, ledger_line.empty() ? "" : "; " + ledger_line);
@@ -303,8 +367,19 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
   SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.out, sim::JobsToCsv(w)));
   if (!o.as_run.empty()) SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.as_run, as_run));
   if (!o.summary.empty()) SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.summary, summary.dump(2) + "\n"));
+  if (fleet && !by_pools) {
+    std::cout << "prices: fleet file " << o.fleet << " ('" << fleet->fleet.name
+              << "'), gpus[]: owned at their TCO or stated price, reserved, on-demand at the file's price else "
+              << (o.ledger.prices.empty() ? "the bundled data/prices/gpu_prices.csv" : o.ledger.prices) << "\n";
+  } else if (!p.price_source.empty()) {
+    std::cout << p.price_source << "\n";
+  } else {
+    std::cout << "prices: list prices of "
+              << (o.ledger.prices.empty() ? "the bundled data/prices/gpu_prices.csv" : o.ledger.prices)
+              << " (no --fleet: every GPU at its type's on-demand price)\n";
+  }
   std::cout << fmt::format(
-      "{}: {} jobs ({} clipped at {} .. {}{}), {:.4f} GPU-hours on {}; speeds: 1 step/s where a job ran, "
+      "{}: {} jobs ({} clipped: running at the window's edges {} .. {} or without a completion time{}), {:.4f} GPU-hours on {}; speeds: 1 step/s where a job ran, "
       "elsewhere 1 / (u / r + 1 - u) with u its mean utilization (1 when unknown) and r the FP16-peak ratio "
       "(0 if its memory does not fit)\n",
       o.out, jobs.size(), clipped, telemetry::FormatTimestamp(p.from_ms), telemetry::FormatTimestamp(p.to_ms),
@@ -338,7 +413,10 @@ Action RegisterExportWorkload(CLI::App& exp) {
       "(the history does not say which nodes were spot: no job is counted on spot); owned and reserved "
       "GPUs are paid from the first start to the last end, used or not. It prints the total and its "
       "split (owned / reserved / on-demand / spot, idle committed GPUs), adds a tiers column to the "
-      "--as-run CSV, and a job that does not fit the fleet is an error naming it and its GPU type. "
+      "--as-run CSV, and a job that does not fit the fleet is an error naming it and its GPU type. A fleet file with "
+      "node_pools prices each node by its pool instead (by its kube_node_labels labels or its name; no placement "
+      "assumed): the total is the ledger's bill over the period with every node at its pool's price, what "
+      "`attribute --fleet` bills, and a node no pool matches is an error naming it. "
       "--summary writes the totals as JSON. `cost-benchmark --as-run` puts the same figure beside every policy.",
       "seedance export workload --db ledger.db --out jobs.csv --as-run as-run.csv --fleet fleet.yaml --types H100,A100-80G,L4");
   cmd->add_option("--db,--ledger", o->ledger.db, "ledger file (SQLite) to read the jobs from");

@@ -177,6 +177,11 @@ elseif(CASE STREQUAL "export_workload")
   expect_rc(0 "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --duration 2h --no-packing --tenancy none
             --out "${WORK}/report")
   expect_match("${stdout}" "workload .*jobs.csv \\(${n} jobs")
+  # Issue 38: the bundled enforcement scenario's nodes are not the user's: absent from their what-if.
+  file(READ "${WORK}/report/cost_optimization_report.html" html)
+  if(html MATCHES "audit-enforcement" OR html MATCHES "node-0")
+    message(FATAL_ERROR "the user's what-if carries the bundled enforcement scenario")
+  endif()
 elseif(CASE STREQUAL "export_sacct")
   # Captured Slurm 22.05.8 `sacct -D --json` (tests/data/slurm/README.md): job 1 (gold, 2x h100 on
   # n2) and job 3 (bronze, 1x h100 on n1) ran; job 2 never did.

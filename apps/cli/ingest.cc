@@ -5,6 +5,8 @@
 // and time are stored with another value is reported with file:line, never merged silently. A
 // sample without a timestamp is an error unless --time gives one. With --prometheus URL it pulls
 // the same series from a Prometheus server's query_range API instead of files (docs/TELEMETRY.md).
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -12,9 +14,11 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.h"
 #include "common.h"
+#include "seedance/core/clock.h"
 #include "seedance/core/duration.h"
 #include "seedance/ledger/ledger.h"
 #include "seedance/prometheus/source.h"
@@ -22,6 +26,29 @@
 
 namespace seedance::cli {
 namespace {
+
+// "37% (300 of 810), ETA 1m12s": the share done and the time left at the pace so far.
+std::string ProgressShare(std::uint64_t done, std::uint64_t total, double elapsed_s) {
+  if (total == 0) return "";
+  const double f = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
+  std::string eta = "ETA unknown";
+  if (f > 0 && elapsed_s > 0) {
+    const auto left = static_cast<std::int64_t>(std::llround(elapsed_s * (1.0 - f) / f));
+    eta = left >= 60 ? fmt::format("ETA {}m{:02}s", left / 60, left % 60) : fmt::format("ETA {}s", left);
+  }
+  return fmt::format("{:.0f}% ({} of {}), {}", 100 * f, done, total, eta);
+}
+
+// The lines of a file (the progress' denominator); 0 when it cannot be read.
+std::uint64_t CountLines(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::uint64_t n = 0;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    n += static_cast<std::uint64_t>(std::count(buf, buf + in.gcount(), '\n'));
+  }
+  return n;
+}
 
 struct IngestOptions {
   std::string format;
@@ -94,9 +121,14 @@ int IngestPrometheus(const IngestOptions& o) {
     SEEDANCE_ASSIGN_OR_RETURN(auto writer, db->NewSampleWriter(source, o.batch));
     prometheus::Client client(so);
     std::function<void(const prometheus::PullProgress&)> progress;
+    const SteadyClock clock;
+    const Duration started = clock.Now();
     if (o.progress) {
       progress = [&](const prometheus::PullProgress& p) {
-        std::cerr << fmt::format("{}: query {}/{} {} chunk {}/{} ({} .. {}): {} series, {} samples\n", source,
+        const auto done = static_cast<std::uint64_t>(p.query_index * p.chunks + p.chunk_index + 1);
+        std::cerr << fmt::format("{}: {}: query {}/{} {} chunk {}/{} ({} .. {}): {} series, {} samples\n", source,
+                                 ProgressShare(done, static_cast<std::uint64_t>(p.queries * p.chunks),
+                                               ToSeconds(clock.Now() - started)),
                                  p.query_index + 1, p.queries, p.query, p.chunk_index + 1, p.chunks,
                                  telemetry::FormatTimestamp(p.chunk.start_ms), telemetry::FormatTimestamp(p.chunk.end_ms),
                                  p.chunk_stats.series, p.chunk_stats.samples)
@@ -189,9 +221,14 @@ int RunIngest(const IngestOptions& o) {
     // Never the file's modification time: a copy or a checkout would move every sample.
     popt.default_timestamp_ms = fixed_time;
     std::function<void(const ledger::IngestProgress&)> on_commit;
+    const SteadyClock clock;
+    const Duration started = clock.Now();
+    const std::uint64_t lines = o.progress && f != "-" ? CountLines(f) : 0;  // stdin: no total to divide by
     if (o.progress) {
       on_commit = [&](const ledger::IngestProgress& p) {
-        std::cerr << fmt::format("{}: committed {} samples through line {}\n", popt.source,
+        std::cerr << fmt::format("{}: {}committed {} samples through line {}\n", popt.source,
+                                 lines > 0 ? ProgressShare(p.last_line, lines, ToSeconds(clock.Now() - started)) + ": "
+                                           : std::string(),
                                  p.committed_samples, p.last_line)
                   << std::flush;
       };
@@ -235,10 +272,24 @@ int RunIngest(const IngestOptions& o) {
         "{}: {} lines, {} samples ({} new), {} missing (DCGM blank), {} rejected, {} already stored, {} "
         "duplicates with another value\n",
         popt.source, stats.lines, stats.samples, p.inserted, stats.missing, stats.rejected, p.duplicates, p.conflicts);
+    if (stats.seconds_like_timestamps > 0) {
+      std::cerr << fmt::format(
+          "seedance: warning: {} ({} samples like it): Prometheus text timestamps are milliseconds, this one reads as "
+          "{} in milliseconds and is almost surely seconds; multiply the timestamps by 1000 (or export them in "
+          "milliseconds) and ingest again into a fresh ledger\n",
+          stats.first_seconds_like, stats.seconds_like_timestamps,
+          telemetry::FormatTimestamp(std::stoll(stats.first_seconds_like.substr(stats.first_seconds_like.rfind(' ') + 1))));
+    }
     total.Merge(stats);
     conflicts += p.conflicts;
   }
-  return total.rejected > 0 || conflicts > 0 ? kExitFailure : kExitOk;
+  // An input with nothing in it would read as an empty, $0 fleet later.
+  if (total.samples == 0 && total.missing == 0) {
+    return ReportError(InvalidArgumentError(fmt::format(
+        "no samples in {} ({} lines{}): nothing was ingested", fmt::join(o.files, ", "), total.lines,
+        total.rejected > 0 ? fmt::format(", {} rejected", total.rejected) : std::string())));
+  }
+  return total.rejected > 0 || conflicts > 0 || total.seconds_like_timestamps > 0 ? kExitFailure : kExitOk;
 }
 
 }  // namespace

@@ -81,6 +81,25 @@ bool ExplainUnknown(CLI::App& app, int argc, char** argv) {
   for (const CLI::Option* o : cur->get_options()) {
     for (const auto& l : o->get_lnames()) options.push_back("--" + l);
   }
+  const auto unknown_command = [&](const std::string& arg) {
+    std::cerr << "seedance: error: unknown command '" << arg << "' for '" << CommandPath(cur) << "'";
+    const std::string near = Nearest(arg, commands);
+    if (!near.empty()) std::cerr << "; did you mean '" << near << "'?";
+    std::cerr << "\nRun '" << CommandPath(cur) << " --help' for the list of commands.\n";
+  };
+  // A mistyped command word right after its parent (`seedance atribute --db x`): name it, not the
+  // options meant for the command it was meant to be.
+  if (!commands.empty()) {
+    int at = 1;
+    if (cur != &app) {
+      while (at < argc && argv[at] != cur->get_name()) ++at;
+      ++at;
+    }
+    if (at < argc && argv[at][0] != '-' && std::find(commands.begin(), commands.end(), argv[at]) == commands.end()) {
+      unknown_command(argv[at]);
+      return true;
+    }
+  }
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
@@ -110,10 +129,7 @@ bool ExplainUnknown(CLI::App& app, int argc, char** argv) {
     }
     if (arg.empty() || arg[0] == '-') continue;
     if (std::find(commands.begin(), commands.end(), arg) != commands.end()) return false;
-    std::cerr << "seedance: error: unknown command '" << arg << "' for '" << CommandPath(cur) << "'";
-    const std::string near = Nearest(arg, commands);
-    if (!near.empty()) std::cerr << "; did you mean '" << near << "'?";
-    std::cerr << "\nRun '" << CommandPath(cur) << " --help' for the list of commands.\n";
+    unknown_command(arg);
     return true;
   }
   return false;

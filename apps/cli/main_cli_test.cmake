@@ -21,6 +21,11 @@ elseif(CASE STREQUAL "suggest")
   expect_match("${stderr}" "unknown command 'spt' for 'seedance bench'; did you mean 'spot'\\?")
   expect_rc(2 ${SEEDANCE} cost-benchmark --workloadd llm-finetune)
   expect_match("${stderr}" "unknown option '--workloadd' for 'seedance cost-benchmark'; did you mean '--workload'\\?")
+  # Issue 38: a mistyped command before its options is named, not the options.
+  expect_rc(2 ${SEEDANCE} atribute --db ledger.db)
+  expect_match("${stderr}" "unknown command 'atribute' for 'seedance'; did you mean 'attribute'\\?")
+  expect_rc(2 ${SEEDANCE} export focsu --db ledger.db --out x.csv)
+  expect_match("${stderr}" "unknown command 'focsu' for 'seedance export'; did you mean 'focus'\\?")
   # Nothing close: no made-up suggestion, still exit 2.
   expect_rc(2 ${SEEDANCE} frobnicate)
   if(stderr MATCHES "did you mean")

@@ -98,6 +98,7 @@ Result<FleetInputs> FleetInputsFromLedger(ledger::Ledger& ledger,
     if (it == jobs.end()) continue;
     JobUsage& j = it->second;
     if (j.model.empty()) j.model = ev.model;
+    if (j.node.empty()) j.node = ev.node;
     double prev = j.gpu_hours;
     j.gpu_hours += ev.gpu_hours;
     if (ev.mean_utilization >= 0) {
@@ -182,8 +183,17 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
     cands.push_back(std::move(c));
   };
   // Namespaces: activity and cost from their jobs.
+  const ledger::FleetPools* fleet = rules.fleet;
+  // With a fleet: the pool of a job's node, and whether it is paid for the window (no cash to save).
+  const auto pool_of = [fleet](const std::string& node) -> const cost::NodePool* {
+    return fleet != nullptr ? fleet->PoolOf(node) : nullptr;
+  };
+  const auto committed = [&](const std::string& node) {
+    const cost::NodePool* p = pool_of(node);
+    return p != nullptr && cost::IsCommitted(p->kind);
+  };
   struct Ns {
-    double gpu_hours = 0, active = 0, cost = 0;
+    double gpu_hours = 0, active = 0, cost = 0, committed_cost = 0;
     std::int64_t first = 0, last = 0;
     int jobs = 0;
     bool measured = false;
@@ -195,6 +205,7 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
     Ns& n = ns[j.namespace_name];
     n.gpu_hours += j.gpu_hours;
     n.cost += j.cost_usd;
+    if (committed(j.node)) n.committed_cost += j.cost_usd;
     ++n.jobs;
     n.active += j.activity * j.gpu_hours;
     n.measured = true;
@@ -207,10 +218,15 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
     double act = n.active / n.gpu_hours;
     if (act >= rules.idle_activity) continue;
     idle_ns[name] = true;
-    make("idle", "namespace/" + (name.empty() ? std::string("(none)") : name), n.cost, n.gpu_hours,
+    const double cash = n.cost - n.committed_cost;  // owned / reserved GPUs cost the same released or not
+    if (cash <= 0) continue;
+    make("idle", "namespace/" + (name.empty() ? std::string("(none)") : name), cash, n.gpu_hours,
          n.first, n.last,
-         fmt::format("{} job(s) held {:.1f} GPU-hours at {} mean activity, ${:.2f} in the range",
-                     n.jobs, n.gpu_hours, Pct(act), n.cost),
+         fmt::format("{} job(s) held {:.1f} GPU-hours at {} mean activity, ${:.2f} in the range{}",
+                     n.jobs, n.gpu_hours, Pct(act), n.cost,
+                     n.committed_cost > 0 ? fmt::format(" (${:.2f} of it on owned / reserved capacity, paid "
+                                                        "whatever runs: not counted)", n.committed_cost)
+                                          : std::string()),
          fmt::format("release the namespace's GPUs (scale its pods to zero or set an idle timeout): "
                      "activity {} is below the {} idle threshold",
                      Pct(act), Pct(rules.idle_activity)),
@@ -219,6 +235,20 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
   for (const NodeIdle& n : in.nodes) {
     if (n.idle_gpu_hours < rules.min_gpu_hours || n.bill_usd <= 0 ||
         n.idle_usd < rules.node_idle_share * n.bill_usd) {
+      continue;
+    }
+    if (const cost::NodePool* pool = pool_of(n.node); pool != nullptr && cost::IsCommitted(pool->kind)) {
+      // Paid for the window: switching it off saves power at most, and only as the user states it.
+      if (pool->power_down_usd_per_gpu_hour <= 0) continue;  // opportunity, not cash (OwnedOpportunity)
+      const double power = n.idle_gpu_hours * pool->power_down_usd_per_gpu_hour;
+      make("idle", "node/" + n.node, power, n.idle_gpu_hours, 0, 0,
+           fmt::format("{:.1f} GPU-hours held by nobody on {} pool '{}' (${:.2f} of the node's ${:.2f}, paid whatever "
+                       "runs)",
+                       n.idle_gpu_hours, cost::PoolKindName(pool->kind), pool->name, n.idle_usd, n.bill_usd),
+           fmt::format("power the idle GPUs down: saves their power only, ${:.4f} per GPU-hour as the pool states "
+                       "(power_down_usd_per_gpu_hour), not their price; or run more work here",
+                       pool->power_down_usd_per_gpu_hour),
+           {"", power, 0, n.idle_gpu_hours, 0});
       continue;
     }
     make("idle", "node/" + n.node, n.idle_usd, n.idle_gpu_hours, 0, 0,
@@ -248,6 +278,8 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
   for (const JobUsage& j : in.jobs) {
     if (idle_ns.count(j.namespace_name) || config.IsOverheadNamespace(j.namespace_name)) continue;
     if (j.gpu_hours < rules.min_gpu_hours || j.activity < 0 || j.cost_usd <= 0) continue;
+    if (committed(j.node)) continue;  // owned / reserved: what it frees is capacity, not cash
+    const cost::NodePool* job_pool = pool_of(j.node);
     std::optional<Candidate> best;
     auto consider = [&](std::string kind, double saving, std::string detail, std::string action) {
       if (saving <= 0) return;
@@ -270,10 +302,11 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
     }
     const gpu::GpuFacts* cur = ledger::GpuFactsOf(j.model);
     std::int64_t cur_price = pricer.MicroUsdPerHour(j.model);
+    if (job_pool != nullptr) cur_price = UsdFromDouble(job_pool->usd_per_gpu_hour).raw();
     {
-      // The rule breaker's suggestion uses too (ledger/rightsize.h).
-      const auto found = ledger::CheaperGpuThatFits(prices, j.model, cur_price, j.peak_memory_mib, j.activity,
-                                                    {rules.memory_margin, rules.headroom});
+      // The rule breaker's suggestion uses too (ledger/rightsize.h); with a fleet, among its rented types.
+      const auto found = ledger::CheaperGpuThatFits(fleet != nullptr ? fleet->rented : prices, j.model, cur_price,
+                                                    j.peak_memory_mib, j.activity, {rules.memory_margin, rules.headroom});
       if (found.has_value()) {
         const cost::GpuPrice* pick = found->price;
         const gpu::GpuFacts& g = *found->facts;
@@ -301,7 +334,11 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
                              need, gpus, Pct(j.activity), 100 * rules.headroom));
       }
     }
-    if (rules.spot_rate.per_hour >= 0 && j.checkpoint_interval_s > 0 && j.deadline_slack_s > 0 && cur_price > 0) {
+    // With a fleet: spot only where it has a spot pool of the type, at that pool's price.
+    const cost::NodePool* spot_pool =
+        fleet != nullptr && job_pool != nullptr ? fleet->SpotPool(job_pool->gpu_type) : nullptr;
+    if (rules.spot_rate.per_hour >= 0 && j.checkpoint_interval_s > 0 && j.deadline_slack_s > 0 && cur_price > 0 &&
+        (fleet == nullptr || spot_pool != nullptr)) {
       const cost::GpuPrice* listed = nullptr;
       if (auto idx = gpu::ParseGpuName(cur != nullptr ? std::string_view(cur->name) : std::string_view(j.model),
                                        gpu::NameMatch::kCanonical);
@@ -310,8 +347,9 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
       }
       const bool quoted = listed != nullptr && listed->spot_usd_per_gpu_hour.raw() > 0 &&
                           listed->usd_per_gpu_hour.raw() > 0;
-      const double ratio = quoted ? ToUsd(listed->spot_usd_per_gpu_hour) / ToUsd(listed->usd_per_gpu_hour)
-                                  : cost::kDefaultSpotRatio;
+      const double ratio = spot_pool != nullptr ? spot_pool->usd_per_gpu_hour / ToUsd(MicroUsd(cur_price))
+                           : quoted         ? ToUsd(listed->spot_usd_per_gpu_hour) / ToUsd(listed->usd_per_gpu_hour)
+                                            : cost::kDefaultSpotRatio;
       const double lost_s = j.checkpoint_interval_s / 2.0 + rules.spot_restart_s;
       const double f = rules.spot_rate.per_hour * lost_s / 3600.0;
       const double wall_h = j.last_ms > j.first_ms ? static_cast<double>(j.last_ms - j.first_ms) / kHourMs : range_h;
@@ -330,7 +368,10 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
                                "checkpoint interval plus {:.0f} s of restart, {:.1f}% of its GPU time, so it "
                                "costs {:.1f}% of today and ends {:.2f} h later, within its {:.1f} h slack; "
                                "this finding replaces the job's others (one per job, the largest)",
-                               100 * ratio, quoted ? "the price table's spot quote" : "the default spot ratio",
+                               100 * ratio,
+                               spot_pool != nullptr ? "the fleet's spot pool '" + spot_pool->name + "'"
+                               : quoted             ? std::string("the price table's spot quote")
+                                                    : std::string("the default spot ratio"),
                                rules.spot_restart_s, 100 * f, 100 * ratio / (1.0 - f), later_h,
                                j.deadline_slack_s / 3600.0));
         }
@@ -389,6 +430,49 @@ Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::Pr
   }
   SortFindings(out);
   return out;
+}
+
+Result<OwnedOpportunityReport> OwnedOpportunity(const FleetInputs& in, const ledger::FleetPools& fleet) {
+  OwnedOpportunityReport r;
+  r.range_hours = static_cast<double>(in.to_ms - in.from_ms) / kHourMs;
+  if (r.range_hours <= 0) return InvalidArgumentError("advise: empty time range");
+  std::map<std::string, PoolOpportunity> by_pool;
+  std::map<std::string, std::pair<double, double>> rented_by_type;  // type -> (GPU-hours, USD)
+  for (const NodeIdle& n : in.nodes) {
+    const cost::NodePool* pool = fleet.PoolOf(n.node);
+    if (pool == nullptr) continue;
+    if (!cost::IsCommitted(pool->kind)) {
+      r.cloud_usd += n.bill_usd;
+      continue;
+    }
+    PoolOpportunity& o = by_pool[pool->name];
+    o.pool = pool->name;
+    o.kind = std::string(cost::PoolKindName(pool->kind));
+    o.gpu_type = pool->gpu_type;
+    o.idle_gpu_hours += n.idle_gpu_hours;
+    o.idle_usd += n.idle_usd;
+    const double per_h = pool->power_down_usd_per_gpu_hour > 0 ? pool->power_down_usd_per_gpu_hour
+                                                               : pool->power_usd_per_gpu_hour;
+    o.power_usd += n.idle_gpu_hours * per_h;
+  }
+  for (const JobUsage& j : in.jobs) {
+    const cost::NodePool* pool = fleet.PoolOf(j.node);
+    if (pool == nullptr || cost::IsCommitted(pool->kind)) continue;
+    auto& [h, usd] = rented_by_type[pool->gpu_type];
+    h += j.gpu_hours;
+    usd += j.cost_usd;
+  }
+  for (auto& [name, o] : by_pool) {
+    if (auto it = rented_by_type.find(o.gpu_type); it != rented_by_type.end() && it->second.first > 0) {
+      o.rented_gpu_hours = it->second.first;
+      o.rented_usd = it->second.second;
+      o.absorbable_usd = std::min(o.idle_gpu_hours, o.rented_gpu_hours) * o.rented_usd / o.rented_gpu_hours;
+    }
+    r.idle_power_usd += o.power_usd;
+    r.pools.push_back(o);
+  }
+  r.ceiling_usd_per_month = (r.cloud_usd + r.idle_power_usd) * kHoursPerMonth / r.range_hours;
+  return r;
 }
 
 }  // namespace seedance::advise

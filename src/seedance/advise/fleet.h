@@ -21,6 +21,7 @@ struct JobUsage {
   std::string namespace_name;
   std::string tenant;
   std::string model;           // dcgm modelName of its GPUs
+  std::string node;            // the node of its GPUs (the first seen)
   double gpu_hours = 0;
   double activity = -1;        // GPU-hour-weighted mean GR_ENGINE_ACTIVE, -1 = no data
   double peak_memory_mib = -1;
@@ -95,6 +96,8 @@ struct FleetRules {
   int mc_samples = 10'000;
   std::uint64_t seed = 42;
   std::string reproduce_prefix = "seedance advise";  // + " --explain <id>"
+  // A fleet file's node pools (issue 38; advise --fleet): see FleetFindings.
+  const ledger::FleetPools* fleet = nullptr;
 };
 
 
@@ -128,6 +131,12 @@ Result<FleetInputs> FleetInputsFromLedger(ledger::Ledger& ledger,
 //                    change: it is reported only for a job no other rule covers, so a target
 //                    appears once and no waste is counted twice.
 // One finding per job (the largest saving); jobs of an idle namespace are covered by it.
+// With rules.fleet (node pools), savings are cash only: work on owned or reserved nodes (paid for
+// the window whatever runs) gets no finding, an idle namespace saves only its jobs' rented cost, an
+// idle owned / reserved node saves only its stated power-down price x its idle GPU-hours (none when
+// the pool states none: the idle is opportunity, OwnedOpportunity), smaller GPUs come only from the
+// fleet's rented types at their pool prices, and spot only where the fleet has a spot pool of the
+// type, at its price. The total then never exceeds the cloud spend plus the idle owned GPUs' power.
 // $/month = the range's saving x kHoursPerMonth / range hours. Each interval is the ledger's
 // Monte Carlo (ledger::MonteCarloIntervals, the quantity "cost with idle apportioned") over the
 // findings' targets and the rest of the fleet as one entity, taken relative to the target's
@@ -135,5 +144,30 @@ Result<FleetInputs> FleetInputsFromLedger(ledger::Ledger& ledger,
 Result<std::vector<Finding>> FleetFindings(const FleetInputs& in, const cost::PriceTable& prices,
                                            const ledger::LedgerConfig& config,
                                            const FleetRules& rules);
+
+// Idle owned / reserved capacity as what it is (issue 38): per committed pool, the GPU-hours nobody
+// held and the rented GPU-hours of the same type that could have run there instead, with what they
+// cost (the most that capacity could have saved, if the times lined up; not counted as a finding),
+// and the ceiling of every cash saving: the cloud spend (rented nodes' bills) plus the idle owned
+// GPUs' power (the pool's stated power-down price, else the power and cooling part of its TCO).
+struct PoolOpportunity {
+  std::string pool;
+  std::string kind;     // owned, reserved
+  std::string gpu_type;
+  double idle_gpu_hours = 0;
+  double idle_usd = 0;              // its idle at the pool's price (already paid)
+  double rented_gpu_hours = 0;      // the fleet's rented GPU-hours of the same type
+  double rented_usd = 0;            // ... and their cost
+  double absorbable_usd = 0;        // min(idle, rented GPU-hours) x the rented price per GPU-hour
+  double power_usd = 0;             // idle GPU-hours x (stated power-down, else TCO power)
+};
+struct OwnedOpportunityReport {
+  double range_hours = 0;
+  double cloud_usd = 0;             // rented nodes' bills over the range
+  double idle_power_usd = 0;        // sum of power_usd
+  double ceiling_usd_per_month = 0; // (cloud + idle power) x kHoursPerMonth / range hours
+  std::vector<PoolOpportunity> pools;
+};
+Result<OwnedOpportunityReport> OwnedOpportunity(const FleetInputs& in, const ledger::FleetPools& fleet);
 
 }  // namespace seedance::advise

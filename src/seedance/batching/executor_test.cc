@@ -67,6 +67,12 @@ TEST(ModelTest, VidurPlannerGivesAbout29FourKRequestsOnA100) {
 
 TEST(ModelTest, UnknownNamesAreInvalidArgument) {
   EXPECT_EQ(FindGpu("b200").error().code(), StatusCode::kInvalidArgument);
+  // Issue 38: one GPU-name parser everywhere: the fleet file's and telemetry's spellings work.
+  EXPECT_EQ(FindGpu("a100-80g")->name, "a100");
+  EXPECT_EQ(FindGpu("A100-80G")->name, "a100");
+  EXPECT_EQ(FindGpu("NVIDIA H100 80GB HBM3")->name, "h100");
+  EXPECT_NE(FindGpu("V100").error().message().find("the V100, which the batching engine has no profile for"),
+            std::string::npos);
   EXPECT_EQ(FindModel("llama-3-405b").error().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ParsePrecision("fp4").error().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(ParsePrecision("fp4").error().message().find("fp16, fp8, int8, int4"), std::string::npos);

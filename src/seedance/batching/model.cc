@@ -58,6 +58,17 @@ Result<GpuSpec> FindGpu(std::string_view name) {
   for (const auto& g : Gpus()) {
     if (g.name == name) return g;
   }
+  // Any spelling the one GPU-name parser knows (a100-80g, "NVIDIA H100 80GB HBM3", ...), as the
+  // fleet file and telemetry name them.
+  if (auto idx = gpu::ParseGpuName(name, gpu::NameMatch::kProduct); idx.has_value()) {
+    const std::string_view canonical = gpu::GpuAt(*idx).name;
+    for (const auto& g : Gpus()) {
+      if (g.price_model == canonical) return g;
+    }
+    return InvalidArgumentError(fmt::format(
+        "gpu '{}' is the {}, which the batching engine has no profile for (accepted: a100 (A100-80G), h100, l4, a10g)",
+        name, canonical));
+  }
   return InvalidArgumentError(fmt::format("unknown gpu '{}' (accepted: a100, h100, l4, a10g)", name));
 }
 

@@ -16,7 +16,7 @@ namespace seedance::ledger {
 std::vector<BreakerFinding> EvaluateBreaker(
     const std::vector<Ledger::JobHour>& job_hours,
     const std::map<std::pair<std::string, std::int64_t>, JobEvidence>& evidence,
-    const LedgerConfig& config, const cost::PriceTable* catalog) {
+    const LedgerConfig& config, const cost::PriceTable* catalog, const FleetPools* fleet) {
   GpuPricer pricer(config, catalog);
   const RightsizeRule rightsize;
   std::vector<BreakerFinding> out;
@@ -39,12 +39,17 @@ std::vector<BreakerFinding> EvaluateBreaker(
     if (e.gpus > 0) gpus = static_cast<double>(e.gpus);
     std::string_view current = telemetry::CatalogModelName(e.model);
     std::int64_t current_price = pricer.MicroUsdPerHour(e.model);
+    const cost::NodePool* pool = fleet != nullptr ? fleet->PoolOf(e.node) : nullptr;
+    if (pool != nullptr) current_price = UsdFromDouble(pool->usd_per_gpu_hour).raw();
+    // Owned / reserved capacity is paid for the window: moving or shrinking the job saves no cash.
+    const bool committed = pool != nullptr && cost::IsCommitted(pool->kind);
     bool low_util = e.mean_utilization >= 0 && e.mean_utilization < 0.5;
     // 1. A cheaper GPU that holds the peak memory and is fast enough: the rule advise's
     // smaller-gpu finding uses (rightsize.h), so the two never disagree.
     std::optional<RightsizePick> pick;
-    if (catalog != nullptr) {
-      pick = CheaperGpuThatFits(*catalog, e.model, current_price, e.peak_memory_mib, e.mean_utilization, rightsize);
+    const cost::PriceTable* candidates = fleet != nullptr ? &fleet->rented : catalog;
+    if (candidates != nullptr && !committed) {
+      pick = CheaperGpuThatFits(*candidates, e.model, current_price, e.peak_memory_mib, e.mean_utilization, rightsize);
     }
     if (pick.has_value()) {
       const cost::GpuPrice* best = pick->price;
@@ -61,7 +66,12 @@ std::vector<BreakerFinding> EvaluateBreaker(
     // 2. Consolidation (batching).
     if (f.suggestion.empty() && low_util) {
       double need = std::max(1.0, std::ceil(gpus * e.mean_utilization / 0.8));
-      if (need < gpus) {
+      if (need < gpus && committed) {
+        f.suggestion = fmt::format(
+            "consolidate: at {:.0f}% utilization the work fits on {} of {} GPUs at 80%; raise the batch size: it frees "
+            "{} GPU(s) of {} pool '{}' for other work (no cash saving: the pool is paid for the window)",
+            e.mean_utilization * 100.0, need, gpus, gpus - need, cost::PoolKindName(pool->kind), pool->name);
+      } else if (need < gpus) {
         f.saving_per_hour = cost::ScaleMoney(jh.cost, 1.0 - need / gpus);
         f.suggestion = fmt::format(
             "consolidate: at {:.0f}% utilization the work fits on {} of {} GPUs at 80%; raise the "
@@ -82,6 +92,22 @@ std::vector<BreakerFinding> EvaluateBreaker(
           "(estimate: 40% fewer GPU-hours) saves about {}/h",
           e.mean_tensor_active * 100.0, e.precision.empty() ? "unknown" : e.precision,
           cost::FormatUsd(f.saving_per_hour, 2));
+    }
+    if (f.suggestion.empty() && fleet != nullptr && e.mean_utilization >= 0) {
+      const cost::NodePool* spot = pool != nullptr ? fleet->SpotPool(pool->gpu_type) : nullptr;
+      if (committed) {
+        f.suggestion = fmt::format("utilization {:.0f}% on {} pool '{}', paid for the window whatever runs: raise the "
+                                   "threshold (moving the job saves no cash)",
+                                   e.mean_utilization * 100.0, cost::PoolKindName(pool->kind), pool->name);
+      } else if (spot != nullptr) {
+        f.suggestion = fmt::format("utilization {:.0f}% justifies the spend: raise the threshold or move the job to "
+                                   "the fleet's spot pool '{}' (${:.2f}/GPU-h)",
+                                   e.mean_utilization * 100.0, spot->name, spot->usd_per_gpu_hour);
+      } else {
+        f.suggestion = fmt::format("utilization {:.0f}% justifies the spend: raise the threshold (the fleet has no "
+                                   "spot pool of {}: rent one to save)",
+                                   e.mean_utilization * 100.0, current.empty() ? e.model : std::string(current));
+      }
     }
     if (f.suggestion.empty()) {
       f.suggestion = e.mean_utilization >= 0

@@ -8,6 +8,7 @@
 #include "seedance/cost/price_table.h"
 #include "seedance/ledger/config.h"
 #include "seedance/ledger/ledger.h"
+#include "seedance/ledger/rightsize.h"
 #include "seedance/ledger/telemetry_attribution.h"
 
 namespace seedance::ledger {
@@ -38,10 +39,17 @@ struct BreakerFinding {
 //      an estimated 40% fewer GPU-hours;
 //   4. otherwise "justified by utilization": no saving, raise the threshold or use spot.
 // Results are ordered by (hour, job).
+//
+// With `fleet` (a fleet file's node pools, issue 38) the job's price is its node's pool price and
+// suggestions stay inside the fleet: a cheaper GPU only among the types the fleet rents (its
+// on-demand and spot pools), and only for work on rented capacity; work on owned or reserved
+// capacity (paid for the window whatever runs) is never offered a cash saving for moving or
+// consolidating (the GPUs it frees are named as capacity for other work), nor "spot" unless the
+// fleet has a spot pool of the type.
 std::vector<BreakerFinding> EvaluateBreaker(
     const std::vector<Ledger::JobHour>& job_hours,
     const std::map<std::pair<std::string, std::int64_t>, JobEvidence>& evidence,
-    const LedgerConfig& config, const cost::PriceTable* catalog);
+    const LedgerConfig& config, const cost::PriceTable* catalog, const FleetPools* fleet = nullptr);
 
 // The evidence in words: "2 x H100, utilization 20%, peak memory 10.0 GiB, tensor pipes n/a,
 // batch unknown, precision unknown" (the CLI's breaker report and the server's trip reasons).

@@ -67,6 +67,9 @@ struct LedgerConfig {
   IdleShare idle_share = IdleShare::kNone;
   std::map<std::string, double> tenant_weights;
   std::map<std::string, Money> price_overrides;  // by catalog or dcgm model name
+  // Per node (issue 38): a fleet file's node pools priced each node (the CLI's --fleet); a node
+  // listed here is billed at this price per GPU-hour, before any model price.
+  std::map<std::string, Money> node_prices;
   std::int64_t step_ms = 60'000;
   std::int64_t match_tolerance_ms = 30'000;
   Money breaker_default_hourly;                   // 0 = no default threshold

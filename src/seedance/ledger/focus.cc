@@ -70,7 +70,8 @@ const std::vector<std::string>& FocusColumns() {
   return kColumns;
 }
 
-Result<std::string> FocusCsv(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms) {
+Result<std::string> FocusCsv(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms, const FocusNodes* nodes) {
+  static const FocusNode kOnPrem{"OnPrem", "", ""};
   std::string out;
   for (const std::string& c : FocusColumns()) out += (out.empty() ? "" : ",") + c;
   out += '\n';
@@ -86,13 +87,19 @@ Result<std::string> FocusCsv(Ledger& ledger, std::int64_t from_ms, std::int64_t 
     if (!w.namespace_name.empty()) tags["namespace"] = w.namespace_name;
     if (!w.sla_tier.empty()) tags["sla_tier"] = w.sla_tier;
     tags["charge_kind"] = kind;
+    const FocusNode* node = &kOnPrem;
+    if (nodes != nullptr) {
+      if (auto it = nodes->find(l.node); it != nodes->end()) node = &it->second;
+    }
+    if (!node->pool.empty()) tags["node_pool"] = node->pool;
+    if (!node->capacity.empty()) tags["capacity"] = node->capacity;
     std::string sub = w.tenant.empty() ? "" : w.tenant;
     const std::string fields[] = {
         cost, cost, cost, cost, "USD", "seedance", "Seedance cost ledger",
         telemetry::FormatTimestamp(bp_start), telemetry::FormatTimestamp(bp_end),
         telemetry::FormatTimestamp(l.start_ms), telemetry::FormatTimestamp(l.start_ms + 3'600'000),
         "Usage", "", "GPU-hours, " + kind + ", " + who, "Usage-Based", hours, "GPU-Hours", hours,
-        "GPU-Hours", "OnPrem", "OnPrem", "OnPrem", "GPU Compute", "AI and Machine Learning",
+        "GPU-Hours", node->provider, node->provider, node->provider, "GPU Compute", "AI and Machine Learning",
         "Machine Learning", l.node, l.node, "GPU Node", sub, sub, tags.dump(), kind, w.tenant,
         w.namespace_name, w.name, w.business_unit, w.task_type, w.data_source, w.sla_tier, w.job};
     static_assert(std::size(fields) == 40);
@@ -109,8 +116,8 @@ Result<std::string> FocusCsv(Ledger& ledger, std::int64_t from_ms, std::int64_t 
 }
 
 Status ExportFocus(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms,
-                   const std::string& path) {
-  SEEDANCE_ASSIGN_OR_RETURN(std::string csv, FocusCsv(ledger, from_ms, to_ms));
+                   const std::string& path, const FocusNodes* nodes) {
+  SEEDANCE_ASSIGN_OR_RETURN(std::string csv, FocusCsv(ledger, from_ms, to_ms, nodes));
   return WriteFileAtomically(path, csv);
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,23 @@ namespace seedance::ledger {
 // x_SlaTier, x_Job). The billing period is the calendar month (UTC) of the charge.
 const std::vector<std::string>& FocusColumns();
 
-// Returns the CSV text (header + rows) for charges with start in [from, to).
-Result<std::string> FocusCsv(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms);
+// Who bills a node (issue 38: a fleet file's node pools): ProviderName, PublisherName and
+// InvoiceIssuerName, and the pool and its kind in Tags (`node_pool`, `capacity`).
+struct FocusNode {
+  std::string provider;
+  std::string pool;
+  std::string capacity;  // owned, reserved, on-demand, spot
+};
+using FocusNodes = std::map<std::string, FocusNode>;  // by node name
+
+// Returns the CSV text (header + rows) for charges with start in [from, to). A node in `nodes`
+// is billed by its provider; without `nodes` (or a node not in it) the provider is "OnPrem".
+Result<std::string> FocusCsv(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms,
+                             const FocusNodes* nodes = nullptr);
 
 // Writes FocusCsv atomically to `path` (nothing is written on error).
 Status ExportFocus(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms,
-                   const std::string& path);
+                   const std::string& path, const FocusNodes* nodes = nullptr);
 
 // Micro-USD as a plain decimal with 6 places ("12.400000", "-0.000001").
 std::string DecimalUsd(Money m);

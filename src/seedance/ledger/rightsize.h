@@ -1,9 +1,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
 #include <optional>
 #include <string_view>
 
+#include "seedance/cost/node_pool.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/gpu/catalog.h"
 
@@ -35,5 +39,26 @@ const gpu::GpuFacts* GpuFactsOf(std::string_view dcgm_or_catalog_name);
 std::optional<RightsizePick> CheaperGpuThatFits(const cost::PriceTable& prices, std::string_view current_model,
                                                 std::int64_t current_price_micro, double peak_memory_mib,
                                                 double activity, const RightsizeRule& rule = {});
+
+// A fleet file's node pools as breaker and advise read them (issue 38): each node's pool, and the
+// GPU types the fleet rents at their pool prices, the only ones either suggests moving rented work
+// to. Owned and reserved pools are paid for the window: moving work off them saves no cash.
+struct FleetPools {
+  std::vector<cost::NodePool> pools;
+  std::map<std::string, const cost::NodePool*> node_pool;  // by node name, into pools
+  cost::PriceTable rented;                                  // cost::RentedPoolPrices(pools)
+
+  const cost::NodePool* PoolOf(const std::string& node) const {
+    auto it = node_pool.find(node);
+    return it == node_pool.end() ? nullptr : it->second;
+  }
+  // The fleet's spot pool of `gpu_type`, or nullptr.
+  const cost::NodePool* SpotPool(std::string_view gpu_type) const {
+    for (const cost::NodePool& p : pools) {
+      if (p.kind == cost::PoolKind::kSpot && p.gpu_type == gpu_type) return &p;
+    }
+    return nullptr;
+  }
+};
 
 }  // namespace seedance::ledger

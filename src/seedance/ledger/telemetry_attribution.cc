@@ -200,7 +200,10 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
   }
   // Models without a price, named only when one of their GPU steps falls in the range.
   std::set<std::string> unpriced;
-  for (GpuInfo& g : gpus) g.price = pricer.MicroUsdPerHour(g.model);
+  for (GpuInfo& g : gpus) {
+    const auto node_price = config.node_prices.find(nodes[g.node]);
+    g.price = node_price != config.node_prices.end() ? node_price->second.raw() : pricer.MicroUsdPerHour(g.model);
+  }
 
   SEEDANCE_ASSIGN_OR_RETURN(std::vector<ProcessEvent> events, ledger.Events(from_ms, to_ms));
   // Scheduler jobs (Slurm) hold GPUs by node and device index: their holds join like pod events.
@@ -366,6 +369,7 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
           ev.job = wd.job;
           ev.hour_ms = hour;
           ev.model = xs[i].model;
+          ev.node = nodes[n.node];
         }
         double h = static_cast<double>(step) / kHourMs;
         double prev_hours = ev.gpu_hours;

@@ -22,6 +22,7 @@ struct JobEvidence {
   std::string job;
   std::int64_t hour_ms = 0;
   std::string model;             // dcgm modelName of its GPUs (the first seen)
+  std::string node;              // the node of those GPUs
   std::int64_t gpus = 0;         // distinct GPUs it held in the hour
   double gpu_hours = 0;          // GPU-hours it held
   double mean_utilization = -1;  // GR_ENGINE_ACTIVE (or GPU_UTIL/100), -1 = no data

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "seedance/ledger/internal/sqlite.h"
+#include "seedance/ledger/node_inventory.h"
 #include "seedance/telemetry/sample.h"
 
 namespace seedance::ledger {
@@ -39,19 +40,8 @@ struct PodAgg {
 
 // The value of label `name` in a series key `metric{a="x",...}`, or "".
 std::string KeyLabel(const std::string& key, std::string_view name) {
-  const std::string needle = fmt::format("{}=\"", name);
-  std::size_t at = 0;
-  while ((at = key.find(needle, at)) != std::string::npos) {
-    if (at > 0 && (key[at - 1] == '{' || key[at - 1] == ',')) {
-      const std::size_t start = at + needle.size();
-      std::string out;
-      for (std::size_t i = start; i < key.size() && key[i] != '"'; ++i) {
-        if (key[i] == '\\' && i + 1 < key.size()) ++i;
-        out += key[i];
-      }
-      return out;
-    }
-    at += needle.size();
+  for (auto& [k, v] : KeyLabels(key)) {
+    if (k == name) return v;
   }
   return "";
 }
@@ -192,7 +182,10 @@ Result<std::vector<RanJob>> ReadRanJobs(Ledger& ledger, std::int64_t from_ms, st
       if (j.node.empty()) j.node = p.ksm_node;
     }
     if (j.gpus <= 0 || start == INT64_MAX || end == INT64_MIN) continue;  // no GPU or no time: not a GPU job
-    j.clipped = start < from_ms || end > to_ms || (p.sampled_outside && p.ksm_start_ms < 0 && p.ksm_end_ms < 0);
+    // Clipped: its run reaches past the window, or its end is not known (kube-state-metrics saw
+    // it start and never complete: the end is where its samples stop).
+    j.clipped = start < from_ms || end > to_ms || (p.sampled_outside && p.ksm_start_ms < 0 && p.ksm_end_ms < 0) ||
+                (p.ksm_start_ms >= 0 && p.ksm_end_ms < 0);
     j.start_ms = std::max(start, from_ms);
     j.end_ms = std::min(end, to_ms);
     if (j.end_ms <= j.start_ms) continue;

@@ -31,7 +31,7 @@ struct RanJob {
   gpu::GpuIndex gpu = 0xff;       // the catalog row of model_label; 0xff = unknown
   int gpus = 0;                   // GPUs held (requested when kube-state-metrics says)
   std::int64_t start_ms = 0, end_ms = 0;  // [start, end) inside the read window
-  bool clipped = false;           // it started before the window or ran past its end
+  bool clipped = false;           // it started before the window, ran past its end, or has no completion time
   std::int64_t sampled_gpu_ms = 0;  // GPU time the samples show (distinct GPU x step)
   double mean_util = -1;          // -1 = no utilization samples
   double peak_fb_mib = -1;        // per GPU, -1 = no memory samples

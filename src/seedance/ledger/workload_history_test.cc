@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "seedance/ledger/node_inventory.h"
 #include "seedance/telemetry/parse.h"
 
 namespace seedance::ledger {
@@ -102,6 +103,42 @@ TEST(WorkloadHistoryTest, SamplesKubeStateMetricsAndEvents) {
   EXPECT_DOUBLE_EQ(p2.gpu_hours(), 10.0 / 60.0);
 
   EXPECT_FALSE(ReadRanJobs(*ledger, kT0, kT0, kMin).has_value());
+}
+
+// Issue 38: a pod kube-state-metrics saw start but never complete has no known end (its samples
+// stop): it is clipped, not a job that ended there.
+TEST(WorkloadHistoryTest, APodWithoutCompletionTimeIsClipped) {
+  auto ledger = OpenFresh("workload_history_no_completion");
+  std::string text;
+  for (int m = 0; m < 10; ++m) {
+    text += Util(0, "done", 0.5, kT0 + m * kMin);
+    text += Util(1, "open", 0.5, kT0 + m * kMin);
+  }
+  for (const char* pod : {"done", "open"}) {
+    text += std::string("kube_pod_start_time{namespace=\"ns\",pod=\"") + pod + "\"} " + std::to_string(kT0 / 1000) +
+            " " + std::to_string(kT0) + "\n";
+  }
+  text += "kube_pod_completion_time{namespace=\"ns\",pod=\"done\"} " + std::to_string(kT0 / 1000 + 600) + " " +
+          std::to_string(kT0 + 10 * kMin) + "\n";
+  Ingest(*ledger, text);
+  auto jobs = ReadRanJobs(*ledger, kT0, kT0 + 60 * kMin, kMin);
+  ASSERT_TRUE(jobs.has_value()) << jobs.error().message();
+  ASSERT_EQ(jobs->size(), 2u);
+  for (const RanJob& j : *jobs) EXPECT_EQ(j.clipped, j.pod == "open") << j.pod;
+}
+
+// The series-key label reader the node inventory and the workload export share.
+TEST(WorkloadHistoryTest, KeyLabelsReadEveryLabelAndSurviveBadKeys) {
+  const auto l = KeyLabels(R"(kube_node_labels{node="n1",label_karpenter_sh_capacity_type="spot",q="a\"b"})");
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[0], (std::pair<std::string, std::string>{"node", "n1"}));
+  EXPECT_EQ(l[1].first, "label_karpenter_sh_capacity_type");
+  EXPECT_EQ(l[1].second, "spot");
+  EXPECT_EQ(l[2].second, "a\"b");
+  EXPECT_TRUE(KeyLabels("up").empty());
+  EXPECT_TRUE(KeyLabels("m{}").empty());
+  EXPECT_EQ(KeyLabels("m{a=\"x").size(), 1u);  // unterminated: read to the end, no overrun
+  EXPECT_EQ(KeyLabels("m{a=\"x\\").size(), 1u);
 }
 
 TEST(WorkloadHistoryTest, SpeedRule) {

@@ -11,6 +11,7 @@
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/config/yaml_fields.h"
 #include "seedance/gpu/catalog.h"
+#include "seedance/sim/internal/fleet_file_pools.h"
 
 namespace seedance::sim {
 namespace {
@@ -264,7 +265,8 @@ Result<FleetFile> ParseFleetFile(const std::string& name, const std::string& tex
     return InvalidArgumentError(name + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) return InvalidArgumentError(name + ": expected a mapping with keys name, regions, gpus");
-  SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, root, "", {"name", "regions", "gpus"}));
+  SEEDANCE_RETURN_IF_ERROR(
+      CheckKeys(name, root, "", {"name", "regions", "gpus", "node_pools", "on_prem_provider", "cloud_provider"}));
   FleetFile f;
   f.path = name;
   f.name = std::filesystem::path(name).stem().string();
@@ -301,6 +303,13 @@ Result<FleetFile> ParseFleetFile(const std::string& name, const std::string& tex
     }
     f.gpus.push_back(std::move(g));
   }
+  if (root["on_prem_provider"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(f.on_prem_provider, Scalar(name, root["on_prem_provider"], "on_prem_provider"));
+  }
+  if (root["cloud_provider"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(f.cloud_provider, Scalar(name, root["cloud_provider"], "cloud_provider"));
+  }
+  if (root["node_pools"]) SEEDANCE_RETURN_IF_ERROR(internal::ParseNodePools(name, root["node_pools"], f));
   return f;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/cost/node_pool.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/cost/tco.h"
 #include "seedance/sim/fleet.h"
@@ -57,12 +58,45 @@ struct FleetFileGpu {
   std::vector<FleetFileSpot> spot;  // pooled into one simulator pool per type (see below)
 };
 
+// `node_pools[]`: which nodes of a history are paid how (cost/node_pool.h); prices resolved by
+// ResolveNodePools.
+struct FleetFileNodePool {
+  std::string name;
+  std::string type;      // canonical catalog name
+  std::string written;   // as the file spells it
+  cost::PoolKind kind = cost::PoolKind::kOnDemand;
+  double usd_per_gpu_hour = 0;  // 0: the default of its kind (ResolveNodePools)
+  std::string provider;         // "": the default of its kind
+  double power_down_usd_per_gpu_hour = 0;
+  cost::NodeMatch match;
+  int line = 0;
+};
+
 struct FleetFile {
   std::string path;   // as given
   std::string name;
   std::vector<std::string> regions;
   std::vector<FleetFileGpu> gpus;  // file order; at most one entry per type
+  std::vector<FleetFileNodePool> node_pools;  // file order; a node takes the first that matches
+  std::string on_prem_provider = "On-premises";  // FOCUS ProviderName of owned pools by default
+  std::string cloud_provider;                    // of the other pools by default ("": each must say)
 };
+
+// The file's node pools with their prices and providers: a pool's own `usd_per_gpu_hour`, else
+// by kind: owned at the `gpus[]` entry's owned price (its TCO or stated price), else the TCO
+// model's defaults for the type; reserved at the entry's reserved price (else an error);
+// on-demand at the entry's on-demand price, else `prices`'s; spot at the entry's first spot
+// pool's price (or ratio), else the table's spot quote, else kDefaultSpotRatio x on-demand.
+// price_source says which. Errors name the file, the pool's line and what is missing.
+Result<std::vector<cost::NodePool>> ResolveNodePools(const FleetFile& file, const cost::PriceTable& prices);
+
+// Prices the file states that are implausible for their GPU type (issue 38: a per-node price typed
+// as a per-GPU one, `usd_per_gpu_hour: 98.32` for an 8-GPU H100 node): outside [kPlausibleLow,
+// kPlausibleHigh] x the type's on-demand list price in `prices`. One warning per price, naming the
+// file, line, key, the price and the range. Types the table does not price are not checked.
+inline constexpr double kPlausibleLow = 0.05;
+inline constexpr double kPlausibleHigh = 3.0;
+std::vector<std::string> FleetPriceWarnings(const FleetFile& file, const cost::PriceTable& prices);
 
 // Reads and validates a fleet file; spot series are loaded (relative paths against the file's
 // folder). Errors (kInvalidArgument) name file:line and the key ("fleet.yaml:7: key

@@ -177,7 +177,7 @@ TEST_F(FleetFileTest, ErrorsNameFileLineAndKey) {
   const std::vector<Case> cases = {
       {"regions: [r]\ngpus: []\n", "fleet.yaml:2: key 'gpus': expected a non-empty list of GPU types"},
       {"gpus:\n  - type: V100\n", "fleet.yaml:1: key 'regions': missing key 'regions'"},
-      {"regions: [r]\ngpu: []\n", "fleet.yaml:2: key 'gpu': unknown key (allowed: gpus, name, regions)"},
+      {"regions: [r]\ngpu: []\n", "fleet.yaml:2: key 'gpu': unknown key (allowed: cloud_provider, gpus, name, node_pools, on_prem_provider, regions)"},
       {"regions: [r, r]\ngpus: []\n", "fleet.yaml:1: key 'regions[1]': 'r' is empty or listed twice"},
       {"regions: [r]\ngpus:\n  - {owned: {count: 1}}\n", "fleet.yaml:3: key 'gpus[0]': missing key 'type'"},
       {"regions: [r]\ngpus:\n  - type: B300X\n    on_demand: {quota: 1}\n",
@@ -719,6 +719,108 @@ TEST_F(FleetFileTest, AsRunPricesSpotByTheSeriesOnTheHistorysClock) {
   ASSERT_FALSE(early.has_value());
   EXPECT_NE(early.error().message().find("before its price series begins"), std::string::npos)
       << early.error().message();
+}
+
+// Node pools (issue 38): owned and rented H100s of one model priced apart, prices defaulted from
+// the gpus[] entries and the price table, each with its source; FOCUS providers by kind.
+TEST_F(FleetFileTest, NodePoolsPriceOwnedAndRentedH100sApart) {
+  auto f = Parse(R"(name: mine
+regions: [dc1]
+on_prem_provider: Acme DC1
+cloud_provider: AWS
+gpus:
+  - type: H100
+    owned: {count: 16, usd_per_gpu_hour: 1.5}
+    on_demand: {quota: 64, usd_per_gpu_hour: 3.9}
+  - type: A100-80G
+    owned: {count: 8}
+node_pools:
+  - name: h100-owned
+    type: H100
+    kind: owned
+    power_down_usd_per_gpu_hour: 0.12
+    match: {node_name: "dc1-h100-*"}
+  - name: h100-od
+    type: h100
+    kind: on-demand
+    match: {labels: {karpenter.sh/capacity-type: on-demand, node.kubernetes.io/instance-type: p5.48xlarge}}
+  - name: h100-spot
+    type: H100
+    kind: spot
+    provider: Google Cloud
+    match: {labels: {cloud.google.com/gke-spot: "true"}}
+  - name: a100-owned
+    type: NVIDIA A100-SXM4-80GB
+    kind: owned
+    match: {partition: a100}
+)");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  ASSERT_EQ(f->node_pools.size(), 4u);
+  auto pools = ResolveNodePools(*f, prices_);
+  ASSERT_TRUE(pools.has_value()) << pools.error().message();
+  const auto& p = *pools;
+  EXPECT_DOUBLE_EQ(p[0].usd_per_gpu_hour, 1.5);
+  EXPECT_EQ(p[0].provider, "Acme DC1");
+  EXPECT_DOUBLE_EQ(p[0].power_down_usd_per_gpu_hour, 0.12);
+  EXPECT_GT(p[0].power_usd_per_gpu_hour, 0);
+  EXPECT_DOUBLE_EQ(p[1].usd_per_gpu_hour, 3.9);
+  EXPECT_EQ(p[1].price_source, "gpus[H100].on_demand.usd_per_gpu_hour");
+  EXPECT_EQ(p[1].provider, "AWS");
+  EXPECT_NEAR(p[2].usd_per_gpu_hour, 3.9 * cost::kDefaultSpotRatio, 1e-12);  // H100 has no spot quote here
+  EXPECT_EQ(p[2].provider, "Google Cloud");
+  EXPECT_EQ(p[3].price_source, "gpus[A100-80G].owned TCO");
+  auto owned = cost::FindNodePool(p, {"dc1-h100-03", {}, ""}, "f");
+  auto od = cost::FindNodePool(p, {"ip-10-1", {{"label_karpenter_sh_capacity_type", "on-demand"},
+                                                {"label_node_kubernetes_io_instance_type", "p5.48xlarge"}}, ""}, "f");
+  ASSERT_TRUE(owned.has_value() && od.has_value());
+  EXPECT_EQ((*owned)->gpu_type, (*od)->gpu_type);
+  EXPECT_NE((*owned)->usd_per_gpu_hour, (*od)->usd_per_gpu_hour);
+  EXPECT_EQ((*cost::FindNodePool(p, {"n7", {}, "a100"}, "f"))->name, "a100-owned");
+  EXPECT_FALSE(cost::FindNodePool(p, {"dc2-h100-01", {}, ""}, "f").has_value());
+}
+
+TEST_F(FleetFileTest, NodePoolErrorsNameTheLineAndKey) {
+  const std::string head = "regions: [r]\ngpus:\n  - {type: H100, on_demand: {quota: 1}}\nnode_pools:\n";
+  EXPECT_EQ(ErrorOf(head + "  - {name: a, type: H100, kind: rented, match: {node_name: x}}\n"),
+            "fleet.yaml:5: key 'node_pools[0].kind': 'rented': expected owned, reserved, on-demand or spot");
+  EXPECT_NE(ErrorOf(head + "  - {name: a, type: H100, kind: owned, match: {}}\n")
+                .find("fleet.yaml:5: key 'node_pools[0].match': give at least one of labels, node_name, partition"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + "  - {name: a, type: H100, kind: spot, power_down_usd_per_gpu_hour: 0.1, match: {node_name: x}}\n")
+                .find("key 'node_pools[0].power_down_usd_per_gpu_hour': only owned and reserved"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + "  - {name: a, type: H100, kind: owned, match: {node_name: x}}\n"
+                           "  - {name: a, type: H100, kind: owned, match: {node_name: y}}\n")
+                .find("fleet.yaml:6: key 'node_pools[1].name': 'a' is listed already at line 5"),
+            std::string::npos);
+  // A cloud pool must say who bills it.
+  auto f = Parse(head + "  - {name: od, type: H100, kind: on-demand, match: {node_name: x}}\n");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  auto r = ResolveNodePools(*f, prices_);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message().find(":5: key 'node_pools[0]' (od): who bills this pool?"), std::string::npos);
+}
+
+// Issue 38: a per-node price typed as a per-GPU one is warned, naming the price and the range.
+TEST_F(FleetFileTest, ImplausiblePricesAreWarned) {
+  auto f = Parse(R"(regions: [r]
+gpus:
+  - type: H100
+    on_demand: {quota: 8, usd_per_gpu_hour: 98.32}
+  - type: A100-80G
+    owned: {count: 8, usd_per_gpu_hour: 0.9}
+node_pools:
+  - {name: p, type: H100, kind: spot, usd_per_gpu_hour: 0.01, provider: AWS, match: {node_name: x}}
+)");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  const auto w = FleetPriceWarnings(*f, prices_);
+  ASSERT_EQ(w.size(), 2u);
+  const std::string prefix = (dir_ / "").string();
+  EXPECT_EQ(w[0].substr(prefix.size()),
+            "fleet.yaml:3: key 'gpus[0].on_demand.usd_per_gpu_hour': $98.3200 per GPU-hour is outside the plausible "
+            "$0.15 .. $8.97 for one H100 (0.05 .. 3x its list price $2.99 in " + (dir_ / "prices.csv").string() +
+            "); is it the price of a whole node? divide by its GPUs");
+  EXPECT_NE(w[1].find("key 'node_pools[0].usd_per_gpu_hour': $0.0100 per GPU-hour is outside"), std::string::npos);
 }
 
 }  // namespace

@@ -142,13 +142,12 @@ std::string FleetPath(const ScenarioSpec& spec) {
   return spec.data_dir + "/fleets/cloud-" + spec.workload + ".yaml";
 }
 
-namespace {
-
-// "data/prices/gpu_prices.csv" for a path under the bundled data root, else the path as given.
 std::string ShownPath(const ScenarioSpec& spec, const std::string& path) {
   const std::string root = spec.data_dir + "/";
   return !spec.data_dir.empty() && path.rfind(root, 0) == 0 ? "data/" + path.substr(root.size()) : path;
 }
+
+namespace {
 
 // Where a scenario's fleet came from, for the assumptions its report states.
 struct FleetSource {

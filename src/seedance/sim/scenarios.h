@@ -159,6 +159,8 @@ std::string PricePath(const ScenarioSpec& spec);
 // The fleet file `spec` reads: spec.fleet_path, else data_dir/fleets/cloud-<workload>.yaml for a
 // bundled workload, else "" (a jobs CSV's generic cloud fleet).
 std::string FleetPath(const ScenarioSpec& spec);
+// "data/prices/gpu_prices.csv" for a path under spec.data_dir, else the path as given.
+std::string ShownPath(const ScenarioSpec& spec, const std::string& path);
 // On-demand $/GPU-hour of GPU type `type` in `prices`; kInvalidArgument naming the table if none.
 Result<double> OnDemandPrice(const cost::PriceTable& prices, const std::string& type);
 

@@ -42,6 +42,8 @@ void ParseStats::Merge(const ParseStats& other) {
   samples += other.samples;
   missing += other.missing;
   rejected += other.rejected;
+  if (first_seconds_like.empty()) first_seconds_like = other.first_seconds_like;
+  seconds_like_timestamps += other.seconds_like_timestamps;
   for (const Rejection& r : other.rejections) {
     if (rejections.size() >= kMaxKeptRejections) break;
     rejections.push_back(r);

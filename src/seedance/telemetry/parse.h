@@ -43,6 +43,11 @@ struct ParseStats {
   std::uint64_t missing = 0;   // values dropped as "not available" (DCGM blank sentinels)
   std::uint64_t rejected = 0;  // rejected lines / data points
   std::vector<Rejection> rejections;
+  // Prometheus text 0.0.4 timestamps are milliseconds; one in [1e8, 1e11) ms (1970-01-02 ..
+  // 1973-03-03) is almost surely seconds (issue 38: a day of data landed in 1970). Counted, not
+  // rejected (the upstream conformance cases hold small timestamps); the first one is kept.
+  std::uint64_t seconds_like_timestamps = 0;
+  std::string first_seconds_like;  // "file:line: timestamp N"
 
   void Reject(std::string_view source, std::uint64_t line, std::string reason);
   void Merge(const ParseStats& other);
