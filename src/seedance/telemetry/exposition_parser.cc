@@ -928,6 +928,10 @@ class ExpositionParser::Impl {
         Reject("timestamp '" + std::string(text) + "' is not an integer (milliseconds)");
         return false;
       }
+      if (ts == kNoTimestamp) {  // -2^63 is the "no timestamp" marker: it would be stored as now
+        Reject("timestamp '" + std::string(text) + "' is out of range (-2^63 is reserved)");
+        return false;
+      }
       return true;
     }
     double seconds = 0.0;
