@@ -58,6 +58,8 @@ Connection::~Connection() {
 void Connection::NextRequest(ReactorClock::time_point now, const ReactorLimits& limits) {
   in.erase(0, off);
   off = 0;
+  // An idle connection must not keep the last body's buffer (up to --max-body) while it waits.
+  if (in.capacity() > (256u << 10)) in.shrink_to_fit();
   scanned = line_length = lines = header_end = body = 0;
   started = !in.empty();
   header_deadline = now + Ms(limits.header_timeout_ms);
@@ -116,7 +118,10 @@ RequestState Examine(Connection& c, const ReactorLimits& limits, bool* send_cont
       }
       pos = eol + 1;
     }
-    if (!chunked && lengths == 1 && plain_length && length <= limits.max_body) c.body = length;
+    if (!chunked && lengths == 1 && plain_length && length <= limits.max_body) {
+      c.body = length;
+      c.in.reserve(c.off + c.header_end + c.body);  // one allocation, not a doubling per read
+    }
     if (expect_at != std::string_view::npos && c.body > 0 && c.buffered() < c.header_end + c.body) {
       c.in.erase(c.off + expect_at, expect_len);
       c.header_end -= expect_len;

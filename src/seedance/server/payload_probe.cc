@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
   const bool alive = static_cast<bool>(again.Get("/healthz"));
   std::printf("{\"kind\":\"%s\",\"n\":%ld,\"body_bytes\":%zu,\"status\":%s,\"seconds\":%.3f,"
               "\"rss_idle_mib\":%.1f,\"peak_rss_mib\":%.1f,\"rss_after_mib\":%.1f,\"alive_after\":%s}\n",
-              kind.c_str(), n, body.size(), outcome.c_str(), secs, rss_idle / 1024.0, hwm / 1024.0, rss / 1024.0,
+              kind.c_str(), n, body.size(), outcome.c_str(), secs, static_cast<double>(rss_idle) / 1024.0,
+              static_cast<double>(hwm) / 1024.0, static_cast<double>(rss) / 1024.0,
               alive ? "true" : "false");
   ::kill(child, SIGTERM);
   ::waitpid(child, &wstatus, 0);
