@@ -141,6 +141,22 @@ class ConnectionStream final : public httplib::Stream {
   }
   socket_t socket() const override { return c_.sock; }
 
+  // Reads what has arrived, without waiting; whether anything did.
+  bool ReadNow() {
+    char buf[16 << 10];
+    ssize_t n = 0;
+    if (c_.ssl != nullptr) {
+      ERR_clear_error();
+      n = SSL_read(c_.ssl, buf, sizeof buf);
+    } else {
+      n = ::recv(c_.sock, buf, sizeof buf, 0);
+    }
+    if (n <= 0) return false;
+    c_.in.append(buf, static_cast<std::size_t>(n));
+    TakePending();
+    return true;
+  }
+
   // TLS: moves what OpenSSL already decrypted into the buffer (poll() would not see it).
   void TakePending() {
     char buf[16 << 10];
@@ -217,6 +233,9 @@ class GuardedQueue final : public httplib::TaskQueue {
   httplib::ThreadPool pool_;
   Reactor reactor_;
 };
+
+// How long a worker waits for a keep-alive connection's next request before parking it.
+constexpr std::int64_t kNextRequestGraceMs = 1;
 
 template <class Base>
 class Guarded final : public Base, public ListenSocketAccess {
@@ -314,6 +333,10 @@ class Guarded final : public Base, public ListenSocketAccess {
       if (!ok || closed || last || this->svr_sock_ == INVALID_SOCKET) return;  // closes it
       strm.TakePending();
       c->NextRequest(Clock::now(), limits);
+      // A keep-alive client (kube-scheduler: filter, then prioritize) usually sends its next
+      // request within a round trip: wait that long (at most kNextRequestGraceMs, the cost of a
+      // request, never a slow client's pace) rather than a hand-off to the reactor and back.
+      if (!c->started && PollFor(c->sock, POLLIN, kNextRequestGraceMs)) c->started = strm.ReadNow();
       if (c->started) {
         bool send_continue = false;
         const RequestState st = Examine(*c, limits, &send_continue);

@@ -2,6 +2,9 @@
 // process, measuring what it costs the server (issue 40, docs/BENCHMARKS.md):
 //   server_payload_probe names N   a filter with N unknown NodeNames ("n0".."n<N-1>", ~11 B each)
 //   server_payload_probe depth D   a full-node filter whose one Node nests D arrays deep
+//   server_payload_probe load S    S seconds of filter + prioritize (alternating) for a 1-GPU pod
+//                                  with 420 of 1,000 registered nodes' names, 4 keep-alive
+//                                  clients: requests/s and p99 (the front end's cost per request)
 // Prints one JSON line: the HTTP status (or "died" with the child's signal), the wall time of the
 // request, the child's peak RSS (VmHWM) and its RSS after, and whether it still answers /healthz.
 // Built with the benchmarks; scripts/bench-payloads.sh runs the figures.
@@ -11,12 +14,15 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "seedance/server/http_server.h"
 
@@ -46,11 +52,58 @@ std::string DeepBody(long depth) {
          std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']') + "}]}}";
 }
 
+// `secs` seconds of filter + prioritize from 4 keep-alive clients; prints requests/s and p99.
+int Load(int port, double secs) {
+  httplib::Client admin("127.0.0.1", port);
+  std::string nodes = R"({"kind":"NodeList","items":[)";
+  for (int i = 0; i < 1000; ++i) {
+    if (i > 0) nodes += ',';
+    nodes += R"({"metadata":{"name":"node-)" + std::to_string(i) +
+             R"(","labels":{"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"}},"status":{"allocatable":{"cpu":"96","memory":"512Gi","nvidia.com/gpu":"8"}}})";
+  }
+  nodes += "]}";
+  auto r = admin.Post("/v1/nodes", nodes, "application/json");
+  if (!r || r->status != 200) return 1;
+  std::string body = R"({"Pod":{"metadata":{"name":"p","namespace":"ml","uid":"u"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1","memory":"1Gi","nvidia.com/gpu":"1"}}}]}},"NodeNames":[)";
+  for (int i = 0; i < 420; ++i) body += std::string(i > 0 ? "," : "") + "\"node-" + std::to_string(i * 2) + "\"";
+  body += "]}";
+  std::atomic<bool> stop{false};
+  std::vector<std::vector<double>> lat(4);
+  std::atomic<long> errors{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 4; ++t) {
+    clients.emplace_back([&, t] {
+      httplib::Client c("127.0.0.1", port);
+      c.set_keep_alive(true);
+      c.set_tcp_nodelay(true);
+      for (long i = 0; !stop.load(); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto res = c.Post(i % 2 == 0 ? "/extender/filter" : "/extender/prioritize", body, "application/json");
+        lat[static_cast<std::size_t>(t)].push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        if (!res || res->status != 200) ++errors;
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(secs));
+  stop = true;
+  for (auto& c : clients) c.join();
+  std::vector<double> all;
+  for (const auto& l : lat) all.insert(all.end(), l.begin(), l.end());
+  std::sort(all.begin(), all.end());
+  std::printf("{\"kind\":\"load\",\"seconds\":%.0f,\"requests\":%zu,\"per_second\":%.0f,\"p50_ms\":%.3f,"
+              "\"p99_ms\":%.3f,\"errors\":%ld}\n",
+              secs, all.size(), static_cast<double>(all.size()) / secs, all[all.size() / 2], all[all.size() * 99 / 100],
+              errors.load());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 || (std::string(argv[1]) != "names" && std::string(argv[1]) != "depth")) {
-    std::fprintf(stderr, "usage: server_payload_probe names N | depth D\n");
+  if (argc != 3 || (std::string(argv[1]) != "names" && std::string(argv[1]) != "depth" &&
+                    std::string(argv[1]) != "load")) {
+    std::fprintf(stderr, "usage: server_payload_probe names N | depth D | load SECONDS\n");
     return 2;
   }
   const std::string kind = argv[1];
@@ -79,6 +132,13 @@ int main(int argc, char** argv) {
   c.set_read_timeout(300, 0);
   c.set_write_timeout(300, 0);
   for (int i = 0; i < 500 && !c.Get("/healthz"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (kind == "load") {
+    const int rc = Load(port, static_cast<double>(n));
+    int ws = 0;
+    ::kill(child, SIGTERM);
+    ::waitpid(child, &ws, 0);
+    return rc;
+  }
   const long rss_idle = StatusKib(child, "VmRSS:");
   const std::string body = kind == "names" ? NamesBody(n) : DeepBody(n);
   const auto t0 = std::chrono::steady_clock::now();
