@@ -5,7 +5,8 @@
 // parsed or stored, and no worker thread ever waits on a slow socket (issue 40):
 //   - one reactor thread holds every connection while its request arrives and between requests
 //     (idle keep-alive); a worker gets it only with the whole request (headers and a body of at
-//     most the payload limit) in memory, and hands it back after the answer;
+//     most the payload limit) in memory, and hands it back after the answer (waiting at most
+//     1 ms, a round trip, for a keep-alive client's next request first);
 //   - the request line and header fields of one request: at most header_bytes bytes and
 //     header_count fields, else 431 (Request Header Fields Too Large) and the connection closes;
 //   - deadlines per request from its first byte: the header section within header_timeout_ms
