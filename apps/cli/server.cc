@@ -114,7 +114,8 @@ Action RegisterServer(CLI::App& app) {
       "file>'; filter, prioritize and preempt stay open for kube-scheduler. --client-ca: mutual TLS, a verified "
       "client certificate also authorizes writes. SIGHUP reloads the config (a bad one is rejected and the old one "
       "kept); SIGTERM or SIGINT stop it (exit 0). Exit 2 on bad flags or config."
-      " --kubeconfig FILE (in a pod: its service account): the server lists and watches Nodes and Pods and /readyz waits for the first lists (docs/KUBERNETES.md). Install: deploy/README.md.",
+      " --kubeconfig FILE (in a pod: its service account): the server lists and watches Nodes and Pods and /readyz waits for the first lists (docs/KUBERNETES.md). Install: deploy/README.md."
+      " Limits on what one client may cost (server.limits in --config, docs/SECURITY.md): header_timeout 10s and request_timeout 30s (headers and body) per request, 408 after; connections_per_client 16; JSON nesting 64 levels (400); candidates per extender request max(2 x nodes known, candidates_floor 5000) (413); full-node mode (nodeCacheCapable: false) off unless server.extender_full_nodes: true. Slow clients wait in one event thread, never on a worker. --leader-elect: a follower answers /readyz and every extender verb 503.",
       "seedance server --config seedance-config.yaml --listen 0.0.0.0:8443 --tls-cert tls.crt --tls-key tls.key");
   cmd->add_option("--config", f->options.config_path, "seedance-config.yaml (server: and tenancy: sections)");
   cmd->add_option("--listen", f->listen, "HOST:PORT to serve on (port 0: a free port, logged)")
@@ -137,7 +138,7 @@ Action RegisterServer(CLI::App& app) {
   cmd->add_option("--kubeconfig", f->options.kubeconfig,
                   "kubeconfig whose current context to watch Nodes and Pods through");
   cmd->add_flag("--leader-elect", f->options.leader_elect,
-                "elect one leader among replicas on a Lease; followers answer /readyz 503");
+                "elect one leader among replicas on a Lease; followers answer /readyz and the extender verbs 503");
   return [cmd, f]() {
     if (!cmd->parsed()) return -1;
     return Run(*f);

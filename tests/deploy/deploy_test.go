@@ -159,7 +159,8 @@ type deploymentSpec struct {
 }
 
 type serviceSpec struct {
-	Ports []struct {
+	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses"`
+	Ports                    []struct {
 		Name string `json:"name"`
 		Port int    `json:"port"`
 	} `json:"ports"`
@@ -412,7 +413,17 @@ func TestServerKustomizationRendersAndLints(t *testing.T) {
 	if !strings.Contains(string(help), "--admission-db") || !strings.Contains(string(help), "SEEDANCE_ADMISSION_DB") {
 		t.Errorf("`seedance server --help` does not list --admission-db (env SEEDANCE_ADMISSION_DB):\n%s", help)
 	}
-	r.mustFind(t, "Service", "seedance-pods")
+	// Issue 40: no Service may route to a replica that is not ready (a follower, one still
+	// syncing): neither the Service nor the headless one publishes not-ready addresses.
+	for _, name := range []string{"seedance", "seedance-pods"} {
+		var spec serviceSpec
+		if err := json.Unmarshal(r.mustFind(t, "Service", name).Spec, &spec); err != nil {
+			t.Fatalf("Service %s: %v", name, err)
+		}
+		if spec.PublishNotReadyAddresses {
+			t.Errorf("Service %s publishes not-ready addresses: a follower would be reached", name)
+		}
+	}
 	r.mustFindGenerated(t, "ConfigMap", "seedance-config")
 
 	// seedance lint passes the rendered manifests ...

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "seedance/core/json_depth.h"
+
 namespace seedance::kube {
 namespace {
 
@@ -52,6 +54,11 @@ X509_STORE* StoreFromPem(const std::string& pem) {
 
 }  // namespace
 
+nlohmann::json ParsePeerJson(std::string_view text) {
+  if (!CheckJsonDepth(text).ok()) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
 ApiClient::ApiClient(Credentials credentials, ClientOptions options)
     : credentials_(std::move(credentials)), options_(options) {}
 
@@ -90,7 +97,7 @@ std::unique_ptr<httplib::ClientImpl> ApiClient::Connect(int read_timeout_s) cons
 }
 
 std::string ApiClient::StatusMessage(const std::string& body) {
-  const auto j = nlohmann::json::parse(body, nullptr, false);
+  const auto j = ParsePeerJson(body);
   if (j.is_object() && j.value("kind", "") == "Status" && j.contains("message") && j["message"].is_string()) {
     return j["message"].get<std::string>();
   }
@@ -121,6 +128,9 @@ Result<HttpResponse> ApiClient::Request(std::string_view method, const std::stri
 Result<nlohmann::json> ApiClient::Json(std::string_view method, const std::string& path, const nlohmann::json& body) {
   SEEDANCE_ASSIGN_OR_RETURN(HttpResponse r, Request(method, path, body.is_null() ? std::string() : body.dump()));
   if (r.status >= 200 && r.status < 300) {
+    if (Status depth = CheckJsonDepth(r.body); !depth.ok()) {
+      return UnavailableError(fmt::format("kube-apiserver {} {}: answer refused: {}", method, path, depth.message()));
+    }
     auto j = nlohmann::json::parse(r.body, nullptr, false);
     if (j.is_discarded()) {
       return UnavailableError(fmt::format("kube-apiserver {} {}: answer is not JSON", method, path));
@@ -131,7 +141,7 @@ Result<nlohmann::json> ApiClient::Json(std::string_view method, const std::strin
   if (message.empty()) message = r.body.substr(0, 200);
   const std::string text = fmt::format("kube-apiserver answered {} to {} {}: {}", r.status, method, path, message);
   const auto reason = [&] {
-    const auto j = nlohmann::json::parse(r.body, nullptr, false);
+    const auto j = ParsePeerJson(r.body);
     return j.is_object() ? j.value("reason", "") : std::string();
   }();
   switch (r.status) {

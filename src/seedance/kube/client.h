@@ -28,6 +28,10 @@ class ClientImpl;
 
 namespace seedance::kube {
 
+// The kube-apiserver's JSON (answers, watch event lines): a discarded value when it is malformed
+// or nests deeper than core's kMaxJsonDepth (checked before the DOM: nlohmann copies recursively).
+nlohmann::json ParsePeerJson(std::string_view text);
+
 struct ClientOptions {
   int connect_timeout_s = 5;
   int request_timeout_s = 30;   // JSON calls

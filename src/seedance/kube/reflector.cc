@@ -124,7 +124,7 @@ Status Reflector::ListAndReplace() {
 }
 
 bool Reflector::ApplyEvent(std::string_view line, WatchEnd* end) {
-  auto event = nlohmann::json::parse(line, nullptr, false);
+  auto event = ParsePeerJson(line);
   if (!event.is_object() || !event.contains("type") || !event["type"].is_string() || !event.contains("object") ||
       !event["object"].is_object()) {
     Log("watch_bad_event", {{"line", std::string(line.substr(0, 200))}});

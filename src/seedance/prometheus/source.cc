@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "seedance/core/json_depth.h"
+
 namespace seedance::prometheus {
 namespace {
 
@@ -167,6 +169,9 @@ std::string StringOr(const Json& o, const char* key, const char* dflt) {
 }  // namespace
 
 Status ParseMatrix(std::string_view body, std::string_view source, telemetry::SampleSink& sink, MatrixStats& stats) {
+  if (Status depth = CheckJsonDepth(body); !depth.ok()) {
+    return InvalidArgumentError(fmt::format("query {}: the answer: {}", source, depth.message()));
+  }
   const Json doc = Json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     return InvalidArgumentError(fmt::format("query {}: the answer is not JSON", source));
@@ -259,7 +264,7 @@ Status Client::QueryRange(const std::string& query, const Chunk& chunk, std::int
   }
   if (r->status != 200) {
     // Prometheus answers errors as {"status":"error","errorType":...,"error":...}.
-    const Json doc = Json::parse(r->body, nullptr, false);
+    const Json doc = CheckJsonDepth(r->body).ok() ? Json::parse(r->body, nullptr, false) : Json();
     std::string detail;
     if (doc.is_object() && doc.contains("error") && doc["error"].is_string()) {
       detail = fmt::format(": {}: {}", doc.value("errorType", "?"), doc["error"].get<std::string>());

@@ -50,8 +50,10 @@
 
 #include <httplib.h>
 
+#include "seedance/core/json_depth.h"
 #include "seedance/ledger/admission_log.h"
 #include "seedance/server/app.h"
+#include "seedance/server/extender_codec.h"
 #include "seedance/tenancy/admission.h"
 #include "seedance/tenancy/quota.h"
 
@@ -557,6 +559,10 @@ class AdmissionService final : public Service {
   }
 
   static std::optional<json> ParseBody(const httplib::Request& req, httplib::Response& res) {
+    if (Status depth = CheckJsonDepth(req.body); !depth.ok()) {
+      ReplyError(res, 400, FieldOf(depth), ReasonOf(depth));
+      return std::nullopt;
+    }
     json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded()) {
       ReplyError(res, 400, "", "request body is not valid JSON");

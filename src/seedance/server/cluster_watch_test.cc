@@ -391,6 +391,20 @@ TEST_F(ClusterWatchTest, TwoReplicasOneLeader) {
   EXPECT_NE(follower->body.find("leader_election"), std::string::npos);
   EXPECT_EQ(Metric(cb, "seedance_leader"), 0);
   EXPECT_EQ((*fake_.Get("leases", "seedance", "seedance"))["spec"]["holderIdentity"], "replica-a");
+  // Issue 40: a follower reached directly answers every decision verb 503; the leader decides.
+  const std::string filter = R"({"Pod":{"metadata":{"name":"p","namespace":"ml","uid":"u"}},"NodeNames":[]})";
+  const std::string preempt = R"({"Pod":{"metadata":{"name":"p","namespace":"ml","uid":"u"}}})";
+  const std::string bind = R"({"PodName":"p","PodNamespace":"ml","PodUID":"u","Node":"n"})";
+  for (const auto& [verb, body] : {std::pair{"/extender/filter", filter}, std::pair{"/extender/prioritize", filter},
+                                   std::pair{"/extender/preempt", preempt}, std::pair{"/extender/bind", bind}}) {
+    auto on_follower = cb.Post(verb, body, "application/json");
+    ASSERT_TRUE(on_follower);
+    EXPECT_EQ(on_follower->status, 503) << verb << ": " << on_follower->body;
+    EXPECT_NE(on_follower->body.find("follower"), std::string::npos) << on_follower->body;
+    auto on_leader = ca.Post(verb, body, "application/json");
+    ASSERT_TRUE(on_leader);
+    EXPECT_EQ(on_leader->status, 200) << verb << ": " << on_leader->body;
+  }
 
   a.reset();  // stops, releasing the lease
   ASSERT_TRUE(eventually([&] { return Metric(cb, "seedance_leader") == 1; }));
@@ -398,6 +412,9 @@ TEST_F(ClusterWatchTest, TwoReplicasOneLeader) {
   EXPECT_TRUE(eventually([&] { return cb.Get("/readyz")->status == 200; }));
   EXPECT_EQ((*fake_.Get("leases", "seedance", "seedance"))["spec"]["holderIdentity"], "replica-b");
   ASSERT_TRUE(Converges(cb));
+  auto now_leader = cb.Post("/extender/filter", filter, "application/json");
+  ASSERT_TRUE(now_leader);
+  EXPECT_EQ(now_leader->status, 200) << now_leader->body;
 }
 
 }  // namespace

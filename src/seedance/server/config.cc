@@ -179,7 +179,7 @@ Status ReadLimits(const Where& w, const YAML::Node& l, ServerLimits& out) {
   if (l.IsNull()) return Status::Ok();
   SEEDANCE_RETURN_IF_ERROR(w.Keys(l, "server.limits",
       {"header_bytes", "header_count", "header_timeout", "connections_per_client", "decision_log_bytes",
-       "seen_pod_bytes", "max_series"}));
+       "seen_pod_bytes", "max_series", "candidates_floor", "request_timeout"}));
   struct CountKey {
     const char* key;
     std::size_t* field;
@@ -189,7 +189,8 @@ Status ReadLimits(const Where& w, const YAML::Node& l, ServerLimits& out) {
                             CountKey{"connections_per_client", &out.connections_per_client, 1},
                             CountKey{"decision_log_bytes", &out.decision_log_bytes, 0},
                             CountKey{"seen_pod_bytes", &out.seen_pod_bytes, 0},
-                            CountKey{"max_series", &out.max_series, 0}}) {
+                            CountKey{"max_series", &out.max_series, 0},
+                            CountKey{"candidates_floor", &out.candidates_floor, 1}}) {
     if (const YAML::Node n = l[k.key]) {
       const std::string path = Where::Join("server.limits", k.key);
       SEEDANCE_ASSIGN_OR_RETURN(double v, w.Number(n, path, k.lo));
@@ -200,6 +201,9 @@ Status ReadLimits(const Where& w, const YAML::Node& l, ServerLimits& out) {
   if (const YAML::Node n = l["header_timeout"]) {
     SEEDANCE_ASSIGN_OR_RETURN(out.header_timeout_ms, w.Duration(n, "server.limits.header_timeout", 100));
   }
+  if (const YAML::Node n = l["request_timeout"]) {
+    SEEDANCE_ASSIGN_OR_RETURN(out.request_timeout_ms, w.Duration(n, "server.limits.request_timeout", 100));
+  }
   return Status::Ok();
 }
 
@@ -209,7 +213,7 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
       {"admission_mode", "admission_max_workloads", "placement_policy", "seed", "breaker_default_hourly", "breaker_namespaces", "breaker_jobs",
        "breaker_cooldown", "breaker_interval", "audit_interval", "unit_cost_period", "cooling_usd_per_hour",
        "opex_usd_per_hour", "scrape", "kube_api_url", "kube_token_file", "kube_ca_file", "limits",
-       "kubeconfig"}));
+       "kubeconfig", "extender_full_nodes"}));
   if (const YAML::Node n = s["limits"]) SEEDANCE_RETURN_IF_ERROR(ReadLimits(w, n, c.limits));
   for (auto [key, field] : {std::pair{"kube_api_url", &c.kube_api_url}, std::pair{"kube_token_file", &c.kube_token_file},
                             std::pair{"kube_ca_file", &c.kube_ca_file}, std::pair{"kubeconfig", &c.kubeconfig}}) {
@@ -281,6 +285,12 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
     SEEDANCE_ASSIGN_OR_RETURN(c.opex_usd_per_hour, w.Number(n, "server.opex_usd_per_hour", 0));
   }
   if (const YAML::Node n = s["scrape"]) SEEDANCE_RETURN_IF_ERROR(ReadScrape(w, n, c.scrape));
+  if (const YAML::Node n = s["extender_full_nodes"]) {
+    if (!n.IsScalar() || (n.Scalar() != "true" && n.Scalar() != "false")) {
+      return w.Error(n, "server.extender_full_nodes", "expected true or false");
+    }
+    c.extender_full_nodes = n.Scalar() == "true";
+  }
   return Status::Ok();
 }
 

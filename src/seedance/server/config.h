@@ -30,10 +30,14 @@ struct ServerLimits {
   std::size_t header_bytes = 64 << 10;       // request line + headers of one request; 431 above
   std::size_t header_count = 100;            // header fields of one request; 431 above
   std::int64_t header_timeout_ms = 10'000;   // the whole header section must arrive within; 408 after
+  std::int64_t request_timeout_ms = 30'000;  // headers and body of one request must arrive within; 408 after
   std::size_t connections_per_client = 16;   // open connections per client address; more are closed
   std::size_t decision_log_bytes = 64 << 20; // GET /v1/decisions' log (estimated bytes); oldest pods go first
   std::size_t seen_pod_bytes = 64 << 20;     // pods filtered but not bound, kept for bind; oldest go first
   std::size_t max_series = 500'000;          // distinct telemetry series in the ledger; 413 past it
+  // Candidates (NodeNames / Nodes) per extender request: at most max(2 x the nodes known, this);
+  // 413 naming the field above, counted before any per-name structure is built.
+  std::size_t candidates_floor = 5'000;
 };
 
 struct ServerConfig {
@@ -79,6 +83,11 @@ struct ServerConfig {
   std::string kubeconfig;
 
   ServerLimits limits;  // server.limits
+
+  // kube-scheduler's full-node mode (nodeCacheCapable: false: whole v1.Node objects in every
+  // filter, echoed back). Off unless configured (server.extender_full_nodes: true): an anonymous
+  // request then carries megabytes of JSON the server parses and copies.
+  bool extender_full_nodes = false;
 
   // Errors: kNotFound (cannot open), kInvalidArgument naming file:line and the key.
   static Result<ServerConfig> LoadFile(const std::string& path);

@@ -119,6 +119,9 @@ TEST(ServerConfigTest, ErrorsNameFileLineAndKey) {
       {"server:\n  limits:\n    header_count: 2\n", "c.yaml:3: key 'server.limits.header_count'", "out of range"},
       {"server:\n  limits:\n    max_series: 1.5\n", "c.yaml:3: key 'server.limits.max_series'", "whole number"},
       {"server:\n  limits:\n    header_timeout: 0\n", "c.yaml:3: key 'server.limits.header_timeout'", "out of range"},
+      {"server:\n  limits:\n    request_timeout: 30\n", "c.yaml:3: key 'server.limits.request_timeout'", "needs a unit"},
+      {"server:\n  limits:\n    candidates_floor: 0\n", "c.yaml:3: key 'server.limits.candidates_floor'", "out of range"},
+      {"server:\n  extender_full_nodes: 1\n", "c.yaml:2: key 'server.extender_full_nodes'", "expected true or false"},
   };
   for (const BadCase& bad : cases) {
     auto c = ServerConfig::Parse("c.yaml", bad.yaml);
@@ -140,6 +143,9 @@ server:
     decision_log_bytes: 1048576
     seen_pod_bytes: 2097152
     max_series: 1000
+    request_timeout: 5s
+    candidates_floor: 100
+  extender_full_nodes: true
 )");
   ASSERT_TRUE(c.has_value()) << c.error().message();
   EXPECT_EQ(c->limits.header_bytes, 16384u);
@@ -149,9 +155,15 @@ server:
   EXPECT_EQ(c->limits.decision_log_bytes, 1u << 20);
   EXPECT_EQ(c->limits.seen_pod_bytes, 2u << 20);
   EXPECT_EQ(c->limits.max_series, 1000u);
+  EXPECT_EQ(c->limits.request_timeout_ms, 5000);
+  EXPECT_EQ(c->limits.candidates_floor, 100u);
+  EXPECT_TRUE(c->extender_full_nodes);
   const ServerLimits d = ServerConfig::Defaults().limits;
   EXPECT_EQ(d.header_count, 100u);
   EXPECT_EQ(d.max_series, 500'000u);
+  EXPECT_EQ(d.request_timeout_ms, 30'000);
+  EXPECT_EQ(d.candidates_floor, 5'000u);
+  EXPECT_FALSE(ServerConfig::Defaults().extender_full_nodes);
 }
 
 TEST(ServerConfigTest, LoadFileReadsAFileAndNamesAMissingOne) {

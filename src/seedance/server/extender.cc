@@ -180,7 +180,7 @@ struct Extender::Impl {
   std::map<std::string, std::string> uid_of;  // key -> uid (bound or seen)
   std::map<std::string, K8sPod> seen;       // by uid: pods known but not bound
   std::deque<std::string> seen_order;       // uids in first-seen order (may hold stale ones)
-  std::map<std::string, Pick> picks;        // by uid: the policy's last pick
+  std::map<std::string, Pick> picks;        // by uid: the policy's last pick, only for pods in `seen`
   std::int64_t next_seq = 0;
   std::deque<std::string> decision_order;
   std::map<std::string, std::deque<json>> decisions;
@@ -218,6 +218,7 @@ struct Extender::Impl {
     app.metrics.Set(kRetainedEntries, {{"what", "seen_pods"}}, static_cast<double>(seen.size()));
     app.metrics.Set(kRetainedEntries, {{"what", "decision_log"}}, static_cast<double>(decisions.size()));
     app.metrics.Set(kRetainedEntries, {{"what", "pod_names"}}, static_cast<double>(uid_of.size()));
+    app.metrics.Set(kRetainedEntries, {{"what", "picks"}}, static_cast<double>(picks.size()));
   }
 
   // --- tenancy ---
@@ -491,6 +492,7 @@ struct Extender::Impl {
         app.metrics.Inc(kEvicted, {{"what", seen_bytes > cap ? "seen_pod_bytes" : "seen_pods"}});
         if (auto u = uid_of.find(it->second.key()); u != uid_of.end() && u->second == old) uid_of.erase(u);
         EraseSeen(old);
+        picks.erase(old);
       }
     }
     return pod;
@@ -737,7 +739,9 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   std::string chosen;
   if (d.placed()) {
     chosen = m.specs[d.node.value()].name;
-    m.picks[pod.uid] = Impl::Pick{chosen, d.gpus, cl.version(d.node)};
+    // Kept for bind only while the pod is remembered (seen, capped): anonymous prioritize calls
+    // with fresh uids grew it without bound.
+    if (m.seen.count(pod.uid) != 0) m.picks[pod.uid] = Impl::Pick{chosen, d.gpus, cl.version(d.node)};
   }
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     HostPriority h{candidates[i], 0};
@@ -898,6 +902,7 @@ Status Extender::UpsertPods(const std::vector<K8sPod>& pods) {
     if (p.phase == "Succeeded" || p.phase == "Failed") {
       m.Release(p.uid, /*unbind=*/true);
       m.EraseSeen(p.uid);
+      m.picks.erase(p.uid);
       if (auto u = m.uid_of.find(p.key()); u != m.uid_of.end() && u->second == p.uid) m.uid_of.erase(u);
       continue;
     }
@@ -921,6 +926,7 @@ Status Extender::DeletePod(const std::string& key) {
   const std::string uid = it->second;
   m.Release(uid, /*unbind=*/true);
   m.EraseSeen(uid);
+  m.picks.erase(uid);
   m.uid_of.erase(key);
   m.Gauges();
   return Status::Ok();

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "seedance/cluster/gpu_model.h"
+#include "seedance/core/json_depth.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/server/k8s_quantity.h"
 
@@ -66,7 +67,10 @@ const json* Find(const json& obj, std::string_view key) {
   return &*it;
 }
 
-Result<json> ParseBody(std::string_view body) {
+Result<json> ParseBody(std::string_view body, std::size_t max_values = static_cast<std::size_t>(-1)) {
+  // Before any DOM: nlohmann copies, dumps and compares recursively (a Node of 200,000 levels,
+  // echoed back in full-node mode, overflowed the stack).
+  SEEDANCE_RETURN_IF_ERROR(CheckJsonDepth(body, kMaxJsonDepth, max_values));
   json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return FieldError("", "malformed JSON");
   if (!doc.is_object()) return FieldError("", "expected a JSON object");
@@ -493,12 +497,15 @@ namespace {
 // an escape or a byte outside printable ASCII, a repeated key, NodeNames not an array of strings,
 // anything unexpected): the caller then parses the whole body with nlohmann, so errors and edge
 // cases stay exactly the DOM's. The rest of the body is validated by nlohmann either way.
+// Whatever the body, the NodeNames elements are counted as they are read and the scan stops past
+// `max_names` (too_many set, no name kept): a 65 MB body of 6M names must not become 6M strings.
 struct PlainNodeNames {
   std::vector<std::string> names;
   std::size_t begin = 0, end = 0;
+  bool too_many = false;
 };
 
-std::optional<PlainNodeNames> ScanPlainNodeNames(std::string_view b) {
+std::optional<PlainNodeNames> ScanPlainNodeNames(std::string_view b, std::size_t max_names) {
   const std::size_t n = b.size();
   std::size_t i = 0;
   auto ws = [&] {
@@ -560,15 +567,29 @@ std::optional<PlainNodeNames> ScanPlainNodeNames(std::string_view b) {
       if (found.has_value() || i >= n || b[i] != '[') return std::nullopt;
       PlainNodeNames f;
       f.begin = i++;
-      f.names.reserve(n / 16);
+      f.names.reserve(std::min(n / 16, max_names));
       ws();
       if (i < n && b[i] == ']') {
         ++i;
       } else {
+        bool all_plain = true;  // else the names are counted, not kept, and the DOM reads them
+        std::size_t count = 0;
         while (true) {
+          if (++count > max_names) {
+            PlainNodeNames refused;
+            refused.too_many = true;
+            return refused;
+          }
           std::string_view name;
-          if (!plain(&name)) return std::nullopt;
-          f.names.emplace_back(name);
+          const std::size_t at = i;
+          if (all_plain && plain(&name)) {
+            f.names.emplace_back(name);
+          } else {
+            i = at;
+            if (all_plain) std::vector<std::string>().swap(f.names);
+            all_plain = false;
+            if (!skip()) return std::nullopt;
+          }
           ws();
           if (i < n && b[i] == ',') {
             ++i;
@@ -581,6 +602,7 @@ std::optional<PlainNodeNames> ScanPlainNodeNames(std::string_view b) {
           }
           return std::nullopt;
         }
+        if (!all_plain) return std::nullopt;
       }
       f.end = i;
       found = std::move(f);
@@ -604,19 +626,36 @@ std::optional<PlainNodeNames> ScanPlainNodeNames(std::string_view b) {
 
 // ParseExtenderArgs on the DOM; `plain_names`: NodeNames already read (its member is null in
 // `body`).
-Result<ExtenderArgs> ParseExtenderArgsDom(std::string_view body, std::optional<std::vector<std::string>> plain_names) {
-  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
+Status TooManyCandidates(const char* field, const ExtenderLimits& limits) {
+  std::string m = std::string(field) + ": more than " + std::to_string(limits.max_candidates) + " candidates";
+  if (!limits.cap_reason.empty()) m += " (" + limits.cap_reason + ")";
+  return Status(StatusCode::kResourceExhausted, std::move(m));
+}
+
+Status FullNodesOff(const char* field, const ExtenderLimits& limits) {
+  return FieldError(field, limits.full_nodes_off.empty() ? std::string("full-node mode is off") : limits.full_nodes_off);
+}
+
+Result<ExtenderArgs> ParseExtenderArgsDom(std::string_view body, std::optional<std::vector<std::string>> plain_names,
+                                          const ExtenderLimits& limits) {
+  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body, limits.max_values));
   ExtenderArgs a;
   const json* pod = FindNoCase(doc, "Pod");
   if (pod == nullptr || pod->is_null()) return FieldError("Pod", "required");
   SEEDANCE_ASSIGN_OR_RETURN(a.pod, ParsePod(*pod, "Pod"));
   if (const json* nodes = FindNoCase(doc, "Nodes"); nodes != nullptr && !nodes->is_null()) {
+    if (!limits.full_nodes) return FullNodesOff("Nodes", limits);
     if (!nodes->is_object()) return FieldError("Nodes", "expected a v1.NodeList object");
+    if (const json* items = Find(*nodes, "items"); items != nullptr && items->is_array() &&
+                                                   items->size() > limits.max_candidates) {
+      return TooManyCandidates("Nodes.items", limits);
+    }
     SEEDANCE_ASSIGN_OR_RETURN(auto items, ParseNodeItems(*nodes, "Nodes", &a.raw_nodes));
     a.nodes = std::move(items);
   }
   std::optional<std::vector<std::string>> names = std::move(plain_names);
   if (const json* dom = FindNoCase(doc, "NodeNames"); !names.has_value() && dom != nullptr && !dom->is_null()) {
+    if (dom->is_array() && dom->size() > limits.max_candidates) return TooManyCandidates("NodeNames", limits);
     SEEDANCE_ASSIGN_OR_RETURN(names, StringArray(*dom, "NodeNames"));
   }
   if (names.has_value()) {
@@ -637,20 +676,21 @@ Result<ExtenderArgs> ParseExtenderArgsDom(std::string_view body, std::optional<s
 
 }  // namespace
 
-Result<ExtenderArgs> ParseExtenderArgs(std::string_view body) {
-  if (auto plain = ScanPlainNodeNames(body); plain.has_value()) {
+Result<ExtenderArgs> ParseExtenderArgs(std::string_view body, const ExtenderLimits& limits) {
+  if (auto plain = ScanPlainNodeNames(body, limits.max_candidates); plain.has_value()) {
+    if (plain->too_many) return TooManyCandidates("NodeNames", limits);
     std::string rest;
     rest.reserve(body.size() - (plain->end - plain->begin) + 4);
     rest.append(body.substr(0, plain->begin));
     rest += "null";
     rest.append(body.substr(plain->end));
-    return ParseExtenderArgsDom(rest, std::move(plain->names));
+    return ParseExtenderArgsDom(rest, std::move(plain->names), limits);
   }
-  return ParseExtenderArgsDom(body, std::nullopt);
+  return ParseExtenderArgsDom(body, std::nullopt, limits);
 }
 
-Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body) {
-  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
+Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body, const ExtenderLimits& limits) {
+  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body, limits.max_values));
   ExtenderPreemptionArgs a;
   const json* pod = FindNoCase(doc, "Pod");
   if (pod == nullptr || pod->is_null()) return FieldError("Pod", "required");
@@ -660,6 +700,8 @@ Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body
     const json* m = FindNoCase(doc, key);
     if (m == nullptr || m->is_null()) continue;
     if (!m->is_object()) return FieldError(key, "expected an object keyed by node name");
+    if (m->size() > limits.max_candidates) return TooManyCandidates(key, limits);
+    if (!limits.full_nodes && std::string_view(key) == "NodeNameToVictims") return FullNodesOff(key, limits);
     for (auto it = m->begin(); it != m->end(); ++it) {
       SEEDANCE_RETURN_IF_ERROR(CheckName(key, it.key(), kMaxNameBytes));
       const std::string np = Join(key, it.key());

@@ -119,9 +119,26 @@ struct ExtenderBindingArgs {
   std::string pod_name, pod_namespace, pod_uid, node;
 };
 
-// Request decoders. `body` is the raw HTTP body.
-Result<ExtenderArgs> ParseExtenderArgs(std::string_view body);
-Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body);
+// What one anonymous request may make the decoder build (issue 40). The defaults accept
+// everything (tests, fuzzing); the server passes its own (extender.h: Extender::RequestLimits).
+struct ExtenderLimits {
+  // Candidates (NodeNames, or Nodes' items) per request: past it the request is refused with
+  // kResourceExhausted "NodeNames: more than N candidates (<cap_reason>)", counted while reading
+  // so that no per-name structure is built past the cap.
+  std::size_t max_candidates = static_cast<std::size_t>(-1);
+  std::string cap_reason;
+  // Full-node mode (Nodes / NodeNameToVictims, kube-scheduler's nodeCacheCapable: false). When
+  // false such a request is refused with kInvalidArgument "Nodes: <full_nodes_off>".
+  bool full_nodes = true;
+  std::string full_nodes_off;
+  // JSON values (core's CheckJsonDepth) of the part of the body read into a DOM.
+  std::size_t max_values = static_cast<std::size_t>(-1);
+};
+
+// Request decoders. `body` is the raw HTTP body. Every one refuses JSON nesting deeper than
+// core's kMaxJsonDepth (64) before it builds a DOM: "<path>: JSON nests deeper than 64 levels".
+Result<ExtenderArgs> ParseExtenderArgs(std::string_view body, const ExtenderLimits& limits = {});
+Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body, const ExtenderLimits& limits = {});
 Result<ExtenderBindingArgs> ParseExtenderBindingArgs(std::string_view body);
 
 // One v1.Pod / v1.Node object (path = its JSON path in the request, for errors).

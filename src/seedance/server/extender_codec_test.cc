@@ -250,5 +250,39 @@ TEST(ExtenderCodec, BadConditionsNameTheField) {
   EXPECT_EQ(FieldOf(p.error()), "Pod.spec.tolerations[0].operator");
 }
 
+// Issue 40: a Node nesting 200,000 levels (400 KB) in full-node mode ended the server with
+// SIGSEGV: the item was copied recursively for the echo. Every decoder refuses nesting past
+// kMaxJsonDepth before it builds or copies a DOM, naming where.
+std::string DeepFilterBody(std::size_t levels) {
+  std::string body = R"({"Pod":{"metadata":{"name":"p"}},"Nodes":{"items":[{"metadata":{"name":"n"},"x":)";
+  body += std::string(levels, '[');
+  body += std::string(levels, ']');
+  body += "}]}}";
+  return body;
+}
+
+TEST(ExtenderCodec, DeepNestingIsRefusedBeforeAnyCopy) {
+  const std::string deep = DeepFilterBody(200'000);
+  auto a = ParseExtenderArgs(deep);
+  ASSERT_FALSE(a.has_value());
+  EXPECT_EQ(ReasonOf(a.error()), "JSON nests deeper than 64 levels");
+  EXPECT_EQ(FieldOf(a.error()).rfind("Nodes.items[0].x[0][0]", 0), 0u) << FieldOf(a.error());
+  // With NodeNames read by the fast path too, and in every other decoder.
+  const std::string names = R"({"NodeNames":["a","b"],"Pod":{"metadata":{"name":"p","labels":)" +
+                            std::string(100, '[') + std::string(100, ']') + "}}}";
+  auto b = ParseExtenderArgs(names);
+  ASSERT_FALSE(b.has_value());
+  EXPECT_EQ(FieldOf(b.error()).rfind("Pod.metadata.labels", 0), 0u) << FieldOf(b.error());
+  const std::string nest = std::string(100'000, '[') + std::string(100'000, ']');
+  EXPECT_FALSE(ParseExtenderPreemptionArgs(R"({"Pod":)" + nest + "}").has_value());
+  EXPECT_FALSE(ParseExtenderBindingArgs(R"({"PodName":)" + nest + "}").has_value());
+  EXPECT_FALSE(ParsePodOrList(R"({"items":)" + nest + "}").has_value());
+  EXPECT_FALSE(ParseNodeOrList(R"({"items":)" + nest + "}").has_value());
+  // 64 levels in all are still read (Kubernetes objects nest about 10).
+  auto ok = ParseExtenderArgs(DeepFilterBody(64 - 4));
+  EXPECT_TRUE(ok.has_value()) << ok.error().message();
+  EXPECT_FALSE(ParseExtenderArgs(DeepFilterBody(64 - 3)).has_value());
+}
+
 }  // namespace
 }  // namespace seedance::server

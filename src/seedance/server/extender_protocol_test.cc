@@ -13,28 +13,10 @@ namespace {
 
 using nlohmann::json;
 using testing::ExtenderHarness;
+using testing::GpuNode;
+using testing::GpuPod;
 using testing::NodeJson;
 using testing::PodJson;
-
-cluster::NodeSpec GpuNode(const std::string& name, int gpus, const char* model = "A100-80G") {
-  cluster::NodeSpec n;
-  n.name = name;
-  n.cpu = MilliCpu::FromRaw(96'000);
-  n.memory = Mebibytes::FromRaw(512 * 1024);
-  n.gpu_count = gpus;
-  n.model = *cluster::ParseGpuModel(model);
-  return n;
-}
-
-cluster::PodSpec GpuPod(const std::string& name, int gpus) {
-  cluster::PodSpec p;
-  p.name = name;
-  p.cpu = MilliCpu::FromRaw(1000);
-  p.memory = Mebibytes::FromRaw(1024);
-  p.num_gpu = gpus;
-  p.gpu_milli = 1000;
-  return p;
-}
 
 json Keys(const json& obj) {
   json keys = json::array();
@@ -43,7 +25,9 @@ json Keys(const json& obj) {
 }
 
 TEST(ExtenderProtocol, VerbatimFullNodeArgs) {
-  ExtenderHarness h;
+  ServerConfig config = ServerConfig::Defaults();
+  config.extender_full_nodes = true;  // server.extender_full_nodes: off by default
+  ExtenderHarness h(config);
   // Full-node requests never add nodes (they are unauthenticated): the node table has it.
   ASSERT_EQ(h.PostRaw("/v1/nodes", R"({"metadata":{"name":"nodename"},"spec":{},"status":{}})").first, 200);
   // Verbatim from kube-scheduler extender/v1/types_test.go (docs/PROTOCOLS.md 5.2; the elided node status is empty).

@@ -13,6 +13,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +27,27 @@
 namespace seedance::server {
 namespace {
 
+// JSON values an extender request may put in a DOM (what the NodeNames fast path leaves: the
+// Pod, about a hundred values), plus per candidate; full-node mode carries whole v1.Node objects
+// (a few hundred values each: labels, conditions, images).
+constexpr std::size_t kPodValues = 1u << 18;
+constexpr std::size_t kValuesPerFullNode = 1024;
+
+// What one extender request may make the codec build (issue 40): candidates tied to the
+// cluster's size, full-node mode only when configured.
+ExtenderLimits RequestLimits(const ServerConfig& config, std::size_t nodes_known) {
+  ExtenderLimits l;
+  l.max_candidates = std::max(2 * nodes_known, config.limits.candidates_floor);
+  l.cap_reason = "max(2 x " + std::to_string(nodes_known) + " nodes known, server.limits.candidates_floor " +
+                 std::to_string(config.limits.candidates_floor) + ")";
+  l.full_nodes = config.extender_full_nodes;
+  l.full_nodes_off =
+      "full-node mode (nodeCacheCapable: false) is off; send NodeNames (nodeCacheCapable: true), or turn it on "
+      "with server.extender_full_nodes: true";
+  l.max_values = kPodValues + l.max_candidates * (l.full_nodes ? kValuesPerFullNode : 1);
+  return l;
+}
+
 class ExtenderService : public Service {
  public:
   ExtenderService(App& app, ExtenderOptions options) : app_(app), core_(app, std::move(options)) {
@@ -37,21 +59,25 @@ class ExtenderService : public Service {
 
   void Register(httplib::Server& http) override {
     http.Post("/extender/filter", [this](const httplib::Request& req, httplib::Response& res) {
-      auto args = ParseExtenderArgs(req.body);
+      if (Follower(res)) return;
+      auto args = ParseExtenderArgs(req.body, Limits());
       if (!args.has_value()) return BadRequest(res, args.error());
       ReplyJsonText(res, 200, DumpFilterResult(core_.Filter(*args)));
     });
     http.Post("/extender/prioritize", [this](const httplib::Request& req, httplib::Response& res) {
-      auto args = ParseExtenderArgs(req.body);
+      if (Follower(res)) return;
+      auto args = ParseExtenderArgs(req.body, Limits());
       if (!args.has_value()) return BadRequest(res, args.error());
       ReplyJsonText(res, 200, DumpHostPriorityList(core_.Prioritize(*args)));
     });
     http.Post("/extender/preempt", [this](const httplib::Request& req, httplib::Response& res) {
-      auto args = ParseExtenderPreemptionArgs(req.body);
+      if (Follower(res)) return;
+      auto args = ParseExtenderPreemptionArgs(req.body, Limits());
       if (!args.has_value()) return BadRequest(res, args.error());
       ReplyJson(res, 200, EncodePreemptionResult(core_.Preempt(*args)));
     });
     http.Post("/extender/bind", [this](const httplib::Request& req, httplib::Response& res) {
+      if (Follower(res)) return;
       auto args = ParseExtenderBindingArgs(req.body);
       if (!args.has_value()) return BadRequest(res, args.error());
       // With kube_api_url set, a binder that cannot be built (an unreadable token file) fails the
@@ -143,9 +169,21 @@ class ExtenderService : public Service {
   }
 
  private:
+  // With --leader-elect only the leader decides: a follower reached directly (its pod IP, a
+  // stale endpoint) answers every decision verb 503, and kube-scheduler retries or fails open
+  // as its extender config says. Its state (the watch's) may lag, and two deciders would
+  // double-book GPUs.
+  bool Follower(httplib::Response& res) {
+    if (!app_.options.leader_elect || (leader_ != nullptr && leader_->leader())) return false;
+    app_.metrics.Inc("seedance_rejected_inputs_total", {{"reason", "follower"}});
+    ReplyError(res, 503, "", "extender: this replica is a follower; the leader decides (send to the Service)");
+    return true;
+  }
+  ExtenderLimits Limits() const { return RequestLimits(*app_.config.Get(), core_.num_nodes()); }
+  // 400, or 413 for a request over a cap (kResourceExhausted).
   void BadRequest(httplib::Response& res, const Status& s) {
     app_.metrics.Inc("seedance_rejected_inputs_total", {{"endpoint", "extender"}});
-    ReplyError(res, 400, FieldOf(s), ReasonOf(s));
+    ReplyError(res, s.code() == StatusCode::kResourceExhausted ? 413 : 400, FieldOf(s), ReasonOf(s));
   }
   // A bind kube-scheduler must see fail: the protocol's Error, a log line and a metric.
   void BindFailed(httplib::Response& res, const std::string& pod, const char* reason, const Status& s) {

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -18,6 +20,8 @@
 #include <mutex>
 #include <type_traits>
 #include <utility>
+
+#include "seedance/server/connection_reactor.h"
 
 namespace seedance::server {
 namespace {
@@ -84,89 +88,103 @@ class ConnectionTable {
   std::map<std::string, std::size_t> open_;
 };
 
-// One connection's byte stream (plain or TLS, non-blocking socket) with the header-section
-// limits of the request being read. After a limit is crossed it reads nothing more and swallows
-// what cpp-httplib writes, so that the caller answers 431/408 itself.
-class GuardedStream final : public httplib::Stream {
+// A worker's view of a connection: the request the reactor gathered is in its buffer; reading
+// past it (a body handed over early: chunked, too long) waits on the socket up to the read timeout
+// and the request's deadline. Writes wait up to the write timeout.
+class ConnectionStream final : public httplib::Stream {
  public:
-  GuardedStream(int sock, SSL* ssl, const ConnectionLimits& limits, std::int64_t read_timeout_ms,
-                std::int64_t write_timeout_ms)
-      : sock_(sock), ssl_(ssl), limits_(limits), read_timeout_ms_(read_timeout_ms),
-        write_timeout_ms_(write_timeout_ms) {}
-
-  // A new request begins: its header section must arrive by `deadline`.
-  void BeginRequest(Clock::time_point deadline) {
-    in_headers_ = true;
-    deadline_ = deadline;
-    header_bytes_ = 0;
-    lines_ = 0;
-    line_length_ = 0;
-  }
-  // "" while within the limits, else the limit crossed.
-  const char* violation() const { return violation_; }
-  bool has_buffered() const { return off_ < len_ || (ssl_ != nullptr && SSL_pending(ssl_) > 0); }
+  ConnectionStream(Connection& c, std::int64_t read_timeout_ms, std::int64_t write_timeout_ms)
+      : c_(c), read_timeout_ms_(read_timeout_ms), write_timeout_ms_(write_timeout_ms) {}
 
   bool is_readable() const override {
-    return has_buffered() || PollFor(sock_, POLLIN, ReadWaitMs());
+    return c_.buffered() > 0 || (c_.ssl != nullptr && SSL_pending(c_.ssl) > 0) ||
+           PollFor(c_.sock, POLLIN, ReadWaitMs());
   }
-  bool is_writable() const override { return PollFor(sock_, POLLOUT, write_timeout_ms_); }
+  bool is_writable() const override { return PollFor(c_.sock, POLLOUT, write_timeout_ms_); }
 
   ssize_t read(char* ptr, size_t size) override {
-    if (violation_ != nullptr) return -1;
-    if (off_ >= len_ && !Fill()) return -1;
-    const std::size_t n = std::min(size, len_ - off_);
-    std::memcpy(ptr, buf_ + off_, n);
-    off_ += n;
-    if (in_headers_ && !Scan(ptr, n)) return -1;
+    if (c_.buffered() == 0 && !Fill()) return -1;
+    const std::size_t n = std::min(size, c_.buffered());
+    std::memcpy(ptr, c_.in.data() + c_.off, n);
+    c_.off += n;
     return static_cast<ssize_t>(n);
   }
 
   ssize_t write(const char* ptr, size_t size) override {
-    if (violation_ != nullptr) return static_cast<ssize_t>(size);  // the caller answers instead
-    return WriteRaw(ptr, size);
-  }
-
-  // Writes all of `data` (the guard's own answers). Returns false on error or timeout.
-  bool WriteAll(std::string_view data) {
-    while (!data.empty()) {
-      const ssize_t n = WriteRaw(data.data(), data.size());
-      if (n <= 0) return false;
-      data.remove_prefix(static_cast<std::size_t>(n));
+    for (;;) {
+      short want = POLLOUT;
+      if (c_.ssl != nullptr) {
+        ERR_clear_error();
+        const int r = SSL_write(c_.ssl, ptr, static_cast<int>(std::min<size_t>(size, 1 << 30)));
+        if (r > 0) return r;
+        const int e = SSL_get_error(c_.ssl, r);
+        if (e == SSL_ERROR_WANT_READ) {
+          want = POLLIN;
+        } else if (e != SSL_ERROR_WANT_WRITE) {
+          return -1;
+        }
+      } else {
+        const ssize_t n = ::send(c_.sock, ptr, size, MSG_NOSIGNAL);
+        if (n >= 0) return n;
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
+      }
+      if (!PollFor(c_.sock, want, write_timeout_ms_)) return -1;
     }
-    return true;
   }
 
-  void get_remote_ip_and_port(std::string& ip, int& port) const override { ip = PeerAddress(sock_, &port); }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { ip = PeerAddress(c_.sock, &port); }
   void get_local_ip_and_port(std::string& ip, int& port) const override {
     sockaddr_storage a{};
     socklen_t len = sizeof a;
     ip.clear();
-    if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&a), &len) == 0) ip = AddressOf(a, &port);
+    if (::getsockname(c_.sock, reinterpret_cast<sockaddr*>(&a), &len) == 0) ip = AddressOf(a, &port);
   }
-  socket_t socket() const override { return sock_; }
+  socket_t socket() const override { return c_.sock; }
+
+  // Reads what has arrived, without waiting; whether anything did.
+  bool ReadNow() {
+    char buf[16 << 10];
+    ssize_t n = 0;
+    if (c_.ssl != nullptr) {
+      ERR_clear_error();
+      n = SSL_read(c_.ssl, buf, sizeof buf);
+    } else {
+      n = ::recv(c_.sock, buf, sizeof buf, 0);
+    }
+    if (n <= 0) return false;
+    c_.in.append(buf, static_cast<std::size_t>(n));
+    TakePending();
+    return true;
+  }
+
+  // TLS: moves what OpenSSL already decrypted into the buffer (poll() would not see it).
+  void TakePending() {
+    char buf[16 << 10];
+    while (c_.ssl != nullptr && SSL_pending(c_.ssl) > 0) {
+      const int r = SSL_read(c_.ssl, buf, sizeof buf);
+      if (r <= 0) break;
+      c_.in.append(buf, static_cast<std::size_t>(r));
+    }
+  }
 
  private:
   std::int64_t ReadWaitMs() const {
-    return in_headers_ ? std::min(read_timeout_ms_, std::max<std::int64_t>(0, MsUntil(deadline_))) : read_timeout_ms_;
+    return std::min(read_timeout_ms_, std::max<std::int64_t>(0, MsUntil(c_.request_deadline)));
   }
 
-  // Reads what is there into buf_, waiting up to the read timeout (the header deadline first).
   bool Fill() {
-    off_ = len_ = 0;
+    char buf[16 << 10];
     for (;;) {
-      if (in_headers_ && MsUntil(deadline_) <= 0) {
-        violation_ = "header_timeout";
-        return false;
-      }
+      if (MsUntil(c_.request_deadline) <= 0) return false;
       ssize_t n = 0;
       short want = POLLIN;
-      if (ssl_ != nullptr) {
+      if (c_.ssl != nullptr) {
         ERR_clear_error();
-        const int r = SSL_read(ssl_, buf_, sizeof buf_);
+        const int r = SSL_read(c_.ssl, buf, sizeof buf);
         if (r > 0) {
           n = r;
         } else {
-          const int e = SSL_get_error(ssl_, r);
+          const int e = SSL_get_error(c_.ssl, r);
           if (e == SSL_ERROR_WANT_WRITE) {
             want = POLLOUT;
           } else if (e != SSL_ERROR_WANT_READ) {
@@ -174,109 +192,21 @@ class GuardedStream final : public httplib::Stream {
           }
         }
       } else {
-        n = ::recv(sock_, buf_, sizeof buf_, 0);
+        n = ::recv(c_.sock, buf, sizeof buf, 0);
         if (n == 0) return false;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return false;
       }
       if (n > 0) {
-        len_ = static_cast<std::size_t>(n);
+        c_.in.append(buf, static_cast<std::size_t>(n));
         return true;
       }
-      if (!PollFor(sock_, want, ReadWaitMs())) {
-        if (in_headers_ && MsUntil(deadline_) <= 0) violation_ = "header_timeout";
-        return false;
-      }
+      if (!PollFor(c_.sock, want, ReadWaitMs())) return false;
     }
   }
 
-  ssize_t WriteRaw(const char* ptr, size_t size) {
-    for (;;) {
-      short want = POLLOUT;
-      if (ssl_ != nullptr) {
-        ERR_clear_error();
-        const int r = SSL_write(ssl_, ptr, static_cast<int>(std::min<size_t>(size, 1 << 30)));
-        if (r > 0) return r;
-        const int e = SSL_get_error(ssl_, r);
-        if (e == SSL_ERROR_WANT_READ) {
-          want = POLLIN;
-        } else if (e != SSL_ERROR_WANT_WRITE) {
-          return -1;
-        }
-      } else {
-        const ssize_t n = ::send(sock_, ptr, size, MSG_NOSIGNAL);
-        if (n >= 0) return n;
-        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
-      }
-      if (!PollFor(sock_, want, write_timeout_ms_)) return -1;
-    }
-  }
-
-  // Counts the header section's bytes and lines; false (violation_ set) past a limit. The section
-  // ends at the first empty line ("\r\n" or "\n").
-  bool Scan(const char* p, std::size_t n) {
-    for (std::size_t i = 0; i < n && in_headers_; ++i) {
-      if (++header_bytes_ > limits_.header_bytes) {
-        violation_ = "header_bytes";
-        return false;
-      }
-      if (p[i] == '\n') {
-        if (line_length_ == 0 && lines_ > 0) {
-          in_headers_ = false;
-          break;
-        }
-        // The request line is not a header field.
-        if (++lines_ > limits_.header_count + 1) {
-          violation_ = "header_count";
-          return false;
-        }
-        line_length_ = 0;
-      } else if (p[i] != '\r') {
-        ++line_length_;
-      }
-    }
-    return true;
-  }
-
-  int sock_;
-  SSL* ssl_;
-  ConnectionLimits limits_;
+  Connection& c_;
   std::int64_t read_timeout_ms_, write_timeout_ms_;
-  char buf_[16 << 10];
-  std::size_t off_ = 0, len_ = 0;
-  bool in_headers_ = false;
-  Clock::time_point deadline_{};
-  std::size_t header_bytes_ = 0, lines_ = 0, line_length_ = 0;
-  const char* violation_ = nullptr;
 };
-
-std::string Answer(int status, std::string_view reason, std::string_view message, std::string_view field) {
-  std::string body = R"({"error":")";
-  body += message;
-  body += R"(","field":")";
-  body += field;
-  body += "\"}";
-  std::string out = "HTTP/1.1 " + std::to_string(status) + " ";
-  out += reason;
-  out += "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ";
-  out += std::to_string(body.size());
-  out += "\r\n\r\n";
-  out += body;
-  return out;
-}
-
-std::string ViolationAnswer(std::string_view what, const ConnectionLimits& l) {
-  if (what == "header_timeout") {
-    return Answer(408, "Request Timeout",
-                  "the request's header section did not arrive within " + std::to_string(l.header_timeout_ms) + " ms",
-                  "");
-  }
-  if (what == "header_count") {
-    return Answer(431, "Request Header Fields Too Large",
-                  "more than " + std::to_string(l.header_count) + " header fields", "");
-  }
-  return Answer(431, "Request Header Fields Too Large",
-                "the request line and headers are over " + std::to_string(l.header_bytes) + " bytes", "");
-}
 
 // What SetListenBacklog needs of a guarded server (the listening socket is protected).
 class ListenSocketAccess {
@@ -285,6 +215,28 @@ class ListenSocketAccess {
   virtual int ListenSocket() const = 0;
 };
 
+// The task queue cpp-httplib's accept loop hands each accepted socket to: the workers, and the
+// reactor that holds connections between requests. Its shutdown (the end of listen) closes
+// the parked connections and waits for the requests being answered.
+class GuardedQueue final : public httplib::TaskQueue {
+ public:
+  GuardedQueue(std::size_t workers, ReactorLimits limits, Reactor::Ready ready, Reactor::Refused refused)
+      : pool_(workers), reactor_(limits, std::move(ready), std::move(refused)) {}
+  void enqueue(std::function<void()> fn) override { pool_.enqueue(std::move(fn)); }
+  void shutdown() override {
+    reactor_.Stop();
+    pool_.shutdown();
+  }
+  Reactor& reactor() { return reactor_; }
+
+ private:
+  httplib::ThreadPool pool_;
+  Reactor reactor_;
+};
+
+// How long a worker waits for a keep-alive connection's next request before parking it.
+constexpr std::int64_t kNextRequestGraceMs = 1;
+
 template <class Base>
 class Guarded final : public Base, public ListenSocketAccess {
  public:
@@ -292,126 +244,115 @@ class Guarded final : public Base, public ListenSocketAccess {
 
   template <class... Args>
   Guarded(ConnectionLimits limits, RefusalHook hook, Args&&... args)
-      : Base(std::forward<Args>(args)...), limits_(limits), hook_(std::move(hook)) {}
+      : Base(std::forward<Args>(args)...), limits_(limits), hook_(std::move(hook)) {
+    // Made at listen time, after set_keep_alive_timeout / set_payload_max_length.
+    this->new_task_queue = [this] {
+      auto* q = new GuardedQueue(
+          std::max<std::size_t>(1, limits_.workers), Limits(),
+          [this](std::shared_ptr<Connection> c) {
+            queue_.load()->enqueue([this, c = std::move(c)]() mutable { Serve(std::move(c)); });
+          },
+          [this](std::string_view reason, const std::string& client) {
+            if (hook_) hook_(reason, client);
+          });
+      queue_ = q;
+      return q;
+    };
+  }
 
  private:
   static constexpr bool kTls = std::is_same_v<Base, httplib::SSLServer>;
 
+  ReactorLimits Limits() const {
+    ReactorLimits r;
+    r.header_bytes = limits_.header_bytes;
+    r.header_count = limits_.header_count;
+    r.header_timeout_ms = limits_.header_timeout_ms;
+    r.request_timeout_ms = limits_.request_timeout_ms;
+    r.keep_alive_timeout_ms = static_cast<std::int64_t>(this->keep_alive_timeout_sec_) * 1000;
+    r.max_body = this->payload_max_length_;
+    return r;
+  }
+
+  // On a worker, right after accept: the per-client bound, then the connection goes to the
+  // reactor (a TLS one does its handshake there, within the header deadline).
   bool process_and_close_socket(socket_t sock) override {
     int port = 0;
     const std::string client = PeerAddress(sock, &port);
     const int flags = ::fcntl(sock, F_GETFL, 0);
     ::fcntl(sock, F_SETFL, flags | O_NONBLOCK);
+    if (!table_.Enter(client, limits_.connections_per_client)) {
+      if (hook_) hook_("connections_per_client", client);
+      if constexpr (!kTls) {
+        const std::string answer = GuardAnswer(429, "Too Many Requests",
+                                               "more than " + std::to_string(limits_.connections_per_client) +
+                                                   " open connections from " + client,
+                                               "");
+        [[maybe_unused]] const ssize_t n = ::send(sock, answer.data(), answer.size(), MSG_NOSIGNAL);
+        ::shutdown(sock, SHUT_WR);  // no lingering: a flood of refused connections must stay cheap
+      }
+      ::shutdown(sock, SHUT_RDWR);
+      ::close(sock);
+      return false;
+    }
+    SSL* ssl = nullptr;
+    if constexpr (kTls) {
+      ssl = SSL_new(this->ssl_context());
+      if (ssl == nullptr || SSL_set_fd(ssl, sock) != 1) {
+        if (ssl != nullptr) SSL_free(ssl);
+        ::close(sock);
+        table_.Leave(client);
+        return false;
+      }
+    }
+    auto c = std::make_shared<Connection>(sock, ssl, client, [this, client] { table_.Leave(client); });
+    const ReactorLimits r = Limits();
+    c->NextRequest(Clock::now(), r);
+    if constexpr (kTls) c->started = true;  // the handshake is due within the header deadline
+    queue_.load()->reactor().Park(std::move(c));
+    return true;
+  }
+
+  // On a worker: answers the complete request(s) in the buffer, then parks the connection again
+  // (or lets it close).
+  void Serve(std::shared_ptr<Connection> c) {
     const std::int64_t read_ms = static_cast<std::int64_t>(this->read_timeout_sec_) * 1000 +
                                  static_cast<std::int64_t>(this->read_timeout_usec_) / 1000;
     const std::int64_t write_ms = static_cast<std::int64_t>(this->write_timeout_sec_) * 1000 +
                                   static_cast<std::int64_t>(this->write_timeout_usec_) / 1000;
-    bool ret = false;
-    if (!table_.Enter(client, limits_.connections_per_client)) {
-      if (hook_) hook_("connections_per_client", client);
-      if constexpr (!kTls) {
-        GuardedStream s(sock, nullptr, limits_, read_ms, write_ms);
-        s.WriteAll(Answer(429, "Too Many Requests",
-                          "more than " + std::to_string(limits_.connections_per_client) +
-                              " open connections from " + client,
-                          ""));
-        LingeringClose(sock, 0);  // no waiting: a flood of refused connections must stay cheap
-      }
-      Close(sock);
-      return false;
-    }
-    SSL* ssl = nullptr;
-    bool handshake_ok = true;
-    bool linger = false;
-    if constexpr (kTls) {
-      ssl = SSL_new(this->ssl_context());
-      handshake_ok = ssl != nullptr && SSL_set_fd(ssl, sock) == 1 && Handshake(ssl, sock, client);
-    }
-    if (handshake_ok) {
-      GuardedStream strm(sock, ssl, limits_, read_ms, write_ms);
-      for (std::size_t count = this->keep_alive_max_count_; count > 0; --count) {
-        if (!AwaitRequest(strm, sock)) break;
-        strm.BeginRequest(Clock::now() + std::chrono::milliseconds(limits_.header_timeout_ms));
-        bool closed = false;
-        ret = this->process_request(strm, count == 1, closed, [ssl](httplib::Request& req) {
-          if constexpr (kTls) req.ssl = ssl;
-        });
-        if (const char* v = strm.violation(); v != nullptr) {
-          if (hook_) hook_(v, client);
-          strm.WriteAll(ViolationAnswer(v, limits_));
-          linger = true;
-          ret = false;
-          break;
-        }
-        if (!ret || closed) break;
-      }
-      if (ssl != nullptr) SSL_shutdown(ssl);
-    }
-    if (ssl != nullptr) SSL_free(ssl);
-    if (linger) LingeringClose(sock, 250);
-    Close(sock);
-    table_.Leave(client);
-    return ret;
-  }
-
-  // After an early answer the client may still be sending: closing with unread input would reset
-  // the connection and could destroy the answer in flight. Half-close, then drain what arrives
-  // for a moment (at most `wait_ms` and 1 MiB) before the caller closes.
-  static void LingeringClose(int sock, std::int64_t wait_ms) {
-    ::shutdown(sock, SHUT_WR);
-    const auto end = Clock::now() + std::chrono::milliseconds(wait_ms);
-    char sink[16 << 10];
-    std::size_t drained = 0;
-    while (drained < (1u << 20) && PollFor(sock, POLLIN, MsUntil(end))) {
-      const ssize_t n = ::recv(sock, sink, sizeof sink, 0);
-      if (n <= 0) break;
-      drained += static_cast<std::size_t>(n);
-    }
-  }
-
-  // Waits for the next request's first byte for up to the keep-alive timeout, watching for Stop.
-  bool AwaitRequest(GuardedStream& strm, int sock) {
-    if (strm.has_buffered()) return true;
-    const auto end = Clock::now() + std::chrono::seconds(this->keep_alive_timeout_sec_);
-    while (this->svr_sock_ != INVALID_SOCKET) {
-      const std::int64_t left = MsUntil(end);
-      if (left <= 0) return false;
-      if (PollFor(sock, POLLIN, std::min<std::int64_t>(left, 100))) return true;
-    }
-    return false;
-  }
-
-  // The TLS handshake, within the header deadline.
-  bool Handshake(SSL* ssl, int sock, const std::string& client) {
-    const auto end = Clock::now() + std::chrono::milliseconds(limits_.header_timeout_ms);
+    const ReactorLimits limits = Limits();
+    ConnectionStream strm(*c, read_ms, write_ms);
+    SSL* ssl = c->ssl;
     for (;;) {
-      ERR_clear_error();
-      const int r = SSL_accept(ssl);
-      if (r == 1) return true;
-      const int e = SSL_get_error(ssl, r);
-      short want = 0;
-      if (e == SSL_ERROR_WANT_READ) {
-        want = POLLIN;
-      } else if (e == SSL_ERROR_WANT_WRITE) {
-        want = POLLOUT;
-      } else {
-        return false;
+      bool closed = false;
+      ++c->requests;
+      const bool last = c->requests >= this->keep_alive_max_count_;
+      const bool ok = this->process_request(strm, last, closed, [ssl](httplib::Request& req) {
+        if constexpr (kTls) req.ssl = ssl;
+      });
+      if (!ok || closed || last || this->svr_sock_ == INVALID_SOCKET) return;  // closes it
+      strm.TakePending();
+      c->NextRequest(Clock::now(), limits);
+      // A keep-alive client (kube-scheduler: filter, then prioritize) usually sends its next
+      // request within a round trip: wait that long (at most kNextRequestGraceMs, the cost of a
+      // request, never a slow client's pace) rather than a hand-off to the reactor and back.
+      if (!c->started && PollFor(c->sock, POLLIN, kNextRequestGraceMs)) c->started = strm.ReadNow();
+      if (c->started) {
+        bool send_continue = false;
+        const RequestState st = Examine(*c, limits, &send_continue);
+        if (st == RequestState::kComplete) continue;
+        if (st != RequestState::kIncomplete) return;  // over a header limit: closed
+        if (send_continue) (void)strm.write("HTTP/1.1 100 Continue\r\n\r\n", 25);
       }
-      if (!PollFor(sock, want, MsUntil(end))) {
-        if (hook_) hook_("header_timeout", client);
-        return false;
-      }
+      queue_.load()->reactor().Park(std::move(c));
+      return;
     }
-  }
-
-  static void Close(int sock) {
-    ::shutdown(sock, SHUT_RDWR);
-    ::close(sock);
   }
 
   ConnectionLimits limits_;
   RefusalHook hook_;
   ConnectionTable table_;
+  std::atomic<GuardedQueue*> queue_{nullptr};
 };
 
 }  // namespace

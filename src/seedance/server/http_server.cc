@@ -183,12 +183,15 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
     return InvalidArgumentError("--client-ca needs --tls-cert and --tls-key (mTLS is a TLS mode)");
   }
   const ServerLimits& limits = a.config.Get()->limits;
-  const ConnectionLimits connection_limits{limits.header_bytes, limits.header_count, limits.header_timeout_ms,
-                                           limits.connections_per_client};
+  const int threads = options.threads > 0 ? options.threads
+                                          : std::max(32, 4 * static_cast<int>(std::thread::hardware_concurrency()));
+  const ConnectionLimits connection_limits{limits.header_bytes,       limits.header_count,
+                                           limits.header_timeout_ms,  limits.connections_per_client,
+                                           limits.request_timeout_ms, static_cast<std::size_t>(threads)};
   a.metrics.DeclareCounter("seedance_rejected_inputs_total",
                            "Requests rejected before or by a handler, by reason (bad_request, unauthorized, "
                            "length_required, body_too_large, rate_limited, header_bytes, header_count, "
-                           "header_timeout, connections_per_client).");
+                           "header_timeout, request_timeout, connections_per_client).");
   RefusalHook on_refusal = [&a](std::string_view reason, const std::string& client) {
     a.metrics.Inc("seedance_rejected_inputs_total", {{"reason", std::string(reason)}});
     a.Log("warn", "connection_refused", {{"reason", reason}, {"client", client}});
@@ -216,9 +219,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
   }
 
   httplib::Server& http = *impl.http;
-  const int threads = options.threads > 0 ? options.threads
-                                          : std::max(32, 4 * static_cast<int>(std::thread::hardware_concurrency()));
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  // The guard's queue (guarded_server.h) runs complete requests on `threads` workers.
   http.set_keep_alive_max_count(100'000);
   // Small answers go out at once: without it Nagle and the peer's delayed ACK add ~40 ms to each
   // keep-alive request (338 requests/s on /healthz instead of thousands).

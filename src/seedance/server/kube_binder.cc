@@ -5,6 +5,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "seedance/kube/client.h"
 #include "seedance/server/config.h"
 
 namespace seedance::server {
@@ -47,7 +48,7 @@ Status KubeBinder::Bind(const std::string& namespace_name, const std::string& po
   if (!res) return UnavailableError("kube-apiserver " + url_ + ": " + httplib::to_string(res.error()));
   if (res->status != 201 && res->status != 200) {
     // A v1.Status body carries the reason ("pods \"x\" not found", "already assigned").
-    auto status = nlohmann::json::parse(res->body, nullptr, false);
+    auto status = kube::ParsePeerJson(res->body);
     std::string message = status.is_object() ? status.value("message", res->body) : res->body;
     return UnavailableError("kube-apiserver answered " + std::to_string(res->status) + " to the Binding of " +
                             namespace_name + "/" + pod + ": " + message);

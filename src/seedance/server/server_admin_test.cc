@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "seedance/server/http_server.h"
+#include "seedance/server/testing/raw_socket.h"
 #include "seedance/server/testing/test_server.h"
 #include "seedance/telemetry/parse.h"
 #include "seedance/core/testing/require_peer.h"
@@ -369,6 +370,45 @@ TEST(ServerAdminTest, MutualTlsTakesACertificateOrTheToken) {
   httplib::Client plain("127.0.0.1", s->port());
   auto plaintext = plain.Get("/healthz");
   EXPECT_FALSE(plaintext && plaintext->status == 200);
+}
+
+// Issue 40 over TLS: connections that never finish the handshake wait in the front end, not on a
+// worker (4 workers, 32 such connections from 2 addresses), and are closed at the header deadline.
+TEST(ServerAdminTest, StalledTlsHandshakesHoldNoWorker) {
+  SEEDANCE_SKIP_WITHOUT_PEER(std::system("command -v openssl >/dev/null 2>&1") != 0) << "openssl CLI not on PATH";
+  const std::string dir = TestDir();
+  ASSERT_TRUE(MakeCertificates(dir));
+  ServerOptions o;
+  o.tls_cert = dir + "/server.crt";
+  o.tls_key = dir + "/server.key";
+  o.threads = 4;
+  o.config_path = dir + "/seedance.yaml";
+  WriteFile(o.config_path, "server:\n  limits:\n    header_timeout: 1s\n");
+  auto s = StartTestServer(o);
+  ASSERT_NE(s, nullptr);
+  std::vector<int> stalled;
+  for (const char* from : {"127.0.0.2", "127.0.0.3"}) {
+    for (int i = 0; i < 16; ++i) {
+      const int fd = testing::Connect(s->port(), from);
+      ASSERT_GE(fd, 0);
+      if (i % 2 == 0) testing::SendAll(fd, std::string("\x16\x03\x01\x02\x00", 5));  // half a ClientHello
+      stalled.push_back(fd);
+    }
+  }
+  httplib::SSLClient c("127.0.0.1", s->port());
+  c.set_ca_cert_path((dir + "/ca.crt").c_str());
+  c.enable_server_certificate_verification(true);
+  c.set_read_timeout(1, 0);
+  auto health = c.Get("/healthz");
+  ASSERT_TRUE(health) << httplib::to_string(health.error());
+  EXPECT_EQ(health->status, 200);
+  int closed = 0;
+  for (int fd : stalled) {
+    closed += testing::ReadAll(fd, 3000).empty() ? 1 : 0;  // closed without an answer
+    ::close(fd);
+  }
+  EXPECT_EQ(closed, 32);
+  EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "header_timeout"}}), 32);
 }
 
 }  // namespace

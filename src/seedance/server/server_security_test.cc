@@ -21,6 +21,7 @@
 #include "seedance/server/http_server.h"
 #include "seedance/server/k8s_quantity.h"
 #include "seedance/server/testing/extender_harness.h"
+#include "seedance/server/testing/raw_socket.h"
 #include "seedance/server/testing/test_server.h"
 
 namespace seedance::server {
@@ -28,32 +29,14 @@ namespace {
 
 using nlohmann::json;
 using testing::ExtenderHarness;
+using testing::GpuNode;
+using testing::GpuPod;
 using testing::NodeJson;
 using testing::PodJson;
 using testing::RssBytes;
 using testing::StartTestServer;
 using testing::TestDir;
 using testing::WriteFile;
-
-cluster::NodeSpec GpuNode(const std::string& name, int gpus) {
-  cluster::NodeSpec n;
-  n.name = name;
-  n.cpu = MilliCpu::FromRaw(96'000);
-  n.memory = Mebibytes::FromRaw(512 * 1024);
-  n.gpu_count = gpus;
-  n.model = *cluster::ParseGpuModel("A100-80G");
-  return n;
-}
-
-cluster::PodSpec GpuPod(const std::string& name, int gpus) {
-  cluster::PodSpec p;
-  p.name = name;
-  p.cpu = MilliCpu::FromRaw(1000);
-  p.memory = Mebibytes::FromRaw(1024);
-  p.num_gpu = gpus;
-  p.gpu_milli = 1000;
-  return p;
-}
 
 json Bound(const cluster::PodSpec& p, const std::string& uid, const std::string& node) {
   json j = PodJson(p, "ml", uid);
@@ -63,7 +46,9 @@ json Bound(const cluster::PodSpec& p, const std::string& uid, const std::string&
 
 // --- finding 2 and 7.1: an unauthenticated filter carrying invented or shrunk Nodes ---
 TEST(ServerSecurity, FullNodeFilterStoresNoNodes) {
-  ExtenderHarness h;
+  ServerConfig full_nodes = ServerConfig::Defaults();
+  full_nodes.extender_full_nodes = true;  // off by default (issue 40; ServerAbuse.FullNodeModeIsOffByDefault)
+  ExtenderHarness h(full_nodes);
   ASSERT_EQ(h.Post("/v1/nodes", NodeJson(GpuNode("gpu-a", 8))).first, 200);
   ASSERT_EQ(h.Post("/v1/pods", Bound(GpuPod("first", 8), "uid-first", "gpu-a")).first, 200);
   ASSERT_EQ(h.app.metrics.Value("seedance_pods_bound", {}), 1);
@@ -228,62 +213,11 @@ TEST(ServerSecurity, BindWithAnUnreadableTokenFails) {
   EXPECT_EQ(h.app.metrics.Value("seedance_pods_bound", {}), 0);  // nothing recorded as bound
 }
 
-// --- HTTP: raw sockets, so the test controls every byte ---
-int Connect(int port, const char* from = "127.0.0.1") {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in local{};
-  local.sin_family = AF_INET;
-  ::inet_pton(AF_INET, from, &local.sin_addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-bool SendAll(int fd, const std::string& data) {
-  std::size_t off = 0;
-  while (off < data.size()) {
-    const ssize_t n = ::send(fd, data.data() + off, data.size() - off, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    off += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// Reads until the peer closes or `wait_ms` passes.
-std::string ReadAll(int fd, int wait_ms) {
-  std::string out;
-  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
-    if (left <= 0) break;
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left)) <= 0) break;
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  return out;
-}
-
-std::string Exchange(int port, const std::string& request, const char* from = "127.0.0.1", int wait_ms = 5000) {
-  const int fd = Connect(port, from);
-  if (fd < 0) return "<no connection>";
-  SendAll(fd, request);
-  std::string out = ReadAll(fd, wait_ms);
-  ::close(fd);
-  return out;
-}
+// --- HTTP: raw sockets (testing/raw_socket.h), so the test controls every byte ---
+using testing::Connect;
+using testing::Exchange;
+using testing::ReadAll;
+using testing::SendAll;
 
 ServerOptions WithConfig(const std::string& dir, const std::string& limits_yaml) {
   ServerOptions o;

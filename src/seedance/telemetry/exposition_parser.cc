@@ -928,6 +928,10 @@ class ExpositionParser::Impl {
         Reject("timestamp '" + std::string(text) + "' is not an integer (milliseconds)");
         return false;
       }
+      if (ts == kNoTimestamp) {  // -2^63 is the "no timestamp" marker: it would be stored as now
+        Reject("timestamp '" + std::string(text) + "' is out of range (-2^63 is reserved)");
+        return false;
+      }
       if (ts >= 100'000'000 && ts < 100'000'000'000) {  // seconds written where milliseconds belong
         if (stats_.seconds_like_timestamps++ == 0) {
           stats_.first_seconds_like = options_.source + ":" + std::to_string(line_no_) + ": timestamp " + std::string(text);

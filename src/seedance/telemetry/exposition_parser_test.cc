@@ -35,6 +35,20 @@ std::string Reasons(const ParseStats& s) {
   return out;
 }
 
+// Issue 40: -2^63 is kNoTimestamp, the marker for "none": it was stored as the default (now).
+TEST(ExpositionParserTest, TimestampOfMinusTwoToThe63IsRefusedNamingTheLine) {
+  Parsed p = Parse(InputFormat::kPrometheus, "a 1 1000\nb 2 -9223372036854775808\nc 3 -9223372036854775807\n", 5000);
+  EXPECT_EQ(p.stats.rejected, 1u) << Reasons(p.stats);
+  ASSERT_EQ(p.samples.size(), 2u);
+  EXPECT_EQ(p.samples[0].metric, "a");
+  EXPECT_EQ(p.samples[1].metric, "c");
+  EXPECT_EQ(p.samples[1].timestamp_ms, -9223372036854775807);
+  ASSERT_EQ(p.stats.rejections.size(), 1u);
+  EXPECT_EQ(p.stats.rejections[0].line, 2u);
+  EXPECT_THAT(Reasons(p.stats), HasSubstr("timestamp '-9223372036854775808' is out of range"));
+}
+
+
 // Verbatim from prometheus/docs exposition_formats.md (docs/PROTOCOLS.md 3.1).
 constexpr std::string_view kPromExample = R"(# HELP http_requests_total The total number of HTTP requests.
 # TYPE http_requests_total counter

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "seedance/core/json_depth.h"
 #include "seedance/telemetry/internal/text_scan.h"
 #include "seedance/telemetry/parse.h"
 
@@ -398,6 +399,11 @@ class RequestParser {
 
 // Parses `text` as JSON; on failure returns a discarded value and the 1-based line of the error.
 Json ParseJson(std::string_view text, std::uint64_t& error_line, std::string& error) {
+  if (Status depth = CheckJsonDepth(text); !depth.ok()) {
+    error_line = 1;
+    error = depth.message();
+    return Json(Json::value_t::discarded);
+  }
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& e) {

@@ -97,6 +97,22 @@ TEST(OtlpParserTest, JsonLinesRejectPerLine) {
   EXPECT_EQ(p.samples[3].line, 3u);
 }
 
+// Issue 40: nesting past core's kMaxJsonDepth is refused before a DOM is built, naming where; the
+// other lines of a JSON Lines body are still read.
+TEST(OtlpParserTest, DeepNestingIsRejectedNamingThePath) {
+  std::string line1(kOtlpExample);
+  std::erase(line1, '\n');
+  const std::string deep = R"({"resourceMetrics":[{"resource":{"attributes":[{"key":"k","value":)" +
+                           std::string(100'000, '[') + std::string(100'000, ']') + "}]}}]}";
+  Parsed p = ParseOtlp(line1 + "\n" + deep + "\n" + line1 + "\n");
+  ASSERT_EQ(p.stats.rejected, 1u);
+  EXPECT_EQ(p.stats.rejections[0].line, 2u);
+  EXPECT_THAT(p.stats.rejections[0].reason,
+              HasSubstr("resourceMetrics[0].resource.attributes[0].value[0]"));
+  EXPECT_THAT(p.stats.rejections[0].reason, HasSubstr("JSON nests deeper than 64 levels"));
+  EXPECT_EQ(p.samples.size(), 4u);
+}
+
 struct BadOtlp {
   const char* name;
   const char* metric_json;

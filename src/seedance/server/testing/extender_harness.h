@@ -64,6 +64,27 @@ class ExtenderHarness {
   std::unique_ptr<httplib::Client> client;
 };
 
+// A GPU node (96 cores, 512 GiB) and a GPU pod (1 core, 1 GiB, whole GPUs) for tests.
+inline cluster::NodeSpec GpuNode(const std::string& name, int gpus, const char* model = "A100-80G") {
+  cluster::NodeSpec n;
+  n.name = name;
+  n.cpu = MilliCpu::FromRaw(96'000);
+  n.memory = Mebibytes::FromRaw(512 * 1024);
+  n.gpu_count = gpus;
+  n.model = *cluster::ParseGpuModel(model);
+  return n;
+}
+
+inline cluster::PodSpec GpuPod(const std::string& name, int gpus) {
+  cluster::PodSpec p;
+  p.name = name;
+  p.cpu = MilliCpu::FromRaw(1000);
+  p.memory = Mebibytes::FromRaw(1024);
+  p.num_gpu = gpus;
+  p.gpu_milli = 1000;
+  return p;
+}
+
 inline nlohmann::json NodeJson(const cluster::NodeSpec& n) {
   nlohmann::json labels = nlohmann::json::object();
   nlohmann::json alloc{{"cpu", std::to_string(n.cpu.raw()) + "m"}, {"memory", std::to_string(n.memory.raw()) + "Mi"}};
