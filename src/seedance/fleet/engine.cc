@@ -23,9 +23,19 @@ StackConfig StandardStack(const std::string& placement) {
   return s;
 }
 
+StackConfig CompetentStack() {
+  StackConfig s = StandardStack("most-allocated");
+  s.name = "competent standard (most-allocated, idle culler, PriorityClass preemption)";
+  s.idle_cull_s = kCullerTimeoutS;
+  s.serving_preemption = StackConfig::ServingPreemption::kPriorityClass;
+  return s;
+}
+
 StackConfig SeedanceStack() {
   StackConfig s;
   s.name = "seedance";
+  s.idle_grace_s = kSeedanceIdleGraceS;
+  s.serving_preemption = StackConfig::ServingPreemption::kCheckpointAware;
   s.tenancy = tenancy::TenancyMode::kSeedance;
   s.placement = "seedance";
   s.cost_aware = true;
@@ -107,7 +117,14 @@ Status Engine::Setup() {
   std::vector<double> nominal;
   for (const auto& t : s_.tenancy.tenants) nominal.push_back(t.quota.empty() ? 0.0 : t.quota[0].nominal);
   fair_ = std::make_unique<tenancy::FairShareTracker>(nominal, s_.tenancy.fairness_window_s);
-  admitter_ = std::make_unique<tenancy::Admitter>(std::move(book), c_.tenancy, s_.tenancy);
+  tenancy::TenancyConfig tiers = s_.tenancy;
+  if (c_.idle_grace_s > 0) {
+    for (auto& t : tiers.tiers) {
+      t.max_idle_s = std::max(t.max_idle_s, c_.idle_grace_s);
+      t.reclaim_after_s = std::max(t.reclaim_after_s, c_.idle_grace_s);
+    }
+  }
+  admitter_ = std::make_unique<tenancy::Admitter>(std::move(book), c_.tenancy, tiers);
 
   // Serving controllers.
   // The on-demand price of each of a profile's GPU types, and their fleet types.
@@ -215,6 +232,7 @@ void Engine::Account(double dt) {
   const double h = dt / 3600.0;
   std::array<double, kNumUses> gpus{};
   std::array<double, 3> pod_usd{};  // training, serving, dev
+  double owned_idle = 0;            // GPUs of committed pools free or held by idle notebooks
   double bill = 0;
   for (auto& p : pools_) {
     const double price = p.spec->PriceAt(now_);
@@ -229,7 +247,9 @@ void Engine::Account(double dt) {
       if (s.phase == Phase::kBooting) {
         gpus[kBooting] += s.gpus;
       } else {
-        gpus[kFree] += static_cast<double>(p.state->node(cluster::NodeId(static_cast<std::uint32_t>(k))).TotalGpuIdle()) / cluster::kMilliPerGpu;
+        const double free = static_cast<double>(p.state->node(cluster::NodeId(static_cast<std::uint32_t>(k))).TotalGpuIdle()) / cluster::kMilliPerGpu;
+        gpus[kFree] += free;
+        if (p.committed()) owned_idle += free;
         if (p.spec->tier == sim::Tier::kSpot) p.held_gpu_s += s.gpus * dt;
       }
     }
@@ -250,10 +270,13 @@ void Engine::Account(double dt) {
   for (const DevRun& d : devs_) {
     if (d.state != DevState::kActive && d.state != DevState::kTail) continue;
     gpus[d.state == DevState::kActive ? kDevActive : kDevIdle] += 1;
+    if (d.state == DevState::kTail && pools_[static_cast<std::size_t>(d.where.pool)].committed()) owned_idle += 1;
     pod_usd[2] += PriceOf(d.where.pool) * h;
     if (d.state == DevState::kActive) out_.dev_active_gpu_hours += h;
   }
   out_.total_usd += bill;
+  out_.idle_gpu_hours += (gpus[kFree] + gpus[kDevIdle]) * h;
+  out_.owned_idle_gpu_hours += owned_idle * h;
   const double used = pod_usd[0] + pod_usd[1] + pod_usd[2];
   const double overhead = std::max(0.0, bill - used);
   out_.overhead_usd += overhead;
@@ -334,11 +357,24 @@ Result<FleetWeekOutcome> Engine::Run() {
       const DevRun& d = devs_[next_dev];
       admitter_->Submit(request(d.dev->id, d.dev->tenant, d.dev->arrival_s, 1));
     }
+    // Users back from think time start their stopped notebooks again.
+    for (DevRun& d : devs_) {
+      if (d.state != DevState::kAway || d.back_at > now_) continue;
+      d.state = DevState::kQueued;
+      admitter_->Submit(request(d.dev->id, d.dev->tenant, now_, 1));
+    }
     // Seedance's idle reclaim (Kueue's modes return nothing): an idle notebook past its tier's
     // tolerance is released.
     for (std::int64_t id : admitter_->IdleSweep(*this)) {
       if (IsJob(id)) continue;
-      EndDev(devs_[dev_index_.at(id)], /*reclaimed=*/true);
+      StopIdleDev(devs_[dev_index_.at(id)]);
+    }
+    // JupyterHub's idle culler (the competent standard stack): a notebook idle past the timeout
+    // is stopped, in think time or in its idle tail alike.
+    if (c_.idle_cull_s > 0) {
+      for (DevRun& d : devs_) {
+        if ((d.state == DevState::kActive || d.state == DevState::kTail) && DevIdleS(d) >= c_.idle_cull_s) StopIdleDev(d);
+      }
     }
     UpdateSignals(kStepS);
     std::vector<tenancy::AdmissionDecision> decisions;
@@ -346,7 +382,7 @@ Result<FleetWeekOutcome> Engine::Run() {
     for (const auto& d : decisions) {
       if (d.kind != tenancy::AdmissionDecision::Kind::kEvict) continue;
       if (IsJob(d.id)) {
-        PreemptJob(jobs_[job_index_.at(d.id)], /*by_admission=*/true);
+        PreemptJob(jobs_[job_index_.at(d.id)], PreemptedBy::kAdmission);
       } else {
         EvictDev(devs_[dev_index_.at(d.id)]);
       }

@@ -26,7 +26,7 @@ tenancy::RunningState Engine::Running(std::int64_t id) const {
   }
   const DevRun& d = devs_[dev_index_.at(id)];
   rs.admitted_at_s = d.start;
-  if (d.state == DevState::kTail) rs.idle_s = now_ - d.tail_start;
+  rs.idle_s = DevIdleS(d);
   if (d.state == DevState::kActive || d.state == DevState::kTail) rs.executed_s = now_ - d.start;
   // A notebook in use loses its session state when preempted: everything since it started.
   if (d.state == DevState::kActive) rs.lost_if_preempted = now_ - d.start;
@@ -112,7 +112,7 @@ void Engine::StartJob(JobRun& r) {
   r.seg_start = now_ + (r.restarts > 0 ? s_.fleet.restart_s : 0.0);
 }
 
-void Engine::PreemptJob(JobRun& r, bool by_admission) {
+void Engine::PreemptJob(JobRun& r, PreemptedBy by) {
   if (r.state == JobState::kRunning) {
     const double speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(r.where.pool)].spec->type)];
     const double since = std::max(0.0, now_ - r.seg_start);
@@ -120,18 +120,49 @@ void Engine::PreemptJob(JobRun& r, bool by_admission) {
   }
   Release(r.where, r.pod);
   ++r.restarts;
-  if (by_admission) {
+  if (by == PreemptedBy::kAdmission) {
     ++out_.admission_preemptions;
     r.state = JobState::kQueued;
     admitter_->Evicted(r.job->id, /*requeue=*/true);
     pending_jobs_.erase(std::remove(pending_jobs_.begin(), pending_jobs_.end(), job_index_.at(r.job->id)), pending_jobs_.end());
   } else {
-    // A spot preemption: the pod is recreated and placed again (SkyPilot's recovery, or the
-    // Kubernetes job controller); it stays admitted.
-    ++out_.spot_preemptions;
+    // A spot preemption, or one by a Gold serving replica: the pod is recreated and placed again
+    // (SkyPilot's recovery, or the Kubernetes job controller); it stays admitted.
+    ++(by == PreemptedBy::kSpot ? out_.spot_preemptions : out_.serving_preemptions);
     r.state = JobState::kPending;
     pending_jobs_.push_back(job_index_.at(r.job->id));
   }
+}
+
+double Engine::DevIdleS(const DevRun& d) const {
+  if (d.state == DevState::kTail) return now_ - d.tail_start;
+  if (d.state != DevState::kActive) return 0;
+  const double used = d.active_done + (now_ - d.start);
+  for (const auto& [at, len] : d.dev->think_gaps) {
+    if (used >= at && used < at + len) return used - at;
+  }
+  return 0;
+}
+
+void Engine::StopIdleDev(DevRun& d) {
+  if (d.state == DevState::kTail) {
+    EndDev(d, /*reclaimed=*/true);
+    return;
+  }
+  if (d.state != DevState::kActive) return;
+  // Cut in use: the session's state is gone; its user is back at the end of the think time and
+  // starts the notebook again (a new admission and placement), resuming the work after the gap.
+  const double used = d.active_done + (now_ - d.start);
+  double resume = used;
+  for (const auto& [at, len] : d.dev->think_gaps) {
+    if (used >= at && used < at + len) resume = at + len;
+  }
+  Release(d.where, d.pod);
+  admitter_->Finished(d.dev->id);
+  d.active_done = resume;
+  d.back_at = now_ + (resume - used);
+  d.state = DevState::kAway;
+  ++out_.dev_cut_in_use;
 }
 
 void Engine::EndDev(DevRun& d, bool reclaimed) {

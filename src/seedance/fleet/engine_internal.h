@@ -71,7 +71,8 @@ struct JobRun {
   int restarts = 0;
 };
 
-enum class DevState { kQueued, kPending, kActive, kTail, kDone };
+// kAway: stopped during think time; its user starts it again when back (back_at).
+enum class DevState { kQueued, kPending, kActive, kTail, kAway, kDone };
 struct DevRun {
   const DevPod* dev = nullptr;
   DevState state = DevState::kQueued;
@@ -80,6 +81,7 @@ struct DevRun {
   double start = -1, tail_start = -1;  // start: of the current placement
   double active_done = 0;              // active seconds before the current placement (evictions)
   bool waited = false;                 // its first wait is recorded
+  double back_at = 0;                  // kAway: when its user is back and starts it again
 };
 
 struct Replica {
@@ -115,8 +117,16 @@ class Engine final : public tenancy::AdmissionEnv {
   bool ClaimBoot(const std::vector<int>& cands, int gpus);
   void Release(Where& w, const cluster::PodSpec& pod);
   void StartJob(JobRun& r);
-  void PreemptJob(JobRun& r, bool by_admission);
+  enum class PreemptedBy { kAdmission, kSpot, kServing };
+  void PreemptJob(JobRun& r, PreemptedBy by);
+  // Frees room for a Gold serving replica by the stack's serving preemption; true if it did.
+  bool PreemptForReplica(const cluster::PodSpec& pod, const std::vector<int>& cands);
   void EndDev(DevRun& d, bool reclaimed);
+  // Seconds the notebook's GPU has been idle now (think time or its idle tail; 0 in a burst).
+  double DevIdleS(const DevRun& d) const;
+  // Stops an idle notebook (culler, idle reclaim): one in its idle tail ends; one in think time
+  // is cut in use, and its user starts it again at the end of the think time.
+  void StopIdleDev(DevRun& d);
   void StartDev(DevRun& d);
   void EvictDev(DevRun& d);
   void SpotReconcile();

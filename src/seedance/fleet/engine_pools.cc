@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <vector>
 
 #include "seedance/fleet/engine_internal.h"
+#include "seedance/sched/victims.h"
 
 namespace seedance::fleet::detail {
 
@@ -167,7 +169,7 @@ void Engine::SpotReconcile() {
       if (victim < 0) break;
       const cluster::NodeId node(static_cast<std::uint32_t>(victim));
       for (auto& r : jobs_) {
-        if (r.where.pool == p.index && r.where.node == node) PreemptJob(r, /*by_admission=*/false);
+        if (r.where.pool == p.index && r.where.node == node) PreemptJob(r, PreemptedBy::kSpot);
       }
       ++p.drops;
       p.slots[static_cast<std::size_t>(victim)].phase = Phase::kDown;
@@ -228,7 +230,7 @@ void Engine::PlacePending() {
   for (Replica& r : replicas_) {
     if (r.where.placed()) continue;
     const std::vector<int> cands = TypeCandidates(r.fleet_type);
-    if (TryPlace(r.pod, cands, &r.where)) {
+    if (TryPlace(r.pod, cands, &r.where) || (PreemptForReplica(r.pod, cands) && TryPlace(r.pod, cands, &r.where))) {
       r.ready_at = now_ + kModelLoadS;
     } else {
       ClaimBoot(cands, r.pod.num_gpu);
@@ -289,6 +291,39 @@ void Engine::MigrateToCommitted() {
     ++out_.migrations;
     StartJob(r);
   }
+}
+
+bool Engine::PreemptForReplica(const cluster::PodSpec& pod, const std::vector<int>& cands) {
+  using SP = StackConfig::ServingPreemption;
+  if (c_.serving_preemption == SP::kNone) return false;
+  const bool checkpoint_aware = c_.serving_preemption == SP::kCheckpointAware;
+  std::optional<sched::VictimSet> best;
+  for (int pi : cands) {
+    const PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    if (checkpoint_aware && !p.committed()) continue;
+    std::vector<sched::PreemptionCandidate> pc;
+    for (const JobRun& r : jobs_) {
+      if (r.state != JobState::kRunning || r.where.pool != pi) continue;
+      const tenancy::Tier tier = s_.tenancy.tenants[static_cast<std::size_t>(r.job->tenant)].tier;
+      if (tier == tenancy::Tier::kGold) continue;
+      // kube-scheduler: the lowest priorities first, then the fewest victims (a Silver pod weighs
+      // as a hundred Bronze ones). Seedance: the work lost since each victim's last checkpoint
+      // (GPU-seconds), plus one per victim so that fewer victims win a tie.
+      const double cost = checkpoint_aware
+                              ? r.job->gpus * std::fmod(std::max(0.0, now_ - r.seg_start), r.job->checkpoint_s) + 1.0
+                              : (tier == tenancy::Tier::kBronze ? 1.0 : 100.0);
+      pc.push_back({r.job->id, r.where.node, r.pod, r.where.gpus, cost});
+    }
+    auto vs = sched::FindVictimsForFit(*p.state, pod, pc);
+    if (!vs || vs->victims.empty()) continue;
+    if (!best || vs->cost < best->cost) best = std::move(vs);
+    // kube-scheduler takes the first pool (node group) in the replica's order that can be freed;
+    // Seedance compares every committed pool.
+    if (!checkpoint_aware) break;
+  }
+  if (!best) return false;
+  for (std::int64_t id : best->victims) PreemptJob(jobs_[job_index_.at(id)], PreemptedBy::kServing);
+  return true;
 }
 
 void Engine::ScaleDown() {

@@ -168,6 +168,21 @@ void AddDevPods(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* n
       s->dev.push_back(d);
     }
   }
+  // Think time (issue 39): a session in use alternates bursts of GPU use, Exp(mean 15 min), with
+  // think time at zero GPU use, Exp(mean 5 min); a gap that would reach the end of the active
+  // period is dropped (the idle tail follows the last burst). Its own stream, so the draws above
+  // are those of issue 30.
+  Rng think(Stream(0x7a1c000u, o));
+  for (DevPod& d : s->dev) {
+    double t = 0;
+    for (;;) {
+      t += think.Exponential(1.0 / kThinkBurstMeanS);
+      const double gap = think.Exponential(1.0 / kThinkGapMeanS);
+      if (t + gap >= d.active_s) break;
+      d.think_gaps.emplace_back(t, gap);
+      t += gap;
+    }
+  }
   std::sort(s->dev.begin(), s->dev.end(),
             [](const DevPod& a, const DevPod& b) { return std::tie(a.arrival_s, a.id) < std::tie(b.arrival_s, b.id); });
 }
@@ -295,6 +310,8 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
           std::to_string(14 + 7 * o.week) + " (gangs of 1-8 GPUs)",
       "Philly speeds: min(FP16 x MFU, memory bandwidth) against a V100; PFLOP = V100-seconds x 125 TFLOPS x 40 % MFU",
       "dev: 30 notebook sessions per weekday, 5 per weekend day, 1 GPU, active U(1,4) h then idle Exp(6 h) capped at 64 h",
+      "dev think time: while in use, bursts of GPU use Exp(15 min) alternate with think time at zero GPU use Exp(5 min); "
+      "an idle detector on GPU activity sees think time as idle, and a notebook stopped in it is a session cut in use",
       "serving: chat (llama-2-7b, Azure conv, 24 req/s mean) and code (llama-2-7b, Azure code, 6 req/s mean), "
       "hour-of-week shape from data/fleet_week/weekly_shape.csv (the Philly trace's submissions by hour of week)",
       "tenants: search (Gold, 24 GPUs), ads (Silver, 16), research (Silver, 24), philly (Bronze, 16), dev (Bronze, 16): one cohort",
