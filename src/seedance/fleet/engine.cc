@@ -39,6 +39,7 @@ StackConfig SeedanceStack() {
   s.tenancy = tenancy::TenancyMode::kSeedance;
   s.placement = "seedance";
   s.cost_aware = true;
+  s.migrate_min_speed = kSeedanceMigrateMinSpeed;
   s.batching = "seedance";
   s.serving_planner = true;
   s.predictive = true;

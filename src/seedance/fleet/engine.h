@@ -34,6 +34,9 @@ struct StackConfig {
   // observed preemption rate, deadlines and the submitter's estimate decide spot vs on-demand) and
   // moves of running jobs from cloud pools to committed GPUs that fall free.
   bool cost_aware = false;
+  // ... a move goes only to a committed type at least this fast relative to the cloud type it
+  // leaves (Seedance's patience for slower owned GPUs; issue 30 used 0.8).
+  double migrate_min_speed = 0.8;
   // Serving: the batching engine of every replica ("vllm" at its tuned knobs, or "seedance")...
   std::string batching = "vllm";
   // ... and the fleet of replicas: false = one GPU type (the cheapest single type for the tuning
@@ -61,6 +64,10 @@ struct StackConfig {
 // kIdleTimeoutGrid whose notebook sessions cut while in use stay within kMaxCutInUseShare.
 inline constexpr double kCullerTimeoutS = 3600;
 inline constexpr double kSeedanceIdleGraceS = 3600;
+// Seedance's migrate_min_speed, the tuning week's choice from kMigrateMinSpeedGrid (fleet_test:
+// the cheapest whose mean JCT and deadlines met are no worse than the competent base's).
+inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
+inline constexpr double kSeedanceMigrateMinSpeed = 0.25;
 
 // The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
 // competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass

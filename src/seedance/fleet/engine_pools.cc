@@ -266,21 +266,30 @@ void Engine::PlacePending() {
 
 void Engine::MigrateToCommitted() {
   // Seedance's cost-aware layer (S3): a training job running on a cloud pool moves to a committed
-  // pool (owned, reserved: marginal price 0) that has room now, at a type no more than 20 % slower,
-  // once it has run 30 min there (a job's run so far is the no-oracle guess of what is left, so a
-  // job about to end is not moved for nothing): it checkpoints, releases its cloud GPUs and
-  // restarts from the checkpoint. SkyPilot's managed jobs never move a healthy job.
+  // pool (owned, reserved: marginal price 0) that has room now, at a type at least
+  // migrate_min_speed as fast (fastest first), once it has run 30 min there (a job's run so far is
+  // the no-oracle guess of what is left, so a job about to end is not moved for nothing), and only
+  // if its deadline still holds there by the submitter's estimate (else by that guess): it
+  // checkpoints, releases its cloud GPUs and restarts from the checkpoint. SkyPilot's managed jobs
+  // never move a healthy job.
   if (!c_.cost_aware) return;
   for (JobRun& r : jobs_) {
     if (r.state != JobState::kRunning) continue;
     const PoolRun& from = pools_[static_cast<std::size_t>(r.where.pool)];
     if (from.committed() || now_ - r.seg_start < 1800) continue;
     const double speed = r.job->steps_per_s[static_cast<std::size_t>(from.spec->type)];
-    std::vector<int> cands;
+    const double left = r.job->user_estimate_steps > 0 ? std::max(0.0, r.job->user_estimate_steps - r.done) : r.done;
+    std::vector<std::pair<double, int>> by_speed;
     for (const auto& p : pools_) {
-      if (p.committed() && r.job->steps_per_s[static_cast<std::size_t>(p.spec->type)] >= 0.8 * speed) cands.push_back(p.index);
+      const double to = r.job->steps_per_s[static_cast<std::size_t>(p.spec->type)];
+      if (!p.committed() || to <= 0 || to < c_.migrate_min_speed * speed) continue;
+      if (std::isfinite(r.job->deadline_s) && now_ + s_.fleet.restart_s + left / to > r.job->deadline_s) continue;
+      by_speed.emplace_back(-to, p.index);
     }
-    if (cands.empty()) continue;
+    if (by_speed.empty()) continue;
+    std::sort(by_speed.begin(), by_speed.end());
+    std::vector<int> cands;
+    for (const auto& [neg_speed, pool] : by_speed) cands.push_back(pool);
     Where to;
     if (!TryPlace(r.pod, cands, &to)) continue;
     // Checkpoint now: the checkpoint's cost is the only work lost.

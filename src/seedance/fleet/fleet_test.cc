@@ -332,6 +332,46 @@ TEST(FleetWeekTuningTest, TheCullerTimeoutAndSeedancesGraceAreTheTuningWeeksChoi
   EXPECT_EQ(grace->chosen_s, kSeedanceIdleGraceS);
 }
 
+// Seedance's patience for slower owned GPUs (issue 39: idle owned GPUs filled with training on any
+// type whose deadline holds there) is the tuning week's choice: the cheapest value whose mean JCT
+// and deadlines met are no worse than the competent base's over the tuning weeks.
+TEST(FleetWeekTuningTest, TheMigrationPatienceIsTheTuningWeeksChoice) {
+  std::vector<FleetWeekScenario> weeks;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) weeks.push_back(Other("a", 0, seed));
+  std::vector<const FleetWeekScenario*> ptrs = {&Base()};
+  for (const auto& w : weeks) ptrs.push_back(&w);
+  auto sum = [&](const StackConfig& c, double* usd, double* jct, int* met) {
+    *usd = 0;
+    *jct = 0;
+    *met = 0;
+    for (const FleetWeekScenario* w : ptrs) {
+      auto o = RunFleetWeek(*w, c);
+      ASSERT_TRUE(o.has_value());
+      *usd += o->total_usd;
+      *jct += o->jct_mean_h / static_cast<double>(ptrs.size());
+      *met += o->deadlines_met;
+    }
+  };
+  double base_usd = 0, base_jct = 0;
+  int base_met = 0;
+  sum(CompetentStack(), &base_usd, &base_jct, &base_met);
+  double chosen = -1, best = 0;
+  for (double v : kMigrateMinSpeedGrid) {
+    StackConfig c = SeedanceStack();
+    c.migrate_min_speed = v;
+    double usd = 0, jct = 0;
+    int met = 0;
+    sum(c, &usd, &jct, &met);
+    std::cout << "migrate_min_speed " << v << ": $" << usd << ", JCT " << jct << " h (base " << base_jct << "), deadlines "
+              << met << " (base " << base_met << ")\n";
+    if (jct <= base_jct && met >= base_met && (chosen < 0 || usd < best)) {
+      chosen = v;
+      best = usd;
+    }
+  }
+  EXPECT_EQ(chosen, SeedanceStack().migrate_min_speed);
+}
+
 // Gold serving preempts training (issue 39): the competent base by PriorityClass, Seedance on owned
 // nodes by the least work lost; each changes decisions, keeps every Gold guarantee, and Seedance's
 // rule saves money against Seedance without it.
