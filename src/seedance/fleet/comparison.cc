@@ -156,7 +156,10 @@ const std::vector<Lever>& WaterfallLevers() {
          c->idle_grace_s = SeedanceStack().idle_grace_s;
        }},
       {"packing (capacity-aware placement)", [](StackConfig* c) { c->placement = "seedance"; }},
-      {"cost-aware GPU type and spot", [](StackConfig* c) { c->cost_aware = true; }},
+      {"cost-aware GPU type and spot", [](StackConfig* c) {
+         c->cost_aware = true;
+         c->migrate_min_speed = SeedanceStack().migrate_min_speed;
+       }},
       {"batching (Seedance engine)", [](StackConfig* c) { c->batching = "seedance"; }},
       {"serving fleet (planner mix + forecast)", [](StackConfig* c) {
          c->serving_planner = true;
