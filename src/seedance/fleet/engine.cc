@@ -128,7 +128,7 @@ Status Engine::Setup() {
   admitter_ = std::make_unique<tenancy::Admitter>(std::move(book), c_.tenancy, tiers);
 
   // Serving controllers.
-  // The on-demand price of each of a profile's GPU types, and their fleet types.
+  // The price of each of a profile's GPU types (ServingTypePrice), and their fleet types.
   auto types_and_prices = [&](const ServingProfile& prof, std::vector<int>* ft, std::vector<double>* prices) -> Status {
     for (const std::string& g : prof.gpus) {
       int f = -1;
@@ -137,8 +137,7 @@ Status Engine::Setup() {
       }
       if (f < 0) return InternalError("serving type " + g + " is not a fleet type");
       ft->push_back(f);
-      const int od = s_.fleet.FindPool(f, sim::Tier::kOnDemand);
-      prices->push_back(od >= 0 ? s_.fleet.pools[static_cast<std::size_t>(od)].usd_per_gpu_hour : 0.0);
+      prices->push_back(ServingTypePrice(s_, f));
     }
     return Status::Ok();
   };

@@ -77,6 +77,26 @@ TEST(FleetWeekScenarioTest, EveryKindOfWorkAndTheHeldOutWeekDiffers) {
   EXPECT_EQ(w2.serving[0].tuning_peak_rps, Other("a", 0, 5).serving[0].tuning_peak_rps);
 }
 
+// Owned capacity at its marginal cost (issue 39): a serving type with no on-demand pool is priced
+// at its owned GPUs' power and cooling, not at $0 (nor at its whole TCO, which is paid anyway).
+TEST(FleetWeekScenarioTest, AServingTypeWithNoOnDemandPoolIsPricedAtItsOwnedMarginalCost) {
+  FleetWeekScenario s = Base();
+  const auto it = std::find(s.fleet.gpu_types.begin(), s.fleet.gpu_types.end(), "H100");
+  ASSERT_NE(it, s.fleet.gpu_types.end());
+  const int h100 = static_cast<int>(it - s.fleet.gpu_types.begin());
+  const int od = s.fleet.FindPool(h100, sim::Tier::kOnDemand);
+  ASSERT_GE(od, 0);
+  EXPECT_EQ(ServingTypePrice(s, h100), s.fleet.pools[static_cast<std::size_t>(od)].usd_per_gpu_hour);
+  s.fleet.pools.erase(s.fleet.pools.begin() + od);
+  const int owned = s.fleet.FindPool(h100, sim::Tier::kOwned);
+  ASSERT_GE(owned, 0);
+  const double p = ServingTypePrice(s, h100);
+  std::cout << "H100 owned: TCO $" << s.fleet.pools[static_cast<std::size_t>(owned)].usd_per_gpu_hour
+            << "/GPU-h, marginal $" << p << "/GPU-h\n";
+  EXPECT_GT(p, 0);
+  EXPECT_LT(p, s.fleet.pools[static_cast<std::size_t>(owned)].usd_per_gpu_hour);
+}
+
 TEST(FleetWeekScenarioTest, UnknownShapeIsAnError) {
   FleetWeekOptions o;
   o.data_dir = Data();

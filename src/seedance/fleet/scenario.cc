@@ -11,6 +11,7 @@
 #include "seedance/core/csv.h"
 #include "seedance/core/rng.h"
 #include "seedance/cost/price_table.h"
+#include "seedance/cost/tco.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/sim/fleet_file.h"
 #include "seedance/sim/workloads.h"
@@ -189,6 +190,13 @@ void AddDevPods(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* n
 
 }  // namespace
 
+double ServingTypePrice(const FleetWeekScenario& s, int fleet_type) {
+  const int od = s.fleet.FindPool(fleet_type, sim::Tier::kOnDemand);
+  if (od >= 0) return s.fleet.pools[static_cast<std::size_t>(od)].usd_per_gpu_hour;
+  const auto t = static_cast<std::size_t>(fleet_type);
+  return t < s.owned_marginal_usd_per_gpu_hour.size() ? s.owned_marginal_usd_per_gpu_hour[t] : 0.0;
+}
+
 std::string FleetFileOf(const std::string& data_dir, const std::string& shape) {
   return data_dir + "/fleets/fleet-week-" + shape + ".yaml";
 }
@@ -240,6 +248,15 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
                             LoadWeekFleet(o.data_dir, o.fleet_file.empty() ? FleetFileOf(o.data_dir, o.shape) : o.fleet_file));
   const sim::FleetFile& file = loaded.file;
   s.fleet = loaded.spec;
+  for (const sim::FleetFileGpu& g : file.gpus) {
+    double marginal = 0;
+    if (g.owned > 0) {
+      const gpu::GpuFacts& facts = gpu::GpuAt(*gpu::ParseGpuName(g.type, gpu::NameMatch::kCanonical));
+      SEEDANCE_ASSIGN_OR_RETURN(const cost::Tco tco, cost::OwnedGpuTco(facts, g.tco));
+      marginal = (tco.power + tco.cooling) * tco.inputs.tflops / 8760.0;
+    }
+    s.owned_marginal_usd_per_gpu_hour.push_back(marginal);
+  }
 
   for (const TenantDef& t : kTenants) {
     tenancy::TenantConfig c;

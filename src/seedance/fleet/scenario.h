@@ -107,9 +107,17 @@ struct FleetWeekScenario {
   std::vector<DevPod> dev;         // by (arrival_s, id)
   std::vector<ServingDeployment> serving;
   double horizon_s = kWeekS;
+  // By fleet type: an owned GPU's marginal cost of running, $ per GPU-hour (the power and cooling
+  // parts of the fleet file's TCO model; 0 for a type with no owned GPUs).
+  std::vector<double> owned_marginal_usd_per_gpu_hour;
   std::vector<std::string> assumptions;  // one line each, printed beside the figures
   std::shared_ptr<TunedServingPolicies> tuned = std::make_shared<TunedServingPolicies>();
 };
+
+// The price the serving controllers see for one replica GPU of fleet type `fleet_type` (issue 39):
+// the type's on-demand price when the fleet has an on-demand pool of it, else its owned GPUs'
+// marginal (power and cooling) cost, else 0 (reserved only: paid whether used or not).
+double ServingTypePrice(const FleetWeekScenario& s, int fleet_type);
 
 // The fleet file of a shape: data/fleets/fleet-week-<shape>.yaml.
 std::string FleetFileOf(const std::string& data_dir, const std::string& shape);
