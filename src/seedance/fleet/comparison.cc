@@ -368,7 +368,8 @@ nlohmann::json RowJson(const StackResult& r) {
                  {"pool_choice", r.config.cost_aware ? "seedance-cost-aware" : "kueue-flavors+skypilot-any-of"},
                  {"batching", r.config.batching},
                  {"serving", r.config.serving_planner ? (r.config.predictive ? "planner-mix+forecast" : "planner-mix+reactive")
-                                                      : "single-type+reactive-hpa"}};
+                             : r.config.keda_cron   ? "single-type+keda-cron+hpa"
+                                                    : "single-type+reactive-hpa"}};
   j["total_usd"] = s.total_usd;
   j["committed_usd"] = s.committed_usd;
   j["on_demand_usd"] = s.on_demand_usd;

@@ -25,8 +25,9 @@ StackConfig StandardStack(const std::string& placement) {
 
 StackConfig CompetentStack() {
   StackConfig s = StandardStack("most-allocated");
-  s.name = "competent standard (most-allocated, idle culler, PriorityClass preemption)";
+  s.name = "competent standard (most-allocated, idle culler, PriorityClass, KEDA cron + HPA)";
   s.idle_cull_s = kCullerTimeoutS;
+  s.keda_cron = true;
   s.serving_preemption = StackConfig::ServingPreemption::kPriorityClass;
   return s;
 }
@@ -178,7 +179,8 @@ Status Engine::Setup() {
     SEEDANCE_RETURN_IF_ERROR(types_and_prices(prof, &ft, &prices));
     profile_fleet_type_.push_back(ft);
     SEEDANCE_ASSIGN_OR_RETURN(const auto standard, tuned_for(sd, "vllm", "reactive", false, kMinServedShare));
-    const std::string autoscaler = c_.serving_planner && c_.predictive ? "predictive" : "reactive";
+    const bool forecast = c_.serving_planner ? c_.predictive : c_.keda_cron;
+    const std::string autoscaler = forecast ? "predictive" : "reactive";
     SEEDANCE_ASSIGN_OR_RETURN(const auto tuned, tuned_for(sd, c_.batching, autoscaler, c_.serving_planner,
                                                           std::max(kMinServedShare, standard.second)));
     const ServingPolicy& pol = tuned.first;

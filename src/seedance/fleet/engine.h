@@ -44,6 +44,12 @@ struct StackConfig {
   // (`predictive`) or, with predictive off, by the same reactive rule.
   bool serving_planner = false;
   bool predictive = true;
+  // One GPU type (serving_planner off) with KEDA: a cron trigger per hour of the week whose
+  // desiredReplicas a platform team sets from the same hour one week back (times a headroom), and
+  // the HPA on request rate beside it (KEDA scales to the largest of its scalers). That is the
+  // seasonal-naive predictive controller on the single type, tuned on the tuning week like every
+  // other controller (its HPA target and headroom).
+  bool keda_cron = false;
   // Notebooks: JupyterHub's idle culler (jupyterhub-idle-culler --timeout; 0 = none): a notebook
   // whose GPU has been idle this long is stopped, whether its user is thinking or gone.
   double idle_cull_s = 0;
@@ -62,7 +68,7 @@ struct StackConfig {
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
 // week 1, seeds 0-4; TuneIdleTimeout in comparison.h, checked by fleet_test): the cheapest of
 // kIdleTimeoutGrid whose notebook sessions cut while in use stay within kMaxCutInUseShare.
-inline constexpr double kCullerTimeoutS = 3600;
+inline constexpr double kCullerTimeoutS = 7200;
 inline constexpr double kSeedanceIdleGraceS = 3600;
 // Seedance's migrate_min_speed, the tuning week's choice from kMigrateMinSpeedGrid (fleet_test:
 // the cheapest whose mean JCT and deadlines met are no worse than the competent base's).
@@ -71,7 +77,7 @@ inline constexpr double kSeedanceMigrateMinSpeed = 0.25;
 
 // The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
 // competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass
-// preemption for Gold serving; the headline base); Seedance with every layer on.
+// preemption for Gold serving, KEDA cron + HPA; the headline base); Seedance with every layer on.
 StackConfig StandardStack(const std::string& placement);
 StackConfig CompetentStack();
 StackConfig SeedanceStack();
