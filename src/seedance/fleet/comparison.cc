@@ -287,7 +287,8 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
 
 namespace {
 
-std::string Pct(double x) { return fmt::format("{:+.1f} %", 100.0 * x); }
+// A change in percent; rounding noise below the printed digit is shown as +0.0, not -0.0.
+std::string Pct(double x) { return fmt::format("{:+.1f} %", std::abs(x) < 5e-4 ? 0.0 : 100.0 * x); }
 
 std::string StandardLabel(const SetResult& r, std::size_t i) {
   const int k = static_cast<int>(i);
