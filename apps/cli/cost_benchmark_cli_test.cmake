@@ -22,7 +22,8 @@
 #                  decision log), the committed pools and their accounting in the assumptions
 #   bad_fleet      a bad fleet file: exit 2 naming file:line and key, nothing written
 #   fleet_week     --workload fleet-week twice: byte-identical results.json and report, the keys
-#                  fleet_week.standard / .seedance / .levers[5], the headline set held out, the
+#                  fleet_week.standard (the competent base) / .seedance / .levers[6], issue 30's base
+#                  and the idle compute per set, the headline set held out, the
 #                  waterfall and the bound in the table; --fleet runs one set on that fleet
 #                  (label slow: reuses fleet_test's serving profiles)
 #   bad_fleet_week --workload fleet-week with --seeds (it runs its own held-out sets), with a fleet
@@ -690,10 +691,17 @@ elseif(CASE STREQUAL "fleet_week")
   string(JSON n_levers LENGTH "${json}" fleet_week levers)
   string(JSON headline GET "${json}" fleet_week headline_set)
   string(JSON n_assumptions LENGTH "${json}" fleet_week sets 0 assumptions)
-  if(NOT n_levers EQUAL 5 OR n_assumptions LESS 5 OR NOT headline MATCHES "^held out: fleet a, week 2" OR
-     NOT std_usd GREATER 0 OR NOT sd_usd GREATER 0)
+  # Issue 39: the competent base, issue 30's base beside it, the idle-compute metric per set.
+  string(JSON shipped_usd GET "${json}" fleet_week sets 0 shipped_standard total_usd)
+  string(JSON std_name GET "${json}" fleet_week standard stack)
+  string(JSON idle_base GET "${json}" fleet_week sets 0 idle_gpu_hours base)
+  string(JSON idle_owned GET "${json}" fleet_week sets 0 idle_gpu_hours owned_seedance)
+  if(NOT n_levers EQUAL 6 OR n_assumptions LESS 5 OR NOT headline MATCHES "^held out: fleet a, week 2" OR
+     NOT std_usd GREATER 0 OR NOT sd_usd GREATER 0 OR NOT shipped_usd GREATER std_usd OR
+     NOT std_name MATCHES "^competent standard" OR NOT idle_base GREATER 0 OR NOT idle_owned GREATER 0)
     message(FATAL_ERROR "results.json fleet_week: levers ${n_levers}, assumptions ${n_assumptions}, headline '${headline}', "
-                        "standard ${std_usd}, seedance ${sd_usd}")
+                        "standard ${std_usd} (${std_name}), issue 30's ${shipped_usd}, seedance ${sd_usd}, "
+                        "idle ${idle_base} / owned ${idle_owned}")
   endif()
   if(NOT stdout MATCHES "waterfall: each layer alone over the base" OR NOT stdout MATCHES "lower bound for the base's work")
     message(FATAL_ERROR "the table lacks the waterfall or the bound:\n${stdout}")

@@ -56,6 +56,10 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.gold_checks += o.gold_checks;
     s.gold_violations += o.gold_violations;
     s.dev_sessions += o.dev_sessions;
+    s.dev_cut_in_use += o.dev_cut_in_use;
+    s.idle_gpu_hours += o.idle_gpu_hours;
+    s.owned_idle_gpu_hours += o.owned_idle_gpu_hours;
+    s.serving_preemptions += o.serving_preemptions;
     s.dev_wait_p90_min += o.dev_wait_p90_min / n;
     for (std::size_t u = 0; u < s.gpu_hours.size(); ++u) s.gpu_hours[u] += o.gpu_hours[u];
     s.spot_preemptions += o.spot_preemptions;
@@ -109,6 +113,31 @@ std::vector<std::string> ShortfallWarnings(const SetResult& r) {
 
 }  // namespace
 
+Result<IdleTimeoutTuning> TuneIdleTimeout(const std::vector<const FleetWeekScenario*>& weeks, const StackConfig& stack,
+                                          bool grace) {
+  IdleTimeoutTuning t;
+  for (double v : kIdleTimeoutGrid) {
+    StackConfig c = stack;
+    (grace ? c.idle_grace_s : c.idle_cull_s) = v;
+    IdleTimeoutRow row;
+    row.timeout_s = v;
+    for (const FleetWeekScenario* w : weeks) {
+      SEEDANCE_ASSIGN_OR_RETURN(const FleetWeekOutcome o, RunFleetWeek(*w, c));
+      row.total_usd += o.total_usd;
+      row.cut_in_use += o.dev_cut_in_use;
+      row.sessions += o.dev_sessions;
+    }
+    t.rows.push_back(row);
+  }
+  const IdleTimeoutRow* best = nullptr;
+  for (const auto& row : t.rows) {
+    if (row.cut_in_use > kMaxCutInUseShare * row.sessions) continue;
+    if (best == nullptr || row.total_usd < best->total_usd) best = &row;
+  }
+  t.chosen_s = best ? best->timeout_s : 0.0;
+  return t;
+}
+
 double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base) {
   // $ per unit of each kind of useful work, weighted by the base's units (its basket).
   const double cost = Ratio(x.training_usd, x.training_pflop) * base.training_pflop +
@@ -121,14 +150,23 @@ double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base) {
 const std::vector<Lever>& WaterfallLevers() {
   static const std::vector<Lever> kLevers = {
       {"tenancy (admission, reclaim, idle reclaim)",
-       [](StackConfig* c) { c->tenancy = tenancy::TenancyMode::kSeedance; }},
+       [](StackConfig* c) {
+         c->tenancy = tenancy::TenancyMode::kSeedance;
+         c->idle_cull_s = 0;  // Seedance's idle reclaim replaces the culler
+         c->idle_grace_s = SeedanceStack().idle_grace_s;
+       }},
       {"packing (capacity-aware placement)", [](StackConfig* c) { c->placement = "seedance"; }},
-      {"cost-aware GPU type and spot", [](StackConfig* c) { c->cost_aware = true; }},
+      {"cost-aware GPU type and spot", [](StackConfig* c) {
+         c->cost_aware = true;
+         c->migrate_min_speed = SeedanceStack().migrate_min_speed;
+       }},
       {"batching (Seedance engine)", [](StackConfig* c) { c->batching = "seedance"; }},
       {"serving fleet (planner mix + forecast)", [](StackConfig* c) {
          c->serving_planner = true;
          c->predictive = SeedanceStack().predictive;
        }},
+      {"Gold serving preempts training (checkpoint-aware, owned nodes)",
+       [](StackConfig* c) { c->serving_preemption = StackConfig::ServingPreemption::kCheckpointAware; }},
   };
   return kLevers;
 }
@@ -159,7 +197,9 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
   for (const WeekSet& set : options.sets) {
     SetResult r;
     r.set = set;
-    std::vector<StackConfig> stacks = {StandardStack("least-allocated"), StandardStack("most-allocated"), SeedanceStack()};
+    std::vector<StackConfig> stacks = {StandardStack("least-allocated"), StandardStack("most-allocated"), CompetentStack(),
+                                       SeedanceStack()};
+    const std::size_t kStandardRows = 3;
     std::vector<std::vector<FleetWeekOutcome>> outs(stacks.size());
     std::vector<FleetWeekScenario> built;
     for (std::uint64_t seed : set.seeds) {
@@ -185,19 +225,21 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       }
       built.push_back(std::move(s));
     }
-    for (std::size_t k = 0; k < 2; ++k) {
+    for (std::size_t k = 0; k < kStandardRows; ++k) {
       StackResult sr;
       sr.config = stacks[k];
       sr.seeds = outs[k];
       sr.sum = Sum(outs[k]);
       r.standard.push_back(std::move(sr));
     }
-    r.base = r.standard[1].sum.total_usd < r.standard[0].sum.total_usd ? 1 : 0;
+    // Issue 30's base was the cheaper kube-scheduler scoring; the headline base is the competent stack.
+    r.shipped_base = r.standard[1].sum.total_usd < r.standard[0].sum.total_usd ? 1 : 0;
+    r.base = 2;
     const FleetWeekOutcome& base = r.standard[static_cast<std::size_t>(r.base)].sum;
     for (auto& sr : r.standard) sr.unit_cost_index = UnitCostIndex(sr.sum, base);
-    r.seedance.config = stacks[2];
-    r.seedance.seeds = outs[2];
-    r.seedance.sum = Sum(outs[2]);
+    r.seedance.config = stacks[kStandardRows];
+    r.seedance.seeds = outs[kStandardRows];
+    r.seedance.sum = Sum(outs[kStandardRows]);
     r.seedance.unit_cost_index = UnitCostIndex(r.seedance.sum, base);
     r.committed_share = Ratio(base.committed_usd, base.total_usd);
     r.warnings = ShortfallWarnings(r);
@@ -219,7 +261,7 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       for (const Lever& lever : WaterfallLevers()) {
         StackConfig cfg = r.standard[static_cast<std::size_t>(r.base)].config;
         lever.apply(&cfg);
-        cfg.name = "standard + " + lever.name;
+        cfg.name = "base + " + lever.name;
         StackResult sr;
         sr.config = cfg;
         sr.lever = lever.name;
@@ -245,14 +287,21 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
 
 namespace {
 
-std::string Pct(double x) { return fmt::format("{:+.1f} %", 100.0 * x); }
+// A change in percent; rounding noise below the printed digit is shown as +0.0, not -0.0.
+std::string Pct(double x) { return fmt::format("{:+.1f} %", std::abs(x) < 5e-4 ? 0.0 : 100.0 * x); }
+
+std::string StandardLabel(const SetResult& r, std::size_t i) {
+  const int k = static_cast<int>(i);
+  return r.standard[i].config.name + (k == r.base ? " [base]" : k == r.shipped_base ? " [issue 30's base]" : "");
+}
 
 void RowText(std::ostringstream& os, const StackResult& r, const std::string& label) {
   const auto& s = r.sum;
-  os << fmt::format("  {:<52} {:>10.0f} {:>9} {:>9.5f} {:>8.3f} {:>7.2f} {:>7.2f} % {:>6.1f} {:>5}/{:<5} {:>4}/{:<4} {:>8.0f} {:>8.0f}\n",
+  os << fmt::format("  {:<66} {:>10.0f} {:>9} {:>9.5f} {:>8.3f} {:>7.2f} {:>7.2f} % {:>6.1f} {:>5}/{:<5} {:>4}/{:<4} {:>8.0f} {:>8.0f} {:>8.0f} {:>8.0f} {:>5}\n",
                     label, s.total_usd, Pct(r.unit_cost_index - 1), s.UsdPerPflop(), s.UsdPerMtok(), s.UsdPerDevHour(),
                     100.0 * s.serving_attainment, s.jct_mean_h, s.deadlines_met, s.deadlines, s.gold_violations,
-                    s.gold_checks, s.gpu_hours[kDevIdle], s.gpu_hours[kFree]);
+                    s.gold_checks, s.gpu_hours[kDevIdle], s.gpu_hours[kFree], s.idle_gpu_hours, s.owned_idle_gpu_hours,
+                    s.dev_cut_in_use);
 }
 
 }  // namespace
@@ -263,12 +312,10 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
   for (const SetResult& r : c.sets) {
     os << "\n" << r.set.name << (r.set.held_out ? "" : " (tuning: not a headline)") << "\n";
     for (const std::string& w : r.warnings) os << "  warning: " << w << "\n";
-    os << fmt::format("  {:<52} {:>10} {:>9} {:>9} {:>8} {:>7} {:>9} {:>6} {:>11} {:>9} {:>8} {:>8}\n", "stack",
+    os << fmt::format("  {:<66} {:>10} {:>9} {:>9} {:>8} {:>7} {:>9} {:>6} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>5}\n", "stack",
                       "total $", "unit cost", "$/PFLOP", "$/Mtok", "$/devh", "SLO", "JCT h", "deadlines", "Gold viol",
-                      "dev idle", "free");
-    for (std::size_t i = 0; i < r.standard.size(); ++i) {
-      RowText(os, r.standard[i], r.standard[i].config.name + (static_cast<int>(i) == r.base ? " [base]" : ""));
-    }
+                      "dev idle", "free", "idle", "own idle", "cut");
+    for (std::size_t i = 0; i < r.standard.size(); ++i) RowText(os, r.standard[i], StandardLabel(r, i));
     RowText(os, r.seedance, "seedance (every layer)");
     if (!r.levers.empty()) {
       os << "  waterfall: each layer alone over the base, then all together\n";
@@ -282,6 +329,12 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
     }
     os << fmt::format("  committed (owned / reserved) GPUs are {:.1f} % of the base's bill: paid in every stack\n",
                       100.0 * r.committed_share);
+    const FleetWeekOutcome& b = r.standard[static_cast<std::size_t>(r.base)].sum;
+    os << fmt::format("  idle compute (free GPUs on held nodes + idle notebooks): {:.0f} -> {:.0f} GPU-h ({}); on owned / "
+                      "reserved GPUs {:.0f} -> {:.0f} GPU-h ({})\n",
+                      b.idle_gpu_hours, r.seedance.sum.idle_gpu_hours, Pct(Ratio(r.seedance.sum.idle_gpu_hours, b.idle_gpu_hours) - 1),
+                      b.owned_idle_gpu_hours, r.seedance.sum.owned_idle_gpu_hours,
+                      Pct(Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours) - 1));
     if (r.bound_error.empty()) {
       os << fmt::format("  lower bound for the base's work on this fleet: ${:.0f}, {} against the base (no stack can save more)\n",
                         r.bound_usd, Pct(r.bound_index - 1));
@@ -305,12 +358,19 @@ nlohmann::json RowJson(const StackResult& r) {
   nlohmann::json j;
   j["stack"] = r.config.name;
   if (!r.lever.empty()) j["lever"] = r.lever;
+  const char* preemption = r.config.serving_preemption == StackConfig::ServingPreemption::kNone            ? "none"
+                           : r.config.serving_preemption == StackConfig::ServingPreemption::kPriorityClass ? "priority-class"
+                                                                                                           : "checkpoint-aware-owned";
   j["config"] = {{"tenancy", r.config.tenancy == tenancy::TenancyMode::kSeedance ? "seedance" : "kueue-fair-sharing"},
+                 {"idle_culler_timeout_s", r.config.idle_cull_s},
+                 {"idle_grace_s", r.config.idle_grace_s},
+                 {"serving_preemption", preemption},
                  {"placement", r.config.placement},
                  {"pool_choice", r.config.cost_aware ? "seedance-cost-aware" : "kueue-flavors+skypilot-any-of"},
                  {"batching", r.config.batching},
                  {"serving", r.config.serving_planner ? (r.config.predictive ? "planner-mix+forecast" : "planner-mix+reactive")
-                                                      : "single-type+reactive-hpa"}};
+                             : r.config.keda_cron   ? "single-type+keda-cron+hpa"
+                                                    : "single-type+reactive-hpa"}};
   j["total_usd"] = s.total_usd;
   j["committed_usd"] = s.committed_usd;
   j["on_demand_usd"] = s.on_demand_usd;
@@ -340,6 +400,9 @@ nlohmann::json RowJson(const StackResult& r) {
   j["gold_guarantee_checks"] = s.gold_checks;
   j["gold_guarantee_violations"] = s.gold_violations;
   j["dev_sessions"] = s.dev_sessions;
+  j["dev_sessions_cut_in_use"] = s.dev_cut_in_use;
+  j["idle_gpu_hours"] = s.idle_gpu_hours;
+  j["owned_idle_gpu_hours"] = s.owned_idle_gpu_hours;
   j["dev_wait_p90_min"] = s.dev_wait_p90_min;
   nlohmann::json gh;
   for (int u = 0; u < kNumUses; ++u) gh[UseName(u)] = s.gpu_hours[static_cast<std::size_t>(u)];
@@ -347,6 +410,7 @@ nlohmann::json RowJson(const StackResult& r) {
   j["spot_preemptions"] = s.spot_preemptions;
   j["admission_preemptions"] = s.admission_preemptions;
   j["idle_reclaims"] = s.idle_reclaims;
+  j["serving_preemptions"] = s.serving_preemptions;
   j["nodes_booted"] = s.nodes_booted;
   j["migrations_to_committed"] = s.migrations;
   j["serving_controllers"] = s.serving_description;
@@ -367,6 +431,12 @@ nlohmann::json SetJson(const SetResult& r) {
   j["week"] = r.set.week + 1;
   j["seeds"] = r.set.seeds;
   j["standard"] = RowJson(r.standard[static_cast<std::size_t>(r.base)]);
+  j["shipped_standard"] = RowJson(r.standard[static_cast<std::size_t>(r.shipped_base)]);
+  const FleetWeekOutcome& b = r.standard[static_cast<std::size_t>(r.base)].sum;
+  j["idle_gpu_hours"] = {{"base", b.idle_gpu_hours},
+                         {"seedance", r.seedance.sum.idle_gpu_hours},
+                         {"owned_base", b.owned_idle_gpu_hours},
+                         {"owned_seedance", r.seedance.sum.owned_idle_gpu_hours}};
   nlohmann::json all = nlohmann::json::array();
   for (const auto& s : r.standard) all.push_back(RowJson(s));
   j["standard_rows"] = all;
@@ -479,10 +549,12 @@ void RowHtml(std::ostringstream& os, const StackResult& r, const std::string& la
   const auto& s = r.sum;
   os << "<tr" << (bold ? " style=\"font-weight:bold\"" : "") << "><td>" << report::HtmlEscape(label) << "</td>"
      << fmt::format("<td>{:.0f}</td><td>{:+.1f} %</td><td>{:.5f}</td><td>{:.3f}</td><td>{:.2f}</td><td>{:.2f} %</td>"
-                    "<td>{:.1f}</td><td>{}/{}</td><td>{}/{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td></tr>\n",
+                    "<td>{:.1f}</td><td>{}/{}</td><td>{}/{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td>"
+                    "<td>{}</td></tr>\n",
                     s.total_usd, 100.0 * (r.unit_cost_index - 1), s.UsdPerPflop(), s.UsdPerMtok(), s.UsdPerDevHour(),
                     100.0 * s.serving_attainment, s.jct_mean_h, s.deadlines_met, s.deadlines, s.gold_violations,
-                    s.gold_checks, s.gpu_hours[kDevIdle], s.gpu_hours[kFree], s.gpu_hours[kBooting]);
+                    s.gold_checks, s.gpu_hours[kDevIdle], s.gpu_hours[kFree], s.gpu_hours[kBooting], s.idle_gpu_hours,
+                    s.owned_idle_gpu_hours, s.dev_cut_in_use);
 }
 
 }  // namespace
@@ -491,9 +563,11 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
   std::ostringstream os;
   os << "<section id=\"fleet-week\"><h2>The fleet week: every layer on one fleet</h2>\n";
   os << "<p>One week on one clock: training jobs of several tenants, two LLM serving deployments with a "
-        "diurnal load and notebooks with idle tails share owned, on-demand and spot pools. The standard stack "
-        "(Kueue with Fair Sharing, kube-scheduler's scoring, SkyPilot managed jobs, one GPU type per deployment "
-        "with vLLM at its tuned knobs and a reactive HPA, no idle reclaim) against Seedance's layers. Unit cost: "
+        "diurnal load and notebooks with think time and idle tails share owned, on-demand and spot pools. The "
+        "base is the competent standard stack (Kueue with Fair Sharing, kube-scheduler's bin packing, SkyPilot "
+        "managed jobs, one GPU type per deployment with vLLM at its tuned knobs and a reactive HPA, JupyterHub's "
+        "idle culler and PriorityClass preemption for Gold serving); issue 30's standard rows (no culler, no "
+        "preemption) are kept, labelled. Idle compute: GPU-hours free on held nodes plus held by idle notebooks. Unit cost: "
         "$ per PFLOP of training, per million tokens served within SLO and per notebook hour in use, weighted by "
         "the base stack's output. " << report::HtmlEscape(c.predictive_note) << ".</p>\n";
   int chart = 0;
@@ -502,9 +576,11 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
     for (const std::string& w : r.warnings) os << "<p style=\"color:#a00\"><b>Warning:</b> " << report::HtmlEscape(w) << "</p>\n";
     os << "<table><tr><th>stack</th><th>total $</th><th>unit cost</th><th>$/PFLOP</th><th>$/M tokens in SLO</th>"
           "<th>$/notebook hour</th><th>serving SLO</th><th>JCT h</th><th>deadlines met</th><th>Gold violations</th>"
-          "<th>idle notebook GPU-h</th><th>free GPU-h on held nodes</th><th>booting GPU-h</th></tr>\n";
+          "<th>idle notebook GPU-h</th><th>free GPU-h on held nodes</th><th>booting GPU-h</th>"
+          "<th>idle compute GPU-h (free + idle notebooks)</th><th>of it on owned / reserved GPUs</th>"
+          "<th>notebooks cut in use</th></tr>\n";
     for (std::size_t i = 0; i < r.standard.size(); ++i) {
-      RowHtml(os, r.standard[i], r.standard[i].config.name + (static_cast<int>(i) == r.base ? " (base)" : ""), false);
+      RowHtml(os, r.standard[i], StandardLabel(r, i), false);
     }
     RowHtml(os, r.seedance, "seedance (every layer)", true);
     for (const auto& l : r.levers) RowHtml(os, l, "base + " + l.lever, false);

@@ -45,8 +45,9 @@ struct StackResult {
 
 struct SetResult {
   WeekSet set;
-  std::vector<StackResult> standard;   // least-allocated, most-allocated
-  int base = 0;                         // index into standard: the cheaper one
+  std::vector<StackResult> standard;   // least-allocated, most-allocated (issue 30's), competent
+  int base = 0;                         // index into standard: the headline base (the competent stack)
+  int shipped_base = 0;                 // index into standard: issue 30's base (the cheaper scoring)
   StackResult seedance;
   std::vector<StackResult> levers;      // one layer on over the base, in waterfall order
   std::vector<std::string> assumptions;
@@ -83,6 +84,24 @@ const std::vector<Lever>& WaterfallLevers();
 // Runs every set. `progress` gets one line per week run (may be empty).
 Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& options,
                                                    const std::function<void(const std::string&)>& progress);
+
+// The idle culler's timeout (or Seedance's idle grace) tuned on weeks: every value of `grid` run
+// on each week with `stack` (its idle_cull_s, or idle_grace_s with `grace`, set to the value); the
+// chosen one is the cheapest (total $ over the weeks) whose notebook sessions cut while in use
+// are at most kMaxCutInUseShare of the sessions (the shortest value on a tie).
+inline constexpr double kMaxCutInUseShare = 0.01;
+inline constexpr double kIdleTimeoutGrid[] = {900, 1800, 3600, 7200, 14400};
+struct IdleTimeoutRow {
+  double timeout_s = 0;
+  double total_usd = 0;
+  int cut_in_use = 0, sessions = 0;
+};
+struct IdleTimeoutTuning {
+  std::vector<IdleTimeoutRow> rows;
+  double chosen_s = 0;   // 0: no value met the rule
+};
+Result<IdleTimeoutTuning> TuneIdleTimeout(const std::vector<const FleetWeekScenario*>& weeks, const StackConfig& stack,
+                                          bool grace);
 
 // Unit cost index of `x` against `base` (see StackResult).
 double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base);

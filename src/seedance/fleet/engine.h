@@ -34,6 +34,9 @@ struct StackConfig {
   // observed preemption rate, deadlines and the submitter's estimate decide spot vs on-demand) and
   // moves of running jobs from cloud pools to committed GPUs that fall free.
   bool cost_aware = false;
+  // ... a move goes only to a committed type at least this fast relative to the cloud type it
+  // leaves (Seedance's patience for slower owned GPUs; issue 30 used 0.8).
+  double migrate_min_speed = 0.8;
   // Serving: the batching engine of every replica ("vllm" at its tuned knobs, or "seedance")...
   std::string batching = "vllm";
   // ... and the fleet of replicas: false = one GPU type (the cheapest single type for the tuning
@@ -41,10 +44,42 @@ struct StackConfig {
   // (`predictive`) or, with predictive off, by the same reactive rule.
   bool serving_planner = false;
   bool predictive = true;
+  // One GPU type (serving_planner off) with KEDA: a cron trigger per hour of the week whose
+  // desiredReplicas a platform team sets from the same hour one week back (times a headroom), and
+  // the HPA on request rate beside it (KEDA scales to the largest of its scalers). That is the
+  // seasonal-naive predictive controller on the single type, tuned on the tuning week like every
+  // other controller (its HPA target and headroom).
+  bool keda_cron = false;
+  // Notebooks: JupyterHub's idle culler (jupyterhub-idle-culler --timeout; 0 = none): a notebook
+  // whose GPU has been idle this long is stopped, whether its user is thinking or gone.
+  double idle_cull_s = 0;
+  // Seedance's idle reclaim: every tier's idle limits (max_idle_s, reclaim_after_s) raised to at
+  // least this grace (0 = the tier defaults). Idleness is measured GPU activity, think time included.
+  double idle_grace_s = 0;
+  // A Gold serving replica that fits no free room: kNone boots a node for it (issue 30's stacks);
+  // kPriorityClass: kube-scheduler's default preemption with PriorityClasses (Gold serving above
+  // Silver and Bronze training) on any node of the replica's pools, victims by priority, blind to
+  // checkpoints; kCheckpointAware (Seedance): on committed (owned / reserved) nodes only, the
+  // training pods whose preemption loses the least work since their last checkpoint.
+  enum class ServingPreemption { kNone, kPriorityClass, kCheckpointAware };
+  ServingPreemption serving_preemption = ServingPreemption::kNone;
 };
 
-// The standard stack with kube-scheduler's `placement` strategy; Seedance with every layer on.
+// The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
+// week 1, seeds 0-4; TuneIdleTimeout in comparison.h, checked by fleet_test): the cheapest of
+// kIdleTimeoutGrid whose notebook sessions cut while in use stay within kMaxCutInUseShare.
+inline constexpr double kCullerTimeoutS = 7200;
+inline constexpr double kSeedanceIdleGraceS = 3600;
+// Seedance's migrate_min_speed, the tuning week's choice from kMigrateMinSpeedGrid (fleet_test:
+// the cheapest whose mean JCT and deadlines met are no worse than the competent base's).
+inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
+inline constexpr double kSeedanceMigrateMinSpeed = 0.25;
+
+// The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
+// competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass
+// preemption for Gold serving, KEDA cron + HPA; the headline base); Seedance with every layer on.
 StackConfig StandardStack(const std::string& placement);
+StackConfig CompetentStack();
 StackConfig SeedanceStack();
 
 // GPU-hours by use, in this order, over the week (and per hour in `hourly`).
@@ -77,10 +112,15 @@ struct FleetWeekOutcome {
   int deadlines = 0, deadlines_met = 0;                  // jobs with a deadline within the week
   int gold_checks = 0, gold_violations = 0;              // Gold arrivals within the guaranteed quota / not admitted within one cycle
   int dev_sessions = 0;
+  int dev_cut_in_use = 0;                                // notebooks stopped (culled, reclaimed) in think time
   double dev_wait_p90_min = 0;
   // What happened.
   std::array<double, kNumUses> gpu_hours{};
+  // The source documents' idle compute: GPU-hours free on held nodes plus held by idle notebooks,
+  // over every pool and over the committed (owned / reserved) pools only.
+  double idle_gpu_hours = 0, owned_idle_gpu_hours = 0;
   int spot_preemptions = 0, admission_preemptions = 0, idle_reclaims = 0;
+  int serving_preemptions = 0;                           // training pods preempted by Gold serving replicas
   int nodes_booted = 0;
   int migrations = 0;                                    // cloud -> committed moves (cost-aware layer)
   std::vector<std::array<double, kNumUses>> hourly;      // mean GPUs by use per hour

@@ -77,6 +77,26 @@ TEST(FleetWeekScenarioTest, EveryKindOfWorkAndTheHeldOutWeekDiffers) {
   EXPECT_EQ(w2.serving[0].tuning_peak_rps, Other("a", 0, 5).serving[0].tuning_peak_rps);
 }
 
+// Owned capacity at its marginal cost (issue 39): a serving type with no on-demand pool is priced
+// at its owned GPUs' power and cooling, not at $0 (nor at its whole TCO, which is paid anyway).
+TEST(FleetWeekScenarioTest, AServingTypeWithNoOnDemandPoolIsPricedAtItsOwnedMarginalCost) {
+  FleetWeekScenario s = Base();
+  const auto it = std::find(s.fleet.gpu_types.begin(), s.fleet.gpu_types.end(), "H100");
+  ASSERT_NE(it, s.fleet.gpu_types.end());
+  const int h100 = static_cast<int>(it - s.fleet.gpu_types.begin());
+  const int od = s.fleet.FindPool(h100, sim::Tier::kOnDemand);
+  ASSERT_GE(od, 0);
+  EXPECT_EQ(ServingTypePrice(s, h100), s.fleet.pools[static_cast<std::size_t>(od)].usd_per_gpu_hour);
+  s.fleet.pools.erase(s.fleet.pools.begin() + od);
+  const int owned = s.fleet.FindPool(h100, sim::Tier::kOwned);
+  ASSERT_GE(owned, 0);
+  const double p = ServingTypePrice(s, h100);
+  std::cout << "H100 owned: TCO $" << s.fleet.pools[static_cast<std::size_t>(owned)].usd_per_gpu_hour
+            << "/GPU-h, marginal $" << p << "/GPU-h\n";
+  EXPECT_GT(p, 0);
+  EXPECT_LT(p, s.fleet.pools[static_cast<std::size_t>(owned)].usd_per_gpu_hour);
+}
+
 TEST(FleetWeekScenarioTest, UnknownShapeIsAnError) {
   FleetWeekOptions o;
   o.data_dir = Data();
@@ -114,15 +134,15 @@ TEST(FleetWeekEngineTest, SeedanceKeepsGoldGuaranteesAndTheServingSlo) {
   EXPECT_GE(sd->serving_attainment, 0.98);
   EXPECT_LT(sd->total_usd, std_run->total_usd);
   EXPECT_GT(sd->idle_reclaims, 0);
-  EXPECT_EQ(std_run->idle_reclaims, 0);  // the standard stack has no idle reclaim
+  EXPECT_EQ(std_run->idle_reclaims, 0);  // issue 30's standard stack has no idle reclaim
 }
 
 // A mechanism that changes no decision does not count: each layer alone changes the week.
 TEST(FleetWeekEngineTest, EveryLeverChangesTheOutcome) {
-  auto base = RunFleetWeek(Base(), StandardStack("least-allocated"));
+  auto base = RunFleetWeek(Base(), CompetentStack());
   ASSERT_TRUE(base.has_value());
   for (const Lever& lever : WaterfallLevers()) {
-    StackConfig c = StandardStack("least-allocated");
+    StackConfig c = CompetentStack();
     lever.apply(&c);
     auto r = RunFleetWeek(Base(), c);
     ASSERT_TRUE(r.has_value()) << lever.name;
@@ -154,7 +174,8 @@ TEST(FleetWeekEngineTest, NoLookAhead) {
 }
 
 TEST(FleetWeekBoundTest, NoStackPaysLessThanTheBoundForItsOwnWork) {
-  for (const StackConfig& stack : {StandardStack("least-allocated"), StandardStack("most-allocated"), SeedanceStack()}) {
+  for (const StackConfig& stack :
+       {StandardStack("least-allocated"), StandardStack("most-allocated"), CompetentStack(), SeedanceStack()}) {
     auto r = RunFleetWeek(Base(), stack);
     ASSERT_TRUE(r.has_value());
     auto b = FleetWeekLowerBoundUsd(Base(), *r);
@@ -290,23 +311,117 @@ TEST(FleetWeekEngineTest, TheForecasterBeatsReactiveOnHeldOutDays) {
   }
 }
 
-// Idle reclaim does not rest on closing notebooks after the Bronze tier's 90 s: with a 30-minute
-// grace in every tier, Seedance still reclaims most idle notebook hours and still costs less.
-TEST(FleetWeekEngineTest, IdleReclaimStillSavesWithAThirtyMinuteGrace) {
-  FleetWeekScenario patient = Base();
-  for (auto& t : patient.tenancy.tiers) {
-    t.reclaim_after_s = std::max(t.reclaim_after_s, 1800.0);
-    t.max_idle_s = std::max(t.max_idle_s, 1800.0);
+// Notebooks have think time (issue 39): an idle detector with a short grace cuts sessions in use.
+// Seedance's idle reclaim at the Bronze tier's 90 s cuts many; at its tuned grace (>= 30 min), few.
+TEST(FleetWeekEngineTest, IdleReclaimNeedsAGraceLongerThanThinkTime) {
+  StackConfig quick = SeedanceStack();
+  quick.idle_grace_s = 0;  // the tier defaults: Bronze 90 s
+  auto fast = RunFleetWeek(Base(), quick);
+  auto tuned = RunFleetWeek(Base(), SeedanceStack());
+  auto none = RunFleetWeek(Base(), StandardStack("most-allocated"));
+  ASSERT_TRUE(fast.has_value() && tuned.has_value() && none.has_value());
+  std::cout << "sessions cut in use: 90 s grace " << fast->dev_cut_in_use << ", Seedance's grace " << tuned->dev_cut_in_use
+            << " of " << tuned->dev_sessions << "; idle notebook GPU-h: no reclaim " << none->gpu_hours[kDevIdle]
+            << ", Seedance " << tuned->gpu_hours[kDevIdle] << "\n";
+  EXPECT_GE(SeedanceStack().idle_grace_s, 1800.0);
+  EXPECT_GT(fast->dev_cut_in_use, fast->dev_sessions / 4);
+  EXPECT_LE(tuned->dev_cut_in_use, kMaxCutInUseShare * tuned->dev_sessions);
+  EXPECT_EQ(none->dev_cut_in_use, 0);
+  EXPECT_LT(tuned->gpu_hours[kDevIdle], 0.5 * none->gpu_hours[kDevIdle]);
+  EXPECT_LT(UnitCostIndex(*tuned, *none), 1.0);
+}
+
+// The competent base's culler timeout and Seedance's idle grace are the tuning week's choices
+// (fleet a, week 1, seeds 0-4), by one rule: the cheapest value that cuts at most 1 % of the
+// sessions while in use.
+TEST(FleetWeekTuningTest, TheCullerTimeoutAndSeedancesGraceAreTheTuningWeeksChoice) {
+  std::vector<FleetWeekScenario> weeks;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) weeks.push_back(Other("a", 0, seed));
+  std::vector<const FleetWeekScenario*> ptrs = {&Base()};
+  for (const auto& w : weeks) ptrs.push_back(&w);
+  auto culler = TuneIdleTimeout(ptrs, CompetentStack(), /*grace=*/false);
+  auto grace = TuneIdleTimeout(ptrs, SeedanceStack(), /*grace=*/true);
+  ASSERT_TRUE(culler.has_value() && grace.has_value());
+  for (const auto& [name, t] : {std::pair{"culler", &*culler}, std::pair{"seedance grace", &*grace}}) {
+    for (const auto& row : t->rows) {
+      std::cout << name << " " << row.timeout_s / 60 << " min: $" << row.total_usd << ", cut in use " << row.cut_in_use
+                << " of " << row.sessions << "\n";
+    }
   }
-  auto base = RunFleetWeek(Base(), StandardStack("most-allocated"));
-  auto quick = RunFleetWeek(Base(), SeedanceStack());
-  auto slow = RunFleetWeek(patient, SeedanceStack());
-  ASSERT_TRUE(base.has_value() && quick.has_value() && slow.has_value());
-  std::cout << "notebook idle GPU-h: standard " << base->gpu_hours[kDevIdle] << ", Seedance " << quick->gpu_hours[kDevIdle]
-            << ", with a 30-min grace " << slow->gpu_hours[kDevIdle] << "\n";
-  EXPECT_GT(slow->gpu_hours[kDevIdle], quick->gpu_hours[kDevIdle]);   // the grace changes decisions
-  EXPECT_LT(slow->gpu_hours[kDevIdle], 0.2 * base->gpu_hours[kDevIdle]);
-  EXPECT_LT(UnitCostIndex(*slow, *base), 1.0);
+  EXPECT_EQ(culler->chosen_s, kCullerTimeoutS);
+  EXPECT_EQ(grace->chosen_s, kSeedanceIdleGraceS);
+}
+
+// Seedance's patience for slower owned GPUs (issue 39: idle owned GPUs filled with training on any
+// type whose deadline holds there) is the tuning week's choice: the cheapest value whose mean JCT
+// and deadlines met are no worse than the competent base's over the tuning weeks.
+TEST(FleetWeekTuningTest, TheMigrationPatienceIsTheTuningWeeksChoice) {
+  std::vector<FleetWeekScenario> weeks;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) weeks.push_back(Other("a", 0, seed));
+  std::vector<const FleetWeekScenario*> ptrs = {&Base()};
+  for (const auto& w : weeks) ptrs.push_back(&w);
+  auto sum = [&](const StackConfig& c, double* usd, double* jct, int* met) {
+    *usd = 0;
+    *jct = 0;
+    *met = 0;
+    for (const FleetWeekScenario* w : ptrs) {
+      auto o = RunFleetWeek(*w, c);
+      ASSERT_TRUE(o.has_value());
+      *usd += o->total_usd;
+      *jct += o->jct_mean_h / static_cast<double>(ptrs.size());
+      *met += o->deadlines_met;
+    }
+  };
+  double base_usd = 0, base_jct = 0;
+  int base_met = 0;
+  sum(CompetentStack(), &base_usd, &base_jct, &base_met);
+  double chosen = -1, best = 0;
+  for (double v : kMigrateMinSpeedGrid) {
+    StackConfig c = SeedanceStack();
+    c.migrate_min_speed = v;
+    double usd = 0, jct = 0;
+    int met = 0;
+    sum(c, &usd, &jct, &met);
+    std::cout << "migrate_min_speed " << v << ": $" << usd << ", JCT " << jct << " h (base " << base_jct << "), deadlines "
+              << met << " (base " << base_met << ")\n";
+    if (jct <= base_jct && met >= base_met && (chosen < 0 || usd < best)) {
+      chosen = v;
+      best = usd;
+    }
+  }
+  EXPECT_EQ(chosen, SeedanceStack().migrate_min_speed);
+}
+
+// Gold serving preempts training (issue 39): the competent base by PriorityClass, Seedance on owned
+// nodes by the least work lost; each changes decisions, keeps every Gold guarantee, and Seedance's
+// rule saves money against Seedance without it.
+TEST(FleetWeekEngineTest, GoldServingPreemptsTraining) {
+  StackConfig no_preempt = SeedanceStack();
+  no_preempt.serving_preemption = StackConfig::ServingPreemption::kNone;
+  auto with = RunFleetWeek(Base(), SeedanceStack());
+  auto without = RunFleetWeek(Base(), no_preempt);
+  auto competent = RunFleetWeek(Base(), CompetentStack());
+  ASSERT_TRUE(with.has_value() && without.has_value() && competent.has_value());
+  std::cout << "Seedance: $" << with->total_usd << " with Gold preemption (" << with->serving_preemptions
+            << " preemptions), $" << without->total_usd << " without; competent base: " << competent->serving_preemptions
+            << " PriorityClass preemptions\n";
+  EXPECT_GT(with->serving_preemptions, 0);
+  EXPECT_EQ(without->serving_preemptions, 0);
+  EXPECT_GT(competent->serving_preemptions, 0);
+  EXPECT_LT(with->total_usd, without->total_usd);
+  EXPECT_EQ(with->gold_violations, 0);
+  EXPECT_EQ(competent->gold_violations, 0);
+  EXPECT_GE(with->serving_attainment, 0.98);
+}
+
+// The source documents' idle compute: free GPUs on held nodes plus idle notebooks, and its part on
+// committed GPUs.
+TEST(FleetWeekEngineTest, IdleComputeIsFreePlusIdleNotebooks) {
+  auto r = RunFleetWeek(Base(), CompetentStack());
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NEAR(r->idle_gpu_hours, r->gpu_hours[kFree] + r->gpu_hours[kDevIdle], 1e-6 * r->idle_gpu_hours);
+  EXPECT_GT(r->owned_idle_gpu_hours, 0);
+  EXPECT_LE(r->owned_idle_gpu_hours, r->idle_gpu_hours);
 }
 
 TEST(FleetWeekComparisonTest, UnitCostIndexWeighsByTheBasesWork) {

@@ -11,6 +11,7 @@
 #include "seedance/core/csv.h"
 #include "seedance/core/rng.h"
 #include "seedance/cost/price_table.h"
+#include "seedance/cost/tco.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/sim/fleet_file.h"
 #include "seedance/sim/workloads.h"
@@ -168,11 +169,33 @@ void AddDevPods(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* n
       s->dev.push_back(d);
     }
   }
+  // Think time (issue 39): a session in use alternates bursts of GPU use, Exp(mean 15 min), with
+  // think time at zero GPU use, Exp(mean 5 min); a gap that would reach the end of the active
+  // period is dropped (the idle tail follows the last burst). Its own stream, so the draws above
+  // are those of issue 30.
+  Rng think(Stream(0x7a1c000u, o));
+  for (DevPod& d : s->dev) {
+    double t = 0;
+    for (;;) {
+      t += think.Exponential(1.0 / kThinkBurstMeanS);
+      const double gap = think.Exponential(1.0 / kThinkGapMeanS);
+      if (t + gap >= d.active_s) break;
+      d.think_gaps.emplace_back(t, gap);
+      t += gap;
+    }
+  }
   std::sort(s->dev.begin(), s->dev.end(),
             [](const DevPod& a, const DevPod& b) { return std::tie(a.arrival_s, a.id) < std::tie(b.arrival_s, b.id); });
 }
 
 }  // namespace
+
+double ServingTypePrice(const FleetWeekScenario& s, int fleet_type) {
+  const int od = s.fleet.FindPool(fleet_type, sim::Tier::kOnDemand);
+  if (od >= 0) return s.fleet.pools[static_cast<std::size_t>(od)].usd_per_gpu_hour;
+  const auto t = static_cast<std::size_t>(fleet_type);
+  return t < s.owned_marginal_usd_per_gpu_hour.size() ? s.owned_marginal_usd_per_gpu_hour[t] : 0.0;
+}
 
 std::string FleetFileOf(const std::string& data_dir, const std::string& shape) {
   return data_dir + "/fleets/fleet-week-" + shape + ".yaml";
@@ -225,6 +248,15 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
                             LoadWeekFleet(o.data_dir, o.fleet_file.empty() ? FleetFileOf(o.data_dir, o.shape) : o.fleet_file));
   const sim::FleetFile& file = loaded.file;
   s.fleet = loaded.spec;
+  for (const sim::FleetFileGpu& g : file.gpus) {
+    double marginal = 0;
+    if (g.owned > 0) {
+      const gpu::GpuFacts& facts = gpu::GpuAt(*gpu::ParseGpuName(g.type, gpu::NameMatch::kCanonical));
+      SEEDANCE_ASSIGN_OR_RETURN(const cost::Tco tco, cost::OwnedGpuTco(facts, g.tco));
+      marginal = (tco.power + tco.cooling) * tco.inputs.tflops / 8760.0;
+    }
+    s.owned_marginal_usd_per_gpu_hour.push_back(marginal);
+  }
 
   for (const TenantDef& t : kTenants) {
     tenancy::TenantConfig c;
@@ -295,6 +327,8 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
           std::to_string(14 + 7 * o.week) + " (gangs of 1-8 GPUs)",
       "Philly speeds: min(FP16 x MFU, memory bandwidth) against a V100; PFLOP = V100-seconds x 125 TFLOPS x 40 % MFU",
       "dev: 30 notebook sessions per weekday, 5 per weekend day, 1 GPU, active U(1,4) h then idle Exp(6 h) capped at 64 h",
+      "dev think time: while in use, bursts of GPU use Exp(15 min) alternate with think time at zero GPU use Exp(5 min); "
+      "an idle detector on GPU activity sees think time as idle, and a notebook stopped in it is a session cut in use",
       "serving: chat (llama-2-7b, Azure conv, 24 req/s mean) and code (llama-2-7b, Azure code, 6 req/s mean), "
       "hour-of-week shape from data/fleet_week/weekly_shape.csv (the Philly trace's submissions by hour of week)",
       "tenants: search (Gold, 24 GPUs), ads (Silver, 16), research (Silver, 24), philly (Bronze, 16), dev (Bronze, 16): one cohort",

@@ -21,6 +21,9 @@ namespace seedance::fleet {
 inline constexpr int kGpusPerNode = 8;       // every node of the fleet week: 8 GPUs of one type
 inline constexpr double kStepS = 60;         // the clock's step (admission, serving, autoscaling)
 inline constexpr double kWeekS = 7 * 86400.0;
+// Notebooks in use: bursts of GPU use and think time at zero use (issue 39), each exponential.
+inline constexpr double kThinkBurstMeanS = 15 * 60.0;
+inline constexpr double kThinkGapMeanS = 5 * 60.0;
 
 // One training job: a gang of `gpus` GPUs of one type on one node. `total_steps` is the truth only
 // the engine reads; policies see the submission (GPUs, speeds, deadline, the user's estimate).
@@ -48,6 +51,10 @@ struct DevPod {
   int type = 0;
   double active_s = 0;
   double idle_tail_s = 0;
+  // Think time inside the active period: (offset into the session's active time, length) of each
+  // stretch at zero GPU use between bursts of use (issue 39). A detector reading GPU activity
+  // sees it as idle; a session stopped during it is a session cut while in use.
+  std::vector<std::pair<double, double>> think_gaps;
 };
 
 struct ServingDeployment {
@@ -100,9 +107,17 @@ struct FleetWeekScenario {
   std::vector<DevPod> dev;         // by (arrival_s, id)
   std::vector<ServingDeployment> serving;
   double horizon_s = kWeekS;
+  // By fleet type: an owned GPU's marginal cost of running, $ per GPU-hour (the power and cooling
+  // parts of the fleet file's TCO model; 0 for a type with no owned GPUs).
+  std::vector<double> owned_marginal_usd_per_gpu_hour;
   std::vector<std::string> assumptions;  // one line each, printed beside the figures
   std::shared_ptr<TunedServingPolicies> tuned = std::make_shared<TunedServingPolicies>();
 };
+
+// The price the serving controllers see for one replica GPU of fleet type `fleet_type` (issue 39):
+// the type's on-demand price when the fleet has an on-demand pool of it, else its owned GPUs'
+// marginal (power and cooling) cost, else 0 (reserved only: paid whether used or not).
+double ServingTypePrice(const FleetWeekScenario& s, int fleet_type);
 
 // The fleet file of a shape: data/fleets/fleet-week-<shape>.yaml.
 std::string FleetFileOf(const std::string& data_dir, const std::string& shape);

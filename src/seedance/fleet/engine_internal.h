@@ -1,0 +1,170 @@
+#pragma once
+
+// The fleet week engine's own state and class, shared by its translation units (engine.cc: setup,
+// the clock and the bill; engine_pools.cc: pools, placement, the autoscaler and serving replicas;
+// engine_admission.cc: tenancy's AdmissionEnv and the workloads' lifecycle). Not a public header.
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "seedance/cluster/cluster.h"
+#include "seedance/core/rng.h"
+#include "seedance/fleet/engine.h"
+#include "seedance/sched/placement_policy.h"
+#include "seedance/tenancy/admission.h"
+#include "seedance/tenancy/fairness.h"
+
+namespace seedance::fleet::detail {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kModelLoadS = 60;    // a serving replica loads its model on a node that is up
+inline constexpr std::int64_t kCpuPerGpu = 10000;   // milli-cores a pod asks per GPU
+inline constexpr std::int64_t kMemPerGpu = 100 * 1024;  // MiB a pod asks per GPU
+
+enum class Phase { kDown, kBooting, kUp };
+struct Slot {
+  Phase phase = Phase::kDown;
+  double ready_at = 0;
+  double empty_since = 0;
+  int gpus = kGpusPerNode;
+};
+
+struct PoolRun {
+  const sim::PoolSpec* spec = nullptr;
+  int index = 0;
+  std::vector<Slot> slots;
+  std::unique_ptr<cluster::ClusterState> state;
+  sched::PolicyContext ctx;
+  std::unique_ptr<sched::PlacementPolicy> policy;
+  bool committed() const { return sim::AlwaysHeld(spec->tier); }
+  // Spot: preemptions seen so far and GPU-seconds held (the trailing rate Seedance prices spot by).
+  double held_gpu_s = 0;
+  int drops = 0;
+};
+
+struct Where {
+  int pool = -1;
+  cluster::NodeId node;
+  cluster::GpuAssignment gpus;
+  bool placed() const { return pool >= 0; }
+};
+
+enum class JobState { kQueued, kPending, kRunning, kDone };
+struct JobRun {
+  const TrainingJob* job = nullptr;
+  JobState state = JobState::kQueued;
+  cluster::PodSpec pod;
+  Where where;
+  double done = 0;          // steps kept (lost work subtracted)
+  double seg_start = 0;     // when the current placement started running (after restart)
+  double admitted_at = -1;
+  double finish = -1;
+  bool gold_check = false;
+  bool gold_ok = false;
+  int restarts = 0;
+};
+
+// kAway: stopped during think time; its user starts it again when back (back_at).
+enum class DevState { kQueued, kPending, kActive, kTail, kAway, kDone };
+struct DevRun {
+  const DevPod* dev = nullptr;
+  DevState state = DevState::kQueued;
+  cluster::PodSpec pod;
+  Where where;
+  double start = -1, tail_start = -1;  // start: of the current placement
+  double active_done = 0;              // active seconds before the current placement (evictions)
+  bool waited = false;                 // its first wait is recorded
+  double back_at = 0;                  // kAway: when its user is back and starts it again
+};
+
+struct Replica {
+  int deployment = 0;
+  int type = 0;        // index into the deployment profile's gpus
+  int fleet_type = 0;  // index into fleet.gpu_types
+  cluster::PodSpec pod;
+  Where where;
+  double ready_at = kInf;
+  double requested_at = 0;
+};
+
+class Engine final : public tenancy::AdmissionEnv {
+ public:
+  Engine(const FleetWeekScenario& s, const StackConfig& c) : s_(s), c_(c) {}
+  Result<FleetWeekOutcome> Run();
+
+  // AdmissionEnv
+  tenancy::RunningState Running(std::int64_t id) const override;
+  bool CanPlace(const tenancy::WorkloadRequest& w) override;
+  std::optional<std::vector<std::int64_t>> VictimsForFit(const tenancy::WorkloadRequest& w,
+                                                         std::span<const tenancy::VictimCandidate> c) override;
+  void OnAdmit(const tenancy::WorkloadRequest& w) override;
+
+ private:
+  Status Setup();
+  // Pool order for a pod (the stack's rules); types = fleet type indices the pod may use.
+  std::vector<int> TrainingCandidates(const JobRun& r) const;
+  std::vector<int> TypeCandidates(int fleet_type) const;
+  bool TryPlace(const cluster::PodSpec& pod, const std::vector<int>& cands, Where* out);
+  bool CouldPlace(const cluster::PodSpec& pod, const std::vector<int>& cands);
+  bool BootRoom(int pool, int gpus) const;
+  bool ClaimBoot(const std::vector<int>& cands, int gpus);
+  void Release(Where& w, const cluster::PodSpec& pod);
+  void StartJob(JobRun& r);
+  enum class PreemptedBy { kAdmission, kSpot, kServing };
+  void PreemptJob(JobRun& r, PreemptedBy by);
+  // Frees room for a Gold serving replica by the stack's serving preemption; true if it did.
+  bool PreemptForReplica(const cluster::PodSpec& pod, const std::vector<int>& cands);
+  void EndDev(DevRun& d, bool reclaimed);
+  // Seconds the notebook's GPU has been idle now (think time or its idle tail; 0 in a burst).
+  double DevIdleS(const DevRun& d) const;
+  // Stops an idle notebook (culler, idle reclaim): one in its idle tail ends; one in think time
+  // is cut in use, and its user starts it again at the end of the think time.
+  void StopIdleDev(DevRun& d);
+  void StartDev(DevRun& d);
+  void EvictDev(DevRun& d);
+  void SpotReconcile();
+  void Serving(std::size_t k);
+  void PlacePending();
+  void ScaleDown();
+  void MigrateToCommitted();
+  void Account(double dt);
+  void UpdateSignals(double dt);
+  int SpotAvailable(const PoolRun& p) const;
+  int NodesHeld(const PoolRun& p) const;
+  double PriceOf(int pool) const { return pools_[static_cast<std::size_t>(pool)].spec->PriceAt(now_); }
+  bool IsJob(std::int64_t id) const { return id < dev_base_; }
+
+  const FleetWeekScenario& s_;
+  const StackConfig& c_;
+  std::vector<PoolRun> pools_;
+  std::vector<JobRun> jobs_;
+  std::vector<DevRun> devs_;
+  std::map<std::int64_t, std::size_t> job_index_, dev_index_;
+  std::int64_t dev_base_ = 0;
+  std::vector<Replica> replicas_;
+  std::vector<ServingController> controllers_;
+  std::vector<const ServingProfile*> profiles_;
+  std::vector<std::vector<int>> profile_fleet_type_;  // [deployment][profile type] -> fleet type
+  std::unique_ptr<tenancy::Admitter> admitter_;
+  std::unique_ptr<tenancy::FairShareTracker> fair_;
+  std::vector<std::size_t> pending_jobs_;   // admitted, waiting for a node (admission order)
+  std::vector<std::size_t> pending_devs_;
+  std::vector<int> boot_claimed_;           // per pool, GPUs of booting nodes claimed this step
+  Rng rng_{0x5eedf1ee7ULL};
+  double now_ = 0;
+  FleetWeekOutcome out_;
+  std::vector<double> jct_h_;
+  std::vector<double> dev_wait_min_;
+  std::vector<double> mtok_in_slo_, mtok_demanded_;
+  std::array<double, kNumUses> hour_acc_{};
+  std::map<std::pair<std::size_t, std::vector<int>>, double> served_memo_;  // MaxServedRps by ready mix
+};
+
+}  // namespace seedance::fleet::detail

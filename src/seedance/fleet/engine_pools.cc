@@ -1,0 +1,355 @@
+// Pools, placement, the cluster autoscaler and serving replicas of the fleet week's engine.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "seedance/fleet/engine_internal.h"
+#include "seedance/sched/victims.h"
+
+namespace seedance::fleet::detail {
+
+int Engine::NodesHeld(const PoolRun& p) const {
+  int n = 0;
+  for (const Slot& s : p.slots) n += s.phase != Phase::kDown;
+  return n;
+}
+
+int Engine::SpotAvailable(const PoolRun& p) const {
+  if (p.spec->tier != sim::Tier::kSpot || p.spec->spot.empty()) return p.spec->max_gpus;
+  return std::min(p.spec->max_gpus, p.spec->spot.AvailableAt(now_));
+}
+
+bool Engine::BootRoom(int pool, int gpus) const {
+  const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
+  if (p.committed() || gpus > kGpusPerNode) return false;
+  const int held = NodesHeld(p);
+  if (held >= static_cast<int>(p.slots.size())) return false;
+  return (held + 1) * kGpusPerNode <= SpotAvailable(p);
+}
+
+std::vector<int> Engine::TypeCandidates(int fleet_type) const {
+  // A fixed GPU type (notebooks, serving replicas): committed pools first (Kueue's flavor order;
+  // their marginal price is 0), then on-demand.
+  std::vector<int> out;
+  for (const auto& p : pools_) {
+    if (p.spec->type == fleet_type && p.committed()) out.push_back(p.index);
+  }
+  const int od = s_.fleet.FindPool(fleet_type, sim::Tier::kOnDemand);
+  if (od >= 0) out.push_back(od);
+  return out;
+}
+
+std::vector<int> Engine::TrainingCandidates(const JobRun& r) const {
+  const TrainingJob& j = *r.job;
+  struct Cand {
+    double key;
+    int pool;
+  };
+  std::vector<Cand> committed, cloud;
+  const double remaining_est = j.user_estimate_steps > 0 ? std::max(0.0, j.user_estimate_steps - r.done) : 0.0;
+  for (const auto& p : pools_) {
+    const double speed = j.steps_per_s[static_cast<std::size_t>(p.spec->type)];
+    if (speed <= 0) continue;
+    if (p.committed()) {
+      // Both stacks: owned / reserved first (Kueue's first flavor; marginal price 0), fastest first.
+      committed.push_back({-speed, p.index});
+      continue;
+    }
+    const double usd_per_step = PriceOf(p.index) * j.gpus / speed;
+    if (!c_.cost_aware) {
+      // SkyPilot any_of: the optimizer's dollars per step, spot at its own price.
+      cloud.push_back({usd_per_step, p.index});
+      continue;
+    }
+    // Seedance: spot at its expected cost, the work lost per preemption (half a checkpoint
+    // interval plus the restart and a new node's cold start) times the node preemption rate seen
+    // so far on this pool; a job whose deadline the submitter's estimate says spot could miss
+    // (less than 2x slack) avoids spot, and an on-demand type too slow for the deadline by that
+    // estimate goes last. Without an estimate the deadline says nothing about the work left.
+    double key = usd_per_step;
+    if (p.spec->tier == sim::Tier::kSpot) {
+      const double node_drops_per_s = p.held_gpu_s > 0 ? p.drops / p.held_gpu_s * kGpusPerNode : 1.0 / (6 * 3600.0);
+      const double lost_s = j.checkpoint_s / 2 + s_.fleet.restart_s + s_.fleet.cold_start_s;
+      key *= 1.0 + node_drops_per_s * lost_s;
+      if (std::isfinite(j.deadline_s) && remaining_est > 0 && 2.0 * remaining_est / speed > j.deadline_s - now_) continue;
+    } else if (std::isfinite(j.deadline_s) && remaining_est > 0 && remaining_est / speed > j.deadline_s - now_) {
+      key += 1e6;
+    }
+    cloud.push_back({key, p.index});
+  }
+  auto by_key = [](const Cand& a, const Cand& b) { return std::tie(a.key, a.pool) < std::tie(b.key, b.pool); };
+  std::sort(committed.begin(), committed.end(), by_key);
+  std::sort(cloud.begin(), cloud.end(), by_key);
+  std::vector<int> out;
+  for (const auto& c : committed) out.push_back(c.pool);
+  for (const auto& c : cloud) out.push_back(c.pool);
+  return out;
+}
+
+bool Engine::TryPlace(const cluster::PodSpec& pod, const std::vector<int>& cands, Where* out) {
+  for (int pi : cands) {
+    PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    const sched::PlacementDecision d = p.policy->Decide(*p.state, pod, rng_);
+    if (!d.placed()) continue;
+    p.state->Bind(pod, d.node, d.gpus);
+    out->pool = pi;
+    out->node = d.node;
+    out->gpus = d.gpus;
+    return true;
+  }
+  return false;
+}
+
+bool Engine::CouldPlace(const cluster::PodSpec& pod, const std::vector<int>& cands) {
+  for (int pi : cands) {
+    PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    if (p.state->CanPlaceAnywhere(pod) || BootRoom(pi, pod.num_gpu)) return true;
+  }
+  return false;
+}
+
+bool Engine::ClaimBoot(const std::vector<int>& cands, int gpus) {
+  // A pending pod first claims room on a node already booting in one of its pools; else the
+  // cluster autoscaler boots a node in the first pool with room.
+  for (int pi : cands) {
+    PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    int booting = 0;
+    for (const Slot& s : p.slots) booting += s.phase == Phase::kBooting ? s.gpus : 0;
+    int& claimed = boot_claimed_[static_cast<std::size_t>(pi)];
+    if (booting - claimed >= gpus) {
+      claimed += gpus;
+      return true;
+    }
+  }
+  for (int pi : cands) {
+    if (!BootRoom(pi, gpus)) continue;
+    PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    for (Slot& s : p.slots) {
+      if (s.phase != Phase::kDown) continue;
+      s.phase = Phase::kBooting;
+      s.ready_at = now_ + s_.fleet.cold_start_s;
+      ++out_.nodes_booted;
+      boot_claimed_[static_cast<std::size_t>(pi)] += gpus;
+      return true;
+    }
+  }
+  return false;
+}
+
+void Engine::Release(Where& w, const cluster::PodSpec& pod) {
+  if (!w.placed()) return;
+  PoolRun& p = pools_[static_cast<std::size_t>(w.pool)];
+  p.state->Unbind(pod, w.node, w.gpus);
+  Slot& slot = p.slots[w.node.value()];
+  if (p.state->node(w.node).TotalGpuIdle() == slot.gpus * cluster::kMilliPerGpu) slot.empty_since = now_;
+  w = Where{};
+}
+
+void Engine::SpotReconcile() {
+  for (auto& p : pools_) {
+    if (p.spec->tier != sim::Tier::kSpot) continue;
+    const int avail = SpotAvailable(p);
+    while (NodesHeld(p) * kGpusPerNode > avail) {
+      // The provider takes back a booting node first, else the held node with the fewest GPUs in use.
+      int victim = -1;
+      std::int64_t best_idle = -1;
+      for (std::size_t k = 0; k < p.slots.size(); ++k) {
+        const Slot& s = p.slots[k];
+        if (s.phase == Phase::kDown) continue;
+        const std::int64_t idle = s.phase == Phase::kBooting ? std::numeric_limits<std::int64_t>::max()
+                                                              : p.state->node(cluster::NodeId(static_cast<std::uint32_t>(k))).TotalGpuIdle();
+        if (idle > best_idle) {
+          best_idle = idle;
+          victim = static_cast<int>(k);
+        }
+      }
+      if (victim < 0) break;
+      const cluster::NodeId node(static_cast<std::uint32_t>(victim));
+      for (auto& r : jobs_) {
+        if (r.where.pool == p.index && r.where.node == node) PreemptJob(r, PreemptedBy::kSpot);
+      }
+      ++p.drops;
+      p.slots[static_cast<std::size_t>(victim)].phase = Phase::kDown;
+      p.state->SetEligibility(node, cluster::NodeEligibility::kNone);
+    }
+  }
+}
+
+void Engine::Serving(std::size_t k) {
+  for (std::size_t d = 0; d < s_.serving.size(); ++d) {
+    const auto& rps = s_.serving[d].demand.rps;
+    const std::span<const double> past(rps.data(), std::min(k, rps.size()));
+    const ServingMix want = controllers_[d].Desired(k, past);
+    for (std::size_t t = 0; t < profiles_[d]->gpus.size(); ++t) {
+      int have = 0;
+      for (const Replica& r : replicas_) have += r.deployment == static_cast<int>(d) && r.type == static_cast<int>(t);
+      const int target = t < want.replicas.size() ? want.replicas[t] : 0;
+      for (; have < target; ++have) {
+        Replica r;
+        r.deployment = static_cast<int>(d);
+        r.type = static_cast<int>(t);
+        r.fleet_type = profile_fleet_type_[d][t];
+        const int tp = profiles_[d]->tp[t];
+        r.pod.name = "serve-" + s_.serving[d].spec.name;
+        r.pod.cpu = Millicores(tp * kCpuPerGpu);
+        r.pod.memory = MiB(tp * kMemPerGpu);
+        r.pod.num_gpu = tp;
+        r.pod.gpu_milli = cluster::kMilliPerGpu;
+        r.requested_at = now_;
+        replicas_.push_back(r);
+      }
+      // Scale down: the newest replicas first (not yet placed ones before those serving); while a
+      // replica of the deployment is still on its way, serving ones are kept (make before break).
+      bool arriving = false;
+      for (const Replica& r : replicas_) arriving = arriving || (r.deployment == static_cast<int>(d) && r.ready_at > now_);
+      while (have > target) {
+        std::size_t pick = replicas_.size();
+        for (std::size_t i = replicas_.size(); i-- > 0;) {
+          const Replica& r = replicas_[i];
+          if (r.deployment != static_cast<int>(d) || r.type != static_cast<int>(t)) continue;
+          if (pick == replicas_.size() || (!r.where.placed() && replicas_[pick].where.placed()) ||
+              (r.where.placed() == replicas_[pick].where.placed() && r.ready_at > replicas_[pick].ready_at)) {
+            pick = i;
+          }
+        }
+        if (pick == replicas_.size() || (arriving && replicas_[pick].ready_at <= now_)) break;
+        Release(replicas_[pick].where, replicas_[pick].pod);
+        replicas_.erase(replicas_.begin() + static_cast<std::ptrdiff_t>(pick));
+        --have;
+      }
+    }
+  }
+}
+
+void Engine::PlacePending() {
+  std::fill(boot_claimed_.begin(), boot_claimed_.end(), 0);
+  // Serving replicas first (Gold, latency), then training in admission order, then notebooks.
+  for (Replica& r : replicas_) {
+    if (r.where.placed()) continue;
+    const std::vector<int> cands = TypeCandidates(r.fleet_type);
+    if (TryPlace(r.pod, cands, &r.where) || (PreemptForReplica(r.pod, cands) && TryPlace(r.pod, cands, &r.where))) {
+      r.ready_at = now_ + kModelLoadS;
+    } else {
+      ClaimBoot(cands, r.pod.num_gpu);
+    }
+  }
+  std::vector<std::size_t> still;
+  for (std::size_t i : pending_jobs_) {
+    JobRun& r = jobs_[i];
+    if (r.state != JobState::kPending) continue;
+    const std::vector<int> cands = TrainingCandidates(r);
+    if (TryPlace(r.pod, cands, &r.where)) {
+      StartJob(r);
+    } else {
+      ClaimBoot(cands, r.pod.num_gpu);
+      still.push_back(i);
+    }
+  }
+  pending_jobs_.swap(still);
+  still.clear();
+  for (std::size_t i : pending_devs_) {
+    DevRun& d = devs_[i];
+    if (d.state != DevState::kPending) continue;
+    const std::vector<int> cands = TypeCandidates(d.dev->type);
+    if (TryPlace(d.pod, cands, &d.where)) {
+      StartDev(d);
+    } else {
+      ClaimBoot(cands, 1);
+      still.push_back(i);
+    }
+  }
+  pending_devs_.swap(still);
+}
+
+void Engine::MigrateToCommitted() {
+  // Seedance's cost-aware layer (S3): a training job running on a cloud pool moves to a committed
+  // pool (owned, reserved: marginal price 0) that has room now, at a type at least
+  // migrate_min_speed as fast (fastest first), once it has run 30 min there (a job's run so far is
+  // the no-oracle guess of what is left, so a job about to end is not moved for nothing), and only
+  // if its deadline still holds there by the submitter's estimate (else by that guess): it
+  // checkpoints, releases its cloud GPUs and restarts from the checkpoint. SkyPilot's managed jobs
+  // never move a healthy job.
+  if (!c_.cost_aware) return;
+  for (JobRun& r : jobs_) {
+    if (r.state != JobState::kRunning) continue;
+    const PoolRun& from = pools_[static_cast<std::size_t>(r.where.pool)];
+    if (from.committed() || now_ - r.seg_start < 1800) continue;
+    const double speed = r.job->steps_per_s[static_cast<std::size_t>(from.spec->type)];
+    const double left = r.job->user_estimate_steps > 0 ? std::max(0.0, r.job->user_estimate_steps - r.done) : r.done;
+    std::vector<std::pair<double, int>> by_speed;
+    for (const auto& p : pools_) {
+      const double to = r.job->steps_per_s[static_cast<std::size_t>(p.spec->type)];
+      if (!p.committed() || to <= 0 || to < c_.migrate_min_speed * speed) continue;
+      if (std::isfinite(r.job->deadline_s) && now_ + s_.fleet.restart_s + left / to > r.job->deadline_s) continue;
+      by_speed.emplace_back(-to, p.index);
+    }
+    if (by_speed.empty()) continue;
+    std::sort(by_speed.begin(), by_speed.end());
+    std::vector<int> cands;
+    for (const auto& [neg_speed, pool] : by_speed) cands.push_back(pool);
+    Where to;
+    if (!TryPlace(r.pod, cands, &to)) continue;
+    // Checkpoint now: the checkpoint's cost is the only work lost.
+    r.done = std::max(0.0, r.done - speed * s_.fleet.checkpoint_cost_s);
+    Release(r.where, r.pod);
+    r.where = to;
+    ++r.restarts;
+    ++out_.migrations;
+    StartJob(r);
+  }
+}
+
+bool Engine::PreemptForReplica(const cluster::PodSpec& pod, const std::vector<int>& cands) {
+  using SP = StackConfig::ServingPreemption;
+  if (c_.serving_preemption == SP::kNone) return false;
+  const bool checkpoint_aware = c_.serving_preemption == SP::kCheckpointAware;
+  std::optional<sched::VictimSet> best;
+  for (int pi : cands) {
+    const PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    if (checkpoint_aware && !p.committed()) continue;
+    std::vector<sched::PreemptionCandidate> pc;
+    for (const JobRun& r : jobs_) {
+      if (r.state != JobState::kRunning || r.where.pool != pi) continue;
+      const tenancy::Tier tier = s_.tenancy.tenants[static_cast<std::size_t>(r.job->tenant)].tier;
+      if (tier == tenancy::Tier::kGold) continue;
+      // kube-scheduler: the lowest priorities first, then the fewest victims (a Silver pod weighs
+      // as a hundred Bronze ones). Seedance: the work lost since each victim's last checkpoint
+      // (GPU-seconds), plus one per victim so that fewer victims win a tie.
+      const double cost = checkpoint_aware
+                              ? r.job->gpus * std::fmod(std::max(0.0, now_ - r.seg_start), r.job->checkpoint_s) + 1.0
+                              : (tier == tenancy::Tier::kBronze ? 1.0 : 100.0);
+      pc.push_back({r.job->id, r.where.node, r.pod, r.where.gpus, cost});
+    }
+    auto vs = sched::FindVictimsForFit(*p.state, pod, pc);
+    if (!vs || vs->victims.empty()) continue;
+    if (!best || vs->cost < best->cost) best = std::move(vs);
+    // kube-scheduler takes the first pool (node group) in the replica's order that can be freed;
+    // Seedance compares every committed pool.
+    if (!checkpoint_aware) break;
+  }
+  if (!best) return false;
+  for (std::int64_t id : best->victims) PreemptJob(jobs_[job_index_.at(id)], PreemptedBy::kServing);
+  return true;
+}
+
+void Engine::ScaleDown() {
+  // The cluster autoscaler removes a node that has been empty for the scale-down delay
+  // (cluster-autoscaler's scale-down-unneeded-time) and no pending pod claimed.
+  for (auto& p : pools_) {
+    if (p.committed()) continue;
+    for (std::size_t k = 0; k < p.slots.size(); ++k) {
+      Slot& s = p.slots[k];
+      if (s.phase != Phase::kUp) continue;
+      const cluster::NodeId node(static_cast<std::uint32_t>(k));
+      if (p.state->node(node).TotalGpuIdle() != s.gpus * cluster::kMilliPerGpu) continue;
+      if (now_ - s.empty_since < s_.fleet.scale_down_delay_s) continue;
+      s.phase = Phase::kDown;
+      p.state->SetEligibility(node, cluster::NodeEligibility::kNone);
+    }
+  }
+}
+
+}  // namespace seedance::fleet::detail
