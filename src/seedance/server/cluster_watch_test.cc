@@ -322,6 +322,18 @@ TEST_F(ClusterWatchTest, CordonedNotReadyAndTaintedNodesTakeNoNewPods) {
   }
   EXPECT_EQ(r["NodeNames"], json({"gpu-0"})) << r.dump();
   ASSERT_TRUE(Converges(c));
+  // The conditions are kept by node index: a node removed before the barred ones moves them down
+  // the table, and each keeps its own conditions.
+  ASSERT_TRUE(fake_.Delete("nodes", "", "gpu-1"));
+  r = filter(pending);
+  while (!r["FailedAndUnresolvableNodes"].contains("gpu-1") && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    r = filter(pending);
+  }
+  EXPECT_EQ(r["FailedAndUnresolvableNodes"]["gpu-1"].get<std::string>().rfind("unknown node:", 0), 0u) << r.dump();
+  EXPECT_EQ(r["FailedAndUnresolvableNodes"]["gpu-2"], "node: Ready condition is False") << r.dump();
+  EXPECT_EQ(r["FailedAndUnresolvableNodes"]["gpu-3"], "taint: maintenance=disk:NoSchedule not tolerated") << r.dump();
+  EXPECT_EQ(r["NodeNames"], json({"gpu-0"})) << r.dump();
 }
 
 TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {

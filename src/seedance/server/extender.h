@@ -34,13 +34,13 @@
 // Config reload: tenants, quotas, policy and seed may change; bound pods stay bound (usage is
 // recounted against the new quotas; pods of tenants no longer named count for no tenant).
 //
-// Thread-safe: one mutex around all state.
+// Thread-safe: filters (and prioritize's rules) share a reader lock; changes and prioritize's
+// pick take it exclusively.
 
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
