@@ -32,6 +32,10 @@ struct ClientOptions {
   int connect_timeout_s = 5;
   int request_timeout_s = 30;   // JSON calls
   int stream_idle_timeout_s = 660;  // a watch with no bytes this long is cut (above timeoutSeconds)
+  // Credentials::token_file is read again when it changes (its inode, size or mtime: the kubelet
+  // swaps a projected token's symlink) and at least this often, as client-go's cached file token
+  // source (1 minute). A read that fails or finds the file empty keeps the previous token.
+  int token_reread_s = 60;
 };
 
 struct HttpResponse {
@@ -62,17 +66,23 @@ class ApiClient {
   void CancelStreams();
 
   const Credentials& credentials() const { return credentials_; }
+  // The bearer token the next request sends (re-read from Credentials::token_file when due).
+  std::string token();
 
   // The message of a v1.Status body ("" when the body is not one).
   static std::string StatusMessage(const std::string& body);
 
  private:
-  std::unique_ptr<httplib::ClientImpl> Connect(int read_timeout_s) const;
+  std::unique_ptr<httplib::ClientImpl> Connect(int read_timeout_s);
 
   Credentials credentials_;
   ClientOptions options_;
   std::string scheme_host_port_;
   std::mutex mu_;
+  // The token file as last read: its stamp (inode, size, mtime) and when (steady seconds).
+  std::string token_;
+  std::string token_stamp_;
+  double token_read_s_ = 0;
   std::set<httplib::ClientImpl*> streams_;
 };
 
