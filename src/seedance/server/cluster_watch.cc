@@ -56,6 +56,7 @@ class ClusterWatch::Impl {
     app_.metrics.DeclareCounter(kEvents, "Watch events applied, by resource.");
     app_.metrics.DeclareCounter(kLists, "Lists applied (the first, relists), by resource.");
     app_.readiness.Set("cluster_watch", false, "waiting for the first list of nodes and pods");
+    extender_.WatchConfirmsBinds();  // Seedance's placements are assumed until the watch shows them
     const auto backoff = std::chrono::milliseconds(std::max(1, app_.options.watch_initial_backoff_ms));
     node_reflector_ = MakeReflector("/api/v1/nodes", "nodes", nodes_, node_rng_, backoff, SlimNode);
     pod_reflector_ = MakeReflector("/api/v1/pods", "pods", pods_, pod_rng_, backoff, SlimPod);

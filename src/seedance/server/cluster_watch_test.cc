@@ -336,6 +336,78 @@ TEST_F(ClusterWatchTest, CordonedNotReadyAndTaintedNodesTakeNoNewPods) {
   EXPECT_EQ(r["NodeNames"], json({"gpu-0"})) << r.dump();
 }
 
+// Accounting does not lag binds in a burst (issue 40). Without the bind verb kube-scheduler binds
+// and Seedance learns each placement from the watch; meanwhile prioritize's pick holds the pod's
+// quota and GPUs (as CapacityScheduling's Reserve), so the next pod of the burst sees them taken.
+// The watch's binding confirms the reservation (counted once), one never confirmed expires, and a
+// relist whose list does not show a reserved pod bound yet keeps it.
+TEST_F(ClusterWatchTest, PrioritizeReservesUntilTheWatchConfirms) {
+  std::ofstream(dir_ + "/config.yaml") << "server:\n  kube_api_url: " << fake_.url() << "\n"
+                                       << "tenancy:\n  tenants:\n"
+                                       << "    - {name: team-a, tier: gold, quota: {gpu: {nominal: 16}}}\n"
+                                       << "    - {name: team-b, tier: silver, quota: {gpu: {nominal: 4}}}\n";
+  Populate();  // team-b: infer-0 bound (1 GPU), pending-0 (2 GPUs) pending
+  fake_.Put("pods", Pod("team-b", "burst-1", 2));
+  fake_.Put("pods", Pod("team-b", "burst-2", 1));
+  fake_.Put("pods", Pod("team-b", "burst-3", 1));
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  ASSERT_TRUE(Converges(c));
+  auto verb = [&](const std::string& v, const std::string& name) {
+    json args = {{"Pod", *fake_.Get("pods", "team-b", name)}, {"NodeNames", {"gpu-2", "gpu-3"}}};
+    auto r = c.Post("/extender/" + v, args.dump(), "application/json");
+    EXPECT_TRUE(r && r->status == 200);
+    return r ? json::parse(r->body) : json();
+  };
+  auto picked = [](const json& scores) {
+    for (const auto& h : scores) {
+      if (h["Score"] == 10) return h["Host"].get<std::string>();
+    }
+    return std::string();
+  };
+  // pending-0: filter passes, prioritize picks and reserves 2 GPUs of team-b's 4.
+  EXPECT_EQ(verb("filter", "pending-0")["NodeNames"].size(), 2u);
+  const std::string node = picked(verb("prioritize", "pending-0"));
+  ASSERT_FALSE(node.empty());
+  EXPECT_EQ(Observed(c)["quota"]["team-b"]["gpu"], 3000);
+  EXPECT_EQ(Observed(c)["pods"]["team-b/pending-0"]["assumed"], true);
+  // burst-1 (2 GPUs) in the same burst: 1 + 2 reserved + 2 > 4.
+  const json f = verb("filter", "burst-1");
+  EXPECT_EQ(f["NodeNames"], json::array()) << f.dump();
+  EXPECT_EQ(f["FailedNodes"]["gpu-2"].get<std::string>().rfind("quota: tenant team-b would use 5/4 gpu", 0), 0u) << f.dump();
+  // Filtering pending-0 again (kube-scheduler's retry) does not count its own reservation.
+  EXPECT_EQ(verb("filter", "pending-0")["NodeNames"].size(), 2u);
+  EXPECT_EQ(picked(verb("prioritize", "pending-0")), node);
+  // kube-scheduler binds it where Seedance picked; the watch confirms: counted once.
+  json p = *fake_.Get("pods", "team-b", "pending-0");
+  p["spec"]["nodeName"] = node;
+  p["status"]["phase"] = "Running";
+  fake_.Put("pods", p);
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(Observed(c)["quota"]["team-b"]["gpu"], 3000);
+  // burst-2 reserved, never bound: released reservation_ms (30 s) later.
+  ASSERT_FALSE(picked(verb("prioritize", "burst-2")).empty());
+  EXPECT_EQ(Observed(c)["quota"]["team-b"]["gpu"], 4000);
+  s->clock_ms->fetch_add(29'000);
+  EXPECT_EQ(verb("filter", "burst-3")["NodeNames"], json::array()) << "burst-2's reservation still holds";
+  s->clock_ms->fetch_add(2'000);
+  verb("prioritize", "burst-3");  // expires burst-2's, then reserves burst-3's
+  EXPECT_FALSE(Observed(c)["pods"].contains("team-b/burst-2"));
+  EXPECT_EQ(Observed(c)["pods"]["team-b/burst-3"]["assumed"], true);
+  // A relist whose list does not show burst-3 bound keeps its reservation.
+  const double lists = Metric(c, "seedance_watch_lists_total{resource=\"pods\"}");
+  fake_.ExpireWatches();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (Metric(c, "seedance_watch_lists_total{resource=\"pods\"}") < lists + 1 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GE(Metric(c, "seedance_watch_lists_total{resource=\"pods\"}"), lists + 1);
+  EXPECT_EQ(Observed(c)["pods"]["team-b/burst-3"]["assumed"], true);
+  EXPECT_EQ(Observed(c)["quota"]["team-b"]["gpu"], 4000);
+}
+
 TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {
   ServerOptions o;
   o.watch_in_cluster = true;  // as `seedance server` sets it

@@ -232,6 +232,9 @@ struct Extender::Impl {
     int tenant = -1;  // QuotaBook index
     std::vector<Quantity> request;
     std::int64_t seq = 0;
+    // > 0: placed by Seedance (a reservation of prioritize's pick, or the bind verb) and not yet
+    // seen bound by the watch; released at this time (ms) unless the watch confirms it.
+    std::int64_t assumed_until_ms = 0;
   };
   struct Pick {
     std::string node;
@@ -255,6 +258,8 @@ struct Extender::Impl {
   mutable std::mutex seen_mu;
   mutable std::mutex log_mu;
   std::uint64_t generation = 0;
+  bool watch_confirms = false;  // WatchConfirmsBinds: placements are assumed until the watch shows them
+  std::size_t assumed = 0;      // bound pods with assumed_until_ms > 0
   std::shared_ptr<const ServerConfig> config;
   std::optional<tenancy::QuotaBook> book;
   std::vector<std::vector<bool>> named;  // [tenant][resource]: the tenant has a quota for it
@@ -689,24 +694,67 @@ struct Extender::Impl {
     }
   }
 
+  // Releases assumed placements the watch has not confirmed within reservation_ms.
+  // REQUIRES: mu held exclusively.
+  void ExpireReservations() {
+    if (assumed == 0) return;
+    const std::int64_t now = Now();
+    std::vector<std::string> expired;
+    for (const auto& [uid, b] : bound) {
+      if (b.assumed_until_ms > 0 && b.assumed_until_ms <= now) expired.push_back(uid);
+    }
+    for (const auto& uid : expired) {
+      app.Log("info", "extender_reservation_expired", {{"pod", bound[uid].pod.key()}, {"node", bound[uid].pod.node_name}});
+      Release(uid, /*unbind=*/true);
+    }
+    if (!expired.empty()) generation++;
+  }
+
+  // Whether the pod holds a reservation of its own (an assumed placement) that a new filter or
+  // prioritize of it must not count against it. REQUIRES: mu held.
+  bool HoldsReservation(const std::string& uid) const {
+    if (assumed == 0) return false;
+    auto it = bound.find(uid);
+    return it != bound.end() && it->second.assumed_until_ms > 0;
+  }
+
+  // A new filter or prioritize of a pod that holds a reservation: the reservation goes (the pod
+  // is being placed again), and expired ones with it. REQUIRES: mu held exclusively.
+  void DropReservation(const std::string& uid) {
+    ExpireReservations();
+    if (HoldsReservation(uid)) {
+      Release(uid, /*unbind=*/true);
+      generation++;
+    }
+  }
+
   void Release(const std::string& uid, bool unbind) {
     auto it = bound.find(uid);
     if (it == bound.end()) return;
     Bound& b = it->second;
+    if (b.assumed_until_ms > 0) --assumed;
     if (unbind) cluster->Unbind(b.pod.spec, b.node, b.gpus);
     if (book && b.tenant >= 0) book->Remove(b.tenant, b.request);
     uid_of.erase(b.pod.key());
     bound.erase(it);
   }
 
-  Status BindPod(K8sPod pod, const std::string& node_name, const std::string& field) {
+  // `assume`: Seedance placed the pod (prioritize's reservation, the bind verb); with the watch
+  // on, the placement is assumed until the watch shows it (UpsertPods / ReplacePods: assume false).
+  Status BindPod(K8sPod pod, const std::string& node_name, const std::string& field, bool assume = false) {
     auto it = node_index.find(node_name);
     if (it == node_index.end()) {
       return NotFoundError(fmt::format("{}: unknown node '{}'", field, node_name));
     }
     const NodeId n(static_cast<std::uint32_t>(it->second));
+    const std::int64_t until = assume && watch_confirms ? Now() + std::max<std::int64_t>(1, options.reservation_ms) : 0;
     if (auto b = bound.find(pod.uid); b != bound.end()) {
-      if (b->second.node == n) return Status::Ok();
+      if (b->second.node == n) {
+        // Confirmed by the watch, or placed again by Seedance (a new deadline while unconfirmed).
+        if (b->second.assumed_until_ms > 0 && until == 0) --assumed;
+        if (b->second.assumed_until_ms > 0 || until == 0) b->second.assumed_until_ms = until;
+        return Status::Ok();
+      }
       Release(pod.uid, /*unbind=*/true);
     }
     // The same name with a new uid is a new pod (the old one was deleted and recreated): the
@@ -742,6 +790,8 @@ struct Extender::Impl {
     b.tenant = t.book;
     b.request = RequestOn(pod.spec, specs[n.value()].model, t.book);
     b.seq = next_seq++;
+    b.assumed_until_ms = until;
+    if (until > 0) ++assumed;
     if (book && b.tenant >= 0) book->Add(b.tenant, b.request);
     EraseSeen(pod.uid);
     uid_of[pod.key()] = pod.uid;
@@ -811,6 +861,15 @@ double Since(std::chrono::steady_clock::time_point t0) {
 FilterResult Extender::Filter(const ExtenderArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& m = *impl_;
+  bool reserved = false;
+  {
+    std::shared_lock probe(m.mu);
+    reserved = m.HoldsReservation(args.pod.uid);
+  }
+  if (reserved) {
+    std::unique_lock drop(m.mu);
+    m.DropReservation(args.pod.uid);
+  }
   std::shared_lock lock(m.mu);  // filters run side by side; only Admit's memo takes seen_mu
   const auto [pod, tenant, trip] = m.Begin(args);
   FilterResult r;
@@ -870,13 +929,24 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   // a config) is seen by the generation, and the rules run again.
   Impl::Request req;
   Impl::Screen screen;
+  bool reserved = false;
   {
     std::shared_lock lock(m.mu);
-    req = m.Begin(args);
-    screen = m.ScreenForPolicy(candidates, req);
+    reserved = m.HoldsReservation(args.pod.uid);
+    if (!reserved) {
+      req = m.Begin(args);
+      screen = m.ScreenForPolicy(candidates, req);
+    }
   }
   std::unique_lock lock(m.mu);
-  if (screen.generation != m.generation) screen = m.ScreenForPolicy(candidates, req);
+  m.ExpireReservations();
+  if (reserved || m.HoldsReservation(args.pod.uid)) {
+    m.DropReservation(args.pod.uid);
+    req = m.Begin(args);
+  }
+  if (screen.generation != m.generation || screen.index.size() != candidates.size()) {
+    screen = m.ScreenForPolicy(candidates, req);
+  }
   const K8sPod& pod = req.pod;
   ClusterState& cl = *m.cluster;
   // Mask: only candidates that pass the rules (fit aside: the policy checks it) may be picked.
@@ -917,6 +987,12 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
       }
     }
     out.push_back(std::move(h));
+  }
+  // Reserve the pick: quota and GPUs held until the watch shows where the pod went (or the
+  // reservation expires), so the next pods of a burst see them taken.
+  if (d.placed() && m.watch_confirms) {
+    (void)m.BindPod(pod, chosen, "prioritize", /*assume=*/true);
+    m.generation++;
   }
   const std::string policy_name(m.policy->Name());
   lock.unlock();
@@ -994,6 +1070,7 @@ Status Extender::Bind(const ExtenderBindingArgs& args) {
   Impl& m = *impl_;
   std::unique_lock lock(m.mu);
   m.generation++;
+  m.ExpireReservations();
   const std::string key = args.pod_namespace + "/" + args.pod_name;
   std::string uid = args.pod_uid;
   Status s = Status::Ok();
@@ -1013,7 +1090,7 @@ Status Extender::Bind(const ExtenderBindingArgs& args) {
   if (s.ok()) {
     s = pod == nullptr ? NotFoundError(fmt::format("PodUID: pod {} ({}) not seen by filter nor POST /v1/pods",
                                                    key, args.pod_uid))
-                       : m.BindPod(*pod, args.node, "Node");
+                       : m.BindPod(*pod, args.node, "Node", /*assume=*/true);
   }
   m.Record(key, json{{"verb", "bind"}, {"time_ms", m.Now()}, {"chosen", args.node}, {"error", s.ok() ? "" : s.message()}});
   m.Count("bind", s.ok() ? "ok" : "error", Since(t0));
@@ -1054,6 +1131,7 @@ Status Extender::UpsertPods(const std::vector<K8sPod>& pods) {
   Impl& m = *impl_;
   std::unique_lock lock(m.mu);
   m.generation++;
+  m.ExpireReservations();
   Status first = Status::Ok();
   for (std::size_t i = 0; i < pods.size(); ++i) {
     const K8sPod& p = pods[i];
@@ -1151,17 +1229,31 @@ Status Extender::ReplaceNodes(const std::vector<K8sNode>& nodes) {
   return Status::Ok();
 }
 
+void Extender::WatchConfirmsBinds() {
+  std::unique_lock lock(impl_->mu);
+  impl_->watch_confirms = true;
+}
+
 std::vector<std::pair<K8sPod, Status>> Extender::ReplacePods(const std::vector<K8sPod>& pods) {
   Impl& m = *impl_;
   std::unique_lock lock(m.mu);
   m.generation++;
-  std::set<std::string> active;
+  m.ExpireReservations();
+  std::set<std::string> active, ended;
   for (const auto& p : pods) {
-    if (!p.node_name.empty() && p.phase != "Succeeded" && p.phase != "Failed") active.insert(p.uid);
+    if (p.phase == "Succeeded" || p.phase == "Failed") {
+      ended.insert(p.uid);
+    } else if (!p.node_name.empty()) {
+      active.insert(p.uid);
+    }
   }
+  // An assumed placement the list does not show yet stays: the list (a resync replays the
+  // reflector's store) may lag what Seedance just placed; its reservation deadline still holds.
   std::vector<std::string> released;
   for (const auto& [uid, b] : m.bound) {
-    if (!active.count(uid)) released.push_back(uid);
+    if (active.count(uid) != 0) continue;
+    if (b.assumed_until_ms > 0 && ended.count(uid) == 0) continue;
+    released.push_back(uid);
   }
   for (const auto& uid : released) m.Release(uid, /*unbind=*/true);
   std::vector<std::pair<K8sPod, Status>> failed;
@@ -1198,6 +1290,7 @@ json Extender::Snapshot() const {
   json pods = json::object();
   for (const auto& [uid, b] : m.bound) {
     pods[b.pod.key()] = {{"node", b.pod.node_name}, {"uid", uid}, {"gpu_milli", b.pod.spec.total_gpu_milli()}};
+    if (b.assumed_until_ms > 0) pods[b.pod.key()]["assumed"] = true;
   }
   json quota = json::object();
   if (m.book) {
