@@ -74,21 +74,21 @@ double SteadySeconds() {
 
 }  // namespace
 
-ApiClient::ApiClient(Credentials credentials, ClientOptions options)
-    : credentials_(std::move(credentials)), options_(options), token_(credentials_.token) {
-  if (!credentials_.token_file.empty()) {
-    token_stamp_ = FileStamp(credentials_.token_file);
-    token_read_s_ = SteadySeconds();
+TokenFile::TokenFile(std::string path, std::string token, int reread_s)
+    : path_(std::move(path)), token_(std::move(token)), reread_s_(reread_s) {
+  if (!path_.empty()) {
+    stamp_ = FileStamp(path_);
+    read_s_ = SteadySeconds();
   }
 }
 
-std::string ApiClient::token() {
+std::string TokenFile::Get() {
   std::lock_guard lock(mu_);
-  if (credentials_.token_file.empty()) return token_;
-  const std::string stamp = FileStamp(credentials_.token_file);
+  if (path_.empty()) return token_;
+  const std::string stamp = FileStamp(path_);
   const double now = SteadySeconds();
-  if (stamp == token_stamp_ && now - token_read_s_ < options_.token_reread_s) return token_;
-  std::ifstream in(credentials_.token_file, std::ios::binary);
+  if (stamp == stamp_ && now - read_s_ < reread_s_) return token_;
+  std::ifstream in(path_, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
   std::string t = text.str();
@@ -97,13 +97,20 @@ std::string ApiClient::token() {
   t = first == std::string::npos ? "" : t.substr(first, last - first + 1);
   if (in && !t.empty()) {
     token_ = std::move(t);
-    token_stamp_ = stamp;
-    token_read_s_ = now;
+    stamp_ = stamp;
+    read_s_ = now;
   }
   return token_;
 }
 
+ApiClient::ApiClient(Credentials credentials, ClientOptions options)
+    : credentials_(std::move(credentials)),
+      options_(options),
+      token_(credentials_.token_file, credentials_.token, options_.token_reread_s) {}
+
 ApiClient::~ApiClient() = default;
+
+std::string ApiClient::token() { return token_.Get(); }
 
 std::unique_ptr<httplib::ClientImpl> ApiClient::Connect(int read_timeout_s) {
   const Endpoint e = ParseServer(credentials_.server);

@@ -38,6 +38,22 @@ struct ClientOptions {
   int token_reread_s = 60;
 };
 
+// A bearer token read from a file and read again when the file changes (its inode, size or
+// mtime: the kubelet swaps a projected token's symlink) and at least every `reread_s` seconds, as
+// client-go's cached file token source; a read that fails or finds the file empty keeps the last
+// token. An empty path: the given token, always. Thread-safe.
+class TokenFile {
+ public:
+  TokenFile(std::string path, std::string token, int reread_s = 60);
+  std::string Get();
+
+ private:
+  std::mutex mu_;
+  std::string path_, token_, stamp_;
+  int reread_s_;
+  double read_s_ = 0;  // steady seconds of the last read
+};
+
 struct HttpResponse {
   int status = 0;
   std::string body;
@@ -79,10 +95,7 @@ class ApiClient {
   ClientOptions options_;
   std::string scheme_host_port_;
   std::mutex mu_;
-  // The token file as last read: its stamp (inode, size, mtime) and when (steady seconds).
-  std::string token_;
-  std::string token_stamp_;
-  double token_read_s_ = 0;
+  TokenFile token_;
   std::set<httplib::ClientImpl*> streams_;
 };
 

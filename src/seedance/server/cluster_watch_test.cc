@@ -7,6 +7,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -124,6 +125,16 @@ class ClusterWatchTest : public ::testing::Test {
     fake_.Put("pods", Pod("team-b", "infer-0", 1, "gpu-0"));
     fake_.Put("pods", Pod("team-b", "pending-0", 2));
     fake_.Put("pods", Pod("team-b", "done-0", 2, "gpu-2", "Succeeded"));
+  }
+  // /extender/bind of team-b/pending-0 to gpu-2: answered without error, the Binding in the fake.
+  void BindPending0(httplib::Client& c) {
+    const json pending = *fake_.Get("pods", "team-b", "pending-0");
+    const json bind = {{"PodName", "pending-0"}, {"PodNamespace", "team-b"},
+                       {"PodUID", pending["metadata"]["uid"]}, {"Node", "gpu-2"}};
+    auto b = c.Post("/extender/bind", bind.dump(), "application/json");
+    ASSERT_TRUE(b);
+    EXPECT_EQ(json::parse(b->body), json({{"Error", ""}})) << b->body;
+    EXPECT_EQ((*fake_.Get("pods", "team-b", "pending-0"))["spec"]["nodeName"], "gpu-2");
   }
   static double Metric(httplib::Client& c, const std::string& series) {
     auto r = c.Get("/metrics");
@@ -258,12 +269,7 @@ TEST_F(ClusterWatchTest, NodeCacheFilterAndBindThroughTheApiServer) {
   EXPECT_EQ(filter["NodeNames"], json({"gpu-0", "gpu-2", "gpu-3"})) << f->body;  // gpu-1 is full
   EXPECT_TRUE(filter["FailedAndUnresolvableNodes"].contains("unknown"));
   // Bind: recorded, the v1.Binding created in the API server, and the watch's MODIFIED agrees.
-  const json bind = {{"PodName", "pending-0"}, {"PodNamespace", "team-b"},
-                     {"PodUID", pending["metadata"]["uid"]}, {"Node", "gpu-2"}};
-  auto b = c.Post("/extender/bind", bind.dump(), "application/json");
-  ASSERT_TRUE(b);
-  EXPECT_EQ(json::parse(b->body), json({{"Error", ""}})) << b->body;
-  EXPECT_EQ((*fake_.Get("pods", "team-b", "pending-0"))["spec"]["nodeName"], "gpu-2");
+  BindPending0(c);
   ASSERT_TRUE(Converges(c));
   EXPECT_EQ(Observed(c)["pods"]["team-b/pending-0"]["node"], "gpu-2");
 }
@@ -334,6 +340,35 @@ TEST_F(ClusterWatchTest, CordonedNotReadyAndTaintedNodesTakeNoNewPods) {
   EXPECT_EQ(r["FailedAndUnresolvableNodes"]["gpu-2"], "node: Ready condition is False") << r.dump();
   EXPECT_EQ(r["FailedAndUnresolvableNodes"]["gpu-3"], "taint: maintenance=disk:NoSchedule not tolerated") << r.dump();
   EXPECT_EQ(r["NodeNames"], json({"gpu-0"})) << r.dump();
+}
+
+// A rotated token (a projected service-account token: the kubelet swaps the file) is sent from the
+// next request on, by the watch and by the binder; the API server then refuses the old one.
+TEST_F(ClusterWatchTest, RotatedTokenFileIsUsedByTheWatchAndTheBinder) {
+  std::ofstream(dir_ + "/token") << "token-1\n";
+  std::ofstream(dir_ + "/kubeconfig") << "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+                                      << "clusters:\n- name: fake\n  cluster:\n    server: " << fake_.url() << "\n"
+                                      << "contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: u\n"
+                                      << "users:\n- name: u\n  user:\n    tokenFile: token\n";
+  std::ofstream(dir_ + "/config.yaml") << "server:\n  kube_api_url: " << fake_.url() << "\n  kube_token_file: " << dir_
+                                       << "/token\ntenancy:\n  tenants:\n"
+                                       << "    - {name: team-a, cohort: all, tier: gold, quota: {gpu: {nominal: 16}}}\n"
+                                       << "    - {name: team-b, cohort: all, tier: silver, quota: {gpu: {nominal: 16}}}\n";
+  fake_.RequireToken("token-1");
+  Populate();
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  ASSERT_TRUE(Converges(c));
+  std::ofstream(dir_ + "/token.new") << "token-2-rotated\n";
+  std::filesystem::rename(dir_ + "/token.new", dir_ + "/token");
+  fake_.RequireToken("token-2-rotated");
+  // The watch: its next connection (after a cut) carries the new token and brings the change.
+  fake_.CutWatches();
+  fake_.Put("pods", Pod("team-a", "after-rotation", 1, "gpu-3"));
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(fake_.last_authorization(), "Bearer token-2-rotated");
+  BindPending0(c);  // the binder
 }
 
 // Accounting does not lag binds in a burst (issue 40). Without the bind verb kube-scheduler binds
