@@ -77,9 +77,13 @@ void ExpectSameNode(json node) {
 }
 
 TEST(WatchTransform, CapturedObjectsParseTheSame) {
-  for (const json& p : ReadCapture("pods-list.json")["items"]) ExpectSamePod(p);
+  const json pods = ReadCapture("pods-list.json");
+  ASSERT_FALSE(pods["items"].empty());
+  for (const json& p : pods["items"]) ExpectSamePod(p);
   ExpectSamePod(ReadCapture("pod-bound.json"));
-  for (const json& n : ReadCapture("nodes-list.json")["items"]) ExpectSameNode(n);
+  const json nodes = ReadCapture("nodes-list.json");
+  ASSERT_FALSE(nodes["items"].empty());
+  for (const json& n : nodes["items"]) ExpectSameNode(n);
 }
 
 TEST(WatchTransform, ProductionShapedObjectsShrinkAndParseTheSame) {
