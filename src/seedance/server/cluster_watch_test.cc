@@ -327,6 +327,11 @@ TEST_F(ClusterWatchTest, CordonedNotReadyAndTaintedNodesTakeNoNewPods) {
     r = filter(pending);
   }
   EXPECT_EQ(r["NodeNames"], json({"gpu-0"})) << r.dump();
+  // One feasible node: the filter reserved it (kube-scheduler binds without scoring); this test
+  // binds nothing, so the reservation is let go before comparing with the API server's state.
+  EXPECT_EQ(Observed(c)["pods"]["team-b/pending-0"]["assumed"], true);
+  auto released = c.Delete("/v1/pods/team-b/pending-0");
+  ASSERT_TRUE(released && released->status == 200);
   ASSERT_TRUE(Converges(c));
   // The conditions are kept by node index: a node removed before the barred ones moves them down
   // the table, and each keeps its own conditions.
@@ -385,6 +390,7 @@ TEST_F(ClusterWatchTest, PrioritizeReservesUntilTheWatchConfirms) {
   fake_.Put("pods", Pod("team-b", "burst-1", 2));
   fake_.Put("pods", Pod("team-b", "burst-2", 1));
   fake_.Put("pods", Pod("team-b", "burst-3", 1));
+  fake_.Put("pods", Pod("team-a", "solo", 1));
   auto s = Start();
   ASSERT_NE(s, nullptr);
   httplib::Client c("127.0.0.1", s->port());
@@ -441,6 +447,13 @@ TEST_F(ClusterWatchTest, PrioritizeReservesUntilTheWatchConfirms) {
   EXPECT_GE(Metric(c, "seedance_watch_lists_total{resource=\"pods\"}"), lists + 1);
   EXPECT_EQ(Observed(c)["pods"]["team-b/burst-3"]["assumed"], true);
   EXPECT_EQ(Observed(c)["quota"]["team-b"]["gpu"], 4000);
+  // One feasible node: kube-scheduler binds without asking prioritize, so filter reserves.
+  json solo = {{"Pod", *fake_.Get("pods", "team-a", "solo")}, {"NodeNames", {"gpu-1", "gpu-3"}}};
+  auto r = c.Post("/extender/filter", solo.dump(), "application/json");  // gpu-1 is full
+  ASSERT_TRUE(r && r->status == 200);
+  EXPECT_EQ(json::parse(r->body)["NodeNames"], json({"gpu-3"})) << r->body;
+  EXPECT_EQ(Observed(c)["pods"]["team-a/solo"]["assumed"], true);
+  EXPECT_EQ(Observed(c)["pods"]["team-a/solo"]["node"], "gpu-3");
 }
 
 TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {

@@ -888,10 +888,12 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
     if (fresh) it->second = Impl::Reason(c, look);
     return it->second;
   };
+  const std::string* only = nullptr;  // the one node that passes, if exactly one does
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const std::string& name = candidates[i];
     NodeCheck c = m.Check(name, pod, tenant, trip, look);
     if (c.verdict == Verdict::kPass) {
+      only = only == nullptr && (r.nodes.has_value() ? r.nodes->empty() : r.node_names.empty()) ? &name : nullptr;
       if (r.nodes.has_value()) {
         r.nodes->push_back(args.raw_nodes[i]);
       } else {
@@ -916,6 +918,15 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
                            {"reasons_omitted", failed - std::min(failed, m.options.reasons_per_decision)}});
   m.Count("filter", passed > 0 ? "ok" : "unschedulable", Since(t0));
   m.Gauges();
+  // One feasible node: kube-scheduler takes it without scoring (no prioritize follows), so the
+  // reservation prioritize would make is made here.
+  if (passed == 1 && only != nullptr && m.watch_confirms) {
+    const std::string node = *only;
+    lock.unlock();
+    std::unique_lock reserve(m.mu);
+    m.ExpireReservations();
+    if (m.BindPod(pod, node, "filter", /*assume=*/true).ok()) m.generation++;
+  }
   return r;
 }
 
