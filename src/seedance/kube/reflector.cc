@@ -93,7 +93,6 @@ Status Reflector::ListAndReplace() {
   // objects, plus the page in flight. Until a list succeeds nothing reads the store (a failed
   // list is retried before any watch or resync).
   store_.clear();
-  std::vector<nlohmann::json> items;
   std::string cont;
   std::string rv;
   do {
@@ -116,10 +115,9 @@ Status Reflector::ListAndReplace() {
     for (auto& item : (*list)["items"]) {
       if (options_.transform) options_.transform(item);
       store_[KeyOf(item)] = item.dump();
-      items.push_back(std::move(item));
     }
   } while (!cont.empty());
-  handler_.OnReplace(items);
+  ReplaceFromStore();
   {
     std::lock_guard lock(mu_);
     rv_ = rv;
@@ -127,7 +125,7 @@ Status Reflector::ListAndReplace() {
   last_resync_ = hooks_.clock->Now();
   synced_ = true;
   CountWhat("list");
-  Log("watch_listed", {{"objects", items.size()}, {"resource_version", rv}});
+  Log("watch_listed", {{"objects", store_.size()}, {"resource_version", rv}});
   return Status::Ok();
 }
 
@@ -218,15 +216,18 @@ Reflector::WatchEnd Reflector::WatchOnce() {
   return WatchEnd::kTimeout;
 }
 
+void Reflector::ReplaceFromStore() {
+  handler_.OnReplaceEach([this](const ReflectorHandler::Visit& visit) {
+    for (const auto& [key, text] : store_) visit(nlohmann::json::parse(text));
+  });
+}
+
 void Reflector::MaybeResync() {
   if (options_.resync_period <= Duration::zero()) return;
   const Duration now = hooks_.clock->Now();
   if (now - last_resync_ < options_.resync_period) return;
   last_resync_ = now;
-  std::vector<nlohmann::json> items;
-  items.reserve(store_.size());
-  for (const auto& [key, text] : store_) items.push_back(nlohmann::json::parse(text));
-  handler_.OnReplace(items);
+  ReplaceFromStore();
   CountWhat("resync");
 }
 

@@ -21,7 +21,8 @@
 //      resync (repairs a handler whose state drifted); checked between events and streams.
 //   Memory: the store holds each object once, as compact JSON text after `transform`; a list
 //   drops the old store first and fills the new one page by page (one page of full objects at a
-//   time), so a relist never holds two copies of the store.
+//   time), so a relist never holds two copies of the store; the handler gets the objects one at
+//   a time (OnReplaceEach), parsed from the store.
 // Time and randomness are injected (Clock, Rng, and the wait between tries) so tests need no
 // sleeps; Stop() interrupts a wait and closes the stream.
 //
@@ -50,6 +51,15 @@ class ReflectorHandler {
   virtual ~ReflectorHandler() = default;
   // After a list (or a resync): the complete set of objects.
   virtual void OnReplace(const std::vector<nlohmann::json>& objects) = 0;
+  // The same, one object at a time: `each(visit)` calls `visit` on every object in turn (parsed
+  // from the store, so only one is materialised at once). A handler that converts objects as they
+  // come overrides this; by default they are collected for OnReplace.
+  using Visit = std::function<void(const nlohmann::json& object)>;
+  virtual void OnReplaceEach(const std::function<void(const Visit& visit)>& each) {
+    std::vector<nlohmann::json> all;
+    each([&](const nlohmann::json& o) { all.push_back(o); });
+    OnReplace(all);
+  }
   virtual void OnAdd(const nlohmann::json& object) = 0;
   virtual void OnUpdate(const nlohmann::json& object) = 0;
   virtual void OnDelete(const nlohmann::json& object) = 0;
@@ -119,6 +129,8 @@ class Reflector {
     error_answers_ = 0;
   }
   void MaybeResync();
+  // The store to the handler, one object at a time (OnReplaceEach).
+  void ReplaceFromStore();
   void Log(std::string_view event, nlohmann::json fields) const;
   void CountWhat(std::string_view what) const {
     if (hooks_.count) hooks_.count(what);

@@ -80,7 +80,12 @@ class ClusterWatch::Impl {
   // Both reflectors call into here; one mutex keeps nodes and pending pods consistent.
   struct NodeHandler final : kube::ReflectorHandler {
     explicit NodeHandler(Impl& watch) : w(watch) {}
-    void OnReplace(const std::vector<json>& objects) override { w.ReplaceNodes(objects); }
+    void OnReplace(const std::vector<json>& objects) override {
+      OnReplaceEach([&](const Visit& visit) {
+        for (const auto& o : objects) visit(o);
+      });
+    }
+    void OnReplaceEach(const std::function<void(const Visit&)>& each) override { w.ReplaceNodes(each); }
     void OnAdd(const json& o) override { w.UpsertNode(o); }
     void OnUpdate(const json& o) override { w.UpsertNode(o); }
     void OnDelete(const json& o) override { w.DeleteNode(o); }
@@ -88,7 +93,12 @@ class ClusterWatch::Impl {
   };
   struct PodHandler final : kube::ReflectorHandler {
     explicit PodHandler(Impl& watch) : w(watch) {}
-    void OnReplace(const std::vector<json>& objects) override { w.ReplacePods(objects); }
+    void OnReplace(const std::vector<json>& objects) override {
+      OnReplaceEach([&](const Visit& visit) {
+        for (const auto& o : objects) visit(o);
+      });
+    }
+    void OnReplaceEach(const std::function<void(const Visit&)>& each) override { w.ReplacePods(each); }
     void OnAdd(const json& o) override { w.UpsertPod(o); }
     void OnUpdate(const json& o) override { w.UpsertPod(o); }
     void OnDelete(const json& o) override { w.DeletePod(o); }
@@ -138,17 +148,19 @@ class ClusterWatch::Impl {
     app_.Log("warn", "cluster_watch_skipped", {{"object", what}, {"error", s.message()}});
   }
 
-  void ReplaceNodes(const std::vector<json>& objects) {
+  // `each` visits the list's objects one at a time: each becomes a node as it comes.
+  using Each = std::function<void(const kube::ReflectorHandler::Visit&)>;
+  void ReplaceNodes(const Each& each) {
     std::lock_guard lock(mu_);
     std::vector<K8sNode> nodes;
-    for (const auto& o : objects) {
+    each([&](const json& o) {
       auto n = ParseNode(o, "node");
       if (n.has_value()) {
         nodes.push_back(std::move(*n));
       } else {
         Warn("node", n.error());
       }
-    }
+    });
     (void)extender_.ReplaceNodes(nodes);
     RetryPendingLocked();
     Gauges();
@@ -169,17 +181,17 @@ class ClusterWatch::Impl {
     Gauges();
   }
 
-  void ReplacePods(const std::vector<json>& objects) {
+  void ReplacePods(const Each& each) {
     std::lock_guard lock(mu_);
     std::vector<K8sPod> pods;
-    for (const auto& o : objects) {
+    each([&](const json& o) {
       auto p = ParsePod(o, "pod");
       if (p.has_value()) {
         pods.push_back(std::move(*p));
       } else {
         Warn("pod", p.error());
       }
-    }
+    });
     pending_.clear();
     for (auto& [pod, status] : extender_.ReplacePods(pods)) Pending(pod, status);
     Gauges();
