@@ -5,6 +5,9 @@
 #      kube-scheduler would send: SEEDANCE_NAMES, by default numFeasibleNodesToFind(N) with
 #      percentageOfNodesToScore unset, max(100, N x max(5, 50 - N/125) / 100) (all N below 100;
 #      420 of 1,000; 500 of 5,000); SEEDANCE_NAMES=N is percentageOfNodesToScore: 100.
+#      SEEDANCE_CONDITIONS=1 gives every node the status the cluster watch brings (a Ready=True
+#      condition), as a watch-fed node carries (default 0: no conditions, as POST /v1/nodes of a
+#      node watcher without status).
 #      Target >= 2,000 requests/s, p99 <= 5 ms, zero errors. The server's RSS before and after the
 #      nodes are registered gives its memory per node;
 #   2. OTLP/HTTP JSON ingest at /v1/metrics, 8,192 data points per request (the OTel collector's batch), target >= 200,000
@@ -30,6 +33,9 @@ feasible() {
   echo "$k"
 }
 names=${SEEDANCE_NAMES:-$(feasible "$nodes")}
+conditions=${SEEDANCE_CONDITIONS:-0}
+ready=""
+[ "$conditions" = 1 ] && ready=',"conditions":[{"type":"Ready","status":"True"}]'
 export SEEDANCE_NODES=$nodes SEEDANCE_NAMES=$names
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"; }
 echo "seedance-bench-token" >"$work/token"
@@ -49,7 +55,7 @@ url=http://127.0.0.1:$port
   for ((i = 0; i < nodes; i++)); do
     [ "$i" -gt 0 ] && printf ','
     printf '{"metadata":{"name":"gpu-node-%04d","labels":{"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"}},' "$i"
-    printf '"status":{"allocatable":{"cpu":"96","memory":"1Ti","nvidia.com/gpu":"8"}}}'
+    printf '"status":{"allocatable":{"cpu":"96","memory":"1Ti","nvidia.com/gpu":"8"}%s}}' "$ready"
   done
   printf ']}'
 } >"$work/nodes.json"
@@ -58,13 +64,13 @@ curl -sf -H "Authorization: Bearer seedance-bench-token" -H 'Content-Type: appli
   --data-binary @"$work/nodes.json" "$url/v1/nodes" >/dev/null
 rss_after=$(rss_kib)
 echo "== server RSS: $rss_before KiB before, $rss_after KiB after $nodes nodes ($(( (rss_after - rss_before) * 1024 / nodes )) bytes per node)"
-echo "== extender: filter + prioritize, $nodes nodes, $names names per request, ${secs} s, 1 wrk thread, ${EXT_CONNS:-4} connections"
+echo "== extender: filter + prioritize, $nodes nodes (Ready condition: $conditions), $names names per request, ${secs} s, 1 wrk thread, ${EXT_CONNS:-4} connections"
 ext=$(wrk -t1 -c"${EXT_CONNS:-4}" -d"${secs}s" --latency -s bench/server/extender.lua "$url" | tee /dev/stderr | grep '^RESULT' | cut -c8-)
 echo "== OTLP ingest: /v1/metrics, 8,192 points per request (the OTel collector batch size), ${secs} s, 1 wrk thread, ${OTLP_CONNS:-8} connections"
 otlp=$(SEEDANCE_TOKEN=seedance-bench-token wrk -t1 -c"${OTLP_CONNS:-8}" -d"${secs}s" --latency -s bench/server/otlp.lua "$url" \
   | tee /dev/stderr | grep '^RESULT' | cut -c8-)
 committed=$(curl -sf "$url/metrics" | grep -E '^seedance_ingest_samples_total' | awk '{s+=$2} END {print s+0}')
-summary="{\"nodes\":$nodes,\"names_per_request\":$names,\"rss_kib_before_nodes\":$rss_before,\"rss_kib_after_nodes\":$rss_after,\"seconds\":$secs,\"extender\":$ext,\"otlp\":$otlp,\"ingest_samples_total\":$committed}"
+summary="{\"nodes\":$nodes,\"conditions\":$conditions,\"names_per_request\":$names,\"rss_kib_before_nodes\":$rss_before,\"rss_kib_after_nodes\":$rss_after,\"seconds\":$secs,\"extender\":$ext,\"otlp\":$otlp,\"ingest_samples_total\":$committed}"
 echo "$summary"
 [ -n "$out" ] && echo "$summary" >"$out"
 exit 0

@@ -4,6 +4,12 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "seedance/core/json_depth.h"
@@ -59,12 +65,61 @@ nlohmann::json ParsePeerJson(std::string_view text) {
   return nlohmann::json::parse(text, nullptr, false);
 }
 
+namespace {
+
+// What tells a rewritten file from the one read: inode (an atomic rename or symlink swap), size
+// and mtime. "" when it cannot be read.
+std::string FileStamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  return fmt::format("{}:{}:{}.{}", st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+double SteadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+TokenFile::TokenFile(std::string path, std::string token, int reread_s)
+    : path_(std::move(path)), token_(std::move(token)), reread_s_(reread_s) {
+  if (!path_.empty()) {
+    stamp_ = FileStamp(path_);
+    read_s_ = SteadySeconds();
+  }
+}
+
+std::string TokenFile::Get() {
+  std::lock_guard lock(mu_);
+  if (path_.empty()) return token_;
+  const std::string stamp = FileStamp(path_);
+  const double now = SteadySeconds();
+  if (stamp == stamp_ && now - read_s_ < reread_s_) return token_;
+  std::ifstream in(path_, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string t = text.str();
+  const auto first = t.find_first_not_of(" \t\r\n");
+  const auto last = t.find_last_not_of(" \t\r\n");
+  t = first == std::string::npos ? "" : t.substr(first, last - first + 1);
+  if (in && !t.empty()) {
+    token_ = std::move(t);
+    stamp_ = stamp;
+    read_s_ = now;
+  }
+  return token_;
+}
+
 ApiClient::ApiClient(Credentials credentials, ClientOptions options)
-    : credentials_(std::move(credentials)), options_(options) {}
+    : credentials_(std::move(credentials)),
+      options_(options),
+      token_(credentials_.token_file, credentials_.token, options_.token_reread_s) {}
 
 ApiClient::~ApiClient() = default;
 
-std::unique_ptr<httplib::ClientImpl> ApiClient::Connect(int read_timeout_s) const {
+std::string ApiClient::token() { return token_.Get(); }
+
+std::unique_ptr<httplib::ClientImpl> ApiClient::Connect(int read_timeout_s) {
   const Endpoint e = ParseServer(credentials_.server);
   std::unique_ptr<httplib::ClientImpl> client;
   if (e.tls) {
@@ -91,7 +146,7 @@ std::unique_ptr<httplib::ClientImpl> ApiClient::Connect(int read_timeout_s) cons
   client->set_connection_timeout(options_.connect_timeout_s, 0);
   client->set_read_timeout(read_timeout_s, 0);
   client->set_write_timeout(options_.request_timeout_s, 0);
-  if (!credentials_.token.empty()) client->set_bearer_token_auth(credentials_.token.c_str());
+  if (const std::string t = token(); !t.empty()) client->set_bearer_token_auth(t.c_str());
   client->set_default_headers({{"Accept", "application/json"}, {"User-Agent", "seedance"}});
   return client;
 }

@@ -36,6 +36,26 @@ struct ClientOptions {
   int connect_timeout_s = 5;
   int request_timeout_s = 30;   // JSON calls
   int stream_idle_timeout_s = 660;  // a watch with no bytes this long is cut (above timeoutSeconds)
+  // Credentials::token_file is read again when it changes (its inode, size or mtime: the kubelet
+  // swaps a projected token's symlink) and at least this often, as client-go's cached file token
+  // source (1 minute). A read that fails or finds the file empty keeps the previous token.
+  int token_reread_s = 60;
+};
+
+// A bearer token read from a file and read again when the file changes (its inode, size or
+// mtime: the kubelet swaps a projected token's symlink) and at least every `reread_s` seconds, as
+// client-go's cached file token source; a read that fails or finds the file empty keeps the last
+// token. An empty path: the given token, always. Thread-safe.
+class TokenFile {
+ public:
+  TokenFile(std::string path, std::string token, int reread_s = 60);
+  std::string Get();
+
+ private:
+  std::mutex mu_;
+  std::string path_, token_, stamp_;
+  int reread_s_;
+  double read_s_ = 0;  // steady seconds of the last read
 };
 
 struct HttpResponse {
@@ -66,17 +86,20 @@ class ApiClient {
   void CancelStreams();
 
   const Credentials& credentials() const { return credentials_; }
+  // The bearer token the next request sends (re-read from Credentials::token_file when due).
+  std::string token();
 
   // The message of a v1.Status body ("" when the body is not one).
   static std::string StatusMessage(const std::string& body);
 
  private:
-  std::unique_ptr<httplib::ClientImpl> Connect(int read_timeout_s) const;
+  std::unique_ptr<httplib::ClientImpl> Connect(int read_timeout_s);
 
   Credentials credentials_;
   ClientOptions options_;
   std::string scheme_host_port_;
   std::mutex mu_;
+  TokenFile token_;
   std::set<httplib::ClientImpl*> streams_;
 };
 

@@ -168,6 +168,7 @@ Result<Credentials> LoadKubeconfig(const std::string& path, const std::string& c
       }
       c.token = Trim(*text);
       if (c.token.empty()) return InvalidArgumentError(fmt::format("{}: {}.tokenFile: '{}' is empty", where, upath, file));
+      c.token_file = resolve(file);
     }
     SEEDANCE_RETURN_IF_ERROR(pem(user, upath, "client-certificate-data", "client-certificate", &c.client_cert_pem));
     SEEDANCE_RETURN_IF_ERROR(pem(user, upath, "client-key-data", "client-key", &c.client_key_pem));
@@ -200,6 +201,7 @@ Result<Credentials> LoadInCluster(const InClusterEnv& env) {
   if (!token.has_value()) return InvalidArgumentError("in-cluster: " + env.root + "/token: " + token.error().message());
   c.token = Trim(*token);
   if (c.token.empty()) return InvalidArgumentError("in-cluster: " + env.root + "/token: empty");
+  c.token_file = env.root + "/token";
   auto ca = ReadWholeFile(env.root + "/ca.crt");
   if (!ca.has_value()) return InvalidArgumentError("in-cluster: " + env.root + "/ca.crt: " + ca.error().message());
   c.ca_pem = std::move(*ca);

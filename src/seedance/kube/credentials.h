@@ -22,6 +22,9 @@ namespace seedance::kube {
 struct Credentials {
   std::string server;  // "https://host:port" or "http://host:port", no trailing slash
   std::string token;   // bearer token; "" = none
+  // Where the token was read ("" = given inline): a kubeconfig's tokenFile or the in-cluster
+  // service-account token, which the kubelet rotates (projected tokens); ApiClient re-reads it.
+  std::string token_file;
   std::string client_cert_pem, client_key_pem;  // both or neither
   std::string ca_pem;  // CA bundle; "" = the system's trust store
   bool insecure_skip_tls_verify = false;

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "seedance/kube/client.h"
+#include "seedance/kube/testing/fake_apiserver.h"
+
 namespace seedance::kube {
 namespace {
 
@@ -152,6 +155,54 @@ TEST(Base64Test, DecodesAndRejects) {
   EXPECT_FALSE(DecodeBase64("aGV*").has_value());
   EXPECT_FALSE(DecodeBase64("a").has_value());
   EXPECT_FALSE(DecodeBase64("aG=Vs").has_value());
+}
+
+}  // namespace
+}  // namespace seedance::kube
+
+namespace seedance::kube {
+namespace {
+
+// A projected service-account token rotates under the same path (the kubelet swaps a symlink):
+// the client sends the new token from the next request on, as client-go's file token source.
+TEST(CredentialsTest, RotatedTokenFileIsReadAgain) {
+  const std::string dir = Dir();
+  testing::FakeApiServer fake;
+  fake.RequireToken("token-1");
+  Write(dir + "/token", "token-1\n");
+  Write(dir + "/config", "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: k\n  cluster: {server: \"" +
+                             fake.url() + "\"}\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\nusers:\n- name: u\n"
+                             "  user: {tokenFile: token}\n");
+  auto creds = LoadKubeconfig(dir + "/config");
+  ASSERT_TRUE(creds.has_value()) << creds.error().message();
+  ApiClient client(*creds);
+  ASSERT_TRUE(client.Json("GET", "/api/v1/nodes").has_value());
+  EXPECT_EQ(fake.last_authorization(), "Bearer token-1");
+  // Rotation: a new file renamed over the old one; the API server accepts only the new token.
+  Write(dir + "/token.new", "token-2-longer\n");
+  std::filesystem::rename(dir + "/token.new", dir + "/token");
+  fake.RequireToken("token-2-longer");
+  auto r = client.Json("GET", "/api/v1/nodes");
+  EXPECT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(fake.last_authorization(), "Bearer token-2-longer");
+  // A file that disappears or is emptied mid-rotation keeps the last good token.
+  Write(dir + "/token", "");
+  EXPECT_TRUE(client.Json("GET", "/api/v1/nodes").has_value());
+  EXPECT_EQ(fake.last_authorization(), "Bearer token-2-longer");
+}
+
+TEST(CredentialsTest, InClusterTokenIsReadAgainFromItsFile) {
+  const std::string dir = Dir();
+  Write(dir + "/token", "sa-token\n");
+  Write(dir + "/ca.crt", "CA");
+  InClusterEnv env;
+  env.host = "10.96.0.1";
+  env.port = "443";
+  env.root = dir;
+  auto c = LoadInCluster(env);
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  EXPECT_EQ(c->token, "sa-token");
+  EXPECT_EQ(c->token_file, dir + "/token");
 }
 
 }  // namespace

@@ -89,7 +89,10 @@ bool Reflector::Backoff() {
 }
 
 Status Reflector::ListAndReplace() {
-  std::vector<nlohmann::json> items;
+  // The old store goes first and the list fills the new one as its pages arrive: one copy of the
+  // objects, plus the page in flight. Until a list succeeds nothing reads the store (a failed
+  // list is retried before any watch or resync).
+  store_.clear();
   std::string cont;
   std::string rv;
   do {
@@ -98,20 +101,23 @@ Status Reflector::ListAndReplace() {
     auto list = client_.Json("GET", path);
     if (!list.has_value()) {
       // An expired continue token: start the list again (client-go's pager falls back to a full list).
+      store_.clear();
       return list.error();
     }
     const nlohmann::json& meta = list->contains("metadata") ? (*list)["metadata"] : nlohmann::json::object();
     if (!list->contains("items") || !(*list)["items"].is_array() || !meta.is_object() ||
         !meta.contains("resourceVersion")) {
+      store_.clear();
       return UnavailableError(fmt::format("list {}: not a list (items, metadata.resourceVersion)", options_.path));
     }
-    for (auto& item : (*list)["items"]) items.push_back(std::move(item));
     rv = meta.value("resourceVersion", "");
     cont = meta.value("continue", "");
+    for (auto& item : (*list)["items"]) {
+      if (options_.transform) options_.transform(item);
+      store_[KeyOf(item)] = item.dump();
+    }
   } while (!cont.empty());
-  store_.clear();
-  for (const auto& item : items) store_[KeyOf(item)] = item;
-  handler_.OnReplace(items);
+  ReplaceFromStore();
   {
     std::lock_guard lock(mu_);
     rv_ = rv;
@@ -119,7 +125,7 @@ Status Reflector::ListAndReplace() {
   last_resync_ = hooks_.clock->Now();
   synced_ = true;
   CountWhat("list");
-  Log("watch_listed", {{"objects", items.size()}, {"resource_version", rv}});
+  Log("watch_listed", {{"objects", store_.size()}, {"resource_version", rv}});
   return Status::Ok();
 }
 
@@ -132,19 +138,20 @@ bool Reflector::ApplyEvent(std::string_view line, WatchEnd* end) {
     return false;
   }
   const std::string type = event["type"].get<std::string>();
-  const nlohmann::json& object = event["object"];
+  nlohmann::json& object = event["object"];
   if (type == "ERROR") {
     const int code = StatusCodeOf(object);
     Log("watch_error_event", {{"code", code}, {"message", object.value("message", "")}});
-    *end = code == 410 ? WatchEnd::kExpired : WatchEnd::kBroken;
+    *end = code == 410 ? WatchEnd::kExpired : WatchEnd::kError;
     return false;
   }
   std::string rv;
   if (object.contains("metadata") && object["metadata"].is_object()) {
     rv = object["metadata"].value("resourceVersion", "");
   }
+  if ((type == "ADDED" || type == "MODIFIED" || type == "DELETED") && options_.transform) options_.transform(object);
   if (type == "ADDED" || type == "MODIFIED") {
-    auto [it, inserted] = store_.insert_or_assign(KeyOf(object), object);
+    auto [it, inserted] = store_.insert_or_assign(KeyOf(object), object.dump());
     if (inserted || type == "ADDED") {
       handler_.OnAdd(object);
     } else {
@@ -198,7 +205,9 @@ Reflector::WatchEnd Reflector::WatchOnce() {
                                           : s.message()},
                          {"events", events},
                          {"partial_bytes", status >= 200 && status < 300 ? rest.size() : 0}});
-    return WatchEnd::kBroken;
+    // An answer with an error status (not 429: busy) counts toward a relist; no answer does not.
+    const bool answered = status >= 300 && status != 429;
+    return answered ? WatchEnd::kError : WatchEnd::kBroken;
   }
   if (!rest.empty()) {
     Log("watch_broken", {{"error", "stream ended inside an event"}, {"partial_bytes", rest.size()}});
@@ -207,15 +216,18 @@ Reflector::WatchEnd Reflector::WatchOnce() {
   return WatchEnd::kTimeout;
 }
 
+void Reflector::ReplaceFromStore() {
+  handler_.OnReplaceEach([this](const ReflectorHandler::Visit& visit) {
+    for (const auto& [key, text] : store_) visit(nlohmann::json::parse(text));
+  });
+}
+
 void Reflector::MaybeResync() {
   if (options_.resync_period <= Duration::zero()) return;
   const Duration now = hooks_.clock->Now();
   if (now - last_resync_ < options_.resync_period) return;
   last_resync_ = now;
-  std::vector<nlohmann::json> items;
-  items.reserve(store_.size());
-  for (const auto& [key, object] : store_) items.push_back(object);
-  handler_.OnReplace(items);
+  ReplaceFromStore();
   CountWhat("resync");
 }
 
@@ -235,7 +247,8 @@ void Reflector::Run() {
       need_list = false;
     }
     MaybeResync();
-    switch (WatchOnce()) {
+    const WatchEnd end = WatchOnce();
+    switch (end) {
       case WatchEnd::kStopped:
         return;
       case WatchEnd::kTimeout:
@@ -247,9 +260,18 @@ void Reflector::Run() {
         need_list = true;
         break;
       case WatchEnd::kBroken:
+      case WatchEnd::kError:
         ++reconnects_;
         CountWhat("reconnect");
         if (!Backoff()) return;
+        if (end == WatchEnd::kError && options_.relist_after_errors > 0 &&
+            ++error_answers_ >= options_.relist_after_errors) {
+          ++relists_;
+          CountWhat("relist");
+          Log("watch_relist", {{"resource_version", resource_version()},
+                               {"reason", fmt::format("{} watch errors in a row", error_answers_)}});
+          need_list = true;
+        }
         break;
     }
   }

@@ -14,9 +14,15 @@
 //      mid-event, refused, 5xx) reconnects from RV after a backoff: `initial_backoff` x `factor`
 //      per failure in a row, capped at `max_backoff`, plus jitter (d + d x jitter x U[0,1)), and
 //      back to the start after a stream delivered events or a list succeeded (counted in
-//      reconnects()). A failed list backs off the same way.
+//      reconnects()). A failed list backs off the same way. After `relist_after_errors` error
+//      answers in a row (5xx, ERROR events) it relists instead, after the backoff (counted in
+//      relists()): a watch that keeps answering 5xx is not retried from the same RV forever.
 //   5. Every `resync_period` (0 = never) the whole store goes to OnReplace again, as informers'
 //      resync (repairs a handler whose state drifted); checked between events and streams.
+//   Memory: the store holds each object once, as compact JSON text after `transform`; a list
+//   drops the old store first and fills the new one page by page (one page of full objects at a
+//   time), so a relist never holds two copies of the store; the handler gets the objects one at
+//   a time (OnReplaceEach), parsed from the store.
 // Time and randomness are injected (Clock, Rng, and the wait between tries) so tests need no
 // sleeps; Stop() interrupts a wait and closes the stream.
 //
@@ -45,6 +51,15 @@ class ReflectorHandler {
   virtual ~ReflectorHandler() = default;
   // After a list (or a resync): the complete set of objects.
   virtual void OnReplace(const std::vector<nlohmann::json>& objects) = 0;
+  // The same, one object at a time: `each(visit)` calls `visit` on every object in turn (parsed
+  // from the store, so only one is materialised at once). A handler that converts objects as they
+  // come overrides this; by default they are collected for OnReplace.
+  using Visit = std::function<void(const nlohmann::json& object)>;
+  virtual void OnReplaceEach(const std::function<void(const Visit& visit)>& each) {
+    std::vector<nlohmann::json> all;
+    each([&](const nlohmann::json& o) { all.push_back(o); });
+    OnReplace(all);
+  }
   virtual void OnAdd(const nlohmann::json& object) = 0;
   virtual void OnUpdate(const nlohmann::json& object) = 0;
   virtual void OnDelete(const nlohmann::json& object) = 0;
@@ -60,6 +75,17 @@ struct ReflectorOptions {
   double jitter = 1.0;
   Duration min_watch_timeout = std::chrono::minutes(5);
   Duration resync_period{0};
+  // A watch answered with an error this many times in a row (an HTTP status other than 2xx, 410
+  // and 429, or an ERROR event other than 410; no event delivered in between) relists instead of
+  // retrying from the same resourceVersion, which may be the cause, as client-go relists after a
+  // watch error. Refused connections, 429s and cut streams retry from the resourceVersion (the API
+  // server is down or busy, the version is fine). 0: never (only on 410).
+  int relist_after_errors = 3;
+  // client-go's transform (SharedIndexInformer.SetTransform): applied in place to every listed
+  // object and every ADDED / MODIFIED / DELETED event's object before the store and the handler
+  // see it; the store keeps what it leaves (the cluster watch keeps only the fields its decisions
+  // read). nullptr: objects are kept whole.
+  std::function<void(nlohmann::json& object)> transform;
 };
 
 struct ReflectorHooks {
@@ -90,15 +116,21 @@ class Reflector {
   std::vector<Duration> backoffs() const;
 
  private:
-  enum class WatchEnd { kTimeout, kBroken, kExpired, kStopped };
+  // kBroken: no answer or a cut stream; kError: an error answer (HTTP status or ERROR event).
+  enum class WatchEnd { kTimeout, kBroken, kError, kExpired, kStopped };
 
   Status ListAndReplace();
   WatchEnd WatchOnce();
   // Applies one event line; false ends the stream (expired / error).
   bool ApplyEvent(std::string_view line, WatchEnd* end);
   bool Backoff();
-  void ResetBackoff() { failures_ = 0; }
+  void ResetBackoff() {
+    failures_ = 0;
+    error_answers_ = 0;
+  }
   void MaybeResync();
+  // The store to the handler, one object at a time (OnReplaceEach).
+  void ReplaceFromStore();
   void Log(std::string_view event, nlohmann::json fields) const;
   void CountWhat(std::string_view what) const {
     if (hooks_.count) hooks_.count(what);
@@ -110,9 +142,10 @@ class Reflector {
   ReflectorOptions options_;
   ReflectorHooks hooks_;
 
-  std::map<std::string, nlohmann::json> store_;  // by namespace/name; Run()'s thread only
+  std::map<std::string, std::string> store_;  // by namespace/name: compact JSON; Run()'s thread only
   Duration last_resync_{0};
   int failures_ = 0;
+  int error_answers_ = 0;  // error answers in a row (WatchEnd::kError), reset by an event or a list
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -299,6 +299,50 @@ TEST_F(ReflectorTest, ApiServerDownThirtySecondsBacksOffExponentiallyWithJitter)
   EXPECT_EQ(static_cast<std::size_t>(reflector_->reconnects()), b.size());
 }
 
+// A watch that keeps answering 5xx is not retried from the same resourceVersion forever: after
+// relist_after_errors answers in a row it relists (as client-go), with the jittered backoff before
+// each try; the list brings what changed meanwhile.
+TEST_F(ReflectorTest, RepeatedWatchErrorsRelist) {
+  fake_.Put("nodes", Node("n1", 8));
+  Start("nodes");
+  ASSERT_TRUE(mirror_.WaitEquals(Expected("nodes")));
+  ASSERT_TRUE(Eventually([&] { return fake_.open_watches() == 1; }));
+  fake_.FailWatches(503);
+  fake_.CutWatches();
+  fake_.Put("nodes", Node("n2", 8));  // cut mid-event: the watch reconnects, and gets 503s
+  ASSERT_TRUE(Eventually([&] { return reflector_->relists() >= 1; }));
+  fake_.FailWatches(0);
+  ASSERT_TRUE(mirror_.WaitEquals(Expected("nodes")));
+  EXPECT_GE(fake_.list_requests("nodes"), 2);
+  const std::vector<Duration> b = reflector_->backoffs();
+  ASSERT_GE(b.size(), 3u);
+  double base = 0.8;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double s = std::chrono::duration<double>(b[i]).count();
+    EXPECT_GE(s, base) << "backoff " << i;
+    EXPECT_LT(s, 2 * base) << "backoff " << i;
+    base *= 2;
+  }
+}
+
+// relist_after_errors 0: only 410 relists (the behaviour before issue 40), however many errors.
+TEST_F(ReflectorTest, RelistAfterErrorsZeroRetriesFromTheResourceVersion) {
+  fake_.Put("nodes", Node("n1", 8));
+  ReflectorOptions o;
+  o.relist_after_errors = 0;
+  Start("nodes", o);
+  ASSERT_TRUE(mirror_.WaitEquals(Expected("nodes")));
+  ASSERT_TRUE(Eventually([&] { return fake_.open_watches() == 1; }));
+  fake_.FailWatches(503);
+  fake_.CutWatches();
+  fake_.Put("nodes", Node("n2", 8));
+  ASSERT_TRUE(Eventually([&] { return reflector_->reconnects() >= 6; }));
+  EXPECT_EQ(reflector_->relists(), 0);
+  EXPECT_EQ(fake_.list_requests("nodes"), 1);
+  fake_.FailWatches(0);
+  ASSERT_TRUE(mirror_.WaitEquals(Expected("nodes")));
+}
+
 TEST_F(ReflectorTest, BackoffIsCappedAt30Seconds) {
   Start("nodes");
   ASSERT_TRUE(Eventually([&] { return reflector_->synced(); }));

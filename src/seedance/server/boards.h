@@ -5,12 +5,14 @@
 //                  prioritize);
 //   BreakerBoard - cost-breaker trips per namespace or job (written by the breaker loop and
 //                  POST /v1/breaker/reset, read by filter).
-// Both are small maps behind one mutex; readers copy what they need.
+// Both are small maps behind one lock (the health board's a reader-writer lock); readers copy
+// what they need.
 
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -28,23 +30,23 @@ struct NodeHealth {
 class HealthBoard {
  public:
   void Set(const std::string& node, NodeHealth health) {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     nodes_[node] = std::move(health);
   }
   // Nodes the audit has not seen are treated as admitted with weight 1 (nullopt here).
   std::optional<NodeHealth> Get(const std::string& node) const {
-    std::lock_guard lock(mu_);
+    std::shared_lock lock(mu_);
     auto it = nodes_.find(node);
     if (it == nodes_.end()) return std::nullopt;
     return it->second;
   }
   std::map<std::string, NodeHealth> Snapshot() const {
-    std::lock_guard lock(mu_);
+    std::shared_lock lock(mu_);
     return nodes_;
   }
   // Reads under one lock for a whole decision (filter and prioritize look up every candidate;
-  // a lock and a copy per candidate cost more than the decision at 5,000 names). Hold it briefly:
-  // the audit loop's Set waits meanwhile.
+  // a lock and a copy per candidate cost more than the decision at 5,000 names). A shared lock:
+  // decisions read side by side; the audit loop's Set waits meanwhile.
   class Reader {
    public:
     explicit Reader(const HealthBoard& b) : lock_(b.mu_), nodes_(b.nodes_) {}
@@ -55,12 +57,12 @@ class HealthBoard {
     }
 
    private:
-    std::unique_lock<std::mutex> lock_;
+    std::shared_lock<std::shared_mutex> lock_;
     const std::map<std::string, NodeHealth>& nodes_;
   };
 
  private:
-  mutable std::mutex mu_;
+  mutable std::shared_mutex mu_;
   std::map<std::string, NodeHealth> nodes_;
 };
 

@@ -11,7 +11,8 @@
 // Readiness: App::readiness names "cluster_watch" until both first lists are applied (GET
 // /readyz answers 503 meanwhile; /healthz stays live). Metrics: seedance_cluster_nodes,
 // seedance_cluster_pods_bound (gauges), seedance_watch_relists_total{resource},
-// seedance_watch_reconnects_total{resource}, seedance_watch_events_total{resource}.
+// seedance_watch_reconnects_total{resource}, seedance_watch_events_total{resource},
+// seedance_watch_lists_total{resource}.
 // GET /v1/cluster answers Extender::Snapshot().
 //
 // Credentials, in order: ServerOptions::kubeconfig (--kubeconfig), server.kubeconfig, then

@@ -7,6 +7,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -124,6 +125,16 @@ class ClusterWatchTest : public ::testing::Test {
     fake_.Put("pods", Pod("team-b", "infer-0", 1, "gpu-0"));
     fake_.Put("pods", Pod("team-b", "pending-0", 2));
     fake_.Put("pods", Pod("team-b", "done-0", 2, "gpu-2", "Succeeded"));
+  }
+  // /extender/bind of team-b/pending-0 to gpu-2: answered without error, the Binding in the fake.
+  void BindPending0(httplib::Client& c) {
+    const json pending = *fake_.Get("pods", "team-b", "pending-0");
+    const json bind = {{"PodName", "pending-0"}, {"PodNamespace", "team-b"},
+                       {"PodUID", pending["metadata"]["uid"]}, {"Node", "gpu-2"}};
+    auto b = c.Post("/extender/bind", bind.dump(), "application/json");
+    ASSERT_TRUE(b);
+    EXPECT_EQ(json::parse(b->body), json({{"Error", ""}})) << b->body;
+    EXPECT_EQ((*fake_.Get("pods", "team-b", "pending-0"))["spec"]["nodeName"], "gpu-2");
   }
   static double Metric(httplib::Client& c, const std::string& series) {
     auto r = c.Get("/metrics");
@@ -258,12 +269,7 @@ TEST_F(ClusterWatchTest, NodeCacheFilterAndBindThroughTheApiServer) {
   EXPECT_EQ(filter["NodeNames"], json({"gpu-0", "gpu-2", "gpu-3"})) << f->body;  // gpu-1 is full
   EXPECT_TRUE(filter["FailedAndUnresolvableNodes"].contains("unknown"));
   // Bind: recorded, the v1.Binding created in the API server, and the watch's MODIFIED agrees.
-  const json bind = {{"PodName", "pending-0"}, {"PodNamespace", "team-b"},
-                     {"PodUID", pending["metadata"]["uid"]}, {"Node", "gpu-2"}};
-  auto b = c.Post("/extender/bind", bind.dump(), "application/json");
-  ASSERT_TRUE(b);
-  EXPECT_EQ(json::parse(b->body), json({{"Error", ""}})) << b->body;
-  EXPECT_EQ((*fake_.Get("pods", "team-b", "pending-0"))["spec"]["nodeName"], "gpu-2");
+  BindPending0(c);
   ASSERT_TRUE(Converges(c));
   EXPECT_EQ(Observed(c)["pods"]["team-b/pending-0"]["node"], "gpu-2");
 }
@@ -321,7 +327,133 @@ TEST_F(ClusterWatchTest, CordonedNotReadyAndTaintedNodesTakeNoNewPods) {
     r = filter(pending);
   }
   EXPECT_EQ(r["NodeNames"], json({"gpu-0"})) << r.dump();
+  // One feasible node: the filter reserved it (kube-scheduler binds without scoring); this test
+  // binds nothing, so the reservation is let go before comparing with the API server's state.
+  EXPECT_EQ(Observed(c)["pods"]["team-b/pending-0"]["assumed"], true);
+  auto released = c.Delete("/v1/pods/team-b/pending-0");
+  ASSERT_TRUE(released && released->status == 200);
   ASSERT_TRUE(Converges(c));
+  // The conditions are kept by node index: a node removed before the barred ones moves them down
+  // the table, and each keeps its own conditions.
+  ASSERT_TRUE(fake_.Delete("nodes", "", "gpu-1"));
+  r = filter(pending);
+  while (!r["FailedAndUnresolvableNodes"].contains("gpu-1") && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    r = filter(pending);
+  }
+  EXPECT_EQ(r["FailedAndUnresolvableNodes"]["gpu-1"].get<std::string>().rfind("unknown node:", 0), 0u) << r.dump();
+  EXPECT_EQ(r["FailedAndUnresolvableNodes"]["gpu-2"], "node: Ready condition is False") << r.dump();
+  EXPECT_EQ(r["FailedAndUnresolvableNodes"]["gpu-3"], "taint: maintenance=disk:NoSchedule not tolerated") << r.dump();
+  EXPECT_EQ(r["NodeNames"], json({"gpu-0"})) << r.dump();
+}
+
+// A rotated token (a projected service-account token: the kubelet swaps the file) is sent from the
+// next request on, by the watch and by the binder; the API server then refuses the old one.
+TEST_F(ClusterWatchTest, RotatedTokenFileIsUsedByTheWatchAndTheBinder) {
+  std::ofstream(dir_ + "/token") << "token-1\n";
+  std::ofstream(dir_ + "/kubeconfig") << "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+                                      << "clusters:\n- name: fake\n  cluster:\n    server: " << fake_.url() << "\n"
+                                      << "contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: u\n"
+                                      << "users:\n- name: u\n  user:\n    tokenFile: token\n";
+  std::ofstream(dir_ + "/config.yaml") << "server:\n  kube_api_url: " << fake_.url() << "\n  kube_token_file: " << dir_
+                                       << "/token\ntenancy:\n  tenants:\n"
+                                       << "    - {name: team-a, cohort: all, tier: gold, quota: {gpu: {nominal: 16}}}\n"
+                                       << "    - {name: team-b, cohort: all, tier: silver, quota: {gpu: {nominal: 16}}}\n";
+  fake_.RequireToken("token-1");
+  Populate();
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  ASSERT_TRUE(Converges(c));
+  std::ofstream(dir_ + "/token.new") << "token-2-rotated\n";
+  std::filesystem::rename(dir_ + "/token.new", dir_ + "/token");
+  fake_.RequireToken("token-2-rotated");
+  // The watch: its next connection (after a cut) carries the new token and brings the change.
+  fake_.CutWatches();
+  fake_.Put("pods", Pod("team-a", "after-rotation", 1, "gpu-3"));
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(fake_.last_authorization(), "Bearer token-2-rotated");
+  BindPending0(c);  // the binder
+}
+
+// Accounting does not lag binds in a burst (issue 40). Without the bind verb kube-scheduler binds
+// and Seedance learns each placement from the watch; meanwhile prioritize's pick holds the pod's
+// quota and GPUs (as CapacityScheduling's Reserve), so the next pod of the burst sees them taken.
+// The watch's binding confirms the reservation (counted once), one never confirmed expires, and a
+// relist whose list does not show a reserved pod bound yet keeps it.
+TEST_F(ClusterWatchTest, PrioritizeReservesUntilTheWatchConfirms) {
+  std::ofstream(dir_ + "/config.yaml") << "server:\n  kube_api_url: " << fake_.url() << "\n"
+                                       << "tenancy:\n  tenants:\n"
+                                       << "    - {name: team-a, tier: gold, quota: {gpu: {nominal: 16}}}\n"
+                                       << "    - {name: team-b, tier: silver, quota: {gpu: {nominal: 4}}}\n";
+  Populate();  // team-b: infer-0 bound (1 GPU), pending-0 (2 GPUs) pending
+  fake_.Put("pods", Pod("team-b", "burst-1", 2));
+  fake_.Put("pods", Pod("team-b", "burst-2", 1));
+  fake_.Put("pods", Pod("team-b", "burst-3", 1));
+  fake_.Put("pods", Pod("team-a", "solo", 1));
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  ASSERT_TRUE(Converges(c));
+  auto verb = [&](const std::string& v, const std::string& name) {
+    json args = {{"Pod", *fake_.Get("pods", "team-b", name)}, {"NodeNames", {"gpu-2", "gpu-3"}}};
+    auto r = c.Post("/extender/" + v, args.dump(), "application/json");
+    EXPECT_TRUE(r && r->status == 200);
+    return r ? json::parse(r->body) : json();
+  };
+  auto picked = [](const json& scores) {
+    for (const auto& h : scores) {
+      if (h["Score"] == 10) return h["Host"].get<std::string>();
+    }
+    return std::string();
+  };
+  // pending-0: filter passes, prioritize picks and reserves 2 GPUs of team-b's 4.
+  EXPECT_EQ(verb("filter", "pending-0")["NodeNames"].size(), 2u);
+  const std::string node = picked(verb("prioritize", "pending-0"));
+  ASSERT_FALSE(node.empty());
+  EXPECT_EQ(Observed(c)["quota"]["team-b"]["gpu"], 3000);
+  EXPECT_EQ(Observed(c)["pods"]["team-b/pending-0"]["assumed"], true);
+  // burst-1 (2 GPUs) in the same burst: 1 + 2 reserved + 2 > 4.
+  const json f = verb("filter", "burst-1");
+  EXPECT_EQ(f["NodeNames"], json::array()) << f.dump();
+  EXPECT_EQ(f["FailedNodes"]["gpu-2"].get<std::string>().rfind("quota: tenant team-b would use 5/4 gpu", 0), 0u) << f.dump();
+  // Filtering pending-0 again (kube-scheduler's retry) does not count its own reservation.
+  EXPECT_EQ(verb("filter", "pending-0")["NodeNames"].size(), 2u);
+  EXPECT_EQ(picked(verb("prioritize", "pending-0")), node);
+  // kube-scheduler binds it where Seedance picked; the watch confirms: counted once.
+  json p = *fake_.Get("pods", "team-b", "pending-0");
+  p["spec"]["nodeName"] = node;
+  p["status"]["phase"] = "Running";
+  fake_.Put("pods", p);
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(Observed(c)["quota"]["team-b"]["gpu"], 3000);
+  // burst-2 reserved, never bound: released reservation_ms (30 s) later.
+  ASSERT_FALSE(picked(verb("prioritize", "burst-2")).empty());
+  EXPECT_EQ(Observed(c)["quota"]["team-b"]["gpu"], 4000);
+  s->clock_ms->fetch_add(29'000);
+  EXPECT_EQ(verb("filter", "burst-3")["NodeNames"], json::array()) << "burst-2's reservation still holds";
+  s->clock_ms->fetch_add(2'000);
+  verb("prioritize", "burst-3");  // expires burst-2's, then reserves burst-3's
+  EXPECT_FALSE(Observed(c)["pods"].contains("team-b/burst-2"));
+  EXPECT_EQ(Observed(c)["pods"]["team-b/burst-3"]["assumed"], true);
+  // A relist whose list does not show burst-3 bound keeps its reservation.
+  const double lists = Metric(c, "seedance_watch_lists_total{resource=\"pods\"}");
+  fake_.ExpireWatches();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (Metric(c, "seedance_watch_lists_total{resource=\"pods\"}") < lists + 1 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GE(Metric(c, "seedance_watch_lists_total{resource=\"pods\"}"), lists + 1);
+  EXPECT_EQ(Observed(c)["pods"]["team-b/burst-3"]["assumed"], true);
+  EXPECT_EQ(Observed(c)["quota"]["team-b"]["gpu"], 4000);
+  // One feasible node: kube-scheduler binds without asking prioritize, so filter reserves.
+  json solo = {{"Pod", *fake_.Get("pods", "team-a", "solo")}, {"NodeNames", {"gpu-1", "gpu-3"}}};
+  auto r = c.Post("/extender/filter", solo.dump(), "application/json");  // gpu-1 is full
+  ASSERT_TRUE(r && r->status == 200);
+  EXPECT_EQ(json::parse(r->body)["NodeNames"], json({"gpu-3"})) << r->body;
+  EXPECT_EQ(Observed(c)["pods"]["team-a/solo"]["assumed"], true);
+  EXPECT_EQ(Observed(c)["pods"]["team-a/solo"]["node"], "gpu-3");
 }
 
 TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {

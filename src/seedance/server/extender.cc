@@ -7,7 +7,9 @@
 #include <functional>
 #include <numeric>
 #include <set>
+#include <shared_mutex>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -105,11 +107,44 @@ class NameIndex {
   std::size_t mask_ = 0;
 };
 
+// Which rule failed. The reason text is built only where it is written (a filter's FailedNodes),
+// from the rule and its numbers: prioritize, which only needs the verdict, builds none.
+enum class Rule : std::uint8_t {
+  kPass,
+  kUnknown,     // unknown node
+  kCondition,   // cordon / Ready / taint: `text` (ScheduleBlock's)
+  kAudit,       // `text`
+  kTier,        // `text`
+  kBreaker,     // Lookups::breaker
+  kNodeCpu,     // a: requested, b: the node's
+  kNodeMemory,  // a, b
+  kNoGpu,
+  kModel,       // a: the node's model
+  kNodeGpus,    // a: requested, b: the node's
+  kQuota,       // Lookups::quota[a]
+  kFreeCpu,     // a: requested, b: free
+  kFreeMemory,  // a, b
+  kFreeShare,   // a: requested milli-GPU, b: the most free on one GPU
+  kFreeGpus,    // a: requested, b: free
+  kNoFit,
+};
+
 struct NodeCheck {
   Verdict verdict = Verdict::kPass;
-  std::string reason;
+  Rule rule = Rule::kPass;
+  std::int64_t a = 0, b = 0;
+  std::string text;  // only for the rare rules whose reason comes from elsewhere (conditions, audit, tier)
   std::size_t index = kUnknown;  // the node's index in the table
   static constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);
+
+  static NodeCheck Fail(Verdict v, Rule r, std::int64_t x = 0, std::int64_t y = 0) {
+    return NodeCheck{v, r, x, y, std::string(), kUnknown};
+  }
+  static NodeCheck Text(Verdict v, Rule r, std::string why) {
+    NodeCheck c = Fail(v, r);
+    c.text = std::move(why);
+    return c;
+  }
 };
 
 GpuAssignment ChooseGpus(const cluster::NodeState& n, const PodSpec& pod) {
@@ -117,13 +152,11 @@ GpuAssignment ChooseGpus(const cluster::NodeState& n, const PodSpec& pod) {
   return pod.is_share() ? cluster::BestFitShareGpu(n, pod) : cluster::FirstFitGpus(n, pod);
 }
 
-// Why `pod` does not fit the free capacity of `n` ("" when it fits).
-std::string FitReason(const cluster::NodeState& n, const PodSpec& pod) {
-  if (pod.cpu.raw() > n.cpu_left) {
-    return fmt::format("fit: needs {}m CPU, {}m free", pod.cpu.raw(), n.cpu_left);
-  }
+// Why `pod` does not fit the free capacity of `n` (rule kPass when it fits).
+NodeCheck FitCheck(const cluster::NodeState& n, const PodSpec& pod) {
+  if (pod.cpu.raw() > n.cpu_left) return NodeCheck::Fail(Verdict::kFailed, Rule::kFreeCpu, pod.cpu.raw(), n.cpu_left);
   if (pod.memory.raw() > n.mem_left) {
-    return fmt::format("fit: needs {}Mi memory, {}Mi free", pod.memory.raw(), n.mem_left);
+    return NodeCheck::Fail(Verdict::kFailed, Rule::kFreeMemory, pod.memory.raw(), n.mem_left);
   }
   if (pod.is_gpu()) {
     const int free = cluster::CountGpusWithIdle(n, pod.gpu_milli);
@@ -131,14 +164,62 @@ std::string FitReason(const cluster::NodeState& n, const PodSpec& pod) {
       if (free == 0) {
         std::int32_t most = 0;
         for (int i = 0; i < n.gpu_count; ++i) most = std::max(most, n.gpu_idle[static_cast<std::size_t>(i)]);
-        return fmt::format("fit: needs {} milli-GPU on one GPU, at most {} free", pod.gpu_milli, most);
+        return NodeCheck::Fail(Verdict::kFailed, Rule::kFreeShare, pod.gpu_milli, most);
       }
     } else if (free < pod.num_gpu) {
-      return fmt::format("fit: needs {} GPU, {} free", pod.num_gpu, free);
+      return NodeCheck::Fail(Verdict::kFailed, Rule::kFreeGpus, pod.num_gpu, free);
     }
   }
-  if (!cluster::Fits(n, pod)) return "fit: does not fit";
-  return "";
+  if (!cluster::Fits(n, pod)) return NodeCheck::Fail(Verdict::kFailed, Rule::kNoFit);
+  return {};
+}
+
+// The rule's name, the key of a filter decision's "failed_by_rule" (the reason's prefix).
+std::string_view RuleName(const NodeCheck& c) {
+  switch (c.rule) {
+    case Rule::kPass: return "";
+    case Rule::kUnknown: return "unknown node";
+    case Rule::kCondition: return c.text.rfind("taint:", 0) == 0 ? "taint" : "node";
+    case Rule::kAudit: return "audit";
+    case Rule::kTier: return "tier";
+    case Rule::kBreaker: return "breaker";
+    case Rule::kQuota: return "quota";
+    default: return "fit";
+  }
+}
+
+// A check's reason for the rules that need no lookups (everything but kBreaker and kQuota).
+std::string FitText(const NodeCheck& c) {
+  switch (c.rule) {
+    case Rule::kPass: return "";
+    case Rule::kUnknown:
+      return "unknown node: not in the node table (POST /v1/nodes or the API-server watch; the Nodes of a filter "
+             "request are not stored)";
+    case Rule::kNodeCpu: return fmt::format("fit: needs {}m CPU, node has {}m", c.a, c.b);
+    case Rule::kNodeMemory: return fmt::format("fit: needs {}Mi memory, node has {}Mi", c.a, c.b);
+    case Rule::kNoGpu: return "fit: node has no GPU";
+    case Rule::kModel:
+      return fmt::format("fit: GPU model {} not accepted by the pod",
+                         cluster::GpuModelName(static_cast<cluster::GpuModelIndex>(c.a)));
+    case Rule::kNodeGpus: return fmt::format("fit: needs {} GPU, node has {}", c.a, c.b);
+    case Rule::kFreeCpu: return fmt::format("fit: needs {}m CPU, {}m free", c.a, c.b);
+    case Rule::kFreeMemory: return fmt::format("fit: needs {}Mi memory, {}Mi free", c.a, c.b);
+    case Rule::kFreeShare: return fmt::format("fit: needs {} milli-GPU on one GPU, at most {} free", c.a, c.b);
+    case Rule::kFreeGpus: return fmt::format("fit: needs {} GPU, {} free", c.a, c.b);
+    case Rule::kNoFit: return "fit: does not fit";
+    default: return c.text;
+  }
+}
+
+// Why `pod` does not fit the free capacity of `n` ("" when it fits).
+std::string FitReason(const cluster::NodeState& n, const PodSpec& pod) { return FitText(FitCheck(n, pod)); }
+
+// Whether a node's conditions can bar any pod (a cordon, a Ready condition other than True, a
+// NoSchedule or NoExecute taint); nodes without are passed without calling ScheduleBlock.
+bool MayBlock(const NodeConditions& c) {
+  if (c.unschedulable || (!c.ready.empty() && c.ready != "True")) return true;
+  return std::any_of(c.taints.begin(), c.taints.end(),
+                     [](const K8sTaint& t) { return t.effect == "NoSchedule" || t.effect == "NoExecute"; });
 }
 
 }  // namespace
@@ -151,6 +232,9 @@ struct Extender::Impl {
     int tenant = -1;  // QuotaBook index
     std::vector<Quantity> request;
     std::int64_t seq = 0;
+    // > 0: placed by Seedance (a reservation of prioritize's pick, or the bind verb) and not yet
+    // seen bound by the watch; released at this time (ms) unless the watch confirms it.
+    std::int64_t assumed_until_ms = 0;
   };
   struct Pick {
     std::string node;
@@ -165,13 +249,26 @@ struct Extender::Impl {
 
   App& app;
   ExtenderOptions options;
-  mutable std::mutex mu;
+  // Locks, taken in this order: `mu` over the cluster, the node table, bound pods, quota and
+  // policy: shared by filter and by prioritize's rules, exclusive for every change (which bumps
+  // `generation`) and for the policy's pick; `seen_mu` over the memo of pods seen (seen,
+  // seen_order, seen_bytes, uid_of) where a holder of the shared lock adds to it (Admit);
+  // `log_mu` over the decision log.
+  mutable std::shared_mutex mu;
+  mutable std::mutex seen_mu;
+  mutable std::mutex log_mu;
+  std::uint64_t generation = 0;
+  bool watch_confirms = false;  // WatchConfirmsBinds: placements are assumed until the watch shows them
+  std::size_t assumed = 0;      // bound pods with assumed_until_ms > 0
   std::shared_ptr<const ServerConfig> config;
   std::optional<tenancy::QuotaBook> book;
   std::vector<std::vector<bool>> named;  // [tenant][resource]: the tenant has a quota for it
   std::vector<NodeSpec> specs;
   NameIndex node_index;  // name -> index in specs (looked up per candidate)
-  std::map<std::string, NodeConditions> conditions;  // by node name, only nodes with any: cordon, Ready, taints
+  // By node index, beside specs: the node's conditions (cordon, Ready, taints) and whether they
+  // can bar any pod (MayBlock); the watch sets Ready=True on every node, so most pass on the flag.
+  std::vector<NodeConditions> conds;
+  std::vector<std::uint8_t> blocks;
   std::unique_ptr<ClusterState> cluster;
   sched::PolicyContext context;
   std::unique_ptr<sched::PlacementPolicy> policy;
@@ -210,15 +307,28 @@ struct Extender::Impl {
     app.metrics.Inc(kDecisions, {{"verb", std::string(verb)}, {"result", std::string(result)}});
     app.metrics.Observe(kDuration, {{"verb", std::string(verb)}}, seconds);
   }
+  // REQUIRES: mu held (shared or exclusive).
   void Gauges() {
     app.metrics.Set(kNodesGauge, {}, static_cast<double>(specs.size()));
     app.metrics.Set(kPodsGauge, {}, static_cast<double>(bound.size()));
-    app.metrics.Set(kRetainedBytes, {{"what", "seen_pods"}}, static_cast<double>(seen_bytes));
-    app.metrics.Set(kRetainedBytes, {{"what", "decision_log"}}, static_cast<double>(decision_bytes));
-    app.metrics.Set(kRetainedEntries, {{"what", "seen_pods"}}, static_cast<double>(seen.size()));
-    app.metrics.Set(kRetainedEntries, {{"what", "decision_log"}}, static_cast<double>(decisions.size()));
-    app.metrics.Set(kRetainedEntries, {{"what", "pod_names"}}, static_cast<double>(uid_of.size()));
-    app.metrics.Set(kRetainedEntries, {{"what", "picks"}}, static_cast<double>(picks.size()));
+    std::size_t bytes = 0, pods = 0, names = 0, logs = 0, picked = 0;
+    {
+      std::lock_guard seen_lock(seen_mu);
+      bytes = seen_bytes;
+      pods = seen.size();
+      names = uid_of.size();
+      picked = picks.size();  // picks shrink with the seen pods (Admit), under seen_mu or mu exclusive
+    }
+    {
+      std::lock_guard log_lock(log_mu);
+      app.metrics.Set(kRetainedBytes, {{"what", "decision_log"}}, static_cast<double>(decision_bytes));
+      logs = decisions.size();
+    }
+    app.metrics.Set(kRetainedBytes, {{"what", "seen_pods"}}, static_cast<double>(bytes));
+    app.metrics.Set(kRetainedEntries, {{"what", "seen_pods"}}, static_cast<double>(pods));
+    app.metrics.Set(kRetainedEntries, {{"what", "decision_log"}}, static_cast<double>(logs));
+    app.metrics.Set(kRetainedEntries, {{"what", "pod_names"}}, static_cast<double>(names));
+    app.metrics.Set(kRetainedEntries, {{"what", "picks"}}, static_cast<double>(picked));
   }
 
   // --- tenancy ---
@@ -360,8 +470,18 @@ struct Extender::Impl {
     explicit Lookups(const HealthBoard& board) : health(board) {}
     HealthBoard::Reader health;
     std::vector<std::pair<cluster::GpuModelIndex, std::string>> quota;  // model -> QuotaReason
+    std::string breaker;  // the trip's reason, built once
     std::size_t next = 0;  // the node after the previous candidate's, in the table
   };
+
+  // The reason text of a failed check (a filter's FailedNodes), looked up or built here.
+  static std::string Reason(const NodeCheck& c, const Lookups& look) {
+    switch (c.rule) {
+      case Rule::kBreaker: return look.breaker;
+      case Rule::kQuota: return look.quota[static_cast<std::size_t>(c.a)].second;
+      default: return FitText(c);
+    }
+  }
 
   NodeCheck Check(const std::string& name, const K8sPod& pod, const TenantInfo& tenant,
                   const std::optional<BreakerTrip>& trip, Lookups& look) const {
@@ -372,10 +492,7 @@ struct Extender::Impl {
     std::size_t index = look.next;
     if (index >= specs.size() || specs[index].name != name) {
       auto it = node_index.find(name);
-      if (it == node_index.end()) {
-        return {Verdict::kUnresolvable, "unknown node: not in the node table (POST /v1/nodes or the API-server watch; "
-                                       "the Nodes of a filter request are not stored)"};
-      }
+      if (it == node_index.end()) return NodeCheck::Fail(Verdict::kUnresolvable, Rule::kUnknown);
       index = it->second;
     }
     look.next = index + 1;
@@ -384,25 +501,24 @@ struct Extender::Impl {
     return c;
   }
 
-  // The rules for a known node `n` (named `name`).
+  // The rules for a known node `n` (named `name`). No string is built for a node that passes or
+  // fails a capacity, quota or breaker rule: the check carries the rule and its numbers.
   NodeCheck Rules(NodeId n, const std::string& name, const K8sPod& pod, const TenantInfo& tenant,
                   const std::optional<BreakerTrip>& trip, Lookups& look) const {
-    if (!conditions.empty()) {
-      if (auto c = conditions.find(name); c != conditions.end()) {
-        if (std::string why = ScheduleBlock(c->second, pod.tolerations); !why.empty()) {
-          return {Verdict::kUnresolvable, std::move(why)};
-        }
+    if (blocks[n.value()] != 0) {
+      if (std::string why = ScheduleBlock(conds[n.value()], pod.tolerations); !why.empty()) {
+        return NodeCheck::Text(Verdict::kUnresolvable, Rule::kCondition, std::move(why));
       }
     }
     if (const NodeHealth* h = look.health.Find(name); h != nullptr) {
-      const std::string state(audit::AdmissionStateName(h->state));
       switch (audit::EligibilityOf(h->state)) {
         case cluster::NodeEligibility::kNone:
-          return {Verdict::kUnresolvable, fmt::format("audit: node {} ({})", state, h->reason)};
+          return NodeCheck::Text(Verdict::kUnresolvable, Rule::kAudit,
+                                 fmt::format("audit: node {} ({})", audit::AdmissionStateName(h->state), h->reason));
         case cluster::NodeEligibility::kBestEffortOnly:
           if (pod.spec.qos != cluster::Qos::kBestEffort) {
-            return {Verdict::kUnresolvable,
-                    fmt::format("tier: node in observation admits Bronze only ({})", h->reason)};
+            return NodeCheck::Text(Verdict::kUnresolvable, Rule::kTier,
+                                   fmt::format("tier: node in observation admits Bronze only ({})", h->reason));
           }
           break;
         case cluster::NodeEligibility::kAll:
@@ -410,36 +526,29 @@ struct Extender::Impl {
       }
     }
     if (trip.has_value()) {
-      return {Verdict::kUnresolvable, fmt::format("breaker: {}; POST /v1/breaker/reset", trip->reason)};
+      if (look.breaker.empty()) look.breaker = fmt::format("breaker: {}; POST /v1/breaker/reset", trip->reason);
+      return NodeCheck::Fail(Verdict::kUnresolvable, Rule::kBreaker);
     }
     const NodeSpec& s = specs[n.value()];
     const PodSpec& p = pod.spec;
-    if (p.cpu.raw() > s.cpu.raw()) {
-      return {Verdict::kUnresolvable, fmt::format("fit: needs {}m CPU, node has {}m", p.cpu.raw(), s.cpu.raw())};
-    }
+    if (p.cpu.raw() > s.cpu.raw()) return NodeCheck::Fail(Verdict::kUnresolvable, Rule::kNodeCpu, p.cpu.raw(), s.cpu.raw());
     if (p.memory.raw() > s.memory.raw()) {
-      return {Verdict::kUnresolvable,
-              fmt::format("fit: needs {}Mi memory, node has {}Mi", p.memory.raw(), s.memory.raw())};
+      return NodeCheck::Fail(Verdict::kUnresolvable, Rule::kNodeMemory, p.memory.raw(), s.memory.raw());
     }
     if (p.is_gpu()) {
       if (!p.allowed_models.Accepts(s.model)) {
-        return {Verdict::kUnresolvable,
-                s.model == cluster::kNoGpuModel
-                    ? std::string("fit: node has no GPU")
-                    : fmt::format("fit: GPU model {} not accepted by the pod", cluster::GpuModelName(s.model))};
+        return s.model == cluster::kNoGpuModel ? NodeCheck::Fail(Verdict::kUnresolvable, Rule::kNoGpu)
+                                               : NodeCheck::Fail(Verdict::kUnresolvable, Rule::kModel, s.model);
       }
-      if (p.num_gpu > s.gpu_count) {
-        return {Verdict::kUnresolvable, fmt::format("fit: needs {} GPU, node has {}", p.num_gpu, s.gpu_count)};
-      }
+      if (p.num_gpu > s.gpu_count) return NodeCheck::Fail(Verdict::kUnresolvable, Rule::kNodeGpus, p.num_gpu, s.gpu_count);
     }
     auto q = std::find_if(look.quota.begin(), look.quota.end(), [&](const auto& m) { return m.first == s.model; });
     if (q == look.quota.end()) {
       look.quota.emplace_back(s.model, QuotaReason(tenant, RequestOn(p, s.model, tenant.book)));
       q = look.quota.end() - 1;
     }
-    if (!q->second.empty()) return {Verdict::kFailed, q->second};
-    if (std::string f = FitReason(cluster->node(n), p); !f.empty()) return {Verdict::kFailed, std::move(f)};
-    return {};
+    if (!q->second.empty()) return NodeCheck::Fail(Verdict::kFailed, Rule::kQuota, q - look.quota.begin());
+    return FitCheck(cluster->node(n), p);
   }
 
   // What filter and prioritize share: admit the pod and look up a breaker trip that blocks it.
@@ -459,16 +568,45 @@ struct Extender::Impl {
     return r;
   }
 
+  // Prioritize's view of its candidates: the node's index, what the mask lets the policy place
+  // there (kNone: a rule other than free capacity fails) and the audit's grade weight.
+  // REQUIRES: mu held (shared or exclusive).
+  struct Screen {
+    std::uint64_t generation = 0;
+    std::vector<std::size_t> index;
+    std::vector<cluster::NodeEligibility> eligibility;
+    std::vector<double> weight;
+  };
+  Screen ScreenForPolicy(const std::vector<std::string>& candidates, const Request& r) const {
+    Screen out;
+    out.generation = generation;
+    out.index.assign(candidates.size(), NodeCheck::kUnknown);
+    out.eligibility.assign(candidates.size(), cluster::NodeEligibility::kNone);
+    out.weight.assign(candidates.size(), 1.0);
+    Lookups look(app.health);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const NodeCheck c = Check(candidates[i], r.pod, r.tenant, r.trip, look);
+      out.index[i] = c.index;
+      if (c.verdict == Verdict::kUnresolvable || c.rule == Rule::kQuota) continue;
+      const NodeHealth* h = look.health.Find(candidates[i]);
+      out.eligibility[i] = h != nullptr ? audit::EligibilityOf(h->state) : cluster::NodeEligibility::kAll;
+      out.weight[i] = h != nullptr ? h->grade_weight : 1.0;
+    }
+    return out;
+  }
+
   // Prepares the pod for decisions (QoS from its tier) and remembers it for bind. What is kept
   // is trimmed to what bind needs (the labels that name tenant and job; no annotations) and
   // bounded by count (options.seen_pods) and bytes (server.limits.seen_pod_bytes), oldest out.
   // A name bound under another uid is not re-pointed: the request gets its decision, and the
   // bound pod keeps its name (DELETE /v1/pods/{ns}/{name} frees the bound one).
+  // REQUIRES: mu held (shared or exclusive); takes seen_mu.
   K8sPod Admit(const K8sPod& in, TenantInfo* tenant) {
     K8sPod pod = in;
     *tenant = TenantOf(pod);
     pod.spec.qos = QosOf(tenant->tier);
     if (bound.count(pod.uid) != 0) return pod;
+    std::lock_guard seen_lock(seen_mu);
     if (auto u = uid_of.find(pod.key()); u != uid_of.end() && u->second != pod.uid && bound.count(u->second) != 0) {
       return pod;
     }
@@ -535,6 +673,7 @@ struct Extender::Impl {
   // (server.limits.decision_log_bytes): the oldest pods' logs go first.
   void Record(const std::string& key, json entry) {
     const std::size_t bytes = JsonBytes(entry) + key.size() + 96;
+    std::lock_guard log_lock(log_mu);
     auto [it, inserted] = decisions.try_emplace(key);
     if (inserted) decision_order.push_back(key);
     it->second.push_back(std::move(entry));
@@ -558,24 +697,67 @@ struct Extender::Impl {
     }
   }
 
+  // Releases assumed placements the watch has not confirmed within reservation_ms.
+  // REQUIRES: mu held exclusively.
+  void ExpireReservations() {
+    if (assumed == 0) return;
+    const std::int64_t now = Now();
+    std::vector<std::string> expired;
+    for (const auto& [uid, b] : bound) {
+      if (b.assumed_until_ms > 0 && b.assumed_until_ms <= now) expired.push_back(uid);
+    }
+    for (const auto& uid : expired) {
+      app.Log("info", "extender_reservation_expired", {{"pod", bound[uid].pod.key()}, {"node", bound[uid].pod.node_name}});
+      Release(uid, /*unbind=*/true);
+    }
+    if (!expired.empty()) generation++;
+  }
+
+  // Whether the pod holds a reservation of its own (an assumed placement) that a new filter or
+  // prioritize of it must not count against it. REQUIRES: mu held.
+  bool HoldsReservation(const std::string& uid) const {
+    if (assumed == 0) return false;
+    auto it = bound.find(uid);
+    return it != bound.end() && it->second.assumed_until_ms > 0;
+  }
+
+  // A new filter or prioritize of a pod that holds a reservation: the reservation goes (the pod
+  // is being placed again), and expired ones with it. REQUIRES: mu held exclusively.
+  void DropReservation(const std::string& uid) {
+    ExpireReservations();
+    if (HoldsReservation(uid)) {
+      Release(uid, /*unbind=*/true);
+      generation++;
+    }
+  }
+
   void Release(const std::string& uid, bool unbind) {
     auto it = bound.find(uid);
     if (it == bound.end()) return;
     Bound& b = it->second;
+    if (b.assumed_until_ms > 0) --assumed;
     if (unbind) cluster->Unbind(b.pod.spec, b.node, b.gpus);
     if (book && b.tenant >= 0) book->Remove(b.tenant, b.request);
     uid_of.erase(b.pod.key());
     bound.erase(it);
   }
 
-  Status BindPod(K8sPod pod, const std::string& node_name, const std::string& field) {
+  // `assume`: Seedance placed the pod (prioritize's reservation, the bind verb); with the watch
+  // on, the placement is assumed until the watch shows it (UpsertPods / ReplacePods: assume false).
+  Status BindPod(K8sPod pod, const std::string& node_name, const std::string& field, bool assume = false) {
     auto it = node_index.find(node_name);
     if (it == node_index.end()) {
       return NotFoundError(fmt::format("{}: unknown node '{}'", field, node_name));
     }
     const NodeId n(static_cast<std::uint32_t>(it->second));
+    const std::int64_t until = assume && watch_confirms ? Now() + std::max<std::int64_t>(1, options.reservation_ms) : 0;
     if (auto b = bound.find(pod.uid); b != bound.end()) {
-      if (b->second.node == n) return Status::Ok();
+      if (b->second.node == n) {
+        // Confirmed by the watch, or placed again by Seedance (a new deadline while unconfirmed).
+        if (b->second.assumed_until_ms > 0 && until == 0) --assumed;
+        if (b->second.assumed_until_ms > 0 || until == 0) b->second.assumed_until_ms = until;
+        return Status::Ok();
+      }
       Release(pod.uid, /*unbind=*/true);
     }
     // The same name with a new uid is a new pod (the old one was deleted and recreated): the
@@ -611,6 +793,8 @@ struct Extender::Impl {
     b.tenant = t.book;
     b.request = RequestOn(pod.spec, specs[n.value()].model, t.book);
     b.seq = next_seq++;
+    b.assumed_until_ms = until;
+    if (until > 0) ++assumed;
     if (book && b.tenant >= 0) book->Add(b.tenant, b.request);
     EraseSeen(pod.uid);
     uid_of[pod.key()] = pod.uid;
@@ -623,26 +807,47 @@ struct Extender::Impl {
   void UpsertNodesLocked(const std::vector<K8sNode>& nodes) {
     bool changed = false;
     for (const auto& n : nodes) {
-      if (n.conditions == NodeConditions{}) {
-        conditions.erase(n.name);
-      } else {
-        conditions[n.name] = n.conditions;
-      }
       auto it = node_index.find(n.name);
+      std::size_t i = 0;
       if (it == node_index.end()) {
-        node_index.emplace(n.name, specs.size());
+        i = specs.size();
+        node_index.emplace(n.name, i);
         specs.push_back(n.spec);
+        conds.emplace_back();
+        blocks.push_back(0);
         changed = true;
       } else {
-        NodeSpec& s = specs[it->second];
+        i = it->second;
+        NodeSpec& s = specs[i];
         if (s.cpu != n.spec.cpu || s.memory != n.spec.memory || s.gpu_count != n.spec.gpu_count ||
             s.model != n.spec.model) {
           s = n.spec;
           changed = true;
         }
       }
+      conds[i] = n.conditions;
+      blocks[i] = MayBlock(n.conditions) ? 1 : 0;
     }
     if (changed) Rebuild();
+  }
+
+  // Keeps the nodes whose `keep[i]` is set (specs, conditions and the name index), in order.
+  void KeepNodes(const std::vector<bool>& keep) {
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (!keep[i]) continue;
+      if (w != i) {
+        specs[w] = std::move(specs[i]);
+        conds[w] = std::move(conds[i]);
+        blocks[w] = blocks[i];
+      }
+      ++w;
+    }
+    specs.resize(w);
+    conds.resize(w);
+    blocks.resize(w);
+    node_index.clear();
+    for (std::size_t i = 0; i < specs.size(); ++i) node_index.emplace(specs[i].name, i);
   }
 };
 
@@ -659,7 +864,16 @@ double Since(std::chrono::steady_clock::time_point t0) {
 FilterResult Extender::Filter(const ExtenderArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
+  bool reserved = false;
+  {
+    std::shared_lock probe(m.mu);
+    reserved = m.HoldsReservation(args.pod.uid);
+  }
+  if (reserved) {
+    std::unique_lock drop(m.mu);
+    m.DropReservation(args.pod.uid);
+  }
+  std::shared_lock lock(m.mu);  // filters run side by side; only Admit's memo takes seen_mu
   const auto [pod, tenant, trip] = m.Begin(args);
   FilterResult r;
   if (args.nodes.has_value()) r.nodes.emplace();
@@ -667,71 +881,97 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
   const std::vector<std::string>& candidates = args.Candidates(&scratch);
   Impl::Lookups look(m.app.health);
   json reasons = json::object();
-  std::map<std::string, std::int64_t> by_rule;
+  std::map<std::string_view, std::int64_t> by_rule;
   std::size_t failed = 0;
-  auto note = [&](const std::string& name, const std::string& reason) {
-    by_rule[reason.substr(0, reason.find(':'))] += 1;
-    if (++failed <= m.options.reasons_per_decision) reasons[name] = reason;
+  // One text per distinct (rule, numbers): a full cluster fails thousands of nodes on a handful of reasons.
+  std::map<std::tuple<Rule, std::int64_t, std::int64_t>, std::string> texts;
+  auto reason = [&](NodeCheck& c) -> std::string {
+    if (!c.text.empty()) return std::move(c.text);
+    auto [it, fresh] = texts.try_emplace({c.rule, c.a, c.b});
+    if (fresh) it->second = Impl::Reason(c, look);
+    return it->second;
   };
+  const std::string* only = nullptr;  // the one node that passes, if exactly one does
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const std::string& name = candidates[i];
     NodeCheck c = m.Check(name, pod, tenant, trip, look);
-    switch (c.verdict) {
-      case Verdict::kPass:
-        if (r.nodes.has_value()) {
-          r.nodes->push_back(args.raw_nodes[i]);
-        } else {
-          r.node_names.push_back(name);
-        }
-        break;
-      case Verdict::kFailed:
-        note(name, c.reason);
-        r.failed[name] = std::move(c.reason);
-        break;
-      case Verdict::kUnresolvable:
-        note(name, c.reason);
-        r.failed_unresolvable[name] = std::move(c.reason);
-        break;
+    if (c.verdict == Verdict::kPass) {
+      only = only == nullptr && (r.nodes.has_value() ? r.nodes->empty() : r.node_names.empty()) ? &name : nullptr;
+      if (r.nodes.has_value()) {
+        r.nodes->push_back(args.raw_nodes[i]);
+      } else {
+        r.node_names.push_back(name);
+      }
+      continue;
     }
+    by_rule[RuleName(c)] += 1;
+    std::string why = reason(c);
+    if (++failed <= m.options.reasons_per_decision) reasons[name] = why;
+    (c.verdict == Verdict::kFailed ? r.failed : r.failed_unresolvable)[name] = std::move(why);
   }
+  json rules = json::object();
+  for (const auto& [rule, count] : by_rule) rules[std::string(rule)] = count;
   const std::size_t passed = r.nodes.has_value() ? r.nodes->size() : r.node_names.size();
   m.Record(pod.key(), json{{"verb", "filter"},
                            {"time_ms", m.Now()},
                            {"candidates", candidates.size()},
                            {"passed", passed},
-                           {"failed_by_rule", by_rule},
+                           {"failed_by_rule", std::move(rules)},
                            {"reasons", std::move(reasons)},
                            {"reasons_omitted", failed - std::min(failed, m.options.reasons_per_decision)}});
   m.Count("filter", passed > 0 ? "ok" : "unschedulable", Since(t0));
   m.Gauges();
+  // One feasible node: kube-scheduler takes it without scoring (no prioritize follows), so the
+  // reservation prioritize would make is made here.
+  if (passed == 1 && only != nullptr && m.watch_confirms) {
+    const std::string node = *only;
+    lock.unlock();
+    std::unique_lock reserve(m.mu);
+    m.ExpireReservations();
+    if (m.BindPod(pod, node, "filter", /*assume=*/true).ok()) m.generation++;
+  }
   return r;
 }
 
 std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
-  const auto [pod, tenant, trip] = m.Begin(args);
   std::vector<std::string> scratch;
   const std::vector<std::string>& candidates = args.Candidates(&scratch);
-  Impl::Lookups look(m.app.health);
+  // The rules per candidate under the shared lock (beside filters); the policy, which masks the
+  // cluster and draws from the rng, under the exclusive one. A change in between (a bind, a node,
+  // a config) is seen by the generation, and the rules run again.
+  Impl::Request req;
+  Impl::Screen screen;
+  bool reserved = false;
+  {
+    std::shared_lock lock(m.mu);
+    reserved = m.HoldsReservation(args.pod.uid);
+    if (!reserved) {
+      req = m.Begin(args);
+      screen = m.ScreenForPolicy(candidates, req);
+    }
+  }
+  std::unique_lock lock(m.mu);
+  m.ExpireReservations();
+  if (reserved || m.HoldsReservation(args.pod.uid)) {
+    m.DropReservation(args.pod.uid);
+    req = m.Begin(args);
+  }
+  if (screen.generation != m.generation || screen.index.size() != candidates.size()) {
+    screen = m.ScreenForPolicy(candidates, req);
+  }
+  const K8sPod& pod = req.pod;
   ClusterState& cl = *m.cluster;
   // Mask: only candidates that pass the rules (fit aside: the policy checks it) may be picked.
   for (std::size_t i = 0; i < cl.size(); ++i) {
     cl.SetEligibility(NodeId(static_cast<std::uint32_t>(i)), cluster::NodeEligibility::kNone);
   }
-  std::vector<double> weight(candidates.size(), 1.0);
-  std::vector<std::size_t> index(candidates.size(), NodeCheck::kUnknown);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const NodeCheck c = m.Check(candidates[i], pod, tenant, trip, look);
-    index[i] = c.index;
-    if (c.verdict == Verdict::kUnresolvable) continue;
-    if (c.verdict == Verdict::kFailed && c.reason.rfind("quota:", 0) == 0) continue;
-    const NodeId n(static_cast<std::uint32_t>(c.index));
-    const NodeHealth* h = look.health.Find(candidates[i]);
-    cl.SetEligibility(n, h != nullptr ? audit::EligibilityOf(h->state) : cluster::NodeEligibility::kAll);
-    weight[i] = h != nullptr ? h->grade_weight : 1.0;
-    cl.SetWeight(n, weight[i]);
+    if (screen.index[i] == NodeCheck::kUnknown || screen.eligibility[i] == cluster::NodeEligibility::kNone) continue;
+    const NodeId n(static_cast<std::uint32_t>(screen.index[i]));
+    cl.SetEligibility(n, screen.eligibility[i]);
+    cl.SetWeight(n, screen.weight[i]);
   }
   const sched::PlacementDecision d = m.policy->Decide(cl, pod.spec, m.rng);
   std::vector<HostPriority> out;
@@ -745,8 +985,8 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   }
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     HostPriority h{candidates[i], 0};
-    if (index[i] != NodeCheck::kUnknown) {
-      const NodeId n(static_cast<std::uint32_t>(index[i]));
+    if (screen.index[i] != NodeCheck::kUnknown) {
+      const NodeId n(static_cast<std::uint32_t>(screen.index[i]));
       if (d.placed() && n == d.node) {
         h.score = 10;
       } else if (cl.CanPlace(n, pod.spec)) {
@@ -759,17 +999,25 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
           fill = static_cast<double>(pod.spec.cpu.raw()) / static_cast<double>(ns.cpu_left);
         }
         const double base = 1.0 + std::floor(8.0 * std::min(1.0, fill));
-        h.score = std::clamp<std::int64_t>(std::llround(base * weight[i]), 0, 9);
+        h.score = std::clamp<std::int64_t>(std::llround(base * screen.weight[i]), 0, 9);
       }
     }
     out.push_back(std::move(h));
   }
+  // Reserve the pick: quota and GPUs held until the watch shows where the pod went (or the
+  // reservation expires), so the next pods of a burst see them taken.
+  if (d.placed() && m.watch_confirms) {
+    (void)m.BindPod(pod, chosen, "prioritize", /*assume=*/true);
+    m.generation++;
+  }
+  const std::string policy_name(m.policy->Name());
+  lock.unlock();
   m.Record(pod.key(), json{{"verb", "prioritize"},
                            {"time_ms", m.Now()},
                            {"candidates", candidates.size()},
                            {"chosen", chosen},
                            {"score", chosen.empty() ? 0 : 10},
-                           {"policy", std::string(m.policy->Name())}});
+                           {"policy", policy_name}});
   m.Count("prioritize", chosen.empty() ? "unschedulable" : "ok", Since(t0));
   m.Gauges();
   return out;
@@ -778,7 +1026,7 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
 std::map<std::string, MetaVictims> Extender::Preempt(const ExtenderPreemptionArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
+  std::unique_lock lock(m.mu);
   Impl::TenantInfo tenant;
   const K8sPod pod = m.Admit(args.pod, &tenant);
   ClusterState& cl = *m.cluster;
@@ -836,7 +1084,9 @@ std::map<std::string, MetaVictims> Extender::Preempt(const ExtenderPreemptionArg
 Status Extender::Bind(const ExtenderBindingArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
+  std::unique_lock lock(m.mu);
+  m.generation++;
+  m.ExpireReservations();
   const std::string key = args.pod_namespace + "/" + args.pod_name;
   std::string uid = args.pod_uid;
   Status s = Status::Ok();
@@ -856,7 +1106,7 @@ Status Extender::Bind(const ExtenderBindingArgs& args) {
   if (s.ok()) {
     s = pod == nullptr ? NotFoundError(fmt::format("PodUID: pod {} ({}) not seen by filter nor POST /v1/pods",
                                                    key, args.pod_uid))
-                       : m.BindPod(*pod, args.node, "Node");
+                       : m.BindPod(*pod, args.node, "Node", /*assume=*/true);
   }
   m.Record(key, json{{"verb", "bind"}, {"time_ms", m.Now()}, {"chosen", args.node}, {"error", s.ok() ? "" : s.message()}});
   m.Count("bind", s.ok() ? "ok" : "error", Since(t0));
@@ -865,7 +1115,8 @@ Status Extender::Bind(const ExtenderBindingArgs& args) {
 }
 
 Status Extender::UpsertNodes(const std::vector<K8sNode>& nodes) {
-  std::lock_guard lock(impl_->mu);
+  std::unique_lock lock(impl_->mu);
+  impl_->generation++;
   impl_->UpsertNodesLocked(nodes);
   impl_->Gauges();
   return Status::Ok();
@@ -873,7 +1124,8 @@ Status Extender::UpsertNodes(const std::vector<K8sNode>& nodes) {
 
 Status Extender::DeleteNode(const std::string& name) {
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
+  std::unique_lock lock(m.mu);
+  m.generation++;
   auto it = m.node_index.find(name);
   if (it == m.node_index.end()) return NotFoundError(fmt::format("node: {} unknown", name));
   const std::size_t gone = it->second;
@@ -882,10 +1134,9 @@ Status Extender::DeleteNode(const std::string& name) {
     if (b.node.value() == gone) released.push_back(uid);
   }
   for (const auto& uid : released) m.Release(uid, /*unbind=*/true);
-  m.specs.erase(m.specs.begin() + static_cast<std::ptrdiff_t>(gone));
-  m.conditions.erase(name);
-  m.node_index.clear();
-  for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
+  std::vector<bool> keep(m.specs.size(), true);
+  keep[gone] = false;
+  m.KeepNodes(keep);
   m.Rebuild();
   m.Gauges();
   m.app.Log("info", "extender_node_deleted", {{"node", name}, {"pods_released", released.size()}});
@@ -894,7 +1145,9 @@ Status Extender::DeleteNode(const std::string& name) {
 
 Status Extender::UpsertPods(const std::vector<K8sPod>& pods) {
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
+  std::unique_lock lock(m.mu);
+  m.generation++;
+  m.ExpireReservations();
   Status first = Status::Ok();
   for (std::size_t i = 0; i < pods.size(); ++i) {
     const K8sPod& p = pods[i];
@@ -920,7 +1173,8 @@ Status Extender::UpsertPods(const std::vector<K8sPod>& pods) {
 
 Status Extender::DeletePod(const std::string& key) {
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
+  std::unique_lock lock(m.mu);
+  m.generation++;
   auto it = m.uid_of.find(key);
   if (it == m.uid_of.end()) return NotFoundError(fmt::format("pod: {} unknown", key));
   const std::string uid = it->second;
@@ -933,12 +1187,16 @@ Status Extender::DeletePod(const std::string& key) {
 }
 
 Result<json> Extender::Decisions(const std::string& pod_key) const {
-  std::lock_guard lock(impl_->mu);
-  auto it = impl_->decisions.find(pod_key);
-  if (it == impl_->decisions.end()) return NotFoundError(fmt::format("pod: no decision recorded for {}", pod_key));
+  std::shared_lock lock(impl_->mu);
   json list = json::array();
-  for (const auto& d : it->second) list.push_back(d);
+  {
+    std::lock_guard log_lock(impl_->log_mu);
+    auto it = impl_->decisions.find(pod_key);
+    if (it == impl_->decisions.end()) return NotFoundError(fmt::format("pod: no decision recorded for {}", pod_key));
+    for (const auto& d : it->second) list.push_back(d);
+  }
   json out{{"pod", pod_key}, {"decisions", std::move(list)}};
+  std::lock_guard seen_lock(impl_->seen_mu);
   if (auto u = impl_->uid_of.find(pod_key); u != impl_->uid_of.end()) {
     if (auto b = impl_->bound.find(u->second); b != impl_->bound.end()) out["bound_to"] = b->second.pod.node_name;
   }
@@ -955,7 +1213,8 @@ Status Extender::CheckConfig(const ServerConfig& config) const {
 }
 
 void Extender::ApplyConfig(const std::shared_ptr<const ServerConfig>& config) {
-  std::lock_guard lock(impl_->mu);
+  std::unique_lock lock(impl_->mu);
+  impl_->generation++;
   const bool reseed = config->seed != impl_->config->seed ||
                       config->placement_policy != impl_->config->placement_policy;
   impl_->Configure(config, reseed);
@@ -963,7 +1222,8 @@ void Extender::ApplyConfig(const std::shared_ptr<const ServerConfig>& config) {
 
 Status Extender::ReplaceNodes(const std::vector<K8sNode>& nodes) {
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
+  std::unique_lock lock(m.mu);
+  m.generation++;
   std::set<std::string> keep;
   for (const auto& n : nodes) keep.insert(n.name);
   std::vector<std::string> gone;
@@ -976,14 +1236,9 @@ Status Extender::ReplaceNodes(const std::vector<K8sNode>& nodes) {
       if (!keep.count(m.specs[b.node.value()].name)) released.push_back(uid);
     }
     for (const auto& uid : released) m.Release(uid, /*unbind=*/false);
-    std::vector<NodeSpec> kept;
-    for (auto& s : m.specs) {
-      if (keep.count(s.name)) kept.push_back(std::move(s));
-    }
-    m.specs = std::move(kept);
-    for (const auto& name : gone) m.conditions.erase(name);
-    m.node_index.clear();
-    for (std::size_t i = 0; i < m.specs.size(); ++i) m.node_index.emplace(m.specs[i].name, i);
+    std::vector<bool> kept(m.specs.size());
+    for (std::size_t i = 0; i < m.specs.size(); ++i) kept[i] = keep.count(m.specs[i].name) != 0;
+    m.KeepNodes(kept);
     m.Rebuild();
     m.app.Log("info", "extender_nodes_replaced", {{"removed", gone.size()}, {"pods_released", released.size()}});
   }
@@ -992,16 +1247,31 @@ Status Extender::ReplaceNodes(const std::vector<K8sNode>& nodes) {
   return Status::Ok();
 }
 
+void Extender::WatchConfirmsBinds() {
+  std::unique_lock lock(impl_->mu);
+  impl_->watch_confirms = true;
+}
+
 std::vector<std::pair<K8sPod, Status>> Extender::ReplacePods(const std::vector<K8sPod>& pods) {
   Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
-  std::set<std::string> active;
+  std::unique_lock lock(m.mu);
+  m.generation++;
+  m.ExpireReservations();
+  std::set<std::string> active, ended;
   for (const auto& p : pods) {
-    if (!p.node_name.empty() && p.phase != "Succeeded" && p.phase != "Failed") active.insert(p.uid);
+    if (p.phase == "Succeeded" || p.phase == "Failed") {
+      ended.insert(p.uid);
+    } else if (!p.node_name.empty()) {
+      active.insert(p.uid);
+    }
   }
+  // An assumed placement the list does not show yet stays: the list (a resync replays the
+  // reflector's store) may lag what Seedance just placed; its reservation deadline still holds.
   std::vector<std::string> released;
   for (const auto& [uid, b] : m.bound) {
-    if (!active.count(uid)) released.push_back(uid);
+    if (active.count(uid) != 0) continue;
+    if (b.assumed_until_ms > 0 && ended.count(uid) == 0) continue;
+    released.push_back(uid);
   }
   for (const auto& uid : released) m.Release(uid, /*unbind=*/true);
   std::vector<std::pair<K8sPod, Status>> failed;
@@ -1024,7 +1294,7 @@ std::vector<std::pair<K8sPod, Status>> Extender::ReplacePods(const std::vector<K
 
 json Extender::Snapshot() const {
   const Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
+  std::shared_lock lock(m.mu);
   json nodes = json::object();
   for (std::size_t i = 0; i < m.specs.size(); ++i) {
     const NodeSpec& s = m.specs[i];
@@ -1038,6 +1308,7 @@ json Extender::Snapshot() const {
   json pods = json::object();
   for (const auto& [uid, b] : m.bound) {
     pods[b.pod.key()] = {{"node", b.pod.node_name}, {"uid", uid}, {"gpu_milli", b.pod.spec.total_gpu_milli()}};
+    if (b.assumed_until_ms > 0) pods[b.pod.key()]["assumed"] = true;
   }
   json quota = json::object();
   if (m.book) {
@@ -1051,17 +1322,18 @@ json Extender::Snapshot() const {
 }
 
 std::size_t Extender::num_nodes() const {
-  std::lock_guard lock(impl_->mu);
+  std::shared_lock lock(impl_->mu);
   return impl_->specs.size();
 }
 
 std::size_t Extender::num_bound() const {
-  std::lock_guard lock(impl_->mu);
+  std::shared_lock lock(impl_->mu);
   return impl_->bound.size();
 }
 
 std::string Extender::BoundNode(const std::string& pod_key) const {
-  std::lock_guard lock(impl_->mu);
+  std::shared_lock lock(impl_->mu);
+  std::lock_guard seen_lock(impl_->seen_mu);
   auto u = impl_->uid_of.find(pod_key);
   if (u == impl_->uid_of.end()) return "";
   auto b = impl_->bound.find(u->second);

@@ -34,13 +34,13 @@
 // Config reload: tenants, quotas, policy and seed may change; bound pods stay bound (usage is
 // recounted against the new quotas; pods of tenants no longer named count for no tenant).
 //
-// Thread-safe: one mutex around all state.
+// Thread-safe: filters (and prioritize's rules) share a reader lock; changes and prioritize's
+// pick take it exclusively.
 
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +71,10 @@ struct ExtenderOptions {
   // Byte caps; nullopt: the config's server.limits (decision_log_bytes, seen_pod_bytes).
   std::optional<std::size_t> decision_log_bytes;
   std::optional<std::size_t> seen_pod_bytes;
+  // With the cluster watch (WatchConfirmsBinds), a pod Seedance places (prioritize's pick, the
+  // bind verb) holds its quota and GPUs as an assumed pod until the watch shows it bound, or
+  // this long (kube-scheduler's assumed pods, scheduler-plugins' CapacityScheduling Reserve).
+  std::int64_t reservation_ms = 30'000;
 };
 
 class Extender {
@@ -105,15 +109,23 @@ class Extender {
   void ApplyConfig(const std::shared_ptr<const ServerConfig>& config);
 
   // --- the cluster watch (cluster_watch.h): the API server's state replaces ours ---
+  // Called by the cluster watch: from now on prioritize reserves its pick and bind's placement is
+  // assumed until the watch (UpsertPods / ReplacePods with spec.nodeName) confirms it; a relist or
+  // resync that does not show an assumed pod yet keeps it; ExtenderOptions::reservation_ms
+  // after the placement an unconfirmed one is released. Without the watch, nothing confirms a
+  // bind, so nothing is assumed: bind binds, prioritize reserves nothing.
+  void WatchConfirmsBinds();
   // The node table becomes exactly `nodes`: others are removed and their pods released.
   Status ReplaceNodes(const std::vector<K8sNode>& nodes);
   // The bound pods become exactly those of `pods` with spec.nodeName that are not Succeeded or
-  // Failed (bound by any scheduler); every other bound pod is released; pods without a node are
+  // Failed (bound by any scheduler), plus the assumed ones not expired and not shown ended (the
+  // list may lag Seedance's placements); every other bound pod is released; pods without a node are
   // remembered for bind. Returns the pods that could not be bound (node unknown yet, or no fit)
   // with their errors, for the caller to retry when nodes arrive.
   std::vector<std::pair<K8sPod, Status>> ReplacePods(const std::vector<K8sPod>& pods);
   // The state, for /v1/cluster and tests: {"nodes":{name:{"cpu_m","memory_mi","gpus",
-  // "gpu_model","gpu_milli_used"}},"pods":{"<ns>/<name>":{"node","uid","gpu_milli"}},
+  // "gpu_model","gpu_milli_used"}},"pods":{"<ns>/<name>":{"node","uid","gpu_milli",
+  // "assumed": true while a placement waits for the watch}},
   // "quota":{tenant:{resource:usage in milli-units}}}.
   nlohmann::json Snapshot() const;
 

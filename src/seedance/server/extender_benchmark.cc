@@ -1,6 +1,8 @@
 // Decision time of the extender (no HTTP): filter + prioritize of one 1-GPU pod over a cluster of
 // 8-GPU nodes (a third partly used), with and without the JSON codec (parse the request bodies,
-// encode the responses). Arguments: nodes in the cluster, node names per request. kube-scheduler
+// encode the responses). Arguments: nodes in the cluster, node names per request, and whether the
+// nodes are watch-fed (1: every node carries the conditions the cluster watch brings, Ready=True
+// and a PreferNoSchedule taint on every tenth; 0: POST /v1/nodes without status). kube-scheduler
 // sends an extender the feasible nodes it found, at most numFeasibleNodesToFind(N) of them
 // (k8s.io/kubernetes pkg/scheduler/schedule_one.go: with percentageOfNodesToScore unset,
 // max(100, N x max(5, 50 - N/125) / 100); 500 of 5,000); percentageOfNodesToScore: 100 sends all N.
@@ -10,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/server/extender.h"
@@ -24,7 +27,7 @@ struct Fixture {
   std::unique_ptr<Extender> core;
   json names = json::array();
   json pod;
-  explicit Fixture(int node_count) {
+  Fixture(int node_count, bool watch_fed) {
     app.now_ms = [] { return std::int64_t{0}; };
     core = std::make_unique<Extender>(app);
     std::vector<K8sNode> nodes;
@@ -36,6 +39,10 @@ struct Fixture {
       n.spec.memory = Mebibytes::FromRaw(512 * 1024);
       n.spec.gpu_count = 8;
       n.spec.model = *cluster::ParseGpuModel("A100-80G");
+      if (watch_fed) {
+        n.conditions.ready = "True";
+        if (i % 10 == 0) n.conditions.taints.push_back({"example.com/spot", "true", "PreferNoSchedule"});
+      }
       nodes.push_back(n);
       names.push_back(n.name);
     }
@@ -54,10 +61,10 @@ struct Fixture {
   }
 };
 
-Fixture& F(int node_count) {
-  static auto* fixtures = new std::map<int, std::unique_ptr<Fixture>>();
-  auto& f = (*fixtures)[node_count];
-  if (!f) f = std::make_unique<Fixture>(node_count);
+Fixture& F(int node_count, bool watch_fed = false) {
+  static auto* fixtures = new std::map<std::pair<int, bool>, std::unique_ptr<Fixture>>();
+  auto& f = (*fixtures)[{node_count, watch_fed}];
+  if (!f) f = std::make_unique<Fixture>(node_count, watch_fed);
   return *f;
 }
 
@@ -69,7 +76,7 @@ json Names(const Fixture& f, int count, int start) {
 }
 
 void BM_FilterPrioritize(benchmark::State& state) {
-  Fixture& f = F(static_cast<int>(state.range(0)));
+  Fixture& f = F(static_cast<int>(state.range(0)), state.range(2) != 0);
   ExtenderArgs args =
       *ParseExtenderArgs(json{{"Pod", f.pod}, {"NodeNames", Names(f, static_cast<int>(state.range(1)), 0)}}.dump());
   for (auto _ : state) {
@@ -80,14 +87,16 @@ void BM_FilterPrioritize(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_FilterPrioritize)
-    ->ArgNames({"nodes", "names"})
-    ->Args({1000, 1000})
-    ->Args({5000, 500})
-    ->Args({5000, 5000})
+    ->ArgNames({"nodes", "names", "watch"})
+    ->Args({1000, 1000, 0})
+    ->Args({5000, 500, 0})
+    ->Args({5000, 5000, 0})
+    ->Args({5000, 500, 1})
+    ->Args({5000, 5000, 1})
     ->Unit(benchmark::kMicrosecond);
 
 void BM_FilterPrioritizeWithCodec(benchmark::State& state) {
-  Fixture& f = F(static_cast<int>(state.range(0)));
+  Fixture& f = F(static_cast<int>(state.range(0)), state.range(2) != 0);
   const std::string body =
       json{{"Pod", f.pod}, {"NodeNames", Names(f, static_cast<int>(state.range(1)), 0)}}.dump();
   for (auto _ : state) {
@@ -100,10 +109,12 @@ void BM_FilterPrioritizeWithCodec(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_FilterPrioritizeWithCodec)
-    ->ArgNames({"nodes", "names"})
-    ->Args({1000, 1000})
-    ->Args({5000, 500})
-    ->Args({5000, 5000})
+    ->ArgNames({"nodes", "names", "watch"})
+    ->Args({1000, 1000, 0})
+    ->Args({5000, 500, 0})
+    ->Args({5000, 5000, 0})
+    ->Args({5000, 500, 1})
+    ->Args({5000, 5000, 1})
     ->Unit(benchmark::kMicrosecond);
 
 // The codec's floor, no decision: what a filter and a prioritize cost in parsing their bodies

@@ -15,11 +15,13 @@ Result<std::unique_ptr<KubeBinder>> KubeBinder::FromConfig(const ServerConfig& c
   b->url_ = config.kube_api_url;
   while (!b->url_.empty() && b->url_.back() == '/') b->url_.pop_back();
   b->ca_file_ = config.kube_ca_file;
+  std::string token;
   if (!config.kube_token_file.empty()) {
     std::ifstream in(config.kube_token_file);
-    if (!in || !std::getline(in, b->token_) || b->token_.empty())
+    if (!in || !std::getline(in, token) || token.empty())
       return InvalidArgumentError("server.kube_token_file: cannot read a token from '" + config.kube_token_file + "'");
   }
+  b->token_ = std::make_shared<kube::TokenFile>(config.kube_token_file, token);
   if (!b->ca_file_.empty() && !std::ifstream(b->ca_file_))
     return InvalidArgumentError("server.kube_ca_file: cannot read '" + b->ca_file_ + "'");
   return b;
@@ -32,7 +34,7 @@ Status KubeBinder::Bind(const std::string& namespace_name, const std::string& po
   client.set_read_timeout(5, 0);
   if (!ca_file_.empty()) client.set_ca_cert_path(ca_file_.c_str());
   client.enable_server_certificate_verification(true);
-  if (!token_.empty()) client.set_bearer_token_auth(token_.c_str());
+  if (const std::string token = token_->Get(); !token.empty()) client.set_bearer_token_auth(token.c_str());
   nlohmann::json metadata = {{"name", pod}, {"namespace", namespace_name}};
   if (!uid.empty()) metadata["uid"] = uid;
   const nlohmann::json binding = {{"apiVersion", "v1"},

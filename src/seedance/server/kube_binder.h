@@ -9,6 +9,7 @@
 #include <string>
 
 #include "seedance/core/status.h"
+#include "seedance/kube/client.h"
 
 namespace seedance::server {
 
@@ -16,7 +17,9 @@ struct ServerConfig;
 
 class KubeBinder {
  public:
-  // Reads the token file now (the first line). Errors: kInvalidArgument naming the config key.
+  // Reads the token file now (its first line must be a token); each Bind sends the file's
+  // current token (kube::TokenFile: read again when the file changes, as projected service-account
+  // tokens rotate). Errors: kInvalidArgument naming the config key.
   static Result<std::unique_ptr<KubeBinder>> FromConfig(const ServerConfig& config);
 
   // Errors: kUnavailable with the API server's status and message (kube-scheduler retries the pod).
@@ -24,7 +27,8 @@ class KubeBinder {
               const std::string& node) const;
 
  private:
-  std::string url_, token_, ca_file_;
+  std::string url_, ca_file_;
+  std::shared_ptr<kube::TokenFile> token_;  // never null
 };
 
 }  // namespace seedance::server

@@ -168,7 +168,7 @@ Status FakeApiServer::ComeBack() {
   return Listen();
 }
 
-json FakeApiServer::StoreLocked(const std::string& resource, json object, const char* type) {
+json FakeApiServer::StoreLocked(const std::string& resource, json object, const char* type, bool record_event) {
   const Kind* k = KindOf(resource);
   SEEDANCE_CHECK(k != nullptr) << "unknown resource " << resource;
   object["kind"] = k->kind;
@@ -193,9 +193,18 @@ json FakeApiServer::StoreLocked(const std::string& resource, json object, const 
   } else {
     objects[key] = object;
   }
+  if (!record_event) return json();
   events_.push_back(Event{rv_, resource, event_type, object});
   cv_.notify_all();
   return object;
+}
+
+void FakeApiServer::Load(const std::string& resource, std::vector<json> objects) {
+  std::lock_guard lock(mu_);
+  for (json& o : objects) {
+    SEEDANCE_CHECK(!MetaString(o, "name").empty()) << "metadata.name required";
+    StoreLocked(resource, std::move(o), "PUT", /*record_event=*/false);
+  }
 }
 
 json FakeApiServer::Put(const std::string& resource, json object) {
@@ -307,7 +316,7 @@ void FakeApiServer::HandleGetCollection(const std::string& resource, const std::
     if (bar == std::string::npos) return ReplyStatus(res, 400, "BadRequest", "continue: malformed");
     list_rv = ParseRv(cont.substr(0, bar));
     after = cont.substr(bar + 1);
-    if (list_rv <= compacted_) {
+    if (list_rv < compacted_) {  // etcd: a compaction at R still serves reads at R
       return ReplyStatus(res, 410, "Expired", "The provided continue parameter is too old to display a consistent list result.");
     }
   }
@@ -450,8 +459,37 @@ void FakeApiServer::StartWatch(const std::string& resource, const std::string& n
       });
 }
 
+void FakeApiServer::RequireToken(const std::string& token) {
+  std::lock_guard lock(mu_);
+  required_token_ = token;
+}
+
+std::string FakeApiServer::last_authorization() const {
+  std::lock_guard lock(mu_);
+  return last_authorization_;
+}
+
+void FakeApiServer::FailWatches(int code) {
+  std::lock_guard lock(mu_);
+  fail_watches_ = code;
+}
+
 void FakeApiServer::Register(httplib::Server& http) {
   http.set_keep_alive_max_count(1);
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lock(mu_);
+    last_authorization_ = req.get_header_value("Authorization");
+    if (!required_token_.empty() && last_authorization_ != "Bearer " + required_token_) {
+      ReplyStatus(res, 401, "Unauthorized", "Unauthorized");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (fail_watches_ != 0 && req.get_param_value("watch") == "true") {
+      ++watches_[req.path.rfind("/api/v1/nodes", 0) == 0 ? "nodes" : "pods"];
+      ReplyStatus(res, fail_watches_, "InternalError", "injected watch failure");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   // Collections.
   http.Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
     HandleGetCollection("nodes", "", req, res);

@@ -67,6 +67,10 @@ class FakeApiServer {
   // metadata.namespace for pods and leases, required); sets kind, apiVersion, resourceVersion,
   // and on create uid and creationTimestamp. Returns the stored object.
   nlohmann::json Put(const std::string& resource, nlohmann::json object);
+  // Stores every object as Put does, in one lock, but records no watch event: a cluster that
+  // existed before the fake's history (a watch from "0" still gets an ADDED per object; lists see
+  // them). For benchmarks of large clusters, where an event per object would double the fake's memory.
+  void Load(const std::string& resource, std::vector<nlohmann::json> objects);
   // False when absent.
   bool Delete(const std::string& resource, const std::string& namespace_name, const std::string& name);
   std::optional<nlohmann::json> Get(const std::string& resource, const std::string& namespace_name,
@@ -82,6 +86,14 @@ class FakeApiServer {
   void GoDown();
   // Errors: kUnavailable when the port cannot be bound again.
   Status ComeBack();
+
+  // Bearer-token check, as the API server's authenticator: once set (non-empty), a request whose
+  // Authorization header is not "Bearer <token>" gets 401 Unauthorized. "" (the default) accepts any.
+  void RequireToken(const std::string& token);
+  // The Authorization header of the latest request ("" before any).
+  std::string last_authorization() const;
+  // Answers every watch request (not lists) with HTTP `code` (a v1.Status body) while set; 0 stops.
+  void FailWatches(int code);
 
   int list_requests(const std::string& resource) const;
   int watch_requests(const std::string& resource) const;
@@ -101,7 +113,8 @@ class FakeApiServer {
                            httplib::Response& res);
   void StartWatch(const std::string& resource, const std::string& ns, std::int64_t from,
                   const httplib::Request& req, httplib::Response& res);
-  nlohmann::json StoreLocked(const std::string& resource, nlohmann::json object, const char* type);
+  nlohmann::json StoreLocked(const std::string& resource, nlohmann::json object, const char* type,
+                             bool record_event = true);
 
   std::mutex lifecycle_mu_;  // GoDown / ComeBack / destruction, one at a time
   mutable std::mutex mu_;
@@ -116,6 +129,8 @@ class FakeApiServer {
   bool closing_ = false;
   std::uint64_t cut_gen_ = 0, expire_gen_ = 0, bookmark_gen_ = 0, down_gen_ = 0;
   std::map<std::string, int> lists_, watches_;
+  std::string required_token_, last_authorization_;
+  int fail_watches_ = 0;
   int open_watches_ = 0;
 
   int port_ = 0;
