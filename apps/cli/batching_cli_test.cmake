@@ -36,7 +36,7 @@ elseif(CASE STREQUAL "oversize_error")
   run_bad("trace\\.csv:4: field 'ContextTokens': request of 4000 prompt \\+ 200 output tokens exceeds the llama-2-7b context of 4096"
           --trace "${WORK}/trace.csv" --oversize error)
 elseif(CASE STREQUAL "unknown_gpu")
-  run_bad("unknown gpu 'v100' \\(accepted: a100, h100, l4, a10g\\)" --gpu v100)
+  run_bad("gpu 'v100' is the V100, which the batching engine has no profile for \\(accepted: a100 \\(A100-80G\\), h100, l4, a10g\\)" --gpu v100)
 elseif(CASE STREQUAL "unknown_model")
   run_bad("unknown model 'mistral-7b'" --model mistral-7b)
   # Known, but it does not fit one GPU: an error naming it, not a run without KV space.

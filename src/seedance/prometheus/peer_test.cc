@@ -64,7 +64,9 @@ std::map<std::string, double> GpuHoursByWorkload(const std::string& csv) {
   std::map<std::string, double> out;
   std::istringstream in(csv);
   std::string line;
-  std::getline(in, line);  // header
+  // stderr is merged in: the "prices: ..." line comes before the CSV's header
+  while (std::getline(in, line) && line.rfind("workload,", 0) != 0) {
+  }
   while (std::getline(in, line)) {
     const auto a = line.find(','), b = line.rfind(',');
     if (a == std::string::npos || a == b) continue;
