@@ -75,6 +75,17 @@ json Names(const Fixture& f, int count, int start) {
   return out;
 }
 
+// The shapes both decision benchmarks run: (nodes, names per request, watch-fed nodes with conditions).
+void DecisionShapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"nodes", "names", "watch"})
+      ->Args({1000, 1000, 0})
+      ->Args({5000, 500, 0})
+      ->Args({5000, 5000, 0})
+      ->Args({5000, 500, 1})
+      ->Args({5000, 5000, 1})
+      ->Unit(benchmark::kMicrosecond);
+}
+
 void BM_FilterPrioritize(benchmark::State& state) {
   Fixture& f = F(static_cast<int>(state.range(0)), state.range(2) != 0);
   ExtenderArgs args =
@@ -86,14 +97,7 @@ void BM_FilterPrioritize(benchmark::State& state) {
     benchmark::DoNotOptimize(f.core->Prioritize(p));
   }
 }
-BENCHMARK(BM_FilterPrioritize)
-    ->ArgNames({"nodes", "names", "watch"})
-    ->Args({1000, 1000, 0})
-    ->Args({5000, 500, 0})
-    ->Args({5000, 5000, 0})
-    ->Args({5000, 500, 1})
-    ->Args({5000, 5000, 1})
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FilterPrioritize)->Apply(DecisionShapes);
 
 void BM_FilterPrioritizeWithCodec(benchmark::State& state) {
   Fixture& f = F(static_cast<int>(state.range(0)), state.range(2) != 0);
@@ -108,14 +112,7 @@ void BM_FilterPrioritizeWithCodec(benchmark::State& state) {
     benchmark::DoNotOptimize(DumpHostPriorityList(f.core->Prioritize(pargs)));
   }
 }
-BENCHMARK(BM_FilterPrioritizeWithCodec)
-    ->ArgNames({"nodes", "names", "watch"})
-    ->Args({1000, 1000, 0})
-    ->Args({5000, 500, 0})
-    ->Args({5000, 5000, 0})
-    ->Args({5000, 500, 1})
-    ->Args({5000, 5000, 1})
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FilterPrioritizeWithCodec)->Apply(DecisionShapes);
 
 // The codec's floor, no decision: what a filter and a prioritize cost in parsing their bodies
 // and writing answers of every name (the filter passes all, prioritize scores all), per pair.
