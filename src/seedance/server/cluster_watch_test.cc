@@ -454,6 +454,18 @@ TEST_F(ClusterWatchTest, PrioritizeReservesUntilTheWatchConfirms) {
   EXPECT_EQ(json::parse(r->body)["NodeNames"], json({"gpu-3"})) << r->body;
   EXPECT_EQ(Observed(c)["pods"]["team-a/solo"]["assumed"], true);
   EXPECT_EQ(Observed(c)["pods"]["team-a/solo"]["node"], "gpu-3");
+  // An anonymous request naming a pod the watch never listed reserves nothing: it cannot hold a
+  // tenant's quota with invented pods.
+  const json quota_before = Observed(c)["quota"]["team-a"];
+  json ghost = Pod("team-a", "ghost", 1);
+  ghost["metadata"]["uid"] = "ghost-uid";
+  for (const char* v : {"filter", "prioritize"}) {
+    json args = {{"Pod", ghost}, {"NodeNames", {"gpu-1", "gpu-3"}}};
+    auto g = c.Post(std::string("/extender/") + v, args.dump(), "application/json");
+    ASSERT_TRUE(g && g->status == 200) << v;
+  }
+  EXPECT_FALSE(Observed(c)["pods"].contains("team-a/ghost"));
+  EXPECT_EQ(Observed(c)["quota"]["team-a"], quota_before);
 }
 
 TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {

@@ -260,6 +260,11 @@ struct Extender::Impl {
   std::uint64_t generation = 0;
   bool watch_confirms = false;  // WatchConfirmsBinds: placements are assumed until the watch shows them
   std::size_t assumed = 0;      // bound pods with assumed_until_ms > 0
+  // Uids the watch (or an authenticated POST /v1/pods) lists as pending: the only pods filter and
+  // prioritize reserve for, so an anonymous request naming an invented pod cannot hold a tenant's
+  // quota. Bounded by the cluster's own pods; written under `mu` exclusive.
+  std::set<std::string> listed_pending;
+  bool MayReserve(const std::string& uid) const { return watch_confirms && listed_pending.count(uid) != 0; }
   std::shared_ptr<const ServerConfig> config;
   std::optional<tenancy::QuotaBook> book;
   std::vector<std::vector<bool>> named;  // [tenant][resource]: the tenant has a quota for it
@@ -923,7 +928,7 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
   m.Gauges();
   // One feasible node: kube-scheduler takes it without scoring (no prioritize follows), so the
   // reservation prioritize would make is made here.
-  if (passed == 1 && only != nullptr && m.watch_confirms) {
+  if (passed == 1 && only != nullptr && m.MayReserve(pod.uid)) {
     const std::string node = *only;
     lock.unlock();
     std::unique_lock reserve(m.mu);
@@ -1006,7 +1011,7 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   }
   // Reserve the pick: quota and GPUs held until the watch shows where the pod went (or the
   // reservation expires), so the next pods of a burst see them taken.
-  if (d.placed() && m.watch_confirms) {
+  if (d.placed() && m.MayReserve(pod.uid)) {
     (void)m.BindPod(pod, chosen, "prioritize", /*assume=*/true);
     m.generation++;
   }
@@ -1152,6 +1157,7 @@ Status Extender::UpsertPods(const std::vector<K8sPod>& pods) {
   for (std::size_t i = 0; i < pods.size(); ++i) {
     const K8sPod& p = pods[i];
     const std::string field = pods.size() == 1 ? std::string("spec.nodeName") : fmt::format("items[{}].spec.nodeName", i);
+    m.listed_pending.erase(p.uid);
     if (p.phase == "Succeeded" || p.phase == "Failed") {
       m.Release(p.uid, /*unbind=*/true);
       m.EraseSeen(p.uid);
@@ -1162,6 +1168,7 @@ Status Extender::UpsertPods(const std::vector<K8sPod>& pods) {
     if (p.node_name.empty()) {
       Impl::TenantInfo t;
       m.Admit(p, &t);
+      m.listed_pending.insert(p.uid);
       continue;
     }
     Status s = m.BindPod(p, p.node_name, field);
@@ -1178,6 +1185,7 @@ Status Extender::DeletePod(const std::string& key) {
   auto it = m.uid_of.find(key);
   if (it == m.uid_of.end()) return NotFoundError(fmt::format("pod: {} unknown", key));
   const std::string uid = it->second;
+  m.listed_pending.erase(uid);
   m.Release(uid, /*unbind=*/true);
   m.EraseSeen(uid);
   m.picks.erase(uid);
@@ -1275,6 +1283,7 @@ std::vector<std::pair<K8sPod, Status>> Extender::ReplacePods(const std::vector<K
   }
   for (const auto& uid : released) m.Release(uid, /*unbind=*/true);
   std::vector<std::pair<K8sPod, Status>> failed;
+  m.listed_pending.clear();
   for (const auto& p : pods) {
     if (p.phase == "Succeeded" || p.phase == "Failed") {
       m.seen.erase(p.uid);
@@ -1283,6 +1292,7 @@ std::vector<std::pair<K8sPod, Status>> Extender::ReplacePods(const std::vector<K
     if (p.node_name.empty()) {
       Impl::TenantInfo t;
       m.Admit(p, &t);
+      m.listed_pending.insert(p.uid);
       continue;
     }
     Status s = m.BindPod(p, p.node_name, "spec.nodeName");
