@@ -40,6 +40,7 @@ struct ExportWorkloadOptions {
   std::string out, as_run, types;
   std::string fleet;    // prices the as-run period (owned, reserved, on-demand, spot)
   std::string summary;  // JSON summary of the as-run cost
+  std::string services; // services CSV: replicas over time per deployment
 };
 
 // Slurm accounting (`sacct --json`, 22.05's data_parser v0.0.38) as jobs: account for namespace,
@@ -78,6 +79,11 @@ Result<std::vector<ledger::RanJob>> JobsFromSacct(const std::string& path, std::
     j.start_ms = r.start_s * 1000;
     j.end_ms = r.end_s > 0 ? r.end_s * 1000 : INT64_MAX;
     j.evidence = "sacct";
+    // One Slurm job is one gang: every node of its allocation; its submit time.
+    j.nodes = r.nodes.empty() ? std::vector<std::string>{r.node} : r.nodes;
+    std::sort(j.nodes.begin(), j.nodes.end());
+    j.member_pods = {j.pod};
+    if (r.submit_s > 0) j.submit_ms = std::min(r.submit_s * 1000, j.start_ms);
     lo = std::min(lo, j.start_ms);
     if (r.end_s > 0) hi = std::max(hi, j.end_ms);
     jobs.push_back(std::move(j));
@@ -91,6 +97,7 @@ Result<std::vector<ledger::RanJob>> JobsFromSacct(const std::string& path, std::
       continue;
     }
     j.clipped = j.start_ms < from_ms || j.end_ms > to_ms;
+    j.clipped_pods = j.clipped ? 1 : 0;
     j.start_ms = std::max(j.start_ms, from_ms);
     j.end_ms = std::min(j.end_ms, to_ms);
     kept.push_back(std::move(j));
@@ -189,6 +196,61 @@ Result<FleetAsRun> PriceAsRunByNodePools(Prepared& p, const std::vector<ledger::
   return out;
 }
 
+// The history's shape in numbers (issue 38): rows by kind, pods, clipped pods, queueing.
+struct HistoryShape {
+  int pods = 0, clipped_pods = 0, gangs = 0, batch = 0, services = 0, notebooks = 0, spot = 0, with_submit = 0;
+  std::set<std::pair<std::string, std::string>> deployments;
+  std::int64_t max_queue_ms = 0;
+  double queue_sum_s = 0;
+  void Add(const ledger::RanJob& j) {
+    pods += j.pods;
+    clipped_pods += j.clipped_pods;
+    spot += j.spot ? 1 : 0;
+    if (j.kind == "service") {
+      ++services;
+      deployments.insert({j.namespace_name, j.owner_name.empty() ? j.pod : j.owner_name});
+    } else if (j.kind == "notebook") {
+      ++notebooks;
+    } else {
+      ++batch;
+      gangs += ledger::IsGangOwnerKind(j.owner_kind) || j.evidence == "sacct" ? 1 : 0;
+    }
+    if (j.submit_ms >= 0) {
+      ++with_submit;
+      max_queue_ms = std::max(max_queue_ms, j.start_ms - j.submit_ms);
+      queue_sum_s += static_cast<double>(j.start_ms - j.submit_ms) / 1000.0;
+    }
+  }
+  std::string Line() const {
+    return fmt::format("shape: {} pods ({} clipped: no completion time or past the window's edges) as {} batch jobs "
+                       "({} gangs), {} service replicas of {} deployments, {} notebook sessions; {} on spot nodes; "
+                       "submit times for {} (queueing mean {:.0f} s, max {:.0f} s)",
+                       pods, clipped_pods, batch, gangs, services, deployments.size(), notebooks, spot, with_submit,
+                       with_submit > 0 ? queue_sum_s / with_submit : 0.0, static_cast<double>(max_queue_ms) / 1000.0);
+  }
+  void AddJson(nlohmann::json& j) const {
+    j["pods"] = pods;
+    j["clipped_pods"] = clipped_pods;
+    j["batch_jobs"] = batch;
+    j["gangs"] = gangs;
+    j["service_replicas"] = services;
+    j["deployments"] = deployments.size();
+    j["notebook_sessions"] = notebooks;
+    j["spot_rows"] = spot;
+    j["max_queueing_s"] = static_cast<double>(max_queue_ms) / 1000.0;
+  }
+};
+
+// The services CSV (docs/WORKLOADS.md): one row per change of a deployment's running replicas.
+std::string ServicesCsv(const std::vector<ledger::RanJob>& jobs, std::int64_t to_ms) {
+  std::string out = "namespace,deployment,gpu_type,gpus_per_replica,time,replicas,requests_per_s\n";
+  for (const ledger::ServiceReplicas& r : ledger::ServiceReplicasOverTime(jobs, to_ms)) {
+    out += fmt::format("{},{},{},{},{},{},\n", r.namespace_name, r.deployment, r.gpu_type, r.gpus_per_replica,
+                       telemetry::FormatTimestamp(r.time_ms), r.replicas);
+  }
+  return out;
+}
+
 Status RunExportWorkload(const ExportWorkloadOptions& o) {
   if (o.sacct.empty() == o.ledger.db.empty()) return InvalidArgumentError("--db/--sacct: give exactly one source");
   if (!o.summary.empty() && o.summary == o.as_run) return InvalidArgumentError("--summary: the same file as --as-run");
@@ -214,7 +276,9 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
     LedgerOptions lo = o.ledger;
     if (fleet && !fleet->fleet.node_pools.empty()) lo.fleet = o.fleet;  // every node at its pool's price
     SEEDANCE_ASSIGN_OR_RETURN(p, Prepare(lo));
-    SEEDANCE_ASSIGN_OR_RETURN(jobs, ledger::ReadRanJobs(*p.ledger, p.from_ms, p.to_ms, p.config.step_ms));
+    SEEDANCE_ASSIGN_OR_RETURN(std::vector<ledger::RanJob> pods,
+                              ledger::ReadRanJobs(*p.ledger, p.from_ms, p.to_ms, p.config.step_ms));
+    jobs = ledger::ShapeJobs(std::move(pods));  // gangs, services, notebook sessions (issue 38)
   }
   if (jobs.empty()) {
     return InvalidArgumentError(fmt::format("--from/--to: no job (pod with GPUs) in {} .. {}",
@@ -265,22 +329,29 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
   for (gpu::GpuIndex g : types) w.gpu_types.emplace_back(gpu::GpuAt(g).name);
   const ledger::AsRunPricer price = PriceTablePricer(p);
   std::string as_run =
-      "job_id,namespace,pod,node,gpu_type,gpus,start,end,gpu_hours,mean_util,usd_per_gpu_hour,cost_usd,evidence,clipped";
+      "job_id,namespace,pod,node,gpu_type,gpus,start,end,gpu_hours,mean_util,usd_per_gpu_hour,cost_usd,evidence,clipped,"
+      "submit,pods,kind,nodes,spot,busy_s";
   as_run += fleet ? ",tiers\n" : "\n";
   Money total;
   double gpu_hours = 0;
   int clipped = 0;
+  HistoryShape shape;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const ledger::RanJob& j = jobs[i];
-    sim::JobSpec s;
-    s.id = static_cast<std::int64_t>(i + 1);
-    s.arrival_s = static_cast<double>(j.start_ms - p.from_ms) / 1000.0;
-    s.job_type = j.namespace_name + "/" + j.pod;
-    s.gpus = j.gpus;
-    s.total_steps = static_cast<double>(j.end_ms - j.start_ms) / 1000.0;  // 1 step/s where it ran
-    for (gpu::GpuIndex g : types) s.steps_per_s.push_back(ledger::StepsPerSecondOn(j, g));
-    s.tenant = j.namespace_name;
-    w.jobs.push_back(std::move(s));
+    shape.Add(j);
+    if (j.kind == "batch") {  // services and notebooks are not jobs (the services CSV, the as-run rows)
+      sim::JobSpec s;
+      s.id = static_cast<std::int64_t>(i + 1);
+      // Arrival: its submit time when the history says it (the queueing stays), else its start.
+      const std::int64_t arrival = j.submit_ms >= 0 ? std::max(j.submit_ms, p.from_ms) : j.start_ms;
+      s.arrival_s = static_cast<double>(arrival - p.from_ms) / 1000.0;
+      s.job_type = j.namespace_name + "/" + j.pod;
+      s.gpus = j.gpus;
+      s.total_steps = static_cast<double>(j.end_ms - j.start_ms) / 1000.0;  // 1 step/s where it ran
+      for (gpu::GpuIndex g : types) s.steps_per_s.push_back(ledger::StepsPerSecondOn(j, g));
+      s.tenant = j.namespace_name;
+      w.jobs.push_back(std::move(s));
+    }
     const double hours = j.gpu_hours();
     ledger::AsRunPrice priced;
     if (fleet) {  // the job's share: its GPU-hours in each tier at that tier's price
@@ -299,18 +370,26 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
                           j.mean_util >= 0 ? fmt::format("{:.3f}", j.mean_util) : std::string(),
                           ledger::DecimalUsd(priced.usd_per_gpu_hour), ledger::DecimalUsd(priced.cost), j.evidence,
                           j.clipped ? "yes" : "no");
+    as_run += fmt::format(",{},{},{},{},{},{}", j.submit_ms >= 0 ? telemetry::FormatTimestamp(j.submit_ms) : "", j.pods,
+                          j.kind, fmt::join(j.nodes, ";"), j.spot ? "true" : "false",
+                          j.busy_ms >= 0 ? fmt::format("{}", j.busy_ms / 1000) : std::string());
     as_run += fleet ? "," + fleet->tiers[JobKey(rows[i])] + "\n" : "\n";
   }
+  // The jobs CSV is in arrival order.
+  std::sort(w.jobs.begin(), w.jobs.end(), [](const sim::JobSpec& a, const sim::JobSpec& b) {
+    return std::tie(a.arrival_s, a.id) < std::tie(b.arrival_s, b.id);
+  });
   SEEDANCE_RETURN_IF_ERROR(w.Validate());
   // What the ledger charged the same pods, beside the bill, so the baseline can be checked; with a
   // fleet file also the ledger's bill over the as-run period (first start to last end).
   nlohmann::json summary = {{"jobs", jobs.size()}, {"gpu_hours", gpu_hours}, {"clipped_jobs", clipped}};
+  shape.AddJson(summary);
   std::string ledger_line;
   if (p.ledger != nullptr) {
     SEEDANCE_ASSIGN_OR_RETURN(ledger::AttributionReport report,
                               p.ledger->Attribute(ledger::Dimension::kWorkload, p.from_ms, p.to_ms, false));
     std::set<std::string> pods;
-    for (const ledger::RanJob& j : jobs) pods.insert(j.pod);
+    for (const ledger::RanJob& j : jobs) pods.insert(j.member_pods.begin(), j.member_pods.end());
     Money charged;
     for (const ledger::AttributionRow& r : report.rows) {
       if (pods.count(r.key)) charged += r.cost;
@@ -364,7 +443,10 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
     summary["total_micro_usd"] = total.raw();
     summary["assumption"] = "each job's GPU-hours at its type's price (the ledger config's, else the price table's)";
   }
+  std::string services_csv;
+  if (!o.services.empty()) services_csv = ServicesCsv(jobs, p.to_ms);
   SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.out, sim::JobsToCsv(w)));
+  if (!o.services.empty()) SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.services, services_csv));
   if (!o.as_run.empty()) SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.as_run, as_run));
   if (!o.summary.empty()) SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.summary, summary.dump(2) + "\n"));
   if (fleet && !by_pools) {
@@ -385,7 +467,7 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
       o.out, jobs.size(), clipped, telemetry::FormatTimestamp(p.from_ms), telemetry::FormatTimestamp(p.to_ms),
       left_out > 0 ? fmt::format("; {} records left out: never ran, no GPU or outside the window", left_out) : "",
       gpu_hours, fmt::join(w.gpu_types, ", "));
-  std::cout << as_run_line;
+  std::cout << shape.Line() << "\n" << as_run_line;
   return Status::Ok();
 }
 
@@ -417,7 +499,14 @@ Action RegisterExportWorkload(CLI::App& exp) {
       "node_pools prices each node by its pool instead (by its kube_node_labels labels or its name; no placement "
       "assumed): the total is the ledger's bill over the period with every node at its pool's price, what "
       "`attribute --fleet` bills, and a node no pool matches is an error naming it. "
-      "--summary writes the totals as JSON. `cost-benchmark --as-run` puts the same figure beside every policy.",
+      "--summary writes the totals as JSON. `cost-benchmark --as-run` puts the same figure beside every policy. "
+      "The history keeps its shape (docs/WORKLOADS.md \"From your own history\"): pods of one Job, JobSet, "
+      "PyTorchJob, RayJob or MPIJob (kube_pod_owner) are one gang row (pod <Kind>/<name>, GPUs summed, first start "
+      "to last end; one Slurm job is one gang); pods of a ReplicaSet / Deployment are kind=service rows and "
+      "--services writes their replicas over time; StatefulSet and JupyterHub / Kubeflow notebook pods are "
+      "kind=notebook sessions with busy_s; submit times (kube_pod_created, kube_job_created, sacct "
+      "time.submission) are the as-run CSV's submit and the jobs CSV's arrival_s; spot from kube_node_labels. "
+      "The jobs CSV holds the batch jobs only.",
       "seedance export workload --db ledger.db --out jobs.csv --as-run as-run.csv --fleet fleet.yaml --types H100,A100-80G,L4");
   cmd->add_option("--db,--ledger", o->ledger.db, "ledger file (SQLite) to read the jobs from");
   cmd->add_option("--sacct", o->sacct, "read the jobs from this `sacct --json` output (Slurm 22.05 and later) instead");
@@ -429,6 +518,8 @@ Action RegisterExportWorkload(CLI::App& exp) {
                   "instead of the price table");
   cmd->add_option("--summary", o->summary,
                   "write the as-run total, its split by tier and the ledger's bill as JSON to this file");
+  cmd->add_option("--services", o->services,
+                  "write the services (pods of a ReplicaSet / Deployment) as replicas over time to this CSV");
   cmd->add_option("--types", o->types,
                   "GPU types of the speed columns, any spelling the GPU-name parser knows (default: those the jobs ran on)");
   return [cmd, o]() {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -36,7 +38,16 @@ struct PodAgg {
   std::int64_t event_start_ms = INT64_MAX, event_end_ms = INT64_MIN;
   std::set<std::string> event_gpus;
   std::string event_node;
+  // The history's shape.
+  std::set<std::int64_t> busy_steps;                    // steps a GPU of it was busy (> 0.05)
+  std::int64_t created_ms = -1;                         // kube_pod_created
+  std::string owner_kind, owner_name;                   // kube_pod_owner (the controller first)
+  bool owner_is_controller = false;
+  std::string info_kind, info_name;                     // kube_pod_info created_by_*
+  std::vector<std::pair<std::string, std::string>> labels;  // kube_pod_labels label_*
 };
+
+constexpr double kBusyUtil = 0.05;  // a GPU is busy in a step when its utilization is above this
 
 // The value of label `name` in a series key `metric{a="x",...}`, or "".
 std::string KeyLabel(const std::string& key, std::string_view name) {
@@ -87,9 +98,11 @@ Result<std::vector<RanJob>> ReadRanJobs(Ledger& ledger, std::int64_t from_ms, st
       if (f.field == telemetry::Field::kGrEngineActive) {
         p.usage_sum += v;
         ++p.usage_n;
+        if (v > kBusyUtil) p.busy_steps.insert(ts / step_ms);
       } else if (f.field == telemetry::Field::kGpuUtil) {
         p.util_sum += v;
         ++p.util_n;
+        if (v > kBusyUtil) p.busy_steps.insert(ts / step_ms);
       } else if (f.field == telemetry::Field::kFbUsed) {
         p.fb_peak = std::max(p.fb_peak, v);
       }
@@ -102,7 +115,8 @@ Result<std::vector<RanJob>> ReadRanJobs(Ledger& ledger, std::int64_t from_ms, st
     SEEDANCE_RETURN_IF_ERROR(st.Prepare(ledger.db(),
         "SELECT s.metric, s.key, s.namespace, s.pod, MAX(x.value), MIN(x.ts_ms), MAX(x.ts_ms) FROM series s "
         "JOIN samples x ON x.series_id = s.id WHERE s.metric IN ('kube_pod_container_resource_requests', "
-        "'kube_pod_start_time', 'kube_pod_completion_time', 'kube_pod_info') AND s.pod != '' "
+        "'kube_pod_start_time', 'kube_pod_completion_time', 'kube_pod_info', 'kube_pod_created', 'kube_pod_owner', "
+        "'kube_pod_labels') AND s.pod != '' "
         "AND x.value IS NOT NULL GROUP BY s.id"));
     std::map<std::pair<std::string, std::string>, int> requests;
     while (true) {
@@ -128,12 +142,59 @@ Result<std::vector<RanJob>> ReadRanJobs(Ledger& ledger, std::int64_t from_ms, st
       if (it == pods.end()) continue;
       if (metric == "kube_pod_start_time") it->second.ksm_start_ms = static_cast<std::int64_t>(std::llround(v * 1000));
       if (metric == "kube_pod_completion_time") it->second.ksm_end_ms = static_cast<std::int64_t>(std::llround(v * 1000));
+      PodAgg& p = it->second;
+      if (metric == "kube_pod_created") p.created_ms = static_cast<std::int64_t>(std::llround(v * 1000));
       if (metric == "kube_pod_info") {
-        if (const std::string node = KeyLabel(key, "node"); !node.empty()) it->second.ksm_node = node;
+        for (const auto& [k, val] : KeyLabels(key)) {
+          if (k == "node" && !val.empty()) p.ksm_node = val;
+          if (k == "created_by_kind") p.info_kind = val;
+          if (k == "created_by_name") p.info_name = val;
+        }
+      }
+      if (metric == "kube_pod_owner") {
+        const bool controller = KeyLabel(key, "owner_is_controller") == "true";
+        const std::string kind = KeyLabel(key, "owner_kind");
+        if (!kind.empty() && kind != "<none>" && (p.owner_kind.empty() || (controller && !p.owner_is_controller))) {
+          p.owner_kind = kind;
+          p.owner_name = KeyLabel(key, "owner_name");
+          p.owner_is_controller = controller;
+        }
+      }
+      if (metric == "kube_pod_labels") {
+        for (auto& [k, val] : KeyLabels(key)) {
+          if (k.starts_with("label_")) p.labels.emplace_back(std::move(k), std::move(val));
+        }
       }
     }
     for (const auto& [id, n] : requests) {
       if (auto it = pods.find(id); it != pods.end()) it->second.requested = n;
+    }
+  }
+  // The owners' and nodes' series: a replica set's deployment, a Job's creation, node labels.
+  std::map<std::pair<std::string, std::string>, std::string> deployment_of;  // (ns, replicaset)
+  std::map<std::pair<std::string, std::string>, std::int64_t> job_created;   // (ns, job) -> ms
+  std::map<std::string, std::map<std::string, std::string>> node_labels;
+  {
+    Stmt st;
+    SEEDANCE_RETURN_IF_ERROR(st.Prepare(ledger.db(),
+        "SELECT s.metric, s.key, MIN(x.value) FROM series s JOIN samples x ON x.series_id = s.id WHERE s.metric IN "
+        "('kube_replicaset_owner', 'kube_job_created', 'kube_node_labels') AND x.value IS NOT NULL GROUP BY s.id"));
+    while (true) {
+      SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
+      if (!row) break;
+      const std::string metric = st.Text(0);
+      std::map<std::string, std::string> l;
+      for (auto& [k, v] : KeyLabels(st.Text(1))) l[k] = std::move(v);
+      if (metric == "kube_replicaset_owner" && l["owner_kind"] == "Deployment") {
+        deployment_of[{l["namespace"], l["replicaset"]}] = l["owner_name"];
+      } else if (metric == "kube_job_created") {
+        job_created[{l["namespace"], l["job_name"]}] = static_cast<std::int64_t>(std::llround(st.Double(2) * 1000));
+      } else if (metric == "kube_node_labels") {
+        auto& labels = node_labels[l["node"]];
+        for (auto& [k, v] : l) {
+          if (k.starts_with("label_")) labels[k] = v;
+        }
+      }
     }
   }
   // Process/pod events.
@@ -205,12 +266,163 @@ Result<std::vector<RanJob>> ReadRanJobs(Ledger& ledger, std::int64_t from_ms, st
     }
     j.peak_fb_mib = p.fb_peak;
     for (std::size_t i = 0; i < said.size(); ++i) j.evidence += (i > 0 ? "+" : "") + said[i];
+    // The shape: owner (kube_pod_owner, else kube_pod_info's created_by), kind, submit, spot, busy.
+    j.owner_kind = p.owner_kind.empty() ? p.info_kind : p.owner_kind;
+    j.owner_name = p.owner_kind.empty() ? p.info_name : p.owner_name;
+    if (j.owner_kind == "<none>") j.owner_kind.clear();
+    j.kind = JobKindOf(j.owner_kind, p.labels);
+    if (j.owner_kind == "ReplicaSet") {
+      if (auto d = deployment_of.find({id.first, j.owner_name}); d != deployment_of.end()) {
+        j.owner_kind = "Deployment";
+        j.owner_name = d->second;
+      }
+    }
+    j.submit_ms = p.created_ms;
+    if (j.owner_kind == "Job") {
+      if (auto c = job_created.find({id.first, j.owner_name}); c != job_created.end()) {
+        j.submit_ms = j.submit_ms < 0 ? c->second : std::min(j.submit_ms, c->second);
+      }
+    }
+    if (j.submit_ms >= 0) j.submit_ms = std::min(j.submit_ms, start);  // never after its start
+    j.member_pods = {j.pod};
+    if (!j.node.empty()) j.nodes = {j.node};
+    if (auto n = node_labels.find(j.node); n != node_labels.end()) j.spot = IsSpotNode(n->second);
+    if (p.usage_n + p.util_n > 0) {
+      std::int64_t busy = 0;
+      for (std::int64_t s : p.busy_steps) {
+        const std::int64_t lo = std::max(s * step_ms, j.start_ms), hi = std::min((s + 1) * step_ms, j.end_ms);
+        busy += std::max<std::int64_t>(0, hi - lo);
+      }
+      j.busy_ms = busy;
+    }
+    j.clipped_pods = j.clipped ? 1 : 0;
     jobs.push_back(std::move(j));
   }
   std::sort(jobs.begin(), jobs.end(), [](const RanJob& a, const RanJob& b) {
     return std::tie(a.start_ms, a.namespace_name, a.pod) < std::tie(b.start_ms, b.namespace_name, b.pod);
   });
   return jobs;
+}
+
+bool IsGangOwnerKind(std::string_view kind) {
+  for (std::string_view k : {"Job", "JobSet", "PyTorchJob", "RayJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "MXJob"}) {
+    if (kind == k) return true;
+  }
+  return false;
+}
+
+std::string JobKindOf(std::string_view owner_kind, const std::vector<std::pair<std::string, std::string>>& labels) {
+  if (owner_kind == "ReplicaSet" || owner_kind == "Deployment") return "service";
+  if (owner_kind == "StatefulSet") return "notebook";
+  for (const auto& [k, v] : labels) {
+    if ((k == "label_app" && v == "jupyterhub") || (k == "label_component" && v == "singleuser-server") ||
+        (k == "label_notebook_name" && !v.empty())) {
+      return "notebook";
+    }
+  }
+  return "batch";
+}
+
+namespace {
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+}  // namespace
+
+bool IsSpotNode(const std::map<std::string, std::string>& labels) {
+  for (const auto& [k, v] : labels) {
+    // kube-state-metrics sanitizes `.`, `/` and `-` to `_`; some versions also snake-case.
+    if ((EqualsNoCase(k, "label_karpenter_sh_capacity_type") || EqualsNoCase(k, "label_eks_amazonaws_com_capacityType") ||
+         EqualsNoCase(k, "label_eks_amazonaws_com_capacity_type")) &&
+        EqualsNoCase(v, "spot")) {
+      return true;
+    }
+    if (EqualsNoCase(k, "label_cloud_google_com_gke_spot") && EqualsNoCase(v, "true")) return true;
+  }
+  return false;
+}
+
+std::vector<RanJob> ShapeJobs(std::vector<RanJob> pods) {
+  std::vector<RanJob> out;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> gang;  // (ns, kind, name) -> out index
+  std::sort(pods.begin(), pods.end(), [](const RanJob& a, const RanJob& b) {
+    return std::tie(a.start_ms, a.namespace_name, a.pod) < std::tie(b.start_ms, b.namespace_name, b.pod);
+  });
+  for (RanJob& p : pods) {
+    if (p.kind != "batch" || !IsGangOwnerKind(p.owner_kind) || p.owner_name.empty()) {
+      out.push_back(std::move(p));
+      continue;
+    }
+    const auto key = std::make_tuple(p.namespace_name, p.owner_kind, p.owner_name);
+    auto it = gang.find(key);
+    if (it == gang.end()) {
+      gang.emplace(key, out.size());  // a one-pod Job keeps its pod's name
+      out.push_back(std::move(p));
+      continue;
+    }
+    RanJob& g = out[it->second];
+    g.pod = g.owner_kind + "/" + g.owner_name;
+    const double gw = static_cast<double>(g.gpus) * static_cast<double>(g.end_ms - g.start_ms);
+    const double pw = static_cast<double>(p.gpus) * static_cast<double>(p.end_ms - p.start_ms);
+    if (g.mean_util >= 0 && p.mean_util >= 0 && gw + pw > 0) {
+      g.mean_util = (g.mean_util * gw + p.mean_util * pw) / (gw + pw);
+    } else if (g.mean_util < 0) {
+      g.mean_util = p.mean_util;
+    }
+    g.peak_fb_mib = std::max(g.peak_fb_mib, p.peak_fb_mib);
+    g.gpus += p.gpus;
+    g.pods += p.pods;
+    g.start_ms = std::min(g.start_ms, p.start_ms);
+    g.end_ms = std::max(g.end_ms, p.end_ms);
+    if (p.submit_ms >= 0) g.submit_ms = g.submit_ms < 0 ? p.submit_ms : std::min(g.submit_ms, p.submit_ms);
+    g.sampled_gpu_ms += p.sampled_gpu_ms;
+    g.clipped = g.clipped || p.clipped;
+    g.clipped_pods += p.clipped_pods;
+    g.spot = g.spot || p.spot;
+    g.busy_ms = std::max(g.busy_ms, p.busy_ms);
+    if (g.gpu == 0xff) {
+      g.gpu = p.gpu;
+      g.model_label = p.model_label;
+    }
+    g.member_pods.insert(g.member_pods.end(), p.member_pods.begin(), p.member_pods.end());
+    for (std::string& n : p.nodes) {
+      if (std::find(g.nodes.begin(), g.nodes.end(), n) == g.nodes.end()) g.nodes.push_back(std::move(n));
+    }
+    if (g.evidence.find(p.evidence) == std::string::npos) g.evidence += "+" + p.evidence;
+  }
+  for (RanJob& j : out) std::sort(j.nodes.begin(), j.nodes.end());
+  std::sort(out.begin(), out.end(), [](const RanJob& a, const RanJob& b) {
+    return std::tie(a.start_ms, a.namespace_name, a.pod) < std::tie(b.start_ms, b.namespace_name, b.pod);
+  });
+  return out;
+}
+
+std::vector<ServiceReplicas> ServiceReplicasOverTime(const std::vector<RanJob>& jobs, std::int64_t to_ms) {
+  // (ns, deployment) -> time -> replicas delta; the type and GPUs of its first replica.
+  std::map<std::pair<std::string, std::string>, std::map<std::int64_t, int>> deltas;
+  std::map<std::pair<std::string, std::string>, const RanJob*> first;
+  for (const RanJob& j : jobs) {
+    if (j.kind != "service") continue;
+    const std::pair<std::string, std::string> key{j.namespace_name, j.owner_name.empty() ? j.pod : j.owner_name};
+    first.emplace(key, &j);
+    auto& d = deltas[key];
+    d[j.start_ms] += 1;
+    if (j.end_ms < to_ms) d[j.end_ms] -= 1;
+  }
+  std::vector<ServiceReplicas> out;
+  for (const auto& [key, d] : deltas) {
+    const RanJob& f = *first[key];
+    int replicas = 0;
+    for (const auto& [t, delta] : d) {
+      if (delta == 0) continue;
+      replicas += delta;
+      out.push_back({key.first, key.second, f.gpu < gpu::Catalog().size() ? std::string(gpu::GpuAt(f.gpu).name) : f.model_label,
+                     f.gpus, t, replicas});
+    }
+  }
+  return out;
 }
 
 double StepsPerSecondOn(const RanJob& job, gpu::GpuIndex other) {

@@ -12,9 +12,18 @@
 //   - process/pod events (`ingest --format events`): GPUs and times when no sample names the pod.
 // Where both say, kube-state-metrics' times and GPU count win over the samples' (they are exact;
 // samples are only as fine as the scrape interval).
+// The history's shape (issue 38, docs/WORKLOADS.md "From your own history"), from more
+// kube-state-metrics series: kube_pod_created (the submit), kube_pod_owner (the controlling
+// owner; kube_pod_info's created_by_* where it is absent), kube_replicaset_owner (a replica set's
+// deployment), kube_job_created (a Job's creation), kube_pod_labels (notebook labels) and
+// kube_node_labels (spot capacity types). ShapeJobs then folds the pods into jobs: gangs, services
+// and notebook sessions.
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string_view>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -36,6 +45,16 @@ struct RanJob {
   double mean_util = -1;          // -1 = no utilization samples
   double peak_fb_mib = -1;        // per GPU, -1 = no memory samples
   std::string evidence;           // which series said what: "dcgm+ksm", "events", ...
+  // The history's shape (issue 38).
+  std::int64_t submit_ms = -1;    // kube_pod_created, the owner's creation, sacct Submit; -1 = unknown
+  std::string kind = "batch";     // batch | service | notebook (JobKindOf)
+  std::string owner_kind, owner_name;  // the controlling owner; a service's is its Deployment when known
+  int pods = 1;                   // pods folded into this row (a gang's members)
+  std::vector<std::string> member_pods;  // their names (the pod itself for a pod)
+  std::vector<std::string> nodes;        // every node it ran on, sorted
+  bool spot = false;              // a node of it is labelled spot (IsSpotNode)
+  std::int64_t busy_ms = -1;      // time its GPUs were busy (utilization > 0.05 in a step); -1 = unknown
+  int clipped_pods = 0;           // member pods that are clipped
   double gpu_hours() const { return static_cast<double>(gpus) * static_cast<double>(end_ms - start_ms) / 3.6e6; }
 };
 
@@ -44,6 +63,37 @@ struct RanJob {
 // kInvalidArgument when from >= to.
 Result<std::vector<RanJob>> ReadRanJobs(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms,
                                         std::int64_t step_ms);
+
+// The owner kinds whose pods are one gang (all-or-nothing job): Job, JobSet, PyTorchJob, RayJob,
+// MPIJob (and TFJob, XGBoostJob, PaddleJob, MXJob of the Kubeflow training operator).
+bool IsGangOwnerKind(std::string_view kind);
+
+// A pod's kind from its owner and its labels (kube_pod_labels' `label_*` names): "service" for a
+// ReplicaSet / Deployment owner, "notebook" for a StatefulSet owner or notebook labels
+// (label_app=jupyterhub, label_component=singleuser-server, label_notebook_name), else "batch".
+std::string JobKindOf(std::string_view owner_kind, const std::vector<std::pair<std::string, std::string>>& labels);
+
+// A node's capacity type is spot by its kube_node_labels labels: karpenter.sh/capacity-type=spot,
+// eks.amazonaws.com/capacityType=SPOT, cloud.google.com/gke-spot=true (sanitized names, any case).
+bool IsSpotNode(const std::map<std::string, std::string>& labels);
+
+// Folds pods (ReadRanJobs) into jobs (issue 38): the batch pods of one gang owner (IsGangOwnerKind;
+// same namespace, kind and name) become one row, pod "<OwnerKind>/<name>" (a one-pod owner keeps
+// its pod's name), with their GPUs summed,
+// start = first start, end = last end, submit = the earliest known, nodes joined, utilization
+// weighted by GPU time, clipped when any pod is; services and notebooks stay one row per pod.
+// Ordered by (start, namespace, pod).
+std::vector<RanJob> ShapeJobs(std::vector<RanJob> pods);
+
+// Services over time: one row per change of a deployment's running replicas, from its replica
+// pods' lifetimes (a pod still running at `to_ms` does not end there).
+struct ServiceReplicas {
+  std::string namespace_name, deployment, gpu_type;
+  int gpus_per_replica = 0;
+  std::int64_t time_ms = 0;
+  int replicas = 0;
+};
+std::vector<ServiceReplicas> ServiceReplicasOverTime(const std::vector<RanJob>& jobs, std::int64_t to_ms);
 
 // The speed rule of the export (docs/TELEMETRY.md, "History to a workload"): a job is 1 step per
 // second on the type it ran on, for (end - start) seconds. On another type its GPU-busy share u

@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include "seedance/ledger/node_inventory.h"
 #include "seedance/telemetry/parse.h"
@@ -157,6 +161,96 @@ TEST(WorkloadHistoryTest, SpeedRule) {
   EXPECT_EQ(StepsPerSecondOn(j, l4), 0.0);
   j.peak_fb_mib = 20'000;
   EXPECT_GT(StepsPerSecondOn(j, l4), 0.0);
+}
+
+
+// Issue 38, the history's shape: a 2-pod PyTorchJob is one gang (GPUs summed, first start to last
+// end, submit = the earliest kube_pod_created, both nodes), a ReplicaSet's pods are service rows
+// of their Deployment (kube_replicaset_owner), a StatefulSet pod is a notebook session with its
+// busy time, and a node labelled karpenter.sh/capacity-type=spot marks its rows spot.
+TEST(WorkloadHistoryTest, GangsServicesNotebooksSubmitAndSpot) {
+  auto ledger = OpenFresh("workload_history_shape");
+  std::string text;
+  const auto sample = [&](int gpu, const std::string& node, const std::string& pod, double v, int m) {
+    text += "DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"" + std::to_string(gpu) + "\",UUID=\"GPU-" + node + "-" +
+            std::to_string(gpu) + "\",modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"" + node +
+            "\",namespace=\"ns\",pod=\"" + pod + "\"} " + std::to_string(v) + " " + std::to_string(kT0 + m * kMin) + "\n";
+  };
+  const auto ksm = [&](const std::string& metric, const std::string& labels, double v, int m) {
+    text += metric + "{" + labels + "} " + fmt::format("{}", v) + " " + std::to_string(kT0 + m * kMin) + "\n";
+  };
+  // Gang: pods w0 on n1 (minutes 5..14) and w1 on n2 (6..15), created at minutes 2 and 3.
+  for (int m = 5; m < 15; ++m) sample(0, "n1", "w0", 0.8, m);
+  for (int m = 6; m < 16; ++m) sample(0, "n2", "w1", 0.8, m);
+  // Service: replicas r-a (0..29) and r-b (10..19) of replica set api-5d8f of deployment api.
+  for (int m = 0; m < 30; ++m) sample(1, "n1", "api-5d8f-a", 0.3, m);
+  for (int m = 10; m < 20; ++m) sample(1, "n2", "api-5d8f-b", 0.3, m);
+  // Notebook: busy 3 of its 10 minutes, on the spot node n3.
+  for (int m = 0; m < 10; ++m) sample(0, "n3", "nb-0", m < 3 ? 0.6 : 0.0, m);
+  for (const auto& [pod, start, end, created, kind, owner] :
+       std::vector<std::tuple<std::string, int, int, int, std::string, std::string>>{
+           {"w0", 5, 15, 2, "PyTorchJob", "llama"}, {"w1", 6, 16, 3, "PyTorchJob", "llama"},
+           {"api-5d8f-a", 0, 30, 0, "ReplicaSet", "api-5d8f"}, {"api-5d8f-b", 10, 20, 9, "ReplicaSet", "api-5d8f"},
+           {"nb-0", 0, 10, 0, "StatefulSet", "nb"}}) {
+    const std::string pl = "namespace=\"ns\",pod=\"" + pod + "\"";
+    ksm("kube_pod_created", pl, static_cast<double>(kT0 / 1000 + created * 60), start);
+    ksm("kube_pod_start_time", pl, static_cast<double>(kT0 / 1000 + start * 60), start);
+    ksm("kube_pod_completion_time", pl, static_cast<double>(kT0 / 1000 + end * 60), end);
+    ksm("kube_pod_owner", pl + ",owner_kind=\"" + kind + "\",owner_name=\"" + owner + "\",owner_is_controller=\"true\"", 1, start);
+  }
+  ksm("kube_replicaset_owner", "namespace=\"ns\",replicaset=\"api-5d8f\",owner_kind=\"Deployment\",owner_name=\"api\"", 1, 0);
+  ksm("kube_node_labels", "node=\"n3\",label_karpenter_sh_capacity_type=\"spot\"", 1, 0);
+  ksm("kube_node_labels", "node=\"n1\",label_karpenter_sh_capacity_type=\"on-demand\"", 1, 0);
+  Ingest(*ledger, text);
+  auto pods = ReadRanJobs(*ledger, kT0, kT0 + 60 * kMin, kMin);
+  ASSERT_TRUE(pods.has_value()) << pods.error().message();
+  ASSERT_EQ(pods->size(), 5u);
+  const std::vector<RanJob> jobs = ShapeJobs(*pods);
+  ASSERT_EQ(jobs.size(), 4u);
+  std::map<std::string, const RanJob*> by;
+  for (const RanJob& j : jobs) by[j.pod] = &j;
+  ASSERT_TRUE(by.count("PyTorchJob/llama"));
+  const RanJob& g = *by["PyTorchJob/llama"];
+  EXPECT_EQ(g.kind, "batch");
+  EXPECT_EQ(g.pods, 2);
+  EXPECT_EQ(g.gpus, 2);
+  EXPECT_EQ(g.start_ms, kT0 + 5 * kMin);
+  EXPECT_EQ(g.end_ms, kT0 + 16 * kMin);
+  EXPECT_EQ(g.submit_ms, kT0 + 2 * kMin);
+  EXPECT_EQ(g.nodes, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_FALSE(g.spot);
+  ASSERT_TRUE(by.count("api-5d8f-a") && by.count("api-5d8f-b"));
+  EXPECT_EQ(by["api-5d8f-b"]->kind, "service");
+  EXPECT_EQ(by["api-5d8f-b"]->owner_name, "api");
+  EXPECT_EQ(by["api-5d8f-b"]->submit_ms, kT0 + 9 * kMin);
+  ASSERT_TRUE(by.count("nb-0"));
+  const RanJob& nb = *by["nb-0"];
+  EXPECT_EQ(nb.kind, "notebook");
+  EXPECT_TRUE(nb.spot);
+  EXPECT_EQ(nb.busy_ms, 3 * kMin);
+  // Replicas over time: 1 at 00:00, 2 at 00:10, 1 at 00:20, 0 at 00:30.
+  const auto replicas = ServiceReplicasOverTime(jobs, kT0 + 60 * kMin);
+  ASSERT_EQ(replicas.size(), 4u);
+  const int want[] = {1, 2, 1, 0};
+  const int at[] = {0, 10, 20, 30};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(replicas[i].deployment, "api");
+    EXPECT_EQ(replicas[i].gpu_type, "H100");
+    EXPECT_EQ(replicas[i].time_ms, kT0 + at[i] * kMin);
+    EXPECT_EQ(replicas[i].replicas, want[i]);
+  }
+}
+
+TEST(WorkloadHistoryTest, KindsAndSpotLabels) {
+  EXPECT_EQ(JobKindOf("Job", {}), "batch");
+  EXPECT_EQ(JobKindOf("", {{"label_component", "singleuser-server"}}), "notebook");
+  EXPECT_EQ(JobKindOf("", {{"label_notebook_name", "alice"}}), "notebook");
+  EXPECT_EQ(JobKindOf("Deployment", {}), "service");
+  EXPECT_TRUE(IsGangOwnerKind("MPIJob"));
+  EXPECT_FALSE(IsGangOwnerKind("ReplicaSet"));
+  EXPECT_TRUE(IsSpotNode({{"label_eks_amazonaws_com_capacityType", "SPOT"}}));
+  EXPECT_TRUE(IsSpotNode({{"label_cloud_google_com_gke_spot", "true"}}));
+  EXPECT_FALSE(IsSpotNode({{"label_karpenter_sh_capacity_type", "on-demand"}}));
 }
 
 }  // namespace

@@ -143,8 +143,12 @@ const std::vector<Query>& DefaultQueries() {
     // kube-state-metrics: GPU requests (extended resources are spelled nvidia_com_gpu), the pod's
     // labels and annotations (allow-listed in kube-state-metrics), node, phase, start and end.
     q.push_back({R"(kube_pod_container_resource_requests{resource=~"nvidia_com_.*"})", "kube-state-metrics"});
+    // The history's shape (issue 38): submit times, owners (gangs, services, notebooks), node
+    // labels (pools, spot), deployments' replicas and Jobs' creation.
     for (const char* m : {"kube_pod_labels", "kube_pod_annotations", "kube_pod_info", "kube_pod_status_phase",
-                          "kube_pod_start_time", "kube_pod_completion_time"}) {
+                          "kube_pod_start_time", "kube_pod_completion_time", "kube_pod_created", "kube_pod_owner",
+                          "kube_node_labels", "kube_replicaset_owner", "kube_deployment_spec_replicas",
+                          "kube_job_created"}) {
       q.push_back({m, "kube-state-metrics"});
     }
     // cAdvisor pressure stall information (the advisor's input-stall evidence).

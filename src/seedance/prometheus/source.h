@@ -58,7 +58,8 @@ struct Query {
   std::string purpose;  // who reads it (shown in progress and docs)
 };
 // The series Seedance reads: dcgm-exporter (ledger, breaker, advisor, audit), kube-state-metrics
-// (GPU requests, pod labels, annotations, info, phase, start and completion), cAdvisor PSI.
+// (GPU requests, pod labels, annotations, info, phase, start and completion; issue 38: created,
+// owners, node labels, replica set owners, deployments' replicas, Jobs' creation), cAdvisor PSI.
 const std::vector<Query>& DefaultQueries();
 
 // Counts of a matrix answer.

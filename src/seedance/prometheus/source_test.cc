@@ -289,5 +289,17 @@ TEST(CredentialFilesTest, ErrorsNameTheFile) {
             std::string::npos);
 }
 
+// Issue 38: the history's shape needs kube-state-metrics' submit, owner and node-label series;
+// `ingest --prometheus` pulls them by default.
+TEST(DefaultQueriesTest, PullTheSeriesOfTheHistorysShape) {
+  std::set<std::string> exprs;
+  for (const Query& q : DefaultQueries()) exprs.insert(q.expr);
+  for (const char* m : {"kube_pod_created", "kube_pod_owner", "kube_pod_labels", "kube_node_labels", "kube_pod_info",
+                        "kube_replicaset_owner", "kube_deployment_spec_replicas", "kube_job_created",
+                        "kube_pod_start_time", "kube_pod_completion_time"}) {
+    EXPECT_TRUE(exprs.count(m)) << m;
+  }
+}
+
 }  // namespace
 }  // namespace seedance::prometheus

@@ -496,6 +496,7 @@ Result<std::vector<AcctRecord>> ParseSacctJson(std::string_view text) {
     const Json* time = f.Get("time");
     if (time == nullptr || !time->is_object()) return InvalidArgumentError(f.Name("time") + ": missing or not an object");
     const Fields t(*time, f.Name("time"));
+    SEEDANCE_ASSIGN_OR_RETURN(r.submit_s, t.Int("submission", false, 0));
     SEEDANCE_ASSIGN_OR_RETURN(r.start_s, t.Int("start", false, 0));  // null: never started
     SEEDANCE_ASSIGN_OR_RETURN(r.end_s, t.Int("end", false, 0));
     const Json* tres = f.Get("tres");

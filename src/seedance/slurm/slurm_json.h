@@ -94,6 +94,7 @@ struct AcctRecord {
   std::vector<std::string> nodes;  // every node (sacct's host list expanded; empty from jobcomp)
   std::string gpu_type;
   int gpus = 0;
+  std::int64_t submit_s = 0;  // time.submission, 0 = not said
   std::int64_t start_s = 0;
   std::int64_t end_s = 0;  // 0 while running
 };
