@@ -84,7 +84,7 @@ Result<std::vector<ledger::RanJob>> JobsFromSacct(const std::string& path, std::
     std::sort(j.nodes.begin(), j.nodes.end());
     j.member_pods = {j.pod};
     if (r.submit_s > 0) j.submit_ms = std::min(r.submit_s * 1000, j.start_ms);
-    lo = std::min(lo, j.start_ms);
+    lo = std::min(lo, j.submit_ms >= 0 ? j.submit_ms : j.start_ms);  // the window opens at the first submit
     if (r.end_s > 0) hi = std::max(hi, j.end_ms);
     jobs.push_back(std::move(j));
   }
@@ -198,7 +198,7 @@ Result<FleetAsRun> PriceAsRunByNodePools(Prepared& p, const std::vector<ledger::
 
 // The history's shape in numbers (issue 38): rows by kind, pods, clipped pods, queueing.
 struct HistoryShape {
-  int pods = 0, clipped_pods = 0, gangs = 0, batch = 0, services = 0, notebooks = 0, spot = 0, with_submit = 0;
+  int pods = 0, clipped_pods = 0, gangs = 0, batch = 0, services = 0, notebooks = 0, spot = 0, with_submit = 0, queued = 0;
   std::set<std::pair<std::string, std::string>> deployments;
   std::int64_t max_queue_ms = 0;
   double queue_sum_s = 0;
@@ -213,20 +213,21 @@ struct HistoryShape {
       ++notebooks;
     } else {
       ++batch;
-      gangs += ledger::IsGangOwnerKind(j.owner_kind) || j.evidence == "sacct" ? 1 : 0;
+      gangs += j.pods >= 2 || j.nodes.size() >= 2 ? 1 : 0;  // several pods, or one Slurm job on several nodes
     }
-    if (j.submit_ms >= 0) {
-      ++with_submit;
+    if (j.submit_ms >= 0) ++with_submit;
+    if (j.submit_ms >= 0 && j.kind == "batch") {  // queueing of the batch jobs
+      ++queued;
       max_queue_ms = std::max(max_queue_ms, j.start_ms - j.submit_ms);
       queue_sum_s += static_cast<double>(j.start_ms - j.submit_ms) / 1000.0;
     }
   }
   std::string Line() const {
     return fmt::format("shape: {} pods ({} clipped: no completion time or past the window's edges) as {} batch jobs "
-                       "({} gangs), {} service replicas of {} deployments, {} notebook sessions; {} on spot nodes; "
-                       "submit times for {} (queueing mean {:.0f} s, max {:.0f} s)",
+                       "({} gangs of 2 or more pods or nodes), {} service replicas of {} deployments, {} notebook sessions; {} on spot nodes; "
+                       "submit times for {} (batch queueing mean {:.0f} s, max {:.0f} s)",
                        pods, clipped_pods, batch, gangs, services, deployments.size(), notebooks, spot, with_submit,
-                       with_submit > 0 ? queue_sum_s / with_submit : 0.0, static_cast<double>(max_queue_ms) / 1000.0);
+                       queued > 0 ? queue_sum_s / queued : 0.0, static_cast<double>(max_queue_ms) / 1000.0);
   }
   void AddJson(nlohmann::json& j) const {
     j["pods"] = pods;

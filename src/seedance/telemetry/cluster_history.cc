@@ -12,15 +12,6 @@
 namespace seedance::telemetry {
 namespace {
 
-std::uint64_t Fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 // The job holding GPU `gpu` of `node` at time t, or nullptr.
 const HistoryJob* Holder(const std::vector<const HistoryJob*>& on_node, int gpu, std::int64_t t) {
   for (const HistoryJob* j : on_node) {
@@ -37,12 +28,26 @@ std::string PodLabels(const HistoryJob& j) {
 
 }  // namespace
 
+std::string DcgmGpuLabels(std::string_view node, int gpu, std::string_view model) {
+  return fmt::format("gpu=\"{}\",UUID=\"{}\",device=\"nvidia{}\",modelName=\"{}\",Hostname=\"{}\"", gpu,
+                     HistoryGpuUuid(node, gpu), gpu, model, node);
+}
+
+std::uint64_t HistoryHash(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
 double HistoryJob::gpu_hours() const {
   return static_cast<double>(gpus.size()) * static_cast<double>(end_ms - start_ms) / 3'600'000.0;
 }
 
 std::string HistoryGpuUuid(std::string_view node, int gpu) {
-  const std::uint64_t h = Fnv1a(fmt::format("{}/{}", node, gpu));
+  const std::uint64_t h = HistoryHash(fmt::format("{}/{}", node, gpu));
   return fmt::format("GPU-{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", h >> 32, (h >> 16) & 0xffff, h & 0xffff,
                      static_cast<unsigned>(gpu), h & 0xffffffffffffULL);
 }
@@ -100,13 +105,9 @@ std::vector<HistoryJob> GenerateHistoryJobs(const HistorySpec& spec) {
 void WriteHistoryExposition(const HistorySpec& spec, const std::vector<HistoryJob>& jobs,
                             const std::function<void(std::string_view)>& emit) {
   const std::int64_t end = spec.start_ms + spec.duration_ms;
-  std::string out;
-  auto flush = [&](bool force) {
-    if (force || out.size() > (1u << 16)) {
-      if (!out.empty()) emit(out);
-      out.clear();
-    }
-  };
+  ChunkedText text(emit);
+  std::string& out = text.out();
+  const auto flush = [&text](bool force) { text.Flush(force); };
   // dcgm-exporter, Kubernetes mode: one series per (GPU, holder); idle GPUs have empty pod labels.
   struct Dcgm {
     const char* name;
@@ -127,8 +128,7 @@ void WriteHistoryExposition(const HistorySpec& spec, const std::vector<HistoryJo
         if (j.node == node.name) on_node.push_back(&j);
       }
       for (int g = 0; g < node.gpus; ++g) {
-        const std::string gpu_labels = fmt::format("gpu=\"{}\",UUID=\"{}\",device=\"nvidia{}\",modelName=\"{}\",Hostname=\"{}\"",
-                                                   g, HistoryGpuUuid(node.name, g), g, node.model, node.name);
+        const std::string gpu_labels = DcgmGpuLabels(node.name, g, node.model);
         for (std::int64_t t = spec.start_ms; t < end; t += spec.interval_ms) {
           const HistoryJob* j = Holder(on_node, g, t);
           const double util = j != nullptr ? j->util : 0.0;

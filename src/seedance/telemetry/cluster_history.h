@@ -61,4 +61,28 @@ std::string HistoryJobsCsv(const std::vector<HistoryJob>& jobs);
 // The UUID the generator gives GPU `gpu` of node `node` (stable across runs).
 std::string HistoryGpuUuid(std::string_view node, int gpu);
 
+// dcgm-exporter's labels of GPU `gpu` of `node` (gpu, UUID, device, modelName, Hostname).
+std::string DcgmGpuLabels(std::string_view node, int gpu, std::string_view model);
+
+// Shared by the generators (this one and fleet_history.h): FNV-1a of `s`, for stable names.
+std::uint64_t HistoryHash(std::string_view s);
+
+// Text collected and handed to `emit` in chunks of about 64 KiB of complete lines.
+class ChunkedText {
+ public:
+  explicit ChunkedText(const std::function<void(std::string_view)>& emit) : emit_(emit) {}
+  std::string& out() { return out_; }
+  // Hands the text over when it is large, or now when `force`.
+  void Flush(bool force) {
+    if (force || out_.size() > (1u << 16)) {
+      if (!out_.empty()) emit_(out_);
+      out_.clear();
+    }
+  }
+
+ private:
+  const std::function<void(std::string_view)>& emit_;
+  std::string out_;
+};
+
 }  // namespace seedance::telemetry
