@@ -198,6 +198,11 @@ elseif(CASE STREQUAL "export_sacct")
   file(READ "${WORK}/jobs.csv" jobs)
   # Unknown utilization counts as fully busy: A100-80G runs at the FP16 ratio 312/989.
   expect_match("${jobs}" "1,0,bronze/job-3,1,8,1,0.315")
+  # Issue 38: sacct's time.submission is the submit (both at 13:47:04); job-1 waited 4 s, so its
+  # arrival is the window's start (the first submit), not its start 13:47:08. One job, one gang.
+  expect_match("${as_run}" "2,gold,job-1,n2,H100,2,2026-12-02T13:47:08Z,.*,sacct,no,2026-12-02T13:47:04Z,1,batch,n2,false,\n")
+  expect_match("${jobs}" "\n2,0,gold/job-1,2,5,")
+  expect_match("${stdout}" "batch queueing mean 2 s, max 4 s")
   expect_match("${stdout}" "as run: \\$0.014950")
   # Priced by a fleet: job-3 starts first and takes the one owned H100; job-1's 2 GPUs overlap it
   # and go on-demand. Owned at its stated price for the period (13:47:05 .. 13:47:13), used or not.

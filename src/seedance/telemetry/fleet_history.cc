@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <numbers>
 #include <set>
 #include <tuple>
 
@@ -52,7 +53,7 @@ struct Deployment {
 // The deployment's replicas at time t: lowest at 04:00, highest at 16:00 (UTC), changed hourly.
 int DesiredReplicas(const Deployment& d, std::int64_t t_ms) {
   const double hour = static_cast<double>((t_ms / kHourMs) % 24);
-  const double shape = 0.5 - 0.5 * std::cos(2.0 * M_PI * (hour - 4.0) / 24.0);
+  const double shape = 0.5 - 0.5 * std::cos(2.0 * std::numbers::pi * (hour - 4.0) / 24.0);
   return d.min_replicas + static_cast<int>(std::lround(shape * (d.max_replicas - d.min_replicas)));
 }
 
