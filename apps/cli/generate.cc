@@ -137,7 +137,8 @@ Result<telemetry::FleetHistorySpec> SpecOfFleet(const std::string& path) {
     p.spot = np.kind == cost::PoolKind::kSpot;
     bool says_capacity = false;
     for (const auto& [k, v] : np.match.labels) {
-      p.labels.emplace_back(k, v == "*" ? "true" : v);
+      // A key written as kube-state-metrics spells it (label_...) is that label already sanitized.
+      p.labels.emplace_back(k.starts_with("label_") ? k.substr(6) : k, v == "*" ? "true" : v);
       const std::string sk = cost::SanitizeLabelName(k);
       says_capacity = says_capacity || sk == "karpenter_sh_capacity_type" || sk == "eks_amazonaws_com_capacityType" ||
                       sk == "cloud_google_com_gke_spot";

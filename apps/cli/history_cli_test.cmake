@@ -447,6 +447,14 @@ elseif(CASE STREQUAL "fleet_round_trip")
   endif()
   bad("--fleet .*no node_pools" generate telemetry --fleet "${SOURCE}/examples/fleets/mixed.yaml" --out "${WORK}/x.prom")
   bad("--load: 3 is outside" ${gen} --out "${WORK}/x.prom" --load 3)
+  # Pools the generated nodes cannot tell apart: an error naming the node and both pools.
+  file(WRITE "${WORK}/same.yaml" "name: same\nregions: [r]\ngpus:\n"
+       "  - {type: H100, owned: {count: 16, usd_per_gpu_hour: 1.5}, on_demand: {quota: 8, usd_per_gpu_hour: 3.9}}\n"
+       "node_pools:\n"
+       "  - {name: any-h100, type: H100, kind: owned, match: {labels: {label_node_kubernetes_io_instance_type: p5}}}\n"
+       "  - {name: od, type: H100, kind: on-demand, match: {labels: {node.kubernetes.io/instance-type: p5}}}\n")
+  bad("node od-000 made for node pool 'od' matches 'any-h100' first" generate telemetry --fleet "${WORK}/same.yaml"
+      --out "${WORK}/x.prom")
   if(EXISTS "${WORK}/x.prom")
     message(FATAL_ERROR "bad input left x.prom behind")
   endif()
