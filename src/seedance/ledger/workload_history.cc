@@ -118,7 +118,9 @@ Result<std::vector<RanJob>> ReadRanJobs(Ledger& ledger, std::int64_t from_ms, st
         "'kube_pod_start_time', 'kube_pod_completion_time', 'kube_pod_info', 'kube_pod_created', 'kube_pod_owner', "
         "'kube_pod_labels') AND s.pod != '' "
         "AND x.value IS NOT NULL GROUP BY s.id"));
-    std::map<std::pair<std::string, std::string>, int> requests;
+    // (namespace, pod) -> container -> GPUs: one series per container and node label (a pod
+    // pending with node="" then bound is two series of one request), so the largest per container.
+    std::map<std::pair<std::string, std::string>, std::map<std::string, int>> requests;
     while (true) {
       SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
       if (!row) break;
@@ -127,8 +129,9 @@ Result<std::vector<RanJob>> ReadRanJobs(Ledger& ledger, std::int64_t from_ms, st
       const double v = st.Double(4);
       if (metric == "kube_pod_container_resource_requests") {
         if (KeyLabel(key, "resource").rfind("nvidia_com_", 0) != 0) continue;
-        // One series per container: the pod's GPUs are their sum.
-        requests[id] += static_cast<int>(std::llround(v));
+        // The pod's GPUs are the sum over its containers.
+        int& r = requests[id][KeyLabel(key, "container")];
+        r = std::max(r, static_cast<int>(std::llround(v)));
         // A pod that only kube-state-metrics knows still ran if its request overlaps the window.
         if (st.Int(6) >= from_ms && st.Int(5) < to_ms) {
           PodAgg& p = pods[id];
@@ -166,7 +169,9 @@ Result<std::vector<RanJob>> ReadRanJobs(Ledger& ledger, std::int64_t from_ms, st
         }
       }
     }
-    for (const auto& [id, n] : requests) {
+    for (const auto& [id, by_container] : requests) {
+      int n = 0;
+      for (const auto& [container, gpus] : by_container) n += gpus;
       if (auto it = pods.find(id); it != pods.end()) it->second.requested = n;
     }
   }

@@ -198,6 +198,11 @@ TEST(WorkloadHistoryTest, GangsServicesNotebooksSubmitAndSpot) {
     ksm("kube_pod_completion_time", pl, static_cast<double>(kT0 / 1000 + end * 60), end);
     ksm("kube_pod_owner", pl + ",owner_kind=\"" + kind + "\",owner_name=\"" + owner + "\",owner_is_controller=\"true\"", 1, start);
   }
+  // w0 waited: its one-GPU request is two series (node "" while pending, then n1), one request.
+  ksm("kube_pod_container_resource_requests",
+      "namespace=\"ns\",pod=\"w0\",container=\"main\",node=\"\",resource=\"nvidia_com_gpu\",unit=\"integer\"", 1, 2);
+  ksm("kube_pod_container_resource_requests",
+      "namespace=\"ns\",pod=\"w0\",container=\"main\",node=\"n1\",resource=\"nvidia_com_gpu\",unit=\"integer\"", 1, 5);
   ksm("kube_replicaset_owner", "namespace=\"ns\",replicaset=\"api-5d8f\",owner_kind=\"Deployment\",owner_name=\"api\"", 1, 0);
   ksm("kube_node_labels", "node=\"n3\",label_karpenter_sh_capacity_type=\"spot\"", 1, 0);
   ksm("kube_node_labels", "node=\"n1\",label_karpenter_sh_capacity_type=\"on-demand\"", 1, 0);

@@ -543,13 +543,19 @@ void WriteFleetHistoryExposition(const FleetHistorySpec& spec, const FleetHistor
                          p.node, kind, name, t);
     });
   });
+  // The request's node label is the pod's node: empty while it is pending, so a pod that waited
+  // has two series of one request (as kube-state-metrics shows it).
   family("kube_pod_container_resource_requests", "The number of requested request resource by a container.");
   each_pod([&](const FleetWorkload& w, const FleetPod& p, const std::string& pl) {
-    each_step(p.start_ms, p.end_ms - 1, [&](std::int64_t t) {
-      out += fmt::format("kube_pod_container_resource_requests{{{},container=\"main\",node=\"{}\","
-                         "resource=\"nvidia_com_gpu\",unit=\"integer\"}} {} {}\n",
-                         pl, p.node, w.gpus_per_pod, t);
-    });
+    const auto request = [&](std::int64_t from, std::int64_t to, const std::string& node) {
+      each_step(from, to, [&](std::int64_t t) {
+        out += fmt::format("kube_pod_container_resource_requests{{{},container=\"main\",node=\"{}\","
+                           "resource=\"nvidia_com_gpu\",unit=\"integer\"}} {} {}\n",
+                           pl, node, w.gpus_per_pod, t);
+      });
+    };
+    request(p.created_ms, p.start_ms - 1, "");
+    request(p.start_ms, p.end_ms - 1, p.node);
   });
   family("kube_pod_start_time", "Start time in unix timestamp for a pod.");
   each_pod([&](const FleetWorkload&, const FleetPod& p, const std::string& pl) {
