@@ -140,6 +140,8 @@ std::int64_t FleetWorkload::end_ms() const {
 
 Result<FleetHistory> GenerateFleetHistory(const FleetHistorySpec& spec) {
   if (spec.pools.empty()) return InvalidArgumentError("the fleet has no node pools to put nodes in");
+  if (spec.teams.empty()) return InvalidArgumentError("no team namespaces to put work in");
+  if (spec.interval_ms <= 0 || spec.duration_ms <= 0) return InvalidArgumentError("the interval and duration must be positive");
   const std::int64_t step = spec.interval_ms;
   const std::int64_t end = spec.start_ms + spec.duration_ms;
   Rng rng(spec.seed);

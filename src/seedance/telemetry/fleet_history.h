@@ -81,7 +81,8 @@ struct FleetHistory {
   int never_started = 0;            // submitted, still queued at the window's end (not written)
 };
 
-// Generates the history. Errors: kInvalidArgument when the spec has no pools or no batch GPU type.
+// Generates the history. Errors: kInvalidArgument when the spec has no pools, no teams, or a
+// non-positive interval or duration.
 Result<FleetHistory> GenerateFleetHistory(const FleetHistorySpec& spec);
 
 // Writes it as Prometheus text 0.0.4 with ms timestamps, family by family; `emit` receives
