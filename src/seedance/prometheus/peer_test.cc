@@ -14,7 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -27,6 +29,7 @@
 #include "seedance/core/testing/require_peer.h"
 #include "seedance/ledger/ledger.h"
 #include "seedance/telemetry/cluster_history.h"
+#include "seedance/telemetry/fleet_history.h"
 
 namespace seedance::prometheus {
 namespace {
@@ -58,6 +61,66 @@ double InstantValue(httplib::Client& prom, const std::string& query) {
   if (!result.is_array() || result.empty()) return -1;
   return std::stod(result[0]["value"][1].get<std::string>());
 }
+
+// A generated history served on loopback as an exporter (every scrape serves all of it: after the
+// first, Prometheus drops the repeats as out of order, so a missed scrape loses nothing) and a real
+// Prometheus scraping it every second, in a fresh folder under the test's temporary one.
+class ScrapedHistory {
+ public:
+  ScrapedHistory(const std::string& text, const std::string& name) : text_(text) {
+    exporter_.Get("/metrics", [this](const httplib::Request&, httplib::Response& r) {
+      r.set_content(text_, "text/plain; version=0.0.4");
+    });
+    const int exporter_port = exporter_.bind_to_any_port("127.0.0.1");
+    serve_ = std::thread([this] { exporter_.listen_after_bind(); });
+    // stop() is a no-op until the accept loop runs; the destructor must not join a thread that
+    // then accepts forever.
+    while (!exporter_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    dir_ = ::testing::TempDir() + "/" + name + std::to_string(::getpid());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    port_ = seedance::testing::FreePort();
+    if (port_ <= 0) return;
+    std::ofstream(dir_ + "/prometheus.yml") << "global: {scrape_interval: 1s, scrape_timeout: 1s}\n"
+                                               "scrape_configs:\n"
+                                               "  - job_name: gpu\n"
+                                               "    static_configs: [{targets: ['127.0.0.1:"
+                                            << exporter_port << "']}]\n";
+    // Lookback shorter than the interval: the exporter's explicit timestamps get no staleness
+    // markers, so a finished pod's series would otherwise be read for 5 more minutes.
+    prometheus_ = std::make_unique<seedance::testing::ChildProcess>(
+        std::vector<std::string>{"prometheus", "--config.file=" + dir_ + "/prometheus.yml",
+                                 "--storage.tsdb.path=" + dir_ + "/data",
+                                 "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--query.lookback-delta=30s"},
+        dir_ + "/prometheus.log");
+  }
+  ~ScrapedHistory() {
+    prometheus_.reset();
+    exporter_.stop();
+    serve_.join();
+  }
+  bool started() const { return prometheus_ != nullptr && prometheus_->started(); }
+  const std::string& dir() const { return dir_; }
+  int port() const { return port_; }
+  // Waits up to 30 s for the instant query to return `want` (the history scraped whole).
+  bool WaitFor(const std::string& query, double want) {
+    httplib::Client prom("127.0.0.1", port_);
+    prom.set_connection_timeout(1);
+    for (int i = 0; i < 300; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (InstantValue(prom, query) == want) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::string text_;
+  httplib::Server exporter_;
+  std::thread serve_;
+  std::string dir_;
+  int port_ = 0;
+  std::unique_ptr<seedance::testing::ChildProcess> prometheus_;
+};
 
 // workload -> GPU-hours from `seedance attribute --by workload --output csv`.
 std::map<std::string, double> GpuHoursByWorkload(const std::string& csv) {
@@ -91,54 +154,15 @@ TEST(PrometheusSourcePeerTest, IngestFromPrometheusRecoversTheGeneratedGpuHours)
   std::string text;
   telemetry::WriteHistoryExposition(spec, jobs, [&](std::string_view chunk) { text += chunk; });
 
-  // The exporter: every scrape serves the whole history (after the first, Prometheus drops the
-  // repeats as out of order, so a missed scrape loses nothing).
-  httplib::Server exporter;
-  exporter.Get("/metrics", [&](const httplib::Request&, httplib::Response& r) {
-    r.set_content(text, "text/plain; version=0.0.4");
-  });
-  const int exporter_port = exporter.bind_to_any_port("127.0.0.1");
-  std::thread serve([&] { exporter.listen_after_bind(); });
-  // stop() is a no-op until the accept loop runs; an early return must not join a thread that
-  // then accepts forever.
-  while (!exporter.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  struct Stop {
-    httplib::Server& s;
-    std::thread& t;
-    ~Stop() {
-      s.stop();
-      t.join();
-    }
-  } stop{exporter, serve};
-
-  const std::string dir = ::testing::TempDir() + "/prometheus_source_peer_" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const int prom_port = seedance::testing::FreePort();
-  ASSERT_GT(prom_port, 0);
-  std::ofstream(dir + "/prometheus.yml") << "global: {scrape_interval: 1s, scrape_timeout: 1s}\n"
-                                            "scrape_configs:\n"
-                                            "  - job_name: gpu\n"
-                                            "    static_configs: [{targets: ['127.0.0.1:"
-                                         << exporter_port << "']}]\n";
-  // Lookback shorter than the interval: the exporter's explicit timestamps get no staleness
-  // markers, so a finished pod's series would otherwise be read for 5 more minutes.
-  seedance::testing::ChildProcess prometheus(
-      {"prometheus", "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/data",
-       "--web.listen-address=127.0.0.1:" + std::to_string(prom_port), "--query.lookback-delta=30s"},
-      dir + "/prometheus.log");
-  ASSERT_TRUE(prometheus.started());
-  httplib::Client prom("127.0.0.1", prom_port);
-  prom.set_connection_timeout(1);
+  ScrapedHistory scraped(text, "prometheus_source_peer_");
+  ASSERT_TRUE(scraped.started());
+  const std::string& dir = scraped.dir();
+  const int prom_port = scraped.port();
   int gpus = 0;
   for (const auto& n : spec.nodes) gpus += n.gpus;
   const double want_samples = static_cast<double>(gpus * (spec.duration_ms / spec.interval_ms));
-  double got = -1;
-  for (int i = 0; i < 300 && got != want_samples; ++i) {  // wait for the first scrape, up to 30 s
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    got = InstantValue(prom, "sum(count_over_time(DCGM_FI_DEV_GPU_UTIL[1h]))");
-  }
-  ASSERT_EQ(got, want_samples) << "Prometheus never held the history; see " << dir << "/prometheus.log";
+  ASSERT_TRUE(scraped.WaitFor("sum(count_over_time(DCGM_FI_DEV_GPU_UTIL[1h]))", want_samples))
+      << "Prometheus never held the history; see " << dir << "/prometheus.log";
 
   const std::string cli = SEEDANCE_CLI;
   const std::string db = dir + "/ledger.db";
@@ -239,6 +263,89 @@ TEST(PrometheusSourcePeerTest, IngestFromPrometheusRecoversTheGeneratedGpuHours)
   std::size_t rows = 0;
   for (std::string l; std::getline(walk_jobs, l);) rows += l.empty() ? 0u : 1u;
   EXPECT_EQ(rows, jobs.size() + 1) << "jobs.csv: a header and one row per generated job";
+}
+
+
+// Issue 38: a fleet's history with its shape (telemetry/fleet_history.h: gangs, services, notebooks,
+// queueing, spot) scraped by Prometheus and pulled back by `ingest --prometheus` with its default
+// queries: `export workload` recovers every truth row with its kind, GPUs, pods, submit, start,
+// end, nodes and spot mark, so kube_pod_created, kube_pod_owner, kube_replicaset_owner and
+// kube_node_labels came through.
+TEST(PrometheusSourcePeerTest, IngestFromPrometheusKeepsTheHistorysShape) {
+  SEEDANCE_SKIP_WITHOUT_PEER(std::system("command -v prometheus >/dev/null 2>&1") != 0) << "prometheus not on PATH";
+  const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+  telemetry::FleetHistorySpec spec;
+  const auto pool = [](const std::string& name, const std::string& type, const std::string& model, int nodes,
+                       bool committed, bool spot) {
+    telemetry::FleetHistoryPool p;
+    p.name = name;
+    p.gpu_type = type;
+    p.model = model;
+    p.committed = committed;
+    p.spot = spot;
+    for (int i = 0; i < nodes; ++i) p.nodes.push_back(fmt::format("{}-{}", name, i));
+    if (spot) p.labels = {{"karpenter.sh/capacity-type", "spot"}};
+    return p;
+  };
+  spec.pools = {pool("h100", "H100", "NVIDIA H100 80GB HBM3", 3, true, false),
+                pool("h100-spot", "H100", "NVIDIA H100 80GB HBM3", 1, false, true),
+                pool("a100", "A100-80G", "NVIDIA A100-SXM4-80GB", 1, true, false),
+                pool("l4", "L4", "NVIDIA L4", 1, false, false)};
+  spec.start_ms = now_ms / 60'000 * 60'000 - 50 * 60'000;
+  spec.duration_ms = 45 * 60'000;
+  spec.load = 2.0;
+  spec.seed = 3;
+  auto history = telemetry::GenerateFleetHistory(spec);
+  ASSERT_TRUE(history.has_value()) << history.error().message();
+  std::string text;
+  telemetry::WriteFleetHistoryExposition(spec, *history, [&](std::string_view chunk) { text += chunk; });
+  std::set<std::string> kinds;
+  for (const auto& w : history->rows) kinds.insert(w.kind);
+  ASSERT_EQ(kinds, (std::set<std::string>{"batch", "notebook", "service"}));
+
+  ScrapedHistory scraped(text, "prometheus_fleet_peer_");
+  ASSERT_TRUE(scraped.started());
+  const std::string& dir = scraped.dir();
+  const double want_samples = static_cast<double>(6 * 8 * (spec.duration_ms / spec.interval_ms));
+  ASSERT_TRUE(scraped.WaitFor("sum(count_over_time(DCGM_FI_DEV_GPU_UTIL[1h]))", want_samples))
+      << "Prometheus never held the history; see " << dir << "/prometheus.log";
+  const std::string cli = SEEDANCE_CLI;
+  const std::string db = dir + "/ledger.db";
+  const RunResult ingested = RunCommand(fmt::format("{} ingest --prometheus http://127.0.0.1:{}/ --from {} --to {} --step 60s --db {}",
+                                                    cli, scraped.port(), spec.start_ms / 1000,
+                                                    (spec.start_ms + spec.duration_ms) / 1000, db));
+  ASSERT_EQ(ingested.rc, 0) << ingested.out;
+  const RunResult exported = RunCommand(cli + " export workload --db " + db + " --out " + dir + "/jobs.csv --as-run " +
+                                        dir + "/as-run.csv");
+  ASSERT_EQ(exported.rc, 0) << exported.out;
+  // namespace/pod -> the columns compared (kind, gpus, pods, submit, start, end, nodes, spot).
+  const auto rows = [](std::istream& in, std::vector<std::size_t> cols, std::size_t key_ns, std::size_t key_pod) {
+    std::map<std::string, std::vector<std::string>> out;
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+      std::vector<std::string> v;
+      for (std::size_t c : cols) v.push_back(c < f.size() ? f[c] : "?");
+      out[f[key_ns] + "/" + f[key_pod]] = v;
+    }
+    return out;
+  };
+  std::istringstream truth_csv(telemetry::FleetHistoryTruthCsv(spec, *history));
+  // truth: id,kind,namespace,pod,owner_kind,owner,gpu_type,gpus,pods,submit,start,end,clipped,nodes,spot,busy_s
+  const auto truth = rows(truth_csv, {1, 7, 8, 9, 10, 11, 13, 14}, 2, 3);
+  // as-run: job_id,namespace,pod,node,gpu_type,gpus,start,end,...,clipped(13),submit,pods,kind,nodes,spot,busy_s
+  std::ifstream as_run_csv(dir + "/as-run.csv");
+  const auto got = rows(as_run_csv, {16, 5, 15, 14, 6, 7, 17, 18}, 1, 2);
+  EXPECT_EQ(got.size(), truth.size());
+  for (const auto& [key, want] : truth) {
+    ASSERT_TRUE(got.count(key)) << key << " missing; export said\n" << exported.out;
+    EXPECT_EQ(got.at(key), want) << key;
+  }
 }
 
 }  // namespace
