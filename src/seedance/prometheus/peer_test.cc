@@ -279,13 +279,7 @@ TEST(PrometheusSourcePeerTest, IngestFromPrometheusKeepsTheHistorysShape) {
   telemetry::FleetHistorySpec spec;
   const auto pool = [](const std::string& name, const std::string& type, const std::string& model, int nodes,
                        bool committed, bool spot) {
-    telemetry::FleetHistoryPool p;
-    p.name = name;
-    p.gpu_type = type;
-    p.model = model;
-    p.committed = committed;
-    p.spot = spot;
-    for (int i = 0; i < nodes; ++i) p.nodes.push_back(fmt::format("{}-{}", name, i));
+    telemetry::FleetHistoryPool p = telemetry::NumberedPool(name, type, model, nodes, committed, spot);
     if (spot) p.labels = {{"karpenter.sh/capacity-type", "spot"}};
     return p;
   };

@@ -123,6 +123,18 @@ class Placer {
 
 }  // namespace
 
+FleetHistoryPool NumberedPool(const std::string& name, const std::string& gpu_type, const std::string& model, int nodes,
+                              bool committed, bool spot) {
+  FleetHistoryPool p;
+  p.name = name;
+  p.gpu_type = gpu_type;
+  p.model = model;
+  p.committed = committed;
+  p.spot = spot;
+  for (int i = 0; i < nodes; ++i) p.nodes.push_back(fmt::format("{}-{}", name, i));
+  return p;
+}
+
 std::string FleetWorkload::row_name() const {
   if (pods.size() >= 2) return owner_kind + "/" + owner;
   return pods.empty() ? owner : pods.front().name;

@@ -37,6 +37,10 @@ struct FleetHistoryPool {
   bool spot = false;                // placed last, only for work that tolerates spot
 };
 
+// A pool of `nodes` 8-GPU nodes named <name>-0, <name>-1, ... (tests and small examples).
+FleetHistoryPool NumberedPool(const std::string& name, const std::string& gpu_type, const std::string& model, int nodes,
+                              bool committed, bool spot);
+
 struct FleetHistorySpec {
   std::vector<FleetHistoryPool> pools;
   std::vector<std::string> teams = {"team-a", "team-b", "team-c"};

@@ -15,16 +15,7 @@ namespace {
 
 FleetHistorySpec SmallFleet() {
   FleetHistorySpec spec;
-  const auto pool = [](std::string name, std::string type, std::string model, int nodes, bool committed, bool spot) {
-    FleetHistoryPool p;
-    p.name = name;
-    p.gpu_type = type;
-    p.model = model;
-    p.committed = committed;
-    p.spot = spot;
-    for (int i = 0; i < nodes; ++i) p.nodes.push_back(fmt::format("{}-{}", name, i));
-    return p;
-  };
+  const auto pool = NumberedPool;
   spec.pools = {pool("h100", "H100", "NVIDIA H100 80GB HBM3", 6, true, false),
                 pool("a100", "A100-80G", "NVIDIA A100-SXM4-80GB", 3, true, false),
                 pool("h100-spot", "H100", "NVIDIA H100 80GB HBM3", 2, false, true),
