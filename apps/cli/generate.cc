@@ -263,9 +263,8 @@ Action RegisterGenerate(CLI::App& app) {
       "kube_deployment_spec_replicas and kube_node_labels (not POWER_USAGE nor kube_pod_status_phase), and "
       "--truth writes one row per job, gang, service replica and notebook session "
       "(id,kind,namespace,pod,owner_kind,owner,gpu_type,gpus,pods,submit,start,end,clipped,nodes,spot,busy_s).",
-      "seedance generate telemetry --out stream.prom --truth jobs.csv --duration 6h\n"
-      "  seedance generate telemetry --fleet examples/fleets/owned-heavy.yaml --duration 24h --interval 5m --out day.prom --truth truth.csv\n"
-      "  seedance ingest --format prom stream.prom --db ledger.db && seedance attribute --db ledger.db --by namespace");
+      "seedance generate telemetry --out stream.prom --truth jobs.csv --duration 6h && seedance ingest --format prom stream.prom --db ledger.db\n"
+      "  seedance generate telemetry --fleet examples/fleets/owned-heavy.yaml --duration 24h --interval 5m --out day.prom --truth truth.csv");
   cmd->add_option("--out", o->out, "the Prometheus text file to write")->required();
   cmd->add_option("--truth", o->truth, "also write the jobs as they ran (CSV)");
   cmd->add_option("--start", o->start, "first sample time: RFC 3339 or Unix seconds")->capture_default_str();
