@@ -4,9 +4,13 @@
 //     `seedance lint`;
 //   - `seedance server` starts with the rendered ConfigMap's config file and exactly the rendered
 //     Deployment's args (mount paths mapped into a temp dir, the listen address onto loopback), answers
-//     the Deployment's probes the way the kubelet sends them, takes writes with the token only, and
-//     exits 0 on SIGTERM;
-//   - the extender URLs of both kube-scheduler configs point at the rendered Service.
+//     the Deployment's probes the way the kubelet sends them, takes writes with the token only,
+//     answers the extender's verbs only to a client certificate from the CA in seedance-tls (made
+//     by the shipped recipe, scripts/seedance-certs.sh), and exits 0 on SIGTERM;
+//   - the extender URLs of both kube-scheduler configs point at the rendered Service, with the
+//     client certificate the server requires mounted where tlsConfig names it;
+//   - the NetworkPolicy admits the second scheduler's pods, and deploy/cert-manager/ issues the
+//     Secrets the pods mount.
 //
 // Environment: SEEDANCE (the seedance binary), DEPLOY_DIR (the repository's deploy/).
 package deploy
@@ -14,17 +18,11 @@ package deploy
 import (
 	"bufio"
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -533,6 +531,23 @@ func TestSecondSchedulerRendersAndLints(t *testing.T) {
 		t.Errorf("--config=%s is not the ConfigMap %s mounted in the container", config, cm.Metadata.Name)
 	}
 	checkExtender(t, r, "second-scheduler", cm.Data["kube-scheduler-config.yaml"], false)
+	// tlsConfig's files are keys of the Secrets mounted in the scheduler's container.
+	for _, f := range tlsFiles(t, cm.Data["kube-scheduler-config.yaml"]) {
+		found := false
+		for _, m := range c.VolumeMounts {
+			for _, v := range pod.Volumes {
+				if v.Name != m.Name || v.Secret == nil {
+					continue
+				}
+				for _, it := range v.Secret.Items {
+					found = found || f == m.MountPath+"/"+it.Path
+				}
+			}
+		}
+		if !found {
+			t.Errorf("tlsConfig file %s is not a key of a Secret mounted in the scheduler's container", f)
+		}
+	}
 
 	file := filepath.Join(t.TempDir(), "rendered.yaml")
 	if err := os.WriteFile(file, r.yaml, 0o644); err != nil {
@@ -571,7 +586,9 @@ func checkExtender(t *testing.T, r rendered, where, text string, managed bool) {
 			NodeCacheCapable bool   `json:"nodeCacheCapable"`
 			EnableHTTPS      bool   `json:"enableHTTPS"`
 			TLSConfig        struct {
-				CAFile string `json:"caFile"`
+				CAFile   string `json:"caFile"`
+				CertFile string `json:"certFile"`
+				KeyFile  string `json:"keyFile"`
 			} `json:"tlsConfig"`
 			ManagedResources []struct {
 				Name string `json:"name"`
@@ -606,9 +623,182 @@ func checkExtender(t *testing.T, r rendered, where, text string, managed bool) {
 		t.Errorf("%s: managedResources %+v: want none, or GPU-share and CPU-only pods of the profile bypass Seedance",
 			where, e.ManagedResources)
 	}
+	// The server runs with --client-ca: every verb needs kube-scheduler's client certificate.
+	if e.TLSConfig.CertFile == "" || e.TLSConfig.KeyFile == "" {
+		t.Errorf("%s: tlsConfig %+v: want certFile and keyFile (the server requires a client certificate)",
+			where, e.TLSConfig)
+	}
 	if e.BindVerb != "" {
-		t.Errorf("%s: bindVerb %q: the Deployment has no --client-ca, so the server would refuse kube-scheduler's bind",
+		t.Errorf("%s: bindVerb %q: the shipped server config has no server.kube_api_url, so its bind would create no Binding",
 			where, e.BindVerb)
+	}
+}
+
+// tlsFiles returns the tlsConfig file paths of the one extender of a KubeSchedulerConfiguration.
+func tlsFiles(t *testing.T, text string) []string {
+	t.Helper()
+	var cfg struct {
+		Extenders []struct {
+			TLSConfig struct {
+				CAFile   string `json:"caFile"`
+				CertFile string `json:"certFile"`
+				KeyFile  string `json:"keyFile"`
+			} `json:"tlsConfig"`
+		} `json:"extenders"`
+	}
+	if err := yaml.Unmarshal([]byte(text), &cfg); err != nil || len(cfg.Extenders) != 1 {
+		t.Fatalf("KubeSchedulerConfiguration: %v", err)
+	}
+	c := cfg.Extenders[0].TLSConfig
+	return []string{c.CAFile, c.CertFile, c.KeyFile}
+}
+
+// The NetworkPolicy selects the server's pods and admits the second scheduler's pods and
+// Prometheus on the server's port; deploy/ (a kube-scheduler on the host network) adds an ipBlock.
+func TestNetworkPolicyAdmitsTheScheduler(t *testing.T) {
+	type peer struct {
+		PodSelector *struct {
+			MatchLabels map[string]string `json:"matchLabels"`
+		} `json:"podSelector"`
+		NamespaceSelector *struct {
+			MatchLabels map[string]string `json:"matchLabels"`
+		} `json:"namespaceSelector"`
+		IPBlock *struct {
+			CIDR string `json:"cidr"`
+		} `json:"ipBlock"`
+	}
+	type policy struct {
+		PodSelector struct {
+			MatchLabels map[string]string `json:"matchLabels"`
+		} `json:"podSelector"`
+		PolicyTypes []string `json:"policyTypes"`
+		Ingress     []struct {
+			From  []peer `json:"from"`
+			Ports []struct {
+				Port any `json:"port"`
+			} `json:"ports"`
+		} `json:"ingress"`
+	}
+	read := func(r rendered) policy {
+		var p policy
+		if err := json.Unmarshal(r.mustFind(t, "NetworkPolicy", "seedance").Spec, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	matches := func(selector, labels map[string]string) bool {
+		for k, v := range selector {
+			if labels[k] != v {
+				return false
+			}
+		}
+		return len(selector) > 0
+	}
+	r := render(t, filepath.Join(deployDir(t), "second-scheduler"))
+	p := read(r)
+	podLabels := func(kind, name string) map[string]string {
+		var d struct {
+			Template struct {
+				Metadata struct {
+					Labels map[string]string `json:"labels"`
+				} `json:"metadata"`
+			} `json:"template"`
+		}
+		if err := json.Unmarshal(r.mustFind(t, kind, name).Spec, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d.Template.Metadata.Labels
+	}
+	if !matches(p.PodSelector.MatchLabels, podLabels("StatefulSet", "seedance")) || !has(p.PolicyTypes, "Ingress") {
+		t.Errorf("NetworkPolicy seedance %+v does not select the server's pods for Ingress", p.PodSelector)
+	}
+	scheduler, prometheus := false, false
+	for _, in := range p.Ingress {
+		port := len(in.Ports) == 1 && fmt.Sprint(in.Ports[0].Port) == "8443"
+		for _, f := range in.From {
+			if f.PodSelector != nil && f.NamespaceSelector == nil &&
+				matches(f.PodSelector.MatchLabels, podLabels("Deployment", "seedance-scheduler")) {
+				scheduler = port
+			}
+			if f.PodSelector != nil && f.NamespaceSelector != nil && f.PodSelector.MatchLabels["app.kubernetes.io/name"] == "prometheus" {
+				prometheus = port
+			}
+		}
+	}
+	if !scheduler || !prometheus {
+		t.Errorf("NetworkPolicy seedance: admits the second scheduler's pods %v, Prometheus %v on 8443; want both", scheduler, prometheus)
+	}
+	ipBlock := false
+	for _, in := range read(render(t, deployDir(t))).Ingress {
+		for _, f := range in.From {
+			ipBlock = ipBlock || f.IPBlock != nil
+		}
+	}
+	if !ipBlock {
+		t.Error("deploy/'s NetworkPolicy has no ipBlock for a kube-scheduler on the control-plane nodes' host network")
+	}
+}
+
+// deploy/cert-manager/ issues, from one CA, the Secrets the server and the second scheduler mount:
+// seedance-tls (server auth, the Service's names) and seedance-scheduler-client (client auth).
+func TestCertManagerIssuesTheMountedSecrets(t *testing.T) {
+	r := render(t, filepath.Join(deployDir(t), "cert-manager"))
+	type certificate struct {
+		SecretName string   `json:"secretName"`
+		IsCA       bool     `json:"isCA"`
+		DNSNames   []string `json:"dnsNames"`
+		Usages     []string `json:"usages"`
+		IssuerRef  struct {
+			Kind string `json:"kind"`
+			Name string `json:"name"`
+		} `json:"issuerRef"`
+	}
+	certs := map[string]certificate{}
+	for _, o := range r.objects {
+		if o.Kind == "Certificate" {
+			var c certificate
+			if err := json.Unmarshal(o.Spec, &c); err != nil {
+				t.Fatal(err)
+			}
+			certs[c.SecretName] = c
+		}
+		if o.Metadata.Namespace != "seedance-system" && o.Kind != "Namespace" {
+			t.Errorf("%s/%s is not in seedance-system", o.Kind, o.Metadata.Name)
+		}
+	}
+	server, client := certs["seedance-tls"], certs["seedance-scheduler-client"]
+	if !has(server.Usages, "server auth") || !has(server.DNSNames, "seedance.seedance-system.svc") {
+		t.Errorf("Certificate for seedance-tls %+v: want server auth for seedance.seedance-system.svc", server)
+	}
+	if !has(client.Usages, "client auth") {
+		t.Errorf("Certificate for seedance-scheduler-client %+v: want client auth", client)
+	}
+	if server.IssuerRef != client.IssuerRef || server.IssuerRef.Name == "" {
+		t.Errorf("the two leaves have issuers %+v and %+v: the server's ca.crt must verify the client's", server.IssuerRef, client.IssuerRef)
+	}
+	var issuer struct {
+		CA *struct {
+			SecretName string `json:"secretName"`
+		} `json:"ca"`
+	}
+	if err := json.Unmarshal(r.mustFind(t, "Issuer", server.IssuerRef.Name).Spec, &issuer); err != nil || issuer.CA == nil ||
+		!certs[issuer.CA.SecretName].IsCA {
+		t.Errorf("Issuer %s is not a CA issuer over a Certificate with isCA", server.IssuerRef.Name)
+	}
+	// The Secrets are the ones the pods mount.
+	mounted := map[string]bool{}
+	second := render(t, filepath.Join(deployDir(t), "second-scheduler"))
+	for _, d := range []struct{ kind, name string }{{"StatefulSet", "seedance"}, {"Deployment", "seedance-scheduler"}} {
+		for _, v := range deployment(t, second, d.kind, d.name).Template.Spec.Volumes {
+			if v.Secret != nil {
+				mounted[v.Secret.SecretName] = true
+			}
+		}
+	}
+	for _, name := range []string{"seedance-tls", "seedance-scheduler-client"} {
+		if !mounted[name] {
+			t.Errorf("Secret %s is issued but mounted by no pod", name)
+		}
 	}
 }
 
@@ -622,41 +812,33 @@ func flagValue(args []string, name string) string {
 	return ""
 }
 
-// writeServingCert writes a self-signed ECDSA certificate for the Service's DNS name and 127.0.0.1
-// (the CA is the certificate itself): the Secret seedance-tls as deploy/README.md makes it.
+// recipeCerts runs the shipped openssl recipe (scripts/seedance-certs.sh) into a new folder, with
+// 127.0.0.1 among the server's names, and returns the folder: ca.crt, tls.crt, tls.key,
+// scheduler.crt, scheduler.key.
+func recipeCerts(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	script := filepath.Join(deployDir(t), "..", "scripts", "seedance-certs.sh")
+	if out, err := exec.Command("bash", script, dir, "--san", "IP:127.0.0.1", "--days", "2").CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	return dir
+}
+
+// servingCerts is the folder recipeCerts made for the Secret seedance-tls of the running test.
+var servingCerts string
+
+// writeServingCert fills the Secret seedance-tls as deploy/README.md makes it (tls.crt, tls.key,
+// ca.crt from scripts/seedance-certs.sh).
 func writeServingCert(t *testing.T, dir string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "seedance.seedance-system.svc"},
-		DNSNames:              []string{"seedance.seedance-system.svc"},
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDer, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crt := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	for name, data := range map[string][]byte{
-		"tls.crt": crt,
-		"ca.crt":  crt,
-		"tls.key": pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDer}),
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+	servingCerts = recipeCerts(t)
+	for _, name := range []string{"tls.crt", "tls.key", "ca.crt"} {
+		b, err := os.ReadFile(filepath.Join(servingCerts, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -885,6 +1067,43 @@ func TestServerStartsWithTheDeploymentsArgs(t *testing.T) {
 	}
 	if code := post(testToken); code != 200 {
 		t.Errorf("a write with the token: %d, want 200", code)
+	}
+
+	// The extender's verbs need kube-scheduler's client certificate (--client-ca): refused without
+	// one, the handshake fails with one from another CA, answered with the recipe's scheduler.crt.
+	if flagValue(c.Args, "--client-ca") == "" {
+		t.Error("the args have no --client-ca: the extender's verbs would be open to any pod")
+	}
+	filter := `{"Pod":{"metadata":{"name":"p","namespace":"default","uid":"u1"},"spec":{"containers":[]}},"NodeNames":[]}`
+	roots := x509.NewCertPool()
+	if ca, err := os.ReadFile(filepath.Join(servingCerts, "ca.crt")); err != nil || !roots.AppendCertsFromPEM(ca) {
+		t.Fatalf("ca.crt of seedance-tls: %v", err)
+	}
+	verb := func(certDir string) (int, error) {
+		cfg := &tls.Config{RootCAs: roots}
+		if certDir != "" {
+			pair, err := tls.LoadX509KeyPair(filepath.Join(certDir, "scheduler.crt"), filepath.Join(certDir, "scheduler.key"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Certificates = []tls.Certificate{pair}
+		}
+		scheduler := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
+		res, err := scheduler.Post(base+"/extender/filter", "application/json", strings.NewReader(filter))
+		if err != nil {
+			return 0, err
+		}
+		res.Body.Close()
+		return res.StatusCode, nil
+	}
+	if code, err := verb(""); err != nil || code != 401 {
+		t.Errorf("filter without a client certificate: %d %v, want 401", code, err)
+	}
+	if code, err := verb(recipeCerts(t)); err == nil {
+		t.Errorf("filter with a client certificate from another CA: answered %d, want a failed handshake", code)
+	}
+	if code, err := verb(servingCerts); err != nil || code != 200 {
+		t.Errorf("filter with the recipe's scheduler certificate: %d %v, want 200", code, err)
 	}
 
 	// terminationGracePeriodSeconds: SIGTERM stops it with exit 0.

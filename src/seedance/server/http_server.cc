@@ -270,7 +270,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
                                    std::to_string(a.options.max_body_bytes) + " bytes");
       }
     }
-    if (IsWrite(req.method) && !IsPureExtenderVerb(req.path) && (!ip->token.empty() || ip->mtls)) {
+    // Under mTLS (--client-ca) the extender's decision verbs need a credential too: kube-scheduler
+    // presents its client certificate (tlsConfig.certFile), so an anonymous pod that reaches the
+    // port cannot ask for decisions. Without --client-ca they stay open (kube-scheduler cannot
+    // send a token). GETs (health probes, /metrics) never need one.
+    const bool pure_verb = IsPureExtenderVerb(req.path);
+    if (IsWrite(req.method) && (!pure_verb || ip->mtls) && (!ip->token.empty() || ip->mtls)) {
       bool authorized = false;
       if (!ip->token.empty()) {
         // RFC 7235: the auth scheme is case-insensitive ("bearer", "BEARER").
@@ -287,6 +292,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
       }
       if (!authorized) {
         res.set_header("WWW-Authenticate", "Bearer realm=\"seedance\"");
+        if (pure_verb || req.path == "/extender/bind") {
+          return reject(401, "Authorization",
+                        "the extender's verbs need a client certificate signed by --client-ca (kube-scheduler's "
+                        "tlsConfig.certFile/keyFile) or 'Authorization: Bearer <token>'");
+        }
         return reject(401, "Authorization", "writes need 'Authorization: Bearer <token>' or a client certificate");
       }
     }
