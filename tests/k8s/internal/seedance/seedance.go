@@ -24,7 +24,13 @@ type Server struct {
 	cmd     *exec.Cmd
 	exited  chan error
 	client  *http.Client
+	// Token, when set, is sent as `Authorization: Bearer` with every write Do makes.
+	Token string
 }
+
+// Remote is a Server the harness did not start (a proxy in front of replicas), reached with
+// client (nil: plain HTTP's default client).
+func Remote(url string, client *http.Client) *Server { return &Server{URL: url, client: client} }
 
 // Start runs `BIN server --listen 127.0.0.1:0 --config CONFIG --db DIR/ledger.db` with its log in
 // DIR/seedance.log and waits for its `listening` log line (which carries the port it picked).
@@ -159,6 +165,9 @@ func (s *Server) Do(method, path string, body []byte) (int, []byte, error) {
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if s.Token != "" && method != "GET" {
+		req.Header.Set("Authorization", "Bearer "+s.Token)
 	}
 	resp, err := s.httpClient().Do(req)
 	if err != nil {

@@ -84,7 +84,15 @@ func Load(path string) (*Deploy, error) {
 	return d, nil
 }
 
-func (d *Deploy) note(format string, a ...any) { d.Changes = append(d.Changes, fmt.Sprintf(format, a...)) }
+func (d *Deploy) note(format string, a ...any) {
+	n := fmt.Sprintf(format, a...)
+	for _, c := range d.Changes {
+		if c == n {
+			return
+		}
+	}
+	d.Changes = append(d.Changes, n)
+}
 
 // Apply creates the identity, RBAC, ConfigMap and NetworkPolicy objects; it returns what it
 // applied and what it left to be run as processes.
@@ -333,8 +341,8 @@ type Server struct {
 
 // ServerCommand turns the StatefulSet `seedance`'s container into a command under dir: mount
 // paths mapped, --listen onto 127.0.0.1:0, and --kubeconfig (the ServiceAccount's token) added in
-// place of the in-cluster credentials. Pod name seedance-0.
-func (d *Deploy) ServerCommand(dir, certs, kubeconfig string) (*Server, error) {
+// place of the in-cluster credentials. ordinal: the pod's (seedance-ORDINAL).
+func (d *Deploy) ServerCommand(dir, certs, kubeconfig string, ordinal int) (*Server, error) {
 	o := d.find("StatefulSet", named("seedance"))
 	if o == nil {
 		return nil, fmt.Errorf("%s: no StatefulSet seedance", d.Path)
@@ -380,7 +388,8 @@ func (d *Deploy) ServerCommand(dir, certs, kubeconfig string) (*Server, error) {
 	for _, e := range c.Env {
 		switch {
 		case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil:
-			v := map[string]string{"metadata.name": set.Name + "-0", "metadata.namespace": set.Namespace}[e.ValueFrom.FieldRef.FieldPath]
+			v := map[string]string{"metadata.name": fmt.Sprintf("%s-%d", set.Name, ordinal),
+				"metadata.namespace": set.Namespace}[e.ValueFrom.FieldRef.FieldPath]
 			s.Env = append(s.Env, e.Name+"="+v)
 		case e.ValueFrom != nil:
 			d.note("seedance server: env %s (from a Secret) not set: no PostgreSQL here, the admission log stays in --db", e.Name)
