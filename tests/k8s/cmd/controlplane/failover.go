@@ -284,6 +284,24 @@ func failover(ctx context.Context, args []string) error {
 		return fmt.Errorf("after the last pod: %w", err)
 	}
 	step("a pod created after both restarts is bound; the state still equals the API server's")
+	if deploy != nil {
+		// ignorable: true would hide a kube-scheduler that cannot reach Seedance: the last pod must
+		// have gone through the restarted leader's filter over mutual TLS, nothing refused.
+		r := h.replicas[newLeader]
+		filtered, err := r.MetricSum("seedance_http_requests_total", map[string]string{"path": "/extender/filter", "code": "200"})
+		if err != nil {
+			return err
+		}
+		refused, err := r.MetricSum("seedance_http_requests_total", map[string]string{"code": "401"})
+		if err != nil {
+			return err
+		}
+		if filtered < 1 || refused > 0 {
+			return fmt.Errorf("the restarted leader answered filter %v times (want >= 1) and refused %v requests (want 0): "+
+				"kube-scheduler bypassed Seedance (ignorable: true) or mutual TLS failed", filtered, refused)
+		}
+		step("the last pod went through %s's filter over mutual TLS (%v filters answered, none refused)", h.names[newLeader], filtered)
+	}
 
 	summary := map[string]any{"result": "pass", "pods": len(pods) + 1, "nodes": len(nodes),
 		"bound_at_kill": boundAtKill, "requests_cut_by_kills": h.cut.Load(), "takeover_seconds": math.Round(takeover.Seconds()*10) / 10,
