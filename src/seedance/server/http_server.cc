@@ -221,6 +221,13 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
   httplib::Server& http = *impl.http;
   // The guard's queue (guarded_server.h) runs complete requests on `threads` workers.
   http.set_keep_alive_max_count(100'000);
+  // An idle keep-alive connection outlives its client's idle timeout, so the client closes it
+  // first: kube-scheduler's extender transport (Go's default, 90 s) reuses an idle connection for
+  // a POST, which Go does not retry, so a server that closes first (cpp-httplib's 5 s) races that
+  // write ("broken pipe") and, with `ignorable: true`, the pod is scheduled without Seedance (seen
+  // once in 8,152 pods of the as-shipped parity run). Idle connections wait in the reactor, a pollfd
+  // each, bounded per client by connections_per_client.
+  http.set_keep_alive_timeout(kKeepAliveIdleSeconds);
   // Small answers go out at once: without it Nagle and the peer's delayed ACK add ~40 ms to each
   // keep-alive request (338 requests/s on /healthz instead of thousands).
   http.set_tcp_nodelay(true);

@@ -33,6 +33,11 @@
 
 namespace seedance::server {
 
+// How long an idle keep-alive connection stays open: longer than Go's http.Transport default
+// IdleConnTimeout (90 s), which kube-scheduler's extender client uses, so that the client closes an
+// idle connection before the server does (docs/SECURITY.md, "Limits").
+inline constexpr int kKeepAliveIdleSeconds = 120;
+
 class HttpServer {
  public:
   // Makes one part of the server from the shared App.

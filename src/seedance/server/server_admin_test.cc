@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
+#include <thread>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "seedance/server/http_server.h"
@@ -437,6 +439,25 @@ TEST(ServerAdminTest, ExtenderVerbsNeedTheSchedulersClientCertificate) {
   auto j = nlohmann::json::parse(accepted->body);
   EXPECT_TRUE(j.contains("NodeNames")) << accepted->body;
   EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "unauthorized"}}), 4);
+}
+
+// Issue 40, found by the as-shipped parity run: the server closed idle keep-alive connections
+// after 5 s while kube-scheduler's Go client keeps them 90 s and reuses one for its next POST, which
+// then failed ("broken pipe") and, with ignorable: true, scheduled the pod without Seedance. An idle
+// connection must outlive the client's idle timeout: it still serves a request after 6 s idle.
+TEST(ServerAdminTest, IdleKeepAliveOutlastsTheSchedulersIdleTimeout) {
+  EXPECT_GT(kKeepAliveIdleSeconds, 90) << "Go's http.Transport IdleConnTimeout (kube-scheduler's extender client)";
+  auto s = StartTestServer({});
+  ASSERT_NE(s, nullptr);
+  const int fd = testing::Connect(s->port(), "127.0.0.1");
+  ASSERT_GE(fd, 0);
+  const std::string get = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  testing::SendAll(fd, get);
+  EXPECT_NE(testing::ReadResponse(fd, 2000).find("200 OK"), std::string::npos);
+  std::this_thread::sleep_for(std::chrono::seconds(6));  // past cpp-httplib's 5 s default
+  testing::SendAll(fd, get);
+  EXPECT_NE(testing::ReadResponse(fd, 2000).find("200 OK"), std::string::npos) << "the idle connection was closed";
+  ::close(fd);
 }
 
 // Issue 40 over TLS: connections that never finish the handshake wait in the front end, not on a
