@@ -111,8 +111,9 @@ Action RegisterServer(CLI::App& app) {
       "/v1/ingest/prom), the breaker, cost queries and its own metrics (/metrics), with one JSON log line per "
       "event on stderr. Without --config it starts on defaults: one tenant, the bundled price table, bestfit. "
       "--token-file: writes (POST/PUT/DELETE, and /extender/bind) need 'Authorization: Bearer <first line of the "
-      "file>'; filter, prioritize and preempt stay open for kube-scheduler. --client-ca: mutual TLS, a verified "
-      "client certificate also authorizes writes. SIGHUP reloads the config (a bad one is rejected and the old one "
+      "file>'; filter, prioritize and preempt stay open for kube-scheduler unless --client-ca is set. --client-ca: "
+      "mutual TLS, a verified client certificate authorizes writes, and the extender's verbs (filter, prioritize, "
+      "preempt, bind) need one (or the token); GETs stay open. SIGHUP reloads the config (a bad one is rejected and the old one "
       "kept); SIGTERM or SIGINT stop it (exit 0). Exit 2 on bad flags or config."
       " --kubeconfig FILE (in a pod: its service account): the server lists and watches Nodes and Pods and /readyz waits for the first lists (docs/KUBERNETES.md). Install: deploy/README.md."
       " Limits on what one client may cost (server.limits in --config, docs/SECURITY.md): header_timeout 10s and request_timeout 30s (headers and body) per request, 408 after; connections_per_client 16; JSON nesting 64 levels (400); candidates per extender request max(2 x nodes known, candidates_floor 5000) (413); full-node mode (nodeCacheCapable: false) off unless server.extender_full_nodes: true. Slow clients wait in one event thread, never on a worker. --leader-elect: a follower answers /readyz and every extender verb 503.",
@@ -128,7 +129,7 @@ Action RegisterServer(CLI::App& app) {
       ->envname("SEEDANCE_ADMISSION_DB");
   cmd->add_option("--tls-cert", f->options.tls_cert, "PEM certificate: serve HTTPS");
   cmd->add_option("--tls-key", f->options.tls_key, "PEM private key of --tls-cert");
-  cmd->add_option("--client-ca", f->options.client_ca, "PEM CA bundle: request client certificates (optional) and verify those presented");
+  cmd->add_option("--client-ca", f->options.client_ca, "PEM CA bundle: request client certificates and verify those presented; the extender's verbs then need one");
   cmd->add_option("--token-file", f->options.token_file, "file whose first line is the bearer token for writes");
   cmd->add_option("--max-body", f->max_body, "largest request body in bytes (413 above)")->capture_default_str();
   cmd->add_option("--rate-limit", f->options.rate_limit_rps, "requests/s per client address (429 above; 0: none)")

@@ -4,9 +4,13 @@
 //     `seedance lint`;
 //   - `seedance server` starts with the rendered ConfigMap's config file and exactly the rendered
 //     Deployment's args (mount paths mapped into a temp dir, the listen address onto loopback), answers
-//     the Deployment's probes the way the kubelet sends them, takes writes with the token only, and
-//     exits 0 on SIGTERM;
-//   - the extender URLs of both kube-scheduler configs point at the rendered Service.
+//     the Deployment's probes the way the kubelet sends them, takes writes with the token only,
+//     answers the extender's verbs only to a client certificate from the CA in seedance-tls (made
+//     by the shipped recipe, scripts/seedance-certs.sh), and exits 0 on SIGTERM;
+//   - the extender URLs of both kube-scheduler configs point at the rendered Service, with the
+//     client certificate the server requires mounted where tlsConfig names it;
+//   - the NetworkPolicy admits the second scheduler's pods, and deploy/cert-manager/ issues the
+//     Secrets the pods mount.
 //
 // Environment: SEEDANCE (the seedance binary), DEPLOY_DIR (the repository's deploy/).
 package deploy
@@ -14,17 +18,11 @@ package deploy
 import (
 	"bufio"
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -533,6 +531,23 @@ func TestSecondSchedulerRendersAndLints(t *testing.T) {
 		t.Errorf("--config=%s is not the ConfigMap %s mounted in the container", config, cm.Metadata.Name)
 	}
 	checkExtender(t, r, "second-scheduler", cm.Data["kube-scheduler-config.yaml"], false)
+	// tlsConfig's files are keys of the Secrets mounted in the scheduler's container.
+	for _, f := range tlsFiles(t, cm.Data["kube-scheduler-config.yaml"]) {
+		found := false
+		for _, m := range c.VolumeMounts {
+			for _, v := range pod.Volumes {
+				if v.Name != m.Name || v.Secret == nil {
+					continue
+				}
+				for _, it := range v.Secret.Items {
+					found = found || f == m.MountPath+"/"+it.Path
+				}
+			}
+		}
+		if !found {
+			t.Errorf("tlsConfig file %s is not a key of a Secret mounted in the scheduler's container", f)
+		}
+	}
 
 	file := filepath.Join(t.TempDir(), "rendered.yaml")
 	if err := os.WriteFile(file, r.yaml, 0o644); err != nil {
@@ -571,7 +586,9 @@ func checkExtender(t *testing.T, r rendered, where, text string, managed bool) {
 			NodeCacheCapable bool   `json:"nodeCacheCapable"`
 			EnableHTTPS      bool   `json:"enableHTTPS"`
 			TLSConfig        struct {
-				CAFile string `json:"caFile"`
+				CAFile   string `json:"caFile"`
+				CertFile string `json:"certFile"`
+				KeyFile  string `json:"keyFile"`
 			} `json:"tlsConfig"`
 			ManagedResources []struct {
 				Name string `json:"name"`
@@ -606,8 +623,13 @@ func checkExtender(t *testing.T, r rendered, where, text string, managed bool) {
 		t.Errorf("%s: managedResources %+v: want none, or GPU-share and CPU-only pods of the profile bypass Seedance",
 			where, e.ManagedResources)
 	}
+	// The server runs with --client-ca: every verb needs kube-scheduler's client certificate.
+	if e.TLSConfig.CertFile == "" || e.TLSConfig.KeyFile == "" {
+		t.Errorf("%s: tlsConfig %+v: want certFile and keyFile (the server requires a client certificate)",
+			where, e.TLSConfig)
+	}
 	if e.BindVerb != "" {
-		t.Errorf("%s: bindVerb %q: the Deployment has no --client-ca, so the server would refuse kube-scheduler's bind",
+		t.Errorf("%s: bindVerb %q: the shipped server config has no server.kube_api_url, so its bind would create no Binding",
 			where, e.BindVerb)
 	}
 }
@@ -620,46 +642,6 @@ func flagValue(args []string, name string) string {
 		}
 	}
 	return ""
-}
-
-// writeServingCert writes a self-signed ECDSA certificate for the Service's DNS name and 127.0.0.1
-// (the CA is the certificate itself): the Secret seedance-tls as deploy/README.md makes it.
-func writeServingCert(t *testing.T, dir string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "seedance.seedance-system.svc"},
-		DNSNames:              []string{"seedance.seedance-system.svc"},
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDer, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crt := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	for name, data := range map[string][]byte{
-		"tls.crt": crt,
-		"ca.crt":  crt,
-		"tls.key": pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDer}),
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 const testToken = "deploy-test-token-3f9c1e"
@@ -885,6 +867,43 @@ func TestServerStartsWithTheDeploymentsArgs(t *testing.T) {
 	}
 	if code := post(testToken); code != 200 {
 		t.Errorf("a write with the token: %d, want 200", code)
+	}
+
+	// The extender's verbs need kube-scheduler's client certificate (--client-ca): refused without
+	// one, the handshake fails with one from another CA, answered with the recipe's scheduler.crt.
+	if flagValue(c.Args, "--client-ca") == "" {
+		t.Error("the args have no --client-ca: the extender's verbs would be open to any pod")
+	}
+	filter := `{"Pod":{"metadata":{"name":"p","namespace":"default","uid":"u1"},"spec":{"containers":[]}},"NodeNames":[]}`
+	roots := x509.NewCertPool()
+	if ca, err := os.ReadFile(filepath.Join(servingCerts, "ca.crt")); err != nil || !roots.AppendCertsFromPEM(ca) {
+		t.Fatalf("ca.crt of seedance-tls: %v", err)
+	}
+	verb := func(certDir string) (int, error) {
+		cfg := &tls.Config{RootCAs: roots}
+		if certDir != "" {
+			pair, err := tls.LoadX509KeyPair(filepath.Join(certDir, "scheduler.crt"), filepath.Join(certDir, "scheduler.key"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Certificates = []tls.Certificate{pair}
+		}
+		scheduler := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
+		res, err := scheduler.Post(base+"/extender/filter", "application/json", strings.NewReader(filter))
+		if err != nil {
+			return 0, err
+		}
+		res.Body.Close()
+		return res.StatusCode, nil
+	}
+	if code, err := verb(""); err != nil || code != 401 {
+		t.Errorf("filter without a client certificate: %d %v, want 401", code, err)
+	}
+	if code, err := verb(recipeCerts(t)); err == nil {
+		t.Errorf("filter with a client certificate from another CA: answered %d, want a failed handshake", code)
+	}
+	if code, err := verb(servingCerts); err != nil || code != 200 {
+		t.Errorf("filter with the recipe's scheduler certificate: %d %v, want 200", code, err)
 	}
 
 	// terminationGracePeriodSeconds: SIGTERM stops it with exit 0.

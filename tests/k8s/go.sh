@@ -20,3 +20,15 @@ k8s_build_harness() {
     echo "FAIL: go build of tests/k8s/cmd/controlplane" >&2; exit 1; }
   echo "harness built in $(( $(date +%s) - start )) s ($("$go" version))"
 }
+
+# k8s_render_deploy BIN KUSTOMIZATION OUT builds tests/deploy's renderer (kustomize's library, as
+# `kubectl kustomize`) into BIN and writes KUSTOMIZATION's render to OUT.
+k8s_render_deploy() {
+  local bin=$1 dir=$2 out=$3 here go
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  go=${GO:-$(command -v go || true)}
+  [ -n "$go" ] || go=/usr/local/go/bin/go
+  (cd "$here/../deploy" && nice -n 10 "$go" build -o "$bin" ./cmd/render) || {
+    echo "FAIL: go build of tests/deploy/cmd/render" >&2; exit 1; }
+  "$bin" "$dir" > "$out"
+}

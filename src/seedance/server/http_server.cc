@@ -221,6 +221,13 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
   httplib::Server& http = *impl.http;
   // The guard's queue (guarded_server.h) runs complete requests on `threads` workers.
   http.set_keep_alive_max_count(100'000);
+  // An idle keep-alive connection outlives its client's idle timeout, so the client closes it
+  // first: kube-scheduler's extender transport (Go's default, 90 s) reuses an idle connection for
+  // a POST, which Go does not retry, so a server that closes first (cpp-httplib's 5 s) races that
+  // write ("broken pipe") and, with `ignorable: true`, the pod is scheduled without Seedance (seen
+  // once in 8,152 pods of the as-shipped parity run). Idle connections wait in the reactor, a pollfd
+  // each, bounded per client by connections_per_client.
+  http.set_keep_alive_timeout(kKeepAliveIdleSeconds);
   // Small answers go out at once: without it Nagle and the peer's delayed ACK add ~40 ms to each
   // keep-alive request (338 requests/s on /healthz instead of thousands).
   http.set_tcp_nodelay(true);
@@ -270,7 +277,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
                                    std::to_string(a.options.max_body_bytes) + " bytes");
       }
     }
-    if (IsWrite(req.method) && !IsPureExtenderVerb(req.path) && (!ip->token.empty() || ip->mtls)) {
+    // Under mTLS (--client-ca) the extender's decision verbs need a credential too: kube-scheduler
+    // presents its client certificate (tlsConfig.certFile), so an anonymous pod that reaches the
+    // port cannot ask for decisions. Without --client-ca they stay open (kube-scheduler cannot
+    // send a token). GETs (health probes, /metrics) never need one.
+    const bool pure_verb = IsPureExtenderVerb(req.path);
+    if (IsWrite(req.method) && (!pure_verb || ip->mtls) && (!ip->token.empty() || ip->mtls)) {
       bool authorized = false;
       if (!ip->token.empty()) {
         // RFC 7235: the auth scheme is case-insensitive ("bearer", "BEARER").
@@ -287,6 +299,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(ServerOptions options, st
       }
       if (!authorized) {
         res.set_header("WWW-Authenticate", "Bearer realm=\"seedance\"");
+        if (pure_verb || req.path == "/extender/bind") {
+          return reject(401, "Authorization",
+                        "the extender's verbs need a client certificate signed by --client-ca (kube-scheduler's "
+                        "tlsConfig.certFile/keyFile) or 'Authorization: Bearer <token>'");
+        }
         return reject(401, "Authorization", "writes need 'Authorization: Bearer <token>' or a client certificate");
       }
     }

@@ -8,7 +8,8 @@
 //   3. authentication of writes (POST/PUT/PATCH/DELETE): a bearer token from token_file, or a
 //      verified client certificate under mTLS; 401 with WWW-Authenticate otherwise. The
 //      kube-scheduler extender's pure verbs (/extender/filter, /extender/prioritize,
-//      /extender/preempt) change no state and pass without (kube-scheduler sends no token).
+//      /extender/preempt) change no state and pass without (kube-scheduler sends no token),
+//      except under mTLS (client_ca set): then they need the certificate (or the token) too.
 // Every answer is counted in seedance_http_requests_total{path,code} and every rejected input
 // (400, 401, 411, 413, 429) in seedance_rejected_inputs_total{reason}; error answers without a body
 // get the JSON error body {"error":..., "field":""}. An exception that escapes a handler is
@@ -31,6 +32,11 @@
 #include "seedance/server/app.h"
 
 namespace seedance::server {
+
+// How long an idle keep-alive connection stays open: longer than Go's http.Transport default
+// IdleConnTimeout (90 s), which kube-scheduler's extender client uses, so that the client closes an
+// idle connection before the server does (docs/SECURITY.md, "Limits").
+inline constexpr int kKeepAliveIdleSeconds = 120;
 
 class HttpServer {
  public:

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
+#include <thread>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "seedance/server/http_server.h"
@@ -370,6 +372,92 @@ TEST(ServerAdminTest, MutualTlsTakesACertificateOrTheToken) {
   httplib::Client plain("127.0.0.1", s->port());
   auto plaintext = plain.Get("/healthz");
   EXPECT_FALSE(plaintext && plaintext->status == 200);
+}
+
+// Issue 40: under mTLS the extender's decision verbs need kube-scheduler's client certificate.
+// The certificates come from the shipped openssl recipe (scripts/seedance-certs.sh, the one
+// deploy/README.md documents): a client without a certificate is refused (401) on filter,
+// prioritize, preempt and bind while GETs (the kubelet's probes, Prometheus's /metrics) stay open;
+// a certificate from another CA fails the handshake; the recipe's scheduler certificate is
+// accepted, and so is the bearer token.
+TEST(ServerAdminTest, ExtenderVerbsNeedTheSchedulersClientCertificate) {
+  SEEDANCE_SKIP_WITHOUT_PEER(std::system("command -v openssl >/dev/null 2>&1") != 0) << "openssl CLI not on PATH";
+  const std::string dir = TestDir();
+  const std::string recipe = std::string(SEEDANCE_TEST_DATA_DIR) + "/../scripts/seedance-certs.sh";
+  ASSERT_EQ(std::system(("bash " + recipe + " " + dir + "/pki --san IP:127.0.0.1 --days 2 >/dev/null").c_str()), 0);
+  ASSERT_EQ(std::system(("bash " + recipe + " " + dir + "/other --san IP:127.0.0.1 --days 2 >/dev/null").c_str()), 0);
+  const std::string pki = dir + "/pki/";
+  ServerOptions o = WithToken(dir);
+  o.tls_cert = pki + "tls.crt";
+  o.tls_key = pki + "tls.key";
+  o.client_ca = pki + "ca.crt";
+  auto s = StartTestServer(o);
+  ASSERT_NE(s, nullptr);
+  const std::string filter =
+      R"({"Pod":{"metadata":{"name":"p","namespace":"default","uid":"u1"},"spec":{"containers":[]}},"NodeNames":[]})";
+  const std::vector<std::string> verbs = {"/extender/filter", "/extender/prioritize", "/extender/preempt",
+                                          "/extender/bind"};
+
+  httplib::SSLClient anonymous("127.0.0.1", s->port());
+  anonymous.set_ca_cert_path((pki + "ca.crt").c_str());
+  anonymous.enable_server_certificate_verification(true);
+  for (const std::string& verb : verbs) {
+    auto r = anonymous.Post(verb, filter, "application/json");
+    ASSERT_TRUE(r) << verb << ": " << httplib::to_string(r.error());
+    EXPECT_EQ(r->status, 401) << verb;
+    EXPECT_NE(ErrorOf(r).find("client certificate signed by --client-ca"), std::string::npos) << ErrorOf(r);
+  }
+  for (const char* open : {"/healthz", "/readyz", "/metrics"}) {
+    auto r = anonymous.Get(open);
+    ASSERT_TRUE(r) << open;
+    EXPECT_EQ(r->status, 200) << open;
+  }
+  auto token = anonymous.Post("/extender/filter", {{"Authorization", "Bearer s3cret"}}, filter, "application/json");
+  ASSERT_TRUE(token);
+  EXPECT_EQ(token->status, 200) << token->body;
+
+  // The other CA's scheduler certificate: the handshake fails, nothing is answered.
+  httplib::SSLClient other("127.0.0.1", s->port(), dir + "/other/scheduler.crt", dir + "/other/scheduler.key");
+  other.set_ca_cert_path((pki + "ca.crt").c_str());
+  other.enable_server_certificate_verification(true);
+  auto foreign = other.Post("/extender/filter", filter, "application/json");
+  EXPECT_FALSE(foreign) << "a certificate from another CA was answered " << foreign->status;
+
+  // The server's own certificate is not a client certificate (extendedKeyUsage serverAuth only).
+  httplib::SSLClient server_cert("127.0.0.1", s->port(), pki + "tls.crt", pki + "tls.key");
+  server_cert.set_ca_cert_path((pki + "ca.crt").c_str());
+  server_cert.enable_server_certificate_verification(true);
+  auto wrong_usage = server_cert.Post("/extender/filter", filter, "application/json");
+  EXPECT_FALSE(wrong_usage && wrong_usage->status == 200);
+
+  httplib::SSLClient scheduler("127.0.0.1", s->port(), pki + "scheduler.crt", pki + "scheduler.key");
+  scheduler.set_ca_cert_path((pki + "ca.crt").c_str());
+  scheduler.enable_server_certificate_verification(true);
+  auto accepted = scheduler.Post("/extender/filter", filter, "application/json");
+  ASSERT_TRUE(accepted) << httplib::to_string(accepted.error());
+  EXPECT_EQ(accepted->status, 200) << accepted->body;
+  auto j = nlohmann::json::parse(accepted->body);
+  EXPECT_TRUE(j.contains("NodeNames")) << accepted->body;
+  EXPECT_EQ(s->app().metrics.Value("seedance_rejected_inputs_total", {{"reason", "unauthorized"}}), 4);
+}
+
+// Issue 40, found by the as-shipped parity run: the server closed idle keep-alive connections
+// after 5 s while kube-scheduler's Go client keeps them 90 s and reuses one for its next POST, which
+// then failed ("broken pipe") and, with ignorable: true, scheduled the pod without Seedance. An idle
+// connection must outlive the client's idle timeout: it still serves a request after 6 s idle.
+TEST(ServerAdminTest, IdleKeepAliveOutlastsTheSchedulersIdleTimeout) {
+  EXPECT_GT(kKeepAliveIdleSeconds, 90) << "Go's http.Transport IdleConnTimeout (kube-scheduler's extender client)";
+  auto s = StartTestServer({});
+  ASSERT_NE(s, nullptr);
+  const int fd = testing::Connect(s->port(), "127.0.0.1");
+  ASSERT_GE(fd, 0);
+  const std::string get = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  testing::SendAll(fd, get);
+  EXPECT_NE(testing::ReadResponse(fd, 2000).find("200 OK"), std::string::npos);
+  std::this_thread::sleep_for(std::chrono::seconds(6));  // past cpp-httplib's 5 s default
+  testing::SendAll(fd, get);
+  EXPECT_NE(testing::ReadResponse(fd, 2000).find("200 OK"), std::string::npos) << "the idle connection was closed";
+  ::close(fd);
 }
 
 // Issue 40 over TLS: connections that never finish the handshake wait in the front end, not on a

@@ -28,6 +28,7 @@ import (
 
 	"seedance.dev/tests/k8s/internal/cluster"
 	"seedance.dev/tests/k8s/internal/seedance"
+	"seedance.dev/tests/k8s/internal/shipped"
 	"seedance.dev/tests/k8s/internal/workload"
 )
 
@@ -60,8 +61,15 @@ func failover(ctx context.Context, args []string) error {
 	interval := fs.Duration("interval", 150*time.Millisecond, "time between two pod creations")
 	verbose := fs.Bool("v", false, "control plane logs to stderr")
 	timeout := fs.Duration("timeout", 90*time.Second, "how long to wait for each condition")
+	rendered := fs.String("rendered", "", "deploy/second-scheduler as kustomize renders it: run the replicas and "+
+		"kube-scheduler as shipped (RBAC, default admission plugins, mutual TLS through a TCP proxy as a Service, "+
+		"ignorable, kube-scheduler binds; the leader is killed with kill -9 mid-stream)")
+	certsScript := fs.String("certs-script", "", "with --rendered: scripts/seedance-certs.sh (the shipped openssl recipe)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if (*rendered == "") != (*certsScript == "") {
+		return usagef("--rendered and --certs-script go together")
 	}
 	if *bin == "" || *work == "" {
 		return usagef("--seedance and --work are required")
@@ -72,8 +80,15 @@ func failover(ctx context.Context, args []string) error {
 	if *numNodes < 1 || *numPods < 3 || *numPods*2 >= *numNodes*8 {
 		return usagef("--pods must be 3..%d for --nodes %d (the stream asks 2 GPUs a pod on average, and one more pod comes after the restarts)", *numNodes*4-1, *numNodes)
 	}
+	var deploy *shipped.Deploy
+	if *rendered != "" {
+		var err error
+		if deploy, err = shipped.Load(*rendered); err != nil {
+			return usageError{err.Error()}
+		}
+	}
 	step, t0 := stepLog("failover")
-	c, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
+	c, stopControlPlane, err := startControlPlaneAs(ctx, *work, *verbose, deploy != nil)
 	if err != nil {
 		return err
 	}
@@ -95,21 +110,51 @@ func failover(ctx context.Context, args []string) error {
 
 	h := &harness{ctx: ctx, c: c, bin: *bin, work: *work, cfg: cfg, timeout: *timeout, step: step}
 	defer h.stopReplicas()
+	var env *shippedEnv
+	if deploy != nil {
+		if env, err = applyShipped(ctx, c, deploy, *certsScript, *work, step); err != nil {
+			return err
+		}
+		h.start = func(name string, ordinal int) (*seedance.Server, error) {
+			return env.startServer(ctx, *bin, filepath.Join(*work, name), ordinal, addTenants(deploy))
+		}
+	}
 	leader, err := h.startPair()
 	if err != nil {
 		return err
 	}
 	step("replicas up: %s leads (%s), the other follows", h.names[leader], h.replicas[leader].URL)
 
-	proxy := h.startProxy()
-	defer proxy.Close()
-	sched, err := c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: proxy.URL + "/extender",
-		NodeCache: true, Bind: true})
-	if err != nil {
-		return err
+	var sched *cluster.Scheduler
+	var service *seedance.Server // the proxy, as a client of the Service reaches the leader
+	if deploy != nil {
+		if _, err := probeAnonymous(h.replicas[leader]); err != nil {
+			return err
+		}
+		addr, closeProxy, err := h.startTCPProxy()
+		if err != nil {
+			return err
+		}
+		defer closeProxy()
+		service = seedance.Remote("https://"+addr, env.client)
+		if sched, err = env.startScheduler(ctx, c, service.URL, nil); err != nil {
+			return err
+		}
+		for _, ch := range deploy.Changes {
+			step("as shipped, except: %s", ch)
+		}
+		step("kube-scheduler `seedance` (deploy/'s config, mutual TLS) -> TCP proxy %s -> the ready replica", addr)
+	} else {
+		proxy := h.startProxy()
+		defer proxy.Close()
+		service = seedance.Remote(proxy.URL, nil)
+		if sched, err = c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: proxy.URL + "/extender",
+			NodeCache: true, Bind: true}); err != nil {
+			return err
+		}
+		step("kube-scheduler `seedance` -> proxy %s -> the ready replica", proxy.URL)
 	}
 	defer sched.Stop()
-	step("kube-scheduler `seedance` -> proxy %s -> the ready replica", proxy.URL)
 
 	nodes := make([]workload.Node, *numNodes)
 	for i := range nodes {
@@ -150,19 +195,27 @@ func failover(ctx context.Context, args []string) error {
 	if err := waitFor(ctx, *timeout, func() bool { return tr.bound() >= len(pods)/3 }); err != nil {
 		return fmt.Errorf("%d of %d pods bound before the kill: %w", tr.bound(), len(pods), err)
 	}
-	// Armed, the proxy kills the leader right after it answered a bind and before kube-scheduler
-	// hears the answer: the Binding exists in the API server, the scheduler sees an error.
-	h.killed = make(chan struct{})
-	h.armed.Store(true)
-	select {
-	case <-h.killed:
-	case <-time.After(*timeout):
-		return fmt.Errorf("no bind reached the leader in %s after arming the kill", *timeout)
+	if deploy != nil {
+		// As shipped kube-scheduler binds (no bindVerb): the leader dies between two pods'
+		// decisions; until the follower leads, ignorable: true lets kube-scheduler place pods
+		// without Seedance, and the new leader must learn them from its watch.
+		h.replicas[leader].Kill()
+		step("kill -9 %s (the leader) mid-stream, with %d of %d pods bound", h.names[leader], tr.bound(), len(pods))
+	} else {
+		// Armed, the proxy kills the leader right after it answered a bind and before kube-scheduler
+		// hears the answer: the Binding exists in the API server, the scheduler sees an error.
+		h.killed = make(chan struct{})
+		h.armed.Store(true)
+		select {
+		case <-h.killed:
+		case <-time.After(*timeout):
+			return fmt.Errorf("no bind reached the leader in %s after arming the kill", *timeout)
+		}
+		step("kill -9 %s (the leader) between its answer to a bind and kube-scheduler, with %d of %d pods bound",
+			h.names[leader], tr.bound(), len(pods))
 	}
 	killedAt := time.Now()
 	boundAtKill := tr.bound()
-	step("kill -9 %s (the leader) between its answer to a bind and kube-scheduler, with %d of %d pods bound",
-		h.names[leader], boundAtKill, len(pods))
 	newLeader, err := h.waitLeader(leader, *timeout)
 	if err != nil {
 		return err
@@ -205,7 +258,9 @@ func failover(ctx context.Context, args []string) error {
 	if _, err := h.waitLeader(1-newLeader, *timeout); err != nil {
 		return err
 	}
-	step("%s restarted and leads %.1f s later (the dead holder's lease expired)", h.names[newLeader], time.Since(restartedAt).Seconds())
+	// Legacy replicas' identity is host-pid, so the restarted one waits for the dead holder's lease
+	// to expire; as shipped it is the pod name, which a restarted StatefulSet pod keeps.
+	step("%s restarted and leads %.1f s later", h.names[newLeader], time.Since(restartedAt).Seconds())
 	other := 1 - newLeader
 	if h.replicas[other], err = h.startReplica(h.names[other]); err != nil {
 		return err
@@ -213,7 +268,7 @@ func failover(ctx context.Context, args []string) error {
 	if err := h.checkState(tr, h.replicas[newLeader]); err != nil {
 		return fmt.Errorf("after both restarts: %w", err)
 	}
-	if err := h.checkAdmitted(proxy.URL, acked); err != nil {
+	if err := h.checkAdmitted(service, acked); err != nil {
 		return err
 	}
 	step("state rebuilt from the watch equals the API server's; %d acknowledged admissions still there", len(acked))
@@ -229,6 +284,24 @@ func failover(ctx context.Context, args []string) error {
 		return fmt.Errorf("after the last pod: %w", err)
 	}
 	step("a pod created after both restarts is bound; the state still equals the API server's")
+	if deploy != nil {
+		// ignorable: true would hide a kube-scheduler that cannot reach Seedance: the last pod must
+		// have gone through the restarted leader's filter over mutual TLS, nothing refused.
+		r := h.replicas[newLeader]
+		filtered, err := r.MetricSum("seedance_http_requests_total", map[string]string{"path": "/extender/filter", "code": "200"})
+		if err != nil {
+			return err
+		}
+		refused, err := r.MetricSum("seedance_http_requests_total", map[string]string{"code": "401"})
+		if err != nil {
+			return err
+		}
+		if filtered < 1 || refused > 0 {
+			return fmt.Errorf("the restarted leader answered filter %v times (want >= 1) and refused %v requests (want 0): "+
+				"kube-scheduler bypassed Seedance (ignorable: true) or mutual TLS failed", filtered, refused)
+		}
+		step("the last pod went through %s's filter over mutual TLS (%v filters answered, none refused)", h.names[newLeader], filtered)
+	}
 
 	summary := map[string]any{"result": "pass", "pods": len(pods) + 1, "nodes": len(nodes),
 		"bound_at_kill": boundAtKill, "requests_cut_by_kills": h.cut.Load(), "takeover_seconds": math.Round(takeover.Seconds()*10) / 10,
@@ -254,6 +327,9 @@ type harness struct {
 	killed   chan struct{}
 	killOn   func(*http.Request) bool // nil: a bind
 	extra    []string                 // more `seedance server` flags for every replica
+	// start, when set, starts replica `name` (ordinal 0 or 1) instead of `seedance server
+	// --leader-elect --kubeconfig` with cfg (the as-shipped scenarios: the StatefulSet's args).
+	start func(name string, ordinal int) (*seedance.Server, error)
 }
 
 // startReplica starts (or restarts, on the same directory and so the same ledger) one replica.
@@ -263,8 +339,14 @@ func (h *harness) startReplica(name string) (*seedance.Server, error) {
 		i = 1
 	}
 	h.names[i] = name
-	args := append([]string{"--leader-elect", "--kubeconfig", h.c.Kubeconfig}, h.extra...)
-	s, err := seedance.Start(h.ctx, h.bin, filepath.Join(h.work, name), h.cfg, args...)
+	var s *seedance.Server
+	var err error
+	if h.start != nil {
+		s, err = h.start(name, i)
+	} else {
+		args := append([]string{"--leader-elect", "--kubeconfig", h.c.Kubeconfig}, h.extra...)
+		s, err = seedance.Start(h.ctx, h.bin, filepath.Join(h.work, name), h.cfg, args...)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -321,28 +403,38 @@ func (h *harness) snapshot() [2]*seedance.Server {
 	return h.replicas
 }
 
+// followReady probes the replicas' /readyz every 100 ms (a readiness probe with periodSeconds
+// 0.1) and calls set with the first ready one (nil: none), until stop is closed.
+func (h *harness) followReady(stop <-chan struct{}, set func(*seedance.Server)) {
+	for {
+		var ready *seedance.Server
+		for _, r := range h.snapshot() {
+			if r != nil && r.URL != "" && r.Ready() {
+				ready = r
+				break
+			}
+		}
+		set(ready)
+		select {
+		case <-stop:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // startProxy is the Service: it forwards to the replica whose /readyz answered 200 at its last
 // probe (every 100 ms, as a readiness probe with periodSeconds 0.1), else answers 503.
 func (h *harness) startProxy() *httpServer {
 	var target atomic.Pointer[url.URL]
 	stop := make(chan struct{})
-	go func() {
-		for {
-			var ready *url.URL
-			for _, r := range h.snapshot() {
-				if r != nil && r.URL != "" && r.Ready() {
-					ready, _ = url.Parse(r.URL)
-					break
-				}
-			}
-			target.Store(ready)
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
+	go h.followReady(stop, func(r *seedance.Server) {
+		var ready *url.URL
+		if r != nil {
+			ready, _ = url.Parse(r.URL)
 		}
-	}()
+		target.Store(ready)
+	})
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			if t := target.Load(); t != nil {
@@ -429,8 +521,7 @@ func (h *harness) admit(s *seedance.Server, n int) ([]string, error) {
 
 // checkAdmitted asks through the proxy (the leader) for each acknowledged workload, retrying
 // while the proxy has no ready replica (503) as a client of the Service would.
-func (h *harness) checkAdmitted(proxyURL string, acked []string) error {
-	p := &seedance.Server{URL: proxyURL}
+func (h *harness) checkAdmitted(p *seedance.Server, acked []string) error {
 	for _, key := range acked {
 		var code int
 		var body []byte
@@ -480,6 +571,15 @@ func (h *harness) checkState(tr *bindingTracker, s *seedance.Server) error {
 			return false
 		}
 		got = observedCluster(got)
+		// A configured tenant no pod names (deploy/'s `default`) uses nothing.
+		if gq, ok := got["quota"].(map[string]any); ok {
+			wq := want["quota"].(map[string]any)
+			for t, use := range gq {
+				if _, known := wq[t]; !known && reflect.DeepEqual(use, map[string]any{"gpu": float64(0)}) {
+					wq[t] = use
+				}
+			}
+		}
 		lastErr = nil
 		return reflect.DeepEqual(want, got)
 	})

@@ -92,12 +92,17 @@ func parse(fs *flag.FlagSet, args []string) error {
 // to WORK/controlplane.log (verbose: stderr) and starts it under WORK/cp. stop stops the control
 // plane, then closes the log.
 func startControlPlane(ctx context.Context, work string, verbose bool) (c *cluster.Cluster, stop func(), err error) {
+	return startControlPlaneAs(ctx, work, verbose, false)
+}
+
+// startControlPlaneAs is startControlPlane with cluster.Options.AsShipped (RBAC, default admission).
+func startControlPlaneAs(ctx context.Context, work string, verbose, asShipped bool) (c *cluster.Cluster, stop func(), err error) {
 	os.RemoveAll(work)
 	logw, closeLog, err := logSink(work, verbose)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err = cluster.Start(ctx, cluster.Options{Dir: filepath.Join(work, "cp"), Log: logw})
+	c, err = cluster.Start(ctx, cluster.Options{Dir: filepath.Join(work, "cp"), Log: logw, AsShipped: asShipped})
 	if err != nil {
 		closeLog()
 		return nil, nil, err

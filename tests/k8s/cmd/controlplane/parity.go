@@ -21,6 +21,7 @@ import (
 
 	"seedance.dev/tests/k8s/internal/cluster"
 	"seedance.dev/tests/k8s/internal/seedance"
+	"seedance.dev/tests/k8s/internal/shipped"
 	"seedance.dev/tests/k8s/internal/workload"
 )
 
@@ -44,8 +45,14 @@ func parity(ctx context.Context, args []string) error {
 	maxMismatch := fs.Int("max-mismatches", 10, "stop after this many mismatches")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for each event to settle")
 	verbose := fs.Bool("v", false, "control plane logs to stderr")
+	rendered := fs.String("rendered", "", "deploy/second-scheduler as kustomize renders it: run it as shipped (RBAC, "+
+		"default admission plugins, mutual TLS, its ServiceAccounts, its KubeSchedulerConfiguration; internal/shipped)")
+	certsScript := fs.String("certs-script", "", "with --rendered: scripts/seedance-certs.sh (the shipped openssl recipe)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if (*rendered == "") != (*certsScript == "") {
+		return usagef("--rendered and --certs-script go together")
 	}
 	if *bin == "" || *work == "" || *nodesCSV == "" || *podsCSV == "" || *expected == "" {
 		return usagef("--seedance, --work, --nodes, --pods and --expected are required")
@@ -69,8 +76,22 @@ func parity(ctx context.Context, args []string) error {
 	}
 	step := func(format string, a ...any) { fmt.Printf("parity: "+format+"\n", a...) }
 
+	var deploy *shipped.Deploy
+	if *rendered != "" {
+		if deploy, err = shipped.Load(*rendered); err != nil {
+			return usageError{err.Error()}
+		}
+		p, sd, err := shippedPolicy(deploy)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		if p != *policy || sd != *seed {
+			return usagef("%s places with policy %s, seed %d: replay with those (got --policy %s --seed %d)", *rendered, p, sd, *policy, *seed)
+		}
+	}
+
 	t0 := time.Now()
-	c, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
+	c, stopControlPlane, err := startControlPlaneAs(ctx, *work, *verbose, deploy != nil)
 	if err != nil {
 		return err
 	}
@@ -80,28 +101,38 @@ func parity(ctx context.Context, args []string) error {
 	}
 	step("kube-apiserver %s with %d nodes in %.1f s", c.Server, len(nodes), time.Since(t0).Seconds())
 
-	cfg := filepath.Join(*work, "seedance-config.yaml")
-	if err := seedance.ConfigForAPIServer(cfg, c.Server, c.TokenFile, c.CAFile,
-		fmt.Sprintf("  placement_policy: %s\n  seed: %d\n", *policy, *seed)); err != nil {
-		return err
+	var srv *seedance.Server
+	var sched *cluster.Scheduler
+	probes401 := 0.0
+	if deploy != nil {
+		a, err := startShipped(ctx, c, deploy, *bin, *certsScript, *work, len(nodes), *timeout, extenderScoreOnly, step)
+		if err != nil {
+			return err
+		}
+		defer a.stop()
+		srv, sched, probes401 = a.srv, a.sched, a.probes401
+	} else {
+		cfg := filepath.Join(*work, "seedance-config.yaml")
+		if err := seedance.ConfigForAPIServer(cfg, c.Server, c.TokenFile, c.CAFile,
+			fmt.Sprintf("  placement_policy: %s\n  seed: %d\n", *policy, *seed)); err != nil {
+			return err
+		}
+		if srv, err = seedance.Start(ctx, *bin, filepath.Join(*work, "seedance"), cfg, "--kubeconfig", c.Kubeconfig); err != nil {
+			return err
+		}
+		defer srv.Stop()
+		if err := srv.WaitReady(ctx, *timeout); err != nil {
+			return err
+		}
+		if st, err := srv.WaitCluster(ctx, *timeout, func(s *seedance.ClusterState) bool { return len(s.Nodes) == len(nodes) }); err != nil {
+			return fmt.Errorf("seedance's watch: %d of %d nodes: %w", len(st.Nodes), len(nodes), err)
+		}
+		if sched, err = c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: srv.URL + "/extender",
+			NodeCache: true, Bind: true, PercentageOfNodesToScore: 100, ExtenderScoreOnly: true, ExtenderAllPods: true}); err != nil {
+			return err
+		}
+		defer sched.Stop()
 	}
-	srv, err := seedance.Start(ctx, *bin, filepath.Join(*work, "seedance"), cfg, "--kubeconfig", c.Kubeconfig)
-	if err != nil {
-		return err
-	}
-	defer srv.Stop()
-	if err := srv.WaitReady(ctx, *timeout); err != nil {
-		return err
-	}
-	if st, err := srv.WaitCluster(ctx, *timeout, func(s *seedance.ClusterState) bool { return len(s.Nodes) == len(nodes) }); err != nil {
-		return fmt.Errorf("seedance's watch: %d of %d nodes: %w", len(st.Nodes), len(nodes), err)
-	}
-	sched, err := c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: srv.URL + "/extender",
-		NodeCache: true, Bind: true, PercentageOfNodesToScore: 100, ExtenderScoreOnly: true, ExtenderAllPods: true})
-	if err != nil {
-		return err
-	}
-	defer sched.Stop()
 	if err := workload.EnsureNamespaces(ctx, c.Client, pods[:1]); err != nil {
 		return err
 	}
@@ -191,6 +222,24 @@ func parity(ctx context.Context, args []string) error {
 			step("%d/%d events, %d pods compared, %d mismatches, %.0f s", k+1, len(events), res.Compared, len(mismatches), time.Since(tPlay).Seconds())
 		}
 	}
+	if deploy != nil {
+		// ignorable: true (as shipped) would hide an extender kube-scheduler cannot reach (a TLS
+		// failure, a 401): every placed pod must have had Seedance's filter answered, none refused.
+		filtered, err := srv.MetricSum("seedance_http_requests_total", map[string]string{"path": "/extender/filter", "code": "200"})
+		if err != nil {
+			return err
+		}
+		refused, err := srv.MetricSum("seedance_http_requests_total", map[string]string{"code": "401"})
+		if err != nil {
+			return err
+		}
+		refused -= probes401
+		res.ExtenderFilters, res.Refused = int(filtered), int(refused)
+		if int(filtered) < res.Placed || refused > 0 {
+			return fmt.Errorf("kube-scheduler reached Seedance's filter %v times for %d placed pods, %v requests refused 401: "+
+				"the extender was bypassed (ignorable: true) or mutual TLS failed", filtered, res.Placed, refused)
+		}
+	}
 	res.Mismatches = len(mismatches)
 	res.PlaySeconds = time.Since(tPlay).Seconds()
 	res.WallSeconds = time.Since(t0).Seconds()
@@ -222,6 +271,8 @@ type parityResult struct {
 	Mismatches         int      `json:"mismatches"`
 	FirstMismatches    []string `json:"first_mismatches,omitempty"`
 	SeedanceBoundAtEnd int      `json:"seedance_pods_bound_at_end"`
+	ExtenderFilters    int      `json:"extender_filters_answered,omitempty"` // as shipped: filter answered 200
+	Refused            int      `json:"extender_refused_401,omitempty"`
 	PlaySeconds        float64  `json:"play_seconds"`
 	WallSeconds        float64  `json:"wall_seconds"`
 }

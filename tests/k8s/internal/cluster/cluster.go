@@ -33,6 +33,13 @@ type Options struct {
 	APIServerFlags []string
 	// Log receives the control plane's own log lines; nil discards them.
 	Log io.Writer
+	// AsShipped runs kube-apiserver as a cluster does: authorization Node,RBAC (the harness's own
+	// token stays system:masters; Seedance and kube-scheduler get ServiceAccount tokens) and the
+	// default admission plugins, none disabled (ServiceAccount: a pod's namespace needs its
+	// `default` ServiceAccount, which EnsureNamespaces creates as the controller-manager would;
+	// TaintNodesByCondition: CreateNodes lifts the not-ready taint as the node lifecycle
+	// controller would). Off: AlwaysAllow, and those two plugins off, as scheduler_perf runs.
+	AsShipped bool
 }
 
 // Cluster is a running etcd + kube-apiserver.
@@ -41,6 +48,7 @@ type Cluster struct {
 	Kubeconfig string // a kubeconfig with the server URL, the CA and a bearer token (system:masters)
 	CAFile     string // the CA bundle that verifies the API server's serving certificate
 	TokenFile  string // the bearer token, one line
+	CAData     []byte // the CA bundle's PEM
 	Server     string // https://127.0.0.1:PORT
 	EtcdURL    string // http://127.0.0.1:PORT
 	Config     *rest.Config
@@ -101,8 +109,13 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	// As Kubernetes' own scheduler_perf does: no controller-manager runs here, so nothing would
 	// create namespaces' service accounts (ServiceAccount admission would refuse every pod) or lift
 	// the not-ready taint that TaintNodesByCondition puts on new nodes.
-	flags := append([]string{"--token-auth-file=" + tokens,
-		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition"}, o.APIServerFlags...)
+	flags := []string{"--token-auth-file=" + tokens}
+	if o.AsShipped {
+		flags = append(flags, "--authorization-mode=Node,RBAC")
+	} else {
+		flags = append(flags, "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition")
+	}
+	flags = append(flags, o.APIServerFlags...)
 	opts := &apiservertesting.TestServerInstanceOptions{EnableCertAuth: true, DisableInvariantChecks: true}
 	started := make(chan error, 1)
 	var server apiservertesting.TestServer
@@ -144,6 +157,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	c.Server = "https://" + u.Host
+	c.CAData = bundle
 
 	c.Kubeconfig = filepath.Join(dir, "kubeconfig")
 	kc := clientcmdapi.NewConfig()

@@ -42,6 +42,9 @@ type SchedulerOptions struct {
 	// for pods that request nvidia.com/gpu: a GPU-share pod (annotation seedance.io/gpu-milli, no
 	// nvidia.com/gpu request) and a CPU-only pod would be placed by kube-scheduler alone.
 	ExtenderAllPods bool
+	// ConfigYAML, when set, is the whole KubeSchedulerConfiguration (its own clientConnection; the
+	// other fields above are then ignored but Name): the as-shipped scenarios pass deploy/'s.
+	ConfigYAML string
 }
 
 // Scheduler is a running kube-scheduler.
@@ -118,7 +121,11 @@ func (c *Cluster) StartScheduler(ctx context.Context, o SchedulerOptions) (*Sche
 		s.Name = "default-scheduler"
 	}
 	s.ConfigFile = filepath.Join(c.Dir, "scheduler-"+s.Name+".yaml")
-	if err := os.WriteFile(s.ConfigFile, []byte(SchedulerConfigYAML(o, c.Kubeconfig)), 0o644); err != nil {
+	text := o.ConfigYAML
+	if text == "" {
+		text = SchedulerConfigYAML(o, c.Kubeconfig)
+	}
+	if err := os.WriteFile(s.ConfigFile, []byte(text), 0o644); err != nil {
 		return nil, err
 	}
 	opts := options.NewOptions()

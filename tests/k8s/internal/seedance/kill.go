@@ -1,6 +1,7 @@
 package seedance
 
 import (
+	"context"
 	"net/http"
 	"time"
 )
@@ -16,12 +17,16 @@ func (s *Server) Kill() {
 	s.cmd = nil
 }
 
-var probeClient = &http.Client{Timeout: time.Second}
-
 // Ready reports whether GET /readyz answers 200 within a second, as a readiness probe would
 // (a follower answers 503; a process that listens but does not serve yet times out).
 func (s *Server) Ready() bool {
-	resp, err := probeClient.Get(s.URL + "/readyz")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", s.URL+"/readyz", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := s.httpClient().Do(req)
 	if err != nil {
 		return false
 	}

@@ -287,7 +287,7 @@ func CreateNodes(ctx context.Context, c kubernetes.Interface, nodes []Node, work
 		if err != nil {
 			return fmt.Errorf("create node %s: %w", obj.Name, err)
 		}
-		// kube-apiserver's TaintNodesByCondition admission (off in this harness, on in clusters) adds
+		// kube-apiserver's TaintNodesByCondition admission (on in clusters and with AsShipped) adds
 		// node.kubernetes.io/not-ready at creation; no node lifecycle controller runs here to lift it.
 		if len(created.Spec.Taints) > 0 {
 			created.Spec.Taints = nil
@@ -303,7 +303,9 @@ func CreateNodes(ctx context.Context, c kubernetes.Interface, nodes []Node, work
 	})
 }
 
-// EnsureNamespaces creates the pods' namespaces that do not exist yet.
+// EnsureNamespaces creates the pods' namespaces that do not exist yet, each with its `default`
+// ServiceAccount (the controller-manager's job, which does not run here; with kube-apiserver's
+// ServiceAccount admission on, a pod is refused until its ServiceAccount exists).
 func EnsureNamespaces(ctx context.Context, c kubernetes.Interface, pods []Pod) error {
 	seen := map[string]bool{}
 	for _, p := range pods {
@@ -314,6 +316,10 @@ func EnsureNamespaces(ctx context.Context, c kubernetes.Interface, pods []Pod) e
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}
 		if _, err := c.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("namespace %s: %w", p.Namespace, err)
+		}
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: p.Namespace}}
+		if _, err := c.CoreV1().ServiceAccounts(p.Namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("namespace %s: ServiceAccount default: %w", p.Namespace, err)
 		}
 	}
 	return nil
