@@ -372,7 +372,9 @@ Action RegisterBenchSpot(CLI::App& bench) {
   cmd->add_flag("--adrs", f->adrs,
                 "the ADRS evolved programs on the ADRS leaderboard's setting beside their published scores, then every "
                 "policy on the authors' sampled windows (data/adrs_spot), odd-numbered windows only (the evaluation "
-                "half: seedance was tuned on the even-numbered ones); writes adrs_leaderboard[] and adrs_windows[]");
+                "half: seedance was tuned on the even-numbered ones), then the leaderboard's multi-region problem "
+                "(baseline, GEPA, seedance-multi-region); writes adrs_leaderboard[], adrs_windows[] and "
+                "adrs_multi_region[]");
   cmd->add_option("--adrs-max-window", f->adrs_max_window, "with --adrs: only the windows numbered up to this")
       ->capture_default_str()->check(CLI::Range(1, 299));
   cmd->add_option("--out", f->out, "output directory")->capture_default_str();

@@ -7,6 +7,7 @@
 #include "seedance/core/check.h"
 #include "seedance/core/csv.h"
 #include "seedance/sim/deadline/policies.h"
+#include "seedance/sim/deadline/sky_spot_multi.h"
 #include "seedance/sim/parallel_for.h"
 #include "seedance/sim/spot_bench.h"
 
@@ -168,6 +169,115 @@ Result<AdrsLeaderboardScore> RunAdrsLeaderboard(const std::string& data_dir, con
   }
   s.runs = static_cast<int>(cells.size());
   s.avg_cost_usd /= s.runs;
+  const double od = 48 * kAdrsOdUsd, spot = 48 * kAdrsSpotUsd;
+  s.score = 100.0 * std::clamp((od - s.avg_cost_usd) / (od - spot), 0.0, 1.0);
+  return s;
+}
+
+const std::vector<AdrsMultiScenario>& AdrsMultiScenarios() {
+  static const std::vector<AdrsMultiScenario> kScenarios = {
+      {"2_zones_same_region", {"us-east-1a", "us-east-1c"}, 8},
+      {"2_regions_east_west", {"us-east-2a", "us-west-2a"}, 8},
+      {"3_regions_diverse", {"us-east-1a", "us-east-2b", "us-west-2c"}, 6},
+      {"3_zones_same_region", {"us-east-1a", "us-east-1c", "us-east-1d"}, 6},
+      {"5_regions_high_diversity", {"us-east-1a", "us-east-1f", "us-west-2a", "us-west-2b", "us-east-2b"}, 4},
+      {"all_9_regions",
+       {"us-east-2a", "us-west-2c", "us-east-1d", "us-east-2b", "us-west-2a", "us-east-1f", "us-east-1a", "us-west-2b",
+        "us-east-1c"},
+       2},
+  };
+  return kScenarios;
+}
+
+const std::vector<AdrsMultiPublished>& AdrsMultiPublishedFigures() {
+  static const std::vector<AdrsMultiPublished> kFigures = {
+      {"baseline", "adrs-multi-baseline", 64.58, 82.18692369213043},
+      {"GEPA", "adrs-multi-gepa", 68.74, 78.0266698611119},
+      {"ShinkaEvolve", "", 67.74, 79.02020934317206},
+      {"OpenEvolve", "", 66.7, 80.06192477141276},
+  };
+  return kFigures;
+}
+
+namespace {
+
+struct MultiWindow {
+  std::int64_t start_tick = 0;
+  double spot_usd = 0;
+};
+
+// (zone, window) -> start tick and the price the simulator bills spot at in that zone.
+Result<std::map<std::pair<std::string, int>, MultiWindow>> LoadMultiWindows(const std::string& data_dir) {
+  const std::string path = data_dir + "/adrs_spot/multi_region_windows.csv";
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(path));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_zone, t.ColumnIndex("zone"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_trace, t.ColumnIndex("trace"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_start, t.ColumnIndex("start_tick"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::size_t c_price, t.ColumnIndex("spot_usd"));
+  std::map<std::pair<std::string, int>, MultiWindow> out;
+  for (const auto& row : t.rows()) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::int64_t n, t.Int(row, c_trace));
+    if (n < 0 || n > 1000) return t.FieldError(row, c_trace, "must be in [0, 1000]");
+    MultiWindow w;
+    SEEDANCE_ASSIGN_OR_RETURN(w.start_tick, t.Int(row, c_start));
+    // 1,107 ticks of 195 s (60 h) per window, in the 20,158-tick series.
+    if (w.start_tick < 0 || w.start_tick > 20158 - 1107) return t.FieldError(row, c_start, "must be in [0, 19051]");
+    SEEDANCE_ASSIGN_OR_RETURN(w.spot_usd, t.Double(row, c_price));
+    if (!(w.spot_usd > 0 && w.spot_usd < kAdrsOdUsd)) return t.FieldError(row, c_price, "must be in (0, 3.06)");
+    out[{std::string(t.Str(row, c_zone)), static_cast<int>(n)}] = w;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<AdrsMultiScore> RunAdrsMultiRegion(const std::string& data_dir, const std::string& policy) {
+  if (deadline::MakeSkySpotMultiPolicy(policy) == nullptr) {
+    return InvalidArgumentError("bench spot --adrs: unknown multi-region policy '" + policy + "'");
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(auto windows, LoadMultiWindows(data_dir));
+  std::map<std::string, deadline::SpotTrace> traces;
+  const deadline::DeadlineJob job = AdrsJob(48, 52, 0.2);
+  AdrsMultiScore s;
+  s.policy = policy;
+  for (const auto& sc : AdrsMultiScenarios()) {
+    std::vector<deadline::SpotTrace> regions;
+    for (const auto& z : sc.zones) {
+      if (traces.count(z) == 0) {
+        SEEDANCE_ASSIGN_OR_RETURN(
+            deadline::SpotTrace t,
+            deadline::LoadSpotTrace(data_dir + "/spot_traces/aws-02-15-2023_" + z + "_v100_1.json", z));
+        traces.emplace(z, std::move(t));
+      }
+      regions.push_back(traces.at(z));
+    }
+    double total = 0;
+    for (int w = 0; w < sc.windows; ++w) {
+      std::vector<double> prices;
+      std::int64_t start = -1;
+      for (const auto& z : sc.zones) {
+        const auto it = windows.find({z, w});
+        if (it == windows.end()) {
+          return InvalidArgumentError(data_dir + "/adrs_spot/multi_region_windows.csv: no window " +
+                                      std::to_string(w) + " of " + z);
+        }
+        if (start >= 0 && it->second.start_tick != start) {
+          return InvalidArgumentError(data_dir + "/adrs_spot/multi_region_windows.csv: window " + std::to_string(w) +
+                                      " of " + z + " does not start with the scenario's other zones");
+        }
+        start = it->second.start_tick;
+        prices.push_back(it->second.spot_usd);
+      }
+      auto p = deadline::MakeSkySpotMultiPolicy(policy);
+      const auto out = deadline::SimulateSkySpotMultiJob(regions, prices, start, job, *p);
+      total += out.cost_usd;
+      s.deadline_misses += out.met_deadline ? 0 : 1;
+      ++s.runs;
+    }
+    s.scenario_avg_usd.push_back(total / sc.windows);
+  }
+  for (double c : s.scenario_avg_usd) s.avg_cost_usd += c;
+  s.avg_cost_usd /= static_cast<double>(s.scenario_avg_usd.size());
   const double od = 48 * kAdrsOdUsd, spot = 48 * kAdrsSpotUsd;
   s.score = 100.0 * std::clamp((od - s.avg_cost_usd) / (od - spot), 0.0, 1.0);
   return s;

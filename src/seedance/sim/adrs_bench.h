@@ -73,4 +73,38 @@ struct AdrsLeaderboardScore {
 };
 Result<AdrsLeaderboardScore> RunAdrsLeaderboard(const std::string& data_dir, const std::string& policy, int threads);
 
+// The ADRS leaderboard's multi-region problem (problems/cant_be_late_multi/evaluator.py): six
+// scenarios of 2-9 zones of the 2023 p3.2xlarge series, 8 / 8 / 6 / 6 / 4 / 2 aligned windows each
+// (data/adrs_spot/multi_region_windows.csv), a 48 h job, deadline 52 h, d 0.2 h, under its
+// simulator's rules (deadline/sky_spot_multi.h). The score is (OD - mean) / (OD - all spot) x 100
+// with the mean over scenarios of each scenario's mean cost, OD = 48 h x $3.06 and all spot = 48 h
+// x $0.9731.
+struct AdrsMultiScenario {
+  std::string name;
+  std::vector<std::string> zones;  // in the evaluator's order (the job starts pointed at the first)
+  int windows = 0;                 // windows 0 .. windows-1
+};
+const std::vector<AdrsMultiScenario>& AdrsMultiScenarios();
+
+struct AdrsMultiScore {
+  std::string policy;
+  std::vector<double> scenario_avg_usd;  // in AdrsMultiScenarios() order
+  int runs = 0;
+  int deadline_misses = 0;
+  double avg_cost_usd = 0;
+  double score = 0;
+};
+// `policy`: one of deadline::SkySpotMultiPolicyNames(). Errors name the windows file and field.
+Result<AdrsMultiScore> RunAdrsMultiRegion(const std::string& data_dir, const std::string& policy);
+
+// The published multi-region figures (results/cant_be_late_multi/<framework>/results.json): score,
+// mean cost; the baseline's and GEPA's (the best) programs are reimplemented.
+struct AdrsMultiPublished {
+  std::string framework;
+  std::string policy;  // our reimplementation, empty when not reimplemented
+  double score = 0;
+  double avg_cost_usd = 0;
+};
+const std::vector<AdrsMultiPublished>& AdrsMultiPublishedFigures();
+
 }  // namespace seedance::sim

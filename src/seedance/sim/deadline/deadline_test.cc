@@ -3,6 +3,7 @@
 // determinism.
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -176,7 +177,7 @@ TEST(SeedanceDeadline, HoldsOnDemandUntilFarAhead) {
 }
 
 // The single-region policy's slack rule, by hand (C = 3600, R = 7200, d = 300 s, no spot): the
-// line is (0.11 + 0.2 x 300/3600) x 3600 + 4 x 300 = 1656 s of slack; idle at t = 0, 600, 1200
+// line is (0.08 + 0.45 x 300/3600) x 3600 + 4 x 300 = 1623 s of slack; idle at t = 0, 600, 1200
 // (slack 3300, 2700, 2100), on-demand from 1800 (1500) to the end: 300 + 3600 s, done at 5700 s.
 TEST(SeedanceDeadline, WaitsWhileTheSlackAllowsThenStaysOnDemand) {
   const SpotTrace t = Trace(std::vector<std::uint8_t>(20, 0));
@@ -224,6 +225,66 @@ TEST(SpotRunHistory, CompletedRunsAndAge) {
   SpotRunHistory w(4);  // window: runs that start in the last 4 ticks
   w.AdvanceTo(PastView(&t, 12));
   EXPECT_TRUE(w.runs().empty());
+}
+
+// The outages between spot runs, and the rest of the open one expected from those that lasted
+// longer (the one open at tick 0 started before anything was seen: not a complete observation).
+TEST(SpotRunHistory, CompletedOutagesAndTheRestExpected) {
+  const SpotTrace t = Trace({0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0});
+  using Outages = std::deque<std::pair<std::int64_t, std::int64_t>>;
+  struct Step {
+    std::int64_t now, age;
+    double rest_ticks;  // < 0: none expected
+  };
+  // At 11 the outages seen lasted 2 and 4 ticks (1 and 3 more); at 12 only the 4-tick one lasted
+  // longer than 2; at 10 spot is available.
+  const std::vector<Step> steps = {{10, 0, -1}, {11, 1, 2}, {12, 2, 2}};
+  SpotRunHistory h(100);
+  for (const Step& s : steps) {
+    h.AdvanceTo(PastView(&t, s.now));
+    SCOPED_TRACE(s.now);
+    EXPECT_EQ(h.outage_age(), s.age);
+    double rest = -1;
+    EXPECT_EQ(ExpectedOutageLeft(h, 600, &rest), s.rest_ticks >= 0);
+    if (s.rest_ticks >= 0) {
+      EXPECT_DOUBLE_EQ(rest, s.rest_ticks * 600);
+    }
+  }
+  EXPECT_EQ(h.outages(), (Outages{{2, 2}, {6, 4}}));
+  SpotRunHistory w(3);  // window: outages that start in the last 3 ticks
+  w.AdvanceTo(PastView(&t, 12));
+  EXPECT_TRUE(w.outages().empty());
+  double rest = 0;
+  EXPECT_FALSE(ExpectedOutageLeft(w, 600, &rest));
+}
+
+// Issue 41: a preempted job whose slack is under the line waits out an outage that its history
+// says ends within 2d, instead of paying d (and k d) to go on-demand and d again to come back.
+// (Whether that pays depends on the trace: here it costs slack that the 3-tick outages later make
+// dear; on the authors' even windows it adds 0.2-0.6 points, docs/BENCHMARKS.md.)
+// Spot: 8 ticks up, 2 down, 8 up, 3 down, repeated; d = one 600 s tick; C = 10 h, slack 6 ticks
+// (the line is far above it: on-demand whenever no outage is expected to end soon).
+TEST(SeedanceDeadline, WaitsOutAnOutageExpectedToBeShort) {
+  std::vector<std::uint8_t> a;
+  for (int i = 0; i < 400; ++i) a.push_back(i % 21 < 8 || (i % 21 >= 10 && i % 21 < 18) ? 1 : 0);
+  const SpotTrace t = Trace(a);
+  const DeadlineJob job{10 * 3600, 10 * 3600 + 3600, 600, 3.0};
+  SeedanceDeadlinePolicy sd;
+  const JobOutcome r = SimulateJob(t, 105, job, sd);
+  ASSERT_GT(r.decisions.size(), 11u);
+  // Ticks 113-114 are a two-tick outage: at its first tick the outages seen lasted 2 or 3 ticks
+  // (1.5 more expected), at its second only the 3-tick ones lasted longer (1 more).
+  EXPECT_EQ(r.decisions[7], S);
+  EXPECT_EQ(r.decisions[8], I);
+  EXPECT_EQ(r.decisions[9], I);
+  EXPECT_EQ(r.decisions[10], S);
+  EXPECT_TRUE(r.met_deadline);
+  SeedanceDeadlineConfig no_wait = SingleRegionSeedanceConfig();
+  no_wait.wait_outage_changeovers = -1;  // the slack line alone: on-demand at once
+  SeedanceDeadlinePolicy line_only(no_wait);
+  const JobOutcome l = SimulateJob(t, 105, job, line_only);
+  EXPECT_EQ(l.decisions[8], O);
+  EXPECT_TRUE(l.met_deadline);
 }
 
 TEST(PastView, ReadingTheFutureAborts) {

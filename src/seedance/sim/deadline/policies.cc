@@ -93,7 +93,11 @@ void SpotRunHistory::Reset() {
   run_start_ = -1;
   run_start_seen_ = false;
   seen_down_ = false;
+  down_start_ = -1;
+  down_start_seen_ = false;
+  seen_up_ = false;
   runs_.clear();
+  outages_.clear();
 }
 
 void SpotRunHistory::AdvanceTo(const PastView& past) {
@@ -103,6 +107,8 @@ void SpotRunHistory::AdvanceTo(const PastView& past) {
     next_ = first;
     run_start_ = -1;
     seen_down_ = false;
+    down_start_ = -1;
+    seen_up_ = false;
   }
   for (; next_ <= now; ++next_) {
     if (past.At(next_)) {
@@ -110,25 +116,51 @@ void SpotRunHistory::AdvanceTo(const PastView& past) {
         run_start_ = next_;
         run_start_seen_ = seen_down_;
       }
+      if (down_start_ >= 0 && down_start_seen_) outages_.emplace_back(down_start_, next_ - down_start_);
+      down_start_ = -1;
+      seen_up_ = true;
     } else {
       if (run_start_ >= 0 && run_start_seen_) runs_.emplace_back(run_start_, next_ - run_start_);
       run_start_ = -1;
       seen_down_ = true;
+      if (down_start_ < 0) {
+        down_start_ = next_;
+        down_start_seen_ = seen_up_;
+      }
     }
   }
   while (!runs_.empty() && runs_.front().first < first) runs_.pop_front();
+  while (!outages_.empty() && outages_.front().first < first) outages_.pop_front();
 }
 
 std::int64_t SpotRunHistory::current_age() const {
   return run_start_ < 0 ? 0 : next_ - 1 - run_start_;
 }
 
+std::int64_t SpotRunHistory::outage_age() const { return down_start_ < 0 ? 0 : next_ - down_start_; }
+
+bool ExpectedOutageLeft(const SpotRunHistory& history, std::int64_t gap_s, double* seconds) {
+  const std::int64_t age = history.outage_age();
+  if (age == 0) return false;
+  double sum = 0;
+  int n = 0;
+  for (const auto& [start, len] : history.outages()) {
+    if (len <= age) continue;
+    sum += static_cast<double>(len - age);
+    ++n;
+  }
+  if (n == 0) return false;
+  *seconds = sum / n * static_cast<double>(gap_s);
+  return true;
+}
+
 SeedanceDeadlineConfig SingleRegionSeedanceConfig() {
   SeedanceDeadlineConfig c;
   c.window_s = 24 * 3600;
-  c.wait_slack_fraction = 0.11;
-  c.wait_slack_fraction_per_hour_of_d = 0.2;
+  c.wait_slack_fraction = 0.08;
+  c.wait_slack_fraction_per_hour_of_d = 0.45;
   c.wait_slack_changeovers = 4;
+  c.wait_outage_changeovers = 2;
   c.guard_each_tick = true;
   return c;
 }
@@ -175,6 +207,11 @@ Instance SeedanceDeadlinePolicy::Choose(const Observation& obs) {
   }
   if (config_.wait_slack_fraction >= 0) {
     if (obs.current == Instance::kOnDemand) return Instance::kOnDemand;
+    double outage_left = 0;
+    if (config_.wait_outage_changeovers >= 0 && ExpectedOutageLeft(history_, obs.gap_s, &outage_left) &&
+        outage_left <= config_.wait_outage_changeovers * static_cast<double>(obs.job->changeover_s)) {
+      return Instance::kIdle;  // a short outage: wait it out (the guard still applies)
+    }
     const double slack =
         static_cast<double>(obs.remaining_time_s - obs.remaining_compute_s - obs.job->changeover_s);
     const double d_hours = static_cast<double>(obs.job->changeover_s) / 3600.0;

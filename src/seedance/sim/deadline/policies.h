@@ -104,8 +104,8 @@ class UniformProgressPolicy : public OnlinePolicy {
   bool spot_first_;
 };
 
-// Spot run lengths seen in a trailing window of the past, kept incrementally as the job advances
-// (each tick is read once, and never beyond now).
+// Spot run lengths, and the lengths of the outages between them, seen in a trailing window of the
+// past, kept incrementally as the job advances (each tick is read once, and never beyond now).
 class SpotRunHistory {
  public:
   explicit SpotRunHistory(std::int64_t window_ticks) : window_ticks_(window_ticks) {}
@@ -116,6 +116,10 @@ class SpotRunHistory {
   const std::deque<std::pair<std::int64_t, std::int64_t>>& runs() const { return runs_; }  // (start, length)
   // Consecutive available ticks before now (0 if the run started now or spot is unavailable).
   std::int64_t current_age() const;
+  // Completed outages (runs of unavailable ticks) that started inside the window, oldest first.
+  const std::deque<std::pair<std::int64_t, std::int64_t>>& outages() const { return outages_; }  // (start, length)
+  // Consecutive unavailable ticks up to now, now included (0 when spot is available now).
+  std::int64_t outage_age() const;
 
  private:
   std::int64_t window_ticks_;
@@ -123,8 +127,17 @@ class SpotRunHistory {
   std::int64_t run_start_ = -1;  // start of the open run, -1 when spot is unavailable
   bool run_start_seen_ = false;  // the open run's start was observed (not cut by the window)
   bool seen_down_ = false;       // an unavailable tick has been read
+  std::int64_t down_start_ = -1;  // start of the open outage, -1 when spot is available
+  bool down_start_seen_ = false;  // the open outage's start was observed (not cut by the window)
+  bool seen_up_ = false;          // an available tick has been read
   std::deque<std::pair<std::int64_t, std::int64_t>> runs_;
+  std::deque<std::pair<std::int64_t, std::int64_t>> outages_;
 };
+
+// Expected rest (seconds) of the outage now open in `history`, from the completed outages of its
+// window that lasted longer than this one has so far. False when spot is available now or no such
+// outage was seen.
+bool ExpectedOutageLeft(const SpotRunHistory& history, std::int64_t gap_s, double* seconds);
 
 // Expected benefit (spot-price seconds) of holding the spot run now open in `history` (conditioned on
 // its age), against buying the same progress on-demand: k (L - d)+ - L per remaining lifetime L,
@@ -147,6 +160,10 @@ struct SeedanceDeadlineConfig {
   double wait_slack_fraction = -1;
   double wait_slack_fraction_per_hour_of_d = 0;  // the fraction grows by this per hour of d
   double wait_slack_changeovers = 0;             // the line is raised by this many changeover delays d
+  // >= 0 (slack rule only): an idle job with no spot also waits, above the line or below it, while
+  // the outage now open is expected to end within this many changeover delays (ExpectedOutageLeft):
+  // going on-demand would cost d of slack and k d at once, and d more to come back to spot.
+  double wait_outage_changeovers = -1;
   // true: GuardEachTick instead of the Safety Net's commitment to on-demand for good.
   bool guard_each_tick = false;
 };
@@ -154,9 +171,10 @@ struct SeedanceDeadlineConfig {
 // The single-region policy's configuration (`seedance` in `bench spot`), tuned in issue 41 on the
 // even-numbered windows of the authors' sampled windows only (data/adrs_spot; the odd-numbered
 // ones are the evaluation half): a 1-day window of spot history; an idle job goes on-demand once
-// its slack R - C - d is below (0.11 + 0.2 x d in hours) x C + 4d, and stays there while no spot
-// is available; the deadline guard is checked every tick. docs/BENCHMARKS.md has the sweep. The
-// multi-region policy keeps the struct's defaults (issue 29).
+// its slack R - C - d is below (0.08 + 0.45 x d in hours) x C + 4d, unless the outage now open is
+// expected to end within 2d, and stays there while no spot is available; the deadline guard is
+// checked every tick. docs/BENCHMARKS.md has the sweep and the procedure. The multi-region policy
+// keeps the struct's defaults (issue 29).
 SeedanceDeadlineConfig SingleRegionSeedanceConfig();
 
 // Seedance's deadline policy. Uniform progress (rules 1-2, Safety Net) decides when the job must run;
