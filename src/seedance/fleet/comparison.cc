@@ -171,17 +171,21 @@ const std::vector<Lever>& WaterfallLevers() {
   return kLevers;
 }
 
-std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file) {
+std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file, const std::string& history_dir) {
   std::vector<WeekSet> sets;
   const std::vector<std::uint64_t> held = {5, 6, 7, 8, 9}, tuning = {0, 1, 2, 3, 4};
-  if (!fleet_file.empty()) {
-    sets.push_back({"your fleet: week 2, seeds 5-9", true, "a", 1, held, true, fleet_file});
+  if (!history_dir.empty()) {
+    sets.push_back({"held out: fleet a, week 2, seeds 5-9", true, "a", 1, held, true, "", ""});
+    sets.push_back({"your week: " + history_dir + " on " + fleet_file, true, "a", 1, {0}, true, fleet_file, history_dir});
+  } else if (!fleet_file.empty()) {  // beside the bundled fleet a, as the docs say (issue 38)
+    sets.push_back({"held out: fleet a, week 2, seeds 5-9", true, "a", 1, held, true, "", ""});
+    sets.push_back({"your fleet: week 2, seeds 5-9", true, "a", 1, held, true, fleet_file, ""});
   } else {
-    sets.push_back({"held out: fleet a, week 2, seeds 5-9", true, "a", 1, held, true, ""});
-    sets.push_back({"held out: second fleet shape b, week 2, seeds 5-9", true, "b", 1, held, false, ""});
-    sets.push_back({"held out: fleet a, week 1, other seeds 5-9", true, "a", 0, held, false, ""});
+    sets.push_back({"held out: fleet a, week 2, seeds 5-9", true, "a", 1, held, true, "", ""});
+    sets.push_back({"held out: second fleet shape b, week 2, seeds 5-9", true, "b", 1, held, false, "", ""});
+    sets.push_back({"held out: fleet a, week 1, other seeds 5-9", true, "a", 0, held, false, "", ""});
   }
-  if (with_tuning) sets.push_back({"tuning: fleet a, week 1, seeds 0-4", false, "a", 0, tuning, true, ""});
+  if (with_tuning) sets.push_back({"tuning: fleet a, week 1, seeds 0-4", false, "a", 0, tuning, true, "", ""});
   return sets;
 }
 
@@ -190,7 +194,9 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
   FleetWeekComparison c;
   // A user's fleet file is checked before any week runs, so a mistake in it costs no minutes.
   for (const WeekSet& set : options.sets) {
-    if (!set.fleet_file.empty()) SEEDANCE_RETURN_IF_ERROR(CheckFleetWeekFleet(options.data_dir, set.fleet_file));
+    if (!set.fleet_file.empty()) {
+      SEEDANCE_RETURN_IF_ERROR(CheckFleetWeekFleet(options.data_dir, set.fleet_file, set.history_dir));
+    }
   }
   // Serving profiles are measured once per fleet (they depend on neither the week nor the seed).
   std::map<std::string, std::unique_ptr<FleetWeekScenario>> keep;
@@ -210,8 +216,9 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       o.week = set.week;
       o.seed = seed;
       o.fleet_file = set.fleet_file;
+      o.history_dir = set.history_dir;
       o.progress = options.profile_progress;
-      const std::string fleet_key = set.shape + "|" + set.fleet_file;
+      const std::string fleet_key = set.shape + "|" + set.fleet_file + "|" + set.history_dir;
       auto kept = keep.find(fleet_key);
       o.profiles_from = kept == keep.end() ? nullptr : kept->second.get();
       SEEDANCE_ASSIGN_OR_RETURN(FleetWeekScenario s, BuildFleetWeek(o));

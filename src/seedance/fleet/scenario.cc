@@ -12,6 +12,7 @@
 #include "seedance/core/rng.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/cost/tco.h"
+#include "seedance/fleet/history.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/sim/fleet_file.h"
 #include "seedance/sim/workloads.h"
@@ -231,9 +232,12 @@ Result<LoadedFleet> LoadWeekFleet(const std::string& data_dir, const std::string
 
 }  // namespace
 
-Status CheckFleetWeekFleet(const std::string& data_dir, const std::string& fleet_file) {
+Status CheckFleetWeekFleet(const std::string& data_dir, const std::string& fleet_file, const std::string& history_dir) {
   auto f = LoadWeekFleet(data_dir, fleet_file);
-  return f.has_value() ? Status::Ok() : f.error();
+  if (!f.has_value()) return f.error();
+  if (history_dir.empty()) return Status::Ok();
+  auto h = ReadUserHistory(history_dir, f->spec);
+  return h.has_value() ? Status::Ok() : h.error();
 }
 
 Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
@@ -256,6 +260,16 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
       marginal = (tco.power + tco.cooling) * tco.inputs.tflops / 8760.0;
     }
     s.owned_marginal_usd_per_gpu_hour.push_back(marginal);
+  }
+  const std::string fleet_line =
+      "fleet: " + file.name + " (" + (o.fleet_file.empty() ? "data/fleets/fleet-week-" + o.shape + ".yaml" : o.fleet_file) +
+      "); nodes of 8 GPUs of one type; owned GPUs at the TCO model's price, billed all week in every stack";
+  if (!o.history_dir.empty()) {  // the user's own week (history.h) instead of the bundled work
+    s.name = "your week " + o.history_dir;
+    s.assumptions = {fleet_line};
+    SEEDANCE_ASSIGN_OR_RETURN(const UserHistory h, ReadUserHistory(o.history_dir, s.fleet));
+    SEEDANCE_RETURN_IF_ERROR(ApplyUserHistory(h, loaded.serving_types, &s));
+    return s;
   }
 
   for (const TenantDef& t : kTenants) {
@@ -319,8 +333,7 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
   }
 
   s.assumptions = {
-      "fleet: " + file.name + " (" + (o.fleet_file.empty() ? "data/fleets/fleet-week-" + o.shape + ".yaml" : o.fleet_file) +
-          "); nodes of 8 GPUs of one type; owned GPUs at the TCO model's price, billed all week in every stack",
+      fleet_line,
       "training: 400 llm-finetune jobs (the generator's diurnal pulse, 30 % with deadlines; " +
           std::to_string(dropped) +
           " that fit no fleet type dropped) + one in 8 Philly VC jobs of the trace's week starting on day " +
