@@ -39,6 +39,9 @@
 #                  then the series' file:line and column; nothing written
 #   as_run         --as-run: the row "as run (what you paid)" in the table, results.json and the
 #                  report, the same total as `export workload --fleet` prints for the same fleet
+#   bad_history    --workload fleet-week --history (issue 38): without --fleet, with another workload,
+#                  with a bad row of as-run.csv: exit 2 naming the flag / file:line and field, before
+#                  any week runs, nothing written
 #   bad_as_run     --as-run without --fleet or a jobs CSV, jobs that do not match, a fleet too
 #                  small for what ran, a malformed as-run CSV: exit 2 naming file and job, no output
 cmake_minimum_required(VERSION 3.25)
@@ -739,6 +742,22 @@ elseif(CASE STREQUAL "one_seed")
   if(NOT stdout MATCHES "stranded \\$/mo")
     message(FATAL_ERROR "no cost table on stdout:\n${stdout}")
   endif()
+elseif(CASE STREQUAL "bad_history")
+  set(ex "${SOURCE}/examples/history")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --history "${ex}/day" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--history: give --fleet FILE too")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload llm-finetune --history "${ex}/day" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--history is for --workload fleet-week")
+  file(COPY "${ex}/day/" DESTINATION "${WORK}/day")
+  file(READ "${WORK}/day/as-run.csv" rows)
+  string(REPLACE ",notebook,10800," ",jupyter,10800," rows "${rows}")
+  file(WRITE "${WORK}/day/as-run.csv" "${rows}")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${ex}/fleet.yaml" --history "${WORK}/day"
+                          --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("as-run\\.csv:11:[0-9]+: field 'kind': 'jupyter': expected batch, service or notebook")
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
