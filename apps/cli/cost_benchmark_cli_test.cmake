@@ -25,6 +25,7 @@
 #                  fleet_week.standard (the competent base) / .seedance / .levers[6], issue 30's base
 #                  and the idle compute per set, the headline set held out, the
 #                  waterfall and the bound in the table; --fleet runs one set on that fleet
+#                  beside fleet a; --history runs examples/history on its fleet beside fleet a
 #                  (label slow: reuses fleet_test's serving profiles)
 #   bad_fleet_week --workload fleet-week with --seeds (it runs its own held-out sets), with a fleet
 #                  no type of which can serve the deployments, or with a bad
@@ -712,8 +713,24 @@ elseif(CASE STREQUAL "fleet_week")
   # --fleet: one set on the user's fleet instead of fleet b.
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${SOURCE}/data/fleets/fleet-week-b.yaml"
                           --out "${WORK}/mine" RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "your fleet: week 2, seeds 5-9" OR stdout MATCHES "second fleet shape b")
+  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "your fleet: week 2, seeds 5-9" OR stdout MATCHES "second fleet shape b" OR
+     NOT stdout MATCHES "held out: fleet a, week 2, seeds 5-9")
     message(FATAL_ERROR "--fleet: exit ${rc}\n${stdout}\n${stderr}")
+  endif()
+  # --history (issue 38): the user's week on the user's fleet, beside fleet a, with the waterfall.
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${SOURCE}/examples/history/fleet.yaml"
+                          --history "${SOURCE}/examples/history/day" --out "${WORK}/week"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "your week: [^\n]*examples/history/day" OR
+     NOT stdout MATCHES "held out: fleet a, week 2, seeds 5-9" OR NOT stdout MATCHES "5 notebook sessions and 2 serving")
+    message(FATAL_ERROR "--history: exit ${rc}\n${stdout}\n${stderr}")
+  endif()
+  file(READ "${WORK}/week/results.json" json)
+  string(JSON n_week_levers LENGTH "${json}" fleet_week sets 1 levers)
+  string(JSON week_jobs GET "${json}" fleet_week sets 1 standard jobs)
+  string(JSON week_weeks GET "${json}" fleet_week sets 1 standard weeks)
+  if(NOT n_week_levers EQUAL 6 OR NOT week_jobs EQUAL 8 OR NOT week_weeks EQUAL 1)
+    message(FATAL_ERROR "--history results.json: levers ${n_week_levers}, jobs ${week_jobs}, weeks ${week_weeks}")
   endif()
 elseif(CASE STREQUAL "seed_instance")
   foreach(seed 0 1)

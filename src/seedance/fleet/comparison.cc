@@ -171,7 +171,8 @@ const std::vector<Lever>& WaterfallLevers() {
   return kLevers;
 }
 
-std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file, const std::string& history_dir) {
+std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file, const std::string& history_dir,
+                                     bool with_owned) {
   std::vector<WeekSet> sets;
   const std::vector<std::uint64_t> held = {5, 6, 7, 8, 9}, tuning = {0, 1, 2, 3, 4};
   if (!history_dir.empty()) {
@@ -184,6 +185,8 @@ std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_
     sets.push_back({"held out: fleet a, week 2, seeds 5-9", true, "a", 1, held, true, "", ""});
     sets.push_back({"held out: second fleet shape b, week 2, seeds 5-9", true, "b", 1, held, false, "", ""});
     sets.push_back({"held out: fleet a, week 1, other seeds 5-9", true, "a", 0, held, false, "", ""});
+  }
+  if (with_owned) {
     sets.push_back({"held out: owned fleet c with a training backlog, week 2, seeds 5-9", true, "c", 1, held, false, "", ""});
   }
   if (with_tuning) sets.push_back({"tuning: fleet a, week 1, seeds 0-4", false, "a", 0, tuning, true, "", ""});
@@ -354,8 +357,8 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
                       r.seedance.sum.owned_idle_gpu_hours / weeks,
                       Pct(Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours) - 1));
     os << fmt::format("  useful work per $ (training PFLOP done, finished jobs and the progress of unfinished ones): base {:.1f}, "
-                      "Seedance {:.1f} PFLOP per $1k ({:.3f}x); owned / reserved GPU-hours idle {:.3f}x the base's\n",
-                      1000.0 * Ratio(b.training_pflop, b.total_usd), 1000.0 * Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd),
+                      "Seedance {:.1f} PFLOP per $ ({:.3f}x); owned / reserved GPU-hours idle {:.3f}x the base's\n",
+                      Ratio(b.training_pflop, b.total_usd), Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd),
                       Ratio(Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd), Ratio(b.training_pflop, b.total_usd)),
                       Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours));
     if (r.bound_error.empty()) {

@@ -31,8 +31,10 @@ struct WeekSet {
 // (fleet a, week 1, seeds 0-4, with the waterfall). `fleet_file` non-empty: one set on that fleet
 // (week 2, seeds 5-9, with the waterfall) instead of fleet b. `history_dir` non-empty (with a
 // `fleet_file`): the user's own week on that fleet (one run, with the waterfall) instead.
+// `with_owned` adds the owned fleet c with its training backlog (held out; about 25 s of CPU a
+// week, so not in the default comparison).
 std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file,
-                                     const std::string& history_dir = "");
+                                     const std::string& history_dir = "", bool with_owned = false);
 
 // One stack over a set: each seed's outcome and their sum (money, work, GPU-hours added; SLO
 // shares from the summed counts; JCT and waits as means over the seeds).
