@@ -64,14 +64,25 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
   // a class's jobs is interchangeable in a fluid schedule. A class may do, by the end of period p,
   // at most the work of its jobs that arrived by then, on at most their GPUs at once.
   if (out.training_pflop > 0) {
-    std::map<std::vector<double>, std::vector<const TrainingJob*>> classes;
+    // Jobs whose rates agree within kBoundRateStep on every type share a class, at the highest
+    // rate of its jobs on each type (optimistic: still a bound; far fewer columns).
+    std::map<std::vector<long>, std::pair<std::vector<double>, std::vector<const TrainingJob*>>> classes;
     for (const TrainingJob& j : s.jobs) {
       std::vector<double> rate(types);
-      for (std::size_t t = 0; t < types; ++t) rate[t] = j.pflop_per_step * j.steps_per_s[t] * 3600.0 / j.gpus;
-      classes[rate].push_back(&j);
+      std::vector<long> key(types, -1);
+      for (std::size_t t = 0; t < types; ++t) {
+        rate[t] = j.pflop_per_step * j.steps_per_s[t] * 3600.0 / j.gpus;
+        if (rate[t] > 0) key[t] = std::lround(std::floor(std::log(rate[t]) / std::log1p(kBoundRateStep)));
+      }
+      auto& c = classes[key];
+      if (c.first.empty()) c.first.assign(types, 0.0);
+      for (std::size_t t = 0; t < types; ++t) c.first[t] = std::max(c.first[t], rate[t]);
+      c.second.push_back(&j);
     }
     std::vector<std::pair<int, double>> total;
-    for (const auto& [rate, jobs] : classes) {
+    for (const auto& [key, cls] : classes) {
+      const std::vector<double>& rate = cls.first;
+      const std::vector<const TrainingJob*>& jobs = cls.second;
       int prev = -1;  // the class's work done by the end of the previous period (a column)
       std::size_t next = 0;
       double arrived = 0, gpus = 0;
@@ -111,9 +122,18 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
       const auto p = static_cast<std::size_t>(static_cast<double>(k) * dem.step_s / kBoundPeriodS);
       if (p < periods) demanded[p] += dem.rps[k] * dem.step_s;
     }
+    // The largest buckets that hold kBoundServingShare of the requests; the smallest are left out
+    // (less work: a weaker bound, still a bound, and a much smaller LP).
+    std::vector<std::size_t> order(work.size());
+    for (std::size_t b = 0; b < order.size(); ++b) order[b] = b;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work[x].requests > work[y].requests; });
+    double all = 0, kept = 0;
+    for (const BucketWork& w : work) all += w.requests;
     std::vector<std::vector<std::pair<int, double>>> per_period(periods);
-    for (const BucketWork& w : work) {
-      if (w.requests <= 0) continue;
+    for (std::size_t b : order) {
+      const BucketWork& w = work[b];
+      if (w.requests <= 0 || kept >= kBoundServingShare * all) continue;
+      kept += w.requests;
       std::vector<std::pair<int, double>> served;
       for (std::size_t p = 0; p < periods; ++p) {
         if (demanded[p] <= 0) continue;
