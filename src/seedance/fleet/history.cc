@@ -487,7 +487,11 @@ Status ApplyUserHistory(const UserHistory& h, const std::vector<std::string>& se
     sd.tuning_peak_rps = sd.demand.Peak();
     s->serving.push_back(std::move(sd));
   }
-  s->assumptions = {s->assumptions.front()};  // the fleet line
+  std::string fleet_line = s->assumptions.front();
+  if (const auto at = fleet_line.find("billed all week"); at != std::string::npos) {
+    fleet_line.replace(at, std::string("billed all week").size(), "billed for the whole window");
+  }
+  s->assumptions = {fleet_line};
   s->assumptions.insert(s->assumptions.end(), h.notes.begin(), h.notes.end());
   s->assumptions.push_back(
       "your services: every deployment modelled as Llama-2-7B on the Azure conversation mix (TTFT 2 s, TPOT 120 ms); "
