@@ -9,6 +9,7 @@
 #include <string>
 
 #include "seedance/cost/price_table.h"
+#include "seedance/fleet/comparison.h"
 #include "seedance/sim/fleet_file.h"
 
 namespace seedance::fleet {
@@ -160,6 +161,36 @@ TEST(FleetHistoryTest, AMissingFileIsNamed) {
   auto h = ReadUserHistory(kExample, ExampleFleet());  // the example's parent: no jobs.csv
   ASSERT_FALSE(h.has_value());
   EXPECT_THAT(h.error().message(), ::testing::HasSubstr("no jobs.csv"));
+}
+
+}  // namespace
+}  // namespace seedance::fleet
+
+namespace seedance::fleet {
+namespace {
+
+// Issue 38: your week and your fleet run beside the bundled fleet a's headline set, as the docs say;
+// the owned fleet c only when asked for.
+TEST(FleetHistoryTest, YourWeekAndYourFleetRunBesideTheBundledFleetA) {
+  const auto week = DefaultWeekSets(false, "mine.yaml", "history");
+  ASSERT_EQ(week.size(), 2u);
+  EXPECT_EQ(week[0].shape, "a");
+  EXPECT_TRUE(week[0].fleet_file.empty());
+  EXPECT_TRUE(week[0].history_dir.empty());
+  EXPECT_EQ(week[0].week, 1);
+  EXPECT_TRUE(week[0].levers);
+  EXPECT_EQ(week[1].fleet_file, "mine.yaml");
+  EXPECT_EQ(week[1].history_dir, "history");
+  EXPECT_EQ(week[1].seeds, std::vector<std::uint64_t>{0});
+  EXPECT_TRUE(week[1].levers);
+  const auto fleet = DefaultWeekSets(false, "mine.yaml");
+  ASSERT_EQ(fleet.size(), 2u);
+  EXPECT_TRUE(fleet[0].fleet_file.empty());
+  EXPECT_EQ(fleet[1].fleet_file, "mine.yaml");
+  for (const auto& s : DefaultWeekSets(false, "")) EXPECT_NE(s.shape, "c");
+  const auto owned = DefaultWeekSets(false, "", "", /*with_owned=*/true);
+  EXPECT_EQ(owned.back().shape, "c");
+  EXPECT_TRUE(owned.back().held_out);
 }
 
 }  // namespace
