@@ -57,6 +57,7 @@ struct CostBenchmarkOptions {
   std::string prices;
   std::string fleet;  // fleet.yaml; empty: the workload's bundled fleet (data/fleets/)
   std::string as_run;  // as-run CSV (export workload --as-run) of the same jobs: the "as run" row
+  std::string history;  // fleet-week: a directory of the user's history (export workload), with --fleet
   std::string packing_seeds = "42-51";
   std::string out = "seedance-report";
   std::string ledger;
@@ -65,6 +66,7 @@ struct CostBenchmarkOptions {
   int threads = 0;
   bool seed_given = false;
   bool with_tuning = false;  // default seeds: add the workload's tuning seeds beside the held-out ones
+  bool with_owned_fleet = false;  // fleet-week: add the owned fleet c with a training backlog
   std::string tenancy = "all";  // all | none | a comma list of modes
   std::string tenancy_window_start;  // held-out tenancy window start (philly): "35d"; empty = 0
 };
@@ -356,14 +358,18 @@ int RunFleetWeekBenchmark(const CostBenchmarkOptions& o) {
   fleet::FleetWeekRunOptions run;
   run.data_dir = DataDir();
   run.cache_dir = PlanCacheDir();
-  run.sets = fleet::DefaultWeekSets(o.with_tuning, o.fleet);
+  if (!o.history.empty() && o.fleet.empty()) {
+    return ReportError(InvalidArgumentError("--history: give --fleet FILE too: your week runs on your fleet"));
+  }
+  run.sets = fleet::DefaultWeekSets(o.with_tuning, o.fleet, o.history, o.with_owned_fleet);
   run.profile_progress = &std::cerr;
   auto c = fleet::RunFleetWeekComparison(run, [](const std::string& line) { std::cerr << line << "\n"; });
   if (!c.has_value()) return ReportError(c.error());
   std::cout << fleet::FleetWeekTable(*c);
   nlohmann::json results;
   results["generated_by"] = std::string("seedance cost-benchmark --workload fleet-week") + (o.with_tuning ? " --with-tuning" : "") +
-                            (o.fleet.empty() ? "" : " --fleet " + o.fleet);
+                            (o.with_owned_fleet ? " --with-owned-fleet" : "") +
+                            (o.fleet.empty() ? "" : " --fleet " + o.fleet) + (o.history.empty() ? "" : " --history " + o.history);
   results["fleet_week"] = nlohmann::json::parse(fleet::FleetWeekJson(*c));
   const std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Seedance: the fleet week</title>"
                            "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse}"
@@ -375,6 +381,10 @@ int RunFleetWeekBenchmark(const CostBenchmarkOptions& o) {
 int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   if (o.workload == "llm-inference") return RunInference(o);
   if (o.workload == "fleet-week") return RunFleetWeekBenchmark(o);
+  if (!o.history.empty()) {
+    return ReportError(InvalidArgumentError("--history is for --workload fleet-week (a jobs CSV runs with --workload FILE.csv)"));
+  }
+  if (o.with_owned_fleet) return ReportError(InvalidArgumentError("--with-owned-fleet is for --workload fleet-week"));
   sim::ScenarioSpec spec;
   spec.workload = o.workload;
   spec.seed = o.seed;
@@ -674,6 +684,10 @@ Action RegisterCostBenchmark(CLI::App& app) {
                   "\"as run (what you paid)\", those jobs as they ran priced by --fleet (a baseline row, not a policy); an "
                   "optional spot column (true / false) puts a job on the fleet's spot pool, priced by its price series "
                   "at the times it ran");
+  cmd->add_option("--history", opts->history,
+                  "fleet-week with --fleet: a directory from `seedance export workload` (jobs.csv, as-run.csv with kind / "
+                  "busy_s, optional services.csv): your week's training, notebooks and services instead of the bundled "
+                  "ones, beside the bundled fleet a (docs/FLEET_WEEK.md)");
   cmd->add_option("--duration", opts->duration, "arrival window with a unit: 90m, 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
   cmd->add_option("--seed", opts->seed,
@@ -686,6 +700,9 @@ Action RegisterCostBenchmark(CLI::App& app) {
   cmd->add_flag("--with-tuning", opts->with_tuning,
                 "llm-finetune: also run the tuning seeds 0-4 and show them beside the held-out headline (seeds 5-9), "
                 "labelled; not with --seed / --seeds");
+  cmd->add_flag("--with-owned-fleet", opts->with_owned_fleet,
+                "fleet-week: also run the owned fleet c (512 owned GPUs) with a standing training backlog, held out, "
+                "measured by useful work per $ and owned GPU-hours idle (about 25 s of CPU per week run)");
   cmd->add_option("--ledger", opts->ledger,
                   "also write the seedance policy's charges to this cost ledger: a SQLite file "
                   "(as `seedance ingest --db`) or a PostgreSQL connection string (postgresql://... or host=...)");

@@ -25,6 +25,7 @@
 #                  fleet_week.standard (the competent base) / .seedance / .levers[6], issue 30's base
 #                  and the idle compute per set, the headline set held out, the
 #                  waterfall and the bound in the table; --fleet runs one set on that fleet
+#                  beside fleet a; --history runs examples/history on its fleet beside fleet a
 #                  (label slow: reuses fleet_test's serving profiles)
 #   bad_fleet_week --workload fleet-week with --seeds (it runs its own held-out sets), with a fleet
 #                  no type of which can serve the deployments, or with a bad
@@ -39,6 +40,9 @@
 #                  then the series' file:line and column; nothing written
 #   as_run         --as-run: the row "as run (what you paid)" in the table, results.json and the
 #                  report, the same total as `export workload --fleet` prints for the same fleet
+#   bad_history    --workload fleet-week --history (issue 38): without --fleet, with another workload,
+#                  with a bad row of as-run.csv: exit 2 naming the flag / file:line and field, before
+#                  any week runs, nothing written
 #   bad_as_run     --as-run without --fleet or a jobs CSV, jobs that do not match, a fleet too
 #                  small for what ran, a malformed as-run CSV: exit 2 naming file and job, no output
 cmake_minimum_required(VERSION 3.25)
@@ -709,8 +713,24 @@ elseif(CASE STREQUAL "fleet_week")
   # --fleet: one set on the user's fleet instead of fleet b.
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${SOURCE}/data/fleets/fleet-week-b.yaml"
                           --out "${WORK}/mine" RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "your fleet: week 2, seeds 5-9" OR stdout MATCHES "second fleet shape b")
+  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "your fleet: week 2, seeds 5-9" OR stdout MATCHES "second fleet shape b" OR
+     NOT stdout MATCHES "held out: fleet a, week 2, seeds 5-9")
     message(FATAL_ERROR "--fleet: exit ${rc}\n${stdout}\n${stderr}")
+  endif()
+  # --history (issue 38): the user's week on the user's fleet, beside fleet a, with the waterfall.
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${SOURCE}/examples/history/fleet.yaml"
+                          --history "${SOURCE}/examples/history/day" --out "${WORK}/week"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "your week: [^\n]*examples/history/day" OR
+     NOT stdout MATCHES "held out: fleet a, week 2, seeds 5-9" OR NOT stdout MATCHES "5 notebook sessions and 2 serving")
+    message(FATAL_ERROR "--history: exit ${rc}\n${stdout}\n${stderr}")
+  endif()
+  file(READ "${WORK}/week/results.json" json)
+  string(JSON n_week_levers LENGTH "${json}" fleet_week sets 1 levers)
+  string(JSON week_jobs GET "${json}" fleet_week sets 1 standard jobs)
+  string(JSON week_weeks GET "${json}" fleet_week sets 1 standard weeks)
+  if(NOT n_week_levers EQUAL 6 OR NOT week_jobs EQUAL 8 OR NOT week_weeks EQUAL 1)
+    message(FATAL_ERROR "--history results.json: levers ${n_week_levers}, jobs ${week_jobs}, weeks ${week_weeks}")
   endif()
 elseif(CASE STREQUAL "seed_instance")
   foreach(seed 0 1)
@@ -739,6 +759,22 @@ elseif(CASE STREQUAL "one_seed")
   if(NOT stdout MATCHES "stranded \\$/mo")
     message(FATAL_ERROR "no cost table on stdout:\n${stdout}")
   endif()
+elseif(CASE STREQUAL "bad_history")
+  set(ex "${SOURCE}/examples/history")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --history "${ex}/day" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--history: give --fleet FILE too")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload llm-finetune --history "${ex}/day" --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("--history is for --workload fleet-week")
+  file(COPY "${ex}/day/" DESTINATION "${WORK}/day")
+  file(READ "${WORK}/day/as-run.csv" rows)
+  string(REPLACE ",notebook,10800," ",jupyter,10800," rows "${rows}")
+  file(WRITE "${WORK}/day/as-run.csv" "${rows}")
+  execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${ex}/fleet.yaml" --history "${WORK}/day"
+                          --out "${out}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  expect_exit_2("as-run\\.csv:11:[0-9]+: field 'kind': 'jupyter': expected batch, service or notebook")
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()

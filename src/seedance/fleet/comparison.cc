@@ -171,17 +171,25 @@ const std::vector<Lever>& WaterfallLevers() {
   return kLevers;
 }
 
-std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file) {
+std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file, const std::string& history_dir,
+                                     bool with_owned) {
   std::vector<WeekSet> sets;
   const std::vector<std::uint64_t> held = {5, 6, 7, 8, 9}, tuning = {0, 1, 2, 3, 4};
-  if (!fleet_file.empty()) {
-    sets.push_back({"your fleet: week 2, seeds 5-9", true, "a", 1, held, true, fleet_file});
+  if (!history_dir.empty()) {
+    sets.push_back({"held out: fleet a, week 2, seeds 5-9", true, "a", 1, held, true, "", ""});
+    sets.push_back({"your week: " + history_dir + " on " + fleet_file, true, "a", 1, {0}, true, fleet_file, history_dir});
+  } else if (!fleet_file.empty()) {  // beside the bundled fleet a, as the docs say (issue 38)
+    sets.push_back({"held out: fleet a, week 2, seeds 5-9", true, "a", 1, held, true, "", ""});
+    sets.push_back({"your fleet: week 2, seeds 5-9", true, "a", 1, held, true, fleet_file, ""});
   } else {
-    sets.push_back({"held out: fleet a, week 2, seeds 5-9", true, "a", 1, held, true, ""});
-    sets.push_back({"held out: second fleet shape b, week 2, seeds 5-9", true, "b", 1, held, false, ""});
-    sets.push_back({"held out: fleet a, week 1, other seeds 5-9", true, "a", 0, held, false, ""});
+    sets.push_back({"held out: fleet a, week 2, seeds 5-9", true, "a", 1, held, true, "", ""});
+    sets.push_back({"held out: second fleet shape b, week 2, seeds 5-9", true, "b", 1, held, false, "", ""});
+    sets.push_back({"held out: fleet a, week 1, other seeds 5-9", true, "a", 0, held, false, "", ""});
   }
-  if (with_tuning) sets.push_back({"tuning: fleet a, week 1, seeds 0-4", false, "a", 0, tuning, true, ""});
+  if (with_owned) {
+    sets.push_back({"held out: owned fleet c with a training backlog, week 2, seeds 5-9", true, "c", 1, held, false, "", ""});
+  }
+  if (with_tuning) sets.push_back({"tuning: fleet a, week 1, seeds 0-4", false, "a", 0, tuning, true, "", ""});
   return sets;
 }
 
@@ -190,7 +198,9 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
   FleetWeekComparison c;
   // A user's fleet file is checked before any week runs, so a mistake in it costs no minutes.
   for (const WeekSet& set : options.sets) {
-    if (!set.fleet_file.empty()) SEEDANCE_RETURN_IF_ERROR(CheckFleetWeekFleet(options.data_dir, set.fleet_file));
+    if (!set.fleet_file.empty()) {
+      SEEDANCE_RETURN_IF_ERROR(CheckFleetWeekFleet(options.data_dir, set.fleet_file, set.history_dir));
+    }
   }
   // Serving profiles are measured once per fleet (they depend on neither the week nor the seed).
   std::map<std::string, std::unique_ptr<FleetWeekScenario>> keep;
@@ -210,8 +220,9 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       o.week = set.week;
       o.seed = seed;
       o.fleet_file = set.fleet_file;
+      o.history_dir = set.history_dir;
       o.progress = options.profile_progress;
-      const std::string fleet_key = set.shape + "|" + set.fleet_file;
+      const std::string fleet_key = set.shape + "|" + set.fleet_file + "|" + set.history_dir;
       auto kept = keep.find(fleet_key);
       o.profiles_from = kept == keep.end() ? nullptr : kept->second.get();
       SEEDANCE_ASSIGN_OR_RETURN(FleetWeekScenario s, BuildFleetWeek(o));
@@ -295,13 +306,18 @@ std::string StandardLabel(const SetResult& r, std::size_t i) {
   return r.standard[i].config.name + (k == r.base ? " [base]" : k == r.shipped_base ? " [issue 30's base]" : "");
 }
 
+// Money and GPU-hours of a set are shown as the mean per week of its weeks (seeds), as the charts
+// are; counts (deadlines, Gold checks, sessions cut) over all its weeks (issue 38: one statistic).
+double Weeks(const StackResult& r) { return std::max<double>(1.0, static_cast<double>(r.seeds.size())); }
+
 void RowText(std::ostringstream& os, const StackResult& r, const std::string& label) {
   const auto& s = r.sum;
+  const double n = Weeks(r);
   os << fmt::format("  {:<66} {:>10.0f} {:>9} {:>9.5f} {:>8.3f} {:>7.2f} {:>7.2f} % {:>6.1f} {:>5}/{:<5} {:>4}/{:<4} {:>8.0f} {:>8.0f} {:>8.0f} {:>8.0f} {:>5}\n",
-                    label, s.total_usd, Pct(r.unit_cost_index - 1), s.UsdPerPflop(), s.UsdPerMtok(), s.UsdPerDevHour(),
+                    label, s.total_usd / n, Pct(r.unit_cost_index - 1), s.UsdPerPflop(), s.UsdPerMtok(), s.UsdPerDevHour(),
                     100.0 * s.serving_attainment, s.jct_mean_h, s.deadlines_met, s.deadlines, s.gold_violations,
-                    s.gold_checks, s.gpu_hours[kDevIdle], s.gpu_hours[kFree], s.idle_gpu_hours, s.owned_idle_gpu_hours,
-                    s.dev_cut_in_use);
+                    s.gold_checks, s.gpu_hours[kDevIdle] / n, s.gpu_hours[kFree] / n, s.idle_gpu_hours / n,
+                    s.owned_idle_gpu_hours / n, s.dev_cut_in_use);
 }
 
 }  // namespace
@@ -311,9 +327,12 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
   os << "The fleet week: every layer on one fleet and one clock (issue 30; docs/FLEET_WEEK.md)\n";
   for (const SetResult& r : c.sets) {
     os << "\n" << r.set.name << (r.set.held_out ? "" : " (tuning: not a headline)") << "\n";
+    os << fmt::format("  $ and GPU-hours: mean per week of the set's {} week{}; deadlines, Gold checks and cut "
+                      "sessions: counted over all of them\n",
+                      r.seedance.seeds.size(), r.seedance.seeds.size() == 1 ? "" : "s");
     for (const std::string& w : r.warnings) os << "  warning: " << w << "\n";
     os << fmt::format("  {:<66} {:>10} {:>9} {:>9} {:>8} {:>7} {:>9} {:>6} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>5}\n", "stack",
-                      "total $", "unit cost", "$/PFLOP", "$/Mtok", "$/devh", "SLO", "JCT h", "deadlines", "Gold viol",
+                      "$/week", "unit cost", "$/PFLOP", "$/Mtok", "$/devh", "SLO", "JCT h", "deadlines", "Gold viol",
                       "dev idle", "free", "idle", "own idle", "cut");
     for (std::size_t i = 0; i < r.standard.size(); ++i) RowText(os, r.standard[i], StandardLabel(r, i));
     RowText(os, r.seedance, "seedance (every layer)");
@@ -330,14 +349,23 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
     os << fmt::format("  committed (owned / reserved) GPUs are {:.1f} % of the base's bill: paid in every stack\n",
                       100.0 * r.committed_share);
     const FleetWeekOutcome& b = r.standard[static_cast<std::size_t>(r.base)].sum;
+    const double weeks = Weeks(r.seedance);
     os << fmt::format("  idle compute (free GPUs on held nodes + idle notebooks): {:.0f} -> {:.0f} GPU-h ({}); on owned / "
                       "reserved GPUs {:.0f} -> {:.0f} GPU-h ({})\n",
-                      b.idle_gpu_hours, r.seedance.sum.idle_gpu_hours, Pct(Ratio(r.seedance.sum.idle_gpu_hours, b.idle_gpu_hours) - 1),
-                      b.owned_idle_gpu_hours, r.seedance.sum.owned_idle_gpu_hours,
+                      b.idle_gpu_hours / weeks, r.seedance.sum.idle_gpu_hours / weeks,
+                      Pct(Ratio(r.seedance.sum.idle_gpu_hours, b.idle_gpu_hours) - 1), b.owned_idle_gpu_hours / weeks,
+                      r.seedance.sum.owned_idle_gpu_hours / weeks,
                       Pct(Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours) - 1));
+    os << fmt::format("  useful work per $ (training PFLOP done, finished jobs and the progress of unfinished ones): base {:.1f}, "
+                      "Seedance {:.1f} PFLOP per $ ({:.3f}x); owned / reserved GPU-hours idle {:.3f}x the base's\n",
+                      Ratio(b.training_pflop, b.total_usd), Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd),
+                      Ratio(Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd), Ratio(b.training_pflop, b.total_usd)),
+                      Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours));
     if (r.bound_error.empty()) {
-      os << fmt::format("  lower bound for the base's work on this fleet: ${:.0f}, {} against the base (no stack can save more)\n",
-                        r.bound_usd, Pct(r.bound_index - 1));
+      os << fmt::format("  lower bound for the base's work on this fleet (time-aware: jobs after they arrive, hourly "
+                        "periods): ${:.0f} per week, {} against the base (no stack can save more); Seedance is {} above it\n",
+                        r.bound_usd / weeks, Pct(r.bound_index - 1),
+                        Pct(Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1));
     } else {
       os << "  lower bound for the base's work on this fleet: not computed (" << r.bound_error << ")\n";
     }
@@ -347,6 +375,11 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
   if (!c.sets.empty()) {
     os << "assumptions:\n";
     for (const auto& a : c.sets.front().assumptions) os << "  - " << a << "\n";
+    for (const SetResult& r : c.sets) {
+      if (r.assumptions == c.sets.front().assumptions) continue;
+      os << "assumptions of " << r.set.name << ":\n";
+      for (const auto& a : r.assumptions) os << "  - " << a << "\n";
+    }
   }
   return os.str();
 }
@@ -371,7 +404,9 @@ nlohmann::json RowJson(const StackResult& r) {
                  {"serving", r.config.serving_planner ? (r.config.predictive ? "planner-mix+forecast" : "planner-mix+reactive")
                              : r.config.keda_cron   ? "single-type+keda-cron+hpa"
                                                     : "single-type+reactive-hpa"}};
-  j["total_usd"] = s.total_usd;
+  j["weeks"] = r.seeds.size();
+  j["total_usd"] = s.total_usd;  // the sum over the weeks; usd_per_week is what the table and charts show
+  j["usd_per_week"] = s.total_usd / Weeks(r);
   j["committed_usd"] = s.committed_usd;
   j["on_demand_usd"] = s.on_demand_usd;
   j["spot_usd"] = s.spot_usd;
@@ -430,9 +465,20 @@ nlohmann::json SetJson(const SetResult& r) {
   j["fleet"] = r.set.fleet_file.empty() ? "data/fleets/fleet-week-" + r.set.shape + ".yaml" : r.set.fleet_file;
   j["week"] = r.set.week + 1;
   j["seeds"] = r.set.seeds;
+  j["statistic"] = "total_usd and GPU-hours: sums over the set's weeks; usd_per_week and the report: their mean per week";
+  if (!r.set.history_dir.empty()) j["history"] = r.set.history_dir;
   j["standard"] = RowJson(r.standard[static_cast<std::size_t>(r.base)]);
   j["shipped_standard"] = RowJson(r.standard[static_cast<std::size_t>(r.shipped_base)]);
   const FleetWeekOutcome& b = r.standard[static_cast<std::size_t>(r.base)].sum;
+  j["useful_work"] = {
+      {"what", "training PFLOP done (finished jobs and the progress of unfinished ones) per $ of the whole bill"},
+      {"base_pflop_per_usd", Ratio(b.training_pflop, b.total_usd)},
+      {"seedance_pflop_per_usd", Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd)},
+      {"ratio", Ratio(Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd), Ratio(b.training_pflop, b.total_usd))},
+      {"owned_idle_ratio", Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours)},
+      {"jobs_finished_base", b.jobs_finished},
+      {"jobs_finished_seedance", r.seedance.sum.jobs_finished},
+      {"jobs", b.jobs}};
   j["idle_gpu_hours"] = {{"base", b.idle_gpu_hours},
                          {"seedance", r.seedance.sum.idle_gpu_hours},
                          {"owned_base", b.owned_idle_gpu_hours},
@@ -444,10 +490,24 @@ nlohmann::json SetJson(const SetResult& r) {
   nlohmann::json levers = nlohmann::json::array();
   for (const auto& l : r.levers) levers.push_back(RowJson(l));
   j["levers"] = levers;
+  if (!r.levers.empty()) {  // each layer alone, their sum, all together, and the bound, against the base
+    double alone = 0;
+    for (const auto& l : r.levers) alone += 100.0 * (l.unit_cost_index - 1);
+    const double together = 100.0 * (r.seedance.unit_cost_index - 1);
+    j["waterfall"] = {{"sum_of_layers_alone_pct", alone},
+                      {"all_together_pct", together},
+                      {"interactions_pct", together - alone},
+                      {"lower_bound_pct", r.bound_error.empty() ? nlohmann::json(100.0 * (r.bound_index - 1)) : nlohmann::json()}};
+  }
   j["committed_share_of_base_bill"] = r.committed_share;
   if (r.bound_error.empty()) {
     j["lower_bound_usd"] = r.bound_usd;
     j["lower_bound_change_pct"] = 100.0 * (r.bound_index - 1);
+    j["lower_bound_time_aware"] = {{"period_s", kBoundPeriodS},
+                                   {"jobs_after_arrival", true},
+                                   {"seedance_gap_pct", 100.0 * (Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1)},
+                                   {"seedance_index", Ratio(r.seedance.sum.total_usd, r.standard[static_cast<std::size_t>(r.base)].sum.total_usd)},
+                                   {"bound_index", r.bound_index}};
   } else {
     j["lower_bound_usd"] = nullptr;
     j["lower_bound_change_pct"] = nullptr;
@@ -468,6 +528,9 @@ std::string FleetWeekJson(const FleetWeekComparison& c) {
     j["standard"] = head["standard"];
     j["seedance"] = head["seedance"];
     j["levers"] = head["levers"];
+    if (head.contains("waterfall")) j["waterfall"] = head["waterfall"];
+    j["lower_bound_usd"] = head["lower_bound_usd"];
+    j["lower_bound_change_pct"] = head["lower_bound_change_pct"];
     j["target_unit_cost_change_pct"] = -37.0;
   }
   nlohmann::json sets = nlohmann::json::array();
@@ -494,7 +557,7 @@ std::string WaterfallSvg(const SetResult& r) {
   }
   bars.push_back({"sum of the layers alone", alone});
   bars.push_back({"all together (seedance)", 100.0 * (r.seedance.unit_cost_index - 1)});
-  if (r.bound_error.empty()) bars.push_back({"lower bound (perfect foresight)", 100.0 * (r.bound_index - 1)});
+  if (r.bound_error.empty()) bars.push_back({"lower bound (time-aware)", 100.0 * (r.bound_index - 1)});
   bars.push_back({"target of the source documents", -37.0});
   double lo = -40, hi = 5;
   for (const auto& b : bars) {
@@ -538,7 +601,7 @@ std::string UseChart(const StackResult& r, const std::string& id) {
   }
   report::LineChartSpec spec;
   spec.id = id;
-  spec.title = "GPUs by use, " + r.config.name + " (mean over the seeds)";
+  spec.title = "GPUs by use, " + r.config.name + " (mean per week of the set's weeks)";
   spec.x.label = "day of the week";
   spec.y.label = "GPUs";
   spec.y.min = 0;
@@ -547,14 +610,15 @@ std::string UseChart(const StackResult& r, const std::string& id) {
 
 void RowHtml(std::ostringstream& os, const StackResult& r, const std::string& label, bool bold) {
   const auto& s = r.sum;
+  const double n = Weeks(r);
   os << "<tr" << (bold ? " style=\"font-weight:bold\"" : "") << "><td>" << report::HtmlEscape(label) << "</td>"
      << fmt::format("<td>{:.0f}</td><td>{:+.1f} %</td><td>{:.5f}</td><td>{:.3f}</td><td>{:.2f}</td><td>{:.2f} %</td>"
                     "<td>{:.1f}</td><td>{}/{}</td><td>{}/{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td>"
                     "<td>{}</td></tr>\n",
-                    s.total_usd, 100.0 * (r.unit_cost_index - 1), s.UsdPerPflop(), s.UsdPerMtok(), s.UsdPerDevHour(),
+                    s.total_usd / n, 100.0 * (r.unit_cost_index - 1), s.UsdPerPflop(), s.UsdPerMtok(), s.UsdPerDevHour(),
                     100.0 * s.serving_attainment, s.jct_mean_h, s.deadlines_met, s.deadlines, s.gold_violations,
-                    s.gold_checks, s.gpu_hours[kDevIdle], s.gpu_hours[kFree], s.gpu_hours[kBooting], s.idle_gpu_hours,
-                    s.owned_idle_gpu_hours, s.dev_cut_in_use);
+                    s.gold_checks, s.gpu_hours[kDevIdle] / n, s.gpu_hours[kFree] / n, s.gpu_hours[kBooting] / n,
+                    s.idle_gpu_hours / n, s.owned_idle_gpu_hours / n, s.dev_cut_in_use);
 }
 
 }  // namespace
@@ -574,7 +638,9 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
   for (const SetResult& r : c.sets) {
     os << "<h3>" << report::HtmlEscape(r.set.name) << (r.set.held_out ? "" : " (tuning: not a headline)") << "</h3>\n";
     for (const std::string& w : r.warnings) os << "<p style=\"color:#a00\"><b>Warning:</b> " << report::HtmlEscape(w) << "</p>\n";
-    os << "<table><tr><th>stack</th><th>total $</th><th>unit cost</th><th>$/PFLOP</th><th>$/M tokens in SLO</th>"
+    os << fmt::format("<p>$ and GPU-hours: mean per week of the set's {} week(s), as in the charts; deadlines, Gold "
+                      "checks and cut sessions: counted over all of them.</p>\n", r.seedance.seeds.size());
+    os << "<table><tr><th>stack</th><th>$ per week</th><th>unit cost</th><th>$/PFLOP</th><th>$/M tokens in SLO</th>"
           "<th>$/notebook hour</th><th>serving SLO</th><th>JCT h</th><th>deadlines met</th><th>Gold violations</th>"
           "<th>idle notebook GPU-h</th><th>free GPU-h on held nodes</th><th>booting GPU-h</th>"
           "<th>idle compute GPU-h (free + idle notebooks)</th><th>of it on owned / reserved GPUs</th>"
@@ -589,9 +655,10 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
     os << fmt::format("<p>Committed GPUs (owned at TCO, reserved) are {:.1f} % of the base's bill and are paid in every "
                       "stack. ", 100.0 * r.committed_share);
     if (r.bound_error.empty()) {
-      os << fmt::format("Lower bound for the base's work on this fleet (fluid, perfect foresight, no cold starts): "
-                        "${:.0f}, {:+.1f} % against the base: no stack can save more.</p>\n",
-                        r.bound_usd, 100.0 * (r.bound_index - 1));
+      os << fmt::format("Lower bound for the base's work on this fleet (fluid, time-aware: jobs only after they arrive, "
+                        "hourly periods; no cold starts): ${:.0f} per week, {:+.1f} % against the base: no stack can "
+                        "save more.</p>\n",
+                        r.bound_usd / Weeks(r.seedance), 100.0 * (r.bound_index - 1));
     } else {
       os << "Lower bound for the base's work on this fleet: not computed (" << report::HtmlEscape(r.bound_error) << ").</p>\n";
     }

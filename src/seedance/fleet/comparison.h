@@ -23,13 +23,18 @@ struct WeekSet {
   std::vector<std::uint64_t> seeds;
   bool levers = false;     // run the waterfall's one-layer rows on this set
   std::string fleet_file;  // "" = the shape's bundled file
+  std::string history_dir; // "" = the bundled work; else the user's week (history.h), one run
 };
 
 // The default sets: the headline (fleet a, week 2, seeds 5-9, with the waterfall), fleet b
 // (week 2, seeds 5-9) and other seeds of week 1 (seeds 5-9); `with_tuning` adds the tuning set
 // (fleet a, week 1, seeds 0-4, with the waterfall). `fleet_file` non-empty: one set on that fleet
-// (week 2, seeds 5-9, with the waterfall) instead of fleet b.
-std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file);
+// (week 2, seeds 5-9, with the waterfall) instead of fleet b. `history_dir` non-empty (with a
+// `fleet_file`): the user's own week on that fleet (one run, with the waterfall) instead.
+// `with_owned` adds the owned fleet c with its training backlog (held out; about 25 s of CPU a
+// week, so not in the default comparison).
+std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_file,
+                                     const std::string& history_dir = "", bool with_owned = false);
 
 // One stack over a set: each seed's outcome and their sum (money, work, GPU-hours added; SLO
 // shares from the summed counts; JCT and waits as means over the seeds).

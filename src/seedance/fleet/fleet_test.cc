@@ -214,6 +214,7 @@ TEST(FleetWeekBoundTest, ServingIsBoundPerBucketAtTheFasterBatching) {
   d.seedance.bucket_rps = {{1, 0}, {2, 2}};
   d.vllm.replica_rps = {0, 1 / (0.5 / 2 + 0.5 / 4)};  // the whole mix on one type
   d.seedance.replica_rps = {0, 1 / (0.5 / 2 + 0.5 / 2)};
+  d.demand.rps.assign(600, 100.0);  // 100 req/s for the 10 hours: more than is served in any hour
   s.serving.push_back(d);
   FleetWeekOutcome out;
   out.serving_mtok_in_slo_by_deployment = {2 * 80 * 3600.0 * 2};  // 80 L4-hours of bucket a, as much of b
@@ -223,6 +224,41 @@ TEST(FleetWeekBoundTest, ServingIsBoundPerBucketAtTheFasterBatching) {
   // Twice the work does not fit the pools: the bound says so rather than return a number.
   out.serving_mtok_in_slo_by_deployment[0] *= 2;
   EXPECT_FALSE(FleetWeekLowerBoundUsd(s, out).has_value());
+}
+
+// The bound has time (issue 39): work cannot run before its job arrives, nor serve requests
+// before they are demanded. Two hours, 8 owned H100 (committed: $1/GPU-hour, paid anyway) and 8
+// on-demand at $4. A 16-GPU job of 16 GPU-hours arriving at the second hour fits the owned GPUs
+// over the two hours only if it could start before it arrived; it arrives at hour 2, so 8 of its
+// GPU-hours go on-demand: $16 committed + $32. The same work arriving at 0 costs the committed $16.
+TEST(FleetWeekBoundTest, JobsDoNotRunBeforeTheyArriveNorServeBeforeTheDemand) {
+  FleetWeekScenario s;
+  s.horizon_s = 2 * 3600.0;
+  s.fleet.gpu_types = {"H100"};
+  for (sim::Tier tier : {sim::Tier::kOwned, sim::Tier::kOnDemand}) {
+    sim::PoolSpec p;
+    p.type = 0;
+    p.tier = tier;
+    p.max_gpus = 8;
+    p.usd_per_gpu_hour = tier == sim::Tier::kOwned ? 1.0 : 4.0;
+    s.fleet.pools.push_back(p);
+  }
+  TrainingJob j;
+  j.gpus = 16;
+  j.arrival_s = 3600;
+  j.steps_per_s = {1.0};
+  j.pflop_per_step = 0.01;
+  j.total_steps = 3600;  // 16 GPUs x 1 h
+  s.jobs.push_back(j);
+  FleetWeekOutcome out;
+  out.training_pflop = j.total_steps * j.pflop_per_step;
+  auto late = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(late.has_value()) << late.error().message();
+  EXPECT_NEAR(*late, 16.0 + 32.0, 1e-6);
+  s.jobs[0].arrival_s = 0;
+  auto early = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(early.has_value()) << early.error().message();
+  EXPECT_NEAR(*early, 16.0, 1e-6);
 }
 
 // A fleet without a type the deployments can run on is refused up front, naming the file.

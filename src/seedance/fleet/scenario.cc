@@ -12,6 +12,7 @@
 #include "seedance/core/rng.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/cost/tco.h"
+#include "seedance/fleet/history.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/sim/fleet_file.h"
 #include "seedance/sim/workloads.h"
@@ -62,11 +63,25 @@ double SpeedVsV100(const std::string& type) {
   return std::min(compute, memory);
 }
 
+// The work of a shape: a and b run issue 30's week; the owned shape c (issue 39) runs a standing
+// backlog of training larger than its 512 GPUs: 16 times the fine-tunes, every Philly job of the
+// week instead of one in 8 (the base leaves about a sixth of the jobs unfinished at the week's end,
+// its owned GPUs busy), and quotas six times as large (their sum, 576 GPUs, is the fleet's).
+struct ShapeWork {
+  int llm_jobs = 400;
+  double philly_keep = 1.0 / 8.0;
+  double quota_scale = 1;
+};
+ShapeWork WorkOf(const FleetWeekOptions& o) {
+  if (o.fleet_file.empty() && o.shape == "c") return {6400, 1.0, 6};
+  return {};
+}
+
 Status AddLlmJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* next_id, int* dropped) {
   // 400 fine-tunes over the week (the generator's diurnal pulse, 30 % with deadlines); week 2 is
   // another draw of the same generator.
   const std::uint64_t seed = Stream(0xf1ee7000u, o);
-  const sim::Workload w = sim::GenerateLlmFinetune(400, kWeekS, seed);
+  const sim::Workload w = sim::GenerateLlmFinetune(WorkOf(o).llm_jobs, kWeekS, seed);
   for (const sim::JobSpec& j : w.jobs) {
     TrainingJob t;
     t.id = (*next_id)++;
@@ -116,7 +131,7 @@ Status AddPhillyJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64
   for (const auto& row : csv.rows()) {
     SEEDANCE_ASSIGN_OR_RETURN(const double at, csv.Double(row, c_at));
     if (at < start || at >= start + kWeekS) continue;
-    if (!rng.Bernoulli(1.0 / 8.0)) continue;
+    if (!rng.Bernoulli(WorkOf(o).philly_keep)) continue;
     SEEDANCE_ASSIGN_OR_RETURN(const std::int64_t gpus, csv.Int(row, c_gpus));
     if (gpus != 1 && gpus != 2 && gpus != 4 && gpus != 8) continue;
     if (csv.Str(row, c_dur).empty()) continue;  // a few rows of the trace have no estimate
@@ -231,14 +246,17 @@ Result<LoadedFleet> LoadWeekFleet(const std::string& data_dir, const std::string
 
 }  // namespace
 
-Status CheckFleetWeekFleet(const std::string& data_dir, const std::string& fleet_file) {
+Status CheckFleetWeekFleet(const std::string& data_dir, const std::string& fleet_file, const std::string& history_dir) {
   auto f = LoadWeekFleet(data_dir, fleet_file);
-  return f.has_value() ? Status::Ok() : f.error();
+  if (!f.has_value()) return f.error();
+  if (history_dir.empty()) return Status::Ok();
+  auto h = ReadUserHistory(history_dir, f->spec);
+  return h.has_value() ? Status::Ok() : h.error();
 }
 
 Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
-  if (o.fleet_file.empty() && o.shape != "a" && o.shape != "b") {
-    return InvalidArgumentError("fleet shape '" + o.shape + "': known shapes are a (tuning) and b (held out)");
+  if (o.fleet_file.empty() && o.shape != "a" && o.shape != "b" && o.shape != "c") {
+    return InvalidArgumentError("fleet shape '" + o.shape + "': known shapes are a (tuning), b and c (held out)");
   }
   if (o.week != 0 && o.week != 1) return InvalidArgumentError("week must be 1 or 2");
   FleetWeekScenario s;
@@ -257,13 +275,23 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
     }
     s.owned_marginal_usd_per_gpu_hour.push_back(marginal);
   }
+  const std::string fleet_line =
+      "fleet: " + file.name + " (" + (o.fleet_file.empty() ? "data/fleets/fleet-week-" + o.shape + ".yaml" : o.fleet_file) +
+      "); nodes of 8 GPUs of one type; owned GPUs at the TCO model's price, billed all week in every stack";
+  if (!o.history_dir.empty()) {  // the user's own week (history.h) instead of the bundled work
+    s.name = "your week " + o.history_dir;
+    s.assumptions = {fleet_line};
+    SEEDANCE_ASSIGN_OR_RETURN(const UserHistory h, ReadUserHistory(o.history_dir, s.fleet));
+    SEEDANCE_RETURN_IF_ERROR(ApplyUserHistory(h, loaded.serving_types, &s));
+    return s;
+  }
 
   for (const TenantDef& t : kTenants) {
     tenancy::TenantConfig c;
     c.name = t.name;
     c.cohort = "fleet";
     c.tier = t.tier;
-    c.quota.push_back({"gpu", t.nominal, std::nullopt, std::nullopt});
+    c.quota.push_back({"gpu", t.nominal * WorkOf(o).quota_scale, std::nullopt, std::nullopt});
     s.tenancy.tenants.push_back(c);
   }
   s.tenancy.cycle_s = kStepS;
@@ -319,11 +347,10 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
   }
 
   s.assumptions = {
-      "fleet: " + file.name + " (" + (o.fleet_file.empty() ? "data/fleets/fleet-week-" + o.shape + ".yaml" : o.fleet_file) +
-          "); nodes of 8 GPUs of one type; owned GPUs at the TCO model's price, billed all week in every stack",
-      "training: 400 llm-finetune jobs (the generator's diurnal pulse, 30 % with deadlines; " +
-          std::to_string(dropped) +
-          " that fit no fleet type dropped) + one in 8 Philly VC jobs of the trace's week starting on day " +
+      fleet_line,
+      fmt::format("training: {} llm-finetune jobs (the generator's diurnal pulse, 30 % with deadlines; ", WorkOf(o).llm_jobs) +
+          std::to_string(dropped) + " that fit no fleet type dropped) + " +
+          (WorkOf(o).philly_keep < 1 ? "one in 8" : "every one of the") + " Philly VC jobs of the trace's week starting on day " +
           std::to_string(14 + 7 * o.week) + " (gangs of 1-8 GPUs)",
       "Philly speeds: min(FP16 x MFU, memory bandwidth) against a V100; PFLOP = V100-seconds x 125 TFLOPS x 40 % MFU",
       "dev: 30 notebook sessions per weekday, 5 per weekend day, 1 GPU, active U(1,4) h then idle Exp(6 h) capped at 64 h",
@@ -331,7 +358,10 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
       "an idle detector on GPU activity sees think time as idle, and a notebook stopped in it is a session cut in use",
       "serving: chat (llama-2-7b, Azure conv, 24 req/s mean) and code (llama-2-7b, Azure code, 6 req/s mean), "
       "hour-of-week shape from data/fleet_week/weekly_shape.csv (the Philly trace's submissions by hour of week)",
-      "tenants: search (Gold, 24 GPUs), ads (Silver, 16), research (Silver, 24), philly (Bronze, 16), dev (Bronze, 16): one cohort",
+      WorkOf(o).quota_scale == 1
+          ? "tenants: search (Gold, 24 GPUs), ads (Silver, 16), research (Silver, 24), philly (Bronze, 16), dev (Bronze, 16): one cohort"
+          : fmt::format("tenants: search (Gold), ads, research (Silver), philly, dev (Bronze), quotas 24/16/24/16/16 GPUs x {:.0f}: "
+                        "one cohort; the training is a standing backlog larger than the fleet", WorkOf(o).quota_scale),
       "clock: 60 s steps; checkpoints every 600 s for every training job in every stack",
   };
   return s;

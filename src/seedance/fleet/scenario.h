@@ -73,8 +73,10 @@ struct FleetWeekScenario;
 
 // Loads a fleet file for the week and checks it can hold the scenario: the file parses, every type
 // has a price, and one type can serve the deployments. Errors: kInvalidArgument / kNotFound naming
-// the file (and its line and field where the parser knows them).
-Status CheckFleetWeekFleet(const std::string& data_dir, const std::string& fleet_file);
+// the file (and its line and field where the parser knows them). A non-empty `history_dir` is read
+// against the fleet too (history.h; its errors name the file, line and field).
+Status CheckFleetWeekFleet(const std::string& data_dir, const std::string& fleet_file,
+                           const std::string& history_dir = "");
 
 struct FleetWeekOptions {
   std::string data_dir;       // bundled data (core DataDir())
@@ -83,6 +85,9 @@ struct FleetWeekOptions {
   std::uint64_t seed = 0;     // 0-4 tuning, 5-9 held out
   std::string cache_dir;      // serving capacity profiles ("" = no cache)
   std::string fleet_file;     // "" = the shape's bundled file (FleetFileOf); else the user's fleet
+  // "" = the bundled work; else a directory of the user's history (history.h: jobs.csv, as-run.csv,
+  // services.csv) whose jobs, notebooks, services and tenants replace it (week and seed unused).
+  std::string history_dir;
   // Serving profiles measured for an earlier scenario of the same data and fleet types: reused
   // instead of measured again (they depend on neither the week nor the seed).
   const FleetWeekScenario* profiles_from = nullptr;
