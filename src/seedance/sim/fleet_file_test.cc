@@ -177,7 +177,7 @@ TEST_F(FleetFileTest, ErrorsNameFileLineAndKey) {
   const std::vector<Case> cases = {
       {"regions: [r]\ngpus: []\n", "fleet.yaml:2: key 'gpus': expected a non-empty list of GPU types"},
       {"gpus:\n  - type: V100\n", "fleet.yaml:1: key 'regions': missing key 'regions'"},
-      {"regions: [r]\ngpu: []\n", "fleet.yaml:2: key 'gpu': unknown key (allowed: cloud_provider, gpus, name, node_pools, on_prem_provider, regions)"},
+      {"regions: [r]\ngpu: []\n", "fleet.yaml:2: key 'gpu': unknown key (allowed: cloud_provider, gpu_types, gpus, name, node_pools, on_prem_provider, regions)"},
       {"regions: [r, r]\ngpus: []\n", "fleet.yaml:1: key 'regions[1]': 'r' is empty or listed twice"},
       {"regions: [r]\ngpus:\n  - {owned: {count: 1}}\n", "fleet.yaml:3: key 'gpus[0]': missing key 'type'"},
       {"regions: [r]\ngpus:\n  - type: B300X\n    on_demand: {quota: 1}\n",
@@ -895,7 +895,8 @@ node_pools:
 
 TEST_F(FleetFileTest, GpuTypeErrorsNameTheLineAndField) {
   const std::string tail = "gpus:\n  - {type: H100, on_demand: {quota: 1}}\n";
-  EXPECT_EQ(ErrorOf("regions: [r]\ngpu_types:\n  - name: X9\n    product: x\n    memory_gib: lots\n" + tail),
+  EXPECT_EQ(ErrorOf("regions: [r]\ngpu_types:\n  - name: X9\n    product: x\n    memory_gib: lots\n"
+                    "    fp16_tflops: 1\n    memory_gb_s: 1\n    tdp_w: 1\n    source: s\n" + tail),
             "fleet.yaml:5: key 'gpu_types[0].memory_gib': expected a number");
   EXPECT_EQ(ErrorOf("regions: [r]\ngpu_types:\n  - {name: X9, product: x, memory_gib: 8, memory_gb_s: 1, tdp_w: 1, "
                     "source: s}\n" + tail),
