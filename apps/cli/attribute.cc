@@ -232,7 +232,9 @@ int RunAttribute(const AttributeOptions& o) {
   if (!prepared.has_value()) return ReportError(prepared.error());
   Prepared& p = *prepared;
   PrintJoinWarnings(p);
-  auto rep = p.ledger->Attribute(*dim, p.from_ms, p.to_ms, o.hourly);
+  // idle_share other than none: the idle of empty nodes is shared too (issue 38), cluster-wide by cost.
+  const bool spread_idle = p.config.idle_share != ledger::IdleShare::kNone;
+  auto rep = p.ledger->Attribute(*dim, p.from_ms, p.to_ms, o.hourly, spread_idle);
   if (!rep.has_value()) return ReportError(rep.error());
   const ledger::Reconciliation& r = rep->reconciliation;
   const std::string dim_name(ledger::DimensionName(*dim));
@@ -255,7 +257,7 @@ int RunAttribute(const AttributeOptions& o) {
     }
   }
   std::vector<ledger::TenantInterval> intervals;
-  auto tenants = p.ledger->CostByTenant(p.from_ms, p.to_ms);
+  auto tenants = p.ledger->CostByTenant(p.from_ms, p.to_ms, spread_idle);
   if (!tenants.has_value()) return ReportError(tenants.error());
   if (!tenants->empty()) {
     std::vector<ledger::TenantInput> in;
@@ -302,6 +304,7 @@ int RunAttribute(const AttributeOptions& o) {
           {"idle_usd", UsdNumber(r.idle)},
           {"overhead_usd", UsdNumber(r.overhead)},
           {"idle_shared_usd", UsdNumber(r.idle_shared)},
+          {"idle_spread_usd", UsdNumber(r.idle_spread)},
           {"bill_micro_usd", r.bill.raw()},
           {"attributed_micro_usd", r.attributed.raw()},
           {"idle_micro_usd", r.idle.raw()},
@@ -351,16 +354,19 @@ int RunAttribute(const AttributeOptions& o) {
     }
     if (!apportion_line.empty()) std::cout << apportion_line << "\n";
     // What the tenants' ledger figures hold of the idle: idle_share shares a node's idle among the
-    // workloads on that node in that step; a node no workload used in a step has no one to share with.
+    // workloads on that node in that step, and the idle of nodes no workload used among all the
+    // workloads of the period (of the hour, hourly) in proportion to their cost.
     const std::string idle_note =
         p.config.idle_share == ledger::IdleShare::kNone
             ? "idle not apportioned"
-            : fmt::format("idle shared by {} on the nodes it ran on", ledger::IdleShareName(p.config.idle_share));
+            : fmt::format("idle shared by {}, empty nodes' idle by cost", ledger::IdleShareName(p.config.idle_share));
     if (p.config.idle_share != ledger::IdleShare::kNone) {
       std::cout << fmt::format(
-          "idle_share {}: {} of idle shared among the workloads of the node and step it occurred in; {} stays idle "
-          "(nodes or steps no workload used: there is no one on them to share it with)\n",
-          ledger::IdleShareName(p.config.idle_share), Usd(r.idle_shared), Usd(r.idle));
+          "idle_share {}: {} of idle shared, of which {} among the workloads of the node and step it occurred in and "
+          "{} from nodes or steps no workload used, spread over every workload in proportion to its cost; {} stays "
+          "idle (hours no workload ran at all)\n",
+          ledger::IdleShareName(p.config.idle_share), Usd(r.idle_shared), Usd(r.idle_shared - r.idle_spread),
+          Usd(r.idle_spread), Usd(r.idle));
     }
     for (const auto& t : intervals) {
       std::cout << fmt::format("tenant {}: ledger {} ({}); {}: ${:.2f}, Monte "

@@ -36,8 +36,8 @@ elseif(CASE STREQUAL "num_gpu_range")
   run_bad("${header}\n${good}\np1,12000,16384,16,1000,,LS,Running,0,10,0\n"
           "pods\\.csv:3:16: field 'num_gpu': must be in 0\\.\\.8, got 16")
 elseif(CASE STREQUAL "unknown_model")
-  run_bad("${header}\n${good}\np1,12000,16384,1,1000,B200,LS,Running,0,10,0\n"
-          "pods\\.csv:3:23: field 'gpu_spec': unknown GPU model 'B200'")
+  run_bad("${header}\n${good}\np1,12000,16384,1,1000,TPU7,LS,Running,0,10,0\n"
+          "pods\\.csv:3:23: field 'gpu_spec': unknown GPU model 'TPU7'")
 elseif(CASE STREQUAL "empty_file")
   run_bad("" "pods\\.csv: empty file")
 elseif(CASE STREQUAL "bad_seeds")

@@ -90,6 +90,7 @@ int Run(const std::string& gpu_name, const cost::TcoInputs& in, const std::strin
                            "({:.0f} W per GPU, TDP {:.0f} W) at {:.0f}% utilization, ${:.2f}/kWh, PUE {:.2f}, ops ${:.2f}\n",
                            og.name, r.gpu_price_usd, r.life_years, r.tflops, r.watts_per_tflops, tco->gpu_watts, og.tdp_w,
                            100 * r.utilization, r.usd_per_kwh, r.pue, r.ops_usd_per_tflops_year);
+  std::cout << "purchase price: " << tco->price_source << "\npower defaults: " << cost::kPowerSource << "\n";
   std::cout << fmt::format("{:<14} {:>12} {:>8}  formula\n", "component", "ours $", "seed $");
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  price / life / TFLOPS\n", "depreciation", depreciation, "0.31");
   std::cout << fmt::format("{:<14} {:>12.2f} {:>8}  W/TFLOPS x utilization x 8,760 h x $/kWh\n", "power", power, "0.28");
@@ -99,21 +100,30 @@ int Run(const std::string& gpu_name, const cost::TcoInputs& in, const std::strin
   {
     // What one owned GPU-hour costs (the price a fleet file's owned pool bills at these inputs), and
     // its marginal part: power and cooling.
-    const double hour = tco->usd_per_gpu_hour;
-    const double marginal = (power + cooling) * r.tflops / 8760.0;
     const auto listed = prices->Find(static_cast<cluster::GpuModelIndex>(*owned));
     std::cout << fmt::format(
         "owned {}: ${:.3f} per GPU-hour (total x {:.0f} TFLOPS / 8,760 h), of which power and cooling ${:.3f} (the "
         "marginal cost of running it){}\n",
-        og.name, hour, r.tflops, marginal,
+        og.name, tco->usd_per_gpu_hour, r.tflops, tco->power_usd_per_gpu_hour,
         listed != nullptr ? fmt::format("; on-demand list price ${:.2f} in {}", ToUsd(listed->usd_per_gpu_hour),
                                         prices->name())
                           : std::string());
   }
+  // Every type's owned GPU-hour at the defaults (its cited purchase price, 3 years, the power defaults),
+  // with where the purchase price comes from.
+  std::cout << "\nOwned GPU-hour at the TCO defaults (purchase price of the type, 3 years, power defaults above):\n";
+  std::cout << fmt::format("{:<9} {:>10} {:>9} {:>9}  {}\n", "GPU", "purchase $", "owned $/h", "power $/h", "purchase price source");
+  for (std::size_t i = 0; i < gpu::Catalog().size(); ++i) {
+    const gpu::GpuFacts& g = gpu::GpuAt(static_cast<gpu::GpuIndex>(i));
+    auto at = cost::OwnedGpuTco(g, cost::TcoInputs{});
+    if (!at.has_value()) continue;  // undisclosed types
+    std::cout << fmt::format("{:<9} {:>10.0f} {:>9.3f} {:>9.3f}  {}\n", g.name, at->inputs.gpu_price_usd,
+                             at->usd_per_gpu_hour, at->power_usd_per_gpu_hour, at->price_source);
+  }
   std::cout << "Where the seed differs: its four parts do add up (0.31 + 0.28 + 0.19 + 0.09 = 0.87), but none follows\n"
                "from its inputs in one unit: 300 W/TFLOPS at 50% for a year at $0.07/kWh is $91.98 of power, not $0.28;\n"
                "its own cooling script (300 W x 8,760 h x PUE 1.45 x $0.07 x 0.45) gives $120.03, which it prints as\n"
-               "$0.192; and $12,000 over 3 years is $0.31 per TFLOPS-year only for a 12,903-TFLOPS device. We keep\n"
+               "$0.192; and $12,000 (its price) over 3 years is $0.31 per TFLOPS-year only for a 12,903-TFLOPS device. We keep\n"
                "the formulas and print both. Its 300 W/TFLOPS would put one A100 (312 TFLOPS) at 94 kW; ours is the\n"
                "catalog's TDP over FP16 peak (column W/T). Pass --gpu, --gpu-price etc. to price your own hardware.\n";
   return kExitOk;
@@ -131,7 +141,9 @@ Action RegisterCatalog(CLI::App& app) {
                              "TFLOPS-year of an owned GPU (power: the catalog's TDP over its FP16 "
                              "peak, e.g. 1.28 W per TFLOPS for an A100).",
                              "seedance catalog --prices data/prices/gpu_prices.csv");
-  cmd->add_option("--gpu-price", in->gpu_price_usd, "owned GPU price, USD")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--gpu-price", in->gpu_price_usd,
+                  "owned GPU price, USD (default: the type's cited purchase price, data/gpus/SOURCE.md)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--life", in->life_years, "depreciation life, years")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--gpu", *gpu_name, "the owned GPU (any spelling the GPU-name parser knows)")->capture_default_str();
   cmd->add_option("--tflops", in->tflops, "the GPU's FP16 TFLOPS (default: the catalog's)")->check(CLI::PositiveNumber);

@@ -112,9 +112,17 @@ elseif(CASE STREQUAL "catalog")
   # 150 W), the A100-80G's spot price is the price table's quote.
   # The owned A100's power is the catalog's TDP over its FP16 peak (400 W / 312 TFLOPS), within its
   # TDP (the seed's 300 W per TFLOPS put it at 94 kW).
-  foreach(v "19\\.71" "36\\.27" "42\\.59" "total +13\\.48 +0\\.87"
-            "owned A100-80G: \\$12000 GPU, 3 years, 312 TFLOPS, 1\\.28 W/TFLOPS \\(400 W per GPU, TDP 400 W\\)"
-            "owned A100-80G: \\$0\\.480 per GPU-hour \\(total x 312 TFLOPS / 8,760 h\\), of which power and cooling \\$0\\.020 \\(the marginal cost of running it\\); on-demand list price \\$1\\.79"
+  # Issue 38 (deliberate change): the owned GPU's purchase price is its type's cited one (A100-80G:
+  # DGX A100's $199,000 / 8), power $0.08/kWh at PUE 1.58 (were $12,000, $0.07, 1.45 for every type);
+  # every type's owned GPU-hour is printed with its source (H100 about $1.56), catalog-file types too.
+  foreach(v "19\\.71" "36\\.27" "42\\.59" "total +27\\.38 +0\\.87"
+            "owned A100-80G: \\$24875 GPU, 3 years, 312 TFLOPS, 1\\.28 W/TFLOPS \\(400 W per GPU, TDP 400 W\\)"
+            "purchase price: estimate: NVIDIA's DGX A100 launch price"
+            "owned A100-80G: \\$0\\.975 per GPU-hour \\(total x 312 TFLOPS / 8,760 h\\), of which power and cooling \\$0\\.025 \\(the marginal cost of running it\\); on-demand list price \\$1\\.79"
+            "\nH100 +39600 +1\\.561 +0\\.044  estimate: a Thinkmate quote"
+            "\nT4 +12000 +[0-9.]+ +[0-9.]+  fallback, not a market price"
+            "\nMI300X +24600 +[0-9.]+ +[0-9.]+  estimate: USD 12,500"
+            "\nB200 +2250\\.0 +4500 +180 +8000 +1000 +0\\.44 NVLink +5\\.98"
             "K80 +4\\.4 +- +12 +240 +150 +34\\.32 PCIe +0\\.52" "A100-80G +312\\.0 +624 +80 +2039 +400 +1\\.28 NVLink +1\\.79 +1\\.19")
     if(NOT stdout MATCHES "${v}")
       message(FATAL_ERROR "catalog output lacks ${v}:\n${stdout}")

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "seedance/config/gpu_catalog_file.h"
 #include "version.h"
 
 namespace seedance::cli {
@@ -146,6 +147,10 @@ int main(int argc, char** argv) {
   app.name("seedance");
   app.set_version_flag("--version", VersionLine(), "Print the version, the git commit and the build type");
   app.require_subcommand(1);
+  std::vector<std::string> gpu_catalogs;
+  app.add_option("--gpu-catalog", gpu_catalogs,
+                 "GPU catalog file(s) adding GPU types (B200, MI300X, ...) with their facts and prices, after the "
+                 "bundled data/gpus/catalog.yaml (before the command: seedance --gpu-catalog F plan ...)");
   CLI::App* bench = app.add_subcommand("bench", "Reproduce published experiments");
   bench->require_subcommand(1);
   std::vector<Action> actions;
@@ -182,6 +187,11 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() != 0 && ExplainUnknown(app, argc, argv)) return kExitUsage;
     int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;
+  }
+  // GPU types beyond the built-in catalog: the bundled file, then the user's (docs/FLEET_FILE.md).
+  gpu_catalogs.insert(gpu_catalogs.begin(), seedance::config::BundledGpuCatalogPath());
+  for (const std::string& file : gpu_catalogs) {
+    if (auto loaded = seedance::config::LoadGpuCatalogFile(file); !loaded.ok()) return ReportError(loaded);
   }
   try {
     for (auto& a : actions) {

@@ -31,6 +31,7 @@ struct PlanOptions {
   int slice_factor = 8;
   std::string policy = "vllm";
   std::string prices;
+  std::string fleet;
   std::string melange_config;
   std::string router = "input";
   bool no_verify = false;
@@ -80,6 +81,7 @@ int RunPlanCommand(const PlanOptions& o) {
     c.slice_factor = o.slice_factor;
     c.policy = o.policy;
     c.prices_path = o.prices;
+    c.fleet_path = o.fleet;
     c.cache_dir = o.cache.empty() ? PlanCacheDir() : o.cache;
     c.router = o.router;
     c.verify = !o.no_verify;
@@ -149,6 +151,9 @@ Action RegisterPlan(CLI::App& app) {
   cmd->add_option("--slice-factor", o->slice_factor, "Mélange's F: slices per bucket")->capture_default_str();
   cmd->add_option("--policy", o->policy, "batching policy every GPU runs (vllm, seedance, ...)")->capture_default_str();
   cmd->add_option("--prices", o->prices, "GPU price CSV (default: the bundled one)");
+  cmd->add_option("--fleet", o->fleet,
+                  "fleet file: each type at the fleet's price (on-demand pool, else owned TCO / reserved); a type "
+                  "the fleet has no pool of is an error (docs/FLEET_FILE.md)");
   cmd->add_option("--melange-config", o->melange_config, "solve a Mélange-format JSON input instead of a trace");
   cmd->add_option("--router", o->router,
                   "router of the burst calibration and the replay: input (prompt length only, what a real "

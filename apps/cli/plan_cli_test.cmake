@@ -86,6 +86,20 @@ elseif(CASE STREQUAL "melange_example")
   if(NOT plan MATCHES "\"usd_per_hour\": 6.7" OR NOT stdout MATCHES "A10G +3 ")
     message(FATAL_ERROR "unexpected plan:\n${stdout}\n${plan}")
   endif()
+elseif(CASE STREQUAL "fleet_prices")
+  # Issue 38: --fleet prices each type as the fleet pays for it; a type it has no pool of is an error.
+  file(WRITE "${WORK}/t.csv" "${small}")
+  file(WRITE "${WORK}/f.yaml" "name: mine\nregions: [r]\ngpus:\n  - {type: a100-80g, owned: {count: 8, usd_per_gpu_hour: 0.9}}\n")
+  run_bad("--fleet [^ ]*f\\.yaml: the fleet has no pool of L4 \\(it has A100-80G\\)" --trace "${WORK}/t.csv" --gpus l4,a100
+          --fleet "${WORK}/f.yaml")
+  file(WRITE "${WORK}/f.yaml" "name: mine\nregions: [r]\ngpus:\n  - {type: a100-80g, owned: {count: 8, usd_per_gpu_hour: 0.9}}\n"
+                              "  - {type: L4, on_demand: {quota: 64, usd_per_gpu_hour: 0.07}}\n")
+  expect_rc(0 "${SEEDANCE}" plan --trace "${WORK}/t.csv" --gpus l4,a100 --rate 0.5 --fleet "${WORK}/f.yaml" --out "${out}"
+            --cache "${cache}")
+  file(READ "${out}/plan.json" plan)
+  if(NOT plan MATCHES "prices: fleet file [^\"]*f\\.yaml \\('mine'\\)")
+    message(FATAL_ERROR "plan.json does not name the fleet's prices:\n${plan}")
+  endif()
 elseif(CASE STREQUAL "small_plan")
   file(WRITE "${WORK}/t.csv" "${small}")
   expect_rc(0 "${SEEDANCE}" plan --trace "${WORK}/t.csv" --gpus l4,a100 --rate 0.5 --out "${out}" --cache "${cache}")

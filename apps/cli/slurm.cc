@@ -16,6 +16,7 @@
 #include "seedance/config/seedance_config.h"
 #include "seedance/core/clock.h"
 #include "seedance/cost/price_table.h"
+#include "seedance/sim/fleet_file.h"
 #include "seedance/ledger/ledger.h"
 #include "seedance/slurm/controller.h"
 #include "seedance/slurm/standby.h"
@@ -33,6 +34,7 @@ struct SlurmFlags {
   std::string admission;
   std::string jobcomp;
   std::string prices;
+  std::string fleet;
   bool dry_run = false;
   bool once = false;
   bool check_config = false;
@@ -65,6 +67,21 @@ int Run(const SlurmFlags& f) {
   if (f.cycles < 0) return ReportError(InvalidArgumentError("--cycles: must be >= 0 (0: run until stopped)"));
   auto prices = cost::PriceTable::LoadFile(f.prices.empty() ? cost::BundledPriceTablePath() : f.prices);
   if (!prices.has_value()) return ReportError(prices.error());
+  if (!f.fleet.empty()) {
+    // Node pools: each node charged as it is paid for (owned at its TCO); a node no pool matches is
+    // reported and not charged, never priced at a list price.
+    auto fleet = sim::LoadFleetFile(f.fleet);
+    if (!fleet.has_value()) return ReportError(fleet.error());
+    if (fleet->node_pools.empty()) {
+      return ReportError(InvalidArgumentError("--fleet " + f.fleet +
+                                              ": the fleet file has no node_pools (which nodes are owned, reserved, "
+                                              "on-demand or spot: docs/FLEET_FILE.md)"));
+    }
+    auto pools = sim::ResolveNodePools(*fleet, *prices);
+    if (!pools.has_value()) return ReportError(pools.error());
+    cc.node_pools = std::move(*pools);
+    cc.node_pools_source = f.fleet;
+  }
   std::unique_ptr<ledger::Ledger> ledger;
   if (!f.db.empty()) {
     auto l = ledger::Ledger::Open(f.db);
@@ -212,6 +229,9 @@ Action RegisterSlurm(CLI::App& app) {
   cmd->add_option("--admission", f->admission, "the audit's admission state (seedance audit run --state FILE)");
   cmd->add_option("--jobcomp", f->jobcomp, "read finished jobs from this jobcomp/filetxt file instead of sacct");
   cmd->add_option("--prices", f->prices, "GPU price CSV (default: the bundled data/prices/gpu_prices.csv)");
+  cmd->add_option("--fleet", f->fleet,
+                  "fleet file whose node_pools price each node's charges (by node name or partition; owned at its "
+                  "TCO); a node no pool matches is reported and not charged");
   cmd->add_flag("--dry-run", f->dry_run, "print the actions and their commands; take none");
   cmd->add_flag("--once", f->once, "run one cycle and exit (exit 1 when Slurm cannot be read)");
   cmd->add_flag("--check-config", f->check_config,

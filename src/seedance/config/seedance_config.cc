@@ -159,6 +159,7 @@ Result<SimConfig> ParseSimConfig(const std::string& name, const std::string& tex
   }
   SimConfig c;
   if (root.IsNull()) return c;
+  const yaml_fields::NullValueLines null_lines(root);  // `key:` with no value: its own line
   const double inf = std::numeric_limits<double>::infinity();
   // One seedance-config.yaml serves every driver: `server:` is seedance server's section (checked
   // by server::ServerConfig), read here only as a known key.

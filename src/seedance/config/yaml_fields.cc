@@ -6,8 +6,42 @@
 
 namespace seedance::config::yaml_fields {
 
+namespace {
+thread_local NullValueLines* active_null_lines = nullptr;
+}  // namespace
+
+NullValueLines::NullValueLines(const YAML::Node& root) : previous_(active_null_lines) {
+  Walk(root, 0);
+  active_null_lines = this;
+}
+
+NullValueLines::~NullValueLines() { active_null_lines = previous_; }
+
+void NullValueLines::Walk(const YAML::Node& n, int depth) {
+  if (depth > 64) return;  // deeper documents are refused by their readers' shape checks anyway
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      if (kv.second.IsNull()) nulls_.emplace_back(kv.second, kv.first.Mark().line + 1);
+      Walk(kv.second, depth + 1);
+    }
+  } else if (n.IsSequence()) {
+    for (const auto& item : n) Walk(item, depth + 1);
+  }
+}
+
+int NullValueLines::LineOf(const YAML::Node& value) const {
+  for (const auto& [node, line] : nulls_) {
+    if (node.is(value)) return line;
+  }
+  return previous_ != nullptr ? previous_->LineOf(value) : 0;
+}
+
 std::string Where(const std::string& name, const YAML::Node& node, const std::string& key) {
-  return name + ":" + std::to_string(node.Mark().line + 1) + ": key '" + key + "'";
+  int line = node.Mark().line + 1;
+  if (active_null_lines != nullptr && node.IsNull()) {
+    if (const int at = active_null_lines->LineOf(node); at > 0) line = at;
+  }
+  return name + ":" + std::to_string(line) + ": key '" + key + "'";
 }
 
 Status CheckKeys(const std::string& name, const YAML::Node& map, const std::string& path,

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "seedance/core/status.h"
 
@@ -13,8 +15,27 @@
 // fleet file read their fields through these.
 namespace seedance::config::yaml_fields {
 
-// "<name>:<line>: key '<key>'" for `node`'s line.
+// "<name>:<line>: key '<key>'" for `node`'s line. For a value-less key (`owned:` with nothing after
+// it, or a mis-indented block under it) yaml-cpp marks the null value at the next token, often lines
+// below; while a NullValueLines of the document lives (on this thread), its key's line is reported.
 std::string Where(const std::string& name, const YAML::Node& node, const std::string& key);
+
+// Remembers the key line of every null map value of `root`'s document, for Where(). Create one
+// right after YAML::Load, in the scope that reports errors about the document; they nest.
+class NullValueLines {
+ public:
+  explicit NullValueLines(const YAML::Node& root);
+  ~NullValueLines();
+  NullValueLines(const NullValueLines&) = delete;
+  NullValueLines& operator=(const NullValueLines&) = delete;
+  // The 1-based line of `value`'s key, or 0 when `value` is not a remembered null value.
+  int LineOf(const YAML::Node& value) const;
+
+ private:
+  void Walk(const YAML::Node& n, int depth);
+  std::vector<std::pair<YAML::Node, int>> nulls_;
+  NullValueLines* previous_;
+};
 // `map` must be a mapping whose keys are all in `allowed` (the error names the unknown key and
 // lists the allowed ones); path "" is the document root.
 Status CheckKeys(const std::string& name, const YAML::Node& map, const std::string& path,

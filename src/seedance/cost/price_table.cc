@@ -1,7 +1,11 @@
 #include "seedance/cost/price_table.h"
 
+#include <deque>
+#include <mutex>
+
 #include "seedance/core/file_util.h"
 #include "seedance/cost/money.h"
+#include "seedance/gpu/catalog.h"
 
 namespace seedance::cost {
 
@@ -73,7 +77,28 @@ const GpuPrice* PriceTable::Find(cluster::GpuModelIndex model) const {
   for (const GpuPrice& p : prices_) {
     if (p.model == model) return &p;
   }
-  return nullptr;
+  return CatalogListPrice(model);
+}
+
+const GpuPrice* CatalogListPrice(cluster::GpuModelIndex model) {
+  if (model >= gpu::Catalog().size()) return nullptr;
+  const gpu::GpuFacts& g = gpu::GpuAt(model);
+  if (!(g.list_usd_per_gpu_hour > 0)) return nullptr;
+  // One entry per (model, price, source), kept for the process: a pointer stays valid, and a
+  // later catalog file's other price makes a new entry.
+  static std::mutex mu;
+  static std::deque<GpuPrice> entries;
+  const std::lock_guard<std::mutex> lock(mu);
+  const Money usd = UsdFromDouble(g.list_usd_per_gpu_hour);
+  for (const GpuPrice& p : entries) {
+    if (p.model == model && p.usd_per_gpu_hour == usd && p.source == g.list_price_source) return &p;
+  }
+  GpuPrice p;
+  p.model = model;
+  p.usd_per_gpu_hour = usd;
+  p.source = std::string(g.list_price_source);
+  p.note = "from the GPU catalog file that defines " + std::string(g.name);
+  return &entries.emplace_back(std::move(p));
 }
 
 std::string BundledPriceTablePath() { return DataDir() + "/prices/gpu_prices.csv"; }

@@ -49,7 +49,8 @@ class PriceTable {
   // Same as LoadFile for an already parsed table; table.name() is used in messages.
   static Result<PriceTable> FromCsv(const CsvTable& table);
 
-  // Returns the row for `model`, or nullptr when the table does not price it.
+  // Returns the row for `model`; for a model the table does not list, the list price its GPU
+  // catalog file gives (CatalogListPrice); nullptr when neither prices it.
   const GpuPrice* Find(cluster::GpuModelIndex model) const;
   // Returns all rows in file order.
   const std::vector<GpuPrice>& prices() const { return prices_; }
@@ -64,6 +65,11 @@ class PriceTable {
 // Spot price as a share of on-demand where no spot quote exists: the seed's AWS table (S1.2):
 // p4d.24xlarge 11.92/32.77 = 0.364, g5.48xlarge 3.86/10.24 = 0.377, g6.24xlarge 2.63/7.12 = 0.369.
 inline constexpr double kDefaultSpotRatio = 0.37;
+
+// The on-demand list price a GPU catalog file gives `model` (gpu::GpuFacts::list_usd_per_gpu_hour,
+// config/gpu_catalog_file.h) as a price row whose source names it; nullptr when it gives none.
+// Built-in types are priced by the price table's CSV, catalog-file types here. Thread-safe.
+const GpuPrice* CatalogListPrice(cluster::GpuModelIndex model);
 
 // Returns the path of the bundled table: DataDir() + "/prices/gpu_prices.csv".
 std::string BundledPriceTablePath();

@@ -20,7 +20,7 @@ Result<Tco> OwnedGpuTco(const gpu::GpuFacts& g, TcoInputs in) {
   if (!g.disclosed || !(g.fp16_tflops > 0) || !(g.tdp_w > 0)) {
     return InvalidArgumentError(fmt::format("gpu: the catalog has no FP16 peak and TDP for '{}'", g.name));
   }
-  SEEDANCE_RETURN_IF_ERROR(Check(in.gpu_price_usd > 0 && std::isfinite(in.gpu_price_usd), "gpu_price",
+  SEEDANCE_RETURN_IF_ERROR(Check(in.gpu_price_usd >= 0 && std::isfinite(in.gpu_price_usd), "gpu_price",
                                  in.gpu_price_usd, "> 0 USD"));
   SEEDANCE_RETURN_IF_ERROR(Check(in.life_years > 0 && std::isfinite(in.life_years), "life", in.life_years,
                                  "> 0 years"));
@@ -34,9 +34,18 @@ Result<Tco> OwnedGpuTco(const gpu::GpuFacts& g, TcoInputs in) {
   SEEDANCE_RETURN_IF_ERROR(Check(in.pue >= 1 && in.pue <= 5, "pue", in.pue, "in [1, 5]"));
   SEEDANCE_RETURN_IF_ERROR(Check(in.ops_usd_per_tflops_year >= 0 && std::isfinite(in.ops_usd_per_tflops_year), "ops",
                                  in.ops_usd_per_tflops_year, ">= 0 USD per TFLOPS-year"));
+  Tco t;
+  if (in.gpu_price_usd > 0) {
+    t.price_source = "given";
+  } else if (g.purchase_usd > 0) {
+    in.gpu_price_usd = g.purchase_usd;
+    t.price_source = std::string(g.purchase_source);
+  } else {
+    in.gpu_price_usd = kFallbackGpuPriceUsd;
+    t.price_source = std::string(kFallbackGpuPriceSource);
+  }
   if (in.tflops == 0) in.tflops = g.fp16_tflops;
   if (in.watts_per_tflops == 0) in.watts_per_tflops = g.tdp_w / in.tflops;
-  Tco t;
   t.gpu_watts = in.watts_per_tflops * in.tflops;
   if (t.gpu_watts > g.tdp_w * 1.000001) {
     return InvalidArgumentError(fmt::format(
@@ -51,6 +60,7 @@ Result<Tco> OwnedGpuTco(const gpu::GpuFacts& g, TcoInputs in) {
   t.operations = in.ops_usd_per_tflops_year;
   t.total = t.depreciation + t.power + t.cooling + t.operations;
   t.usd_per_gpu_hour = t.total * in.tflops / kHoursPerYear;
+  t.power_usd_per_gpu_hour = (t.power + t.cooling) * in.tflops / kHoursPerYear;
   return t;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "seedance/core/status.h"
@@ -14,24 +15,37 @@ namespace seedance::cost {
 //   operations   = as given, $ per TFLOPS-year
 // One GPU-hour of it is total x TFLOPS / 8,760. `seedance catalog` prints it and a fleet file's
 // owned GPUs are billed at it (sim/fleet_file.h).
+// Where a default comes from (data/gpus/SOURCE.md).
+inline constexpr double kFallbackGpuPriceUsd = 12000;  // a type with no cited purchase price
+inline constexpr std::string_view kFallbackGpuPriceSource =
+    "fallback, not a market price: the seed's S1.3 example (no cited purchase price for this type; "
+    "give yours: --gpu-price, owned.tco.gpu_price or a catalog file's purchase)";
+inline constexpr std::string_view kPowerSource =
+    "$0.08/kWh: US EIA Electric Power Monthly, 2023 average retail price to the industrial sector; "
+    "PUE 1.58: Uptime Institute Global Data Center Survey 2023 average";
+
 struct TcoInputs {
-  double gpu_price_usd = 12000;  // purchase price of one GPU (its share of the server included)
+  // Purchase price of one GPU (its share of the server included); 0 = the catalog's purchase price
+  // of the type (gpu::GpuFacts::purchase_usd, cited), else kFallbackGpuPriceUsd.
+  double gpu_price_usd = 0;
   double life_years = 3;         // straight-line depreciation life
   double tflops = 0;             // FP16 TFLOPS; 0 = the catalog's FP16 peak
   double watts_per_tflops = 0;   // 0 = the catalog's TDP / FP16 peak; never above the TDP per GPU
   double utilization = 0.5;      // share of the TDP drawn on average, 0..1
-  double usd_per_kwh = 0.07;
-  double pue = 1.45;             // power usage effectiveness, >= 1
+  double usd_per_kwh = 0.08;     // kPowerSource
+  double pue = 1.58;             // power usage effectiveness, >= 1; kPowerSource
   double ops_usd_per_tflops_year = 0.09;
 };
 
 struct Tco {
-  TcoInputs inputs;   // with tflops and watts_per_tflops resolved from the catalog
+  TcoInputs inputs;   // with gpu_price_usd, tflops and watts_per_tflops resolved from the catalog
+  std::string price_source;  // where gpu_price_usd comes from ("given" when the caller set it)
   double gpu_watts = 0;
   // Per TFLOPS-year.
   double depreciation = 0, power = 0, cooling = 0, operations = 0, total = 0;
-  // One GPU for one hour: total x TFLOPS / 8,760.
+  // One GPU for one hour: total x TFLOPS / 8,760; of it, power and cooling (the marginal cost).
   double usd_per_gpu_hour = 0;
+  double power_usd_per_gpu_hour = 0;
 };
 
 // The TCO of one owned GPU of catalog row `gpu`. Errors (kInvalidArgument, naming the input:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <deque>
 
 #include "seedance/core/check.h"
 
@@ -34,6 +35,17 @@ constexpr std::string_view kA100Source =
     "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4), "
     "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
     "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf";
+// Purchase prices (GpuFacts::purchase_usd): a GPU with its share of an 8-GPU server.
+constexpr std::string_view kHgxH100Purchase =
+    "estimate: a Thinkmate quote for an 8-GPU HGX H100 SXM5 server with InfiniBand, USD 317,000 "
+    "(Aug 2024, https://web.archive.org/web/20240822233446/https://www.thinkmate.com/"
+    "quotation-request?a=YToxOntzOjI6ImlkIjtpOjc0OTY2Mzt9), / 8 = 39,625, rounded to 39,600";
+constexpr std::string_view kDgxA100Purchase =
+    "estimate: NVIDIA's DGX A100 launch price, USD 199,000 for 8 GPUs (NVIDIA press release, "
+    "2020-05-14, https://nvidianews.nvidia.com/news/nvidia-ships-worlds-most-advanced-ai-system-"
+    "nvidia-dgx-a100-to-fight-covid-19-third-generation-dgx-packs-record-5-petaflops-of-ai-"
+    "performance), / 8 = 24,875";
+
 constexpr std::string_view kH100Source =
     "NVIDIA H100 Tensor Core GPU datasheet, "
     "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet";
@@ -42,8 +54,8 @@ constexpr std::string_view kH100Source =
 // the packing results depend on. Old tables that disagreed (ledger/breaker.cc, apps/cli/
 // catalog.cc, audit/gpu_catalog.cc, sim/workloads.cc, batching/model.cc) are reconciled in the
 // rows' notes.
-const std::vector<GpuFacts>& Rows() {
-  static const std::vector<GpuFacts> kRows = {
+std::vector<GpuFacts> BuiltInRows() {
+  return {
       {.name = "G2",
        .disclosed = false,
        .product = "Alibaba openb type G2 (undisclosed)",
@@ -204,7 +216,9 @@ const std::vector<GpuFacts>& Rows() {
        .host_link_gb_s = 32,
        .source = kA100Source,
        .note = "PCIe variants have a lower power limit (250-300 W); the audit uses this SXM row "
-               "for them (a known approximation)."},
+               "for them (a known approximation).",
+       .purchase_usd = 24875,
+       .purchase_source = kDgxA100Purchase},
       {.name = "A100-80G",
        .aliases = "A100-80GB",
        .family = "A100",
@@ -219,7 +233,9 @@ const std::vector<GpuFacts>& Rows() {
        .tdp_w = 400,
        .interconnect = "NVLink 600 GB/s; PCIe 4.0 x16",
        .host_link_gb_s = 32,
-       .source = kA100Source},
+       .source = kA100Source,
+       .purchase_usd = 24875,
+       .purchase_source = kDgxA100Purchase},
       {.name = "H100",
        .aliases = "H100-80GB|H100-SXM",
        .family = "H100",
@@ -238,7 +254,9 @@ const std::vector<GpuFacts>& Rows() {
        .source = kH100Source,
        .note = "Dense = half the datasheet's sparse figures (1,979 FP16, 3,958 INT8/FP8), "
                "rounded to whole TFLOPS (989.4 exactly). The PCIe card is 756 FP16 TFLOPS, "
-               "2,000 GB/s, 350 W."},
+               "2,000 GB/s, 350 W.",
+       .purchase_usd = 39600,
+       .purchase_source = kHgxH100Purchase},
       {.name = "H800",
        .family = "H800",
        .family_default = true,
@@ -371,9 +389,42 @@ const std::vector<GpuFacts>& Rows() {
        .host_link_gb_s = 64,
        .source = "NVIDIA H200 Tensor Core GPU datasheet, "
                  "https://www.nvidia.com/en-us/data-center/h200/",
-       .note = "Same compute as the H100 SXM5; 141 GB HBM3e at 4.8 TB/s."},
+       .note = "Same compute as the H100 SXM5; 141 GB HBM3e at 4.8 TB/s.",
+       .purchase_usd = 39600,
+       .purchase_source = "estimate: priced as the H100, USD 39,600 per GPU of a Thinkmate 8-GPU HGX "
+                          "H100 server quote (Aug 2024); no public H200 server quote was found, and "
+                          "its HBM3e likely makes it dearer"},
   };
-  return kRows;
+}
+
+// The rows: built in, then those catalog files add (AddGpuType). Capacity kMaxGpuTypes is
+// reserved, so a reference to a row stays valid while rows are added.
+std::vector<GpuFacts>& MutableRows() {
+  static std::vector<GpuFacts> rows = [] {
+    std::vector<GpuFacts> v;
+    v.reserve(kMaxGpuTypes);
+    for (GpuFacts& f : BuiltInRows()) v.push_back(f);
+    return v;
+  }();
+  return rows;
+}
+
+const std::vector<GpuFacts>& Rows() { return MutableRows(); }
+
+std::vector<std::string>& MutableNames() {
+  static std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const GpuFacts& row : Rows()) v.emplace_back(row.name);
+    return v;
+  }();
+  return names;
+}
+
+// Owns the strings of added rows (a deque: its elements never move).
+std::string_view Intern(std::string_view s) {
+  static std::deque<std::string> arena;
+  if (s.empty()) return {};
+  return arena.emplace_back(s);
 }
 
 std::string Upper(std::string_view s) {
@@ -436,9 +487,6 @@ constexpr std::string_view kOtherGeneration[] = {"ADA", "BLACKWELL"};
 
 Result<GpuIndex> ParseProduct(std::string_view text) {
   const std::vector<std::string> tokens = Tokens(text);
-  for (std::string_view other : kOtherGeneration) {
-    if (std::find(tokens.begin(), tokens.end(), other) != tokens.end()) return UnknownName(text);
-  }
   std::vector<std::string> words = tokens;  // tokens and adjacent pairs ("RTX" "6000")
   for (std::size_t i = 0; i + 1 < tokens.size(); ++i) words.push_back(tokens[i] + tokens[i + 1]);
   int size_gb = 0;
@@ -454,6 +502,11 @@ Result<GpuIndex> ParseProduct(std::string_view text) {
     family = row.family;
   }
   if (family.empty()) return UnknownName(text);
+  bool built_in_family = false;
+  for (const GpuFacts& row : Rows()) built_in_family = built_in_family || (row.family == family && row.defined_in.empty());
+  for (std::string_view other : kOtherGeneration) {
+    if (built_in_family && std::find(tokens.begin(), tokens.end(), other) != tokens.end()) return UnknownName(text);
+  }
   std::size_t pick = Rows().size();
   for (std::size_t i = 0; i < Rows().size(); ++i) {
     const GpuFacts& row = Rows()[i];
@@ -471,14 +524,7 @@ const std::vector<GpuFacts>& Catalog() { return Rows(); }
 
 const GpuFacts& GpuAt(GpuIndex index) { return Rows().at(index); }
 
-const std::vector<std::string>& KnownGpuNames() {
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names;
-    for (const GpuFacts& row : Rows()) names.emplace_back(row.name);
-    return names;
-  }();
-  return kNames;
-}
+const std::vector<std::string>& KnownGpuNames() { return MutableNames(); }
 
 Result<GpuIndex> ParseGpuName(std::string_view text, NameMatch match) {
   const auto& rows = Rows();
@@ -493,6 +539,117 @@ Result<GpuIndex> ParseGpuName(std::string_view text, NameMatch match) {
   }
   if (match == NameMatch::kName) return UnknownName(text);
   return ParseProduct(text);
+}
+
+namespace {
+
+bool SameFacts(const GpuFacts& a, const GpuFacts& b) {
+  return a.name == b.name && a.aliases == b.aliases && a.family == b.family && a.selector_gb == b.selector_gb &&
+         a.family_default == b.family_default && a.disclosed == b.disclosed && a.product == b.product &&
+         a.memory_gib == b.memory_gib && a.fp32_tflops == b.fp32_tflops && a.fp16_tflops == b.fp16_tflops &&
+         a.bf16_tflops == b.bf16_tflops && a.tensor_cores == b.tensor_cores && a.int8_tops == b.int8_tops &&
+         a.fp8_tflops == b.fp8_tflops && a.memory_gb_s == b.memory_gb_s && a.tdp_w == b.tdp_w &&
+         a.interconnect == b.interconnect && a.host_link_gb_s == b.host_link_gb_s &&
+         a.speed_vs_v100 == b.speed_vs_v100 && a.source == b.source;
+}
+
+std::string Where(const GpuFacts& row) {
+  return row.defined_in.empty() ? std::string("built in") : "defined at " + std::string(row.defined_in);
+}
+
+// The row (other than `self`) that has `spelling` as its name or an alias, in any case.
+const GpuFacts* Spelled(std::string_view spelling, const GpuFacts* self) {
+  for (const GpuFacts& row : Rows()) {
+    if (&row == self) continue;
+    bool hit = EqualsIgnoreCase(row.name, spelling);
+    ForEachAlias(row, [&](std::string_view a) { hit = hit || EqualsIgnoreCase(a, spelling); });
+    if (hit) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<GpuIndex> AddGpuType(const GpuFacts& facts) {
+  std::vector<GpuFacts>& rows = MutableRows();
+  if (facts.name.empty()) return InvalidArgumentError("a GPU type needs a name");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!EqualsIgnoreCase(rows[i].name, facts.name)) continue;
+    if (SameFacts(rows[i], facts)) {  // the same type again: its prices may differ (the buyer's)
+      if (facts.purchase_usd > 0) SetPurchasePrice(static_cast<GpuIndex>(i), facts.purchase_usd, facts.purchase_source);
+      if (facts.list_usd_per_gpu_hour > 0) {
+        SetListPrice(static_cast<GpuIndex>(i), facts.list_usd_per_gpu_hour, facts.list_price_source);
+      }
+      return static_cast<GpuIndex>(i);
+    }
+    return InvalidArgumentError("GPU type '" + std::string(facts.name) + "' is already in the catalog (" +
+                                Where(rows[i]) + ") with other facts");
+  }
+  if (!(facts.fp16_tflops > 0) || !(facts.memory_gib > 0) || !(facts.tdp_w > 0)) {
+    return InvalidArgumentError("GPU type '" + std::string(facts.name) +
+                                "': memory, FP16 peak and TDP must be given and positive");
+  }
+  std::string bad;
+  if (const GpuFacts* other = Spelled(facts.name, nullptr); other != nullptr) bad = std::string(facts.name);
+  ForEachAlias(facts, [&](std::string_view a) {
+    if (bad.empty() && Spelled(a, nullptr) != nullptr) bad = std::string(a);
+  });
+  if (!bad.empty()) {
+    const GpuFacts* other = Spelled(bad, nullptr);
+    return InvalidArgumentError("GPU type '" + std::string(facts.name) + "': the spelling '" + bad +
+                                "' already names " + std::string(other->name) + " (" + Where(*other) + ")");
+  }
+  const std::string family = Upper(facts.family);
+  for (const GpuFacts& row : rows) {
+    if (!family.empty() && row.family == family) {
+      return InvalidArgumentError("GPU type '" + std::string(facts.name) + "': family '" + family +
+                                  "' is " + std::string(row.name) + "'s (" + Where(row) + ")");
+    }
+  }
+  if (rows.size() >= kMaxGpuTypes) {
+    return InvalidArgumentError("GPU type '" + std::string(facts.name) + "': the catalog holds at most " +
+                                std::to_string(kMaxGpuTypes) + " GPU types (a set of types is a 32-bit mask)");
+  }
+  GpuFacts row = facts;
+  for (std::string_view* s : {&row.name, &row.aliases, &row.product, &row.interconnect, &row.speed_basis,
+                              &row.speed_source, &row.source, &row.note, &row.purchase_source,
+                              &row.list_price_source, &row.defined_in}) {
+    *s = Intern(*s);
+  }
+  row.family = Intern(family);
+  row.family_default = !family.empty();
+  rows.push_back(row);
+  MutableNames().emplace_back(row.name);
+  return static_cast<GpuIndex>(rows.size() - 1);
+}
+
+void SetPurchasePrice(GpuIndex index, double usd, std::string_view source) {
+  GpuFacts& row = MutableRows().at(index);
+  row.purchase_usd = usd;
+  row.purchase_source = Intern(source);
+}
+
+void SetListPrice(GpuIndex index, double usd_per_gpu_hour, std::string_view source) {
+  GpuFacts& row = MutableRows().at(index);
+  row.list_usd_per_gpu_hour = usd_per_gpu_hour;
+  row.list_price_source = Intern(source);
+}
+
+Status AddGpuAliases(GpuIndex index, const std::vector<std::string>& aliases) {
+  GpuFacts& row = MutableRows().at(index);
+  std::string joined(row.aliases);
+  for (const std::string& a : aliases) {
+    if (a.empty()) continue;
+    if (const GpuFacts* other = Spelled(a, &row); other != nullptr) {
+      return InvalidArgumentError("the spelling '" + a + "' already names " + std::string(other->name) + " (" +
+                                  Where(*other) + ")");
+    }
+    bool known = EqualsIgnoreCase(row.name, a);
+    ForEachAlias(row, [&](std::string_view x) { known = known || EqualsIgnoreCase(x, a); });
+    if (!known) joined += (joined.empty() ? "" : "|") + a;
+  }
+  row.aliases = Intern(joined);
+  return Status::Ok();
 }
 
 }  // namespace seedance::gpu

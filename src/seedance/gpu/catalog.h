@@ -48,7 +48,23 @@ struct GpuFacts {
   std::string_view speed_source = {};  // how speed_vs_v100 was obtained, in full
   std::string_view source = {};      // the datasheet (name and URL) the facts come from
   std::string_view note = {};        // where old tables disagreed, what was decided and why
+  double bf16_tflops = 0;       // dense BF16 tensor; 0 = not stated (the FP16 rate on tensor cores
+                                // since Ampere)
+  // What one GPU costs to buy, its share of the server (host, NICs, chassis) included: the TCO
+  // model's default purchase price (cost/tco.h). 0 = no cited price (the TCO model then uses its
+  // stated fallback). `purchase_source` names the source and says where the figure is an estimate.
+  double purchase_usd = 0;
+  std::string_view purchase_source = {};
+  // A catalog file's type only: its on-demand list price per GPU-hour and where it comes from
+  // (price tables fall back to it for a type they do not price, cost/price_table.h). Built-in
+  // types are priced by data/prices/gpu_prices.csv. 0 = none.
+  double list_usd_per_gpu_hour = 0;
+  std::string_view list_price_source = {};
+  std::string_view defined_in = {};  // "" = built in; else "<catalog file>:<line>"
 };
+
+// The most rows the catalog holds: cluster::GpuModelSet is a 32-bit mask of row indices.
+inline constexpr std::size_t kMaxGpuTypes = 32;
 
 // Returns all rows; row i has GpuIndex i.
 const std::vector<GpuFacts>& Catalog();
@@ -71,5 +87,23 @@ enum class NameMatch {
 // Returns the row `text` names. Errors: kInvalidArgument "unknown GPU model '<text>' (known:
 // <canonical names>)", or naming two families when a product string does.
 Result<GpuIndex> ParseGpuName(std::string_view text, NameMatch match);
+
+// Adds a GPU type from a catalog file (config/gpu_catalog_file.h reads the files) and returns its
+// row; the catalog copies every string. `facts.name` must be new; its aliases and family may not
+// name another row. Adding the same type again with the same datasheet facts returns its row and
+// takes the purchase and list prices it gives (a fleet file may repeat the bundled catalog's entry
+// at its own prices); other facts are an error naming where the type was defined. Errors: kInvalidArgument (an empty name, a name / alias / family another row has, no
+// FP16 peak, memory or TDP, more than kMaxGpuTypes rows). Rows are appended, never removed, so
+// indices stay stable. Not thread-safe: call while loading, before threads read the catalog.
+Result<GpuIndex> AddGpuType(const GpuFacts& facts);
+
+// Sets the purchase price (and its source) of an existing row: a catalog file's `purchase` for a
+// built-in type. Same threading rule as AddGpuType.
+void SetPurchasePrice(GpuIndex index, double usd, std::string_view source);
+// Sets the list price (and its source) of a row the price table does not price.
+void SetListPrice(GpuIndex index, double usd_per_gpu_hour, std::string_view source);
+// Adds exact spellings (dcgm-exporter modelName strings, say) to an existing row. Errors when one
+// names another row.
+Status AddGpuAliases(GpuIndex index, const std::vector<std::string>& aliases);
 
 }  // namespace seedance::gpu

@@ -203,5 +203,60 @@ TEST(GpuCatalogTest, SpeedsFollowTheirSources) {
   EXPECT_EQ(Row("G3").speed_vs_v100, disclosed[2]);
 }
 
+
+// Issue 38: a type from a catalog file joins the one parser: canonical name, aliases in any case,
+// and product strings naming its family; the same facts again return its row, other facts fail.
+TEST(GpuCatalogTest, AddedTypesAreParsedLikeBuiltInOnes) {
+  GpuFacts f;
+  std::string name = "Z100", aliases = "Z100-SXM|ACME Z100 SXM", product = "ACME Z100 SXM 96 GB";
+  f.name = name;
+  f.aliases = aliases;
+  f.family = "Z100";
+  f.product = product;
+  f.memory_gib = 96;
+  f.fp16_tflops = 1000;
+  f.memory_gb_s = 4000;
+  f.tdp_w = 800;
+  f.defined_in = "test:1";
+  const std::size_t before = Catalog().size();
+  auto idx = AddGpuType(f);
+  ASSERT_TRUE(idx.has_value()) << idx.error().message();
+  EXPECT_EQ(*idx, before);
+  name = "overwritten";  // the catalog copied its strings
+  EXPECT_EQ(GpuAt(*idx).name, "Z100");
+  EXPECT_EQ(KnownGpuNames().back(), "Z100");
+  EXPECT_EQ(NameOf(ParseGpuName("Z100", NameMatch::kCanonical)), "Z100");
+  EXPECT_EQ(NameOf(ParseGpuName("z100-sxm", NameMatch::kName)), "Z100");
+  EXPECT_EQ(NameOf(ParseGpuName("ACME Z100 96GB HBM3e", NameMatch::kProduct)), "Z100");
+  EXPECT_FALSE(ParseGpuName("z100-sxm", NameMatch::kCanonical).has_value());
+  // Again with the same facts and another purchase price: the same row, the new price.
+  GpuFacts again = GpuAt(*idx);
+  again.purchase_usd = 20000;
+  again.purchase_source = "invoice";
+  auto same = AddGpuType(again);
+  ASSERT_TRUE(same.has_value()) << same.error().message();
+  EXPECT_EQ(*same, *idx);
+  EXPECT_EQ(GpuAt(*idx).purchase_usd, 20000);
+  EXPECT_EQ(Catalog().size(), before + 1);
+  GpuFacts other = GpuAt(*idx);
+  other.memory_gib = 80;
+  auto clash = AddGpuType(other);
+  ASSERT_FALSE(clash.has_value());
+  EXPECT_EQ(clash.error().message(), "GPU type 'Z100' is already in the catalog (defined at test:1) with other facts");
+  // Another type may not take a built-in spelling or family.
+  GpuFacts thief = f;
+  thief.name = "Y1";
+  thief.aliases = "H100-SXM";
+  thief.family = "";
+  EXPECT_EQ(AddGpuType(thief).error().message(),
+            "GPU type 'Y1': the spelling 'H100-SXM' already names H100 (built in)");
+  thief.aliases = "";
+  thief.family = "a100";
+  EXPECT_EQ(AddGpuType(thief).error().message(), "GPU type 'Y1': family 'A100' is A100's (built in)");
+  thief.family = "";
+  thief.fp16_tflops = 0;
+  EXPECT_NE(AddGpuType(thief).error().message().find("FP16 peak"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace seedance::gpu

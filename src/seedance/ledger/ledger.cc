@@ -697,8 +697,36 @@ Result<std::vector<ProcessEvent>> Ledger::Events(std::int64_t from_ms, std::int6
   return out;
 }
 
+namespace {
+
+__extension__ using Int128 = __int128;
+
+// Splits `total` micro-USD over `rows` in proportion to their cost: floor shares, then one
+// micro-dollar each to the largest remainders (ties to the earlier row). Returns what it gave.
+Money SpreadByCost(Money total, std::vector<AttributionRow*>& rows) {
+  Int128 weight_sum = 0;
+  for (const AttributionRow* r : rows) weight_sum += std::max<std::int64_t>(r->cost.raw(), 0);
+  if (total.raw() <= 0 || weight_sum <= 0) return Money();
+  std::vector<std::pair<Int128, std::size_t>> remainders;
+  std::int64_t given = 0;
+  std::vector<std::int64_t> share(rows.size(), 0);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Int128 num = static_cast<Int128>(total.raw()) * std::max<std::int64_t>(rows[i]->cost.raw(), 0);
+    share[i] = static_cast<std::int64_t>(num / weight_sum);
+    remainders.emplace_back(num % weight_sum, i);
+    given += share[i];
+  }
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t k = 0; given < total.raw() && k < remainders.size(); ++k, ++given) ++share[remainders[k].second];
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i]->cost += MicroUsd(share[i]);
+  return total;
+}
+
+}  // namespace
+
 Result<AttributionReport> Ledger::Attribute(Dimension dimension, std::int64_t from_ms,
-                                            std::int64_t to_ms, bool hourly) {
+                                            std::int64_t to_ms, bool hourly, bool spread_empty_idle) {
   SEEDANCE_RETURN_IF_ERROR(Flush());
   AttributionReport rep;
   rep.dimension = dimension;
@@ -742,13 +770,38 @@ Result<AttributionReport> Ledger::Attribute(Dimension dimension, std::int64_t fr
     rep.reconciliation.idle_shared = MicroUsd(rec.Int(3));
     rep.reconciliation.bill = MicroUsd(rec.Int(4));
   }
+  if (spread_empty_idle) {
+    // The idle no workload shared a node with, per report bucket (the hour, or the whole window).
+    Stmt idle;
+    SEEDANCE_RETURN_IF_ERROR(idle.Prepare(
+        db_, (std::string("SELECT ") + (hourly ? "(start_ms / 3600000) * 3600000" : "0") +
+              ", SUM(cost_micro) FROM charges WHERE start_ms>=?1 AND start_ms<?2 AND kind=1 AND workload_id=0 "
+              "GROUP BY 1 ORDER BY 1")
+                 .c_str()));
+    idle.Bind(1, from_ms);
+    idle.Bind(2, to_ms);
+    while (true) {
+      SEEDANCE_ASSIGN_OR_RETURN(bool more, idle.Step());
+      if (!more) break;
+      const std::int64_t bucket = hourly ? idle.Int(0) : telemetry::kNoTimestamp;
+      std::vector<AttributionRow*> rows;
+      for (AttributionRow& r : rep.rows) {
+        if (r.hour_ms == bucket) rows.push_back(&r);
+      }
+      const Money spread = SpreadByCost(MicroUsd(idle.Int(1)), rows);
+      rep.reconciliation.idle -= spread;
+      rep.reconciliation.attributed += spread;
+      rep.reconciliation.idle_shared += spread;
+      rep.reconciliation.idle_spread += spread;
+    }
+  }
   return rep;
 }
 
 Result<std::vector<AttributionRow>> Ledger::CostByTenant(std::int64_t from_ms,
-                                                         std::int64_t to_ms) {
+                                                         std::int64_t to_ms, bool spread_empty_idle) {
   SEEDANCE_ASSIGN_OR_RETURN(AttributionReport rep,
-                            Attribute(Dimension::kTenant, from_ms, to_ms, /*hourly=*/false));
+                            Attribute(Dimension::kTenant, from_ms, to_ms, /*hourly=*/false, spread_empty_idle));
   return rep.rows;
 }
 

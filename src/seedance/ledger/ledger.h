@@ -124,6 +124,10 @@ struct Reconciliation {
   Money idle;         // idle not shared
   Money overhead;
   Money idle_shared;  // part of `attributed` that is shared idle (information)
+  // Part of idle_shared: idle of nodes (or steps) no workload used, spread over every workload of
+  // the report (of the hour, for hourly reports) in proportion to its cost, as OpenCost's shareIdle
+  // does cluster-wide. Only with Attribute's spread_empty_idle.
+  Money idle_spread;
   bool exact() const { return bill == attributed + idle + overhead; }
 };
 
@@ -241,10 +245,15 @@ class Ledger final : public ChargeSink {
   Status SetCursor(const std::string& name, std::int64_t value);
 
   // --- queries ---
+  // spread_empty_idle (with an idle_share other than none): the idle no workload shared a node with
+  // (empty nodes and steps) is spread over the report's rows too, in proportion to their cost and
+  // exactly (largest remainders), so bill = attributed + idle + overhead still holds to the
+  // micro-dollar; idle keeps only what falls in an hour no workload ran at all.
   Result<AttributionReport> Attribute(Dimension dimension, std::int64_t from_ms,
-                                      std::int64_t to_ms, bool hourly);
+                                      std::int64_t to_ms, bool hourly, bool spread_empty_idle = false);
   // Cost per tenant over [from, to), ordered by tenant (what cost-benchmark reports).
-  Result<std::vector<AttributionRow>> CostByTenant(std::int64_t from_ms, std::int64_t to_ms);
+  Result<std::vector<AttributionRow>> CostByTenant(std::int64_t from_ms, std::int64_t to_ms,
+                                                   bool spread_empty_idle = false);
   // Per (job, hour): cost and GPU time, for the breaker.
   struct JobHour {
     std::string job;

@@ -388,6 +388,49 @@ TEST(LedgerTest, SimulatorApiRecordsAllocatedIntervalsAndReportsCostByTenant) {
   EXPECT_EQ(rep->reconciliation.idle, Money());
 }
 
+
+// Issue 38: with idle_share usage, the idle of a node that ran nothing is shared too (it was
+// left as idle while the output said idle was apportioned). One node runs alpha (3 GPUs held) and
+// beta (1), the other runs nothing for the hour; its whole bill is spread over alpha and beta by
+// cost, exactly, and nothing stays idle.
+TEST(LedgerTest, IdleOfAnEmptyNodeIsSpreadToo) {
+  auto l = Ledger::Open(TempDb("empty_node.db"));
+  ASSERT_TRUE(l.has_value());
+  std::vector<WorkloadDims> dims = {Dims("a-0", "ns-a", "alpha", "gold"), Dims("b-0", "ns-b", "beta", "gold")};
+  auto lookup = [&](std::uint32_t id) -> const WorkloadDims& { return dims[id - 1]; };
+  for (int t = 0; t < 60; ++t) {
+    std::vector<GpuUse> busy = {{1, 3000, 3000, 1000, false}, {2, 1000, 1000, 1000, false}};
+    NodeInterval used{t * 60'000LL, (t + 1) * 60'000LL, 0, MicroUsd(100'000), 4000, 0, busy};
+    ASSERT_TRUE(RecordAllocatedInterval(**l, used, IdleShare::kByUsage, "busy-node", lookup).ok());
+    NodeInterval empty{t * 60'000LL, (t + 1) * 60'000LL, 1, MicroUsd(50'001), 4000, 0, {}};
+    ASSERT_TRUE(RecordAllocatedInterval(**l, empty, IdleShare::kByUsage, "empty-node", lookup).ok());
+  }
+  // Without spreading (what main did): the empty node's $3.00006 stays idle.
+  auto kept = (*l)->Attribute(Dimension::kTenant, 0, 3'600'000, false);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->reconciliation.idle, MicroUsd(60 * 50'001));
+  auto rep = (*l)->Attribute(Dimension::kTenant, 0, 3'600'000, false, /*spread_empty_idle=*/true);
+  ASSERT_TRUE(rep.has_value()) << rep.error().ToString();
+  const Reconciliation& r = rep->reconciliation;
+  EXPECT_EQ(r.idle, Money());
+  EXPECT_EQ(r.idle_spread, MicroUsd(60 * 50'001));
+  EXPECT_EQ(r.attributed, MicroUsd(60 * 150'001));
+  EXPECT_TRUE(r.exact());
+  ASSERT_EQ(rep->rows.size(), 2u);
+  // alpha held 3/4 of the busy node: $4.50 of its bill and 3/4 of the empty node's $3.00006.
+  EXPECT_EQ(rep->rows[0].key, "alpha");
+  EXPECT_EQ(rep->rows[0].cost, MicroUsd(4'500'000 + 2'250'045));
+  EXPECT_EQ(rep->rows[1].cost, MicroUsd(1'500'000 + 750'015));
+  // Hourly: the spread stays in its hour.
+  auto hourly = (*l)->Attribute(Dimension::kTenant, 0, 3'600'000, true, true);
+  ASSERT_TRUE(hourly.has_value());
+  EXPECT_EQ(hourly->reconciliation.idle, Money());
+  EXPECT_EQ(hourly->rows[0].cost + hourly->rows[1].cost, MicroUsd(60 * 150'001));
+  auto tenants = (*l)->CostByTenant(0, 3'600'000, true);
+  ASSERT_TRUE(tenants.has_value());
+  EXPECT_EQ((*tenants)[0].cost, rep->rows[0].cost);
+}
+
 TEST(FocusTest, ExportHasTheMandatoryColumnsWithTheRightTypes) {
   auto l = Ledger::Open(TempDb("focus.db"));
   ASSERT_TRUE(l.has_value());

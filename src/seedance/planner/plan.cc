@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "seedance/cost/price_table.h"
 #include "seedance/planner/melange.h"
 #include "seedance/sim/fleet.h"
+#include "seedance/sim/fleet_file.h"
 
 namespace seedance::planner {
 namespace {
@@ -387,18 +389,46 @@ Result<PlanResult> Plan(const PlanConfig& cfg, std::ostream* progress) {
     return InvalidArgumentError(fmt::format("--model {}: no GPU type can hold it: {}", model.name,
                                             fmt::join(left_out, "; ")));
   }
-  const std::string prices = cfg.prices_path.empty() ? cost::BundledPriceTablePath() : cfg.prices_path;
+  std::string prices = cfg.prices_path.empty() ? cost::BundledPriceTablePath() : cfg.prices_path;
   SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable table, cost::PriceTable::LoadFile(prices));
+  std::optional<sim::FleetFile> fleet;
+  if (!cfg.fleet_path.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(fleet, sim::LoadFleetFile(cfg.fleet_path));
+    prices = fmt::format("fleet file {} ('{}'), prices it does not give from {}", cfg.fleet_path, fleet->name, prices);
+  }
   for (const auto& s : specs) {
     SEEDANCE_ASSIGN_OR_RETURN(cluster::GpuModelIndex m, cluster::ParseGpuModel(s.price_model));
     const cost::GpuPrice* p = table.Find(m);
-    if (p == nullptr) return NotFoundError(fmt::format("{}: no price for GPU model {}", prices, s.price_model));
-    const double od = static_cast<double>(p->usd_per_gpu_hour.raw()) / 1e6;
+    double od = p != nullptr ? static_cast<double>(p->usd_per_gpu_hour.raw()) / 1e6 : 0;
+    double spot = p != nullptr && p->spot_usd_per_gpu_hour.raw() > 0
+                      ? static_cast<double>(p->spot_usd_per_gpu_hour.raw()) / 1e6
+                      : od * cost::kDefaultSpotRatio;
+    if (fleet) {
+      // The fleet's own price of the type: what a replica-hour on it costs this fleet.
+      const auto g = std::find_if(fleet->gpus.begin(), fleet->gpus.end(),
+                                  [&](const sim::FleetFileGpu& x) { return x.type == s.price_model; });
+      if (g == fleet->gpus.end()) {
+        std::vector<std::string> has;
+        for (const auto& x : fleet->gpus) has.push_back(x.type);
+        return InvalidArgumentError(fmt::format("--fleet {}: the fleet has no pool of {} (it has {}); plan its types "
+                                                "(--gpus) or add the type to the fleet file",
+                                                cfg.fleet_path, s.price_model, fmt::join(has, ", ")));
+      }
+      if (g->has_on_demand && g->on_demand_usd_per_gpu_hour > 0) {
+        od = g->on_demand_usd_per_gpu_hour;
+      } else if (!g->has_on_demand && g->owned > 0) {
+        od = g->owned_usd_per_gpu_hour;
+      } else if (!g->has_on_demand && g->reserved > 0) {
+        od = g->reserved_usd_per_gpu_hour;
+      }
+      spot = od * cost::kDefaultSpotRatio;
+      if (!g->spot.empty() && g->spot.front().usd_per_gpu_hour > 0) spot = g->spot.front().usd_per_gpu_hour;
+      if (!g->spot.empty() && g->spot.front().price_ratio > 0) spot = od * g->spot.front().price_ratio;
+    }
+    if (!(od > 0)) return NotFoundError(fmt::format("{}: no price for GPU model {}", prices, s.price_model));
     res.gpu_names.push_back(s.price_model);
     res.od_price.push_back(od);
-    res.spot_price.push_back(p->spot_usd_per_gpu_hour.raw() > 0
-                                 ? static_cast<double>(p->spot_usd_per_gpu_hour.raw()) / 1e6
-                                 : od * cost::kDefaultSpotRatio);
+    res.spot_price.push_back(spot);
   }
   // Spot series.
   std::vector<sim::SpotSeries> spot_series;

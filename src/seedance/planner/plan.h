@@ -36,6 +36,10 @@ struct PlanConfig {
   int slice_factor = 8;
   std::string policy = "vllm";       // batching policy of every replica (profiling and replay)
   std::string prices_path;           // empty: the bundled price table
+  // A fleet file (docs/FLEET_FILE.md): each type at the fleet's price (its on-demand pool's, else
+  // its owned pool's TCO or stated price, else its reserved price; spot at its spot pool's price);
+  // a type the fleet has no pool of is an error. Empty: the price table's list prices.
+  std::string fleet_path;
   std::string cache_dir;             // capacity profiles (empty: no cache)
   ProbeOptions probe;
   std::uint64_t seed = 42;           // verification: arrivals (lengths-only traces), step noise

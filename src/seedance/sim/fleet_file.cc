@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "seedance/cluster/gpu_model.h"
+#include "seedance/config/gpu_catalog_file.h"
 #include "seedance/config/yaml_fields.h"
 #include "seedance/gpu/catalog.h"
 #include "seedance/sim/internal/fleet_file_pools.h"
@@ -265,8 +266,11 @@ Result<FleetFile> ParseFleetFile(const std::string& name, const std::string& tex
     return InvalidArgumentError(name + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) return InvalidArgumentError(name + ": expected a mapping with keys name, regions, gpus");
+  const config::yaml_fields::NullValueLines null_lines(root);  // `key:` with no value: its own line
   SEEDANCE_RETURN_IF_ERROR(
-      CheckKeys(name, root, "", {"name", "regions", "gpus", "node_pools", "on_prem_provider", "cloud_provider"}));
+      CheckKeys(name, root, "", {"name", "regions", "gpus", "gpu_types", "node_pools", "on_prem_provider", "cloud_provider"}));
+  // GPU types the built-in catalog lacks (B200, MI300X, ...), before `gpus` and `node_pools` name them.
+  if (root["gpu_types"]) SEEDANCE_RETURN_IF_ERROR(config::AddGpuTypes(name, root["gpu_types"], "gpu_types"));
   FleetFile f;
   f.path = name;
   f.name = std::filesystem::path(name).stem().string();

@@ -177,7 +177,7 @@ TEST_F(FleetFileTest, ErrorsNameFileLineAndKey) {
   const std::vector<Case> cases = {
       {"regions: [r]\ngpus: []\n", "fleet.yaml:2: key 'gpus': expected a non-empty list of GPU types"},
       {"gpus:\n  - type: V100\n", "fleet.yaml:1: key 'regions': missing key 'regions'"},
-      {"regions: [r]\ngpu: []\n", "fleet.yaml:2: key 'gpu': unknown key (allowed: cloud_provider, gpus, name, node_pools, on_prem_provider, regions)"},
+      {"regions: [r]\ngpu: []\n", "fleet.yaml:2: key 'gpu': unknown key (allowed: cloud_provider, gpu_types, gpus, name, node_pools, on_prem_provider, regions)"},
       {"regions: [r, r]\ngpus: []\n", "fleet.yaml:1: key 'regions[1]': 'r' is empty or listed twice"},
       {"regions: [r]\ngpus:\n  - {owned: {count: 1}}\n", "fleet.yaml:3: key 'gpus[0]': missing key 'type'"},
       {"regions: [r]\ngpus:\n  - type: B300X\n    on_demand: {quota: 1}\n",
@@ -821,6 +821,97 @@ node_pools:
             "$0.15 .. $8.97 for one H100 (0.05 .. 3x its list price $2.99 in " + (dir_ / "prices.csv").string() +
             "); is it the price of a whole node? divide by its GPUs");
   EXPECT_NE(w[1].find("key 'node_pools[0].usd_per_gpu_hour': $0.0100 per GPU-hour is outside"), std::string::npos);
+}
+
+
+// Issue 38: a key with no value (a block under it indented wrongly, or nothing) is reported on its
+// own line; yaml-cpp marks the null value at the next token (here line 7, what main printed).
+TEST_F(FleetFileTest, ValuelessKeyIsReportedOnItsOwnLine) {
+  EXPECT_EQ(ErrorOf("regions: [r]\ngpus:\n  - type: H100\n    owned:\n\n\n    on_demand: {quota: 1}\n"),
+            "fleet.yaml:4: key 'gpus[0].owned': expected a mapping");
+  EXPECT_NE(ErrorOf("regions: [r]\ngpus:\n  - type: H100\n    on_demand:\n    quota: 1\n")
+                .find("fleet.yaml:5: key 'gpus[0].quota': unknown key"),
+            std::string::npos);
+  // A bad indent yaml-cpp itself refuses: its own line.
+  EXPECT_NE(ErrorOf("regions: [r]\ngpus:\n  - type: H100\n    owned:\n      count: 8\n     usd_per_gpu_hour: 1.5\n")
+                .find("fleet.yaml:6: not valid YAML"),
+            std::string::npos);
+}
+
+// Issue 38: GPU types the built-in catalog lacks come from the fleet file's `gpu_types` (the same
+// entries as a catalog file): an owned H200 pool (built in, at its cited purchase price) and an
+// on-demand MI300X pool (defined here, at its catalog list price) price, and build the simulator's fleet.
+TEST_F(FleetFileTest, NewGpuTypesFromTheFleetFilePriceAndBuildTheFleet) {
+  auto f = Parse(R"(regions: [dc1]
+cloud_provider: Azure
+gpu_types:
+  - name: MI300X
+    product: AMD Instinct MI300X (OAM)
+    dcgm_model_names: [AMD Instinct MI300X OAM]
+    memory_gib: 192
+    fp16_tflops: 1307.4
+    memory_gb_s: 5300
+    tdp_w: 750
+    source: AMD Instinct MI300X data sheet
+    on_demand: {usd_per_gpu_hour: 6.0, source: Azure ND MI300X v5 list price}
+    purchase: {usd: 24600, source: estimate}
+gpus:
+  - type: NVIDIA H200
+    owned: {count: 16}
+  - type: AMD Instinct MI300X OAM
+    on_demand: {quota: 16}
+node_pools:
+  - {name: h200-owned, type: H200, kind: owned, match: {node_name: "dc1-h200-*"}}
+  - {name: mi300x-od, type: mi300x, kind: on-demand, match: {labels: {node.kubernetes.io/instance-type: ND96isr_MI300X_v5}}}
+)");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  ASSERT_EQ(f->gpus.size(), 2u);
+  EXPECT_EQ(f->gpus[1].type, "MI300X");
+  EXPECT_EQ(f->node_pools[1].type, "MI300X");
+  // The parser knows the new type by every spelling, product strings included.
+  EXPECT_TRUE(gpu::ParseGpuName("AMD Instinct MI300X", gpu::NameMatch::kProduct).has_value());
+  const gpu::GpuFacts& mi = gpu::GpuAt(*gpu::ParseGpuName("MI300X", gpu::NameMatch::kCanonical));
+  EXPECT_EQ(mi.defined_in, (dir_ / "fleet.yaml").string() + ":4");
+  auto pools = ResolveNodePools(*f, prices_);
+  ASSERT_TRUE(pools.has_value()) << pools.error().message();
+  // Owned H200: the TCO model at the H200's cited purchase price, about $1.56 per GPU-hour.
+  const auto h200 = cost::OwnedGpuTco(gpu::GpuAt(*gpu::ParseGpuName("H200", gpu::NameMatch::kCanonical)), {});
+  ASSERT_TRUE(h200.has_value());
+  EXPECT_DOUBLE_EQ((*pools)[0].usd_per_gpu_hour, h200->usd_per_gpu_hour);
+  EXPECT_NEAR((*pools)[0].usd_per_gpu_hour, 1.56, 0.01);
+  // On-demand MI300X: prices_ does not list it, so its catalog list price.
+  EXPECT_DOUBLE_EQ((*pools)[1].usd_per_gpu_hour, 6.0);
+  auto node = cost::FindNodePool(*pools, {"aks-mi-0", {{"node.kubernetes.io/instance-type", "ND96isr_MI300X_v5"}}, ""}, "f");
+  ASSERT_TRUE(node.has_value()) << node.error().message();
+  EXPECT_EQ((*node)->name, "mi300x-od");
+  auto fleet = BuildFleetSpec(*f, {"H200", "MI300X"}, prices_);
+  ASSERT_TRUE(fleet.has_value()) << fleet.error().message();
+  const auto od = std::find_if(fleet->pools.begin(), fleet->pools.end(), [](const auto& p) {
+    return p.tier == Tier::kOnDemand;
+  });
+  ASSERT_NE(od, fleet->pools.end());
+  EXPECT_DOUBLE_EQ(od->usd_per_gpu_hour, 6.0);
+}
+
+TEST_F(FleetFileTest, GpuTypeErrorsNameTheLineAndField) {
+  const std::string tail = "gpus:\n  - {type: H100, on_demand: {quota: 1}}\n";
+  EXPECT_EQ(ErrorOf("regions: [r]\ngpu_types:\n  - name: X9\n    product: x\n    memory_gib: lots\n"
+                    "    fp16_tflops: 1\n    memory_gb_s: 1\n    tdp_w: 1\n    source: s\n" + tail),
+            "fleet.yaml:5: key 'gpu_types[0].memory_gib': expected a number");
+  EXPECT_EQ(ErrorOf("regions: [r]\ngpu_types:\n  - {name: X9, product: x, memory_gib: 8, memory_gb_s: 1, tdp_w: 1, "
+                    "source: s}\n" + tail),
+            "fleet.yaml:3: key 'gpu_types[0]': missing key 'fp16_tflops' (a new GPU type)");
+  EXPECT_NE(ErrorOf("regions: [r]\ngpu_types:\n  - name: H100\n    memory_gib: 96\n" + tail)
+                .find("fleet.yaml:4: key 'gpu_types[0].memory_gib': H100 is built in"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("regions: [r]\ngpu_types:\n  - name: X9\n    purchase: {usd: 100}\n" + tail)
+                .find("key 'gpu_types[0].purchase': missing key 'source'"),
+            std::string::npos);
+  // A new type may not take another type's spelling.
+  EXPECT_NE(ErrorOf("regions: [r]\ngpu_types:\n  - {name: X9, aliases: [h100-sxm], product: x, memory_gib: 8, "
+                    "fp16_tflops: 1, memory_gb_s: 1, tdp_w: 1, source: s}\n" + tail)
+                .find("fleet.yaml:3: key 'gpu_types[0].name': GPU type 'X9': the spelling 'h100-sxm' already names H100"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -942,6 +942,10 @@ Result<CycleReport> Controller::Cycle() {
     // The decisions stand (they were taken); a charge failure is reported and retried next cycle.
     // Every node of the cluster: the bill covers the jobs of every partition (sacct reads them all).
     if (Status s = Charge(now, all_nodes); !s.ok()) r.notes.push_back("charges not updated: " + s.message());
+    for (const std::string& node : new_unpriced_) {
+      r.notes.push_back("error: node " + node + " is not charged: " + unpriced_nodes_.at(node));
+    }
+    new_unpriced_.clear();
   }
   // Alive and acting: the job_submit plugin keeps holding new jobs while this is fresh.
   if (!config_.slurm.heartbeat_path.empty() && !config_.dry_run) {
@@ -1060,9 +1064,11 @@ Status Controller::ChargeInTransaction(double now, const std::vector<SlurmNode>&
   const auto now_s = static_cast<std::int64_t>(now);
   std::map<std::string, cluster::GpuModelIndex> node_model;
   std::map<std::string, int> node_gpus;
+  std::map<std::string, std::vector<std::string>> node_partitions;
   for (const auto& n : nodes) {
     if (auto m = ModelOfGres(n.gpus.type); m.has_value()) node_model[n.name] = *m;
     node_gpus[n.name] = n.gpus.count;
+    node_partitions[n.name] = n.partitions;
   }
   // 1. Upsert each incarnation sacct reports (never delete one it stopped reporting), noting per
   // node the earliest time whose node intervals change.
@@ -1116,8 +1122,32 @@ Status Controller::ChargeInTransaction(double now, const std::vector<SlurmNode>&
       a.end_ms = end * 1000;
       a.ended = r.end_s > 0;
       a.node_gpus = std::max(node_gpus[node], a.gpus);
-      const cost::GpuPrice* p = prices_.Find(node_model.at(node));
-      a.price_per_gpu_hour = p != nullptr ? p->usd_per_gpu_hour : Money();
+      if (!config_.node_pools.empty()) {
+        // The node's pool (by name, else by one of its partitions): owned nodes at their owned price.
+        const std::vector<std::string>& parts = node_partitions[node];
+        Result<const cost::NodePool*> pool = cost::FindNodePool(config_.node_pools, {node, {}, ""},
+                                                                config_.node_pools_source);
+        for (std::size_t i = 0; !pool.has_value() && i < parts.size(); ++i) {
+          if (auto by_part = cost::FindNodePool(config_.node_pools, {node, {}, parts[i]}, config_.node_pools_source);
+              by_part.has_value()) {
+            pool = by_part;
+          }
+        }
+        if (!pool.has_value()) {
+          if (unpriced_nodes_.emplace(node, pool.error().message()).second) new_unpriced_.push_back(node);
+          continue;  // never a list price for a node no pool prices
+        }
+        if (const std::string model(gpu::GpuAt(node_model.at(node)).name); model != (*pool)->gpu_type) {
+          const std::string why = "it has " + model + " GPUs and its pool '" + (*pool)->name + "' of " +
+                                  config_.node_pools_source + " is " + (*pool)->gpu_type;
+          if (unpriced_nodes_.emplace(node, why).second) new_unpriced_.push_back(node);
+          continue;
+        }
+        a.price_per_gpu_hour = UsdFromDouble((*pool)->usd_per_gpu_hour);
+      } else {
+        const cost::GpuPrice* p = prices_.Find(node_model.at(node));
+        a.price_per_gpu_hour = p != nullptr ? p->usd_per_gpu_hour : Money();
+      }
       a.workload.name = "slurm-" + std::to_string(r.job_id);
       a.workload.job = a.workload.name;
       a.workload.namespace_name = r.account;

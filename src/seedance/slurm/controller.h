@@ -14,6 +14,7 @@
 #include "seedance/core/clock.h"
 #include "seedance/core/rng.h"
 #include "seedance/core/status.h"
+#include "seedance/cost/node_pool.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/ledger/ledger.h"
 #include "seedance/sched/placement_policy.h"
@@ -67,6 +68,12 @@ struct ControllerConfig {
   // sacct is read from the last change it reported minus this (slurmdbd records ends late).
   double charge_overlap_s = 600;
   bool dry_run = false;
+  // Node pools of a fleet file (`seedance slurm --fleet F`, docs/FLEET_FILE.md): each node's
+  // charges at its pool's price (by node name or partition), owned nodes as owned. A node no pool
+  // matches is not charged and reported once (CycleReport::notes, unpriced_nodes()), never priced
+  // at a list price. Empty: every node at the price table's price of its GPU model.
+  std::vector<cost::NodePool> node_pools;
+  std::string node_pools_source;  // the fleet file, for messages
 };
 
 enum class ActionKind { kRelease, kRequeue, kHold, kComment, kDrain, kResume, kSignal };
@@ -119,6 +126,8 @@ class Controller {
   const std::vector<cluster::GpuModelIndex>& gpu_order() const { return gpu_order_; }
   // Every release that Slurm accepted, in order: (job, node).
   const std::vector<std::pair<std::int64_t, std::string>>& releases() const { return releases_; }
+  // With node pools: the nodes no pool matched (not charged), each with the error naming it.
+  const std::map<std::string, std::string>& unpriced_nodes() const { return unpriced_nodes_; }
 
  private:
   class Env;
@@ -171,6 +180,8 @@ class Controller {
   CommandRunner& runner_;
   const Clock& clock_;
   const cost::PriceTable& prices_;
+  std::map<std::string, std::string> unpriced_nodes_;  // node -> why (node pools matched none)
+  std::vector<std::string> new_unpriced_;              // reported in the next CycleReport
   ledger::Ledger* ledger_;
   tenancy::TenancyMode mode_ = tenancy::TenancyMode::kSeedance;
   std::unique_ptr<tenancy::Admitter> admitter_;

@@ -874,6 +874,58 @@ TEST_F(SlurmChargeTest, AfterAHundredCyclesEveryIncarnationIsChargedExactlyOnceA
   sqlite3_finalize(st);
 }
 
+// Issue 38: with a fleet file's node pools, a node is charged at its pool's price (owned n1 at
+// $1.50 per GPU-hour, not the H100 list price); a node no pool matches (n2) is reported once and not
+// charged, never priced at a list price.
+TEST_F(SlurmChargeTest, NodePoolsPriceEachNodeAndAnUnmatchedNodeIsReportedNotPriced) {
+  cost::NodePool owned;
+  owned.name = "h100-owned";
+  owned.gpu_type = "H100";
+  owned.kind = cost::PoolKind::kOwned;
+  owned.usd_per_gpu_hour = 1.5;
+  owned.match.node_name = "n1";
+  config_.node_pools = {owned};
+  config_.node_pools_source = "fleet.yaml";
+  FakeSlurm fake = NewCluster();
+  auto ledger = ledger::Ledger::Open((dir_ / "ledger.db").string());
+  ASSERT_TRUE(ledger.has_value()) << ledger.error().message();
+  auto c = Make(fake, ledger->get());
+  ASSERT_NE(c, nullptr);
+  int reported = 0;
+  for (int k = 0; k < 20; ++k) {
+    At(k * kStep);
+    fake.Advance();
+    Arrivals(fake, k);
+    auto r = c->Cycle();
+    ASSERT_TRUE(r.has_value()) << r.error().message();
+    for (const auto& n : r->notes) {
+      ASSERT_EQ(n.find("charges not updated"), std::string::npos) << n;
+      if (n.find("error: node n2 is not charged") != std::string::npos) ++reported;
+    }
+  }
+  EXPECT_EQ(reported, 1);  // once, at first sight
+  ASSERT_EQ(c->unpriced_nodes().count("n2"), 1u);
+  EXPECT_NE(c->unpriced_nodes().at("n2").find("n2"), std::string::npos) << c->unpriced_nodes().at("n2");
+  const std::string dump = Dump(**ledger);
+  EXPECT_EQ(dump.find("|n2|"), std::string::npos) << "n2 was charged:\n" << dump;
+  auto rep = (*ledger)->Attribute(ledger::Dimension::kJob, 0, INT64_MAX, false);
+  ASSERT_TRUE(rep.has_value()) << rep.error().message();
+  EXPECT_TRUE(rep->reconciliation.exact());
+  // n1's bill: its 4 GPUs at $1.50 per GPU-hour over what was charged.
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2((*ledger)->db(),
+                               "SELECT SUM(b.bill_micro), SUM(b.end_ms - b.start_ms) FROM bills b JOIN nodes n "
+                               "ON n.id=b.node_id WHERE n.name='n1'",
+                               -1, &st, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  const double bill_usd = static_cast<double>(sqlite3_column_int64(st, 0)) / 1e6;
+  const double hours = static_cast<double>(sqlite3_column_int64(st, 1)) / 3.6e6;
+  sqlite3_finalize(st);
+  ASSERT_GT(hours, 0);
+  EXPECT_NEAR(bill_usd, 4 * 1.5 * hours, 1e-3 * hours + 1e-4);
+}
+
 TEST_F(SlurmChargeTest, ChargesSurviveSacctForgettingJobsAndLateEndsAreAskedForById) {
   FakeSlurm fake = NewCluster();
   auto ledger = ledger::Ledger::Open((dir_ / "ledger.db").string());
