@@ -18,9 +18,9 @@ const char* const kAsRunAssumption =
     "nor which nodes were spot, so no job is counted on spot unless the as-run CSV's optional spot column says so";
 
 std::pair<std::int64_t, std::int64_t> AsRunPeriod(const std::vector<AsRunRow>& rows) {
-  std::pair<std::int64_t, std::int64_t> p{rows.front().start_ms, rows.front().end_ms};
+  std::pair<std::int64_t, std::int64_t> p{std::min(rows.front().start_ms, rows.front().SubmitMs()), rows.front().end_ms};
   for (const AsRunRow& r : rows) {
-    p.first = std::min(p.first, r.start_ms);
+    p.first = std::min({p.first, r.start_ms, r.SubmitMs()});
     p.second = std::max(p.second, r.end_ms);
   }
   return p;
@@ -38,6 +38,9 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t start_col, t.ColumnIndex("start"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t end_col, t.ColumnIndex("end"));
   const std::ptrdiff_t spot_col = t.FindColumn("spot");  // optional: the user says which jobs ran on spot
+  // Optional columns of the history contract (issue 38).
+  const std::ptrdiff_t submit_col = t.FindColumn("submit"), pods_col = t.FindColumn("pods");
+  const std::ptrdiff_t kind_col = t.FindColumn("kind"), evidence_col = t.FindColumn("evidence");
   if (t.rows().empty()) return InvalidArgumentError(path + ": no job (a header and no rows)");
   std::vector<AsRunRow> rows;
   std::map<std::int64_t, std::uint32_t> seen;  // job_id -> line
@@ -62,6 +65,29 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
     SEEDANCE_ASSIGN_OR_RETURN(row.start_ms, timestamp(r, start_col));
     SEEDANCE_ASSIGN_OR_RETURN(row.end_ms, timestamp(r, end_col));
     if (row.end_ms < row.start_ms) return t.FieldError(r, end_col, "ends before its start");
+    row.tenant = std::string(t.Str(r, ns_col));
+    if (submit_col >= 0 && !t.Str(r, static_cast<std::size_t>(submit_col)).empty()) {
+      SEEDANCE_ASSIGN_OR_RETURN(row.submit, timestamp(r, static_cast<std::size_t>(submit_col)));
+      if (*row.submit > row.start_ms) return t.FieldError(r, static_cast<std::size_t>(submit_col), "after its start");
+    }
+    if (pods_col >= 0 && !t.Str(r, static_cast<std::size_t>(pods_col)).empty()) {
+      SEEDANCE_ASSIGN_OR_RETURN(std::int64_t pods, t.Int(r, static_cast<std::size_t>(pods_col)));
+      if (pods < 1 || pods > row.gpus) {
+        return t.FieldError(r, static_cast<std::size_t>(pods_col), fmt::format("{} pods: must be 1..gpus ({})", pods, row.gpus));
+      }
+      row.pods = static_cast<int>(pods);
+    }
+    if (kind_col >= 0) {
+      const std::string_view k = t.Str(r, static_cast<std::size_t>(kind_col));
+      if (k == "service") {
+        row.kind = sim::HistoryKind::kService;
+      } else if (k == "notebook") {
+        row.kind = sim::HistoryKind::kNotebook;
+      } else if (!(k.empty() || k == "batch")) {
+        return t.FieldError(r, static_cast<std::size_t>(kind_col), fmt::format("'{}': expected batch, service or notebook", k));
+      }
+    }
+    if (evidence_col >= 0) row.evidence = std::string(t.Str(r, static_cast<std::size_t>(evidence_col)));
     if (spot_col >= 0) {
       const auto col = static_cast<std::size_t>(spot_col);
       const std::string_view v = t.Str(r, col);
@@ -102,6 +128,44 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
   out.placed = *placed;
   SEEDANCE_ASSIGN_OR_RETURN(out.cost, sim::PriceAsRun(fleet, out.placed, prices, 0, seconds(out.period_end_ms),
                                                              static_cast<double>(out.period_start_ms) / 1000.0));
+  return out;
+}
+
+sim::ReplayScheduler DefaultReplayScheduler(const std::vector<AsRunRow>& rows) {
+  for (const AsRunRow& r : rows) {
+    if (r.evidence != "sacct") return sim::ReplayScheduler::kKube;
+  }
+  return rows.empty() ? sim::ReplayScheduler::kKube : sim::ReplayScheduler::kSlurm;
+}
+
+Result<sim::AsRunBaseline::Replayed> ReplayAsRunOnFleet(const sim::FleetFile& fleet, const cost::PriceTable& prices,
+                                                        const std::vector<AsRunRow>& rows, const FleetAsRun& as_run,
+                                                        const sim::ReplayOptions& options) {
+  const auto seconds = [&as_run](std::int64_t ms) { return static_cast<double>(ms - as_run.period_start_ms) / 1000.0; };
+  std::vector<sim::ReplayJob> jobs;
+  for (const AsRunRow& r : rows) {
+    sim::ReplayJob j;
+    j.job = JobKey(r);
+    j.tenant = r.tenant;
+    j.gpu_type = sim::CanonicalGpuType(r.gpu_type);
+    j.gpus = r.gpus;
+    j.pods = r.pods;
+    j.submit_s = seconds(r.SubmitMs());
+    j.start_s = seconds(r.start_ms);
+    j.end_s = seconds(r.end_ms);
+    j.spot = r.spot;
+    j.kind = r.kind;
+    jobs.push_back(std::move(j));
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(sim::ReplayOutcome replay, sim::ReplayHistory(fleet, jobs, options));
+  std::vector<std::string> types;
+  for (const sim::FleetFileGpu& g : fleet.gpus) types.push_back(g.type);
+  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetSpec spec, sim::BuildFleetSpec(fleet, types, prices));
+  SEEDANCE_ASSIGN_OR_RETURN(sim::MarginalPrices marginal, sim::FleetMarginalPrices(fleet, spec));
+  auto out = sim::PriceReplay(fleet, prices, replay, seconds(as_run.period_end_ms),
+                              static_cast<double>(as_run.period_start_ms) / 1000.0, marginal, as_run.cost.total_usd);
+  if (!out.has_value()) return InvalidArgumentError("as run, replayed: " + out.error().message());
+  out->scheduler = std::string(sim::ReplaySchedulerName(options.scheduler));
   return out;
 }
 

@@ -7,12 +7,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "seedance/core/status.h"
 #include "seedance/cost/price_table.h"
+#include "seedance/sim/as_run_backtest.h"
 #include "seedance/sim/fleet_file.h"
 
 namespace seedance::cli {
@@ -30,6 +32,13 @@ struct AsRunRow {
   int gpus = 0;
   std::int64_t start_ms = 0, end_ms = 0;
   bool spot = false;       // the optional `spot` column: the job ran on spot (priced by the spot pool)
+  // Optional columns of the history contract (issue 38); absent: today's behaviour.
+  std::optional<std::int64_t> submit = std::nullopt;  // `submit` (empty or absent: unknown, the start)
+  int pods = 1;                // `pods`: a gang's pod count
+  sim::HistoryKind kind = sim::HistoryKind::kBatch;  // `kind`: batch | service | notebook
+  std::string tenant = {};     // the namespace
+  std::string evidence = {};   // `evidence`: where the row comes from ("sacct", ...)
+  std::int64_t SubmitMs() const { return submit.value_or(start_ms); }
 };
 
 // Reads an as-run CSV (columns job_id, namespace, pod, gpu_type, gpus, start, end by name, and
@@ -43,7 +52,8 @@ struct FleetAsRun {
   sim::AsRunCost cost;                     // usd_by_job keyed by JobKey(row)
 };
 
-// The rows' period: the first start and the last end (rows not empty).
+// The rows' period (the window every row of `cost-benchmark --as-run` is billed over): the first
+// submit (its start when the row has none) and the last end (rows not empty).
 std::pair<std::int64_t, std::int64_t> AsRunPeriod(const std::vector<AsRunRow>& rows);
 
 // The key of a row in FleetAsRun's intervals and usd_by_job: "namespace/pod (job_id N)".
@@ -54,6 +64,16 @@ std::string JobKey(const AsRunRow& row);
 // naming the job and the type, with times in seconds after the first start (which they state).
 Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::PriceTable& prices,
                                      const std::vector<AsRunRow>& rows);
+
+// "as run, replayed" (issue 38): the rows replayed from their submit times under `options`'
+// scheduler on `fleet`, priced over the rows' period like PriceAsRunOnFleet (`as_run`, its result),
+// and its gap to it.
+Result<sim::AsRunBaseline::Replayed> ReplayAsRunOnFleet(const sim::FleetFile& fleet, const cost::PriceTable& prices,
+                                                        const std::vector<AsRunRow>& rows, const FleetAsRun& as_run,
+                                                        const sim::ReplayOptions& options);
+
+// The scheduler the history ran under, by default: slurm when every row comes from sacct, else kube.
+sim::ReplayScheduler DefaultReplayScheduler(const std::vector<AsRunRow>& rows);
 
 // Prints sim::FleetPriceWarnings of `fleet` to stderr ("seedance: warning: ...").
 void WarnImplausiblePrices(const sim::FleetFile& fleet, const cost::PriceTable& prices);

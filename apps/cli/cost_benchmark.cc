@@ -57,6 +57,7 @@ struct CostBenchmarkOptions {
   std::string prices;
   std::string fleet;  // fleet.yaml; empty: the workload's bundled fleet (data/fleets/)
   std::string as_run;  // as-run CSV (export workload --as-run) of the same jobs: the "as run" row
+  std::string as_run_scheduler;  // kube | kueue | slurm: the "as run, replayed" row's scheduler (default: by source)
   std::string packing_seeds = "42-51";
   std::string out = "seedance-report";
   std::string ledger;
@@ -262,10 +263,17 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const CostBenchmarkOptions& o, cons
   SEEDANCE_RETURN_IF_ERROR(sim::BuildScenario(spec, &w, &unused_fleet, &notes));
   std::map<std::int64_t, const sim::JobSpec*> by_id;
   for (const sim::JobSpec& j : w.jobs) by_id[j.id] = &j;
-  const AsRunRow& first = rows.front();
+  // Services and notebooks are not batch jobs: the jobs CSV holds none; they stay as they ran.
+  const AsRunRow* first_batch = nullptr;
+  for (const AsRunRow& r : rows) {
+    if (r.kind == sim::HistoryKind::kBatch && first_batch == nullptr) first_batch = &r;
+  }
+  if (first_batch == nullptr) return InvalidArgumentError("--as-run " + o.as_run + ": no batch job (kind=batch) to match");
+  const AsRunRow& first = *first_batch;
   const auto where = [&o](const AsRunRow& r) { return fmt::format("--as-run {}:{}: job {} ({})", o.as_run, r.line, r.job_id, r.job); };
   std::set<std::int64_t> seen;
   for (const AsRunRow& r : rows) {
+    if (r.kind != sim::HistoryKind::kBatch) continue;
     auto it = by_id.find(r.job_id);
     if (it == by_id.end()) {
       return InvalidArgumentError(fmt::format("{} is not among the {} jobs run from {} (another export, or outside "
@@ -276,7 +284,8 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const CostBenchmarkOptions& o, cons
       return InvalidArgumentError(fmt::format("{} with {} GPUs is job {} ({}) with {} GPUs in {}: not the same jobs",
                                               where(r), r.gpus, j.id, j.job_type, j.gpus, o.workload));
     }
-    const double after_first = static_cast<double>(r.start_ms - first.start_ms) / 1000.0;
+    // The jobs CSV's arrival is the submit time (its start when the history has none).
+    const double after_first = static_cast<double>(r.SubmitMs() - first.SubmitMs()) / 1000.0;
     const double arrives_after = j.arrival_s - by_id.at(first.job_id)->arrival_s;
     if (std::abs(after_first - arrives_after) > 1e-3) {
       return InvalidArgumentError(fmt::format("{} starts {:.3f} s after job {} but arrives {:.3f} s after it in {}: "
@@ -299,15 +308,32 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const CostBenchmarkOptions& o, cons
   a.source = o.as_run;
   a.assumption = kAsRunAssumption;
   a.cost = priced->cost;
+  a.bill = sim::AsRunWindowBill(priced->cost, priced->placed);
+  // The window on the policies' clock: the first batch job's arrival is its submit.
+  const double origin_s = by_id.at(first.job_id)->arrival_s - static_cast<double>(first.SubmitMs() - priced->period_start_ms) / 1000.0;
+  a.window_start_s = origin_s;
+  a.window_end_s = origin_s + static_cast<double>(priced->period_end_ms - priced->period_start_ms) / 1000.0;
+  sim::ReplayOptions replay;
+  replay.scheduler = DefaultReplayScheduler(rows);
+  if (!o.as_run_scheduler.empty()) {
+    auto sched = sim::ParseReplayScheduler(o.as_run_scheduler);
+    if (!sched.has_value()) return InvalidArgumentError("--as-run-scheduler: " + sched.error().message());
+    replay.scheduler = *sched;
+  }
+  auto replayed = ReplayAsRunOnFleet(fleet, prices, rows, *priced, replay);
+  if (!replayed.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + replayed.error().message());
+  a.replayed = std::move(*replayed);
   sim::SimResult& s = a.result;
   s.policy = sim::AsRunBaseline::kLabel;
   for (const AsRunRow& r : rows) {
+    if (r.kind != sim::HistoryKind::kBatch) continue;
     const sim::JobSpec& j = *by_id.at(r.job_id);
     sim::JobResult jr;
     jr.id = j.id;
-    jr.arrival_s = jr.first_start_s = j.arrival_s;
-    jr.finish_s = j.arrival_s + static_cast<double>(r.end_ms - r.start_ms) / 1000.0;
-    jr.gpu_seconds = jr.useful_gpu_seconds = r.gpus * (jr.finish_s - jr.arrival_s);
+    jr.arrival_s = j.arrival_s;
+    jr.first_start_s = j.arrival_s + static_cast<double>(r.start_ms - r.SubmitMs()) / 1000.0;
+    jr.finish_s = jr.first_start_s + static_cast<double>(r.end_ms - r.start_ms) / 1000.0;
+    jr.gpu_seconds = jr.useful_gpu_seconds = r.gpus * (jr.finish_s - jr.first_start_s);
     jr.tenant = j.tenant;
     s.busy_gpu_seconds += jr.gpu_seconds;
     s.jobs.push_back(jr);
@@ -322,6 +348,20 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const CostBenchmarkOptions& o, cons
   }
   for (const sim::FleetFileGpu& g : fleet.gpus) s.held_gpu_seconds += (g.owned + g.reserved) * s.makespan_s;
   return a;
+}
+
+// Bills every policy of `run` over the as-run window (sim::ApplyAsRunWindow) on the fleet the
+// policies ran on.
+Status ApplyAsRunWindowOnFleet(const CostBenchmarkOptions& o, const sim::ScenarioSpec& spec,
+                               const std::map<std::string, std::vector<sim::PoolInterval>>& intervals,
+                               sim::ScenarioResult* run) {
+  sim::Workload w;
+  sim::FleetSpec fleet;
+  std::vector<std::string> notes;
+  SEEDANCE_RETURN_IF_ERROR(sim::BuildScenario(spec, &w, &fleet, &notes));
+  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetFile file, sim::LoadFleetFile(o.fleet));
+  SEEDANCE_ASSIGN_OR_RETURN(sim::MarginalPrices marginal, sim::FleetMarginalPrices(file, fleet));
+  return sim::ApplyAsRunWindow(run, fleet, marginal, intervals);
 }
 
 // results.json and cost_optimization_report.html into `out`, each written atomically.
@@ -472,10 +512,17 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
     as_run = std::move(*a);
   }
 
+  if (as_run && seeds.size() > 1) {
+    return ReportError(InvalidArgumentError("--as-run: one seed (the history is one instance), not " +
+                                            std::to_string(seeds.size())));
+  }
   SimLedgers ledgers;
   if (!o.ledger.empty()) ledgers.KeepSeedance();
-  spec.on_pool_interval = [&ledgers](const std::string& policy, const sim::PoolInterval& iv) {
+  std::map<std::string, std::vector<sim::PoolInterval>> intervals_by_policy;  // --as-run: the one window's bills
+  spec.on_pool_interval = [&ledgers, &intervals_by_policy, keep = as_run.has_value()](const std::string& policy,
+                                                                                     const sim::PoolInterval& iv) {
     (void)ledgers.Record(policy, iv);
+    if (keep) intervals_by_policy[policy].push_back(iv);
   };
   // --decisions: every policy's decisions as CSV (the first seed's instance), written with the
   // other outputs.
@@ -521,6 +568,10 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   sim::SeedSweep* sweep = &headline->sweep;
   const std::string headline_label = report::SeedSetLabel(*headline);
   for (sim::ScenarioResult& run : sweep->runs) run.as_run = as_run;
+  if (as_run) {  // every row over the history's window (issue 38)
+    Status w = ApplyAsRunWindowOnFleet(o, spec, intervals_by_policy, &sweep->runs.front());
+    if (!w.ok()) return ReportError(w);
+  }
   const sim::ScenarioResult* scenario = &sweep->runs.front();  // the ledger's instance
   // What was assumed or left out (jobs outside --duration, skipped rows) goes to stderr as well as
   // into the table, results.json and the HTML report.
@@ -674,6 +725,10 @@ Action RegisterCostBenchmark(CLI::App& app) {
                   "\"as run (what you paid)\", those jobs as they ran priced by --fleet (a baseline row, not a policy); an "
                   "optional spot column (true / false) puts a job on the fleet's spot pool, priced by its price series "
                   "at the times it ran");
+  cmd->add_option("--as-run-scheduler", opts->as_run_scheduler,
+                  "the scheduler the history ran under, emulated for the row \"as run, replayed\": kube "
+                  "(kube-scheduler's default profile and the cluster autoscaler), kueue, slurm (priority and backfill); "
+                  "default: slurm for a sacct history, else kube");
   cmd->add_option("--duration", opts->duration, "arrival window with a unit: 90m, 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
   cmd->add_option("--seed", opts->seed,
