@@ -206,29 +206,37 @@ class Replayer {
     }
     return -1;
   }
-  // Slurm: the lowest-weight nodes first, best fit (fewest GPUs free) among them.
-  int PickSlurm(const ReplayJob& j, int g, const std::vector<int>& free) const {
-    int best = -1;
+  // Slurm: the job's GPUs on the lowest-weight nodes: one node when one fits (best fit: the fewest
+  // GPUs free), else filled node by node (lowest weight, most free first). Empty when it does not fit.
+  std::vector<std::pair<std::size_t, int>> PlaceSlurm(const ReplayJob& j, const std::vector<int>& free) const {
+    std::vector<std::size_t> cand;
+    int total = 0;
     for (std::size_t k = 0; k < nodes_.size(); ++k) {
-      const Node& nd = nodes_[k];
-      if (!Eligible(j, nd) || free[k] < g) continue;
-      if (best < 0) {
-        best = static_cast<int>(k);
-        continue;
+      if (Eligible(j, nodes_[k]) && free[k] > 0) {
+        cand.push_back(k);
+        total += free[k];
       }
-      const auto b = static_cast<std::size_t>(best);
-      if (std::make_pair(Weight(nd.tier), free[k]) < std::make_pair(Weight(nodes_[b].tier), free[b])) best = static_cast<int>(k);
     }
-    return best;
-  }
-  // Places the job's pods on the free GPUs `free` (Slurm); empty when one does not fit.
-  std::vector<std::pair<std::size_t, int>> PlaceSlurm(const ReplayJob& j, std::vector<int> free) const {
+    if (total < j.gpus) return {};
+    int single = -1;
+    for (std::size_t k : cand) {
+      if (free[k] < j.gpus) continue;
+      const auto b = static_cast<std::size_t>(single);
+      if (single < 0 || std::make_pair(Weight(nodes_[k].tier), free[k]) < std::make_pair(Weight(nodes_[b].tier), free[b])) {
+        single = static_cast<int>(k);
+      }
+    }
+    if (single >= 0 && j.pods <= 1) return {{static_cast<std::size_t>(single), j.gpus}};
+    std::stable_sort(cand.begin(), cand.end(), [&](std::size_t a, std::size_t b) {
+      return std::make_pair(Weight(nodes_[a].tier), -free[a]) < std::make_pair(Weight(nodes_[b].tier), -free[b]);
+    });
     std::vector<std::pair<std::size_t, int>> pods;
-    for (int g : Pods(j)) {
-      const int k = PickSlurm(j, g, free);
-      if (k < 0) return {};
-      free[static_cast<std::size_t>(k)] -= g;
-      pods.emplace_back(static_cast<std::size_t>(k), g);
+    int left = j.gpus;
+    for (std::size_t k : cand) {
+      if (left == 0) break;
+      const int g = std::min(left, free[k]);
+      pods.emplace_back(k, g);
+      left -= g;
     }
     return pods;
   }
