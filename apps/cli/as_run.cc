@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "seedance/core/csv.h"
@@ -129,6 +130,25 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
   SEEDANCE_ASSIGN_OR_RETURN(out.cost, sim::PriceAsRun(fleet, out.placed, prices, 0, seconds(out.period_end_ms),
                                                              static_cast<double>(out.period_start_ms) / 1000.0));
   return out;
+}
+
+Status HoldServicesAsRun(const sim::FleetFile& fleet, const cost::PriceTable& prices, const std::vector<AsRunRow>& rows,
+                         const FleetAsRun& as_run, sim::AsRunBaseline* out) {
+  std::set<std::string> held;
+  for (const AsRunRow& r : rows) {
+    if (r.kind != sim::HistoryKind::kBatch) held.insert(JobKey(r));
+  }
+  out->held_rows = static_cast<int>(held.size());
+  std::vector<sim::AsRunInterval> rented;
+  for (const sim::AsRunInterval& iv : as_run.placed) {
+    if (held.count(iv.job) && !sim::AlwaysHeld(iv.tier)) rented.push_back(iv);
+  }
+  if (rented.empty()) return Status::Ok();
+  SEEDANCE_ASSIGN_OR_RETURN(sim::AsRunCost c, sim::PriceAsRun(fleet, rented, prices, 0, as_run.cost.period_end_s,
+                                                              static_cast<double>(as_run.period_start_ms) / 1000.0));
+  out->held_cloud_usd = c.on_demand_usd + c.spot_usd;
+  for (const sim::AsRunInterval& iv : rented) out->held_cloud_gpu_hours += iv.gpus * (iv.end_s - iv.start_s) / 3600.0;
+  return Status::Ok();
 }
 
 sim::ReplayScheduler DefaultReplayScheduler(const std::vector<AsRunRow>& rows) {

@@ -72,6 +72,11 @@ Result<sim::AsRunBaseline::Replayed> ReplayAsRunOnFleet(const sim::FleetFile& fl
                                                         const std::vector<AsRunRow>& rows, const FleetAsRun& as_run,
                                                         const sim::ReplayOptions& options);
 
+// Services and notebooks held as they ran (issue 38): their count and their rented GPUs' cost and
+// GPU-hours as run (from `as_run`'s placement) into `out`.
+Status HoldServicesAsRun(const sim::FleetFile& fleet, const cost::PriceTable& prices, const std::vector<AsRunRow>& rows,
+                         const FleetAsRun& as_run, sim::AsRunBaseline* out);
+
 // The scheduler the history ran under, by default: slurm when every row comes from sacct, else kube.
 sim::ReplayScheduler DefaultReplayScheduler(const std::vector<AsRunRow>& rows);
 

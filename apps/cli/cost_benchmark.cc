@@ -320,6 +320,14 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const CostBenchmarkOptions& o, cons
     if (!sched.has_value()) return InvalidArgumentError("--as-run-scheduler: " + sched.error().message());
     replay.scheduler = *sched;
   }
+  if (replay.scheduler == sim::ReplayScheduler::kKueue) {  // the namespaces' GPU quotas from --config's tenancy
+    for (const auto& t : spec.config.tenancy.tenants) {
+      for (const auto& q : t.quota) {
+        if (q.resource.find("gpu") != std::string::npos) replay.quotas[t.name] += static_cast<int>(q.nominal);
+      }
+    }
+  }
+  SEEDANCE_RETURN_IF_ERROR(HoldServicesAsRun(fleet, prices, rows, *priced, &a));
   auto replayed = ReplayAsRunOnFleet(fleet, prices, rows, *priced, replay);
   if (!replayed.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + replayed.error().message());
   a.replayed = std::move(*replayed);
@@ -727,7 +735,8 @@ Action RegisterCostBenchmark(CLI::App& app) {
                   "at the times it ran");
   cmd->add_option("--as-run-scheduler", opts->as_run_scheduler,
                   "the scheduler the history ran under, emulated for the row \"as run, replayed\": kube "
-                  "(kube-scheduler's default profile and the cluster autoscaler), kueue, slurm (priority and backfill); "
+                  "(kube-scheduler's default profile and the cluster autoscaler), kueue (the --config tenancy tenants' "
+                  "nominal GPU quotas, by namespace), slurm (priority and backfill); "
                   "default: slurm for a sacct history, else kube");
   cmd->add_option("--duration", opts->duration, "arrival window with a unit: 90m, 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");

@@ -405,6 +405,20 @@ elseif(CASE STREQUAL "as_run" OR CASE STREQUAL "bad_as_run")
         message(FATAL_ERROR "${name}: window total ${wt} (row ${total}), difference ${d} = horizon ${h} + cloud ${c} + placement ${pl}?")
       endif()
     endforeach()
+    # The bundled example history (issue 38, what must show 1): replayed under kube-scheduler, it
+    # lands within 5 % of the as-run bill on both example fleets.
+    expect_rc(0 "${SEEDANCE}" ingest --format prom "${SOURCE}/examples/telemetry/cluster-history.prom" --db "${WORK}/ex.db")
+    foreach(f node-pools mixed)
+      expect_rc(0 "${SEEDANCE}" export workload --db "${WORK}/ex.db" --out "${WORK}/ex-jobs.csv" --as-run "${WORK}/ex-as-run.csv"
+                --fleet "${SOURCE}/examples/fleets/${f}.yaml" --types H100,A100-80G,A100,L4)
+      expect_rc(0 "${SEEDANCE}" cost-benchmark --workload "${WORK}/ex-jobs.csv" --as-run "${WORK}/ex-as-run.csv" --fleet
+                "${SOURCE}/examples/fleets/${f}.yaml" --no-packing --tenancy none --out "${WORK}/ex-${f}")
+      file(READ "${WORK}/ex-${f}/results.json" ex)
+      string(JSON gap GET "${ex}" as_run_window as_run_replayed gap_pct)
+      if(gap GREATER 5 OR gap LESS -5)
+        message(FATAL_ERROR "${f}: as run, replayed is ${gap}% off the bundled example's as-run bill")
+      endif()
+    endforeach()
     if(stdout MATCHES "closes -[0-9]+% of the gap")
       message(FATAL_ERROR "a negative gap closure is printed:\n${stdout}")
     endif()

@@ -28,6 +28,8 @@ Status ApplyAsRunWindow(ScenarioResult* r, const FleetSpec& fleet, const Margina
     auto bill = BillPolicyOverWindow(fleet, it->second, a.window_start_s, a.window_end_s, prices,
                                      p.result.cold_start_idle_usd);
     if (!bill.has_value()) return InvalidArgumentError("policy " + p.name + ": " + bill.error().message());
+    bill->cloud_usd += a.held_cloud_usd;
+    bill->cloud_gpu_hours += a.held_cloud_gpu_hours;
     AsRunBaseline::PolicyWindow w;
     w.bill = *bill;
     w.vs_as_run = DecomposeAgainstAsRun(*bill, a.bill);

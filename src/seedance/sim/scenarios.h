@@ -91,6 +91,11 @@ struct AsRunBaseline {
     double own_horizon_usd = 0;
   };
   std::map<std::string, PolicyWindow> windowed;
+  // Services and notebooks (kind service / notebook): held as they ran in every row, never moved
+  // (cost-benchmark moves batch jobs only). Their rented GPUs as run are added to every policy's
+  // window bill (cloud); the policies' simulation still sees the whole owned pool.
+  int held_rows = 0;
+  double held_cloud_usd = 0, held_cloud_gpu_hours = 0;
   // "as run, replayed": the history under an emulation of the scheduler the user ran.
   struct Replayed {
     static constexpr const char* kLabel = "as run, replayed";
