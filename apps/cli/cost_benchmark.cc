@@ -579,6 +579,13 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   if (as_run) {  // every row over the history's window (issue 38)
     Status w = ApplyAsRunWindowOnFleet(o, spec, intervals_by_policy, &sweep->runs.front());
     if (!w.ok()) return ReportError(w);
+    // One seed (checked above): the summary is that run's, over the window.
+    const sim::ScenarioResult& run = sweep->runs.front();
+    for (auto& ps : sweep->policies) {
+      if (const sim::PolicyOutcome* p = run.Find(ps.name)) ps.total_cost_usd = {p->result.total_cost_usd, 0};
+    }
+    sweep->best_baseline = run.best_baseline;
+    sweep->matched_baseline = run.matched_baseline;
   }
   const sim::ScenarioResult* scenario = &sweep->runs.front();  // the ledger's instance
   // What was assumed or left out (jobs outside --duration, skipped rows) goes to stderr as well as
