@@ -42,6 +42,7 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
   // Optional columns of the history contract (issue 38).
   const std::ptrdiff_t submit_col = t.FindColumn("submit"), pods_col = t.FindColumn("pods");
   const std::ptrdiff_t kind_col = t.FindColumn("kind"), evidence_col = t.FindColumn("evidence");
+  const std::ptrdiff_t tiers_col = t.FindColumn("tiers");
   if (t.rows().empty()) return InvalidArgumentError(path + ": no job (a header and no rows)");
   std::vector<AsRunRow> rows;
   std::map<std::int64_t, std::uint32_t> seen;  // job_id -> line
@@ -89,6 +90,7 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
       }
     }
     if (evidence_col >= 0) row.evidence = std::string(t.Str(r, static_cast<std::size_t>(evidence_col)));
+    if (tiers_col >= 0) row.tiers = std::string(t.Str(r, static_cast<std::size_t>(tiers_col)));
     if (spot_col >= 0) {
       const auto col = static_cast<std::size_t>(spot_col);
       const std::string_view v = t.Str(r, col);
@@ -102,6 +104,38 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
   }
   return rows;
 }
+
+namespace {
+
+// The rows' tiers as the `tiers` column states them ("on-demand 1 (l4-on-demand)", parts joined
+// by " + "); empty when a row has none (then the placement rule applies).
+Result<std::vector<sim::AsRunInterval>> PlacedByTiersColumn(const std::vector<AsRunRow>& rows,
+                                                            const std::vector<sim::AsRunJob>& jobs) {
+  std::vector<sim::AsRunInterval> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].tiers.empty()) return std::vector<sim::AsRunInterval>{};
+    std::string_view rest = rows[i].tiers;
+    int sum = 0;
+    while (!rest.empty()) {
+      const std::size_t plus = rest.find(" + ");
+      std::string_view part = rest.substr(0, plus);
+      rest = plus == std::string_view::npos ? std::string_view{} : rest.substr(plus + 3);
+      const std::size_t sp = part.find(' ');
+      if (sp == std::string_view::npos) return std::vector<sim::AsRunInterval>{};
+      auto tier = sim::ParseTier(part.substr(0, sp));
+      const std::string_view n = part.substr(sp + 1, part.find(' ', sp + 1) - sp - 1);
+      int gpus = 0;
+      for (char ch : n) gpus = ch >= '0' && ch <= '9' ? gpus * 10 + (ch - '0') : -1000000;
+      if (!tier.has_value() || gpus < 1) return std::vector<sim::AsRunInterval>{};
+      out.push_back(sim::AsRunInterval{jobs[i].job, jobs[i].gpu_type, *tier, jobs[i].start_s, jobs[i].end_s, gpus});
+      sum += gpus;
+    }
+    if (sum != rows[i].gpus) return std::vector<sim::AsRunInterval>{};
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::PriceTable& prices,
                                      const std::vector<AsRunRow>& rows) {
@@ -121,7 +155,8 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
     j.spot = r.spot;
     jobs.push_back(std::move(j));
   }
-  const auto placed = sim::PlaceAsRun(fleet, jobs);
+  auto placed = PlacedByTiersColumn(rows, jobs);
+  if (!placed.has_value() || placed->empty()) placed = sim::PlaceAsRun(fleet, jobs);
   if (!placed.has_value()) {
     return InvalidArgumentError(fmt::format("{} (times: seconds after the first start, {})", placed.error().message(),
                                             telemetry::FormatTimestamp(out.period_start_ms)));

@@ -38,6 +38,9 @@ struct AsRunRow {
   sim::HistoryKind kind = sim::HistoryKind::kBatch;  // `kind`: batch | service | notebook
   std::string tenant = {};     // the namespace
   std::string evidence = {};   // `evidence`: where the row comes from ("sacct", ...)
+  // `tiers` (export workload --fleet): "owned 2 (pool) + on-demand 2": the tiers it ran in; with
+  // node pools, its node's pool, as the history says.
+  std::string tiers = {};
   std::int64_t SubmitMs() const { return submit.value_or(start_ms); }
 };
 
@@ -60,7 +63,9 @@ std::pair<std::int64_t, std::int64_t> AsRunPeriod(const std::vector<AsRunRow>& r
 std::string JobKey(const AsRunRow& row);
 
 // Places the rows' GPUs in `fleet`'s tiers and prices them over [first start, last end] (owned
-// and reserved GPUs billed for all of it, used or not). Errors (kInvalidArgument) are sim's,
+// and reserved GPUs billed for all of it, used or not). When every row has a `tiers` column (an
+// export with node pools: the tier of the node it ran on), those tiers are kept, else
+// sim::PlaceAsRun places them. Errors (kInvalidArgument) are sim's,
 // naming the job and the type, with times in seconds after the first start (which they state).
 Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::PriceTable& prices,
                                      const std::vector<AsRunRow>& rows);
