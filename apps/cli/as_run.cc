@@ -107,10 +107,13 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
 
 namespace {
 
-// The rows' tiers as the `tiers` column states them ("on-demand 1 (l4-on-demand)", parts joined
-// by " + "); empty when a row has none (then the placement rule applies).
-Result<std::vector<sim::AsRunInterval>> PlacedByTiersColumn(const std::vector<AsRunRow>& rows,
+// The rows' tiers as the `tiers` column states them by node pool ("on-demand 1 (l4-on-demand)",
+// parts joined by " + "), each naming a node pool of `fleet`; empty when a row has none or names
+// no pool of this fleet (then the placement rule applies).
+Result<std::vector<sim::AsRunInterval>> PlacedByTiersColumn(const sim::FleetFile& fleet, const std::vector<AsRunRow>& rows,
                                                             const std::vector<sim::AsRunJob>& jobs) {
+  std::set<std::string, std::less<>> pools;
+  for (const sim::FleetFileNodePool& np : fleet.node_pools) pools.insert("(" + np.name + ")");
   std::vector<sim::AsRunInterval> out;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].tiers.empty()) return std::vector<sim::AsRunInterval>{};
@@ -123,7 +126,9 @@ Result<std::vector<sim::AsRunInterval>> PlacedByTiersColumn(const std::vector<As
       const std::size_t sp = part.find(' ');
       if (sp == std::string_view::npos) return std::vector<sim::AsRunInterval>{};
       auto tier = sim::ParseTier(part.substr(0, sp));
-      const std::string_view n = part.substr(sp + 1, part.find(' ', sp + 1) - sp - 1);
+      const std::size_t sp2 = part.find(' ', sp + 1);
+      if (sp2 == std::string_view::npos || !pools.count(part.substr(sp2 + 1))) return std::vector<sim::AsRunInterval>{};
+      const std::string_view n = part.substr(sp + 1, sp2 - sp - 1);
       int gpus = 0;
       for (char ch : n) gpus = ch >= '0' && ch <= '9' ? gpus * 10 + (ch - '0') : -1000000;
       if (!tier.has_value() || gpus < 1) return std::vector<sim::AsRunInterval>{};
@@ -155,7 +160,7 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
     j.spot = r.spot;
     jobs.push_back(std::move(j));
   }
-  auto placed = PlacedByTiersColumn(rows, jobs);
+  auto placed = PlacedByTiersColumn(fleet, rows, jobs);
   if (!placed.has_value() || placed->empty()) placed = sim::PlaceAsRun(fleet, jobs);
   if (!placed.has_value()) {
     return InvalidArgumentError(fmt::format("{} (times: seconds after the first start, {})", placed.error().message(),
