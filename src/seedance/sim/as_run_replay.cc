@@ -95,7 +95,7 @@ class Replayer {
       }
       if (tn == std::numeric_limits<double>::infinity()) {
         return InvalidArgumentError(fmt::format("replay: job {} never starts (it does not fit the fleet)",
-                                                jobs_[pending_.front()].job));
+                                                pending_.empty() ? std::string("?") : jobs_[pending_.front()].job));
       }
       t = std::max(t, tn);
       for (std::size_t k = 0; k < running_.size();) {
