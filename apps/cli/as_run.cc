@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "seedance/core/csv.h"
+#include "seedance/sim/scenarios.h"
 #include "seedance/telemetry/parse.h"
 
 namespace seedance::cli {
@@ -241,5 +243,134 @@ std::map<std::string, std::string> TiersByJob(const FleetAsRun& priced) {
   }
   return out;
 }
+
+// --as-run: the as-run CSV of the jobs the policies run, priced by the same fleet file. The two
+// files must describe the same jobs: every job id in both, with the same pod, GPUs and start
+// offsets (the jobs CSV's arrivals are the export's starts less its window start).
+Result<sim::AsRunBaseline> LoadAsRunBaseline(const AsRunInputs& o, const sim::ScenarioSpec& spec) {
+  if (o.fleet.empty()) {
+    return InvalidArgumentError("--as-run: give --fleet FILE too: the period as it ran is priced by the fleet file the "
+                                "policies run on");
+  }
+  if (o.workload.find(".csv") == std::string::npos) {
+    return InvalidArgumentError("--as-run: --workload must be the jobs CSV `seedance export workload` wrote with it, "
+                                "not '" + o.workload + "'");
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<AsRunRow> rows, ReadAsRunCsv(o.as_run));
+  sim::Workload w;
+  sim::FleetSpec unused_fleet;
+  std::vector<std::string> notes;
+  SEEDANCE_RETURN_IF_ERROR(sim::BuildScenario(spec, &w, &unused_fleet, &notes));
+  std::map<std::int64_t, const sim::JobSpec*> by_id;
+  for (const sim::JobSpec& j : w.jobs) by_id[j.id] = &j;
+  // Services and notebooks are not batch jobs: the jobs CSV holds none; they stay as they ran.
+  const AsRunRow* first_batch = nullptr;
+  for (const AsRunRow& r : rows) {
+    if (r.kind == sim::HistoryKind::kBatch && first_batch == nullptr) first_batch = &r;
+  }
+  if (first_batch == nullptr) return InvalidArgumentError("--as-run " + o.as_run + ": no batch job (kind=batch) to match");
+  const AsRunRow& first = *first_batch;
+  const auto where = [&o](const AsRunRow& r) { return fmt::format("--as-run {}:{}: job {} ({})", o.as_run, r.line, r.job_id, r.job); };
+  std::set<std::int64_t> seen;
+  for (const AsRunRow& r : rows) {
+    if (r.kind != sim::HistoryKind::kBatch) continue;
+    auto it = by_id.find(r.job_id);
+    if (it == by_id.end()) {
+      return InvalidArgumentError(fmt::format("{} is not among the {} jobs run from {} (another export, or outside "
+                                              "--duration?)", where(r), w.jobs.size(), o.workload));
+    }
+    const sim::JobSpec& j = *it->second;
+    if (j.job_type != r.job || j.gpus != r.gpus) {
+      return InvalidArgumentError(fmt::format("{} with {} GPUs is job {} ({}) with {} GPUs in {}: not the same jobs",
+                                              where(r), r.gpus, j.id, j.job_type, j.gpus, o.workload));
+    }
+    // The jobs CSV's arrival is the submit time (its start when the history has none).
+    const double after_first = static_cast<double>(r.SubmitMs() - first.SubmitMs()) / 1000.0;
+    const double arrives_after = j.arrival_s - by_id.at(first.job_id)->arrival_s;
+    if (std::abs(after_first - arrives_after) > 1e-3) {
+      return InvalidArgumentError(fmt::format("{} starts {:.3f} s after job {} but arrives {:.3f} s after it in {}: "
+                                              "not the same export", where(r), after_first, first.job_id, arrives_after,
+                                              o.workload));
+    }
+    seen.insert(r.job_id);
+  }
+  for (const sim::JobSpec& j : w.jobs) {
+    if (!seen.count(j.id)) {
+      return InvalidArgumentError(fmt::format("--as-run {}: job {} ({}) of {} is missing: not the same jobs", o.as_run,
+                                              j.id, j.job_type, o.workload));
+    }
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetFile fleet, sim::LoadFleetFile(o.fleet));
+  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(sim::PricePath(spec)));
+  auto priced = PriceAsRunOnFleet(fleet, prices, rows);
+  if (!priced.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + priced.error().message());
+  sim::AsRunBaseline a;
+  a.source = o.as_run;
+  a.assumption = kAsRunAssumption;
+  a.cost = priced->cost;
+  a.bill = sim::AsRunWindowBill(priced->cost, priced->placed);
+  // The window on the policies' clock: the first batch job's arrival is its submit.
+  const double origin_s = by_id.at(first.job_id)->arrival_s - static_cast<double>(first.SubmitMs() - priced->period_start_ms) / 1000.0;
+  a.window_start_s = origin_s;
+  a.window_end_s = origin_s + static_cast<double>(priced->period_end_ms - priced->period_start_ms) / 1000.0;
+  sim::ReplayOptions replay;
+  replay.scheduler = DefaultReplayScheduler(rows);
+  if (!o.scheduler.empty()) {
+    auto sched = sim::ParseReplayScheduler(o.scheduler);
+    if (!sched.has_value()) return InvalidArgumentError("--as-run-scheduler: " + sched.error().message());
+    replay.scheduler = *sched;
+  }
+  if (replay.scheduler == sim::ReplayScheduler::kKueue) {  // the namespaces' GPU quotas from --config's tenancy
+    for (const auto& t : spec.config.tenancy.tenants) {
+      for (const auto& q : t.quota) {
+        if (q.resource.find("gpu") != std::string::npos) replay.quotas[t.name] += static_cast<int>(q.nominal);
+      }
+    }
+  }
+  SEEDANCE_RETURN_IF_ERROR(HoldServicesAsRun(fleet, prices, rows, *priced, &a));
+  auto replayed = ReplayAsRunOnFleet(fleet, prices, rows, *priced, replay);
+  if (!replayed.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + replayed.error().message());
+  a.replayed = std::move(*replayed);
+  sim::SimResult& s = a.result;
+  s.policy = sim::AsRunBaseline::kLabel;
+  for (const AsRunRow& r : rows) {
+    if (r.kind != sim::HistoryKind::kBatch) continue;
+    const sim::JobSpec& j = *by_id.at(r.job_id);
+    sim::JobResult jr;
+    jr.id = j.id;
+    jr.arrival_s = j.arrival_s;
+    jr.first_start_s = j.arrival_s + static_cast<double>(r.start_ms - r.SubmitMs()) / 1000.0;
+    jr.finish_s = jr.first_start_s + static_cast<double>(r.end_ms - r.start_ms) / 1000.0;
+    jr.gpu_seconds = jr.useful_gpu_seconds = r.gpus * (jr.finish_s - jr.first_start_s);
+    jr.tenant = j.tenant;
+    s.busy_gpu_seconds += jr.gpu_seconds;
+    s.jobs.push_back(jr);
+  }
+  std::sort(s.jobs.begin(), s.jobs.end(), [](const sim::JobResult& x, const sim::JobResult& y) { return x.id < y.id; });
+  s.useful_gpu_seconds = s.busy_gpu_seconds;
+  s.total_cost_usd = s.gpu_cost_usd = a.cost.total_usd;
+  s.makespan_s = a.cost.period_end_s - a.cost.period_start_s;
+  // Held: every committed GPU over the period, on-demand and spot GPUs while a job ran on them.
+  for (const sim::AsRunInterval& iv : priced->placed) {
+    if (!sim::AlwaysHeld(iv.tier)) s.held_gpu_seconds += iv.gpus * (iv.end_s - iv.start_s);
+  }
+  for (const sim::FleetFileGpu& g : fleet.gpus) s.held_gpu_seconds += (g.owned + g.reserved) * s.makespan_s;
+  return a;
+}
+
+// Bills every policy of `run` over the as-run window (sim::ApplyAsRunWindow) on the fleet the
+// policies ran on.
+Status ApplyAsRunWindowOnFleet(const AsRunInputs& o, const sim::ScenarioSpec& spec,
+                               const std::map<std::string, std::vector<sim::PoolInterval>>& intervals,
+                               sim::ScenarioResult* run) {
+  sim::Workload w;
+  sim::FleetSpec fleet;
+  std::vector<std::string> notes;
+  SEEDANCE_RETURN_IF_ERROR(sim::BuildScenario(spec, &w, &fleet, &notes));
+  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetFile file, sim::LoadFleetFile(o.fleet));
+  SEEDANCE_ASSIGN_OR_RETURN(sim::MarginalPrices marginal, sim::FleetMarginalPrices(file, fleet));
+  return sim::ApplyAsRunWindow(run, fleet, marginal, intervals);
+}
+
 
 }  // namespace seedance::cli

@@ -16,6 +16,7 @@
 #include "seedance/cost/price_table.h"
 #include "seedance/sim/as_run_backtest.h"
 #include "seedance/sim/fleet_file.h"
+#include "seedance/sim/scenarios.h"
 
 namespace seedance::cli {
 
@@ -84,6 +85,24 @@ Status HoldServicesAsRun(const sim::FleetFile& fleet, const cost::PriceTable& pr
 
 // The scheduler the history ran under, by default: slurm when every row comes from sacct, else kube.
 sim::ReplayScheduler DefaultReplayScheduler(const std::vector<AsRunRow>& rows);
+
+// cost-benchmark's --as-run inputs.
+struct AsRunInputs {
+  std::string as_run;     // the as-run CSV
+  std::string fleet;      // --fleet
+  std::string workload;   // --workload: the jobs CSV exported with it
+  std::string scheduler;  // --as-run-scheduler; empty: DefaultReplayScheduler
+};
+
+// --as-run: the as-run CSV of the jobs the policies run, priced by the same fleet file, with its
+// window and its replay ("as run, replayed"). The two files must describe the same batch jobs.
+Result<sim::AsRunBaseline> LoadAsRunBaseline(const AsRunInputs& o, const sim::ScenarioSpec& spec);
+
+// Bills every policy of `run` over the as-run window (sim::ApplyAsRunWindow) on the fleet the
+// policies ran on; `intervals` are their pool intervals by policy.
+Status ApplyAsRunWindowOnFleet(const AsRunInputs& o, const sim::ScenarioSpec& spec,
+                               const std::map<std::string, std::vector<sim::PoolInterval>>& intervals,
+                               sim::ScenarioResult* run);
 
 // Prints sim::FleetPriceWarnings of `fleet` to stderr ("seedance: warning: ...").
 void WarnImplausiblePrices(const sim::FleetFile& fleet, const cost::PriceTable& prices);
