@@ -163,7 +163,8 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
     jobs.push_back(std::move(j));
   }
   auto placed = PlacedByTiersColumn(fleet, rows, jobs);
-  if (!placed.has_value() || placed->empty()) placed = sim::PlaceAsRun(fleet, jobs);
+  out.by_tiers_column = placed.has_value() && !placed->empty();
+  if (!out.by_tiers_column) placed = sim::PlaceAsRun(fleet, jobs);
   if (!placed.has_value()) {
     return InvalidArgumentError(fmt::format("{} (times: seconds after the first start, {})", placed.error().message(),
                                             telemetry::FormatTimestamp(out.period_start_ms)));
@@ -306,7 +307,10 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const AsRunInputs& o, const sim::Sc
   if (!priced.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + priced.error().message());
   sim::AsRunBaseline a;
   a.source = o.as_run;
-  a.assumption = kAsRunAssumption;
+  a.assumption = priced->by_tiers_column
+                     ? "each job in the tier of the node pool it ran on (the as-run CSV's tiers column), its GPUs "
+                       "billed per second of use as the replay's are"
+                     : kAsRunAssumption;
   a.cost = priced->cost;
   a.bill = sim::AsRunWindowBill(priced->cost, priced->placed);
   // The window on the policies' clock: the first batch job's arrival is its submit.

@@ -54,6 +54,7 @@ struct FleetAsRun {
   std::int64_t period_start_ms = 0, period_end_ms = 0;  // the first start and the last end
   std::vector<sim::AsRunInterval> placed;  // the rows' GPUs in the fleet's tiers (sim::PlaceAsRun)
   sim::AsRunCost cost;                     // usd_by_job keyed by JobKey(row)
+  bool by_tiers_column = false;            // placed by the CSV's tiers column (node pools), not PlaceAsRun
 };
 
 // The rows' period (the window every row of `cost-benchmark --as-run` is billed over): the first
