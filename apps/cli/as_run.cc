@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "seedance/core/csv.h"
+#include "seedance/sim/scenarios.h"
 #include "seedance/telemetry/parse.h"
 
 namespace seedance::cli {
@@ -18,9 +21,9 @@ const char* const kAsRunAssumption =
     "nor which nodes were spot, so no job is counted on spot unless the as-run CSV's optional spot column says so";
 
 std::pair<std::int64_t, std::int64_t> AsRunPeriod(const std::vector<AsRunRow>& rows) {
-  std::pair<std::int64_t, std::int64_t> p{rows.front().start_ms, rows.front().end_ms};
+  std::pair<std::int64_t, std::int64_t> p{std::min(rows.front().start_ms, rows.front().SubmitMs()), rows.front().end_ms};
   for (const AsRunRow& r : rows) {
-    p.first = std::min(p.first, r.start_ms);
+    p.first = std::min({p.first, r.start_ms, r.SubmitMs()});
     p.second = std::max(p.second, r.end_ms);
   }
   return p;
@@ -38,6 +41,10 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t start_col, t.ColumnIndex("start"));
   SEEDANCE_ASSIGN_OR_RETURN(std::size_t end_col, t.ColumnIndex("end"));
   const std::ptrdiff_t spot_col = t.FindColumn("spot");  // optional: the user says which jobs ran on spot
+  // Optional columns of the history contract (issue 38).
+  const std::ptrdiff_t submit_col = t.FindColumn("submit"), pods_col = t.FindColumn("pods");
+  const std::ptrdiff_t kind_col = t.FindColumn("kind"), evidence_col = t.FindColumn("evidence");
+  const std::ptrdiff_t tiers_col = t.FindColumn("tiers");
   if (t.rows().empty()) return InvalidArgumentError(path + ": no job (a header and no rows)");
   std::vector<AsRunRow> rows;
   std::map<std::int64_t, std::uint32_t> seen;  // job_id -> line
@@ -62,6 +69,30 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
     SEEDANCE_ASSIGN_OR_RETURN(row.start_ms, timestamp(r, start_col));
     SEEDANCE_ASSIGN_OR_RETURN(row.end_ms, timestamp(r, end_col));
     if (row.end_ms < row.start_ms) return t.FieldError(r, end_col, "ends before its start");
+    row.tenant = std::string(t.Str(r, ns_col));
+    if (submit_col >= 0 && !t.Str(r, static_cast<std::size_t>(submit_col)).empty()) {
+      SEEDANCE_ASSIGN_OR_RETURN(row.submit, timestamp(r, static_cast<std::size_t>(submit_col)));
+      if (*row.submit > row.start_ms) return t.FieldError(r, static_cast<std::size_t>(submit_col), "after its start");
+    }
+    if (pods_col >= 0 && !t.Str(r, static_cast<std::size_t>(pods_col)).empty()) {
+      SEEDANCE_ASSIGN_OR_RETURN(std::int64_t pods, t.Int(r, static_cast<std::size_t>(pods_col)));
+      if (pods < 1 || pods > row.gpus) {
+        return t.FieldError(r, static_cast<std::size_t>(pods_col), fmt::format("{} pods: must be 1..gpus ({})", pods, row.gpus));
+      }
+      row.pods = static_cast<int>(pods);
+    }
+    if (kind_col >= 0) {
+      const std::string_view k = t.Str(r, static_cast<std::size_t>(kind_col));
+      if (k == "service") {
+        row.kind = sim::HistoryKind::kService;
+      } else if (k == "notebook") {
+        row.kind = sim::HistoryKind::kNotebook;
+      } else if (!(k.empty() || k == "batch")) {
+        return t.FieldError(r, static_cast<std::size_t>(kind_col), fmt::format("'{}': expected batch, service or notebook", k));
+      }
+    }
+    if (evidence_col >= 0) row.evidence = std::string(t.Str(r, static_cast<std::size_t>(evidence_col)));
+    if (tiers_col >= 0) row.tiers = std::string(t.Str(r, static_cast<std::size_t>(tiers_col)));
     if (spot_col >= 0) {
       const auto col = static_cast<std::size_t>(spot_col);
       const std::string_view v = t.Str(r, col);
@@ -75,6 +106,43 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
   }
   return rows;
 }
+
+namespace {
+
+// The rows' tiers as the `tiers` column states them by node pool ("on-demand 1 (l4-on-demand)",
+// parts joined by " + "), each naming a node pool of `fleet`; empty when a row has none or names
+// no pool of this fleet (then the placement rule applies).
+Result<std::vector<sim::AsRunInterval>> PlacedByTiersColumn(const sim::FleetFile& fleet, const std::vector<AsRunRow>& rows,
+                                                            const std::vector<sim::AsRunJob>& jobs) {
+  std::set<std::string, std::less<>> pools;
+  for (const sim::FleetFileNodePool& np : fleet.node_pools) pools.insert("(" + np.name + ")");
+  std::vector<sim::AsRunInterval> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].tiers.empty()) return std::vector<sim::AsRunInterval>{};
+    std::string_view rest = rows[i].tiers;
+    int sum = 0;
+    while (!rest.empty()) {
+      const std::size_t plus = rest.find(" + ");
+      std::string_view part = rest.substr(0, plus);
+      rest = plus == std::string_view::npos ? std::string_view{} : rest.substr(plus + 3);
+      const std::size_t sp = part.find(' ');
+      if (sp == std::string_view::npos) return std::vector<sim::AsRunInterval>{};
+      auto tier = sim::ParseTier(part.substr(0, sp));
+      const std::size_t sp2 = part.find(' ', sp + 1);
+      if (sp2 == std::string_view::npos || !pools.count(part.substr(sp2 + 1))) return std::vector<sim::AsRunInterval>{};
+      const std::string_view n = part.substr(sp + 1, sp2 - sp - 1);
+      int gpus = 0;
+      for (char ch : n) gpus = ch >= '0' && ch <= '9' ? gpus * 10 + (ch - '0') : -1000000;
+      if (!tier.has_value() || gpus < 1) return std::vector<sim::AsRunInterval>{};
+      out.push_back(sim::AsRunInterval{jobs[i].job, jobs[i].gpu_type, *tier, jobs[i].start_s, jobs[i].end_s, gpus});
+      sum += gpus;
+    }
+    if (sum != rows[i].gpus) return std::vector<sim::AsRunInterval>{};
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::PriceTable& prices,
                                      const std::vector<AsRunRow>& rows) {
@@ -94,7 +162,9 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
     j.spot = r.spot;
     jobs.push_back(std::move(j));
   }
-  const auto placed = sim::PlaceAsRun(fleet, jobs);
+  auto placed = PlacedByTiersColumn(fleet, rows, jobs);
+  out.by_tiers_column = placed.has_value() && !placed->empty();
+  if (!out.by_tiers_column) placed = sim::PlaceAsRun(fleet, jobs);
   if (!placed.has_value()) {
     return InvalidArgumentError(fmt::format("{} (times: seconds after the first start, {})", placed.error().message(),
                                             telemetry::FormatTimestamp(out.period_start_ms)));
@@ -102,6 +172,63 @@ Result<FleetAsRun> PriceAsRunOnFleet(const sim::FleetFile& fleet, const cost::Pr
   out.placed = *placed;
   SEEDANCE_ASSIGN_OR_RETURN(out.cost, sim::PriceAsRun(fleet, out.placed, prices, 0, seconds(out.period_end_ms),
                                                              static_cast<double>(out.period_start_ms) / 1000.0));
+  return out;
+}
+
+Status HoldServicesAsRun(const sim::FleetFile& fleet, const cost::PriceTable& prices, const std::vector<AsRunRow>& rows,
+                         const FleetAsRun& as_run, sim::AsRunBaseline* out) {
+  std::set<std::string> held;
+  for (const AsRunRow& r : rows) {
+    if (r.kind != sim::HistoryKind::kBatch) held.insert(JobKey(r));
+  }
+  out->held_rows = static_cast<int>(held.size());
+  std::vector<sim::AsRunInterval> rented;
+  for (const sim::AsRunInterval& iv : as_run.placed) {
+    if (held.count(iv.job) && !sim::AlwaysHeld(iv.tier)) rented.push_back(iv);
+  }
+  if (rented.empty()) return Status::Ok();
+  SEEDANCE_ASSIGN_OR_RETURN(sim::AsRunCost c, sim::PriceAsRun(fleet, rented, prices, 0, as_run.cost.period_end_s,
+                                                              static_cast<double>(as_run.period_start_ms) / 1000.0));
+  out->held_cloud_usd = c.on_demand_usd + c.spot_usd;
+  for (const sim::AsRunInterval& iv : rented) out->held_cloud_gpu_hours += iv.gpus * (iv.end_s - iv.start_s) / 3600.0;
+  return Status::Ok();
+}
+
+sim::ReplayScheduler DefaultReplayScheduler(const std::vector<AsRunRow>& rows) {
+  for (const AsRunRow& r : rows) {
+    if (r.evidence != "sacct") return sim::ReplayScheduler::kKube;
+  }
+  return rows.empty() ? sim::ReplayScheduler::kKube : sim::ReplayScheduler::kSlurm;
+}
+
+Result<sim::AsRunBaseline::Replayed> ReplayAsRunOnFleet(const sim::FleetFile& fleet, const cost::PriceTable& prices,
+                                                        const std::vector<AsRunRow>& rows, const FleetAsRun& as_run,
+                                                        const sim::ReplayOptions& options) {
+  const auto seconds = [&as_run](std::int64_t ms) { return static_cast<double>(ms - as_run.period_start_ms) / 1000.0; };
+  std::vector<sim::ReplayJob> jobs;
+  for (const AsRunRow& r : rows) {
+    sim::ReplayJob j;
+    j.job = JobKey(r);
+    j.tenant = r.tenant;
+    j.gpu_type = sim::CanonicalGpuType(r.gpu_type);
+    j.gpus = r.gpus;
+    j.pods = r.pods;
+    j.submit_s = seconds(r.SubmitMs());
+    j.start_s = seconds(r.start_ms);
+    j.end_s = seconds(r.end_ms);
+    j.spot = r.spot;
+    j.kind = r.kind;
+    jobs.push_back(std::move(j));
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(sim::ReplayOutcome replay, sim::ReplayHistory(fleet, jobs, options));
+  std::vector<std::string> types;
+  for (const sim::FleetFileGpu& g : fleet.gpus) types.push_back(g.type);
+  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetSpec spec, sim::BuildFleetSpec(fleet, types, prices));
+  SEEDANCE_ASSIGN_OR_RETURN(sim::MarginalPrices marginal, sim::FleetMarginalPrices(fleet, spec));
+  auto out = sim::PriceReplay(fleet, prices, replay, seconds(as_run.period_end_ms),
+                              static_cast<double>(as_run.period_start_ms) / 1000.0, marginal, as_run.cost.total_usd);
+  if (!out.has_value()) return InvalidArgumentError("as run, replayed: " + out.error().message());
+  out->scheduler = std::string(sim::ReplaySchedulerName(options.scheduler));
   return out;
 }
 
@@ -117,5 +244,137 @@ std::map<std::string, std::string> TiersByJob(const FleetAsRun& priced) {
   }
   return out;
 }
+
+// --as-run: the as-run CSV of the jobs the policies run, priced by the same fleet file. The two
+// files must describe the same jobs: every job id in both, with the same pod, GPUs and start
+// offsets (the jobs CSV's arrivals are the export's starts less its window start).
+Result<sim::AsRunBaseline> LoadAsRunBaseline(const AsRunInputs& o, const sim::ScenarioSpec& spec) {
+  if (o.fleet.empty()) {
+    return InvalidArgumentError("--as-run: give --fleet FILE too: the period as it ran is priced by the fleet file the "
+                                "policies run on");
+  }
+  if (o.workload.find(".csv") == std::string::npos) {
+    return InvalidArgumentError("--as-run: --workload must be the jobs CSV `seedance export workload` wrote with it, "
+                                "not '" + o.workload + "'");
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<AsRunRow> rows, ReadAsRunCsv(o.as_run));
+  sim::Workload w;
+  sim::FleetSpec unused_fleet;
+  std::vector<std::string> notes;
+  SEEDANCE_RETURN_IF_ERROR(sim::BuildScenario(spec, &w, &unused_fleet, &notes));
+  std::map<std::int64_t, const sim::JobSpec*> by_id;
+  for (const sim::JobSpec& j : w.jobs) by_id[j.id] = &j;
+  // Services and notebooks are not batch jobs: the jobs CSV holds none; they stay as they ran.
+  const AsRunRow* first_batch = nullptr;
+  for (const AsRunRow& r : rows) {
+    if (r.kind == sim::HistoryKind::kBatch && first_batch == nullptr) first_batch = &r;
+  }
+  if (first_batch == nullptr) return InvalidArgumentError("--as-run " + o.as_run + ": no batch job (kind=batch) to match");
+  const AsRunRow& first = *first_batch;
+  const auto where = [&o](const AsRunRow& r) { return fmt::format("--as-run {}:{}: job {} ({})", o.as_run, r.line, r.job_id, r.job); };
+  std::set<std::int64_t> seen;
+  for (const AsRunRow& r : rows) {
+    if (r.kind != sim::HistoryKind::kBatch) continue;
+    auto it = by_id.find(r.job_id);
+    if (it == by_id.end()) {
+      return InvalidArgumentError(fmt::format("{} is not among the {} jobs run from {} (another export, or outside "
+                                              "--duration?)", where(r), w.jobs.size(), o.workload));
+    }
+    const sim::JobSpec& j = *it->second;
+    if (j.job_type != r.job || j.gpus != r.gpus) {
+      return InvalidArgumentError(fmt::format("{} with {} GPUs is job {} ({}) with {} GPUs in {}: not the same jobs",
+                                              where(r), r.gpus, j.id, j.job_type, j.gpus, o.workload));
+    }
+    // The jobs CSV's arrival is the submit time (its start when the history has none).
+    const double after_first = static_cast<double>(r.SubmitMs() - first.SubmitMs()) / 1000.0;
+    const double arrives_after = j.arrival_s - by_id.at(first.job_id)->arrival_s;
+    if (std::abs(after_first - arrives_after) > 1e-3) {
+      return InvalidArgumentError(fmt::format("{} starts {:.3f} s after job {} but arrives {:.3f} s after it in {}: "
+                                              "not the same export", where(r), after_first, first.job_id, arrives_after,
+                                              o.workload));
+    }
+    seen.insert(r.job_id);
+  }
+  for (const sim::JobSpec& j : w.jobs) {
+    if (!seen.count(j.id)) {
+      return InvalidArgumentError(fmt::format("--as-run {}: job {} ({}) of {} is missing: not the same jobs", o.as_run,
+                                              j.id, j.job_type, o.workload));
+    }
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetFile fleet, sim::LoadFleetFile(o.fleet));
+  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(sim::PricePath(spec)));
+  auto priced = PriceAsRunOnFleet(fleet, prices, rows);
+  if (!priced.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + priced.error().message());
+  sim::AsRunBaseline a;
+  a.source = o.as_run;
+  a.assumption = priced->by_tiers_column
+                     ? "each job in the tier of the node pool it ran on (the as-run CSV's tiers column), its GPUs "
+                       "billed per second of use as the replay's are"
+                     : kAsRunAssumption;
+  a.cost = priced->cost;
+  a.bill = sim::AsRunWindowBill(priced->cost, priced->placed);
+  // The window on the policies' clock: the first batch job's arrival is its submit.
+  const double origin_s = by_id.at(first.job_id)->arrival_s - static_cast<double>(first.SubmitMs() - priced->period_start_ms) / 1000.0;
+  a.window_start_s = origin_s;
+  a.window_end_s = origin_s + static_cast<double>(priced->period_end_ms - priced->period_start_ms) / 1000.0;
+  sim::ReplayOptions replay;
+  replay.scheduler = DefaultReplayScheduler(rows);
+  if (!o.scheduler.empty()) {
+    auto sched = sim::ParseReplayScheduler(o.scheduler);
+    if (!sched.has_value()) return InvalidArgumentError("--as-run-scheduler: " + sched.error().message());
+    replay.scheduler = *sched;
+  }
+  if (replay.scheduler == sim::ReplayScheduler::kKueue) {  // the namespaces' GPU quotas from --config's tenancy
+    for (const auto& t : spec.config.tenancy.tenants) {
+      for (const auto& q : t.quota) {
+        if (q.resource.find("gpu") != std::string::npos) replay.quotas[t.name] += static_cast<int>(q.nominal);
+      }
+    }
+  }
+  SEEDANCE_RETURN_IF_ERROR(HoldServicesAsRun(fleet, prices, rows, *priced, &a));
+  auto replayed = ReplayAsRunOnFleet(fleet, prices, rows, *priced, replay);
+  if (!replayed.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + replayed.error().message());
+  a.replayed = std::move(*replayed);
+  sim::SimResult& s = a.result;
+  s.policy = sim::AsRunBaseline::kLabel;
+  for (const AsRunRow& r : rows) {
+    if (r.kind != sim::HistoryKind::kBatch) continue;
+    const sim::JobSpec& j = *by_id.at(r.job_id);
+    sim::JobResult jr;
+    jr.id = j.id;
+    jr.arrival_s = j.arrival_s;
+    jr.first_start_s = j.arrival_s + static_cast<double>(r.start_ms - r.SubmitMs()) / 1000.0;
+    jr.finish_s = jr.first_start_s + static_cast<double>(r.end_ms - r.start_ms) / 1000.0;
+    jr.gpu_seconds = jr.useful_gpu_seconds = r.gpus * (jr.finish_s - jr.first_start_s);
+    jr.tenant = j.tenant;
+    s.busy_gpu_seconds += jr.gpu_seconds;
+    s.jobs.push_back(jr);
+  }
+  std::sort(s.jobs.begin(), s.jobs.end(), [](const sim::JobResult& x, const sim::JobResult& y) { return x.id < y.id; });
+  s.useful_gpu_seconds = s.busy_gpu_seconds;
+  s.total_cost_usd = s.gpu_cost_usd = a.cost.total_usd;
+  s.makespan_s = a.cost.period_end_s - a.cost.period_start_s;
+  // Held: every committed GPU over the period, on-demand and spot GPUs while a job ran on them.
+  for (const sim::AsRunInterval& iv : priced->placed) {
+    if (!sim::AlwaysHeld(iv.tier)) s.held_gpu_seconds += iv.gpus * (iv.end_s - iv.start_s);
+  }
+  for (const sim::FleetFileGpu& g : fleet.gpus) s.held_gpu_seconds += (g.owned + g.reserved) * s.makespan_s;
+  return a;
+}
+
+// Bills every policy of `run` over the as-run window (sim::ApplyAsRunWindow) on the fleet the
+// policies ran on.
+Status ApplyAsRunWindowOnFleet(const AsRunInputs& o, const sim::ScenarioSpec& spec,
+                               const std::map<std::string, std::vector<sim::PoolInterval>>& intervals,
+                               sim::ScenarioResult* run) {
+  sim::Workload w;
+  sim::FleetSpec fleet;
+  std::vector<std::string> notes;
+  SEEDANCE_RETURN_IF_ERROR(sim::BuildScenario(spec, &w, &fleet, &notes));
+  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetFile file, sim::LoadFleetFile(o.fleet));
+  SEEDANCE_ASSIGN_OR_RETURN(sim::MarginalPrices marginal, sim::FleetMarginalPrices(file, fleet));
+  return sim::ApplyAsRunWindow(run, fleet, marginal, intervals);
+}
+
 
 }  // namespace seedance::cli

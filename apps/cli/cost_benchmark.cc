@@ -58,6 +58,7 @@ struct CostBenchmarkOptions {
   std::string fleet;  // fleet.yaml; empty: the workload's bundled fleet (data/fleets/)
   std::string as_run;  // as-run CSV (export workload --as-run) of the same jobs: the "as run" row
   std::string history;  // fleet-week: a directory of the user's history (export workload), with --fleet
+  std::string as_run_scheduler;  // kube | kueue | slurm: the "as run, replayed" row's scheduler (default: by source)
   std::string packing_seeds = "42-51";
   std::string out = "seedance-report";
   std::string ledger;
@@ -245,87 +246,6 @@ std::string TenantSection(const nlohmann::json& by_policy, const std::string& as
   return h;
 }
 
-// --as-run: the as-run CSV of the jobs the policies run, priced by the same fleet file. The two
-// files must describe the same jobs: every job id in both, with the same pod, GPUs and start
-// offsets (the jobs CSV's arrivals are the export's starts less its window start).
-Result<sim::AsRunBaseline> LoadAsRunBaseline(const CostBenchmarkOptions& o, const sim::ScenarioSpec& spec) {
-  if (o.fleet.empty()) {
-    return InvalidArgumentError("--as-run: give --fleet FILE too: the period as it ran is priced by the fleet file the "
-                                "policies run on");
-  }
-  if (o.workload.find(".csv") == std::string::npos) {
-    return InvalidArgumentError("--as-run: --workload must be the jobs CSV `seedance export workload` wrote with it, "
-                                "not '" + o.workload + "'");
-  }
-  SEEDANCE_ASSIGN_OR_RETURN(std::vector<AsRunRow> rows, ReadAsRunCsv(o.as_run));
-  sim::Workload w;
-  sim::FleetSpec unused_fleet;
-  std::vector<std::string> notes;
-  SEEDANCE_RETURN_IF_ERROR(sim::BuildScenario(spec, &w, &unused_fleet, &notes));
-  std::map<std::int64_t, const sim::JobSpec*> by_id;
-  for (const sim::JobSpec& j : w.jobs) by_id[j.id] = &j;
-  const AsRunRow& first = rows.front();
-  const auto where = [&o](const AsRunRow& r) { return fmt::format("--as-run {}:{}: job {} ({})", o.as_run, r.line, r.job_id, r.job); };
-  std::set<std::int64_t> seen;
-  for (const AsRunRow& r : rows) {
-    auto it = by_id.find(r.job_id);
-    if (it == by_id.end()) {
-      return InvalidArgumentError(fmt::format("{} is not among the {} jobs run from {} (another export, or outside "
-                                              "--duration?)", where(r), w.jobs.size(), o.workload));
-    }
-    const sim::JobSpec& j = *it->second;
-    if (j.job_type != r.job || j.gpus != r.gpus) {
-      return InvalidArgumentError(fmt::format("{} with {} GPUs is job {} ({}) with {} GPUs in {}: not the same jobs",
-                                              where(r), r.gpus, j.id, j.job_type, j.gpus, o.workload));
-    }
-    const double after_first = static_cast<double>(r.start_ms - first.start_ms) / 1000.0;
-    const double arrives_after = j.arrival_s - by_id.at(first.job_id)->arrival_s;
-    if (std::abs(after_first - arrives_after) > 1e-3) {
-      return InvalidArgumentError(fmt::format("{} starts {:.3f} s after job {} but arrives {:.3f} s after it in {}: "
-                                              "not the same export", where(r), after_first, first.job_id, arrives_after,
-                                              o.workload));
-    }
-    seen.insert(r.job_id);
-  }
-  for (const sim::JobSpec& j : w.jobs) {
-    if (!seen.count(j.id)) {
-      return InvalidArgumentError(fmt::format("--as-run {}: job {} ({}) of {} is missing: not the same jobs", o.as_run,
-                                              j.id, j.job_type, o.workload));
-    }
-  }
-  SEEDANCE_ASSIGN_OR_RETURN(sim::FleetFile fleet, sim::LoadFleetFile(o.fleet));
-  SEEDANCE_ASSIGN_OR_RETURN(cost::PriceTable prices, cost::PriceTable::LoadFile(sim::PricePath(spec)));
-  auto priced = PriceAsRunOnFleet(fleet, prices, rows);
-  if (!priced.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + priced.error().message());
-  sim::AsRunBaseline a;
-  a.source = o.as_run;
-  a.assumption = kAsRunAssumption;
-  a.cost = priced->cost;
-  sim::SimResult& s = a.result;
-  s.policy = sim::AsRunBaseline::kLabel;
-  for (const AsRunRow& r : rows) {
-    const sim::JobSpec& j = *by_id.at(r.job_id);
-    sim::JobResult jr;
-    jr.id = j.id;
-    jr.arrival_s = jr.first_start_s = j.arrival_s;
-    jr.finish_s = j.arrival_s + static_cast<double>(r.end_ms - r.start_ms) / 1000.0;
-    jr.gpu_seconds = jr.useful_gpu_seconds = r.gpus * (jr.finish_s - jr.arrival_s);
-    jr.tenant = j.tenant;
-    s.busy_gpu_seconds += jr.gpu_seconds;
-    s.jobs.push_back(jr);
-  }
-  std::sort(s.jobs.begin(), s.jobs.end(), [](const sim::JobResult& x, const sim::JobResult& y) { return x.id < y.id; });
-  s.useful_gpu_seconds = s.busy_gpu_seconds;
-  s.total_cost_usd = s.gpu_cost_usd = a.cost.total_usd;
-  s.makespan_s = a.cost.period_end_s - a.cost.period_start_s;
-  // Held: every committed GPU over the period, on-demand and spot GPUs while a job ran on them.
-  for (const sim::AsRunInterval& iv : priced->placed) {
-    if (!sim::AlwaysHeld(iv.tier)) s.held_gpu_seconds += iv.gpus * (iv.end_s - iv.start_s);
-  }
-  for (const sim::FleetFileGpu& g : fleet.gpus) s.held_gpu_seconds += (g.owned + g.reserved) * s.makespan_s;
-  return a;
-}
-
 // results.json and cost_optimization_report.html into `out`, each written atomically.
 int WriteResultsAndReport(const std::string& out, const nlohmann::json& results, const std::string& page) {
   Status s = EnsureDirectory(out);
@@ -477,15 +397,22 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
 
   std::optional<sim::AsRunBaseline> as_run;
   if (!o.as_run.empty()) {
-    auto a = LoadAsRunBaseline(o, spec);
+    auto a = LoadAsRunBaseline(AsRunInputs{o.as_run, o.fleet, o.workload, o.as_run_scheduler}, spec);
     if (!a.has_value()) return ReportError(a.error());
     as_run = std::move(*a);
   }
 
+  if (as_run && seeds.size() > 1) {
+    return ReportError(InvalidArgumentError("--as-run: one seed (the history is one instance), not " +
+                                            std::to_string(seeds.size())));
+  }
   SimLedgers ledgers;
   if (!o.ledger.empty()) ledgers.KeepSeedance();
-  spec.on_pool_interval = [&ledgers](const std::string& policy, const sim::PoolInterval& iv) {
+  std::map<std::string, std::vector<sim::PoolInterval>> intervals_by_policy;  // --as-run: the one window's bills
+  spec.on_pool_interval = [&ledgers, &intervals_by_policy, keep = as_run.has_value()](const std::string& policy,
+                                                                                     const sim::PoolInterval& iv) {
     (void)ledgers.Record(policy, iv);
+    if (keep) intervals_by_policy[policy].push_back(iv);
   };
   // --decisions: every policy's decisions as CSV (the first seed's instance), written with the
   // other outputs.
@@ -531,6 +458,17 @@ int RunCostBenchmarkCommand(const CostBenchmarkOptions& o) {
   sim::SeedSweep* sweep = &headline->sweep;
   const std::string headline_label = report::SeedSetLabel(*headline);
   for (sim::ScenarioResult& run : sweep->runs) run.as_run = as_run;
+  if (as_run) {  // every row over the history's window (issue 38)
+    Status w = ApplyAsRunWindowOnFleet(AsRunInputs{o.as_run, o.fleet, o.workload, o.as_run_scheduler}, spec, intervals_by_policy, &sweep->runs.front());
+    if (!w.ok()) return ReportError(w);
+    // One seed (checked above): the summary is that run's, over the window.
+    const sim::ScenarioResult& run = sweep->runs.front();
+    for (auto& ps : sweep->policies) {
+      if (const sim::PolicyOutcome* p = run.Find(ps.name)) ps.total_cost_usd = {p->result.total_cost_usd, 0};
+    }
+    sweep->best_baseline = run.best_baseline;
+    sweep->matched_baseline = run.matched_baseline;
+  }
   const sim::ScenarioResult* scenario = &sweep->runs.front();  // the ledger's instance
   // What was assumed or left out (jobs outside --duration, skipped rows) goes to stderr as well as
   // into the table, results.json and the HTML report.
@@ -688,6 +626,11 @@ Action RegisterCostBenchmark(CLI::App& app) {
                   "fleet-week with --fleet: a directory from `seedance export workload` (jobs.csv, as-run.csv with kind / "
                   "busy_s, optional services.csv): your week's training, notebooks and services instead of the bundled "
                   "ones, beside the bundled fleet a (docs/FLEET_WEEK.md)");
+  cmd->add_option("--as-run-scheduler", opts->as_run_scheduler,
+                  "the scheduler the history ran under, emulated for the row \"as run, replayed\": kube "
+                  "(kube-scheduler's default profile and the cluster autoscaler), kueue (the --config tenancy tenants' "
+                  "nominal GPU quotas, by namespace), slurm (priority and backfill); "
+                  "default: slurm for a sacct history, else kube");
   cmd->add_option("--duration", opts->duration, "arrival window with a unit: 90m, 6h, 7d (default: 7d; openb: whole trace)");
   cmd->add_option("--config", opts->config, "seedance-config.yaml");
   cmd->add_option("--seed", opts->seed,

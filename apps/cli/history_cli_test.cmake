@@ -222,6 +222,19 @@ elseif(CASE STREQUAL "export_sacct")
   endif()
   string(JSON owned GET "${summary}" usd_by_tier owned)
   expect_match("${owned}" "^0.0020*[0-9]?$")
+  # Issue 38: the sacct history replayed under Slurm's priority and backfill lands within 5 % of
+  # the as-run bill, and the report prints the gap.
+  expect_rc(0 "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --as-run "${WORK}/as-run.csv" --fleet
+            "${WORK}/fleet.yaml" --no-packing --tenancy none --out "${WORK}/report")
+  expect_match("${stdout}" "\nas run, replayed +[0-9.]+ +\\(unfinished work valued \\$0.00; gap to as run [-+][0-4]\\.[0-9][0-9]%[^\n]*scheduler slurm\\)")
+  file(READ "${WORK}/report/results.json" results)
+  string(JSON gap GET "${results}" as_run_window as_run_replayed gap_pct)
+  if(gap GREATER 5 OR gap LESS -5)
+    message(FATAL_ERROR "as run, replayed is ${gap}% off the sacct history's as-run bill")
+  endif()
+  bad("--as-run-scheduler: unknown scheduler 'yarn' \\(accepted: kube, kueue, slurm\\)" cost-benchmark --workload
+      "${WORK}/jobs.csv" --as-run "${WORK}/as-run.csv" --fleet "${WORK}/fleet.yaml" --no-packing --tenancy none
+      --out "${WORK}/bad" --as-run-scheduler yarn)
   bad("--db/--sacct: give exactly one source" export workload --out "${WORK}/x.csv")
   bad("--sacct ${WORK}/none.json: cannot open" export workload --sacct "${WORK}/none.json" --out "${WORK}/x.csv")
 elseif(CASE STREQUAL "export_sacct_round_trip")

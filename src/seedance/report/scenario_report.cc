@@ -1,5 +1,7 @@
 #include "seedance/report/scenario_report.h"
 
+#include "seedance/report/as_run_report.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,9 +41,11 @@ std::string Role(bool baseline, bool reference, bool best) {
 double SavingPct(double cost, double base) { return base > 0 ? 100.0 * (1.0 - cost / base) : 0.0; }
 
 // (best - cost) / (best - bound): the share of the gap between the best baseline and the bound at
-// its JCT that a policy closes; nullopt when the gap is not positive.
+// its JCT that a policy closes; nullopt when it is not meaningful (issue 38): the gap is not
+// positive, or the policy is dearer than the best baseline or below the bound (the bound is then
+// not a bound on its horizon), where a share outside 0..100 % would read as a headline.
 std::optional<double> GapClosed(double cost, double best, double bound) {
-  if (!(best - bound > 0)) return std::nullopt;
+  if (!(best - bound > 0) || cost > best || cost < bound) return std::nullopt;
   return (best - cost) / (best - bound);
 }
 
@@ -58,9 +62,11 @@ std::string AsRunHeadline(const sim::ScenarioResult& r) {
   const sim::PolicyOutcome* sd = r.Find("seedance");
   if (!r.as_run || sd == nullptr) return "";
   const double paid = r.as_run->cost.total_usd, c = sd->result.total_cost_usd;
-  return fmt::format("seedance: {:.1f}% {} than what you paid as run (${:.2f}: {}), avg JCT {:.2f} h vs {:.2f} h as run",
-                     std::abs(SavingPct(c, paid)), c <= paid ? "cheaper" : "dearer", paid, AsRunSplit(r.as_run->cost),
-                     sd->result.AvgJctHours(), r.as_run->result.AvgJctHours());
+  const std::string verdict = AsRunVerdict(*r.as_run, c);
+  const std::string error = r.as_run->replayed ? fmt::format(" (the backtest's error: {:.1f}%)", r.as_run->ErrorPct()) : "";
+  return fmt::format("seedance: {:.1f}% {} than what you paid as run (${:.2f}: {}){}, avg JCT {:.2f} h vs {:.2f} h as run",
+                     std::abs(SavingPct(c, paid)), verdict == "within the backtest's error" ? "apart, within the backtest's error, from" : verdict,
+                     paid, AsRunSplit(r.as_run->cost), error, sd->result.AvgJctHours(), r.as_run->result.AvgJctHours());
 }
 
 const char* kColors[] = {"#e15759", "#76b7b2", "#4e79a7", "#59a14f", "#edc948",
@@ -145,6 +151,7 @@ std::string ScenarioTable(const sim::ScenarioResult& r) {
   for (const auto& n : r.notes) out += "note: " + n + "\n";
   for (const auto& a : r.assumptions) out += "assumes: " + a.text + "\n";
   if (r.as_run) out += "assumes (as run): " + r.as_run->assumption + "\n";
+  out += AsRunWindowText(r);
   return out;
 }
 
@@ -218,6 +225,7 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
                    {"p99_jct_hours", Round(a.result.P99JctHours(), 1e-6)},
                    {"cost_per_useful_gpu_hour_usd", Round(CostPerUsefulGpuHour(a.result), 1e-6)},
                    {"assumption", a.assumption}};
+    j["as_run_window"] = AsRunWindowJson(r);
   }
   j["seed"] = r.seed;
   if (best != nullptr) {
@@ -527,6 +535,7 @@ std::string ScenarioHtmlSection(const sim::ScenarioResult& r) {
   h += "</table>\n";
   if (r.as_run) h += "<p class=\"note\">" + HtmlEscape("As run: " + AsRunSplit(r.as_run->cost) + "; " + r.as_run->assumption + ".") + "</p>\n";
   h += AssumesParagraph(r, sim::Assumption::kCosts);
+  h += AsRunWindowHtml(r);
   h += "<h3>Lower bounds</h3>\n<table>\n<tr><th>bound</th><th>$</th><th>holds for</th><th>LP columns</th>"
        "<th>solve s</th></tr>\n";
   h += fmt::format("<tr><td>lower bound</td><td>{:.2f}</td><td>any schedule that finishes every job within {:.1f} h and "

@@ -106,6 +106,36 @@ TEST(ScenarioTable, HeadlineUsesTheBestBaselineAndLabelsReferences) {
   EXPECT_NE(t.find("assumes: speeds from a table"), std::string::npos) << t;
 }
 
+// Issue 38: "closes -118% of the gap" was printed for a policy dearer than the best baseline.
+TEST(ScenarioTable, GapClosureOnlyWhenMeaningful) {
+  sim::ScenarioResult r = Scenario();
+  r.policies[3].result.total_cost_usd = 1100;  // seedance dearer than gavel-las ($900)
+  const std::string t = ScenarioTable(r);
+  EXPECT_EQ(t.find("of the gap"), std::string::npos) << t;
+  EXPECT_FALSE(ScenarioJson(r)["policies"][3].contains("gap_closed"));
+  r.policies[3].result.total_cost_usd = 400;  // below the bound at the best baseline's JCT ($500)
+  EXPECT_EQ(ScenarioTable(r).find("of the gap"), std::string::npos);
+}
+
+// Issue 38: a policy is not called cheaper than as run by less than the replay's gap.
+TEST(ScenarioTable, SavingSmallerThanTheBacktestErrorIsWithinIt) {
+  sim::ScenarioResult r = Scenario();
+  sim::AsRunBaseline a;
+  a.cost.total_usd = 720;
+  a.result.total_cost_usd = 720;
+  a.window_start_s = 0;
+  a.window_end_s = 3600;
+  sim::AsRunBaseline::Replayed rep;
+  rep.gap_pct = -4.0;
+  a.replayed = rep;
+  r.as_run = a;
+  const std::string t = ScenarioTable(r);  // seedance $700: 2.8% below $720, inside the 4% error
+  EXPECT_NE(t.find("within the backtest's error"), std::string::npos) << t;
+  EXPECT_EQ(t.find("cheaper than what you paid as run"), std::string::npos) << t;
+  r.as_run->replayed->gap_pct = 1.0;
+  EXPECT_NE(ScenarioTable(r).find("cheaper than what you paid as run"), std::string::npos);
+}
+
 TEST(ScenarioHtml, EverySectionCarriesItsAssumptions) {
   const std::string h = ScenarioHtmlSection(Scenario());
   EXPECT_NE(h.find("the best baseline, gavel-las"), std::string::npos);

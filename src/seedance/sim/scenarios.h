@@ -1,8 +1,10 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +13,7 @@
 #include "seedance/config/seedance_config.h"
 #include "seedance/core/status.h"
 #include "seedance/cost/price_table.h"
+#include "seedance/sim/as_run_window.h"
 #include "seedance/sim/engine.h"
 #include "seedance/sim/fleet_file.h"
 #include "seedance/sim/lower_bound.h"
@@ -76,6 +79,37 @@ struct AsRunBaseline {
   // Its jobs as SimResult rows (arrival = start, finish = end as they ran) with total_cost_usd,
   // useful / busy / held GPU-seconds, so that its JCT and $/useful GPU-hour read like a policy's.
   SimResult result;
+  // The one window every row is billed over (issue 38), on the policies' clock: the history's
+  // first submit (or start) to its last end. `bill` is this row's bill over it.
+  double window_start_s = 0, window_end_s = 0;
+  WindowBill bill;
+  // Each policy over the window: its bill, its difference to this row split in three, and what
+  // it cost over its own horizon (its last job's end) before the window was applied.
+  struct PolicyWindow {
+    WindowBill bill;
+    Decomposition vs_as_run;
+    double own_horizon_usd = 0;
+  };
+  std::map<std::string, PolicyWindow> windowed;
+  // Services and notebooks (kind service / notebook): held as they ran in every row, never moved
+  // (cost-benchmark moves batch jobs only). Their rented GPUs as run are added to every policy's
+  // window bill (cloud); the policies' simulation still sees the whole owned pool.
+  int held_rows = 0;
+  double held_cloud_usd = 0, held_cloud_gpu_hours = 0;
+  // "as run, replayed": the history under an emulation of the scheduler the user ran.
+  struct Replayed {
+    static constexpr const char* kLabel = "as run, replayed";
+    std::string scheduler;   // kube | kueue | slurm
+    std::string assumption;  // ReplayOutcome::assumption
+    AsRunCost cost;          // its GPUs inside the window, priced as the as-run row (PriceAsRun)
+    WindowBill bill;
+    double gap_pct = 0;      // 100 (replayed - as run) / as run: the backtest's error
+    double mean_wait_s = 0, history_mean_wait_s = 0;
+    int delayed_fixed = 0;
+  };
+  std::optional<Replayed> replayed;
+  // The backtest's error in percent (|gap|), 0 without a replay.
+  double ErrorPct() const { return replayed ? std::abs(replayed->gap_pct) : 0.0; }
 };
 
 struct ScenarioResult {
