@@ -212,10 +212,15 @@ struct FakeApiServer {
     api.stop();
     thread.join();
   }
-  // A config whose binder creates Bindings here, with the token in `dir`/token.
-  std::string Config(const std::string& dir) const {
-    return "server:\n  kube_api_url: http://127.0.0.1:" + std::to_string(port) + "\n  kube_token_file: " + dir +
-           "/token\n";
+  // Server options in `dir` whose binder creates Bindings here, with the token "t0ken" in `dir`/token.
+  ServerOptions Options(const std::string& dir) const {
+    WriteFile(dir + "/token", "t0ken\n");
+    WriteFile(dir + "/seedance-config.yaml", "server:\n  kube_api_url: http://127.0.0.1:" + std::to_string(port) +
+                                                 "\n  kube_token_file: " + dir + "/token\n");
+    ServerOptions o;
+    o.config_path = dir + "/seedance-config.yaml";
+    o.db = dir + "/ledger.db";
+    return o;
   }
 };
 
@@ -226,12 +231,7 @@ TEST(ServerOnlineTest, BindCreatesTheBindingInTheApiServer) {
   auto& paths = fake->paths;
   auto& auths = fake->auths;
 
-  const std::string dir = TestDir();
-  WriteFile(dir + "/token", "t0ken\n");
-  WriteFile(dir + "/seedance-config.yaml", fake->Config(dir));
-  ServerOptions o;
-  o.config_path = dir + "/seedance-config.yaml";
-  o.db = dir + "/ledger.db";
+  const ServerOptions o = fake->Options(TestDir());
   {
     auto s = StartTestServer(o);
     ASSERT_NE(s, nullptr);
@@ -265,12 +265,7 @@ TEST(ServerOnlineTest, BindsReuseTheApiServerConnection) {
   FakeApiServer fake;
   ASSERT_GT(fake.port, 0);
   const std::string dir = TestDir();
-  WriteFile(dir + "/token", "t0ken\n");
-  WriteFile(dir + "/seedance-config.yaml", fake.Config(dir));
-  ServerOptions o;
-  o.config_path = dir + "/seedance-config.yaml";
-  o.db = dir + "/ledger.db";
-  auto s = StartTestServer(o);
+  auto s = StartTestServer(fake.Options(dir));
   ASSERT_NE(s, nullptr);
   Client c(s->port());
   c.Post("/v1/nodes", Node("n1").dump());
