@@ -197,7 +197,8 @@ struct Extender::Impl {
   mutable std::mutex log_mu;
   std::uint64_t generation = 0;
   bool watch_confirms = false;  // WatchConfirmsBinds: placements are assumed until the watch shows them
-  std::size_t assumed = 0;      // bound pods with assumed_until_ms > 0
+  // (assumed_until_ms, uid) of the bound pods with assumed_until_ms > 0, soonest first.
+  std::set<std::pair<std::int64_t, std::string>> deadlines;
   // Uids the watch (or an authenticated POST /v1/pods) lists as pending: the only pods filter and
   // prioritize reserve for, so an anonymous request naming an invented pod cannot hold a tenant's
   // quota. Bounded by the cluster's own pods; written under `mu` exclusive.
@@ -334,6 +335,9 @@ struct Extender::Impl {
   void DropReservation(const std::string& uid);
 
   void Release(const std::string& uid, bool unbind);
+
+  // Sets a bound pod's reservation deadline (0: none, confirmed), keeping `deadlines` in step.
+  void SetDeadline(const std::string& uid, Bound& b, std::int64_t until);
 
   // `assume`: Seedance placed the pod (prioritize's reservation, the bind verb); with the watch
   // on, the placement is assumed until the watch shows it (UpsertPods / ReplacePods: assume false).
