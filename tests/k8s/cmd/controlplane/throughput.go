@@ -163,13 +163,13 @@ func deleteAllPods(ctx context.Context, c *cluster.Cluster, ns string) error {
 	zero := int64(0)
 	pods := c.Client.CoreV1().Pods(ns)
 	// A collection of 8,000 pods can outlast the API server's 60 s request timeout on a loaded
-	// machine; the deletion goes on server-side, so a timeout is waited out like a success.
-	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil &&
-		!apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
-		return fmt.Errorf("delete pods in %s: %w", ns, err)
-	}
+	// machine, which stops the deletion where it got: it is asked again until no pod is left.
 	return wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
-		l, err := pods.List(ctx, metav1.ListOptions{})
+		if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil &&
+			!apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
+			return false, fmt.Errorf("delete pods in %s: %w", ns, err)
+		}
+		l, err := pods.List(ctx, metav1.ListOptions{Limit: 1})
 		return err == nil && len(l.Items) == 0, nil
 	})
 }
