@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -163,13 +162,18 @@ func deleteAllPods(ctx context.Context, c *cluster.Cluster, ns string) error {
 	zero := int64(0)
 	pods := c.Client.CoreV1().Pods(ns)
 	// A collection of 8,000 pods can outlast the API server's 60 s request timeout on a loaded
-	// machine, which stops the deletion where it got: it is asked again until no pod is left.
-	return wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
-		if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil &&
-			!apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
-			return false, fmt.Errorf("delete pods in %s: %w", ns, err)
+	// machine, which stops the deletion where it got (a timeout, or the HTTP/2 stream reset): it
+	// is asked again until no pod is left, for at most 10 minutes.
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
+			last = err
 		}
 		l, err := pods.List(ctx, metav1.ListOptions{Limit: 1})
 		return err == nil && len(l.Items) == 0, nil
 	})
+	if err != nil {
+		return fmt.Errorf("delete pods in %s: %w (last deletion error: %v)", ns, err, last)
+	}
+	return nil
 }
