@@ -9,7 +9,9 @@
 #      condition), as a watch-fed node carries (default 0: no conditions, as POST /v1/nodes of a
 #      node watcher without status).
 #      Target >= 2,000 requests/s, p99 <= 5 ms, zero errors. The server's RSS before and after the
-#      nodes are registered gives its memory per node;
+#      nodes are registered gives its memory per node; the server's and wrk's CPU per request are
+#      printed (/proc/PID/stat); SEEDANCE_PERF=FILE records the server with `perf record -g` during
+#      the phase (scripts/perf-breakdown.sh FILE); SEEDANCE_SKIP_OTLP=1 stops after this phase;
 #   2. OTLP/HTTP JSON ingest at /v1/metrics, 8,192 data points per request (the OTel collector's batch), target >= 200,000
 #      samples/s, every one committed to the SQLite ledger before the 200.
 # Usage: scripts/bench-server.sh [SEEDANCE_BINARY] [SECONDS per phase, default 15] [OUT.json]
@@ -65,7 +67,20 @@ curl -sf -H "Authorization: Bearer seedance-bench-token" -H 'Content-Type: appli
 rss_after=$(rss_kib)
 echo "== server RSS: $rss_before KiB before, $rss_after KiB after $nodes nodes ($(( (rss_after - rss_before) * 1024 / nodes )) bytes per node)"
 echo "== extender: filter + prioritize, $nodes nodes (Ready condition: $conditions), $names names per request, ${secs} s, 1 wrk thread, ${EXT_CONNS:-4} connections"
-ext=$(wrk -t1 -c"${EXT_CONNS:-4}" -d"${secs}s" --latency -s bench/server/extender.lua "$url" | tee /dev/stderr | grep '^RESULT' | cut -c8-)
+# CPU seconds (user + system) of a process, from /proc/PID/stat (fields 14 and 15, in clock ticks).
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); print ($12 + $13) / hz}' "/proc/$1/stat"; }
+# SEEDANCE_PERF=FILE: `perf record -g` on the server during this phase (scripts/perf-breakdown.sh FILE
+# sorts its samples into codec, HTTP, decision, allocation and kernel).
+[ -n "${SEEDANCE_PERF:-}" ] && { perf record -g -o "$SEEDANCE_PERF" -p "$pid" -- sleep "$secs" >/dev/null 2>&1 & perf_pid=$!; }
+cpu0=$(cpu_s "$pid")
+ext=$( { /usr/bin/time -f 'wrk_cpu_s %U %S' wrk -t1 -c"${EXT_CONNS:-4}" -d"${secs}s" --latency -s bench/server/extender.lua "$url" 2>&1; } | tee /dev/stderr)
+cpu1=$(cpu_s "$pid")
+[ -n "${SEEDANCE_PERF:-}" ] && wait "$perf_pid"
+wrk_cpu=$(echo "$ext" | awk '/^wrk_cpu_s/ {print $2 + $3}')
+ext=$(echo "$ext" | grep '^RESULT' | cut -c8-)
+reqs=$(echo "$ext" | sed 's/.*"requests":\([0-9]*\).*/\1/')
+echo "== server CPU $(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN {printf "%.2f", b - a}') s, wrk CPU ${wrk_cpu:-?} s for $reqs requests: $(awk -v a="$cpu0" -v b="$cpu1" -v n="$reqs" -v w="${wrk_cpu:-0}" 'BEGIN {printf "%.3f ms of server CPU and %.3f ms of wrk CPU per request (2 cores at 2,000 requests/s allow 1.000 ms for both)", 1000 * (b - a) / n, 1000 * w / n}')"
+[ "${SEEDANCE_SKIP_OTLP:-0}" = 1 ] && { echo "{\"nodes\":$nodes,\"conditions\":$conditions,\"names_per_request\":$names,\"extender\":$ext}"; exit 0; }
 echo "== OTLP ingest: /v1/metrics, 8,192 points per request (the OTel collector batch size), ${secs} s, 1 wrk thread, ${OTLP_CONNS:-8} connections"
 otlp=$(SEEDANCE_TOKEN=seedance-bench-token wrk -t1 -c"${OTLP_CONNS:-8}" -d"${secs}s" --latency -s bench/server/otlp.lua "$url" \
   | tee /dev/stderr | grep '^RESULT' | cut -c8-)

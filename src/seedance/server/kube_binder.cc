@@ -27,13 +27,36 @@ Result<std::unique_ptr<KubeBinder>> KubeBinder::FromConfig(const ServerConfig& c
   return b;
 }
 
+KubeBinder::~KubeBinder() = default;
+
+std::unique_ptr<httplib::Client> KubeBinder::Take() const {
+  {
+    std::lock_guard lock(mu_);
+    if (!idle_.empty()) {
+      auto c = std::move(idle_.back());
+      idle_.pop_back();
+      return c;
+    }
+  }
+  auto client = std::make_unique<httplib::Client>(url_);
+  client->set_connection_timeout(2, 0);
+  client->set_read_timeout(5, 0);
+  client->set_keep_alive(true);
+  if (!ca_file_.empty()) client->set_ca_cert_path(ca_file_.c_str());
+  client->enable_server_certificate_verification(true);
+  return client;
+}
+
+void KubeBinder::Give(std::unique_ptr<httplib::Client> client) const {
+  std::lock_guard lock(mu_);
+  if (idle_.size() < kIdleConnections) idle_.push_back(std::move(client));
+}
+
 Status KubeBinder::Bind(const std::string& namespace_name, const std::string& pod, const std::string& uid,
                         const std::string& node) const {
-  httplib::Client client(url_);
-  client.set_connection_timeout(2, 0);
-  client.set_read_timeout(5, 0);
-  if (!ca_file_.empty()) client.set_ca_cert_path(ca_file_.c_str());
-  client.enable_server_certificate_verification(true);
+  std::unique_ptr<httplib::Client> held = Take();
+  httplib::Client& client = *held;
+  // The file's current token on every bind (a rotated one is sent on a kept connection too).
   if (const std::string token = token_->Get(); !token.empty()) client.set_bearer_token_auth(token.c_str());
   nlohmann::json metadata = {{"name", pod}, {"namespace", namespace_name}};
   if (!uid.empty()) metadata["uid"] = uid;
@@ -48,6 +71,7 @@ Status KubeBinder::Bind(const std::string& namespace_name, const std::string& po
   path += "/binding";
   auto res = client.Post(path.c_str(), binding.dump(), "application/json");
   if (!res) return UnavailableError("kube-apiserver " + url_ + ": " + httplib::to_string(res.error()));
+  Give(std::move(held));  // only a connection that answered goes back to the pool
   if (res->status != 201 && res->status != 200) {
     // A v1.Status body carries the reason ("pods \"x\" not found", "already assigned").
     auto status = kube::ParsePeerJson(res->body);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -176,38 +177,61 @@ TEST(ServerOnlineTest, IngestedTelemetryTripsTheBreakerAndTheAuditAndTheExtender
 // kube-scheduler's bindVerb hands binding to the extender: with server.kube_api_url set, bind
 // creates the v1.Binding in the API server (a fake one on loopback here) and releases the pod
 // again when the API server refuses.
-TEST(ServerOnlineTest, BindCreatesTheBindingInTheApiServer) {
+// A fake API server on loopback that records each Binding POSTed to it (path, Authorization,
+// body, the client's port: one port per connection) and refuses the pod named "taken" with 409.
+struct FakeApiServer {
   httplib::Server api;
   std::mutex mu;
   std::vector<json> bindings;
   std::vector<std::string> paths, auths;
-  api.Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)",
-           [&](const httplib::Request& req, httplib::Response& res) {
-             std::lock_guard lock(mu);
-             paths.push_back(req.path);
-             auths.push_back(req.get_header_value("Authorization"));
-             bindings.push_back(json::parse(req.body, nullptr, false));
-             if (req.matches[2] == "taken") {
-               res.status = 409;
-               res.set_content(R"({"kind":"Status","status":"Failure","message":"pod taken is already assigned to node n9","code":409})",
-                               "application/json");
-               return;
-             }
-             res.status = 201;
-             res.set_content(req.body, "application/json");
-           });
-  const int api_port = api.bind_to_any_port("127.0.0.1");
-  ASSERT_GT(api_port, 0);
-  std::thread api_thread([&] { api.listen_after_bind(); });
-  for (int i = 0; i < 500 && !api.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::vector<int> client_ports;
+  std::thread thread;
+  int port = 0;
+  FakeApiServer() {
+    api.Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)",
+             [this](const httplib::Request& req, httplib::Response& res) {
+               std::lock_guard lock(mu);
+               paths.push_back(req.path);
+               auths.push_back(req.get_header_value("Authorization"));
+               bindings.push_back(json::parse(req.body, nullptr, false));
+               client_ports.push_back(req.remote_port);
+               if (req.matches[2] == "taken") {
+                 res.status = 409;
+                 res.set_content(R"({"kind":"Status","status":"Failure","message":"pod taken is already assigned to node n9","code":409})",
+                                 "application/json");
+                 return;
+               }
+               res.status = 201;
+               res.set_content(req.body, "application/json");
+             });
+    port = api.bind_to_any_port("127.0.0.1");
+    thread = std::thread([this] { api.listen_after_bind(); });
+    for (int i = 0; i < 500 && !api.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ~FakeApiServer() {
+    api.stop();
+    thread.join();
+  }
+  // Server options in `dir` whose binder creates Bindings here, with the token "t0ken" in `dir`/token.
+  ServerOptions Options(const std::string& dir) const {
+    WriteFile(dir + "/token", "t0ken\n");
+    WriteFile(dir + "/seedance-config.yaml", "server:\n  kube_api_url: http://127.0.0.1:" + std::to_string(port) +
+                                                 "\n  kube_token_file: " + dir + "/token\n");
+    ServerOptions o;
+    o.config_path = dir + "/seedance-config.yaml";
+    o.db = dir + "/ledger.db";
+    return o;
+  }
+};
 
-  const std::string dir = TestDir();
-  WriteFile(dir + "/token", "t0ken\n");
-  WriteFile(dir + "/seedance-config.yaml", "server:\n  kube_api_url: http://127.0.0.1:" + std::to_string(api_port) +
-                                               "\n  kube_token_file: " + dir + "/token\n");
-  ServerOptions o;
-  o.config_path = dir + "/seedance-config.yaml";
-  o.db = dir + "/ledger.db";
+TEST(ServerOnlineTest, BindCreatesTheBindingInTheApiServer) {
+  auto fake = std::make_unique<FakeApiServer>();
+  ASSERT_GT(fake->port, 0);
+  auto& bindings = fake->bindings;
+  auto& paths = fake->paths;
+  auto& auths = fake->auths;
+
+  const ServerOptions o = fake->Options(TestDir());
   {
     auto s = StartTestServer(o);
     ASSERT_NE(s, nullptr);
@@ -225,14 +249,39 @@ TEST(ServerOnlineTest, BindCreatesTheBindingInTheApiServer) {
     // The refused pod was released again: only p1 holds a GPU.
     EXPECT_EQ(s->app().metrics.Value("seedance_pods_bound", {}), 1.0);
   }
-  api.stop();
-  api_thread.join();
   ASSERT_EQ(bindings.size(), 2u);
   EXPECT_EQ(paths[0], "/api/v1/namespaces/web/pods/p1/binding");
   EXPECT_EQ(auths[0], "Bearer t0ken");
   EXPECT_EQ(bindings[0], json::parse(R"({"apiVersion":"v1","kind":"Binding",
       "metadata":{"name":"p1","namespace":"web","uid":"uid-web-p1"},
       "target":{"apiVersion":"v1","kind":"Node","name":"n1"}})"));
+}
+
+// kube-scheduler hands every bind to the extender (bindVerb): each used to open its own
+// connection to the API server (a TCP and TLS handshake and a CA file load per pod: issue 40's
+// throughput run). Binds now reuse kept-alive connections, and a rotated token is still sent on
+// the connection already open.
+TEST(ServerOnlineTest, BindsReuseTheApiServerConnection) {
+  FakeApiServer fake;
+  ASSERT_GT(fake.port, 0);
+  const std::string dir = TestDir();
+  auto s = StartTestServer(fake.Options(dir));
+  ASSERT_NE(s, nullptr);
+  Client c(s->port());
+  c.Post("/v1/nodes", Node("n1").dump());
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    if (i == 3) WriteFile(dir + "/token", "r0tated-t0ken\n");  // another size: the file changed
+    ASSERT_EQ(c.Filter("web", name)["NodeNames"], json({"n1"}));
+    json ok = c.Post("/extender/bind", json{{"PodName", name}, {"PodNamespace", "web"}, {"PodUID", "uid-web-" + name},
+                                            {"Node", "n1"}}.dump());
+    EXPECT_EQ(ok["Error"], "") << ok;
+  }
+  std::lock_guard lock(fake.mu);
+  ASSERT_EQ(fake.client_ports.size(), 4u);
+  for (int port : fake.client_ports) EXPECT_EQ(port, fake.client_ports[0]) << "a bind opened a new connection";
+  EXPECT_EQ(fake.auths[2], "Bearer t0ken");
+  EXPECT_EQ(fake.auths[3], "Bearer r0tated-t0ken");
 }
 
 }  // namespace

@@ -95,11 +95,14 @@ func throughput(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		before := takeSnapshot(nil)
 		res, err := workload.RunPodsUntilDecided(ctx, c.Client, inNamespace("bench-plain"), "default-scheduler", *workers, *timeout)
+		after := takeSnapshot(nil)
 		s.Stop()
 		if res != nil {
 			res.Nodes = len(nodes)
 			out.Encode(res)
+			printCycleProfile("plain", before, after, res.Bound)
 		}
 		if err != nil {
 			return fmt.Errorf("without extender: %w", err)
@@ -130,11 +133,14 @@ func throughput(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	before := takeSnapshot(srv)
 	res, err := workload.RunPodsUntilDecided(ctx, c.Client, inNamespace("bench-seedance"), "seedance", *workers, *timeout)
+	after := takeSnapshot(srv)
 	s.Stop()
 	if res != nil {
 		res.Nodes, res.Extender = len(nodes), true
 		out.Encode(res)
+		printCycleProfile("seedance", before, after, res.Bound)
 	}
 	if err != nil {
 		return fmt.Errorf("with the extender: %w", err)
@@ -155,11 +161,19 @@ func throughput(ctx context.Context, args []string) error {
 func deleteAllPods(ctx context.Context, c *cluster.Cluster, ns string) error {
 	zero := int64(0)
 	pods := c.Client.CoreV1().Pods(ns)
-	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
-		return fmt.Errorf("delete pods in %s: %w", ns, err)
-	}
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		l, err := pods.List(ctx, metav1.ListOptions{})
+	// A collection of 8,000 pods can outlast the API server's 60 s request timeout on a loaded
+	// machine, which stops the deletion where it got (a timeout, or the HTTP/2 stream reset): it
+	// is asked again until no pod is left, for at most 10 minutes.
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
+			last = err
+		}
+		l, err := pods.List(ctx, metav1.ListOptions{Limit: 1})
 		return err == nil && len(l.Items) == 0, nil
 	})
+	if err != nil {
+		return fmt.Errorf("delete pods in %s: %w (last deletion error: %v)", ns, err, last)
+	}
+	return nil
 }

@@ -234,3 +234,11 @@ func ConfigForAPIServer(path, url, tokenFile, caFile string, extra ...string) er
 	y := fmt.Sprintf("server:\n  kube_api_url: %s\n  kube_token_file: %s\n  kube_ca_file: %s\n", url, tokenFile, caFile)
 	return os.WriteFile(path, []byte(y+strings.Join(extra, "")), 0o644)
 }
+
+// Pid is the server's process id (0 once stopped).
+func (s *Server) Pid() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
