@@ -188,10 +188,24 @@ Result<FleetAsRun> PriceAsRunByNodePools(Prepared& p, const std::vector<ledger::
   c.spot_usd = ToUsd(spot);
   c.committed_idle_usd = ToUsd(committed_idle);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    SEEDANCE_ASSIGN_OR_RETURN(const cost::NodePool* pool, pool_of(jobs[i].node));
+    // A gang's GPUs node by node (its pods may span pools: owned and spot nodes), in pool order.
+    std::vector<std::pair<std::string, int>> by_node = jobs[i].gpus_by_node;
+    if (by_node.empty()) by_node = {{jobs[i].node, jobs[i].gpus}};
+    std::map<std::size_t, int> gpus_by_pool;
+    for (const auto& [node, gpus] : by_node) {
+      SEEDANCE_ASSIGN_OR_RETURN(const cost::NodePool* pool, pool_of(node));
+      gpus_by_pool[static_cast<std::size_t>(pool - p.pools.data())] += gpus;
+    }
     const std::string key = JobKey(rows[i]);
-    c.usd_by_job.emplace_back(key, jobs[i].gpu_hours() * pool->usd_per_gpu_hour);
-    tiers[key] = fmt::format("{} {} ({})", cost::PoolKindName(pool->kind), jobs[i].gpus, pool->name);
+    const double hours = static_cast<double>(jobs[i].end_ms - jobs[i].start_ms) / 3.6e6;
+    double usd = 0;
+    std::string& t = tiers[key];
+    for (const auto& [index, gpus] : gpus_by_pool) {
+      const cost::NodePool& pool = p.pools[index];
+      usd += static_cast<double>(gpus) * hours * pool.usd_per_gpu_hour;
+      t += fmt::format("{}{} {} ({})", t.empty() ? "" : " + ", cost::PoolKindName(pool.kind), gpus, pool.name);
+    }
+    c.usd_by_job.emplace_back(key, usd);
   }
   return out;
 }

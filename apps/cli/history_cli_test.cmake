@@ -353,6 +353,47 @@ elseif(CASE STREQUAL "export_fleet_bad")
       message(FATAL_ERROR "bad input left ${f} behind")
     endif()
   endforeach()
+elseif(CASE STREQUAL "owned_day_backtest")
+  # Issue 38, "what must show" 1 and 2, on the owned-heavy day (24 h of examples/fleets/owned-heavy.yaml:
+  # 512 owned GPUs, gangs across owned and spot nodes, services, notebooks, queueing): export prices
+  # each gang node by node (a gang on owned and spot nodes is split by pool, never all in one), and
+  # cost-benchmark --as-run bills every row over the history's window; "as run, replayed"
+  # (kube-scheduler's default profile at the history's submit times) lands within 5 % of as run, and
+  # seedance is no dearer than the replay.
+  set(fleet "${SOURCE}/examples/fleets/owned-heavy.yaml")
+  expect_rc(0 "${SEEDANCE}" generate telemetry --fleet "${fleet}" --duration 24h --interval 5m
+            --out "${WORK}/day.prom" --truth "${WORK}/truth.csv")
+  expect_rc(0 "${SEEDANCE}" ingest --format prom "${WORK}/day.prom" --db "${db}")
+  file(WRITE "${WORK}/config.yaml" "step_seconds: 300\n")
+  expect_rc(0 "${SEEDANCE}" export workload --db "${db}" --config "${WORK}/config.yaml" --fleet "${fleet}"
+            --out "${WORK}/jobs.csv" --as-run "${WORK}/as-run.csv" --services "${WORK}/services.csv")
+  file(READ "${WORK}/as-run.csv" as_run)
+  if(NOT as_run MATCHES "owned [0-9]+ \\(h100-owned\\) \\+ spot [0-9]+ \\(h100-spot\\)")
+    message(FATAL_ERROR "no gang split between the owned and the spot pool in the tiers column")
+  endif()
+  expect_rc(0 "${SEEDANCE}" cost-benchmark --workload "${WORK}/jobs.csv" --as-run "${WORK}/as-run.csv"
+            --fleet "${fleet}" --no-packing --tenancy none --out "${WORK}/whatif")
+  set(out "${stdout}")
+  expect_match("${out}" "window: 24.00 h of history")
+  if(NOT out MATCHES "\nas run \\(what you paid\\) +([0-9.]+)")
+    message(FATAL_ERROR "no as-run row:\n${out}")
+  endif()
+  set(as_run_usd "${CMAKE_MATCH_1}")
+  if(NOT out MATCHES "\nas run, replayed +([0-9.]+) +\\(unfinished work valued \\$[0-9.]+; gap to as run ([-+][0-9.]+)%")
+    message(FATAL_ERROR "no replayed row:\n${out}")
+  endif()
+  set(replayed_usd "${CMAKE_MATCH_1}")
+  set(gap "${CMAKE_MATCH_2}")
+  string(REGEX REPLACE "^[-+]" "" abs_gap "${gap}")
+  if(abs_gap GREATER 5)
+    message(FATAL_ERROR "the replay is ${gap}% from as run (${replayed_usd} vs ${as_run_usd}): over 5 %")
+  endif()
+  if(NOT out MATCHES "\nseedance +([0-9.]+) +[0-9.]+ +[0-9.]+ +")
+    message(FATAL_ERROR "no seedance row over the window:\n${out}")
+  endif()
+  if(CMAKE_MATCH_1 GREATER replayed_usd)
+    message(FATAL_ERROR "seedance ${CMAKE_MATCH_1} over the window is dearer than as run, replayed (${replayed_usd})")
+  endif()
 elseif(CASE STREQUAL "fleet_round_trip")
   # Issue 38, "what must show" 1 and 4: a history with its real shape from the owned-heavy fleet
   # (4 h, 5-minute scrapes) -> ingest -> export workload. Every job, gang, service replica and

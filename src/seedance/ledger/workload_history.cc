@@ -356,6 +356,7 @@ std::vector<RanJob> ShapeJobs(std::vector<RanJob> pods) {
     return std::tie(a.start_ms, a.namespace_name, a.pod) < std::tie(b.start_ms, b.namespace_name, b.pod);
   });
   for (RanJob& p : pods) {
+    if (p.gpus_by_node.empty() && !p.node.empty()) p.gpus_by_node = {{p.node, p.gpus}};
     if (p.kind != "batch" || !IsGangOwnerKind(p.owner_kind) || p.owner_name.empty()) {
       out.push_back(std::move(p));
       continue;
@@ -392,6 +393,7 @@ std::vector<RanJob> ShapeJobs(std::vector<RanJob> pods) {
       g.model_label = p.model_label;
     }
     g.member_pods.insert(g.member_pods.end(), p.member_pods.begin(), p.member_pods.end());
+    g.gpus_by_node.insert(g.gpus_by_node.end(), p.gpus_by_node.begin(), p.gpus_by_node.end());
     for (std::string& n : p.nodes) {
       if (std::find(g.nodes.begin(), g.nodes.end(), n) == g.nodes.end()) g.nodes.push_back(std::move(n));
     }

@@ -52,6 +52,9 @@ struct RanJob {
   int pods = 1;                   // pods folded into this row (a gang's members)
   std::vector<std::string> member_pods;  // their names (the pod itself for a pod)
   std::vector<std::string> nodes;        // every node it ran on, sorted
+  // (node, GPUs) of each member pod (ShapeJobs): a gang's GPUs node by node, so that a gang
+  // spanning node pools (owned and spot nodes) is priced by each node's pool. Empty: `node` holds all.
+  std::vector<std::pair<std::string, int>> gpus_by_node;
   bool spot = false;              // a node of it is labelled spot (IsSpotNode)
   std::int64_t busy_ms = -1;      // time its GPUs were busy (utilization > 0.05 in a step); -1 = unknown
   int clipped_pods = 0;           // member pods that are clipped
