@@ -182,6 +182,8 @@ elseif(CASE STREQUAL "bad_jobs_csv")
 elseif(CASE STREQUAL "bad_spot_series")
   file(WRITE "${WORK}/jobs.csv" "job_id,arrival_s,job_type,gpus,total_steps,steps_per_s_V100\n0,0,a,1,100,2\n")
   file(MAKE_DIRECTORY "${WORK}/data/spot_traces")
+  # A data directory is the whole bundle: the GPU catalog file (data/gpus/catalog.yaml) comes with it.
+  file(COPY "${SOURCE}/data/gpus" DESTINATION "${WORK}/data")
   file(WRITE "${WORK}/data/prices/gpu_prices.csv" "gpu_model,usd_per_gpu_hour_on_demand\nV100,2.85\n")
   file(WRITE "${WORK}/data/spot_traces/aws-10-26-2022_us-west-2a_v100_8.json" "{\"metadata\": {\"gap_seconds\": 600}, \"data\": [1, -2]}")
   file(WRITE "${WORK}/data/spot_traces/aws-10-26-2022_us-west-2b_v100_8.json" "{\"metadata\": {\"gap_seconds\": 600}, \"data\": [1]}")
