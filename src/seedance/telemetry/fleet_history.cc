@@ -536,7 +536,9 @@ void WriteFleetHistoryExposition(const FleetHistorySpec& spec, const FleetHistor
   });
   family("kube_pod_owner", "Information about the Pod's owner.");
   each_pod([&](const FleetWorkload& w, const FleetPod& p, const std::string& pl) {
-    const auto [kind, name] = PodOwner(w, p);
+    const auto owner = PodOwner(w, p);  // not a structured binding: clang 14 cannot capture one
+    const std::string& kind = owner.first;
+    const std::string& name = owner.second;
     each_step(p.created_ms, p.end_ms, [&](std::int64_t t) {
       out += fmt::format("kube_pod_owner{{{},owner_kind=\"{}\",owner_name=\"{}\",owner_is_controller=\"true\"}} 1 {}\n",
                          pl, kind, name, t);
@@ -551,7 +553,9 @@ void WriteFleetHistoryExposition(const FleetHistorySpec& spec, const FleetHistor
   });
   family("kube_pod_info", "Information about pod.");
   each_pod([&](const FleetWorkload& w, const FleetPod& p, const std::string& pl) {
-    const auto [kind, name] = PodOwner(w, p);
+    const auto owner = PodOwner(w, p);
+    const std::string& kind = owner.first;
+    const std::string& name = owner.second;
     each_step(p.start_ms, p.end_ms, [&](std::int64_t t) {
       out += fmt::format("kube_pod_info{{{},node=\"{}\",created_by_kind=\"{}\",created_by_name=\"{}\"}} 1 {}\n", pl,
                          p.node, kind, name, t);
@@ -596,7 +600,8 @@ void WriteFleetHistoryExposition(const FleetHistorySpec& spec, const FleetHistor
     if (w.kind == "service") replicas[{w.owner, PodOwner(w, w.pods[0]).second}].push_back(&w.pods[0]);
   }
   family("kube_replicaset_owner", "Information about the ReplicaSet's owner.");
-  for (const auto& [d, pods] : replicas) {
+  for (const auto& entry : replicas) {
+    const auto& d = entry.first;
     each_step(spec.start_ms, end, [&](std::int64_t t) {
       out += fmt::format("kube_replicaset_owner{{namespace=\"serving\",replicaset=\"{}\",owner_kind=\"Deployment\","
                          "owner_name=\"{}\",owner_is_controller=\"true\"}} 1 {}\n",
@@ -604,7 +609,9 @@ void WriteFleetHistoryExposition(const FleetHistorySpec& spec, const FleetHistor
     });
   }
   family("kube_deployment_spec_replicas", "Number of desired pods for a deployment.");
-  for (const auto& [d, pods] : replicas) {
+  for (const auto& entry : replicas) {
+    const auto& d = entry.first;
+    const auto& pods = entry.second;
     each_step(spec.start_ms, end, [&](std::int64_t t) {
       int n = 0;
       for (const FleetPod* p : pods) n += p->created_ms <= t && t < p->end_ms ? 1 : 0;
