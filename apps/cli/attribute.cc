@@ -145,6 +145,15 @@ Result<Prepared> Prepare(const LedgerOptions& o) {
   SEEDANCE_ASSIGN_OR_RETURN(auto samples, ledger::SampleRange(*p.ledger));
   SEEDANCE_ASSIGN_OR_RETURN(auto charges, ledger::NonTelemetryChargeRange(*p.ledger));
   const std::int64_t step = p.config.step_ms;
+  // Each sample is billed for one step: samples sparser than the step would bill part of the time.
+  SEEDANCE_ASSIGN_OR_RETURN(const std::int64_t interval, ledger::GpuSampleIntervalMs(*p.ledger));
+  if (interval > step) {
+    return InvalidArgumentError(fmt::format(
+        "{}: the GPU samples are {} s apart and step_seconds is {}: each sample is billed for one step, so {:.0f} % "
+        "of the time would go unbilled; set step_seconds: {} in --config (a multiple of the samples' interval)",
+        o.db, interval / 1000, step / 1000, 100.0 * (1.0 - static_cast<double>(step) / static_cast<double>(interval)),
+        (interval + 999) / 1000));
+  }
   std::int64_t lo = INT64_MAX, hi = INT64_MIN;
   if (samples.first != samples.second) {
     lo = samples.first / step * step;

@@ -417,6 +417,12 @@ elseif(CASE STREQUAL "fleet_round_trip")
     endif()
   endforeach()
   expect_rc(0 "${SEEDANCE}" ingest --format prom "${WORK}/s.prom" --db "${db}")
+  # 5-minute samples under the default 60 s step would bill a fifth of the time: refused, naming the fix.
+  bad("the GPU samples are 300 s apart and step_seconds is 60: .* set step_seconds: 300 in --config"
+      export workload --db "${db}" --fleet "${fleet}" --out "${WORK}/jobs.csv" --as-run "${WORK}/as-run.csv")
+  if(EXISTS "${WORK}/jobs.csv" OR EXISTS "${WORK}/as-run.csv")
+    message(FATAL_ERROR "a refused export wrote a file")
+  endif()
   file(WRITE "${WORK}/config.yaml" "step_seconds: 300\n")
   expect_rc(0 "${SEEDANCE}" export workload --db "${db}" --config "${WORK}/config.yaml" --fleet "${fleet}"
             --out "${WORK}/jobs.csv" --as-run "${WORK}/as-run.csv" --services "${WORK}/services.csv")

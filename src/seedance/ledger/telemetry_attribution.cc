@@ -139,6 +139,18 @@ Result<std::pair<std::int64_t, std::int64_t>> SampleRange(Ledger& ledger) {
   return std::pair<std::int64_t, std::int64_t>{st.Int(0), st.Int(1) + 1};
 }
 
+Result<std::int64_t> GpuSampleIntervalMs(Ledger& ledger) {
+  Stmt st;
+  SEEDANCE_RETURN_IF_ERROR(st.Prepare(
+      ledger.db(),
+      "SELECT MIN(d) FROM (SELECT ts_ms - LAG(ts_ms) OVER (PARTITION BY series_id ORDER BY ts_ms) AS d "
+      "FROM samples WHERE series_id IN (SELECT id FROM series WHERE gpu_uuid <> '' OR gpu <> '' LIMIT 32)) "
+      "WHERE d > 0"));
+  SEEDANCE_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row || st.IsNull(0)) return std::int64_t{0};
+  return st.Int(0);
+}
+
 Result<std::pair<std::int64_t, std::int64_t>> NonTelemetryChargeRange(Ledger& ledger) {
   SEEDANCE_RETURN_IF_ERROR(ledger.Flush());
   Stmt st;

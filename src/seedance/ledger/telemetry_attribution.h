@@ -67,6 +67,11 @@ Result<TelemetryAttribution> AttributeTelemetry(Ledger& ledger, const LedgerConf
 // Returns the [min, max + 1) time range of the stored samples, or {0, 0}.
 Result<std::pair<std::int64_t, std::int64_t>> SampleRange(Ledger& ledger);
 
+// Returns the GPU samples' interval: the smallest positive gap between two samples of one GPU
+// series (of the first 32 GPU series), or 0 when no GPU series has two samples. Attribution bills
+// each sample for one step, so a step shorter than this interval bills only part of the time.
+Result<std::int64_t> GpuSampleIntervalMs(Ledger& ledger);
+
 // Returns the [min start, max end) range of the bills recorded by other sources than telemetry
 // (the simulator, Slurm), or {0, 0}: the charges a ledger command's own telemetry step wrote are
 // left out, so a read never widens the next read's range.
