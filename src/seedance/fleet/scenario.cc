@@ -271,7 +271,7 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
     if (g.owned > 0) {
       const gpu::GpuFacts& facts = gpu::GpuAt(*gpu::ParseGpuName(g.type, gpu::NameMatch::kCanonical));
       SEEDANCE_ASSIGN_OR_RETURN(const cost::Tco tco, cost::OwnedGpuTco(facts, g.tco));
-      marginal = (tco.power + tco.cooling) * tco.inputs.tflops / 8760.0;
+      marginal = tco.power_usd_per_gpu_hour;  // the TCO model's power and cooling per GPU-hour
     }
     s.owned_marginal_usd_per_gpu_hour.push_back(marginal);
   }

@@ -141,7 +141,7 @@ Result<std::vector<cost::NodePool>> ResolveNodePools(const FleetFile& file, cons
     if (fp.kind == cost::PoolKind::kOwned) {
       auto tco = cost::OwnedGpuTco(facts, g != nullptr && g->owned_tco ? g->tco : cost::TcoInputs{});
       if (tco.has_value()) {
-        p.power_usd_per_gpu_hour = (tco->power + tco->cooling) * tco->inputs.tflops / 8760.0;
+        p.power_usd_per_gpu_hour = tco->power_usd_per_gpu_hour;  // the TCO model's marginal part
       }
       if (fp.usd_per_gpu_hour > 0) {
         p.usd_per_gpu_hour = fp.usd_per_gpu_hour;
