@@ -494,6 +494,8 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const AsRunInputs& o, const sim::Sc
   SEEDANCE_RETURN_IF_ERROR(HoldServicesAsRun(fleet, prices, rows, *priced, &a));
   auto replayed = ReplayAsRunOnFleet(fleet, prices, rows, *priced, replay);
   if (!replayed.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + replayed.error().message());
+  // The gap against this row's bill (the node inventory's when there is one).
+  if (a.cost.total_usd > 0) replayed->gap_pct = 100.0 * (replayed->bill.TotalUsd() - a.cost.total_usd) / a.cost.total_usd;
   a.replayed = std::move(*replayed);
   sim::SimResult& s = a.result;
   s.policy = sim::AsRunBaseline::kLabel;

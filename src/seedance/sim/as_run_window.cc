@@ -75,7 +75,10 @@ std::string RentedNodes::Rule() const {
          (static_rented ? "the history's rented nodes, up all the window in the history, throughout"
                         : "each rented node from the emulated cluster autoscaler's adding it until 10 min empty") +
          "; policies, the simulator's held rented GPUs (released 10 min after demand falls) plus the services' and "
-         "notebooks' rented GPUs as run, rounded up at every instant to whole nodes of the history's node size";
+         "notebooks' rented GPUs as run, rounded up at every instant to whole nodes of the history's node size" +
+         (static_rented ? ". The history kept its rented nodes up all the window and the policies' autoscaler does not: "
+                          "that is part of every policy's difference to as run (see fifo's), not a scheduling gain"
+                        : "");
 }
 
 NodeBill BillWholeNodes(const PoolSpec& pool, int gpus_per_node, const std::vector<GpuUse>& held,
