@@ -151,7 +151,8 @@ std::string AsRunWindowHtml(const sim::ScenarioResult& r) {
                      w.vs_as_run.horizon_usd, w.vs_as_run.cloud_usd, w.vs_as_run.placement_usd,
                      HtmlEscape(AsRunVerdict(a, w.bill.TotalUsd())));
   }
-  h += "</table>\n<p class=\"note\">" + HtmlEscape(std::string(kDecompositionRule) + ".") + "</p>\n</section>\n";
+  h += "</table>\n<p class=\"note\">" + HtmlEscape(std::string(kDecompositionRule) + ".") + "</p>\n";
+  h += "<p class=\"note\">" + HtmlEscape("Rented capacity, every row: " + a.rented.Rule() + ".") + "</p>\n</section>\n";
   return h;
 }
 
