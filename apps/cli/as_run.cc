@@ -160,12 +160,14 @@ Result<std::vector<AsRunNodeRow>> ReadAsRunNodesCsv(const std::string& path) {
   return out;
 }
 
-std::string AsRunNodesCsv(const std::vector<ledger::NodeUpTime>& nodes,
-                          const std::function<const cost::NodePool*(const std::string&)>& pool_of) {
+Result<std::string> AsRunNodesCsv(const std::vector<ledger::NodeUpTime>& nodes,
+                                  const std::function<const cost::NodePool*(const std::string&)>& pool_of) {
   std::string out = "node,pool,kind,gpu_type,gpus,up_from,up_to,up_hours,usd_per_gpu_hour,bill_usd,idle_usd\n";
   for (const ledger::NodeUpTime& n : nodes) {
     const cost::NodePool* pool = pool_of(n.node);
-    if (pool == nullptr) continue;  // export checked that every node has its pool
+    if (pool == nullptr) {  // never dropped: the inventory's bills must add up to the ledger's
+      return InvalidArgumentError("node inventory: node " + n.node + " has no node pool of the fleet file");
+    }
     out += fmt::format("{},{},{},{},{},{},{},{:.6f},{:.6f},{},{}\n", n.node, pool->name, cost::PoolKindName(pool->kind),
                        pool->gpu_type, n.gpus, telemetry::FormatTimestamp(n.first_ms),
                        telemetry::FormatTimestamp(n.last_ms), static_cast<double>(n.up_ms) / 3.6e6,

@@ -79,8 +79,9 @@ struct AsRunNodeRow {
 Result<std::vector<AsRunNodeRow>> ReadAsRunNodesCsv(const std::string& path);
 
 // The nodes file's text: `nodes` (the ledger's, NodeUpTimes) with each node's pool (`pool_of`).
-std::string AsRunNodesCsv(const std::vector<ledger::NodeUpTime>& nodes,
-                          const std::function<const cost::NodePool*(const std::string&)>& pool_of);
+// A node without a pool is an error naming it.
+Result<std::string> AsRunNodesCsv(const std::vector<ledger::NodeUpTime>& nodes,
+                                  const std::function<const cost::NodePool*(const std::string&)>& pool_of);
 
 struct FleetAsRun {
   std::int64_t period_start_ms = 0, period_end_ms = 0;  // the first start and the last end
