@@ -262,7 +262,8 @@ Status HoldServicesAsRun(const sim::FleetFile& fleet, const cost::PriceTable& pr
   if (rented.empty()) return Status::Ok();
   SEEDANCE_ASSIGN_OR_RETURN(sim::AsRunCost c, sim::PriceAsRun(fleet, rented, prices, 0, as_run.cost.period_end_s,
                                                               static_cast<double>(as_run.period_start_ms) / 1000.0));
-  out->held_cloud_usd = c.on_demand_usd + c.spot_usd;
+  // Whole nodes: their GPUs share the policies' rented nodes (RentedNodes::fixed), no price of their own.
+  out->held_cloud_usd = out->rented.whole_nodes ? 0.0 : c.on_demand_usd + c.spot_usd;
   for (const sim::AsRunInterval& iv : rented) out->held_cloud_gpu_hours += iv.gpus * (iv.end_s - iv.start_s) / 3600.0;
   return Status::Ok();
 }
