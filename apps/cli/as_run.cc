@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "seedance/core/csv.h"
+#include "seedance/cost/money.h"
+#include "seedance/ledger/focus.h"
 #include "seedance/sim/scenarios.h"
 #include "seedance/telemetry/parse.h"
 
@@ -107,6 +110,72 @@ Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path) {
   return rows;
 }
 
+std::string AsRunNodesPath(const std::string& as_run_csv) {
+  const std::string stem = as_run_csv.size() > 4 && as_run_csv.compare(as_run_csv.size() - 4, 4, ".csv") == 0
+                               ? as_run_csv.substr(0, as_run_csv.size() - 4)
+                               : as_run_csv;
+  return stem + ".nodes.csv";
+}
+
+Result<std::vector<AsRunNodeRow>> ReadAsRunNodesCsv(const std::string& path) {
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::ReadFile(path));
+  std::vector<std::size_t> col;
+  for (const char* name : {"node", "pool", "kind", "gpu_type", "gpus", "up_from", "up_to", "up_hours", "bill_usd", "idle_usd"}) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::size_t c, t.ColumnIndex(name));
+    col.push_back(c);
+  }
+  if (t.rows().empty()) return InvalidArgumentError(path + ": no node (a header and no rows)");
+  std::vector<AsRunNodeRow> out;
+  std::set<std::string> seen;
+  for (const CsvTable::Row& r : t.rows()) {
+    AsRunNodeRow n;
+    n.line = r.line;
+    n.node = std::string(t.Str(r, col[0]));
+    if (n.node.empty() || !seen.insert(n.node).second) return t.FieldError(r, col[0], "empty or listed twice");
+    n.pool = std::string(t.Str(r, col[1]));
+    auto tier = sim::ParseTier(t.Str(r, col[2]));
+    if (!tier.has_value()) return t.FieldError(r, col[2], tier.error().message());
+    n.tier = *tier;
+    n.gpu_type = sim::CanonicalGpuType(std::string(t.Str(r, col[3])));
+    SEEDANCE_ASSIGN_OR_RETURN(std::int64_t gpus, t.Int(r, col[4]));
+    if (gpus < 1 || gpus > 1024) return t.FieldError(r, col[4], fmt::format("{} GPUs: must be 1..1024", gpus));
+    n.gpus = static_cast<int>(gpus);
+    for (auto [c, ms] : {std::pair{col[5], &n.up_from_ms}, std::pair{col[6], &n.up_to_ms}}) {
+      auto v = telemetry::ParseTimestamp(t.Str(r, c));
+      if (!v.has_value()) return t.FieldError(r, c, v.error().message());
+      *ms = *v;
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(double hours, t.Double(r, col[7]));
+    n.up_ms = static_cast<std::int64_t>(std::llround(hours * 3.6e6));
+    if (n.up_to_ms < n.up_from_ms || hours < 0 || n.up_ms > n.up_to_ms - n.up_from_ms + 1) {
+      return t.FieldError(r, col[7], "up_hours longer than up_from .. up_to, or up_to before up_from");
+    }
+    for (auto [c, m] : {std::pair{col[8], &n.bill}, std::pair{col[9], &n.idle}}) {
+      auto usd = cost::ParseUsd(t.Str(r, c));
+      if (!usd.has_value()) return t.FieldError(r, c, usd.error().message());
+      *m = *usd;
+    }
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+Result<std::string> AsRunNodesCsv(const std::vector<ledger::NodeUpTime>& nodes,
+                                  const std::function<const cost::NodePool*(const std::string&)>& pool_of) {
+  std::string out = "node,pool,kind,gpu_type,gpus,up_from,up_to,up_hours,usd_per_gpu_hour,bill_usd,idle_usd\n";
+  for (const ledger::NodeUpTime& n : nodes) {
+    const cost::NodePool* pool = pool_of(n.node);
+    if (pool == nullptr) {  // never dropped: the inventory's bills must add up to the ledger's
+      return InvalidArgumentError("node inventory: node " + n.node + " has no node pool of the fleet file");
+    }
+    out += fmt::format("{},{},{},{},{},{},{},{:.6f},{:.6f},{},{}\n", n.node, pool->name, cost::PoolKindName(pool->kind),
+                       pool->gpu_type, n.gpus, telemetry::FormatTimestamp(n.first_ms),
+                       telemetry::FormatTimestamp(n.last_ms), static_cast<double>(n.up_ms) / 3.6e6,
+                       pool->usd_per_gpu_hour, ledger::DecimalUsd(n.bill), ledger::DecimalUsd(n.idle));
+  }
+  return out;
+}
+
 namespace {
 
 // The rows' tiers as the `tiers` column states them by node pool ("on-demand 1 (l4-on-demand)",
@@ -186,10 +255,15 @@ Status HoldServicesAsRun(const sim::FleetFile& fleet, const cost::PriceTable& pr
   for (const sim::AsRunInterval& iv : as_run.placed) {
     if (held.count(iv.job) && !sim::AlwaysHeld(iv.tier)) rented.push_back(iv);
   }
+  for (const sim::AsRunInterval& iv : out->rented.whole_nodes ? rented : std::vector<sim::AsRunInterval>{}) {
+    out->rented.fixed.push_back(
+        sim::GpuUse{sim::CanonicalGpuType(iv.gpu_type), iv.tier, iv.start_s, iv.end_s, static_cast<double>(iv.gpus)});
+  }
   if (rented.empty()) return Status::Ok();
   SEEDANCE_ASSIGN_OR_RETURN(sim::AsRunCost c, sim::PriceAsRun(fleet, rented, prices, 0, as_run.cost.period_end_s,
                                                               static_cast<double>(as_run.period_start_ms) / 1000.0));
-  out->held_cloud_usd = c.on_demand_usd + c.spot_usd;
+  // Whole nodes: their GPUs share the policies' rented nodes (RentedNodes::fixed), no price of their own.
+  out->held_cloud_usd = out->rented.whole_nodes ? 0.0 : c.on_demand_usd + c.spot_usd;
   for (const sim::AsRunInterval& iv : rented) out->held_cloud_gpu_hours += iv.gpus * (iv.end_s - iv.start_s) / 3600.0;
   return Status::Ok();
 }
@@ -226,7 +300,8 @@ Result<sim::AsRunBaseline::Replayed> ReplayAsRunOnFleet(const sim::FleetFile& fl
   SEEDANCE_ASSIGN_OR_RETURN(sim::FleetSpec spec, sim::BuildFleetSpec(fleet, types, prices));
   SEEDANCE_ASSIGN_OR_RETURN(sim::MarginalPrices marginal, sim::FleetMarginalPrices(fleet, spec));
   auto out = sim::PriceReplay(fleet, prices, replay, seconds(as_run.period_end_ms),
-                              static_cast<double>(as_run.period_start_ms) / 1000.0, marginal, as_run.cost.total_usd);
+                              static_cast<double>(as_run.period_start_ms) / 1000.0, marginal, as_run.cost.total_usd,
+                              options.whole_nodes);
   if (!out.has_value()) return InvalidArgumentError("as run, replayed: " + out.error().message());
   out->scheduler = std::string(sim::ReplaySchedulerName(options.scheduler));
   return out;
@@ -244,6 +319,81 @@ std::map<std::string, std::string> TiersByJob(const FleetAsRun& priced) {
   }
   return out;
 }
+
+namespace {
+
+// The as-run row from the history's node inventory (AsRunNodesPath): the sum of the ledger's node
+// bills (what `attribute --fleet` bills over the period, to the cent), split by pool kind; the
+// window bill's rented GPU-hours are the rented nodes' up-time; `a->rented` says that every row
+// bills rented capacity in whole nodes, of the history's sizes, and whether the history's rented
+// nodes were up all its window (within one scale-down delay at each end: static).
+Status BillAsRunByNodes(const sim::FleetFile& fleet, const std::string& path, const std::vector<AsRunNodeRow>& nodes,
+                        const FleetAsRun& priced, sim::AsRunBaseline* a) {
+  std::set<std::string> pools;
+  for (const sim::FleetFileNodePool& np : fleet.node_pools) pools.insert(np.name);
+  sim::AsRunCost c;
+  c.period_start_s = 0;
+  c.period_end_s = static_cast<double>(priced.period_end_ms - priced.period_start_ms) / 1000.0;
+  c.usd_by_job = priced.cost.usd_by_job;
+  Money total, owned, reserved, on_demand, spot, idle;
+  std::map<std::string, Money> by_pool;
+  sim::RentedNodes& r = a->rented;
+  r.whole_nodes = true;
+  r.static_rented = true;
+  const std::int64_t slack_ms = 600'000;  // the cluster autoscaler's default scale-down delay
+  double rented_gpu_hours = 0;
+  for (const AsRunNodeRow& n : nodes) {
+    const auto where = [&] { return fmt::format("{}:{}: node {}", path, n.line, n.node); };
+    if (!pools.count(n.pool)) {
+      return InvalidArgumentError(fmt::format("{}: pool '{}' is not a node pool of fleet '{}' (exported with another "
+                                              "fleet file?)", where(), n.pool, fleet.name));
+    }
+    if (n.up_from_ms < priced.period_start_ms || n.up_from_ms >= priced.period_end_ms) {
+      return InvalidArgumentError(fmt::format("{}: up from {}, outside the as-run CSV's period {} .. {} (the nodes of "
+                                              "another export?)", where(), telemetry::FormatTimestamp(n.up_from_ms),
+                                              telemetry::FormatTimestamp(priced.period_start_ms),
+                                              telemetry::FormatTimestamp(priced.period_end_ms)));
+    }
+    total += n.bill;
+    by_pool[n.pool] += n.bill;
+    switch (n.tier) {
+      case sim::Tier::kOwned: owned += n.bill; idle += n.idle; break;
+      case sim::Tier::kReserved: reserved += n.bill; idle += n.idle; break;
+      case sim::Tier::kOnDemand: on_demand += n.bill; break;
+      case sim::Tier::kSpot: spot += n.bill; break;
+    }
+    if (sim::AlwaysHeld(n.tier)) continue;
+    int& per = r.gpus_per_node[{n.gpu_type, n.tier}];
+    per = std::max(per, n.gpus);
+    rented_gpu_hours += n.gpus * static_cast<double>(n.up_ms) / 3.6e6;
+    const bool up_all_window = n.up_from_ms <= priced.period_start_ms + slack_ms &&
+                               n.up_to_ms >= priced.period_end_ms - slack_ms &&
+                               n.up_ms >= (priced.period_end_ms - priced.period_start_ms) - 2 * slack_ms;
+    r.static_rented = r.static_rented && up_all_window;
+  }
+  c.total_usd = ToUsd(total);
+  c.owned_usd = ToUsd(owned);
+  c.reserved_usd = ToUsd(reserved);
+  c.committed_usd = c.owned_usd + c.reserved_usd;
+  c.on_demand_usd = ToUsd(on_demand);
+  c.spot_usd = ToUsd(spot);
+  c.committed_idle_usd = ToUsd(idle);
+  for (const auto& [name, usd] : by_pool) {
+    c.pool_names.push_back(name);
+    c.usd_by_pool.push_back(ToUsd(usd));
+  }
+  a->cost = c;
+  a->bill = sim::WindowBill{};
+  a->bill.committed_usd = c.committed_usd;
+  a->bill.cloud_usd = c.on_demand_usd + c.spot_usd;
+  a->bill.cloud_gpu_hours = rented_gpu_hours;
+  a->assumption = fmt::format("every node at its node pool's price for the time the ledger billed it ({}: {} nodes), "
+                              "rented nodes whole whatever their GPUs did: the ledger's bill, what `attribute --fleet` "
+                              "bills over the same period", path, nodes.size());
+  return Status::Ok();
+}
+
+}  // namespace
 
 // --as-run: the as-run CSV of the jobs the policies run, priced by the same fleet file. The two
 // files must describe the same jobs: every job id in both, with the same pod, GPUs and start
@@ -313,6 +463,14 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const AsRunInputs& o, const sim::Sc
                      : kAsRunAssumption;
   a.cost = priced->cost;
   a.bill = sim::AsRunWindowBill(priced->cost, priced->placed);
+  // The history's node inventory beside the as-run CSV: the as-run row is the ledger's bill of its
+  // nodes (every rented node whole while up), and every row bills rented capacity in whole nodes.
+  std::vector<AsRunNodeRow> nodes;
+  const std::string nodes_path = AsRunNodesPath(o.as_run);
+  if (std::filesystem::exists(nodes_path)) {
+    SEEDANCE_ASSIGN_OR_RETURN(nodes, ReadAsRunNodesCsv(nodes_path));
+    SEEDANCE_RETURN_IF_ERROR(BillAsRunByNodes(fleet, nodes_path, nodes, *priced, &a));
+  }
   // The window on the policies' clock: the first batch job's arrival is its submit.
   const double origin_s = by_id.at(first.job_id)->arrival_s - static_cast<double>(first.SubmitMs() - priced->period_start_ms) / 1000.0;
   a.window_start_s = origin_s;
@@ -331,9 +489,16 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const AsRunInputs& o, const sim::Sc
       }
     }
   }
+  replay.whole_nodes = a.rented.whole_nodes;
+  replay.static_rented = a.rented.static_rented;
+  for (const AsRunNodeRow& n : nodes) {
+    if (!sim::AlwaysHeld(n.tier)) replay.rented_nodes.push_back(sim::ReplayOptions::HistoryNode{n.gpu_type, n.tier, n.gpus});
+  }
   SEEDANCE_RETURN_IF_ERROR(HoldServicesAsRun(fleet, prices, rows, *priced, &a));
   auto replayed = ReplayAsRunOnFleet(fleet, prices, rows, *priced, replay);
   if (!replayed.has_value()) return InvalidArgumentError("--as-run " + o.as_run + ": " + replayed.error().message());
+  // The gap against this row's bill (the node inventory's when there is one).
+  if (a.cost.total_usd > 0) replayed->gap_pct = 100.0 * (replayed->bill.TotalUsd() - a.cost.total_usd) / a.cost.total_usd;
   a.replayed = std::move(*replayed);
   sim::SimResult& s = a.result;
   s.policy = sim::AsRunBaseline::kLabel;
@@ -354,9 +519,13 @@ Result<sim::AsRunBaseline> LoadAsRunBaseline(const AsRunInputs& o, const sim::Sc
   s.useful_gpu_seconds = s.busy_gpu_seconds;
   s.total_cost_usd = s.gpu_cost_usd = a.cost.total_usd;
   s.makespan_s = a.cost.period_end_s - a.cost.period_start_s;
-  // Held: every committed GPU over the period, on-demand and spot GPUs while a job ran on them.
+  // Held: every committed GPU over the period, on-demand and spot GPUs while a job ran on them
+  // (whole nodes: while the rented node was up).
   for (const sim::AsRunInterval& iv : priced->placed) {
-    if (!sim::AlwaysHeld(iv.tier)) s.held_gpu_seconds += iv.gpus * (iv.end_s - iv.start_s);
+    if (!sim::AlwaysHeld(iv.tier) && nodes.empty()) s.held_gpu_seconds += iv.gpus * (iv.end_s - iv.start_s);
+  }
+  for (const AsRunNodeRow& n : nodes) {
+    if (!sim::AlwaysHeld(n.tier)) s.held_gpu_seconds += n.gpus * static_cast<double>(n.up_ms) / 1000.0;
   }
   for (const sim::FleetFileGpu& g : fleet.gpus) s.held_gpu_seconds += (g.owned + g.reserved) * s.makespan_s;
   return a;

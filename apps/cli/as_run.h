@@ -6,6 +6,7 @@
 // both print the same total for the same rows and fleet.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,7 +14,9 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/cost/node_pool.h"
 #include "seedance/cost/price_table.h"
+#include "seedance/ledger/workload_history.h"
 #include "seedance/sim/as_run_backtest.h"
 #include "seedance/sim/fleet_file.h"
 #include "seedance/sim/scenarios.h"
@@ -49,6 +52,36 @@ struct AsRunRow {
 // the optional spot: true / false, added by the user who knows; the others are ignored). Errors (kInvalidArgument) name file:line:column and the field; a job_id
 // listed twice, an end before its start and a file without rows are errors too.
 Result<std::vector<AsRunRow>> ReadAsRunCsv(const std::string& path);
+
+// The as-run nodes file (issue 38): the history's node inventory beside the as-run CSV, written by
+// `export workload --fleet` with node_pools and found by `cost-benchmark --as-run` by its name
+// ("as-run.csv" -> "as-run.nodes.csv"; AsRunNodesPath). One row per node that the ledger billed
+// over the as-run period:
+//   node,pool,kind,gpu_type,gpus,up_from,up_to,up_hours,usd_per_gpu_hour,bill_usd,idle_usd
+// kind: owned | reserved | on-demand | spot (its node pool's); up_from / up_to: its first billed
+// step's start and its last one's end (RFC 3339 UTC); up_hours: the billed time (gaps left out);
+// bill_usd / idle_usd: the ledger's bill of the node and its unshared idle, to the micro-dollar
+// (what `attribute --fleet` sums over the same range). With it, the as-run row is the sum of the
+// bills and every row of the backtest bills rented nodes whole (sim::RentedNodes); without it,
+// rented GPUs are billed per GPU in use (the files of earlier exports).
+std::string AsRunNodesPath(const std::string& as_run_csv);
+
+struct AsRunNodeRow {
+  std::uint32_t line = 0;
+  std::string node, pool, gpu_type;  // gpu_type canonical
+  sim::Tier tier = sim::Tier::kOwned;
+  int gpus = 0;
+  std::int64_t up_from_ms = 0, up_to_ms = 0, up_ms = 0;
+  Money bill, idle;
+};
+
+// Reads an as-run nodes file; errors name file:line:column and the field.
+Result<std::vector<AsRunNodeRow>> ReadAsRunNodesCsv(const std::string& path);
+
+// The nodes file's text: `nodes` (the ledger's, NodeUpTimes) with each node's pool (`pool_of`).
+// A node without a pool is an error naming it.
+Result<std::string> AsRunNodesCsv(const std::vector<ledger::NodeUpTime>& nodes,
+                                  const std::function<const cost::NodePool*(const std::string&)>& pool_of);
 
 struct FleetAsRun {
   std::int64_t period_start_ms = 0, period_end_ms = 0;  // the first start and the last end

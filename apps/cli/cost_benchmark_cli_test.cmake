@@ -485,6 +485,16 @@ elseif(CASE STREQUAL "as_run" OR CASE STREQUAL "bad_as_run")
          "  - {type: A100-80G, on_demand: {quota: 1}}\n  - {type: H100, on_demand: {quota: 4}}\n")
     bad_as_run("--as-run .*as-run.csv: as-run job '[^']+' holds [0-9]+ GPUs? of A100-80G .* more than fleet 'small' .*: raise its capacity of A100-80G"
                --workload "${WORK}/jobs.csv" --fleet "${WORK}/small.yaml" --no-packing --tenancy none --out "${out}" ${as_run})
+    # A node inventory beside the as-run CSV (as-run.nodes.csv, found by its name; issue 38): a
+    # malformed field, and a pool the fleet file does not have, name the file, line and node.
+    set(nodes_header "node,pool,kind,gpu_type,gpus,up_from,up_to,up_hours,usd_per_gpu_hour,bill_usd,idle_usd\n")
+    file(WRITE "${WORK}/as-run.nodes.csv" "${nodes_header}"
+         "n1,gpu-pool,on-demand,H100,eight,2026-11-29T00:00:00Z,2026-11-29T01:00:00Z,1,4,32,0\n")
+    bad_as_run("as-run.nodes.csv:2:[0-9]+: field 'gpus': expected an integer, got 'eight'" ${common} ${as_run})
+    file(WRITE "${WORK}/as-run.nodes.csv" "${nodes_header}"
+         "n1,gpu-pool,on-demand,H100,8,2026-11-29T00:00:00Z,2026-11-29T01:00:00Z,1,4,32,0\n")
+    bad_as_run("as-run.nodes.csv:2: node n1: pool 'gpu-pool' is not a node pool of fleet 'mine'" ${common} ${as_run})
+    file(REMOVE "${WORK}/as-run.nodes.csv")
   endif()
 elseif(CASE STREQUAL "kubectl")
   # The install step puts kubectl-seedance beside seedance; the seed's own spelling must work.

@@ -2,6 +2,7 @@
 // dcgm-exporter samples, kube-state-metrics and pod events; ledger/workload_history.h) as the
 // jobs CSV cost-benchmark reads, with each job's speed on every --types GPU by the stated rule
 // (ledger::StepsPerSecondOn), and the as-run baseline: each job as it ran, priced.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -460,9 +461,26 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
   }
   std::string services_csv;
   if (!o.services.empty()) services_csv = ServicesCsv(jobs, p.to_ms);
+  // The node inventory beside the as-run CSV (as_run.h, AsRunNodesPath): cost-benchmark bills
+  // rented nodes whole while they were up, as the ledger did. Read before any file is written.
+  std::string nodes_csv;
+  if (!o.as_run.empty() && by_pools) {
+    SEEDANCE_ASSIGN_OR_RETURN(const auto up, ledger::NodeUpTimes(*p.ledger, fleet->priced.period_start_ms,
+                                                                 fleet->priced.period_end_ms));
+    SEEDANCE_ASSIGN_OR_RETURN(nodes_csv, AsRunNodesCsv(up, [&p](const std::string& n) -> const cost::NodePool* {
+      auto it = p.node_pool.find(n);
+      return it == p.node_pool.end() ? nullptr : &p.pools[it->second];
+    }));
+  }
   SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.out, sim::JobsToCsv(w)));
   if (!o.services.empty()) SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.services, services_csv));
   if (!o.as_run.empty()) SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.as_run, as_run));
+  if (!nodes_csv.empty()) {
+    SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(AsRunNodesPath(o.as_run), nodes_csv));
+  } else if (!o.as_run.empty()) {
+    std::error_code ignored;  // a stale inventory of an earlier export must not be read with this CSV
+    std::filesystem::remove(AsRunNodesPath(o.as_run), ignored);
+  }
   if (!o.summary.empty()) SEEDANCE_RETURN_IF_ERROR(WriteFileAtomically(o.summary, summary.dump(2) + "\n"));
   if (fleet && !by_pools) {
     std::cout << "prices: fleet file " << o.fleet << " ('" << fleet->fleet.name

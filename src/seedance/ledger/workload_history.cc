@@ -444,4 +444,44 @@ double StepsPerSecondOn(const RanJob& job, gpu::GpuIndex other) {
   return 1.0 / (u / r + (1.0 - u));
 }
 
+Result<std::vector<NodeUpTime>> NodeUpTimes(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms) {
+  SEEDANCE_ASSIGN_OR_RETURN(const std::vector<NodeTotal> totals, NodeTotals(ledger, from_ms, to_ms));
+  std::map<std::string, NodeUpTime> by;
+  for (const NodeTotal& t : totals) {
+    NodeUpTime& n = by[t.node];
+    n.node = t.node;
+    n.bill = t.bill;
+    n.idle = t.idle;
+  }
+  internal::Stmt b;
+  SEEDANCE_RETURN_IF_ERROR(b.Prepare(ledger.db(), "SELECT n.name, MIN(b.start_ms), MAX(b.end_ms), SUM(b.end_ms-b.start_ms) "
+                                                  "FROM bills b JOIN nodes n ON n.id=b.node_id "
+                                                  "WHERE b.start_ms>=?1 AND b.start_ms<?2 GROUP BY 1"));
+  b.Bind(1, from_ms);
+  b.Bind(2, to_ms);
+  while (true) {
+    SEEDANCE_ASSIGN_OR_RETURN(bool row, b.Step());
+    if (!row) break;
+    NodeUpTime& n = by[b.Text(0)];
+    n.node = b.Text(0);
+    n.first_ms = b.Int(1);
+    n.last_ms = b.Int(2);
+    n.up_ms = b.Int(3);
+  }
+  internal::Stmt c;
+  SEEDANCE_RETURN_IF_ERROR(c.Prepare(ledger.db(), "SELECT n.name, SUM(c.gpu_ms) FROM charges c JOIN nodes n ON n.id=c.node_id "
+                                                  "WHERE c.start_ms>=?1 AND c.start_ms<?2 GROUP BY 1"));
+  c.Bind(1, from_ms);
+  c.Bind(2, to_ms);
+  while (true) {
+    SEEDANCE_ASSIGN_OR_RETURN(bool row, c.Step());
+    if (!row) break;
+    NodeUpTime& n = by[c.Text(0)];
+    if (n.up_ms > 0) n.gpus = static_cast<int>(std::llround(static_cast<double>(c.Int(1)) / static_cast<double>(n.up_ms)));
+  }
+  std::vector<NodeUpTime> out;
+  for (auto& [name, n] : by) out.push_back(std::move(n));
+  return out;
+}
+
 }  // namespace seedance::ledger

@@ -115,4 +115,18 @@ struct AsRunPrice {
 // priced whole instead (sim::PlaceAsRun, sim::PriceAsRun): a job's tier depends on the others.
 using AsRunPricer = std::function<Result<AsRunPrice>(const RanJob& job)>;
 
+// A node as the ledger billed it over [from, to) (issue 38, the as-run node inventory): when it was
+// up (its first billed step's start, its last one's end, and the billed time, gaps left out), its
+// GPUs (GPU time of its charges over the billed time) and its bill and unshared idle, exactly the
+// micro-dollars `attribute` sums. `seedance export workload --fleet` writes these beside the as-run
+// CSV so that cost-benchmark bills each rented node whole while it was up, as the ledger did.
+struct NodeUpTime {
+  std::string node;
+  std::int64_t first_ms = 0, last_ms = 0, up_ms = 0;
+  int gpus = 0;
+  Money bill, idle;
+};
+// Sorted by node name; bills and charges that start in [from, to).
+Result<std::vector<NodeUpTime>> NodeUpTimes(Ledger& ledger, std::int64_t from_ms, std::int64_t to_ms);
+
 }  // namespace seedance::ledger

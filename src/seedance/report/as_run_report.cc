@@ -67,7 +67,13 @@ std::string AsRunWindowText(const sim::ScenarioResult& r) {
                        w.vs_as_run.cloud_usd, w.vs_as_run.placement_usd, AsRunVerdict(a, w.bill.TotalUsd()));
   }
   out += std::string("assumes (window): ") + kDecompositionRule + "\n";
-  if (a.held_rows > 0) {
+  out += "assumes (rented capacity, every row): " + a.rented.Rule() + "\n";
+  if (a.held_rows > 0 && a.rented.whole_nodes) {
+    out += fmt::format("assumes (window): {} services and notebooks held as they ran in every row (cost-benchmark moves "
+                       "batch jobs only): their rented GPUs as run ({:.2f} GPU-hours) share the policies' rented nodes; "
+                       "the policies' simulation does not take away the owned GPUs they held\n",
+                       a.held_rows, a.held_cloud_gpu_hours);
+  } else if (a.held_rows > 0) {
     out += fmt::format("assumes (window): {} services and notebooks held as they ran in every row (cost-benchmark moves "
                        "batch jobs only): their rented GPUs as run (${:.2f}, {:.2f} GPU-hours) are in every policy's "
                        "bill; the policies' simulation does not take away the owned GPUs they held\n",
@@ -87,7 +93,10 @@ nlohmann::json AsRunWindowJson(const sim::ScenarioResult& r) {
                  {"decomposition_rule", kDecompositionRule},
                  {"as_run", BillJson(a.bill)},
                  {"held_as_run", {{"rows", a.held_rows}, {"cloud_usd", R6(a.held_cloud_usd)},
-                                  {"cloud_gpu_hours", R6(a.held_cloud_gpu_hours)}}}};
+                                  {"cloud_gpu_hours", R6(a.held_cloud_gpu_hours)}}},
+                 {"rented_capacity", {{"whole_nodes", a.rented.whole_nodes},
+                                      {"history_rented_nodes_static", a.rented.static_rented},
+                                      {"rule", a.rented.Rule()}}}};
   if (a.replayed) {
     const auto& p = *a.replayed;
     j["as_run_replayed"] = {{"label", sim::AsRunBaseline::Replayed::kLabel},
@@ -142,7 +151,8 @@ std::string AsRunWindowHtml(const sim::ScenarioResult& r) {
                      w.vs_as_run.horizon_usd, w.vs_as_run.cloud_usd, w.vs_as_run.placement_usd,
                      HtmlEscape(AsRunVerdict(a, w.bill.TotalUsd())));
   }
-  h += "</table>\n<p class=\"note\">" + HtmlEscape(std::string(kDecompositionRule) + ".") + "</p>\n</section>\n";
+  h += "</table>\n<p class=\"note\">" + HtmlEscape(std::string(kDecompositionRule) + ".") + "</p>\n";
+  h += "<p class=\"note\">" + HtmlEscape("Rented capacity, every row: " + a.rented.Rule() + ".") + "</p>\n</section>\n";
   return h;
 }
 

@@ -26,10 +26,12 @@ Status ApplyAsRunWindow(ScenarioResult* r, const FleetSpec& fleet, const Margina
       return InternalError("policy " + p.name + ": no pool interval recorded to bill it over the window");
     }
     auto bill = BillPolicyOverWindow(fleet, it->second, a.window_start_s, a.window_end_s, prices,
-                                     p.result.cold_start_idle_usd);
+                                     p.result.cold_start_idle_usd, &a.rented);
     if (!bill.has_value()) return InvalidArgumentError("policy " + p.name + ": " + bill.error().message());
-    bill->cloud_usd += a.held_cloud_usd;
-    bill->cloud_gpu_hours += a.held_cloud_gpu_hours;
+    if (!a.rented.whole_nodes) {  // whole nodes: the held rows' GPUs are in the rented nodes already
+      bill->cloud_usd += a.held_cloud_usd;
+      bill->cloud_gpu_hours += a.held_cloud_gpu_hours;
+    }
     AsRunBaseline::PolicyWindow w;
     w.bill = *bill;
     w.vs_as_run = DecomposeAgainstAsRun(*bill, a.bill);
@@ -51,17 +53,21 @@ Status ApplyAsRunWindow(ScenarioResult* r, const FleetSpec& fleet, const Margina
 Result<AsRunBaseline::Replayed> PriceReplay(const FleetFile& fleet, const cost::PriceTable& prices,
                                             const ReplayOutcome& replay, double window_s,
                                             std::optional<double> unix_origin_s, const MarginalPrices& marginal,
-                                            double as_run_total_usd) {
+                                            double as_run_total_usd, bool whole_nodes) {
   std::vector<AsRunInterval> inside;
   std::vector<GpuUse> uses;
-  for (const AsRunInterval& iv : replay.run) {
-    const std::string type = CanonicalGpuType(iv.gpu_type);
-    uses.push_back(GpuUse{type, iv.tier, iv.start_s, iv.end_s, static_cast<double>(iv.gpus)});
-    if (iv.start_s >= window_s) continue;
+  const auto clip = [&inside, window_s](const AsRunInterval& iv) {
+    if (iv.start_s >= window_s) return;
     AsRunInterval c = iv;
     c.end_s = std::min(c.end_s, window_s);
     inside.push_back(std::move(c));
+  };
+  for (const AsRunInterval& iv : replay.run) {
+    const std::string type = CanonicalGpuType(iv.gpu_type);
+    uses.push_back(GpuUse{type, iv.tier, iv.start_s, iv.end_s, static_cast<double>(iv.gpus)});
+    if (!whole_nodes || AlwaysHeld(iv.tier)) clip(iv);  // whole nodes: the rented nodes below instead
   }
+  for (const AsRunInterval& iv : whole_nodes ? replay.rented_up : std::vector<AsRunInterval>{}) clip(iv);
   AsRunBaseline::Replayed out;
   SEEDANCE_ASSIGN_OR_RETURN(out.cost, PriceAsRun(fleet, inside, prices, 0, window_s, unix_origin_s));
   out.bill = AsRunWindowBill(out.cost, inside);

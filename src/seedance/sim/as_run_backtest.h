@@ -31,10 +31,11 @@ Status ApplyAsRunWindow(ScenarioResult* r, const FleetSpec& fleet, const Margina
 // Prices a replay (ReplayHistory) like the as-run row: its GPUs inside [0, window_s] of the
 // history's clock by PriceAsRun over that window (`unix_origin_s`: the window start's Unix time,
 // for wall-clock spot price series), the GPU time past window_s valued by ValueUnfinished. The
-// gap is against `as_run_total_usd`.
+// gap is against `as_run_total_usd`. With `whole_nodes` (RentedNodes), rented GPUs are the
+// replay's rented nodes while up (ReplayOutcome::rented_up), whole, instead of the jobs' GPUs.
 Result<AsRunBaseline::Replayed> PriceReplay(const FleetFile& fleet, const cost::PriceTable& prices,
                                             const ReplayOutcome& replay, double window_s,
                                             std::optional<double> unix_origin_s, const MarginalPrices& marginal,
-                                            double as_run_total_usd);
+                                            double as_run_total_usd, bool whole_nodes = false);
 
 }  // namespace seedance::sim

@@ -245,5 +245,72 @@ TEST(AsRunReplay, SchedulerNames) {
   EXPECT_NE(bad.error().message().find("accepted: kube, kueue, slurm"), std::string::npos);
 }
 
+// Issue 38: a rented node is paid whole while it is up, whatever its GPUs do. A policy that holds
+// 1 on-demand GPU for 2 h on a pool of 8-GPU nodes pays 8 GPUs x 2 h; per GPU held it paid 1 x 2 h.
+TEST(AsRunWindow, RentedNodeUpTwoHoursWithOneOfEightGpusBusyBillsEightGpusTwoHours) {
+  const FleetFile f = Fleet();
+  const Priced p = Prices(f);
+  const int od = p.spec.FindPool(0, Tier::kOnDemand);
+  ASSERT_GE(od, 0);
+  std::vector<PoolInterval> ivs = {PoolInterval{od, 0, 7200, 1, 4.0, {PoolUse{1, "team", 7200}}}};
+  RentedNodes whole;
+  whole.whole_nodes = true;
+  whole.gpus_per_node[{"H100", Tier::kOnDemand}] = 8;
+  auto bill = BillPolicyOverWindow(p.spec, ivs, 0, 7200, p.marginal, 0, &whole);
+  ASSERT_TRUE(bill.has_value()) << bill.error().message();
+  EXPECT_NEAR(bill->cloud_usd, 8 * 2 * 4.0, 1e-9);
+  EXPECT_NEAR(bill->cloud_gpu_hours, 16.0, 1e-9);
+  auto per_gpu = BillPolicyOverWindow(p.spec, ivs, 0, 7200, p.marginal);
+  ASSERT_TRUE(per_gpu.has_value());
+  EXPECT_NEAR(per_gpu->cloud_usd, 1 * 2 * 4.0, 1e-9);
+  // A service held as it ran on the same pool shares the node: 1 + 7 GPUs are still one node; one
+  // more GPU for half an hour opens a second node then.
+  whole.fixed = {GpuUse{"H100", Tier::kOnDemand, 0, 7200, 7}, GpuUse{"H100", Tier::kOnDemand, 3600, 5400, 1}};
+  bill = BillPolicyOverWindow(p.spec, ivs, 0, 7200, p.marginal, 0, &whole);
+  ASSERT_TRUE(bill.has_value()) << bill.error().message();
+  EXPECT_NEAR(bill->cloud_usd, (8 * 2 + 8 * 0.5) * 4.0, 1e-9);
+  // A held row on a pool the simulated fleet lacks is an error naming it, never dropped.
+  whole.fixed = {GpuUse{"L4", Tier::kSpot, 0, 60, 1}};
+  bill = BillPolicyOverWindow(p.spec, ivs, 0, 7200, p.marginal, 0, &whole);
+  ASSERT_FALSE(bill.has_value());
+  EXPECT_NE(bill.error().message().find("spot L4"), std::string::npos) << bill.error().message();
+}
+
+// The replay bills the same way: a rented node the emulated autoscaler adds for a 1-GPU job of 2 h
+// is paid whole until it has been empty 10 min; the history's static rented node, all the window.
+TEST(AsRunReplay, RentedNodesAreBilledWholeWhileUp) {
+  const FleetFile f = Fleet(
+      "name: t\nregions: [r]\ngpus:\n"
+      "  - {type: H100, owned: {count: 8, usd_per_gpu_hour: 1.0}, on_demand: {quota: 16, usd_per_gpu_hour: 4.0}}\n");
+  const Priced p = Prices(f);
+  // The owned node is full for the whole window: the 1-GPU job needs a rented node.
+  std::vector<ReplayJob> jobs = {Job("owned", 8, 0, 0, 4 * 3600.0), Job("one", 1, 0, 0, 2 * 3600.0)};
+  jobs[0].kind = HistoryKind::kService;
+  ReplayOptions o;
+  o.whole_nodes = true;
+  o.rented_nodes = {ReplayOptions::HistoryNode{"H100", Tier::kOnDemand, 8}};
+  auto r = ReplayHistory(f, jobs, o);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  ASSERT_EQ(r->rented_up.size(), 1u);
+  EXPECT_EQ(r->rented_up[0].gpus, 8);
+  EXPECT_DOUBLE_EQ(r->rented_up[0].start_s, 0);
+  EXPECT_DOUBLE_EQ(r->rented_up[0].end_s, 2 * 3600.0 + 600);
+  auto priced = PriceReplay(f, cost::PriceTable{}, *r, 4 * 3600.0, std::nullopt, p.marginal, 100.0, true);
+  ASSERT_TRUE(priced.has_value()) << priced.error().message();
+  EXPECT_NEAR(priced->cost.on_demand_usd, 8 * (2 + 600 / 3600.0) * 4.0, 1e-6);
+  EXPECT_NEAR(priced->cost.owned_usd, 8 * 4 * 1.0, 1e-6);
+  // Per GPU in use (no node inventory): 1 GPU x 2 h.
+  auto per_gpu = PriceReplay(f, cost::PriceTable{}, *r, 4 * 3600.0, std::nullopt, p.marginal, 100.0, false);
+  ASSERT_TRUE(per_gpu.has_value());
+  EXPECT_NEAR(per_gpu->cost.on_demand_usd, 1 * 2 * 4.0, 1e-6);
+  // Static rented nodes (the history's, up all its window): the node is paid for the whole window.
+  o.static_rented = true;
+  r = ReplayHistory(f, jobs, o);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  priced = PriceReplay(f, cost::PriceTable{}, *r, 4 * 3600.0, std::nullopt, p.marginal, 100.0, true);
+  ASSERT_TRUE(priced.has_value()) << priced.error().message();
+  EXPECT_NEAR(priced->cost.on_demand_usd, 8 * 4 * 4.0, 1e-6);
+}
+
 }  // namespace
 }  // namespace seedance::sim

@@ -34,6 +34,7 @@ struct Node {
   bool autoscaled = false;  // a rented node: exists while needed (kube, kueue)
   bool exists = true;
   double empty_since = 0;
+  double up_since = 0;      // an autoscaled node: when the autoscaler added it
   int Free() const { return capacity - used; }
 };
 
@@ -117,7 +118,10 @@ class Replayer {
       while (next < n && Release(order[next]) <= t) pending_.push_back(order[next++]);
       if (o_.scheduler != ReplayScheduler::kSlurm) {
         for (Node& nd : nodes_) {
-          if (nd.autoscaled && nd.exists && nd.used == 0 && t - nd.empty_since >= o_.scale_down_s) nd.exists = false;
+          if (nd.autoscaled && nd.exists && nd.used == 0 && t - nd.empty_since >= o_.scale_down_s) {
+            nd.exists = false;
+            NodeDown(nd, nd.empty_since + o_.scale_down_s);
+          }
         }
       }
       Schedule(t, started);
@@ -139,11 +143,26 @@ class Replayer {
       out.mean_wait_s = wait / batch;
       out.history_mean_wait_s = hist / batch;
     }
+    // Rented nodes still up: an autoscaled one goes scale_down_s after it emptied; a static one
+    // is up throughout.
+    for (Node& nd : nodes_) {
+      if (!nd.exists || nd.tier == Tier::kOwned || nd.tier == Tier::kReserved) continue;
+      if (nd.autoscaled) {
+        NodeDown(nd, nd.empty_since + o_.scale_down_s);
+      } else {
+        nd.up_since = 0;
+        NodeDown(nd, std::numeric_limits<double>::infinity());
+      }
+    }
     out.run = std::move(run_);
+    out.rented_up = std::move(up_);
     return out;
   }
 
  private:
+  void NodeDown(const Node& nd, double end) {
+    up_.push_back(AsRunInterval{fmt::format("node {}", up_.size()), nd.type, nd.tier, nd.up_since, end, nd.capacity});
+  }
   // When a job enters the queue: batch jobs at submit, services and notebooks at their start.
   double Release(std::size_t i) const {
     const ReplayJob& j = jobs_[i];
@@ -184,7 +203,7 @@ class Replayer {
 
   // kube-scheduler: the existing node with the most GPUs free after the pod (LeastAllocated), else a
   // node the autoscaler adds. -1: none.
-  int PickKube(const ReplayJob& j, int g, std::vector<std::size_t>& created) {
+  int PickKube(const ReplayJob& j, int g, double t, std::vector<std::size_t>& created) {
     int best = -1;
     double best_score = -1;
     for (std::size_t k = 0; k < nodes_.size(); ++k) {
@@ -201,6 +220,7 @@ class Replayer {
       Node& nd = nodes_[k];
       if (nd.exists || !nd.autoscaled || !Eligible(j, nd) || nd.capacity < g) continue;
       nd.exists = true;
+      nd.up_since = t;
       created.push_back(k);
       return static_cast<int>(k);
     }
@@ -278,7 +298,7 @@ class Replayer {
         std::vector<std::pair<std::size_t, int>> pods;
         bool ok = true;
         for (int g : Pods(j)) {
-          const int k = PickKube(j, g, created);
+          const int k = PickKube(j, g, t, created);
           if (k < 0) {
             ok = false;
             break;
@@ -346,6 +366,7 @@ class Replayer {
   std::set<double> timers_;
   std::map<std::string, int> usage_;
   std::vector<AsRunInterval> run_;
+  std::vector<AsRunInterval> up_;
 };
 
 std::string Assumption(const ReplayOptions& o) {
@@ -379,16 +400,29 @@ Result<ReplayOutcome> ReplayHistory(const FleetFile& fleet, const std::vector<Re
   if (options.gpus_per_node < 1) return InvalidArgumentError("replay: gpus_per_node must be >= 1");
   std::vector<Node> nodes;
   const bool slurm = options.scheduler == ReplayScheduler::kSlurm;
+  const bool history_nodes = options.whole_nodes && (options.static_rented || slurm);
+  // The history's node size of a rented pool (whole nodes), else the default.
+  const auto node_size = [&options](const std::string& type, Tier tier, int fallback) {
+    for (const ReplayOptions::HistoryNode& h : options.rented_nodes) {
+      if (options.whole_nodes && h.gpu_type == type && h.tier == tier) return std::max(1, h.gpus);
+    }
+    return fallback;
+  };
   for (const FleetFileGpu& g : fleet.gpus) {
     AddNodes(nodes, g.type, Tier::kOwned, g.owned, options.gpus_per_node, false);
     AddNodes(nodes, g.type, Tier::kReserved, g.reserved, options.gpus_per_node, false);
-    AddNodes(nodes, g.type, Tier::kOnDemand, g.on_demand_quota, options.gpus_per_node, !slurm);
+    if (history_nodes) continue;  // the history's rented nodes, below
+    AddNodes(nodes, g.type, Tier::kOnDemand, g.on_demand_quota, node_size(g.type, Tier::kOnDemand, options.gpus_per_node),
+             !slurm);
     int spot = 0, per = options.gpus_per_node;
     for (const FleetFileSpot& s : g.spot) {
       spot += s.max_gpus;
       per = std::max(1, s.gpus_per_instance);
     }
-    AddNodes(nodes, g.type, Tier::kSpot, spot, per, !slurm);
+    AddNodes(nodes, g.type, Tier::kSpot, spot, node_size(g.type, Tier::kSpot, per), !slurm);
+  }
+  for (const ReplayOptions::HistoryNode& h : history_nodes ? options.rented_nodes : std::vector<ReplayOptions::HistoryNode>{}) {
+    AddNodes(nodes, h.gpu_type, h.tier, h.gpus, h.gpus, false);
   }
   for (const ReplayJob& j : jobs) {
     if (j.gpus < 1 || j.end_s < j.start_s || j.submit_s > j.start_s) {
@@ -399,6 +433,11 @@ Result<ReplayOutcome> ReplayHistory(const FleetFile& fleet, const std::vector<Re
   Replayer r(jobs, options, std::move(nodes));
   SEEDANCE_ASSIGN_OR_RETURN(ReplayOutcome out, r.Run());
   out.assumption = Assumption(options);
+  if (options.whole_nodes) {
+    out.assumption += options.static_rented || slurm
+                          ? "; rented nodes: the history's, up all the window as they were, each billed whole"
+                          : "; rented nodes of the history's size, each billed whole from its adding to its removal";
+  }
   return out;
 }
 

@@ -44,10 +44,25 @@ struct ReplayOptions {
   int gpus_per_node = 8;                // the owned, reserved and on-demand nodes' size (spot: gpus_per_instance)
   std::map<std::string, int> quotas;    // kKueue: namespace -> nominal GPU quota (all types); empty = none
   double scale_down_s = 600;            // cluster autoscaler's scale-down-unneeded-time (kube, kueue)
+  // Rented nodes billed whole (RentedNodes::whole_nodes, the history's node inventory): the rented
+  // nodes are sized as the history's (`rented_nodes`: type, tier, GPUs); with `static_rented` (the
+  // history's rented nodes were up all its window) and under slurm they are the history's nodes,
+  // there throughout; else the autoscaler adds nodes of the history's size within the quota.
+  bool whole_nodes = false;
+  bool static_rented = false;
+  struct HistoryNode {
+    std::string gpu_type;  // canonical
+    Tier tier = Tier::kOnDemand;
+    int gpus = 8;
+  };
+  std::vector<HistoryNode> rented_nodes;
 };
 
 struct ReplayOutcome {
   std::vector<AsRunInterval> run;       // what each job held, by tier, at its replayed times
+  // whole_nodes: each rented node while it was up ("node <k>", its GPUs; end +infinity: up
+  // throughout, a static node)
+  std::vector<AsRunInterval> rented_up;
   std::map<std::string, double> start_s;  // job -> replayed start
   double mean_wait_s = 0, history_mean_wait_s = 0;  // batch jobs' start - submit, replayed and as run
   int delayed_fixed = 0;                // services / notebooks that could not start at their time

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "seedance/cost/tco.h"
@@ -63,14 +64,62 @@ Result<UnfinishedWork> ValueUnfinished(const std::vector<GpuUse>& uses, double w
   return out;
 }
 
+std::string RentedNodes::Rule() const {
+  if (!whole_nodes) {
+    return "rented GPUs (on-demand, spot) billed per GPU in use (as run, replayed) or held by the simulator (policies): "
+           "no node inventory came with the as-run CSV (<as-run>.nodes.csv, written by `export workload --fleet` with "
+           "node_pools), so the idle GPUs of rented nodes are counted by no row";
+  }
+  return std::string("every rented node (on-demand, spot) billed whole while it is up, whatever its GPUs do: as run, each "
+                     "node for the time the ledger billed it (the as-run nodes file, = attribute --fleet); replayed, ") +
+         (static_rented ? "the history's rented nodes, up all the window in the history, throughout"
+                        : "each rented node from the emulated cluster autoscaler's adding it until 10 min empty") +
+         "; policies, the simulator's held rented GPUs (released 10 min after demand falls) plus the services' and "
+         "notebooks' rented GPUs as run, rounded up at every instant to whole nodes of the history's node size" +
+         (static_rented ? ". The history kept its rented nodes up all the window and the policies' autoscaler does not: "
+                          "that is part of every policy's difference to as run (see fifo's), not a scheduling gain"
+                        : "");
+}
+
+NodeBill BillWholeNodes(const PoolSpec& pool, int gpus_per_node, const std::vector<GpuUse>& held,
+                        const std::vector<GpuUse>& fixed, double w0, double w1) {
+  std::vector<std::pair<double, double>> edges;  // (time, +/- GPUs)
+  for (const auto* list : {&held, &fixed}) {
+    for (const GpuUse& u : *list) {
+      const double a = std::max(u.start_s, w0), b = std::min(u.end_s, w1);
+      if (!(b > a) || !(u.gpus > 0)) continue;
+      edges.emplace_back(a, u.gpus);
+      edges.emplace_back(b, -u.gpus);
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  NodeBill out;
+  const int per = std::max(1, gpus_per_node);
+  double gpus = 0;
+  for (std::size_t k = 0; k < edges.size(); ++k) {
+    gpus += edges[k].second;
+    if (k + 1 == edges.size() || !(edges[k + 1].first > edges[k].first)) continue;
+    // Whole nodes for what is held now (a fractional average of a round still needs its node).
+    const double nodes = std::ceil(gpus / per - 1e-9);
+    if (!(nodes > 0)) continue;
+    const double node_gpus = nodes * per;
+    out.usd += pool.Usd(node_gpus, edges[k].first, edges[k + 1].first);
+    out.gpu_hours += node_gpus * (edges[k + 1].first - edges[k].first) / 3600.0;
+  }
+  return out;
+}
+
 Result<WindowBill> BillPolicyOverWindow(const FleetSpec& fleet, const std::vector<PoolInterval>& intervals, double w0,
-                                        double w1, const MarginalPrices& prices, double cold_start_idle_usd) {
+                                        double w1, const MarginalPrices& prices, double cold_start_idle_usd,
+                                        const RentedNodes* rented) {
+  const bool whole = rented != nullptr && rented->whole_nodes;
   if (!(w1 > w0)) return InvalidArgumentError(fmt::format("window [{}, {}] s is empty", w0, w1));
   WindowBill b;
   for (const PoolSpec& p : fleet.pools) {
     if (p.committed) b.committed_usd += p.Usd(p.max_gpus, w0, w1);
   }
   std::vector<GpuUse> uses;
+  std::vector<std::vector<GpuUse>> held_by_pool(fleet.pools.size());
   for (const PoolInterval& iv : intervals) {
     if (iv.pool < 0 || static_cast<std::size_t>(iv.pool) >= fleet.pools.size()) {
       return InvalidArgumentError(fmt::format("pool interval names pool {} of {}", iv.pool, fleet.pools.size()));
@@ -78,7 +127,10 @@ Result<WindowBill> BillPolicyOverWindow(const FleetSpec& fleet, const std::vecto
     const PoolSpec& p = fleet.pools[static_cast<std::size_t>(iv.pool)];
     const double len = iv.end_s - iv.start_s;
     if (!(len > 0)) continue;
-    if (!p.committed) {
+    if (!p.committed && whole) {
+      held_by_pool[static_cast<std::size_t>(iv.pool)].push_back(
+          GpuUse{"", p.tier, iv.start_s, iv.end_s, static_cast<double>(iv.held_gpus)});
+    } else if (!p.committed) {
       const double inside = std::max(0.0, std::min(iv.end_s, w1) - std::max(iv.start_s, w0));
       b.cloud_usd += iv.held_gpus * inside * iv.usd_per_gpu_hour / 3600.0;
       b.cloud_gpu_hours += iv.held_gpus * inside / 3600.0;
@@ -87,6 +139,25 @@ Result<WindowBill> BillPolicyOverWindow(const FleetSpec& fleet, const std::vecto
     double gpu_s = 0;
     for (const PoolUse& u : iv.uses) gpu_s += u.gpu_seconds;
     if (gpu_s > 0) uses.push_back(GpuUse{fleet.gpu_types[static_cast<std::size_t>(p.type)], p.tier, iv.start_s, iv.end_s, gpu_s / len});
+  }
+  for (const GpuUse& u : whole ? rented->fixed : std::vector<GpuUse>{}) {
+    const auto t = std::find(fleet.gpu_types.begin(), fleet.gpu_types.end(), u.gpu_type) - fleet.gpu_types.begin();
+    if (fleet.FindPool(static_cast<int>(t), u.tier) < 0 || t == static_cast<std::ptrdiff_t>(fleet.gpu_types.size())) {
+      return InvalidArgumentError(fmt::format("a service or notebook held as it ran on {} {} GPUs: the simulated fleet "
+                                              "has no such pool to bill its node in", TierName(u.tier), u.gpu_type));
+    }
+  }
+  for (std::size_t k = 0; whole && k < fleet.pools.size(); ++k) {
+    const PoolSpec& p = fleet.pools[k];
+    if (p.committed) continue;
+    const std::string& type = fleet.gpu_types[static_cast<std::size_t>(p.type)];
+    std::vector<GpuUse> fixed;
+    for (const GpuUse& u : rented->fixed) {
+      if (u.gpu_type == type && u.tier == p.tier) fixed.push_back(GpuUse{type, u.tier, u.start_s + w0, u.end_s + w0, u.gpus});
+    }
+    const NodeBill nb = BillWholeNodes(p, rented->GpusPerNode(type, p.tier), held_by_pool[k], fixed, w0, w1);
+    b.cloud_usd += nb.usd;
+    b.cloud_gpu_hours += nb.gpu_hours;
   }
   SEEDANCE_ASSIGN_OR_RETURN(b.unfinished, ValueUnfinished(uses, w1, prices));
   b.other_usd = cold_start_idle_usd;

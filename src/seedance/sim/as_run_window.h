@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "seedance/core/status.h"
@@ -55,6 +56,42 @@ struct UnfinishedWork {
 // price). Uses of a type the prices do not list are an error naming it.
 Result<UnfinishedWork> ValueUnfinished(const std::vector<GpuUse>& uses, double w1, const MarginalPrices& prices);
 
+// How every row of the backtest bills rented (on-demand, spot) capacity: one rule for the as-run
+// row, its replay and the policies.
+// - whole_nodes (the history's node inventory came with it, `export workload --fleet` with node
+//   pools): a rented node is paid whole while it is up, whatever its GPUs do. As run: each node for
+//   the time the ledger billed it (what `attribute --fleet` bills). Replayed: each rented node from
+//   the emulated cluster autoscaler's adding it to its removal after `scale_down_s` empty, or, when
+//   the history's rented nodes were up all the window (`static_rented`), those nodes throughout.
+//   Policies: the GPUs the simulator holds (its autoscaler requests them, and releases them
+//   scale_down_delay_s after demand falls) plus the rented GPUs of the services and notebooks held
+//   as they ran, rounded up at every instant to whole nodes of the pool's size.
+// - otherwise (today's files, no node inventory): rented GPUs per GPU held or in use.
+struct RentedNodes {
+  bool whole_nodes = false;
+  bool static_rented = false;
+  // (canonical type, tier) -> GPUs of one node of that rented pool (the history's node size)
+  std::map<std::pair<std::string, Tier>, int> gpus_per_node;
+  // The services' and notebooks' rented GPUs as they ran (seconds from the window's start):
+  // merged into the policies' rented nodes.
+  std::vector<GpuUse> fixed;
+  int GpusPerNode(const std::string& type, Tier tier) const {
+    auto it = gpus_per_node.find({type, tier});
+    return it == gpus_per_node.end() ? 8 : it->second;
+  }
+  // The rule in one sentence, for the report's assumptions.
+  std::string Rule() const;
+};
+
+// Rented capacity of one pool over [w0, w1] in whole nodes: `held` (start, end, GPUs held, not
+// overlapping) plus `fixed` (GPUs held as they ran, overlapping allowed), rounded up at every instant
+// to nodes of `gpus_per_node`; usd at `pool`'s price in force (PoolSpec::Usd), node GPU-hours.
+struct NodeBill {
+  double usd = 0, gpu_hours = 0;
+};
+NodeBill BillWholeNodes(const PoolSpec& pool, int gpus_per_node, const std::vector<GpuUse>& held,
+                        const std::vector<GpuUse>& fixed, double w0, double w1);
+
 // A row's bill over the window.
 struct WindowBill {
   double committed_usd = 0;     // owned and reserved GPUs over [w0, w1], used or not
@@ -68,9 +105,12 @@ struct WindowBill {
 // A policy's run billed over [w0, w1] of its clock from the pool intervals the engine reported
 // (SimOptions::on_pool_interval, committed pools included): committed pools by their size over
 // the whole window, rented intervals clipped to it (at their mean price), the jobs' GPU time
-// after w1 valued by ValueUnfinished; `cold_start_idle_usd` is added as other_usd.
+// after w1 valued by ValueUnfinished; `cold_start_idle_usd` is added as other_usd. With
+// `rented` whole_nodes, each rented pool is billed by BillWholeNodes (its `fixed` uses shifted to
+// start at w0) instead of per GPU held.
 Result<WindowBill> BillPolicyOverWindow(const FleetSpec& fleet, const std::vector<PoolInterval>& intervals, double w0,
-                                        double w1, const MarginalPrices& prices, double cold_start_idle_usd = 0);
+                                        double w1, const MarginalPrices& prices, double cold_start_idle_usd = 0,
+                                        const RentedNodes* rented = nullptr);
 
 // The difference of a row to the as-run bill (row - as run), in three parts that sum to it:
 // horizon: the work each leaves past the window, valued, and any difference in committed GPUs;

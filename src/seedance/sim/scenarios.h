@@ -96,6 +96,9 @@ struct AsRunBaseline {
   // window bill (cloud); the policies' simulation still sees the whole owned pool.
   int held_rows = 0;
   double held_cloud_usd = 0, held_cloud_gpu_hours = 0;
+  // How every row bills rented capacity (as_run_window.h): whole nodes with the history's node
+  // inventory (then the held rows' rented GPUs are in `rented.fixed`, not held_cloud_usd).
+  RentedNodes rented;
   // "as run, replayed": the history under an emulation of the scheduler the user ran.
   struct Replayed {
     static constexpr const char* kLabel = "as run, replayed";
