@@ -108,6 +108,10 @@ struct FleetWeekOutcome {
   double serving_attainment = 0;     // tokens within SLO / tokens demanded
   std::vector<double> serving_attainment_by_deployment;
   int jobs = 0, jobs_finished = 0;
+  // Multi-pod gangs (TrainingJob::pods > 1): how many, how many ran (every pod placed at once) and
+  // finished; and the jobs that can never run on this fleet (a gang wider than every pool of its
+  // GPU types, or a pod wider than a node): never submitted, counted in `jobs` as unfinished.
+  int gangs = 0, gangs_run = 0, gangs_finished = 0, jobs_never_fit = 0;
   double jct_mean_h = 0, jct_p50_h = 0, jct_p90_h = 0;   // of the jobs finished within the week
   int deadlines = 0, deadlines_met = 0;                  // jobs with a deadline within the week
   int gold_checks = 0, gold_violations = 0;              // Gold arrivals within the guaranteed quota / not admitted within one cycle
