@@ -532,7 +532,7 @@ elseif(CASE STREQUAL "owned_week_gangs")
             --out "${WORK}/week/jobs.csv" --as-run "${WORK}/week/as-run.csv" --services "${WORK}/week/services.csv")
   expect_rc(0 "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${fleet}" --history "${WORK}/week"
             --out "${WORK}/fw")
-  expect_match("${stdout}" "gangs \\(jobs of 2 or more pods[^\n]*: 150; run: base 150, Seedance 150;")
+  expect_match("${stdout}" "gangs \\(jobs of 2 or more pods, all or nothing in one pool\\): 150; run: base 150, Seedance 150;")
   file(READ "${WORK}/fw/results.json" json)
   string(JSON set GET "${json}" fleet_week sets 1)
   string(JSON history GET "${set}" history)

@@ -367,7 +367,7 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
                       r.seedance.sum.owned_idle_gpu_hours / weeks,
                       Pct(Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours) - 1));
     if (b.gangs > 0 || b.jobs_never_fit > 0) {
-      os << fmt::format("  gangs (jobs of 2 or more pods, one per node, all or nothing): {}; run: base {}, Seedance {}; "
+      os << fmt::format("  gangs (jobs of 2 or more pods, all or nothing in one pool): {}; run: base {}, Seedance {}; "
                         "finished: base {}, Seedance {}; jobs that never fit the fleet: {}\n",
                         b.gangs, b.gangs_run, r.seedance.sum.gangs_run, b.gangs_finished, r.seedance.sum.gangs_finished,
                         b.jobs_never_fit);
@@ -443,7 +443,7 @@ nlohmann::json RowJson(const StackResult& r) {
   j["serving_slo_attainment_by_deployment"] = s.serving_attainment_by_deployment;
   j["jobs"] = s.jobs;
   j["jobs_finished"] = s.jobs_finished;
-  j["gangs"] = s.gangs;  // jobs of more than one pod, one per node
+  j["gangs"] = s.gangs;  // jobs of more than one pod
   j["gangs_run"] = s.gangs_run;
   j["gangs_finished"] = s.gangs_finished;
   j["jobs_never_fit"] = s.jobs_never_fit;  // wider than every pool of their types: never run, unfinished

@@ -11,7 +11,8 @@
 
 // The fleet week's engine: one clock (60 s steps) over one fleet. Training jobs and notebooks are
 // admitted by tenancy's Admitter, given a pool (GPU type and owned / on-demand / spot) by the
-// stack's pool rule and a node by sched's placement policy; serving replicas are sized by the
+// stack's pool rule and a node by sched's placement policy (a gang of several pods: all or
+// nothing in one pool, pod by pod with the same policy); serving replicas are sized by the
 // deployment's controller and placed the same way; a cluster autoscaler boots on-demand and spot
 // nodes for pods that fit nowhere (cold start) and removes nodes empty for the scale-down delay;
 // spot nodes are taken back when the pool's availability series drops. Everything is billed per

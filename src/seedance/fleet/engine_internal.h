@@ -121,7 +121,8 @@ class Engine final : public tenancy::AdmissionEnv {
   bool ClaimBoot(const std::vector<int>& cands, int gpus);
   void Release(Where& w, const cluster::PodSpec& pod);
   // A training job's gang (engine_pools.cc): every pod placed in the first pool of `cands` that
-  // holds them all (sched's PlaceGang: one pod per node), or none; places[0] is pod 0's.
+  // holds them all (pod by pod with the pool's policy, nodes shared where pods fit), or none;
+  // places[0] is pod 0's.
   bool TryPlaceJob(const JobRun& r, const std::vector<int>& cands, std::vector<Where>* places);
   bool PlaceJob(JobRun& r, const std::vector<int>& cands);  // TryPlaceJob, then the job holds them
   bool JobCouldPlace(const JobRun& r, const std::vector<int>& cands);
@@ -130,10 +131,12 @@ class Engine final : public tenancy::AdmissionEnv {
   void Hold(JobRun& r, const std::vector<Where>& places);
   bool JobOnNode(const JobRun& r, int pool, cluster::NodeId node) const;
   int BootableNodes(int pool, int gpus) const;  // nodes the autoscaler may still boot for pods of `gpus`
+  int GangRoomNow(int pool, const cluster::PodSpec& pod) const;  // pods like `pod` the pool's up nodes take now
   // Victim candidates of a running job in `pool`: one entry per pod there, all with its id.
   void AddJobCandidates(const JobRun& r, int pool, double cost, std::vector<sched::PreemptionCandidate>* out) const;
-  // Victims among `pc` (in `pool`) that free room for `count` pods like `pod` on distinct nodes
-  // (sched's FindVictimsForGang; candidates may share a gang's id), as one set; nullopt if none.
+  // Victims among `pc` (in `pool`) that free room for `count` pods like `pod` (sched's
+  // FindVictimsForGang: a node per pod, which may free more than pods sharing a node need;
+  // candidates may share a gang's id), as one set; nullopt if none.
   std::optional<sched::VictimSet> GangVictims(int pool, const cluster::PodSpec& pod, int count,
                                               std::span<const sched::PreemptionCandidate> pc) const;
   bool NeverFits(const JobRun& r) const;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "seedance/fleet/engine_internal.h"
-#include "seedance/sched/gang.h"
+#include "seedance/sched/gang.h"  // FindVictimsForGang
 #include "seedance/sched/victims.h"
 
 namespace seedance::fleet::detail {
@@ -158,11 +158,10 @@ int Engine::BootableNodes(int pool, int gpus) const {
 }
 
 // Gangs (TrainingJob::pods > 1) in every stack alike: all or nothing, in one pool (one GPU type
-// and kind: Kueue admits a workload's pod set on one flavor), one pod per node (sched's gang
-// model, as the Slurm controller places a multi-node job), each pod placed by the stack's own
-// placement policy (kube-scheduler's scoring or Seedance's packing); the gang starts when every
-// pod is placed, holds them all and ends, or is preempted, as one. A one-pod job takes the
-// single-pod path unchanged.
+// and kind: Kueue admits a workload's pod set on one flavor), each pod placed in turn by the
+// stack's own placement policy (kube-scheduler's scoring, or Seedance's packing), several on one
+// node where they fit; the gang starts when every pod is placed, holds them all and ends, or is
+// preempted, as one. A one-pod job takes the single-pod path unchanged.
 bool Engine::TryPlaceJob(const JobRun& r, const std::vector<int>& cands, std::vector<Where>* places) {
   places->clear();
   if (r.job->pods <= 1) {
@@ -173,10 +172,15 @@ bool Engine::TryPlaceJob(const JobRun& r, const std::vector<int>& cands, std::ve
   }
   for (int pi : cands) {
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
-    auto members = sched::PlaceGang(*p.policy, *p.state, r.pod, r.job->pods, rng_);
-    if (!members) continue;
-    for (const auto& m : *members) places->push_back({pi, m.node, m.gpus});
-    return true;
+    for (int k = 0; k < r.job->pods; ++k) {
+      const sched::PlacementDecision d = p.policy->Decide(*p.state, r.pod, rng_);
+      if (!d.placed()) break;
+      p.state->Bind(r.pod, d.node, d.gpus);
+      places->push_back({pi, d.node, d.gpus});
+    }
+    if (static_cast<int>(places->size()) == r.job->pods) return true;
+    for (const Where& w : *places) p.state->Unbind(r.pod, w.node, w.gpus);
+    places->clear();
   }
   return false;
 }
@@ -194,36 +198,49 @@ bool Engine::PlaceJob(JobRun& r, const std::vector<int>& cands) {
   return true;
 }
 
+namespace {
+// How many more pods like `pod` (whole GPUs) node `id` takes now.
+int PodsFitting(const cluster::ClusterState& state, std::uint32_t id, const cluster::PodSpec& pod) {
+  const cluster::NodeId n(id);
+  if (!state.CanPlace(n, pod)) return 0;
+  const cluster::NodeState& node = state.node(n);
+  return static_cast<int>(std::min({static_cast<std::int64_t>(cluster::CountGpusWithIdle(node, pod.gpu_milli) / pod.num_gpu),
+                                    node.cpu_left / std::max<std::int64_t>(1, pod.cpu.raw()),
+                                    node.mem_left / std::max<std::int64_t>(1, pod.memory.raw())}));
+}
+}  // namespace
+
+int Engine::GangRoomNow(int pool, const cluster::PodSpec& pod) const {
+  const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
+  int n = 0;
+  for (std::uint32_t k = 0; k < p.state->size(); ++k) n += PodsFitting(*p.state, k, pod);
+  return n;
+}
+
 bool Engine::JobCouldPlace(const JobRun& r, const std::vector<int>& cands) {
   if (r.job->pods <= 1) return CouldPlace(r.pod, cands);
+  const int per_node = kGpusPerNode / r.pod.num_gpu;
   for (int pi : cands) {
-    const PoolRun& p = pools_[static_cast<std::size_t>(pi)];
-    int nodes = BootableNodes(pi, r.pod.num_gpu);
-    for (std::uint32_t k = 0; k < p.state->size() && nodes < r.job->pods; ++k) nodes += p.state->CanPlace(cluster::NodeId(k), r.pod);
-    if (nodes >= r.job->pods) return true;
+    if (GangRoomNow(pi, r.pod) + per_node * BootableNodes(pi, r.pod.num_gpu) >= r.job->pods) return true;
   }
   return false;
 }
 
 bool Engine::ClaimBootJob(const JobRun& r, const std::vector<int>& cands) {
   if (r.job->pods <= 1) return ClaimBoot(cands, r.pod.num_gpu);
-  // The gang's pods that fit no node up now: first on nodes already booting in its pool (one pod
-  // per node), the rest on nodes booted for it, all in the first pool that can hold the gang.
-  const int g = r.pod.num_gpu;
+  // The gang's pods that fit no node up now: first on nodes already booting in its pool, the rest
+  // on nodes booted for it, all in the first pool that can hold the gang.
+  const int g = r.pod.num_gpu, per_node = kGpusPerNode / g;
   for (int pi : cands) {
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
-    int fit = 0, booting_nodes = 0, booting = 0;
-    for (std::uint32_t k = 0; k < p.state->size(); ++k) fit += p.state->CanPlace(cluster::NodeId(k), r.pod);
-    for (const Slot& s : p.slots) {
-      booting_nodes += s.phase == Phase::kBooting;
-      booting += s.phase == Phase::kBooting ? s.gpus : 0;
-    }
+    int booting = 0;
+    for (const Slot& s : p.slots) booting += s.phase == Phase::kBooting ? s.gpus : 0;
     int& claimed = boot_claimed_[static_cast<std::size_t>(pi)];
-    const int need = std::max(0, r.job->pods - fit);
-    const int covered = std::min({need, booting_nodes, std::max(0, booting - claimed) / g});
-    int boot = need - covered;
+    const int need = std::max(0, r.job->pods - GangRoomNow(pi, r.pod));
+    const int covered = std::min(need, std::max(0, booting - claimed) / g);
+    int boot = (need - covered + per_node - 1) / per_node;
     if (boot > BootableNodes(pi, g)) continue;
-    claimed += (covered + boot) * g;
+    claimed += need * g;
     for (Slot& s : p.slots) {
       if (boot == 0) break;
       if (s.phase != Phase::kDown) continue;
@@ -274,10 +291,10 @@ bool Engine::NeverFits(const JobRun& r) const {
   if (r.pod.num_gpu > kGpusPerNode) return true;
   for (const auto& p : pools_) {
     if (r.job->steps_per_s[static_cast<std::size_t>(p.spec->type)] <= 0) continue;
-    int nodes = 0;
-    for (const Slot& s : p.slots) nodes += s.gpus >= r.pod.num_gpu;
-    if (!p.committed()) nodes = std::min(nodes, p.spec->max_gpus / kGpusPerNode);
-    if (nodes >= r.job->pods) return false;
+    int room = 0;  // pods the pool holds when empty
+    for (const Slot& s : p.slots) room += s.gpus / r.pod.num_gpu;
+    if (!p.committed()) room = std::min(room, p.spec->max_gpus / kGpusPerNode * (kGpusPerNode / r.pod.num_gpu));
+    if (room >= r.job->pods) return false;
   }
   return true;
 }

@@ -1,5 +1,5 @@
 // Multi-node gangs in the fleet week's engine (issue 38, "the user's week"): a gang of several
-// pods runs all or nothing on nodes of one pool, one pod per node, in every stack; it waits until
+// pods runs all or nothing on nodes of one pool (pods share a node where they fit), in every stack; it waits until
 // enough nodes are free, holds them all, ends and is preempted as one; a gang wider than the fleet
 // is counted, never lost. Small hand-built fleets, no serving (fast).
 #include <gtest/gtest.h>
@@ -128,6 +128,27 @@ TEST(FleetGangTest, AGangWiderThanTheFleetIsCountedNotLost) {
     EXPECT_EQ(o->jobs_never_fit, 0) << stack.name;
     EXPECT_EQ(o->jobs_finished, 1) << stack.name;
     EXPECT_EQ(o->nodes_booted, 5) << stack.name;
+  }
+}
+
+TEST(FleetGangTest, PodsSmallerThanANodeShareNodesAsKubeSchedulerWouldPlaceThem) {
+  // A JobSet of 4 pods x 1 GPU on one owned node of 8 GPUs: the pods share it (a gang has no
+  // spreading rule); 4 pods x 2 GPUs on on-demand capacity: the autoscaler boots one node for all.
+  FleetWeekScenario owned = Fleet(sim::Tier::kOwned, 8, 2);
+  owned.jobs = {Job(1, 0, 4, 4, 1.0)};
+  FleetWeekScenario cloud = Fleet(sim::Tier::kOnDemand, 16, 2);
+  cloud.jobs = {Job(1, 0, 8, 4, 1.0)};
+  for (const StackConfig& stack : EveryStack()) {
+    auto o = RunFleetWeek(owned, stack);
+    ASSERT_TRUE(o.has_value()) << stack.name << ": " << o.error().message();
+    EXPECT_EQ(o->jobs_never_fit, 0) << stack.name;
+    EXPECT_EQ(o->gangs_run, 1) << stack.name;
+    EXPECT_EQ(o->jobs_finished, 1) << stack.name;
+    EXPECT_NEAR(o->hourly[0][kTraining], 4, 1e-9) << stack.name;
+    auto c = RunFleetWeek(cloud, stack);
+    ASSERT_TRUE(c.has_value()) << stack.name << ": " << c.error().message();
+    EXPECT_EQ(c->nodes_booted, 1) << stack.name;
+    EXPECT_EQ(c->jobs_finished, 1) << stack.name;
   }
 }
 

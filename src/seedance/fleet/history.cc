@@ -420,8 +420,8 @@ Result<UserHistory> ReadUserHistory(const std::string& dir, const sim::FleetSpec
       h.window_s / 3600.0, h.jobs_dropped, h.rows_after_window));
   h.notes.push_back(fmt::format(
       "your gangs: {} jobs of more than one pod (pods from as-run.csv's `pods` by job_id; without it one pod per 8 GPUs), "
-      "{} of as-run.csv's counts changed so that every pod has the same GPUs, at most a node's; a gang runs all or nothing in one pool, one pod "
-      "per node, in every stack; a gang wider than every pool of its GPU types is counted, never run",
+      "{} of as-run.csv's counts changed so that every pod has the same GPUs, at most a node's; a gang runs all or "
+      "nothing in one pool, in every stack; a gang wider than every pool of its GPU types is counted, never run",
       h.gangs, h.gangs_reshaped));
   h.notes.push_back("your training: PFLOP of a step = the job's GPUs x dense FP16 peak x MFU (0.35 above 500 TFLOPS, "
                     "else 0.40) of its fastest fleet type / its steps per second there; checkpoints every 600 s");

@@ -18,7 +18,7 @@
 //                 and give a job its pods);
 //   services.csv  optional: namespace, deployment, gpu_type, gpus_per_replica, time, replicas and the
 //                 optional requests_per_s, one row per change of a deployment's replica count.
-// The mapping: batch jobs -> TrainingJob (gangs of `pods` pods, one per node, as many as the GPUs
+// The mapping: batch jobs -> TrainingJob (gangs of `pods` pods, as many as the GPUs
 // need at 8 a node when as-run.csv does not say; the steps_per_s_<TYPE> speeds), notebook rows ->
 // DevPod sessions (in use for busy_s, then idle until the row's end), services -> serving
 // deployments (demand from requests_per_s when every row of the deployment has it, else replicas x

@@ -26,7 +26,7 @@ inline constexpr double kThinkBurstMeanS = 15 * 60.0;
 inline constexpr double kThinkGapMeanS = 5 * 60.0;
 
 // One training job: a gang of `gpus` GPUs of one type, in `pods` pods of gpus / pods GPUs each (1 pod:
-// one node; more: each pod on its own node of one pool, placed all or nothing). `total_steps` is
+// one node; more: pods on nodes of one pool, placed all or nothing). `total_steps` is
 // the truth only the engine reads; policies see the submission (GPUs, speeds, deadline, estimate).
 struct TrainingJob {
   std::int64_t id = 0;
