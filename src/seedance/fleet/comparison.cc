@@ -47,6 +47,10 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.dev_active_gpu_hours += o.dev_active_gpu_hours;
     s.jobs += o.jobs;
     s.jobs_finished += o.jobs_finished;
+    s.gangs += o.gangs;
+    s.gangs_run += o.gangs_run;
+    s.gangs_finished += o.gangs_finished;
+    s.jobs_never_fit += o.jobs_never_fit;
     s.jct_mean_h += o.jct_mean_h * o.jobs_finished;
     jct_w += o.jobs_finished;
     s.jct_p50_h += o.jct_p50_h / n;
@@ -103,6 +107,12 @@ std::vector<std::string> ShortfallWarnings(const SetResult& r) {
     if (o.gold_violations > 0) {
       w.push_back(fmt::format("{} broke {} of {} Gold guarantees", who, o.gold_violations, o.gold_checks));
     }
+  }
+  // The same jobs never fit in any stack (the fleet decides it, not a policy).
+  if (const int never = r.seedance.sum.jobs_never_fit; never > 0) {
+    w.push_back(fmt::format("{} of {} training jobs can never run on this fleet (a gang wider than every pool of its "
+                            "GPU types, or a pod wider than a node): counted as unfinished in every stack",
+                            never, r.seedance.sum.jobs));
   }
   if (!w.empty()) {
     w.push_back("the fleet looks too small for the week's work: its unit costs compare stacks that fall short; "
@@ -356,6 +366,12 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
                       Pct(Ratio(r.seedance.sum.idle_gpu_hours, b.idle_gpu_hours) - 1), b.owned_idle_gpu_hours / weeks,
                       r.seedance.sum.owned_idle_gpu_hours / weeks,
                       Pct(Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours) - 1));
+    if (b.gangs > 0 || b.jobs_never_fit > 0) {
+      os << fmt::format("  gangs (jobs of 2 or more pods, all or nothing in one pool): {}; run: base {}, Seedance {}; "
+                        "finished: base {}, Seedance {}; jobs that never fit the fleet: {}\n",
+                        b.gangs, b.gangs_run, r.seedance.sum.gangs_run, b.gangs_finished, r.seedance.sum.gangs_finished,
+                        b.jobs_never_fit);
+    }
     os << fmt::format("  useful work per $ (training PFLOP done, finished jobs and the progress of unfinished ones): base {:.1f}, "
                       "Seedance {:.1f} PFLOP per $ ({:.3f}x); owned / reserved GPU-hours idle {:.3f}x the base's\n",
                       Ratio(b.training_pflop, b.total_usd), Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd),
@@ -427,6 +443,10 @@ nlohmann::json RowJson(const StackResult& r) {
   j["serving_slo_attainment_by_deployment"] = s.serving_attainment_by_deployment;
   j["jobs"] = s.jobs;
   j["jobs_finished"] = s.jobs_finished;
+  j["gangs"] = s.gangs;  // jobs of more than one pod
+  j["gangs_run"] = s.gangs_run;
+  j["gangs_finished"] = s.gangs_finished;
+  j["jobs_never_fit"] = s.jobs_never_fit;  // wider than every pool of their types: never run, unfinished
   j["jct_mean_h"] = s.jct_mean_h;
   j["jct_p50_h"] = s.jct_p50_h;
   j["jct_p90_h"] = s.jct_p90_h;

@@ -92,11 +92,17 @@ Status Engine::Setup() {
   for (const TrainingJob& j : s_.jobs) {
     JobRun r;
     r.job = &j;
+    if (j.pods < 1 || j.gpus % j.pods != 0) {
+      return InternalError("job " + std::to_string(j.id) + ": " + std::to_string(j.gpus) + " GPUs in " +
+                           std::to_string(j.pods) + " pods");
+    }
+    const int per_pod = j.gpus / j.pods;  // every pod of a gang alike
     r.pod.name = "job-" + std::to_string(j.id);
-    r.pod.cpu = Millicores(j.gpus * kCpuPerGpu);
-    r.pod.memory = MiB(j.gpus * kMemPerGpu);
-    r.pod.num_gpu = j.gpus;
+    r.pod.cpu = Millicores(per_pod * kCpuPerGpu);
+    r.pod.memory = MiB(per_pod * kMemPerGpu);
+    r.pod.num_gpu = per_pod;
     r.pod.gpu_milli = cluster::kMilliPerGpu;
+    if (NeverFits(r)) r.state = JobState::kNeverFits;
     job_index_[j.id] = jobs_.size();
     jobs_.push_back(r);
     dev_base_ = std::max(dev_base_, j.id + 1);
@@ -204,7 +210,7 @@ void Engine::UpdateSignals(double dt) {
       busy[t] += r.job->gpus;
       min_idle[t] = 0;
     }
-    if (r.state != JobState::kDone && r.job->arrival_s <= now_) demand[t] += r.job->gpus;
+    if (r.state != JobState::kDone && r.state != JobState::kNeverFits && r.job->arrival_s <= now_) demand[t] += r.job->gpus;
   }
   for (const DevRun& d : devs_) {
     const auto t = static_cast<std::size_t>(d.dev->tenant);
@@ -330,7 +336,7 @@ Result<FleetWeekOutcome> Engine::Run() {
     for (JobRun& r : jobs_) {
       if (r.state == JobState::kRunning && r.done >= r.job->total_steps) {
         r.done = r.job->total_steps;
-        Release(r.where, r.pod);
+        ReleaseJob(r);
         r.state = JobState::kDone;
         r.finish = now_;
         admitter_->Finished(r.job->id);
@@ -346,6 +352,7 @@ Result<FleetWeekOutcome> Engine::Run() {
     // Arrivals.
     for (; next_job < jobs_.size() && jobs_[next_job].job->arrival_s <= now_; ++next_job) {
       JobRun& r = jobs_[next_job];
+      if (r.state == JobState::kNeverFits) continue;  // counted in the outcome, never submitted
       const tenancy::WorkloadRequest w = request(r.job->id, r.job->tenant, r.job->arrival_s, r.job->gpus);
       if (static_cast<int>(w.tier) == gold) {
         const auto& book = admitter_->book();
@@ -418,6 +425,12 @@ Result<FleetWeekOutcome> Engine::Run() {
   // Outcome.
   for (const JobRun& r : jobs_) {
     ++out_.jobs;
+    out_.jobs_never_fit += r.state == JobState::kNeverFits;
+    if (r.job->pods > 1) {
+      ++out_.gangs;
+      out_.gangs_run += r.ran;
+      out_.gangs_finished += r.state == JobState::kDone;
+    }
     out_.training_pflop += std::min(r.done, r.job->total_steps) * r.job->pflop_per_step;
     if (r.state == JobState::kDone) {
       ++out_.jobs_finished;

@@ -11,7 +11,8 @@
 
 // The fleet week's engine: one clock (60 s steps) over one fleet. Training jobs and notebooks are
 // admitted by tenancy's Admitter, given a pool (GPU type and owned / on-demand / spot) by the
-// stack's pool rule and a node by sched's placement policy; serving replicas are sized by the
+// stack's pool rule and a node by sched's placement policy (a gang of several pods: all or
+// nothing in one pool, pod by pod with the same policy); serving replicas are sized by the
 // deployment's controller and placed the same way; a cluster autoscaler boots on-demand and spot
 // nodes for pods that fit nowhere (cold start) and removes nodes empty for the scale-down delay;
 // spot nodes are taken back when the pool's availability series drops. Everything is billed per
@@ -108,6 +109,10 @@ struct FleetWeekOutcome {
   double serving_attainment = 0;     // tokens within SLO / tokens demanded
   std::vector<double> serving_attainment_by_deployment;
   int jobs = 0, jobs_finished = 0;
+  // Multi-pod gangs (TrainingJob::pods > 1): how many, how many ran (every pod placed at once) and
+  // finished; and the jobs that can never run on this fleet (a gang wider than every pool of its
+  // GPU types, or a pod wider than a node): never submitted, counted in `jobs` as unfinished.
+  int gangs = 0, gangs_run = 0, gangs_finished = 0, jobs_never_fit = 0;
   double jct_mean_h = 0, jct_p50_h = 0, jct_p90_h = 0;   // of the jobs finished within the week
   int deadlines = 0, deadlines_met = 0;                  // jobs with a deadline within the week
   int gold_checks = 0, gold_violations = 0;              // Gold arrivals within the guaranteed quota / not admitted within one cycle

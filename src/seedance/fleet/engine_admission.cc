@@ -36,7 +36,7 @@ tenancy::RunningState Engine::Running(std::int64_t id) const {
 bool Engine::CanPlace(const tenancy::WorkloadRequest& w) {
   if (IsJob(w.id)) {
     const JobRun& r = jobs_[job_index_.at(w.id)];
-    return CouldPlace(r.pod, TrainingCandidates(r));
+    return JobCouldPlace(r, TrainingCandidates(r));
   }
   const DevRun& d = devs_[dev_index_.at(w.id)];
   return CouldPlace(d.pod, TypeCandidates(d.dev->type));
@@ -51,21 +51,14 @@ std::optional<std::vector<std::int64_t>> Engine::VictimsForFit(const tenancy::Wo
   for (int pi : cands) {
     std::vector<sched::PreemptionCandidate> pc;
     for (const auto& v : c) {
-      const Where* where = nullptr;
-      const cluster::PodSpec* vp = nullptr;
       if (IsJob(v.id)) {
-        const JobRun& r = jobs_[job_index_.at(v.id)];
-        where = &r.where;
-        vp = &r.pod;
-      } else {
-        const DevRun& d = devs_[dev_index_.at(v.id)];
-        where = &d.where;
-        vp = &d.pod;
+        AddJobCandidates(jobs_[job_index_.at(v.id)], pi, v.cost, &pc);  // every pod of a gang
+        continue;
       }
-      if (where->pool != pi) continue;
-      pc.push_back({v.id, where->node, *vp, where->gpus, v.cost});
+      const DevRun& d = devs_[dev_index_.at(v.id)];
+      if (d.where.pool == pi) pc.push_back({v.id, d.where.node, d.pod, d.where.gpus, v.cost});
     }
-    auto vs = sched::FindVictimsForFit(*pools_[static_cast<std::size_t>(pi)].state, pod, pc);
+    auto vs = GangVictims(pi, pod, job ? jobs_[job_index_.at(w.id)].job->pods : 1, pc);
     if (vs) return vs->victims;
   }
   return std::nullopt;
@@ -76,9 +69,7 @@ void Engine::OnAdmit(const tenancy::WorkloadRequest& w) {
     JobRun& r = jobs_[job_index_.at(w.id)];
     r.admitted_at = now_;
     r.state = JobState::kPending;
-    Where where;
-    if (TryPlace(r.pod, TrainingCandidates(r), &where)) {
-      r.where = where;
+    if (PlaceJob(r, TrainingCandidates(r))) {
       StartJob(r);
     } else {
       pending_jobs_.push_back(job_index_.at(w.id));
@@ -118,7 +109,7 @@ void Engine::PreemptJob(JobRun& r, PreemptedBy by) {
     const double since = std::max(0.0, now_ - r.seg_start);
     r.done = std::max(0.0, r.done - speed * std::fmod(since, r.job->checkpoint_s));
   }
-  Release(r.where, r.pod);
+  ReleaseJob(r);
   ++r.restarts;
   if (by == PreemptedBy::kAdmission) {
     ++out_.admission_preemptions;

@@ -18,6 +18,7 @@
 #include "seedance/core/rng.h"
 #include "seedance/fleet/engine.h"
 #include "seedance/sched/placement_policy.h"
+#include "seedance/sched/victims.h"
 #include "seedance/tenancy/admission.h"
 #include "seedance/tenancy/fairness.h"
 
@@ -56,12 +57,15 @@ struct Where {
   bool placed() const { return pool >= 0; }
 };
 
-enum class JobState { kQueued, kPending, kRunning, kDone };
+// kNeverFits: a gang no pool of its types can ever hold (never submitted; counted, not lost).
+enum class JobState { kQueued, kPending, kRunning, kDone, kNeverFits };
 struct JobRun {
   const TrainingJob* job = nullptr;
   JobState state = JobState::kQueued;
-  cluster::PodSpec pod;
-  Where where;
+  cluster::PodSpec pod;     // one pod of the gang (each of its job->pods pods alike)
+  Where where;              // pod 0's place; a gang's other pods in `gang`, all in where.pool
+  std::vector<Where> gang;
+  bool ran = false;         // every pod was placed at least once
   double done = 0;          // steps kept (lost work subtracted)
   double seg_start = 0;     // when the current placement started running (after restart)
   double admitted_at = -1;
@@ -116,6 +120,26 @@ class Engine final : public tenancy::AdmissionEnv {
   bool BootRoom(int pool, int gpus) const;
   bool ClaimBoot(const std::vector<int>& cands, int gpus);
   void Release(Where& w, const cluster::PodSpec& pod);
+  // A training job's gang (engine_pools.cc): every pod placed in the first pool of `cands` that
+  // holds them all (pod by pod with the pool's policy, nodes shared where pods fit), or none;
+  // places[0] is pod 0's.
+  bool TryPlaceJob(const JobRun& r, const std::vector<int>& cands, std::vector<Where>* places);
+  bool PlaceJob(JobRun& r, const std::vector<int>& cands);  // TryPlaceJob, then the job holds them
+  bool JobCouldPlace(const JobRun& r, const std::vector<int>& cands);
+  bool ClaimBootJob(const JobRun& r, const std::vector<int>& cands);
+  void ReleaseJob(JobRun& r);
+  void Hold(JobRun& r, const std::vector<Where>& places);
+  bool JobOnNode(const JobRun& r, int pool, cluster::NodeId node) const;
+  int BootableNodes(int pool, int gpus) const;  // nodes the autoscaler may still boot for pods of `gpus`
+  int GangRoomNow(int pool, const cluster::PodSpec& pod) const;  // pods like `pod` the pool's up nodes take now
+  // Victim candidates of a running job in `pool`: one entry per pod there, all with its id.
+  void AddJobCandidates(const JobRun& r, int pool, double cost, std::vector<sched::PreemptionCandidate>* out) const;
+  // Victims among `pc` (in `pool`) that free room for `count` pods like `pod` (sched's
+  // FindVictimsForGang: a node per pod, which may free more than pods sharing a node need;
+  // candidates may share a gang's id), as one set; nullopt if none.
+  std::optional<sched::VictimSet> GangVictims(int pool, const cluster::PodSpec& pod, int count,
+                                              std::span<const sched::PreemptionCandidate> pc) const;
+  bool NeverFits(const JobRun& r) const;
   void StartJob(JobRun& r);
   enum class PreemptedBy { kAdmission, kSpot, kServing };
   void PreemptJob(JobRun& r, PreemptedBy by);

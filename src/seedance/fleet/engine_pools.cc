@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "seedance/fleet/engine_internal.h"
+#include "seedance/sched/gang.h"  // FindVictimsForGang
 #include "seedance/sched/victims.h"
 
 namespace seedance::fleet::detail {
@@ -148,6 +149,156 @@ void Engine::Release(Where& w, const cluster::PodSpec& pod) {
   w = Where{};
 }
 
+int Engine::BootableNodes(int pool, int gpus) const {
+  const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
+  if (p.committed() || gpus > kGpusPerNode) return 0;
+  const int held = NodesHeld(p);
+  const int room = static_cast<int>(p.slots.size()) - held;
+  return std::max(0, std::min(room, (SpotAvailable(p) - held * kGpusPerNode) / kGpusPerNode));
+}
+
+// Gangs (TrainingJob::pods > 1) in every stack alike: all or nothing, in one pool (one GPU type
+// and kind: Kueue admits a workload's pod set on one flavor), each pod placed in turn by the
+// stack's own placement policy (kube-scheduler's scoring, or Seedance's packing), several on one
+// node where they fit; the gang starts when every pod is placed, holds them all and ends, or is
+// preempted, as one. A one-pod job takes the single-pod path unchanged.
+bool Engine::TryPlaceJob(const JobRun& r, const std::vector<int>& cands, std::vector<Where>* places) {
+  places->clear();
+  if (r.job->pods <= 1) {
+    Where w;
+    if (!TryPlace(r.pod, cands, &w)) return false;
+    places->push_back(w);
+    return true;
+  }
+  for (int pi : cands) {
+    PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    for (int k = 0; k < r.job->pods; ++k) {
+      const sched::PlacementDecision d = p.policy->Decide(*p.state, r.pod, rng_);
+      if (!d.placed()) break;
+      p.state->Bind(r.pod, d.node, d.gpus);
+      places->push_back({pi, d.node, d.gpus});
+    }
+    if (static_cast<int>(places->size()) == r.job->pods) return true;
+    for (const Where& w : *places) p.state->Unbind(r.pod, w.node, w.gpus);
+    places->clear();
+  }
+  return false;
+}
+
+void Engine::Hold(JobRun& r, const std::vector<Where>& places) {
+  r.where = places.front();
+  r.gang.assign(places.begin() + 1, places.end());
+  r.ran = true;
+}
+
+bool Engine::PlaceJob(JobRun& r, const std::vector<int>& cands) {
+  std::vector<Where> places;
+  if (!TryPlaceJob(r, cands, &places)) return false;
+  Hold(r, places);
+  return true;
+}
+
+namespace {
+// How many more pods like `pod` (whole GPUs) node `id` takes now.
+int PodsFitting(const cluster::ClusterState& state, std::uint32_t id, const cluster::PodSpec& pod) {
+  const cluster::NodeId n(id);
+  if (!state.CanPlace(n, pod)) return 0;
+  const cluster::NodeState& node = state.node(n);
+  return static_cast<int>(std::min({static_cast<std::int64_t>(cluster::CountGpusWithIdle(node, pod.gpu_milli) / pod.num_gpu),
+                                    node.cpu_left / std::max<std::int64_t>(1, pod.cpu.raw()),
+                                    node.mem_left / std::max<std::int64_t>(1, pod.memory.raw())}));
+}
+}  // namespace
+
+int Engine::GangRoomNow(int pool, const cluster::PodSpec& pod) const {
+  const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
+  int n = 0;
+  for (std::uint32_t k = 0; k < p.state->size(); ++k) n += PodsFitting(*p.state, k, pod);
+  return n;
+}
+
+bool Engine::JobCouldPlace(const JobRun& r, const std::vector<int>& cands) {
+  if (r.job->pods <= 1) return CouldPlace(r.pod, cands);
+  const int per_node = kGpusPerNode / r.pod.num_gpu;
+  for (int pi : cands) {
+    if (GangRoomNow(pi, r.pod) + per_node * BootableNodes(pi, r.pod.num_gpu) >= r.job->pods) return true;
+  }
+  return false;
+}
+
+bool Engine::ClaimBootJob(const JobRun& r, const std::vector<int>& cands) {
+  if (r.job->pods <= 1) return ClaimBoot(cands, r.pod.num_gpu);
+  // The gang's pods that fit no node up now: first on nodes already booting in its pool, the rest
+  // on nodes booted for it, all in the first pool that can hold the gang.
+  const int g = r.pod.num_gpu, per_node = kGpusPerNode / g;
+  for (int pi : cands) {
+    PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    int booting = 0;
+    for (const Slot& s : p.slots) booting += s.phase == Phase::kBooting ? s.gpus : 0;
+    int& claimed = boot_claimed_[static_cast<std::size_t>(pi)];
+    const int need = std::max(0, r.job->pods - GangRoomNow(pi, r.pod));
+    const int covered = std::min(need, std::max(0, booting - claimed) / g);
+    int boot = (need - covered + per_node - 1) / per_node;
+    if (boot > BootableNodes(pi, g)) continue;
+    claimed += need * g;
+    for (Slot& s : p.slots) {
+      if (boot == 0) break;
+      if (s.phase != Phase::kDown) continue;
+      s.phase = Phase::kBooting;
+      s.ready_at = now_ + s_.fleet.cold_start_s;
+      ++out_.nodes_booted;
+      --boot;
+    }
+    return true;
+  }
+  return false;
+}
+
+void Engine::ReleaseJob(JobRun& r) {
+  Release(r.where, r.pod);
+  for (Where& w : r.gang) Release(w, r.pod);
+  r.gang.clear();
+}
+
+bool Engine::JobOnNode(const JobRun& r, int pool, cluster::NodeId node) const {
+  if (r.where.pool == pool && r.where.node == node) return true;
+  return std::any_of(r.gang.begin(), r.gang.end(), [&](const Where& w) { return w.pool == pool && w.node == node; });
+}
+
+void Engine::AddJobCandidates(const JobRun& r, int pool, double cost, std::vector<sched::PreemptionCandidate>* out) const {
+  if (r.where.pool != pool) return;
+  out->push_back({r.job->id, r.where.node, r.pod, r.where.gpus, cost});
+  for (const Where& w : r.gang) out->push_back({r.job->id, w.node, r.pod, w.gpus, cost});
+}
+
+std::optional<sched::VictimSet> Engine::GangVictims(int pool, const cluster::PodSpec& pod, int count,
+                                                    std::span<const sched::PreemptionCandidate> pc) const {
+  // One pod and no gang among the candidates: FindVictimsForFit itself (FindVictimsForGang's path).
+  auto sets = sched::FindVictimsForGang(*pools_[static_cast<std::size_t>(pool)].state, pod, count, pc);
+  if (!sets) return std::nullopt;
+  sched::VictimSet out = std::move(sets->front());
+  for (std::size_t k = 1; k < sets->size(); ++k) {
+    out.victims.insert(out.victims.end(), (*sets)[k].victims.begin(), (*sets)[k].victims.end());
+    out.cost += (*sets)[k].cost;
+  }
+  std::sort(out.victims.begin(), out.victims.end());
+  return out;
+}
+
+bool Engine::NeverFits(const JobRun& r) const {
+  // A pod wider than a node, or a gang wider than every pool of its types (a committed pool's
+  // nodes, a cloud pool's quota or spot cap in whole nodes).
+  if (r.pod.num_gpu > kGpusPerNode) return true;
+  for (const auto& p : pools_) {
+    if (r.job->steps_per_s[static_cast<std::size_t>(p.spec->type)] <= 0) continue;
+    int room = 0;  // pods the pool holds when empty
+    for (const Slot& s : p.slots) room += s.gpus / r.pod.num_gpu;
+    if (!p.committed()) room = std::min(room, p.spec->max_gpus / kGpusPerNode * (kGpusPerNode / r.pod.num_gpu));
+    if (room >= r.job->pods) return false;
+  }
+  return true;
+}
+
 void Engine::SpotReconcile() {
   for (auto& p : pools_) {
     if (p.spec->tier != sim::Tier::kSpot) continue;
@@ -169,7 +320,7 @@ void Engine::SpotReconcile() {
       if (victim < 0) break;
       const cluster::NodeId node(static_cast<std::uint32_t>(victim));
       for (auto& r : jobs_) {
-        if (r.where.pool == p.index && r.where.node == node) PreemptJob(r, PreemptedBy::kSpot);
+        if (JobOnNode(r, p.index, node)) PreemptJob(r, PreemptedBy::kSpot);
       }
       ++p.drops;
       p.slots[static_cast<std::size_t>(victim)].phase = Phase::kDown;
@@ -241,10 +392,10 @@ void Engine::PlacePending() {
     JobRun& r = jobs_[i];
     if (r.state != JobState::kPending) continue;
     const std::vector<int> cands = TrainingCandidates(r);
-    if (TryPlace(r.pod, cands, &r.where)) {
+    if (PlaceJob(r, cands)) {
       StartJob(r);
     } else {
-      ClaimBoot(cands, r.pod.num_gpu);
+      ClaimBootJob(r, cands);
       still.push_back(i);
     }
   }
@@ -290,12 +441,12 @@ void Engine::MigrateToCommitted() {
     std::sort(by_speed.begin(), by_speed.end());
     std::vector<int> cands;
     for (const auto& [neg_speed, pool] : by_speed) cands.push_back(pool);
-    Where to;
-    if (!TryPlace(r.pod, cands, &to)) continue;
+    std::vector<Where> to;
+    if (!TryPlaceJob(r, cands, &to)) continue;
     // Checkpoint now: the checkpoint's cost is the only work lost.
     r.done = std::max(0.0, r.done - speed * s_.fleet.checkpoint_cost_s);
-    Release(r.where, r.pod);
-    r.where = to;
+    ReleaseJob(r);
+    Hold(r, to);
     ++r.restarts;
     ++out_.migrations;
     StartJob(r);
@@ -321,9 +472,9 @@ bool Engine::PreemptForReplica(const cluster::PodSpec& pod, const std::vector<in
       const double cost = checkpoint_aware
                               ? r.job->gpus * std::fmod(std::max(0.0, now_ - r.seg_start), r.job->checkpoint_s) + 1.0
                               : (tier == tenancy::Tier::kBronze ? 1.0 : 100.0);
-      pc.push_back({r.job->id, r.where.node, r.pod, r.where.gpus, cost});
+      AddJobCandidates(r, pi, cost, &pc);
     }
-    auto vs = sched::FindVictimsForFit(*p.state, pod, pc);
+    auto vs = GangVictims(pi, pod, 1, pc);
     if (!vs || vs->victims.empty()) continue;
     if (!best || vs->cost < best->cost) best = std::move(vs);
     // kube-scheduler takes the first pool (node group) in the replica's order that can be freed;

@@ -68,6 +68,7 @@ struct AsRunRow {
   std::optional<std::int64_t> job_id;
   std::string ns, pod, kind;
   int type = 0, gpus = 1;
+  std::optional<int> pods;  // a gang's pods (batch rows)
   double submit_s = 0, start_s = 0, end_s = 0;  // Unix seconds
   std::optional<double> busy_s;
 };
@@ -78,7 +79,7 @@ Result<std::vector<AsRunRow>> ReadAsRun(const std::string& path, const sim::Flee
                             Columns(t, {"namespace", "pod", "gpu_type", "gpus", "start", "end"}));
   const std::size_t c_ns = cols[0], c_pod = cols[1], c_type = cols[2], c_gpus = cols[3], c_start = cols[4], c_end = cols[5];
   const std::ptrdiff_t c_id = t.FindColumn("job_id"), c_kind = t.FindColumn("kind"), c_busy = t.FindColumn("busy_s"),
-                       c_submit = t.FindColumn("submit");
+                       c_submit = t.FindColumn("submit"), c_pods = t.FindColumn("pods");
   auto present = [&](const CsvTable::Row& r, std::ptrdiff_t c) { return c >= 0 && !t.Str(r, static_cast<std::size_t>(c)).empty(); };
   std::vector<AsRunRow> rows;
   for (const CsvTable::Row& r : t.rows()) {
@@ -97,6 +98,9 @@ Result<std::vector<AsRunRow>> ReadAsRun(const std::string& path, const sim::Flee
     }
     SEEDANCE_ASSIGN_OR_RETURN(a.type, TypeField(t, r, c_type, fleet));
     SEEDANCE_ASSIGN_OR_RETURN(a.gpus, PositiveInt(t, r, c_gpus));
+    if (present(r, c_pods)) {
+      SEEDANCE_ASSIGN_OR_RETURN(a.pods, PositiveInt(t, r, static_cast<std::size_t>(c_pods)));
+    }
     SEEDANCE_ASSIGN_OR_RETURN(a.start_s, TimeField(t, r, c_start));
     SEEDANCE_ASSIGN_OR_RETURN(a.end_s, TimeField(t, r, c_end));
     if (a.end_s < a.start_s) return t.FieldError(r, c_end, "ends before its start");
@@ -214,6 +218,17 @@ double PflopPerStep(const TrainingJob& j, const sim::FleetSpec& fleet) {
   const gpu::GpuFacts& g = gpu::GpuAt(*gpu::ParseGpuName(fleet.gpu_types[best], gpu::NameMatch::kCanonical));
   const double mfu = g.fp16_tflops > 500 ? 0.35 : 0.40;
   return j.gpus * g.fp16_tflops * mfu / 1000.0 / j.steps_per_s[best];
+}
+
+// A gang's pods: the history's count (at most one per GPU: pods without GPUs, such as an MPIJob's
+// launcher, hold none of the gang's), else one per node's worth of GPUs; raised until every pod
+// has the same GPUs, at most a node's (the engine's gang shape). `reshaped`: the history's count
+// was changed.
+int GangPods(int gpus, std::optional<int> history_pods, bool* reshaped) {
+  int pods = std::max(std::min(history_pods.value_or(1), gpus), (gpus + kGpusPerNode - 1) / kGpusPerNode);
+  while (pods < gpus && (gpus % pods != 0 || gpus / pods > kGpusPerNode)) ++pods;
+  *reshaped = history_pods.has_value() && pods != *history_pods;
+  return pods;
 }
 
 }  // namespace
@@ -359,10 +374,15 @@ Result<UserHistory> ReadUserHistory(const std::string& dir, const sim::FleetSpec
       t.steps_per_s.push_back(v);
       any = any || v > 0;
     }
-    if (!any || t.gpus > kGpusPerNode) {
+    if (!any) {
       ++h.jobs_dropped;
       continue;
     }
+    const auto ar = by_id.find(j.id);
+    bool reshaped = false;
+    t.pods = GangPods(t.gpus, ar != by_id.end() ? ar->second->pods : std::nullopt, &reshaped);
+    h.gangs += t.pods > 1;
+    h.gangs_reshaped += reshaped;
     t.total_steps = j.total_steps;
     t.pflop_per_step = PflopPerStep(t, fleet);
     t.deadline_s = std::isfinite(j.deadline_s) ? j.deadline_s + jobs_offset : j.deadline_s;
@@ -395,10 +415,14 @@ Result<UserHistory> ReadUserHistory(const std::string& dir, const sim::FleetSpec
 
   h.notes.push_back(fmt::format(
       "your week: {} ({} batch jobs from jobs.csv, {} notebook sessions and {} serving deployments from {}; window "
-      "{:.0f} h from the first submit; {} jobs that run on no fleet type or need more than one 8-GPU node dropped, "
-      "{} rows after a week left out)",
+      "{:.0f} h from the first submit; {} jobs that run on no fleet type dropped, {} rows after a week left out)",
       dir, h.jobs.size(), h.dev.size(), h.services.size(), has_services ? "as-run.csv and services.csv" : "as-run.csv",
       h.window_s / 3600.0, h.jobs_dropped, h.rows_after_window));
+  h.notes.push_back(fmt::format(
+      "your gangs: {} jobs of more than one pod (pods from as-run.csv's `pods` by job_id; without it one pod per 8 GPUs), "
+      "{} of as-run.csv's counts changed so that every pod has the same GPUs, at most a node's; a gang runs all or "
+      "nothing in one pool, in every stack; a gang wider than every pool of its GPU types is counted, never run",
+      h.gangs, h.gangs_reshaped));
   h.notes.push_back("your training: PFLOP of a step = the job's GPUs x dense FP16 peak x MFU (0.35 above 500 TFLOPS, "
                     "else 0.40) of its fastest fleet type / its steps per second there; checkpoints every 600 s");
   h.notes.push_back(fmt::format("your notebooks: in use for busy_s ({} rows without it: in use all their run), then "

@@ -13,11 +13,13 @@
 // the bundled synthetic jobs. DIR holds
 //   jobs.csv      the batch jobs (sim::LoadJobsCsv's format; arrival_s = submit, from the window start);
 //   as-run.csv    one row per job as it ran: namespace, pod, gpu_type, gpus, start, end and the
-//                 optional kind (batch | service | notebook; default batch), busy_s, pods, submit,
-//                 job_id (matches jobs.csv's, to put both files on one clock);
+//                 optional kind (batch | service | notebook; default batch), busy_s, pods (a batch
+//                 job's gang), submit, job_id (matches jobs.csv's, to put both files on one clock
+//                 and give a job its pods);
 //   services.csv  optional: namespace, deployment, gpu_type, gpus_per_replica, time, replicas and the
 //                 optional requests_per_s, one row per change of a deployment's replica count.
-// The mapping: batch jobs -> TrainingJob (gangs, the steps_per_s_<TYPE> speeds), notebook rows ->
+// The mapping: batch jobs -> TrainingJob (gangs of `pods` pods, as many as the GPUs
+// need at 8 a node when as-run.csv does not say; the steps_per_s_<TYPE> speeds), notebook rows ->
 // DevPod sessions (in use for busy_s, then idle until the row's end), services -> serving
 // deployments (demand from requests_per_s when every row of the deployment has it, else replicas x
 // the measured capacity of one replica; services.csv wins over service rows of as-run.csv, which
@@ -52,6 +54,8 @@ struct UserHistory {
   std::vector<DevPod> dev;              // by (arrival_s, id)
   std::vector<HistoryService> services;
   int jobs_dropped = 0;         // batch jobs that run on no type of the fleet
+  int gangs = 0;                // batch jobs of more than one pod (TrainingJob::pods)
+  int gangs_reshaped = 0;       // jobs whose as-run pod count was changed to split their GPUs evenly
   int rows_after_window = 0;    // rows that begin after the window (a week), left out
   std::vector<std::string> notes;       // what the mapping assumed, one line each
 };

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -120,6 +121,42 @@ std::string ErrorWith(const std::string& file, int line, const std::string& text
   auto h = ReadUserHistory(dir.string(), ExampleFleet());
   fs::remove_all(dir);
   return h.has_value() ? std::string("no error") : h.error().message();
+}
+
+// The history's gangs keep their pods (as-run.csv's `pods` by job_id); a job wider than a node is
+// a gang of several nodes, never dropped: one pod per 8 GPUs when the count is missing or uneven.
+TEST(FleetHistoryTest, GangsKeepTheirPodsAndWideJobsAreNotDropped) {
+  const fs::path dir = fs::temp_directory_path() / "seedance_fleet_history_gangs";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* f : {"as-run.csv", "services.csv"}) fs::copy_file(kExample + "/day/" + f, dir / f);
+  std::ifstream in(kExample + "/day/jobs.csv");
+  std::ostringstream out;
+  std::string l;
+  for (int n = 1; std::getline(in, l); ++n) {
+    // Job 2 (as-run: 1 pod) asks 24 GPUs, job 3 (1 pod) 12: wider than one 8-GPU node.
+    if (n == 3) l = "2,3600,research/PyTorchJob/llama-ft-2,24,10800,2.2105,1.0000,0.0000,,research";
+    if (n == 4) l = "3,7200,ads/Job/ctr-train-7,12,7200,2.2105,1.0000,0.0000,72000,ads";
+    out << l << "\n";
+  }
+  std::ofstream(dir / "jobs.csv") << out.str();
+  auto h = ReadUserHistory(dir.string(), ExampleFleet());
+  fs::remove_all(dir);
+  ASSERT_TRUE(h.has_value()) << h.error().message();
+  EXPECT_EQ(h->jobs.size(), 8u);
+  EXPECT_EQ(h->jobs_dropped, 0);
+  std::map<std::int64_t, const TrainingJob*> by_id;
+  for (const TrainingJob& j : h->jobs) by_id[j.id] = &j;
+  EXPECT_EQ(by_id.at(1)->pods, 2);  // PyTorchJob llama-ft-1: 8 GPUs in 2 pods, as run
+  EXPECT_EQ(by_id.at(7)->pods, 4);  // JobSet eval-4: 4 GPUs in 4 pods
+  EXPECT_EQ(by_id.at(4)->pods, 1);
+  EXPECT_EQ(by_id.at(2)->gpus, 24);
+  EXPECT_EQ(by_id.at(2)->pods, 3);  // 1 pod in as-run.csv cannot hold 24 GPUs: 3 x 8
+  EXPECT_EQ(by_id.at(3)->pods, 2);  // 12 GPUs: 2 x 6
+  EXPECT_EQ(h->gangs, 5);  // jobs 1, 2, 3, 5 (llama-ft-3: 2 pods) and 7
+  EXPECT_EQ(h->gangs_reshaped, 2);
+  // The research tenant's quota holds its largest gang.
+  EXPECT_GE(h->tenants[static_cast<std::size_t>(by_id.at(2)->tenant)].nominal_gpus, 24);
 }
 
 TEST(FleetHistoryTest, BadRowsNameTheFileLineAndField) {

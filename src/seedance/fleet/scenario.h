@@ -25,8 +25,9 @@ inline constexpr double kWeekS = 7 * 86400.0;
 inline constexpr double kThinkBurstMeanS = 15 * 60.0;
 inline constexpr double kThinkGapMeanS = 5 * 60.0;
 
-// One training job: a gang of `gpus` GPUs of one type on one node. `total_steps` is the truth only
-// the engine reads; policies see the submission (GPUs, speeds, deadline, the user's estimate).
+// One training job: a gang of `gpus` GPUs of one type, in `pods` pods of gpus / pods GPUs each (1 pod:
+// one node; more: pods on nodes of one pool, placed all or nothing). `total_steps` is
+// the truth only the engine reads; policies see the submission (GPUs, speeds, deadline, estimate).
 struct TrainingJob {
   std::int64_t id = 0;
   std::string name;            // job type, e.g. "full-7b" or "philly-vc0e4a51"
@@ -34,6 +35,7 @@ struct TrainingJob {
   int tenant = 0;              // index into FleetWeekScenario::tenancy.tenants
   double arrival_s = 0;
   int gpus = 1;
+  int pods = 1;                // REQUIRES: gpus % pods == 0
   std::vector<double> steps_per_s;  // per fleet GPU type; 0 = cannot run there
   double total_steps = 0;
   double user_estimate_steps = 0;   // 0 = none

@@ -1,0 +1,156 @@
+// Multi-node gangs in the fleet week's engine (issue 38, "the user's week"): a gang of several
+// pods runs all or nothing on nodes of one pool (pods share a node where they fit), in every stack; it waits until
+// enough nodes are free, holds them all, ends and is preempted as one; a gang wider than the fleet
+// is counted, never lost. Small hand-built fleets, no serving (fast).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "seedance/fleet/engine.h"
+#include "seedance/fleet/scenario.h"
+
+namespace seedance::fleet {
+namespace {
+
+constexpr double kHour = 3600;
+
+// One GPU type (H100), one pool of `gpus` GPUs (nodes of 8), one Silver tenant with room for all.
+FleetWeekScenario Fleet(sim::Tier tier, int gpus, double hours) {
+  FleetWeekScenario s;
+  s.name = "gang test";
+  s.fleet.name = "gang";
+  s.fleet.gpu_types = {"H100"};
+  sim::PoolSpec p;
+  p.type = 0;
+  p.tier = tier;
+  p.max_gpus = gpus;
+  p.usd_per_gpu_hour = tier == sim::Tier::kOwned ? 1.0 : 2.0;
+  p.committed = sim::AlwaysHeld(tier);
+  s.fleet.pools.push_back(p);
+  s.owned_marginal_usd_per_gpu_hour = {0.1};
+  tenancy::TenantConfig t;
+  t.name = "research";
+  t.cohort = "fleet";
+  t.tier = tenancy::Tier::kSilver;
+  t.quota.push_back({"gpu", 128.0, std::nullopt, std::nullopt});
+  s.tenancy.tenants.push_back(t);
+  s.tenancy.cycle_s = kStepS;
+  s.horizon_s = hours * kHour;
+  return s;
+}
+
+// A job of `gpus` GPUs in `pods` pods, one step per second on H100, `hours` of work.
+TrainingJob Job(std::int64_t id, double arrival_s, int gpus, int pods, double hours) {
+  TrainingJob j;
+  j.id = id;
+  j.name = "job-" + std::to_string(id);
+  j.kind = "history";
+  j.arrival_s = arrival_s;
+  j.gpus = gpus;
+  j.pods = pods;
+  j.steps_per_s = {1.0};
+  j.total_steps = hours * kHour;
+  j.pflop_per_step = 1;
+  j.checkpoint_s = 600;
+  return j;
+}
+
+std::vector<StackConfig> EveryStack() {
+  return {StandardStack("least-allocated"), StandardStack("most-allocated"), CompetentStack(), SeedanceStack()};
+}
+
+TEST(FleetGangTest, AGangOfFourPodsOfEightRunsOnFourNodesOnlyWhenAllAreFreeAndEndsAsOne) {
+  // Four owned nodes. An 8-GPU job holds one of them for the first hour; the 32-GPU gang (4 x 8)
+  // arrives a minute later and must wait for all four nodes, then holds all 32 GPUs for an hour.
+  FleetWeekScenario s = Fleet(sim::Tier::kOwned, 32, 4);
+  s.jobs = {Job(1, 0, 8, 1, 1.0), Job(2, 60, 32, 4, 1.0)};
+  for (const StackConfig& stack : EveryStack()) {
+    auto o = RunFleetWeek(s, stack);
+    ASSERT_TRUE(o.has_value()) << stack.name << ": " << o.error().message();
+    EXPECT_EQ(o->jobs, 2) << stack.name;
+    EXPECT_EQ(o->jobs_finished, 2) << stack.name;
+    EXPECT_EQ(o->gangs, 1) << stack.name;
+    EXPECT_EQ(o->gangs_run, 1) << stack.name;
+    EXPECT_EQ(o->gangs_finished, 1) << stack.name;
+    EXPECT_EQ(o->jobs_never_fit, 0) << stack.name;
+    ASSERT_EQ(o->hourly.size(), 4u) << stack.name;
+    // Hour 0: only the 8-GPU job runs although 24 GPUs (three nodes) are free: the gang waits.
+    EXPECT_NEAR(o->hourly[0][kTraining], 8, 1e-9) << stack.name;
+    EXPECT_NEAR(o->hourly[0][kFree], 24, 1e-9) << stack.name;
+    // Hour 1: the gang holds all four nodes; hour 2: it has ended, every pod at once.
+    EXPECT_NEAR(o->hourly[1][kTraining], 32, 1e-9) << stack.name;
+    EXPECT_NEAR(o->hourly[2][kTraining], 0, 1e-9) << stack.name;
+    EXPECT_NEAR(o->hourly[2][kFree], 32, 1e-9) << stack.name;
+    // JCT: the blocker 1 h; the gang 59 min of waiting + 1 h.
+    EXPECT_NEAR(o->jct_mean_h, (1.0 + (2 * kHour - 60) / kHour) / 2, 1e-9) << stack.name;
+  }
+}
+
+TEST(FleetGangTest, ASpotDropOfOneNodePreemptsTheWholeGangWhichRunsAgainWhenFourNodesAreBack) {
+  // Four spot nodes, then three for hour 2, then four again: the node taken back stops the gang,
+  // and its three other pods are released with it (a gang runs whole or not at all).
+  FleetWeekScenario s = Fleet(sim::Tier::kSpot, 32, 8);
+  s.fleet.pools[0].spot = sim::SpotSeries(kHour, {4, 4, 3, 4, 4, 4, 4, 4}, 8);
+  s.jobs = {Job(1, 0, 32, 4, 3.0)};
+  for (const StackConfig& stack : EveryStack()) {
+    auto o = RunFleetWeek(s, stack);
+    ASSERT_TRUE(o.has_value()) << stack.name << ": " << o.error().message();
+    EXPECT_EQ(o->spot_preemptions, 1) << stack.name;
+    EXPECT_NEAR(o->hourly[1][kTraining], 32, 1e-9) << stack.name;
+    EXPECT_NEAR(o->hourly[2][kTraining], 0, 1e-9) << stack.name;  // no pod of the gang runs on the three left
+    EXPECT_GT(o->hourly[3][kTraining], 0) << stack.name;          // four nodes again: it runs again
+    EXPECT_EQ(o->gangs_run, 1) << stack.name;
+    EXPECT_EQ(o->jobs_finished, 1) << stack.name;
+  }
+}
+
+TEST(FleetGangTest, AGangWiderThanTheFleetIsCountedNotLost) {
+  // 32 owned GPUs: a 40-GPU gang (5 x 8) and a pod wider than a node (16 GPUs in one pod) can never
+  // run; they are counted (jobs, jobs_never_fit) and the 8-GPU job beside them runs as usual.
+  FleetWeekScenario s = Fleet(sim::Tier::kOwned, 32, 3);
+  s.jobs = {Job(1, 0, 8, 1, 1.0), Job(2, 0, 40, 5, 1.0), Job(3, 60, 16, 1, 1.0)};
+  for (const StackConfig& stack : EveryStack()) {
+    auto o = RunFleetWeek(s, stack);
+    ASSERT_TRUE(o.has_value()) << stack.name << ": " << o.error().message();
+    EXPECT_EQ(o->jobs, 3) << stack.name;
+    EXPECT_EQ(o->jobs_never_fit, 2) << stack.name;
+    EXPECT_EQ(o->jobs_finished, 1) << stack.name;
+    EXPECT_EQ(o->gangs, 1) << stack.name;
+    EXPECT_EQ(o->gangs_run, 0) << stack.name;
+  }
+  // On 48 on-demand GPUs (six nodes of quota) the 40-GPU gang fits: the autoscaler boots five nodes.
+  FleetWeekScenario cloud = Fleet(sim::Tier::kOnDemand, 48, 3);
+  cloud.jobs = {Job(2, 0, 40, 5, 1.0)};
+  for (const StackConfig& stack : EveryStack()) {
+    auto o = RunFleetWeek(cloud, stack);
+    ASSERT_TRUE(o.has_value()) << stack.name << ": " << o.error().message();
+    EXPECT_EQ(o->jobs_never_fit, 0) << stack.name;
+    EXPECT_EQ(o->jobs_finished, 1) << stack.name;
+    EXPECT_EQ(o->nodes_booted, 5) << stack.name;
+  }
+}
+
+TEST(FleetGangTest, PodsSmallerThanANodeShareNodesAsKubeSchedulerWouldPlaceThem) {
+  // A JobSet of 4 pods x 1 GPU on one owned node of 8 GPUs: the pods share it (a gang has no
+  // spreading rule); 4 pods x 2 GPUs on on-demand capacity: the autoscaler boots one node for all.
+  FleetWeekScenario owned = Fleet(sim::Tier::kOwned, 8, 2);
+  owned.jobs = {Job(1, 0, 4, 4, 1.0)};
+  FleetWeekScenario cloud = Fleet(sim::Tier::kOnDemand, 16, 2);
+  cloud.jobs = {Job(1, 0, 8, 4, 1.0)};
+  for (const StackConfig& stack : EveryStack()) {
+    auto o = RunFleetWeek(owned, stack);
+    ASSERT_TRUE(o.has_value()) << stack.name << ": " << o.error().message();
+    EXPECT_EQ(o->jobs_never_fit, 0) << stack.name;
+    EXPECT_EQ(o->gangs_run, 1) << stack.name;
+    EXPECT_EQ(o->jobs_finished, 1) << stack.name;
+    EXPECT_NEAR(o->hourly[0][kTraining], 4, 1e-9) << stack.name;
+    auto c = RunFleetWeek(cloud, stack);
+    ASSERT_TRUE(c.has_value()) << stack.name << ": " << c.error().message();
+    EXPECT_EQ(c->nodes_booted, 1) << stack.name;
+    EXPECT_EQ(c->jobs_finished, 1) << stack.name;
+  }
+}
+
+}  // namespace
+}  // namespace seedance::fleet
