@@ -166,6 +166,12 @@ struct SeedanceDeadlineConfig {
   double wait_outage_changeovers = -1;
   // true: GuardEachTick instead of the Safety Net's commitment to on-demand for good.
   bool guard_each_tick = false;
+  // > 0: a second, shorter trailing window of spot history (the regime now). An on-demand job
+  // leaves on-demand for available spot only when the spot run's expected benefit is positive in
+  // both windows (the recent one judged only once it holds min_runs completed runs): a spell of
+  // short runs inside a day of long ones otherwise sends the job back and forth, each round trip
+  // spending 2d of slack, until the slack is too thin for spot at all. 0: the long window only.
+  std::int64_t recent_window_s = 0;
 };
 
 // The single-region policy's configuration (`seedance` in `bench spot`), tuned in issue 41 on the
@@ -200,6 +206,7 @@ class SeedanceDeadlinePolicy : public OnlinePolicy {
  private:
   SeedanceDeadlineConfig config_;
   SpotRunHistory history_;
+  SpotRunHistory recent_;
 };
 
 // The policy names, in table order.
