@@ -178,8 +178,9 @@ struct SeedanceDeadlineConfig {
 // even-numbered windows of the authors' sampled windows only (data/adrs_spot; the odd-numbered
 // ones are the evaluation half): a 1-day window of spot history; an idle job goes on-demand once
 // its slack R - C - d is below (0.08 + 0.45 x d in hours) x C + 4d, unless the outage now open is
-// expected to end within 2d, and stays there while no spot is available; the deadline guard is
-// checked every tick. docs/BENCHMARKS.md has the sweep and the procedure. The multi-region policy
+// expected to end within 2d, and stays there while no spot is available; it leaves on-demand for
+// spot only when the run pays by the last 3.5 h's runs as well as the day's (round 5); the deadline
+// guard is checked every tick. docs/BENCHMARKS.md has the sweep and the procedure. The multi-region policy
 // keeps the struct's defaults (issue 29).
 SeedanceDeadlineConfig SingleRegionSeedanceConfig();
 
