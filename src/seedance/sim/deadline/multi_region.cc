@@ -128,6 +128,7 @@ double SeedanceMultiRegionPolicy::RegionBenefit(const MultiObservation& obs, int
 
 MultiDecision SeedanceMultiRegionPolicy::Decide(const MultiObservation& obs) {
   for (std::size_t k = 0; k < history_.size(); ++k) history_[k].AdvanceTo(obs.past[k]);
+  SEEDANCE_CHECK(obs.spot_price.empty() || obs.spot_price.size() == history_.size()) << "one spot price per region";
   if (committed_) return {Instance::kOnDemand, 0};
   if (obs.current == Instance::kSpot) return {Instance::kSpot, obs.spot_region};  // Exploitation
   int best = -1;
