@@ -125,8 +125,6 @@ TEST(MultiRegion, SpotInARegionWithoutSpotIsInvalid) {
   EXPECT_EQ(r.job.finish_s, 1200);
 }
 
-// The multi-region planner is exact: it matches the cheapest of all 4^n decision sequences on two
-// regions, and with one region it matches the single-region planner.
 // Issue 41, round 5: with the regions' spot prices known, Seedance reckons each region's spot
 // benefit at its own price. Two regions with the same history (10-tick runs, 1-tick outages), both
 // with spot now: at one price the first is taken; when the second is 5% cheaper, the second.
@@ -155,6 +153,8 @@ TEST(MultiRegion, SeedanceTakesTheCheaperOfTwoEquallyGoodRegions) {
   EXPECT_EQ(priced.Decide(obs), Spot(1));
 }
 
+// The multi-region planner is exact: it matches the cheapest of all 4^n decision sequences on two
+// regions, and with one region it matches the single-region planner.
 TEST(MultiRegionOmniscient, MatchesBruteForce) {
   Rng rng(5);
   for (int trial = 0; trial < 8; ++trial) {
