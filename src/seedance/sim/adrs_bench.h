@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/sim/deadline/sky_spot_policies.h"
 #include "seedance/sim/deadline/spot_job.h"
 
 namespace seedance::sim {
@@ -29,7 +30,7 @@ Result<std::vector<AdrsWindow>> LoadAdrsWindows(const std::string& data_dir);
 
 // The authors' prices (sky_spot utils.py): on-demand $3.06 for every 2-week trace, spot
 // $3.06 / k with k = 3.06 / 0.9731.
-inline constexpr double kAdrsOdUsd = 3.06;
+inline constexpr double kAdrsOdUsd = deadline::kSkySpotOdUsd;
 inline constexpr double kAdrsSpotUsd = 0.9731;
 
 // The job of one setting, under the authors' rules (whole-tick billing, k = 3.06 / 0.9731).

@@ -287,6 +287,42 @@ TEST(SeedanceDeadline, WaitsOutAnOutageExpectedToBeShort) {
   EXPECT_TRUE(l.met_deadline);
 }
 
+// Issue 41, round 5: an on-demand job leaves for spot only when the runs of the last 3.5 h pay
+// for the changeovers too, not only the runs of the last day. A day of 20-tick runs (1-tick
+// outages), then a spell of 1-tick runs: over the day a run just started is expected to pay, over
+// the spell it is not (each round trip costs 2d of slack and k d); the job stays on on-demand.
+TEST(SeedanceDeadline, RecentShortRunsKeepAnOnDemandJobOffSpot) {
+  std::vector<std::uint8_t> a;
+  for (int i = 0; i < 147; ++i) a.push_back(i % 21 != 20 ? 1 : 0);  // ticks 0-146: 20 up, 1 down
+  for (int i = 0; i < 30; ++i) a.push_back(i % 2 == 0 ? 0 : 1);     // 147-176: down, up, down, ...
+  const SpotTrace t = Trace(a);
+  const DeadlineJob job{12 * 3600, 16 * 3600, 600, 3.0};
+  Observation obs;
+  obs.job = &job;
+  obs.gap_s = 600;
+  obs.start_tick = 150;
+  obs.now_tick = 176;  // available; the run starts now
+  obs.elapsed_s = 26 * 600;
+  obs.remaining_compute_s = 8 * 3600;
+  obs.remaining_time_s = job.deadline_s - obs.elapsed_s;  // slack 3.7 h: the guard allows a launch
+  obs.current = O;
+  obs.previous = O;
+  obs.spot_available = true;
+  obs.past = PastView(&t, obs.now_tick);
+  SeedanceDeadlinePolicy sd;
+  sd.Start(job, 600, obs.start_tick);
+  EXPECT_EQ(sd.Decide(obs), O);
+  SeedanceDeadlineConfig day_only = SingleRegionSeedanceConfig();
+  day_only.recent_window_s = 0;  // the day's runs alone: the run is expected to pay
+  SeedanceDeadlinePolicy long_window(day_only);
+  long_window.Start(job, 600, obs.start_tick);
+  EXPECT_EQ(long_window.Decide(obs), S);
+  obs.current = obs.previous = I;  // the recent window gates on-demand -> spot only
+  SeedanceDeadlinePolicy from_idle;
+  from_idle.Start(job, 600, obs.start_tick);
+  EXPECT_EQ(from_idle.Decide(obs), S);
+}
+
 TEST(PastView, ReadingTheFutureAborts) {
   const SpotTrace t = Trace({1, 0, 1});
   PastView v(&t, 1);

@@ -112,21 +112,34 @@ void SeedanceMultiRegionPolicy::Start(const DeadlineJob& /*job*/, std::int64_t g
   committed_ = false;
 }
 
+double SeedanceMultiRegionPolicy::RegionBenefit(const MultiObservation& obs, int r, bool from_on_demand) const {
+  // The region's benefit at its own spot price, in units of the job's spot price.
+  const double price = obs.spot_price.empty() ? 1.0 : obs.spot_price[static_cast<std::size_t>(r)];
+  DeadlineJob at_price = *obs.job;
+  at_price.od_price = obs.job->od_price / price;
+  Observation o = obs.InRegion(r);
+  o.job = &at_price;
+  double b = 0;
+  if (!ExpectedSpotBenefit(history_[static_cast<std::size_t>(r)], o, from_on_demand, config_.min_runs, &b)) {
+    return std::numeric_limits<double>::infinity();  // too little history: worth taking (spot-first)
+  }
+  return b * price;
+}
+
 MultiDecision SeedanceMultiRegionPolicy::Decide(const MultiObservation& obs) {
   for (std::size_t k = 0; k < history_.size(); ++k) history_[k].AdvanceTo(obs.past[k]);
+  SEEDANCE_CHECK(obs.spot_price.empty() || obs.spot_price.size() == history_.size()) << "one spot price per region";
   if (committed_) return {Instance::kOnDemand, 0};
   if (obs.current == Instance::kSpot) return {Instance::kSpot, obs.spot_region};  // Exploitation
   int best = -1;
-  double best_benefit = 0;
+  double best_benefit = 0, best_price = 0;
   for (std::size_t k = 0; k < history_.size(); ++k) {
     if (!obs.spot_available[k]) continue;
-    double b = 0;
-    if (!ExpectedSpotBenefit(history_[k], obs.InRegion(static_cast<int>(k)), obs.current == Instance::kOnDemand,
-                             config_.min_runs, &b)) {
-      b = std::numeric_limits<double>::infinity();  // too little history: worth taking (spot-first)
-    }
-    if (b > best_benefit) {
+    const double price = obs.spot_price.empty() ? 1.0 : obs.spot_price[k];
+    const double b = RegionBenefit(obs, static_cast<int>(k), obs.current == Instance::kOnDemand);
+    if (b > best_benefit || (best >= 0 && b == best_benefit && price < best_price)) {
       best_benefit = b;
+      best_price = price;
       best = static_cast<int>(k);
     }
   }

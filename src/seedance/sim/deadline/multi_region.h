@@ -39,6 +39,10 @@ struct MultiObservation : JobView {
   int spot_region = -1;                // region of the running spot instance, -1 when not on spot
   std::vector<bool> spot_available;    // per region, now
   std::vector<PastView> past;          // per region, the series up to now_tick
+  // Per region, its spot price in units of the job's spot price (DeadlineJob::od_price is k in the
+  // same unit); empty: every region at the job's spot price. A zone's price list is public: it is
+  // no look into the future.
+  std::vector<double> spot_price;
 
   // The single-region view of region `r`, for the single-region rules.
   Observation InRegion(int r) const;
@@ -108,7 +112,10 @@ class MultiRegionUniformProgress : public MultiRegionPolicy {
 // one whose open run has the highest expected benefit (ExpectedSpotBenefit on that region's own
 // trailing history, conditioned on the run's age) is taken if that benefit is positive (a region
 // with too little history counts as worth taking, as single-region seedance does); no such region:
-// uniform progress without spot with the long on-demand hold of SeedanceDeadlineConfig.
+// uniform progress without spot with the long on-demand hold of SeedanceDeadlineConfig. When the
+// regions' spot prices differ (MultiObservation::spot_price), each region's benefit is reckoned at
+// its own price (k_r = on-demand / its spot price) and compared in money, and of regions that are
+// equally worth taking (too little history in each) the cheapest is taken.
 class SeedanceMultiRegionPolicy : public MultiRegionPolicy {
  public:
   explicit SeedanceMultiRegionPolicy(SeedanceDeadlineConfig config = {}) : config_(config) {}
@@ -117,6 +124,10 @@ class SeedanceMultiRegionPolicy : public MultiRegionPolicy {
   MultiDecision Decide(const MultiObservation& obs) override;
 
  private:
+  // Expected benefit of spot in region r (ExpectedSpotBenefit at r's price, in units of the job's
+  // spot price); infinite when r's history is too short to judge.
+  double RegionBenefit(const MultiObservation& obs, int r, bool from_on_demand) const;
+
   SeedanceDeadlineConfig config_;
   std::vector<SpotRunHistory> history_;
   bool committed_ = false;

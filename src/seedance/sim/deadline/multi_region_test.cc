@@ -125,6 +125,34 @@ TEST(MultiRegion, SpotInARegionWithoutSpotIsInvalid) {
   EXPECT_EQ(r.job.finish_s, 1200);
 }
 
+// Issue 41, round 5: with the regions' spot prices known, Seedance reckons each region's spot
+// benefit at its own price. Two regions with the same history (10-tick runs, 1-tick outages), both
+// with spot now: at one price the first is taken; when the second is 5% cheaper, the second.
+TEST(MultiRegion, SeedanceTakesTheCheaperOfTwoEquallyGoodRegions) {
+  std::vector<std::uint8_t> a;
+  for (int i = 0; i < 100; ++i) a.push_back(i % 11 != 10 ? 1 : 0);
+  const std::vector<SpotTrace> regions = {Trace(a), Trace(a)};
+  const DeadlineJob job{10 * 3600, 20 * 3600, 600, 3.0};
+  MultiObservation obs;
+  obs.job = &job;
+  obs.gap_s = 600;
+  obs.start_tick = 88;
+  obs.now_tick = 88;  // both regions: a run starts now
+  obs.remaining_compute_s = job.compute_s;
+  obs.remaining_time_s = job.deadline_s;
+  for (const SpotTrace& t : regions) {
+    obs.spot_available.push_back(t.At(obs.now_tick));
+    obs.past.emplace_back(&t, obs.now_tick);
+  }
+  SeedanceMultiRegionPolicy one_price;
+  one_price.Start(job, 600, obs.start_tick, 2, 0);
+  EXPECT_EQ(one_price.Decide(obs), Spot(0));
+  obs.spot_price = {1.0, 0.95};
+  SeedanceMultiRegionPolicy priced;
+  priced.Start(job, 600, obs.start_tick, 2, 0);
+  EXPECT_EQ(priced.Decide(obs), Spot(1));
+}
+
 // The multi-region planner is exact: it matches the cheapest of all 4^n decision sequences on two
 // regions, and with one region it matches the single-region planner.
 TEST(MultiRegionOmniscient, MatchesBruteForce) {

@@ -162,14 +162,16 @@ SeedanceDeadlineConfig SingleRegionSeedanceConfig() {
   c.wait_slack_changeovers = 4;
   c.wait_outage_changeovers = 2;
   c.guard_each_tick = true;
+  c.recent_window_s = 12600;
   return c;
 }
 
 SeedanceDeadlinePolicy::SeedanceDeadlinePolicy(SeedanceDeadlineConfig config)
-    : OnlinePolicy(config.guard_each_tick), config_(config), history_(0) {}
+    : OnlinePolicy(config.guard_each_tick), config_(config), history_(0), recent_(0) {}
 
 void SeedanceDeadlinePolicy::OnStart(const DeadlineJob& /*job*/, std::int64_t gap_s, std::int64_t /*start_tick*/) {
   history_ = SpotRunHistory(std::max<std::int64_t>(1, config_.window_s / gap_s));
+  recent_ = SpotRunHistory(std::max<std::int64_t>(1, config_.recent_window_s / gap_s));
 }
 
 bool ExpectedSpotBenefit(const SpotRunHistory& history, const Observation& obs, bool extra_od_changeover,
@@ -196,14 +198,18 @@ bool ExpectedSpotBenefit(const SpotRunHistory& history, const Observation& obs, 
 
 Instance SeedanceDeadlinePolicy::Choose(const Observation& obs) {
   history_.AdvanceTo(obs.past);
+  if (config_.recent_window_s > 0) recent_.AdvanceTo(obs.past);
   if (obs.current == Instance::kSpot) return Instance::kSpot;  // Exploitation
   if (obs.spot_available) {
+    const bool from_od = obs.current == Instance::kOnDemand;
     double benefit = 0;
     // Too little history to judge the run: take it (spot-first).
-    if (!ExpectedSpotBenefit(history_, obs, obs.current == Instance::kOnDemand, config_.min_runs, &benefit) ||
-        benefit > 0) {
-      return Instance::kSpot;
+    bool take = !ExpectedSpotBenefit(history_, obs, from_od, config_.min_runs, &benefit) || benefit > 0;
+    if (take && config_.recent_window_s > 0 && from_od &&
+        ExpectedSpotBenefit(recent_, obs, from_od, config_.min_runs, &benefit) && benefit <= 0) {
+      take = false;  // the runs of the regime now do not pay for the changeovers
     }
+    if (take) return Instance::kSpot;
   }
   if (config_.wait_slack_fraction >= 0) {
     if (obs.current == Instance::kOnDemand) return Instance::kOnDemand;

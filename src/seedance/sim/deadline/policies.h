@@ -166,14 +166,21 @@ struct SeedanceDeadlineConfig {
   double wait_outage_changeovers = -1;
   // true: GuardEachTick instead of the Safety Net's commitment to on-demand for good.
   bool guard_each_tick = false;
+  // > 0: a second, shorter trailing window of spot history (the regime now). An on-demand job
+  // leaves on-demand for available spot only when the spot run's expected benefit is positive in
+  // both windows (the recent one judged only once it holds min_runs completed runs): a spell of
+  // short runs inside a day of long ones otherwise sends the job back and forth, each round trip
+  // spending 2d of slack, until the slack is too thin for spot at all. 0: the long window only.
+  std::int64_t recent_window_s = 0;
 };
 
 // The single-region policy's configuration (`seedance` in `bench spot`), tuned in issue 41 on the
 // even-numbered windows of the authors' sampled windows only (data/adrs_spot; the odd-numbered
 // ones are the evaluation half): a 1-day window of spot history; an idle job goes on-demand once
 // its slack R - C - d is below (0.08 + 0.45 x d in hours) x C + 4d, unless the outage now open is
-// expected to end within 2d, and stays there while no spot is available; the deadline guard is
-// checked every tick. docs/BENCHMARKS.md has the sweep and the procedure. The multi-region policy
+// expected to end within 2d, and stays there while no spot is available; it leaves on-demand for
+// spot only when the run pays by the last 3.5 h's runs as well as the day's (round 5); the deadline
+// guard is checked every tick. docs/BENCHMARKS.md has the sweep and the procedure. The multi-region policy
 // keeps the struct's defaults (issue 29).
 SeedanceDeadlineConfig SingleRegionSeedanceConfig();
 
@@ -200,6 +207,7 @@ class SeedanceDeadlinePolicy : public OnlinePolicy {
  private:
   SeedanceDeadlineConfig config_;
   SpotRunHistory history_;
+  SpotRunHistory recent_;
 };
 
 // The policy names, in table order.

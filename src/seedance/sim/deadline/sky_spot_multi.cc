@@ -180,7 +180,10 @@ class SeedanceAdapter : public SkySpotMultiPolicy {
       env.SwitchRegion(r);
       obs.spot_available.push_back(env.SpotAvailable());
       obs.past.push_back(env.Past(r));
+      // In units of the job's spot price: k = on-demand / that price.
+      if (env.SpotUsd(r) > 0) obs.spot_price.push_back(env.SpotUsd(r) * s.job->od_price / kSkySpotOdUsd);
     }
+    if (static_cast<int>(obs.spot_price.size()) != env.regions()) obs.spot_price.clear();
     env.SwitchRegion(here);
     const MultiDecision d = inner_.Decide(obs);
     // The deadline guard on this simulator's tick grid: on-demand one tick before the strong
@@ -211,6 +214,10 @@ void SkySpotMultiEnv::SwitchRegion(int r) {
 
 bool SkySpotMultiEnv::SpotAvailable() const { return (*regions_)[static_cast<std::size_t>(region_)].At(tick_); }
 
+double SkySpotMultiEnv::SpotUsd(int r) const {
+  return spot_usd_ == nullptr ? 0.0 : (*spot_usd_)[static_cast<std::size_t>(r)];
+}
+
 PastView SkySpotMultiEnv::Past(int r) const { return PastView(&(*regions_)[static_cast<std::size_t>(r)], tick_); }
 
 SkySpotMultiOutcome SimulateSkySpotMultiJob(const std::vector<SpotTrace>& regions,
@@ -220,7 +227,7 @@ SkySpotMultiOutcome SimulateSkySpotMultiJob(const std::vector<SpotTrace>& region
   const std::int64_t g = regions.front().gap_s;
   for (const SpotTrace& t : regions) SEEDANCE_CHECK(t.gap_s == g) << t.name << ": another tick length";
   policy.Start(job, g, static_cast<int>(regions.size()));
-  SkySpotMultiEnv env(&regions, start_tick);
+  SkySpotMultiEnv env(&regions, start_tick, &spot_usd);
   SkySpotMultiOutcome out;
   Instance held = Instance::kIdle;
   std::int64_t changeover_left = 0, done = 0;
@@ -249,9 +256,8 @@ SkySpotMultiOutcome SimulateSkySpotMultiJob(const std::vector<SpotTrace>& region
   out.end_region = env.region();
   out.met_deadline = out.finish_s >= 0 && out.finish_s <= job.deadline_s;
   const double h = static_cast<double>(g) / 3600.0;
-  const double od_usd = 3.06;
   out.cost_usd = (static_cast<double>(out.spot_ticks) * spot_usd[static_cast<std::size_t>(out.end_region)] +
-                  static_cast<double>(out.od_ticks) * od_usd) * h;
+                  static_cast<double>(out.od_ticks) * kSkySpotOdUsd) * h;
   return out;
 }
 

@@ -27,6 +27,7 @@
 
 #include "seedance/core/status.h"
 #include "seedance/sim/deadline/multi_region.h"
+#include "seedance/sim/deadline/sky_spot_policies.h"
 #include "seedance/sim/deadline/spot_job.h"
 
 namespace seedance::sim::deadline {
@@ -34,12 +35,15 @@ namespace seedance::sim::deadline {
 // What a strategy sees and may do at one decision point of the leaderboard's harness.
 class SkySpotMultiEnv {
  public:
-  SkySpotMultiEnv(const std::vector<SpotTrace>* regions, std::int64_t tick) : regions_(regions), tick_(tick) {}
+  SkySpotMultiEnv(const std::vector<SpotTrace>* regions, std::int64_t tick, const std::vector<double>* spot_usd = nullptr)
+      : regions_(regions), spot_usd_(spot_usd), tick_(tick) {}
   int regions() const { return static_cast<int>(regions_->size()); }
   int region() const { return region_; }
   void SwitchRegion(int r);
   // Spot in the region pointed at, now (a free probe).
   bool SpotAvailable() const;
+  // Region r's spot price, USD per hour (the harness's cost map); 0 when none was given.
+  double SpotUsd(int r) const;
   // Every region's series up to now (what a scheduler that probes every region each tick records).
   PastView Past(int r) const;
   std::int64_t tick() const { return tick_; }
@@ -47,6 +51,7 @@ class SkySpotMultiEnv {
 
  private:
   const std::vector<SpotTrace>* regions_;
+  const std::vector<double>* spot_usd_;
   std::int64_t tick_;
   int region_ = 0;
 };
@@ -95,7 +100,8 @@ SkySpotMultiOutcome SimulateSkySpotMultiJob(const std::vector<SpotTrace>& region
 // rule); none: on-demand stays on on-demand; otherwise idle while slack > 2 oh for at most
 // min(5, slack / oh) idle ticks in a row, then on-demand (stay oh / 2).
 // "seedance-multi-region": SeedanceMultiRegionPolicy (multi_region.h, its issue-29 configuration),
-// reading every region's availability now and in the past; its spot region is pointed at.
+// reading every region's availability now and in the past, and each region's spot price (the
+// harness's cost map); its spot region is pointed at.
 std::unique_ptr<SkySpotMultiPolicy> MakeSkySpotMultiPolicy(const std::string& name);
 const std::vector<std::string>& SkySpotMultiPolicyNames();
 

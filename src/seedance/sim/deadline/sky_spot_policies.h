@@ -24,6 +24,10 @@
 
 namespace seedance::sim::deadline {
 
+// The on-demand price of the authors' simulator, USD per hour (sky_spot utils.py: $3.06, the
+// p3.2xlarge price, for every trace; the leaderboard's multi-region harness too).
+inline constexpr double kSkySpotOdUsd = 3.06;
+
 // floor((R(0) - t) / tick): whole ticks to the deadline (negative past it).
 std::int64_t SkySpotTicksLeft(const Observation& obs);
 // ceil((C(t) + extra_s) / tick).
