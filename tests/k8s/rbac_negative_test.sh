@@ -17,5 +17,5 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 [ "$rc" = 1 ] || fail "smoke with nodes/list dropped from ClusterRole seedance exited $rc, want 1 (the scenario's failure)"
 grep -q 'controlplane smoke: FAIL: .*as ServiceAccount seedance' <<<"$out" ||
   fail "smoke failed, but not at the server's readiness under ServiceAccount seedance's RBAC"
-grep -q '403' "$log" || fail "no 403 in the server's log $log"
+grep -q 'answered 403 to GET /api/v1/nodes' "$log" || fail "no 403 on listing nodes in the server's log $log"
 echo "PASS: with ClusterRole seedance lacking list on nodes, smoke fails: the server is refused (403) and never ready"
