@@ -728,7 +728,7 @@ func TestServerStartsWithTheDeploymentsArgs(t *testing.T) {
 		case a == "--leader-elect":
 			// Leader election needs an API server (in a pod: the service account's); here none
 			// runs, so the server starts as a single replica. The flag must be one `seedance server
-			// --help` lists; k8s.failover runs it on a real control plane.
+			// --help` lists; k8s.failover_shipped runs it on a real control plane.
 			help, _ := exec.Command(seedanceBin(t), "server", "--help").CombinedOutput()
 			if !strings.Contains(string(help), "--leader-elect") {
 				t.Errorf("`seedance server --help` does not list --leader-elect:\n%s", help)

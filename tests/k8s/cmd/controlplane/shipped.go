@@ -24,8 +24,8 @@ import (
 	"seedance.dev/tests/k8s/internal/shipped"
 )
 
-// asShipped is deploy/ as rendered, running on a control plane started with AsShipped (RBAC, the
-// default admission plugins): the RBAC and config objects applied, `seedance server` with the
+// asShipped is deploy/ as rendered, running on the control plane (RBAC, the default admission
+// plugins: cluster.Start): the RBAC and config objects applied, `seedance server` with the
 // StatefulSet's args over mutual TLS under its ServiceAccount, kube-scheduler with the
 // Deployment's KubeSchedulerConfiguration under its own (internal/shipped says what is mapped).
 type asShipped struct {

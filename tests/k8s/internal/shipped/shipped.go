@@ -2,7 +2,7 @@
 // control plane, for the scenarios that test the configuration a cluster gets (issue 40):
 //
 //   - applied to the API server as rendered: the Namespace, the ServiceAccounts, ClusterRoles,
-//     ClusterRoleBindings, Roles and RoleBindings (RBAC is enforced: cluster.Options.AsShipped),
+//     ClusterRoleBindings, Roles and RoleBindings (RBAC is enforced: cluster.Start),
 //     the ConfigMaps and the NetworkPolicy (accepted by the API server; nothing enforces it here,
 //     no CNI runs);
 //   - run as processes instead of being applied (no kubelet runs here): the StatefulSet
