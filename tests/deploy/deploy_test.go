@@ -10,7 +10,10 @@
 //   - the extender URLs of both kube-scheduler configs point at the rendered Service, with the
 //     client certificate the server requires mounted where tlsConfig names it;
 //   - the NetworkPolicy admits the second scheduler's pods, and deploy/cert-manager/ issues the
-//     Secrets the pods mount.
+//     Secrets the pods mount;
+//   - `kubectl kustomize` (when kubectl is on PATH) renders every kustomization to the same objects
+//     as the library, and the image's user (Containerfile) is the StatefulSet's non-root runAsUser
+//     (shipped_as_documented_test.go).
 //
 // Environment: SEEDANCE (the seedance binary), DEPLOY_DIR (the repository's deploy/).
 package deploy
