@@ -206,7 +206,7 @@ func smoke(ctx context.Context, args []string) error {
 	}
 	p4, err := bound("failopen-1")
 	if err != nil {
-		return fmt.Errorf("ignorable: true, yet with Seedance down: %w", err)
+		return fmt.Errorf("with Seedance down, want fail open (deploy/'s ignorable: true): %w", err)
 	}
 	var loud []string
 	waitFor(ctx, 5*time.Second, func() bool { loud = tap.matching(skipping, `pod="team-a/failopen-1"`); return len(loud) > 0 })
