@@ -43,14 +43,14 @@ type Cluster struct {
 	// kube-scheduler does (kubeadm's /etc/kubernetes/scheduler.conf): the bootstrap RBAC grants it
 	// ClusterRoles system:kube-scheduler and system:volume-scheduler, nothing more.
 	SchedulerKubeconfig string
-	CAFile     string // the CA bundle that verifies the API server's serving certificate
-	TokenFile  string // the bearer token, one line
-	CAData     []byte // the CA bundle's PEM
-	Server     string // https://127.0.0.1:PORT
-	EtcdURL    string // http://127.0.0.1:PORT
-	Config     *rest.Config
-	Client     *kubernetes.Clientset
-	Etcd       *clientv3.Client
+	CAFile              string // the CA bundle that verifies the API server's serving certificate
+	TokenFile           string // the bearer token, one line
+	CAData              []byte // the CA bundle's PEM
+	Server              string // https://127.0.0.1:PORT
+	EtcdURL             string // http://127.0.0.1:PORT
+	Config              *rest.Config
+	Client              *kubernetes.Clientset
+	Etcd                *clientv3.Client
 
 	tb      *programTB
 	etcd    *embed.Etcd
