@@ -188,7 +188,7 @@ func logSink(dir string, verbose bool) (io.Writer, func(), error) {
 // stays up until SIGTERM/SIGINT, for a test outside this program to use as a peer.
 func serve(ctx context.Context, args []string) error {
 	fs := newFlags("serve")
-	dir := fs.String("dir", "", "working directory: etcd data, kubeconfig, ca.crt, token, logs (required)")
+	dir := fs.String("dir", "", "working directory: etcd data, kubeconfig, ca.crt, token, logs (required; emptied first)")
 	ready := fs.String("ready-file", "", "write this JSON file once everything is up (default DIR/ready.json)")
 	bin := fs.String("seedance", "", "the seedance binary (required)")
 	sf := addShippedFlags(fs)
@@ -205,6 +205,12 @@ func serve(ctx context.Context, args []string) error {
 	}
 	if *ready == "" {
 		*ready = filepath.Join(*dir, "ready.json")
+	}
+	// The directory is emptied first: refuse one that is neither empty nor a former serve's.
+	if entries, err := os.ReadDir(*dir); err == nil && len(entries) > 0 {
+		if _, err := os.Stat(filepath.Join(*dir, "cp")); err != nil {
+			return usagef("--dir %s is not empty and not a former serve's directory (serve empties it first)", *dir)
+		}
 	}
 	c, _, stop, err := startControlPlane(ctx, *dir, *verbose)
 	if err != nil {
