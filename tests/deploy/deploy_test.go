@@ -10,7 +10,10 @@
 //   - the extender URLs of both kube-scheduler configs point at the rendered Service, with the
 //     client certificate the server requires mounted where tlsConfig names it;
 //   - the NetworkPolicy admits the second scheduler's pods, and deploy/cert-manager/ issues the
-//     Secrets the pods mount.
+//     Secrets the pods mount;
+//   - `kubectl kustomize` (when kubectl is on PATH) renders every kustomization to the same objects
+//     as the library, and the image's user (Containerfile) is the StatefulSet's non-root runAsUser
+//     (shipped_as_documented_test.go).
 //
 // Environment: SEEDANCE (the seedance binary), DEPLOY_DIR (the repository's deploy/).
 package deploy
@@ -728,7 +731,7 @@ func TestServerStartsWithTheDeploymentsArgs(t *testing.T) {
 		case a == "--leader-elect":
 			// Leader election needs an API server (in a pod: the service account's); here none
 			// runs, so the server starts as a single replica. The flag must be one `seedance server
-			// --help` lists; k8s.failover runs it on a real control plane.
+			// --help` lists; k8s.failover_shipped runs it on a real control plane.
 			help, _ := exec.Command(seedanceBin(t), "server", "--help").CombinedOutput()
 			if !strings.Contains(string(help), "--leader-elect") {
 				t.Errorf("`seedance server --help` does not list --leader-elect:\n%s", help)

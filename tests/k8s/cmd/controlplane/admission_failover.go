@@ -17,8 +17,10 @@ import (
 
 // admission-failover: no acknowledged admission decision is lost across a leader failover.
 //
-// Two `seedance server --leader-elect --kubeconfig` replicas on the real control plane share one
-// PostgreSQL admission log (--admission-db). Two clients (one per tenant, each tenant its own
+// Two replicas of deploy/'s StatefulSet `seedance` as rendered (its args: --leader-elect, HTTPS
+// with --client-ca, --token-file; its ServiceAccount under the rendered RBAC, its Lease Role) on
+// the real control plane share one PostgreSQL admission log: Secret seedance-admission-db's `url`
+// (SEEDANCE_ADMISSION_DB, as the StatefulSet reads it) is the scenario's PostgreSQL. Two clients (one per tenant, each tenant its own
 // cohort, 16 GPUs of quota, 2 GPUs a workload) submit workloads one per request through a
 // readiness-routing proxy (the Service), and finish admitted ones, while the leader is killed
 // with kill -9 right after it answered a POST /v1/workloads and before that answer is relayed (the
@@ -40,7 +42,12 @@ func admissionFailover(ctx context.Context, args []string) error {
 	shared := fs.Bool("shared", true, "share the PostgreSQL admission log (false: each replica on its own SQLite ledger, the failure this scenario must catch)")
 	verbose := fs.Bool("v", false, "control plane logs to stderr")
 	timeout := fs.Duration("timeout", 90*time.Second, "how long to wait for each condition")
+	sf := addShippedFlags(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	deploy, err := sf.load()
+	if err != nil {
 		return err
 	}
 	if *bin == "" || *work == "" {
@@ -59,23 +66,27 @@ func admissionFailover(ctx context.Context, args []string) error {
 		return usagef("--workloads must be >= 4 and --kill-after in [1, 2 x --workloads)")
 	}
 	step, t0 := stepLog("admission-failover")
-	c, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
+	c, _, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
 	if err != nil {
 		return err
 	}
 	defer stopControlPlane()
-	step("kube-apiserver %s up", c.Server)
+	step("kube-apiserver %s up (RBAC, default admission plugins)", c.Server)
 
 	const quota, gpus = 16, 2
-	cfg := filepath.Join(*work, "seedance-config.yaml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("server:\n  admission_mode: strict\ntenancy:\n  tenants:\n"+
-		"    - {name: team-a, cohort: a, tier: gold, quota: {gpu: {nominal: %d}}}\n"+
-		"    - {name: team-b, cohort: b, tier: silver, quota: {gpu: {nominal: %d}}}\n", quota, quota)), 0o644); err != nil {
+	if *shared {
+		deploy.AdmissionDB = *db
+	}
+	env, err := applyShipped(ctx, c, deploy, sf, *work, step)
+	if err != nil {
 		return err
 	}
-	h := &harness{ctx: ctx, c: c, bin: *bin, work: *work, cfg: cfg, timeout: *timeout, step: step}
-	if *shared {
-		h.extra = []string{"--admission-db", *db}
+	tenants := addTenants(deploy, fmt.Sprintf("    - {name: team-a, cohort: a, tier: gold, quota: {gpu: {nominal: %d}}}\n"+
+		"    - {name: team-b, cohort: b, tier: silver, quota: {gpu: {nominal: %d}}}\n", quota, quota),
+		map[string]string{"admission_mode": "strict"})
+	h := &harness{ctx: ctx, c: c, bin: *bin, work: *work, timeout: *timeout, step: step}
+	h.start = func(name string, ordinal int) (*seedance.Server, error) {
+		return env.startServer(ctx, *bin, filepath.Join(*work, name), ordinal, tenants)
 	}
 	h.killOn = func(r *http.Request) bool { return r.Method == "POST" && r.URL.Path == "/v1/workloads" }
 	defer h.stopReplicas()
@@ -83,10 +94,18 @@ func admissionFailover(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	step("replicas up (shared PostgreSQL admission log: %v): %s leads", *shared, h.names[leader])
-	proxy := h.startProxy()
+	if _, err := probeAnonymous(h.replicas[leader]); err != nil {
+		return err
+	}
+	for _, ch := range deploy.Changes {
+		step("as shipped, except: %s", ch)
+	}
+	step("replicas up (shared PostgreSQL admission log from Secret seedance-admission-db: %v): %s leads", *shared, h.names[leader])
+	// The clients reach the leader as an ingress would: HTTPS to the ready replica, their bearer
+	// token (Secret seedance-token) passed through.
+	proxy := h.startProxy(env.client.Transport)
 	defer proxy.Close()
-	svc := &seedance.Server{URL: proxy.URL}
+	svc := &seedance.Server{URL: proxy.URL, Token: h.replicas[leader].Token}
 
 	book := &admissionBook{state: map[string]string{}, acked: map[string]bool{}}
 	h.killed = make(chan struct{})

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,30 +27,31 @@ import (
 
 	"seedance.dev/tests/k8s/internal/cluster"
 	"seedance.dev/tests/k8s/internal/seedance"
-	"seedance.dev/tests/k8s/internal/shipped"
 	"seedance.dev/tests/k8s/internal/workload"
 )
 
-// failover: two `seedance server --leader-elect --kubeconfig` replicas on the real control plane,
-// kube-scheduler (profile `seedance`, node-cache, Seedance binds) reaching them through a reverse
-// proxy that forwards to whichever replica answers /readyz 200, as a Service would.
+// failover: two replicas of deploy/'s StatefulSet `seedance` as rendered (--leader-elect, HTTPS
+// with --client-ca, each under ServiceAccount seedance with the rendered RBAC) on the real control
+// plane, and the render's kube-scheduler (profile `seedance`, node-cache, ignorable, no bindVerb:
+// kube-scheduler binds) reaching them over mutual TLS through a TCP proxy that connects to
+// whichever replica answers /readyz 200, as a Service would.
 //
-// Scenario 1 (leader kill -9 during binds): a stream of GPU pods is created; once a third of
-// them are bound, the leader is killed with SIGKILL by the proxy right after it answered a bind
-// and before that answer reaches kube-scheduler (the Binding exists, the scheduler sees a 502). The follower must become leader within the
+// Scenario 1 (leader kill -9 mid-stream, fail open): a stream of GPU pods is created; once a third
+// of them are bound, the leader is killed with SIGKILL. The follower must become leader within the
 // Lease's duration plus two retry periods (client-go's semantics and defaults: the follower
 // counts the 15 s from when it last saw the lease change, which it sees at its next look, every
 // 2 s + up to 20 % jitter, and it takes the lease at the look after expiry: at most ~19.8 s after
-// the kill; measured 15.9 s); scheduling continues; at
-// the end every pod is bound, each exactly once (no pod's spec.nodeName ever changes), no node's
-// bound GPUs exceed its capacity, and the new leader's GET /v1/cluster equals the API server's
-// nodes, bound pods, GPU use and quota usage field by field.
+// the kill; measured 15.9 s). Until then kube-scheduler must keep placing pods without Seedance
+// (ignorable: true) and log "Skipping extender as it returned error" for them. At the end every
+// pod is bound, each exactly once (no pod's spec.nodeName ever changes), no node's bound GPUs
+// exceed its capacity, and the new leader's GET /v1/cluster equals the API server's nodes, bound
+// pods, GPU use and quota usage field by field (it learnt the fail-open placements from its watch).
 //
 // Scenario 2 (both replicas restarted): workloads are admitted through POST /v1/workloads; both
 // replicas are killed with SIGKILL and started again on their own ledgers (--db kept), the one
 // that acknowledged the decisions first. The state rebuilt from the watch equals the API
 // server's, every acknowledged decision is still there (GET /v1/workloads/{ns}/{name}), and a
-// new pod is still scheduled.
+// new pod is still scheduled, through the restarted leader's filter.
 func failover(ctx context.Context, args []string) error {
 	fs := newFlags("failover")
 	bin := fs.String("seedance", "", "the seedance binary (required)")
@@ -61,15 +61,9 @@ func failover(ctx context.Context, args []string) error {
 	interval := fs.Duration("interval", 150*time.Millisecond, "time between two pod creations")
 	verbose := fs.Bool("v", false, "control plane logs to stderr")
 	timeout := fs.Duration("timeout", 90*time.Second, "how long to wait for each condition")
-	rendered := fs.String("rendered", "", "deploy/second-scheduler as kustomize renders it: run the replicas and "+
-		"kube-scheduler as shipped (RBAC, default admission plugins, mutual TLS through a TCP proxy as a Service, "+
-		"ignorable, kube-scheduler binds; the leader is killed with kill -9 mid-stream)")
-	certsScript := fs.String("certs-script", "", "with --rendered: scripts/seedance-certs.sh (the shipped openssl recipe)")
+	sf := addShippedFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
-	}
-	if (*rendered == "") != (*certsScript == "") {
-		return usagef("--rendered and --certs-script go together")
 	}
 	if *bin == "" || *work == "" {
 		return usagef("--seedance and --work are required")
@@ -80,44 +74,30 @@ func failover(ctx context.Context, args []string) error {
 	if *numNodes < 1 || *numPods < 3 || *numPods*2 >= *numNodes*8 {
 		return usagef("--pods must be 3..%d for --nodes %d (the stream asks 2 GPUs a pod on average, and one more pod comes after the restarts)", *numNodes*4-1, *numNodes)
 	}
-	var deploy *shipped.Deploy
-	if *rendered != "" {
-		var err error
-		if deploy, err = shipped.Load(*rendered); err != nil {
-			return usageError{err.Error()}
-		}
+	deploy, err := sf.load()
+	if err != nil {
+		return err
 	}
 	step, t0 := stepLog("failover")
-	c, stopControlPlane, err := startControlPlaneAs(ctx, *work, *verbose, deploy != nil)
+	c, tap, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
 	if err != nil {
 		return err
 	}
 	defer stopControlPlane()
-	step("kube-apiserver %s up", c.Server)
+	const skipping = "Skipping extender as it returned error"
+	tap.watch(skipping)
+	step("kube-apiserver %s up (RBAC, default admission plugins)", c.Server)
 
-	cfg := filepath.Join(*work, "seedance-config.yaml")
-	if err := seedance.ConfigForAPIServer(cfg, c.Server, c.TokenFile, c.CAFile); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	h := &harness{ctx: ctx, c: c, bin: *bin, work: *work, timeout: *timeout, step: step}
+	defer h.stopReplicas()
+	env, err := applyShipped(ctx, c, deploy, sf, *work, step)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(f, "tenancy:\n  tenants:\n"+
-		"    - {name: team-a, cohort: all, tier: gold, quota: {gpu: {nominal: 64}}}\n"+
-		"    - {name: team-b, cohort: all, tier: silver, quota: {gpu: {nominal: 64}}}\n")
-	f.Close()
-
-	h := &harness{ctx: ctx, c: c, bin: *bin, work: *work, cfg: cfg, timeout: *timeout, step: step}
-	defer h.stopReplicas()
-	var env *shippedEnv
-	if deploy != nil {
-		if env, err = applyShipped(ctx, c, deploy, *certsScript, *work, step); err != nil {
-			return err
-		}
-		h.start = func(name string, ordinal int) (*seedance.Server, error) {
-			return env.startServer(ctx, *bin, filepath.Join(*work, name), ordinal, addTenants(deploy))
-		}
+	tenants := addTenants(deploy, "    - {name: team-a, cohort: all, tier: gold, quota: {gpu: {nominal: 64}}}\n"+
+		"    - {name: team-b, cohort: all, tier: silver, quota: {gpu: {nominal: 64}}}\n", nil)
+	h.start = func(name string, ordinal int) (*seedance.Server, error) {
+		return env.startServer(ctx, *bin, filepath.Join(*work, name), ordinal, tenants)
 	}
 	leader, err := h.startPair()
 	if err != nil {
@@ -125,36 +105,25 @@ func failover(ctx context.Context, args []string) error {
 	}
 	step("replicas up: %s leads (%s), the other follows", h.names[leader], h.replicas[leader].URL)
 
-	var sched *cluster.Scheduler
-	var service *seedance.Server // the proxy, as a client of the Service reaches the leader
-	if deploy != nil {
-		if _, err := probeAnonymous(h.replicas[leader]); err != nil {
-			return err
-		}
-		addr, closeProxy, err := h.startTCPProxy()
-		if err != nil {
-			return err
-		}
-		defer closeProxy()
-		service = seedance.Remote("https://"+addr, env.client)
-		if sched, err = env.startScheduler(ctx, c, service.URL, nil); err != nil {
-			return err
-		}
-		for _, ch := range deploy.Changes {
-			step("as shipped, except: %s", ch)
-		}
-		step("kube-scheduler `seedance` (deploy/'s config, mutual TLS) -> TCP proxy %s -> the ready replica", addr)
-	} else {
-		proxy := h.startProxy()
-		defer proxy.Close()
-		service = seedance.Remote(proxy.URL, nil)
-		if sched, err = c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: proxy.URL + "/extender",
-			NodeCache: true, Bind: true}); err != nil {
-			return err
-		}
-		step("kube-scheduler `seedance` -> proxy %s -> the ready replica", proxy.URL)
+	if _, err := probeAnonymous(h.replicas[leader]); err != nil {
+		return err
+	}
+	addr, closeProxy, err := h.startTCPProxy()
+	if err != nil {
+		return err
+	}
+	defer closeProxy()
+	// The proxy, as kube-scheduler and a client of the Service reach the leader.
+	service := seedance.Remote("https://"+addr, env.client)
+	sched, err := env.startScheduler(ctx, service.URL, nil)
+	if err != nil {
+		return err
 	}
 	defer sched.Stop()
+	for _, ch := range deploy.Changes {
+		step("as shipped, except: %s", ch)
+	}
+	step("kube-scheduler %q (deploy/'s config, mutual TLS) -> TCP proxy %s -> the ready replica", sched.Name, addr)
 
 	nodes := make([]workload.Node, *numNodes)
 	for i := range nodes {
@@ -195,25 +164,11 @@ func failover(ctx context.Context, args []string) error {
 	if err := waitFor(ctx, *timeout, func() bool { return tr.bound() >= len(pods)/3 }); err != nil {
 		return fmt.Errorf("%d of %d pods bound before the kill: %w", tr.bound(), len(pods), err)
 	}
-	if deploy != nil {
-		// As shipped kube-scheduler binds (no bindVerb): the leader dies between two pods'
-		// decisions; until the follower leads, ignorable: true lets kube-scheduler place pods
-		// without Seedance, and the new leader must learn them from its watch.
-		h.replicas[leader].Kill()
-		step("kill -9 %s (the leader) mid-stream, with %d of %d pods bound", h.names[leader], tr.bound(), len(pods))
-	} else {
-		// Armed, the proxy kills the leader right after it answered a bind and before kube-scheduler
-		// hears the answer: the Binding exists in the API server, the scheduler sees an error.
-		h.killed = make(chan struct{})
-		h.armed.Store(true)
-		select {
-		case <-h.killed:
-		case <-time.After(*timeout):
-			return fmt.Errorf("no bind reached the leader in %s after arming the kill", *timeout)
-		}
-		step("kill -9 %s (the leader) between its answer to a bind and kube-scheduler, with %d of %d pods bound",
-			h.names[leader], tr.bound(), len(pods))
-	}
+	// As shipped kube-scheduler binds (no bindVerb): the leader dies between two pods' decisions;
+	// until the follower leads, ignorable: true lets kube-scheduler place pods without Seedance
+	// (fail open, logged), and the new leader must learn them from its watch.
+	h.replicas[leader].Kill()
+	step("kill -9 %s (the leader) mid-stream, with %d of %d pods bound", h.names[leader], tr.bound(), len(pods))
 	killedAt := time.Now()
 	boundAtKill := tr.bound()
 	newLeader, err := h.waitLeader(leader, *timeout)
@@ -221,7 +176,17 @@ func failover(ctx context.Context, args []string) error {
 		return err
 	}
 	takeover := time.Since(killedAt)
-	step("%s leads %.1f s after the kill", h.names[newLeader], takeover.Seconds())
+	boundInGap := tr.bound() - boundAtKill
+	step("%s leads %.1f s after the kill; meanwhile kube-scheduler bound %d pods without Seedance", h.names[newLeader],
+		takeover.Seconds(), boundInGap)
+	// Fail open (ignorable: true), loudly: pods were placed while no replica answered, and
+	// kube-scheduler logged each skip.
+	loud := tap.matching(skipping)
+	if boundInGap < 1 || len(loud) < 1 {
+		return fmt.Errorf("with no Seedance replica ready, kube-scheduler bound %d pods and logged %d %q lines: "+
+			"want both >= 1 (ignorable: true fails open, loudly)", boundInGap, len(loud), skipping)
+	}
+	step("kube-scheduler's log, %d lines like: %.240s", len(loud), loud[0])
 	if limit := 20 * time.Second; takeover > limit {
 		return fmt.Errorf("failover took %.1f s, over the lease's 15 s + two retry periods (2 s + 20%% jitter)", takeover.Seconds())
 	}
@@ -284,7 +249,7 @@ func failover(ctx context.Context, args []string) error {
 		return fmt.Errorf("after the last pod: %w", err)
 	}
 	step("a pod created after both restarts is bound; the state still equals the API server's")
-	if deploy != nil {
+	{
 		// ignorable: true would hide a kube-scheduler that cannot reach Seedance: the last pod must
 		// have gone through the restarted leader's filter over mutual TLS, nothing refused.
 		r := h.replicas[newLeader]
@@ -316,7 +281,6 @@ type harness struct {
 	c        *cluster.Cluster
 	bin      string
 	work     string
-	cfg      string
 	timeout  time.Duration
 	step     func(string, ...any)
 	mu       sync.Mutex
@@ -325,10 +289,8 @@ type harness struct {
 	cut      atomic.Int64 // extender requests the proxy forwarded that got no answer (the replica died)
 	armed    atomic.Bool  // kill the replica that answers the next request killOn matches
 	killed   chan struct{}
-	killOn   func(*http.Request) bool // nil: a bind
-	extra    []string                 // more `seedance server` flags for every replica
-	// start, when set, starts replica `name` (ordinal 0 or 1) instead of `seedance server
-	// --leader-elect --kubeconfig` with cfg (the as-shipped scenarios: the StatefulSet's args).
+	killOn   func(*http.Request) bool // startProxy: which answer arms the kill
+	// start starts replica `name` (ordinal 0 or 1): the StatefulSet's container as rendered.
 	start func(name string, ordinal int) (*seedance.Server, error)
 }
 
@@ -339,14 +301,7 @@ func (h *harness) startReplica(name string) (*seedance.Server, error) {
 		i = 1
 	}
 	h.names[i] = name
-	var s *seedance.Server
-	var err error
-	if h.start != nil {
-		s, err = h.start(name, i)
-	} else {
-		args := append([]string{"--leader-elect", "--kubeconfig", h.c.Kubeconfig}, h.extra...)
-		s, err = seedance.Start(h.ctx, h.bin, filepath.Join(h.work, name), h.cfg, args...)
-	}
+	s, err := h.start(name, i)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -423,9 +378,10 @@ func (h *harness) followReady(stop <-chan struct{}, set func(*seedance.Server)) 
 	}
 }
 
-// startProxy is the Service: it forwards to the replica whose /readyz answered 200 at its last
-// probe (every 100 ms, as a readiness probe with periodSeconds 0.1), else answers 503.
-func (h *harness) startProxy() *httpServer {
+// startProxy is an ingress in front of the Service: it forwards each HTTP request, over transport
+// (HTTPS to the replicas), to the replica whose /readyz answered 200 at its last probe (every
+// 100 ms, as a readiness probe with periodSeconds 0.1), else answers 503.
+func (h *harness) startProxy(transport http.RoundTripper) *httpServer {
 	var target atomic.Pointer[url.URL]
 	stop := make(chan struct{})
 	go h.followReady(stop, func(r *seedance.Server) {
@@ -436,19 +392,19 @@ func (h *harness) startProxy() *httpServer {
 		target.Store(ready)
 	})
 	rp := &httputil.ReverseProxy{
+		Transport: transport,
 		Rewrite: func(r *httputil.ProxyRequest) {
 			if t := target.Load(); t != nil {
 				r.SetURL(t)
 			}
 		},
 		ModifyResponse: func(resp *http.Response) error {
-			match := strings.HasSuffix(resp.Request.URL.Path, "/bind")
-			if h.killOn != nil {
-				match = h.killOn(resp.Request)
-			}
-			if match && h.armed.CompareAndSwap(true, false) {
+			if h.killOn(resp.Request) && h.armed.CompareAndSwap(true, false) {
 				for _, r := range h.snapshot() {
-					if r != nil && resp.Request.URL.Host == strings.TrimPrefix(r.URL, "http://") {
+					if r == nil {
+						continue
+					}
+					if u, err := url.Parse(r.URL); err == nil && resp.Request.URL.Host == u.Host {
 						r.Kill()
 					}
 				}

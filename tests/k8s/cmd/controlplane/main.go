@@ -1,13 +1,18 @@
 // controlplane: a real Kubernetes control plane for Seedance's tests (etcd embedded, Kubernetes'
 // own kube-apiserver test server, the real kube-scheduler), in one process.
 //
-//	controlplane serve --dir DIR [--ready-file F] [--extender URL] [--node-cache] [--bind] [--scheduler-name N]
-//	controlplane load --kubeconfig F --nodes nodes.csv --pods pods.csv [--scheduler-name N] [--seedance-url U]
-//	controlplane throughput --seedance BIN [--nodes N --pods M | --nodes-csv F --pods-csv F]
-//	controlplane smoke --seedance BIN --work DIR
+//	controlplane serve --dir DIR --seedance BIN SHIPPED [--ready-file F]
+//	controlplane load --kubeconfig F --nodes nodes.csv --pods pods.csv [--scheduler-name N]
+//	controlplane throughput --seedance BIN --work DIR SHIPPED [--nodes N --pods M | --nodes-csv F --pods-csv F]
+//	controlplane smoke --seedance BIN --work DIR SHIPPED
+//	controlplane parity --seedance BIN --work DIR SHIPPED --nodes F --pods F --expected F
 //	controlplane capture --out DIR
-//	controlplane failover --seedance BIN --work DIR
-//	controlplane admission-failover --seedance BIN --work DIR --admission-db postgresql://...
+//	controlplane failover --seedance BIN --work DIR SHIPPED
+//	controlplane admission-failover --seedance BIN --work DIR SHIPPED --admission-db postgresql://...
+//
+// SHIPPED: --rendered RENDER --certs-script scripts/seedance-certs.sh [--scheduler-config FILE]
+// [--drop-verb SPEC]. Every scenario runs deploy/ as kustomize renders it (shipped_test.sh) on a
+// control plane with RBAC and the default admission plugins; there is no other setup.
 //
 // Exit status: 0 done, 1 failed, 2 bad usage.
 package main
@@ -22,6 +27,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -29,7 +36,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"seedance.dev/tests/k8s/internal/cluster"
-	"seedance.dev/tests/k8s/internal/seedance"
 	"seedance.dev/tests/k8s/internal/workload"
 )
 
@@ -89,25 +95,69 @@ func parse(fs *flag.FlagSet, args []string) error {
 }
 
 // startControlPlane empties a scenario's working directory, sends the control plane's own logs
-// to WORK/controlplane.log (verbose: stderr) and starts it under WORK/cp. stop stops the control
-// plane, then closes the log.
-func startControlPlane(ctx context.Context, work string, verbose bool) (c *cluster.Cluster, stop func(), err error) {
-	return startControlPlaneAs(ctx, work, verbose, false)
-}
-
-// startControlPlaneAs is startControlPlane with cluster.Options.AsShipped (RBAC, default admission).
-func startControlPlaneAs(ctx context.Context, work string, verbose, asShipped bool) (c *cluster.Cluster, stop func(), err error) {
+// (kube-apiserver's and kube-scheduler's, through klog) to WORK/controlplane.log (verbose: stderr)
+// through tap, and starts it under WORK/cp (RBAC, the default admission plugins: cluster.Start).
+// stop stops the control plane, then closes the log.
+func startControlPlane(ctx context.Context, work string, verbose bool) (c *cluster.Cluster, tap *logTap, stop func(), err error) {
 	os.RemoveAll(work)
 	logw, closeLog, err := logSink(work, verbose)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	c, err = cluster.Start(ctx, cluster.Options{Dir: filepath.Join(work, "cp"), Log: logw, AsShipped: asShipped})
+	tap = &logTap{w: logw}
+	c, err = cluster.Start(ctx, cluster.Options{Dir: filepath.Join(work, "cp"), Log: tap})
 	if err != nil {
 		closeLog()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return c, func() { c.Stop(); closeLog() }, nil
+	return c, tap, func() { c.Stop(); closeLog() }, nil
+}
+
+// logTap passes the control plane's log through and keeps the lines that contain one of the
+// strings a scenario asked it to watch (kube-scheduler's "Skipping extender" when it fails open).
+type logTap struct {
+	w       io.Writer
+	mu      sync.Mutex
+	watched []string
+	lines   []string
+}
+
+func (t *logTap) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	for _, line := range strings.Split(string(p), "\n") {
+		for _, w := range t.watched {
+			if strings.Contains(line, w) {
+				t.lines = append(t.lines, line)
+				break
+			}
+		}
+	}
+	t.mu.Unlock()
+	return t.w.Write(p)
+}
+
+// watch starts keeping the lines that contain s.
+func (t *logTap) watch(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.watched = append(t.watched, s)
+}
+
+// matching returns the kept lines that contain every one of parts.
+func (t *logTap) matching(parts ...string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, l := range t.lines {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(l, p)
+		}
+		if ok {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // stepLog returns a printer of a scenario's progress, "NAME:   12.3 s  what happened", in seconds
@@ -134,50 +184,52 @@ func logSink(dir string, verbose bool) (io.Writer, func(), error) {
 	return f, func() { f.Close() }, nil
 }
 
+// serve runs deploy/ as rendered (the server and its scheduler, as the scenarios start them) and
+// stays up until SIGTERM/SIGINT, for a test outside this program to use as a peer.
 func serve(ctx context.Context, args []string) error {
 	fs := newFlags("serve")
-	dir := fs.String("dir", "", "working directory: etcd data, kubeconfig, ca.crt, token, logs (required)")
+	dir := fs.String("dir", "", "working directory: etcd data, kubeconfig, ca.crt, token, logs (required; emptied first)")
 	ready := fs.String("ready-file", "", "write this JSON file once everything is up (default DIR/ready.json)")
-	extender := fs.String("extender", "", "start kube-scheduler with this extender urlPrefix (http://127.0.0.1:PORT/extender)")
-	noScheduler := fs.Bool("no-scheduler", false, "start no kube-scheduler")
-	nodeCache := fs.Bool("node-cache", true, "extender nodeCacheCapable (requests carry NodeNames only)")
-	bind := fs.Bool("bind", true, "extender bindVerb: bind (the extender creates the Binding)")
-	name := fs.String("scheduler-name", "default-scheduler", "kube-scheduler profile's schedulerName (seedance: second scheduler)")
+	bin := fs.String("seedance", "", "the seedance binary (required)")
+	sf := addShippedFlags(fs)
 	verbose := fs.Bool("v", false, "control plane logs to stderr (default DIR/controlplane.log)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *dir == "" {
-		return usagef("--dir is required")
+	if *dir == "" || *bin == "" {
+		return usagef("--dir and --seedance are required")
+	}
+	d, err := sf.load()
+	if err != nil {
+		return err
 	}
 	if *ready == "" {
 		*ready = filepath.Join(*dir, "ready.json")
 	}
-	logw, closeLog, err := logSink(*dir, *verbose)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-	os.Remove(*ready)
-	c, err := cluster.Start(ctx, cluster.Options{Dir: *dir, Log: logw})
-	if err != nil {
-		return err
-	}
-	defer c.Stop()
-	info := cluster.ReadyInfo{Server: c.Server, Kubeconfig: c.Kubeconfig, CAFile: c.CAFile, TokenFile: c.TokenFile,
-		Etcd: c.EtcdURL, PID: os.Getpid()}
-	if !*noScheduler {
-		s, err := c.StartScheduler(ctx, cluster.SchedulerOptions{Name: *name, ExtenderURL: *extender, NodeCache: *nodeCache, Bind: *bind})
-		if err != nil {
-			return err
+	// The directory is emptied first: refuse one that is neither empty nor a former serve's.
+	if entries, err := os.ReadDir(*dir); err == nil && len(entries) > 0 {
+		if _, err := os.Stat(filepath.Join(*dir, "cp")); err != nil {
+			return usagef("--dir %s is not empty and not a former serve's directory (serve empties it first)", *dir)
 		}
-		defer s.Stop()
-		info.Scheduler = s.Name
 	}
+	c, _, stop, err := startControlPlane(ctx, *dir, *verbose)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	step, _ := stepLog("serve")
+	a, err := startShipped(ctx, c, d, sf, *bin, *dir, 0, 2*time.Minute, nil, nil, step)
+	if err != nil {
+		return err
+	}
+	defer a.stop()
+	info := cluster.ReadyInfo{Server: c.Server, Kubeconfig: c.Kubeconfig, CAFile: c.CAFile, TokenFile: c.TokenFile,
+		Etcd: c.EtcdURL, PID: os.Getpid(), Scheduler: a.sched.Name, Seedance: a.srv.URL,
+		SeedanceCAFile: filepath.Join(a.env.certs, "ca.crt"), SeedanceToken: a.token}
 	if err := cluster.WriteReadyFile(*ready, info); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "controlplane: ready: %s (kubeconfig %s)\n", c.Server, c.Kubeconfig)
+	fmt.Fprintf(os.Stderr, "controlplane: ready: %s (kubeconfig %s), seedance %s\n", c.Server, c.Kubeconfig, a.srv.URL)
 	<-ctx.Done()
 	os.Remove(*ready)
 	return nil
@@ -192,44 +244,12 @@ func clientFromKubeconfig(path string) (*kubernetes.Clientset, error) {
 	return kubernetes.NewForConfig(cfg)
 }
 
-// registerNodes posts the API server's NodeList to seedance's POST /v1/nodes (node-cache mode's
-// documented manual path: `kubectl get nodes -o json | curl --data-binary @- .../v1/nodes`).
-func registerNodes(ctx context.Context, c kubernetes.Interface, s *seedance.Server, only map[string]bool) error {
-	list, err := c.CoreV1().Nodes().List(ctx, metav1ListAll())
-	if err != nil {
-		return err
-	}
-	list.APIVersion, list.Kind = "v1", "NodeList"
-	if only != nil {
-		kept := list.Items[:0]
-		for _, n := range list.Items {
-			if only[n.Name] {
-				kept = append(kept, n)
-			}
-		}
-		list.Items = kept
-	}
-	body, err := json.Marshal(list)
-	if err != nil {
-		return err
-	}
-	code, resp, err := s.Do("POST", "/v1/nodes", body)
-	if err != nil {
-		return err
-	}
-	if code != 200 {
-		return fmt.Errorf("seedance POST /v1/nodes: HTTP %d: %s", code, resp)
-	}
-	return nil
-}
-
 func load(ctx context.Context, args []string) error {
 	fs := newFlags("load")
 	kubeconfig := fs.String("kubeconfig", "", "the control plane's kubeconfig (required)")
 	nodesCSV := fs.String("nodes", "", "nodes.csv: name,cpu,memory,gpu[,gpu_model]")
 	podsCSV := fs.String("pods", "", "pods.csv: name,namespace,cpu,memory,gpu[,gpu_model,gpu_milli,tenant]")
-	name := fs.String("scheduler-name", "default-scheduler", "spec.schedulerName of the pods")
-	seedanceURL := fs.String("seedance-url", "", "also POST the nodes to this seedance server's /v1/nodes")
+	name := fs.String("scheduler-name", "default-scheduler", "spec.schedulerName of the pods (serve's ready.json: scheduler)")
 	workers := fs.Int("workers", 16, "API requests in flight")
 	timeout := fs.Duration("timeout", 5*time.Minute, "how long to wait for every pod to be bound")
 	if err := parse(fs, args); err != nil {
@@ -257,11 +277,6 @@ func load(ctx context.Context, args []string) error {
 	}
 	if err := workload.CreateNodes(ctx, c, nodes, *workers); err != nil {
 		return err
-	}
-	if *seedanceURL != "" {
-		if err := registerNodes(ctx, c, &seedance.Server{URL: *seedanceURL}, nil); err != nil {
-			return err
-		}
 	}
 	res, err := workload.RunPods(ctx, c, pods, *name, *workers, *timeout)
 	if res != nil {

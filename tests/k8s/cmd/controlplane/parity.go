@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -21,7 +20,6 @@ import (
 
 	"seedance.dev/tests/k8s/internal/cluster"
 	"seedance.dev/tests/k8s/internal/seedance"
-	"seedance.dev/tests/k8s/internal/shipped"
 	"seedance.dev/tests/k8s/internal/workload"
 )
 
@@ -45,14 +43,9 @@ func parity(ctx context.Context, args []string) error {
 	maxMismatch := fs.Int("max-mismatches", 10, "stop after this many mismatches")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for each event to settle")
 	verbose := fs.Bool("v", false, "control plane logs to stderr")
-	rendered := fs.String("rendered", "", "deploy/second-scheduler as kustomize renders it: run it as shipped (RBAC, "+
-		"default admission plugins, mutual TLS, its ServiceAccounts, its KubeSchedulerConfiguration; internal/shipped)")
-	certsScript := fs.String("certs-script", "", "with --rendered: scripts/seedance-certs.sh (the shipped openssl recipe)")
+	sf := addShippedFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
-	}
-	if (*rendered == "") != (*certsScript == "") {
-		return usagef("--rendered and --certs-script go together")
 	}
 	if *bin == "" || *work == "" || *nodesCSV == "" || *podsCSV == "" || *expected == "" {
 		return usagef("--seedance, --work, --nodes, --pods and --expected are required")
@@ -76,22 +69,18 @@ func parity(ctx context.Context, args []string) error {
 	}
 	step := func(format string, a ...any) { fmt.Printf("parity: "+format+"\n", a...) }
 
-	var deploy *shipped.Deploy
-	if *rendered != "" {
-		if deploy, err = shipped.Load(*rendered); err != nil {
-			return usageError{err.Error()}
-		}
-		p, sd, err := shippedPolicy(deploy)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		if p != *policy || sd != *seed {
-			return usagef("%s places with policy %s, seed %d: replay with those (got --policy %s --seed %d)", *rendered, p, sd, *policy, *seed)
-		}
+	deploy, err := sf.load()
+	if err != nil {
+		return err
+	}
+	if p, sd, err := shippedPolicy(deploy); err != nil {
+		return usageError{err.Error()}
+	} else if p != *policy || sd != *seed {
+		return usagef("%s places with policy %s, seed %d: replay with those (got --policy %s --seed %d)", deploy.Path, p, sd, *policy, *seed)
 	}
 
 	t0 := time.Now()
-	c, stopControlPlane, err := startControlPlaneAs(ctx, *work, *verbose, deploy != nil)
+	c, _, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
 	if err != nil {
 		return err
 	}
@@ -101,38 +90,12 @@ func parity(ctx context.Context, args []string) error {
 	}
 	step("kube-apiserver %s with %d nodes in %.1f s", c.Server, len(nodes), time.Since(t0).Seconds())
 
-	var srv *seedance.Server
-	var sched *cluster.Scheduler
-	probes401 := 0.0
-	if deploy != nil {
-		a, err := startShipped(ctx, c, deploy, *bin, *certsScript, *work, len(nodes), *timeout, extenderScoreOnly, step)
-		if err != nil {
-			return err
-		}
-		defer a.stop()
-		srv, sched, probes401 = a.srv, a.sched, a.probes401
-	} else {
-		cfg := filepath.Join(*work, "seedance-config.yaml")
-		if err := seedance.ConfigForAPIServer(cfg, c.Server, c.TokenFile, c.CAFile,
-			fmt.Sprintf("  placement_policy: %s\n  seed: %d\n", *policy, *seed)); err != nil {
-			return err
-		}
-		if srv, err = seedance.Start(ctx, *bin, filepath.Join(*work, "seedance"), cfg, "--kubeconfig", c.Kubeconfig); err != nil {
-			return err
-		}
-		defer srv.Stop()
-		if err := srv.WaitReady(ctx, *timeout); err != nil {
-			return err
-		}
-		if st, err := srv.WaitCluster(ctx, *timeout, func(s *seedance.ClusterState) bool { return len(s.Nodes) == len(nodes) }); err != nil {
-			return fmt.Errorf("seedance's watch: %d of %d nodes: %w", len(st.Nodes), len(nodes), err)
-		}
-		if sched, err = c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: srv.URL + "/extender",
-			NodeCache: true, Bind: true, PercentageOfNodesToScore: 100, ExtenderScoreOnly: true, ExtenderAllPods: true}); err != nil {
-			return err
-		}
-		defer sched.Stop()
+	sh, err := startShipped(ctx, c, deploy, sf, *bin, *work, len(nodes), *timeout, nil, extenderScoreOnly, step)
+	if err != nil {
+		return err
 	}
+	defer sh.stop()
+	srv, sched, probes401 := sh.srv, sh.sched, sh.probes401
 	if err := workload.EnsureNamespaces(ctx, c.Client, pods[:1]); err != nil {
 		return err
 	}
@@ -173,7 +136,7 @@ func parity(ctx context.Context, args []string) error {
 	tPlay := time.Now()
 	for k, e := range events {
 		if e.create {
-			if _, err := api.Create(ctx, workload.PodObject(byName[e.pod], "seedance"), metav1.CreateOptions{}); err != nil {
+			if _, err := api.Create(ctx, workload.PodObject(byName[e.pod], sched.Name), metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("event %d: create %s: %w", k+1, e.pod, err)
 			}
 			p, err := w.wait(ctx, e.pod, *timeout, func(p *corev1.Pod) bool { return p != nil && (p.Spec.NodeName != "" || workload.PodUnschedulable(p)) })
@@ -222,23 +185,8 @@ func parity(ctx context.Context, args []string) error {
 			step("%d/%d events, %d pods compared, %d mismatches, %.0f s", k+1, len(events), res.Compared, len(mismatches), time.Since(tPlay).Seconds())
 		}
 	}
-	if deploy != nil {
-		// ignorable: true (as shipped) would hide an extender kube-scheduler cannot reach (a TLS
-		// failure, a 401): every placed pod must have had Seedance's filter answered, none refused.
-		filtered, err := srv.MetricSum("seedance_http_requests_total", map[string]string{"path": "/extender/filter", "code": "200"})
-		if err != nil {
-			return err
-		}
-		refused, err := srv.MetricSum("seedance_http_requests_total", map[string]string{"code": "401"})
-		if err != nil {
-			return err
-		}
-		refused -= probes401
-		res.ExtenderFilters, res.Refused = int(filtered), int(refused)
-		if int(filtered) < res.Placed || refused > 0 {
-			return fmt.Errorf("kube-scheduler reached Seedance's filter %v times for %d placed pods, %v requests refused 401: "+
-				"the extender was bypassed (ignorable: true) or mutual TLS failed", filtered, res.Placed, refused)
-		}
+	if res.ExtenderFilters, res.Refused, err = checkNotBypassed(srv, res.Placed, probes401); err != nil {
+		return err
 	}
 	res.Mismatches = len(mismatches)
 	res.PlaySeconds = time.Since(tPlay).Seconds()

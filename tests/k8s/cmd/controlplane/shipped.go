@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -21,12 +24,13 @@ import (
 	"seedance.dev/tests/k8s/internal/shipped"
 )
 
-// asShipped is deploy/ as rendered, running on a control plane started with AsShipped (RBAC, the
-// default admission plugins): the RBAC and config objects applied, `seedance server` with the
+// asShipped is deploy/ as rendered, running on the control plane (RBAC, the default admission
+// plugins: cluster.Start): the RBAC and config objects applied, `seedance server` with the
 // StatefulSet's args over mutual TLS under its ServiceAccount, kube-scheduler with the
 // Deployment's KubeSchedulerConfiguration under its own (internal/shipped says what is mapped).
 type asShipped struct {
 	deploy *shipped.Deploy
+	env    *shippedEnv
 	srv    *seedance.Server
 	sched  *cluster.Scheduler
 	token  string // the write token (Secret seedance-token)
@@ -53,19 +57,57 @@ func shippedPolicy(d *shipped.Deploy) (string, uint64, error) {
 	return cfg.Server.PlacementPolicy, cfg.Server.Seed, nil
 }
 
-// shippedEnv is the render applied to a control plane: the recipe's certificates, the two
-// ServiceAccounts' kubeconfigs, and an HTTPS client for the harness's own requests.
+// shippedFlags are every scenario's: the render of deploy/ it runs (there is no other setup).
+type shippedFlags struct {
+	rendered, certs, schedulerConfig, dropVerb *string
+}
+
+func addShippedFlags(fs *flag.FlagSet) *shippedFlags {
+	return &shippedFlags{
+		rendered: fs.String("rendered", "", "deploy/ or deploy/second-scheduler as kustomize renders it (required; "+
+			"tests/k8s/shipped_test.sh renders it): RBAC, ServiceAccounts, the StatefulSet's args with mutual TLS"),
+		certs: fs.String("certs-script", "", "scripts/seedance-certs.sh, the shipped openssl recipe (required)"),
+		schedulerConfig: fs.String("scheduler-config", "", "run this KubeSchedulerConfiguration file of deploy/ "+
+			"(deploy/kube-scheduler-config.yaml) as the cluster's own kube-scheduler (user system:kube-scheduler), "+
+			"in place of the render's Deployment seedance-scheduler"),
+		dropVerb: fs.String("drop-verb", "", "negative test: remove a verb from the rendered RBAC before applying it "+
+			"(KIND/NAME:RESOURCE:VERB, e.g. ClusterRole/seedance:nodes:list); the scenario must then fail"),
+	}
+}
+
+// load reads the render and applies --drop-verb to it.
+func (f *shippedFlags) load() (*shipped.Deploy, error) {
+	if *f.rendered == "" || *f.certs == "" {
+		return nil, usagef("--rendered and --certs-script are required: every scenario runs deploy/ as rendered (tests/k8s/shipped_test.sh)")
+	}
+	d, err := shipped.Load(*f.rendered)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	if *f.dropVerb != "" {
+		if err := d.DropVerb(*f.dropVerb); err != nil {
+			return nil, usageError{err.Error()}
+		}
+	}
+	return d, nil
+}
+
+// shippedEnv is the render applied to a control plane: the recipe's certificates, the identities
+// (ServiceAccount kubeconfigs, or the control plane's scheduler.conf), and an HTTPS client for the
+// harness's own requests.
 type shippedEnv struct {
-	d        *shipped.Deploy
-	certs    string
-	serverKC string
-	schedKC  string
-	client   *http.Client
-	work     string
+	d         *shipped.Deploy
+	c         *cluster.Cluster
+	certs     string
+	serverKC  string
+	schedKC   string
+	schedFile string // --scheduler-config, or "" for the render's Deployment seedance-scheduler
+	client    *http.Client
+	work      string
 }
 
 // applyShipped applies the render to c and makes the certificates and identities under work.
-func applyShipped(ctx context.Context, c *cluster.Cluster, d *shipped.Deploy, certsScript, work string,
+func applyShipped(ctx context.Context, c *cluster.Cluster, d *shipped.Deploy, f *shippedFlags, work string,
 	step func(string, ...any)) (*shippedEnv, error) {
 	applied, notApplied, err := d.Apply(ctx, c.Client)
 	if err != nil {
@@ -73,15 +115,17 @@ func applyShipped(ctx context.Context, c *cluster.Cluster, d *shipped.Deploy, ce
 	}
 	step("applied from %s: %s", d.Path, strings.Join(applied, ", "))
 	step("run as processes, not applied: %s", strings.Join(notApplied, ", "))
-	e := &shippedEnv{d: d, certs: filepath.Join(work, "pki"), work: work}
-	if err := shipped.Certs(certsScript, e.certs); err != nil {
+	e := &shippedEnv{d: d, c: c, certs: filepath.Join(work, "pki"), work: work, schedFile: *f.schedulerConfig}
+	if err := shipped.Certs(*f.certs, e.certs); err != nil {
 		return nil, err
 	}
 	ids := filepath.Join(work, "identity")
 	if e.serverKC, err = shipped.Identity(ctx, c.Client, c.Server, c.CAData, "seedance-system", "seedance", ids); err != nil {
 		return nil, err
 	}
-	if e.schedKC, err = shipped.Identity(ctx, c.Client, c.Server, c.CAData, "seedance-system", "seedance-scheduler", ids); err != nil {
+	if e.schedFile != "" {
+		e.schedKC = c.SchedulerKubeconfig
+	} else if e.schedKC, err = shipped.Identity(ctx, c.Client, c.Server, c.CAData, "seedance-system", "seedance-scheduler", ids); err != nil {
 		return nil, err
 	}
 	ca, err := os.ReadFile(filepath.Join(e.certs, "ca.crt"))
@@ -120,18 +164,32 @@ func (e *shippedEnv) startServer(ctx context.Context, bin, dir string, ordinal i
 	return srv, nil
 }
 
-// startScheduler runs the Deployment's KubeSchedulerConfiguration with its extender at base.
-func (e *shippedEnv) startScheduler(ctx context.Context, c *cluster.Cluster, base string,
-	edit func(*shipped.Deploy, map[string]any)) (*cluster.Scheduler, error) {
-	var f func(map[string]any)
-	if edit != nil {
-		f = func(cfg map[string]any) { edit(e.d, cfg) }
+// startScheduler runs the shipped KubeSchedulerConfiguration (--scheduler-config's file, else
+// the render's Deployment seedance-scheduler's) with its extender at base. The Scheduler's Name is
+// its profile's schedulerName.
+func (e *shippedEnv) startScheduler(ctx context.Context, base string, edit func(*shipped.Deploy, map[string]any)) (*cluster.Scheduler, error) {
+	name := "default-scheduler"
+	f := func(cfg map[string]any) {
+		if profiles, _ := cfg["profiles"].([]any); len(profiles) > 0 {
+			if p, ok := profiles[0].(map[string]any); ok && p["schedulerName"] != nil {
+				name = fmt.Sprint(p["schedulerName"])
+			}
+		}
+		if edit != nil {
+			edit(e.d, cfg)
+		}
 	}
-	text, err := e.d.SchedulerConfig(e.work, e.certs, e.schedKC, base, f)
+	var text string
+	var err error
+	if e.schedFile != "" {
+		text, err = e.d.SchedulerConfigFile(e.schedFile, e.certs, e.schedKC, base, f)
+	} else {
+		text, err = e.d.SchedulerConfig(e.work, e.certs, e.schedKC, base, f)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ConfigYAML: text})
+	return e.c.StartScheduler(ctx, cluster.SchedulerOptions{Name: name, ConfigYAML: text})
 }
 
 // probeAnonymous checks mutual TLS as shipped: a client without a certificate is refused (401)
@@ -148,23 +206,24 @@ func probeAnonymous(srv *seedance.Server) (float64, error) {
 }
 
 // startShipped applies the render to c and starts one server and the scheduler. waitNodes: how
-// many nodes the server's watch must hold before the scheduler starts. editScheduler: the
-// scenario's changes to the scheduler's config (it must Note them). step prints progress.
-func startShipped(ctx context.Context, c *cluster.Cluster, d *shipped.Deploy, bin, certsScript, work string,
-	waitNodes int, timeout time.Duration, editScheduler func(*shipped.Deploy, map[string]any),
-	step func(string, ...any)) (*asShipped, error) {
-	e, err := applyShipped(ctx, c, d, certsScript, work, step)
+// many nodes the server's watch must hold before the scheduler starts. configure: the scenario's
+// edit of the server's config file (nil: none; it must Note it). editScheduler: the scenario's
+// changes to the scheduler's config (it must Note them). step prints progress.
+func startShipped(ctx context.Context, c *cluster.Cluster, d *shipped.Deploy, f *shippedFlags, bin, work string,
+	waitNodes int, timeout time.Duration, configure func(path string) error,
+	editScheduler func(*shipped.Deploy, map[string]any), step func(string, ...any)) (*asShipped, error) {
+	e, err := applyShipped(ctx, c, d, f, work, step)
 	if err != nil {
 		return nil, err
 	}
-	a := &asShipped{deploy: d}
-	if a.srv, err = e.startServer(ctx, bin, filepath.Join(work, "seedance"), 0, nil); err != nil {
+	a := &asShipped{deploy: d, env: e}
+	if a.srv, err = e.startServer(ctx, bin, filepath.Join(work, "seedance"), 0, configure); err != nil {
 		return nil, err
 	}
 	a.token = a.srv.Token
 	if err := a.srv.WaitReady(ctx, timeout); err != nil {
 		a.stop()
-		return nil, err
+		return nil, fmt.Errorf("%w (as ServiceAccount seedance with the rendered RBAC; log %s)", err, a.srv.LogFile)
 	}
 	if a.probes401, err = probeAnonymous(a.srv); err != nil {
 		a.stop()
@@ -174,7 +233,7 @@ func startShipped(ctx context.Context, c *cluster.Cluster, d *shipped.Deploy, bi
 		a.stop()
 		return nil, fmt.Errorf("seedance's watch (as ServiceAccount seedance): %d of %d nodes: %w", len(st.Nodes), waitNodes, err)
 	}
-	if a.sched, err = e.startScheduler(ctx, c, a.srv.URL, editScheduler); err != nil {
+	if a.sched, err = e.startScheduler(ctx, a.srv.URL, editScheduler); err != nil {
 		a.stop()
 		return nil, err
 	}
@@ -182,6 +241,26 @@ func startShipped(ctx context.Context, c *cluster.Cluster, d *shipped.Deploy, bi
 		step("as shipped, except: %s", ch)
 	}
 	return a, nil
+}
+
+// checkNotBypassed: ignorable: true (as shipped) would hide an extender kube-scheduler cannot
+// reach (a TLS failure, a 401), so every one of `placed` pods must have had Seedance's filter
+// answered (200) and no request refused (401) beyond the harness's own probes401.
+func checkNotBypassed(srv *seedance.Server, placed int, probes401 float64) (filtered, refused int, err error) {
+	f, err := srv.MetricSum("seedance_http_requests_total", map[string]string{"path": "/extender/filter", "code": "200"})
+	if err != nil {
+		return 0, 0, err
+	}
+	r, err := srv.MetricSum("seedance_http_requests_total", map[string]string{"code": "401"})
+	if err != nil {
+		return 0, 0, err
+	}
+	r -= probes401
+	if int(f) < placed || r > 0 {
+		return int(f), int(r), fmt.Errorf("kube-scheduler reached Seedance's filter %v times for %d placed pods, %v requests refused 401: "+
+			"the extender was bypassed (ignorable: true) or mutual TLS failed", f, placed, r)
+	}
+	return int(f), int(r), nil
 }
 
 func (a *asShipped) stop() {
@@ -208,24 +287,46 @@ func extenderScoreOnly(d *shipped.Deploy, cfg map[string]any) {
 	d.Note("kube-scheduler (parity only): percentageOfNodesToScore 100 and the profile's score plugins disabled, so that the extender's score alone ranks nodes")
 }
 
-// addTenants is failover's edit of the shipped config file (an operator's edit of
-// deploy/server/seedance-config.yaml): the shipped tenants list gains team-a and team-b with 64 GPUs
-// of quota each, so that the scenario checks quota usage per tenant across the failover.
-func addTenants(d *shipped.Deploy) func(path string) error {
+// addTenants is an operator's edit of the shipped config file (deploy/server/seedance-config.yaml):
+// the shipped tenants list gains the scenario's tenants (lines of YAML, each "    - {...}"), and
+// each server.KEY of set replaces the shipped value.
+func addTenants(d *shipped.Deploy, tenants string, set map[string]string) func(path string) error {
 	return func(path string) error {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
+		text := strings.TrimRight(string(b), "\n")
 		const last = "    - {name: default, tier: gold}"
-		if !strings.HasSuffix(strings.TrimRight(string(b), "\n"), last) {
+		if !strings.HasSuffix(text, last) {
 			return fmt.Errorf("%s: the shipped config no longer ends with the tenants list (%q); update addTenants", path, last)
 		}
-		d.Note("seedance server: tenants team-a and team-b (gpu nominal 64, cohort all) added to the ConfigMap's tenancy.tenants")
-		extra := "    - {name: team-a, cohort: all, tier: gold, quota: {gpu: {nominal: 64}}}\n" +
-			"    - {name: team-b, cohort: all, tier: silver, quota: {gpu: {nominal: 64}}}\n"
-		return os.WriteFile(path, append([]byte(strings.TrimRight(string(b), "\n")+"\n"), extra...), 0o644)
+		for _, k := range sortedKeys(set) {
+			re := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(k) + `: *[^ #]*`)
+			if !re.MatchString(text) {
+				return fmt.Errorf("%s: no server.%s to set; update addTenants", path, k)
+			}
+			text = re.ReplaceAllString(text, "  "+k+": "+set[k])
+			d.Note("seedance server: server.%s set to %s in the ConfigMap's file", k, set[k])
+		}
+		var names []string
+		for _, line := range strings.Split(strings.TrimRight(tenants, "\n"), "\n") {
+			if m := regexp.MustCompile(`name: *([^,}]+)`).FindStringSubmatch(line); m != nil {
+				names = append(names, m[1])
+			}
+		}
+		d.Note("seedance server: tenants %s added to the ConfigMap's tenancy.tenants", strings.Join(names, ", "))
+		return os.WriteFile(path, []byte(text+"\n"+tenants), 0o644)
 	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // startTCPProxy is the Service as kube-proxy makes it: each new TCP connection goes to the replica

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,28 +16,39 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
-	"seedance.dev/tests/k8s/internal/cluster"
 	"seedance.dev/tests/k8s/internal/seedance"
 	"seedance.dev/tests/k8s/internal/workload"
 )
 
 func metav1ListAll() metav1.ListOptions { return metav1.ListOptions{} }
 
-// smoke: real kube-apiserver + real kube-scheduler (second scheduler `seedance`) with `seedance
-// server --kubeconfig` as its extender in node-cache mode, binding through the API server. The
-// server learns nodes and pods only from its watch (no POST /v1/nodes). Tenant team-a has a quota
-// of 8 GPUs. Checks:
-//  1. /readyz turns 200 and GET /v1/cluster lists both nodes, from the watch alone;
-//  2. an 8-GPU pod (team-a) is bound to gpu-a, the only 8-GPU node, by Seedance's bind (its
-//     decision log records the bind), and GET /v1/cluster shows its 8 GPUs and team-a's quota use;
+// smoke: deploy/ as rendered (`kubectl kustomize deploy/`: the server, its RBAC, the StatefulSet's
+// args with mutual TLS) on a real kube-apiserver (RBAC, default admission plugins), and the
+// cluster's own kube-scheduler (profile default-scheduler) run with the file deploy/ ships for it,
+// deploy/kube-scheduler-config.yaml (--scheduler-config): node-cache, ignorable (fail open),
+// managedResources nvidia.com/gpu, no bindVerb (kube-scheduler binds). The server learns nodes and
+// pods only from its watch, as ServiceAccount seedance. Tenant team-a has a quota of 8 GPUs (the
+// one edit of the ConfigMap's file). Checks:
+//  1. /readyz turns 200 and GET /v1/cluster lists both nodes, from the watch alone; a filter
+//     without a client certificate is refused (401);
+//  2. an 8-GPU pod (team-a) is bound to gpu-a, the only 8-GPU node, after Seedance's filter
+//     answered kube-scheduler over mutual TLS, and GET /v1/cluster shows its 8 GPUs and team-a's
+//     quota use (learnt from the watch: kube-scheduler binds);
 //  3. a 4-GPU pod of team-a fits gpu-b by kube-scheduler's own rules but not team-a's quota: it
 //     stays Pending with Seedance's `quota:` reason;
 //  4. deleting the 8-GPU pod frees its GPUs and quota in GET /v1/cluster (the watch's DELETED), and
-//     kube-scheduler then binds the 4-GPU pod through Seedance.
+//     kube-scheduler then binds the 4-GPU pod through Seedance's filter;
+//  5. managedResources: a CPU-only pod is bound without Seedance being asked (filter count
+//     unchanged);
+//  6. fail open (ignorable: true): with the server killed (kill -9), a 1-GPU pod is still bound by
+//     kube-scheduler, which logs "Skipping extender as it returned error" for that pod; the server
+//     restarted on its ledger learns that pod from its watch (/v1/cluster: team-a's quota use
+//     includes it) and answers kube-scheduler's filter again.
 func smoke(ctx context.Context, args []string) error {
 	fs := newFlags("smoke")
 	bin := fs.String("seedance", "", "the seedance binary (required)")
 	work := fs.String("work", "", "working directory (required; emptied first)")
+	sf := addShippedFlags(fs)
 	verbose := fs.Bool("v", false, "control plane logs to stderr")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for each condition")
 	if err := parse(fs, args); err != nil {
@@ -48,15 +60,19 @@ func smoke(ctx context.Context, args []string) error {
 	if _, err := os.Stat(*bin); err != nil {
 		return usagef("--seedance: %v", err)
 	}
-	step := func(format string, a ...any) { fmt.Printf("smoke: "+format+"\n", a...) }
-
-	t0 := time.Now()
-	c, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
+	d, err := sf.load()
+	if err != nil {
+		return err
+	}
+	step, t0 := stepLog("smoke")
+	c, tap, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
 	if err != nil {
 		return err
 	}
 	defer stopControlPlane()
-	step("kube-apiserver %s up in %.1f s", c.Server, time.Since(t0).Seconds())
+	const skipping = "Skipping extender as it returned error"
+	tap.watch(skipping)
+	step("kube-apiserver %s up (RBAC, default admission plugins)", c.Server)
 
 	nodes := []workload.Node{
 		{Name: "gpu-a", CPU: resource.MustParse("64"), Memory: resource.MustParse("512Gi"), GPU: resource.MustParse("8"), GPUModel: "NVIDIA-A100-SXM4-80GB"},
@@ -65,57 +81,59 @@ func smoke(ctx context.Context, args []string) error {
 	if err := workload.CreateNodes(ctx, c.Client, nodes, 2); err != nil {
 		return err
 	}
-
-	cfg := filepath.Join(*work, "seedance-config.yaml")
-	if err := seedance.ConfigForAPIServer(cfg, c.Server, c.TokenFile, c.CAFile,
-		"tenancy:\n  tenants:\n    - {name: team-a, tier: gold, quota: {gpu: {nominal: 8}}}\n"); err != nil {
-		return err
-	}
-	srv, err := seedance.Start(ctx, *bin, filepath.Join(*work, "seedance"), cfg, "--kubeconfig", c.Kubeconfig)
+	quota := addTenants(d, "    - {name: team-a, tier: gold, quota: {gpu: {nominal: 8}}}\n", nil)
+	a, err := startShipped(ctx, c, d, sf, *bin, *work, len(nodes), *timeout, quota, nil, step)
 	if err != nil {
 		return err
 	}
-	defer srv.Stop()
-	if err := srv.WaitReady(ctx, *timeout); err != nil {
-		return err
-	}
+	defer func() { a.stop() }()
+	srv, sched := a.srv, a.sched
 	st, err := srv.WaitCluster(ctx, *timeout, func(s *seedance.ClusterState) bool { return len(s.Nodes) == 2 })
-	if err != nil {
-		return fmt.Errorf("GET /v1/cluster: want gpu-a and gpu-b from the watch: %w (nodes: %v)", err, st.Nodes)
+	if err != nil || st.Nodes["gpu-a"].GPUs != 8 || st.Nodes["gpu-b"].GPUs != 4 {
+		return fmt.Errorf("GET /v1/cluster nodes = %+v (%v), want gpu-a 8 GPUs, gpu-b 4, from the watch", st.Nodes, err)
 	}
-	if st.Nodes["gpu-a"].GPUs != 8 || st.Nodes["gpu-b"].GPUs != 4 {
-		return fmt.Errorf("GET /v1/cluster nodes = %+v, want gpu-a 8 GPUs, gpu-b 4", st.Nodes)
-	}
-	step("seedance server %s --kubeconfig: ready, 2 nodes from the watch", srv.URL)
+	step("seedance server %s: ready, 2 nodes from its watch; kube-scheduler %q with %s", srv.URL, sched.Name, *sf.schedulerConfig)
 
-	sched, err := c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: srv.URL + "/extender",
-		NodeCache: true, Bind: true})
-	if err != nil {
-		return err
+	filters := func() float64 {
+		v, _ := srv.MetricSum("seedance_http_requests_total", map[string]string{"path": "/extender/filter", "code": "200"})
+		return v
 	}
-	defer sched.Stop()
-	step("kube-scheduler `seedance` with the extender (node-cache, bindVerb) up")
-
 	pods := []workload.Pod{
-		{Name: "train-1", Namespace: "team-a", CPU: resource.MustParse("8"), Memory: resource.MustParse("64Gi"), GPU: resource.MustParse("8")},
-		{Name: "train-2", Namespace: "team-a", CPU: resource.MustParse("8"), Memory: resource.MustParse("64Gi"), GPU: resource.MustParse("4")},
+		{Name: "train-1", Namespace: "team-a", CPU: resource.MustParse("8"), Memory: resource.MustParse("64Gi"), GPU: resource.MustParse("8"), Tenant: "team-a"},
+		{Name: "train-2", Namespace: "team-a", CPU: resource.MustParse("8"), Memory: resource.MustParse("64Gi"), GPU: resource.MustParse("4"), Tenant: "team-a"},
+		{Name: "cpu-1", Namespace: "team-a", CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi"), GPU: resource.MustParse("0"), Tenant: "team-a"},
+		{Name: "failopen-1", Namespace: "team-a", CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi"), GPU: resource.MustParse("1"), Tenant: "team-a"},
 	}
 	if err := workload.EnsureNamespaces(ctx, c.Client, pods); err != nil {
 		return err
 	}
 	api := c.Client.CoreV1().Pods("team-a")
-	if _, err := api.Create(ctx, workload.PodObject(pods[0], "seedance"), metav1.CreateOptions{}); err != nil {
+	create := func(p workload.Pod) error {
+		_, err := api.Create(ctx, workload.PodObject(p, sched.Name), metav1.CreateOptions{})
 		return err
 	}
-	p1, err := waitPod(ctx, c.Client, "team-a", "train-1", *timeout, func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
+	bound := func(name string) (*corev1.Pod, error) {
+		p, err := waitPod(ctx, c.Client, "team-a", name, *timeout, func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
+		if err != nil {
+			return p, fmt.Errorf("%s was not bound: %w (PodScheduled: %q)", name, err, workload.PodScheduledMessage(p))
+		}
+		return p, nil
+	}
+
+	f0 := filters()
+	if err := create(pods[0]); err != nil {
+		return err
+	}
+	p1, err := bound("train-1")
 	if err != nil {
-		return fmt.Errorf("train-1 was not bound: %w (PodScheduled: %q)", err, workload.PodScheduledMessage(p1))
+		return err
 	}
 	if p1.Spec.NodeName != "gpu-a" {
 		return fmt.Errorf("train-1 bound to %s, want gpu-a (the only node with 8 GPUs)", p1.Spec.NodeName)
 	}
-	if err := boundBySeedance(srv, "team-a/train-1", "gpu-a"); err != nil {
-		return err
+	if f := filters(); f <= f0 {
+		return fmt.Errorf("train-1 bound without Seedance's filter answering (filters %v -> %v): kube-scheduler failed open (mutual TLS? %v)",
+			f0, f, tap.matching(skipping))
 	}
 	st, err = srv.WaitCluster(ctx, *timeout, func(s *seedance.ClusterState) bool {
 		return s.Pods["team-a/train-1"].Node == "gpu-a" && s.Nodes["gpu-a"].GPUMilliUsed == 8000 && s.Quota["team-a"]["gpu"] == 8000
@@ -123,9 +141,9 @@ func smoke(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("GET /v1/cluster after train-1's bind: want it on gpu-a with 8000 milli-GPU used and team-a's gpu quota use 8000: %w (%+v)", err, *st)
 	}
-	step("train-1 (8 GPU) bound to gpu-a by seedance's bind; /v1/cluster: gpu-a 8000 milli-GPU used, team-a quota 8000")
+	step("train-1 (8 GPU) bound to gpu-a after Seedance's filter; /v1/cluster: gpu-a 8000 milli-GPU used, team-a quota 8000")
 
-	if _, err := api.Create(ctx, workload.PodObject(pods[1], "seedance"), metav1.CreateOptions{}); err != nil {
+	if err := create(pods[1]); err != nil {
 		return err
 	}
 	p2, err := waitPod(ctx, c.Client, "team-a", "train-2", *timeout, func(p *corev1.Pod) bool {
@@ -153,12 +171,8 @@ func smoke(ctx context.Context, args []string) error {
 		return fmt.Errorf("GET /v1/cluster after deleting train-1: want it gone and gpu-a's GPUs free: %w (%+v)", err, *st)
 	}
 	step("train-1 deleted: /v1/cluster shows gpu-a's 8 GPUs free")
-	p2, err = waitPod(ctx, c.Client, "team-a", "train-2", *timeout, func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
-	if err != nil {
-		return fmt.Errorf("train-2 was not bound after train-1 freed team-a's quota: %w (PodScheduled: %q)", err, workload.PodScheduledMessage(p2))
-	}
-	if err := boundBySeedance(srv, "team-a/train-2", p2.Spec.NodeName); err != nil {
-		return err
+	if p2, err = bound("train-2"); err != nil {
+		return fmt.Errorf("after train-1 freed team-a's quota: %w", err)
 	}
 	st, err = srv.WaitCluster(ctx, *timeout, func(s *seedance.ClusterState) bool {
 		return s.Pods["team-a/train-2"].Node == p2.Spec.NodeName && s.Quota["team-a"]["gpu"] == 4000
@@ -166,10 +180,58 @@ func smoke(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("GET /v1/cluster after train-2's bind: want it on %s and team-a's quota use 4000: %w (%+v)", p2.Spec.NodeName, err, *st)
 	}
-	step("train-2 then bound to %s by seedance's bind; team-a quota 4000", p2.Spec.NodeName)
+	step("train-2 then bound to %s; team-a quota 4000", p2.Spec.NodeName)
+
+	// managedResources [nvidia.com/gpu]: a pod without a GPU request is kube-scheduler's alone.
+	f1 := filters()
+	if err := create(pods[2]); err != nil {
+		return err
+	}
+	if _, err := bound("cpu-1"); err != nil {
+		return err
+	}
+	if _, err := srv.WaitCluster(ctx, *timeout, func(s *seedance.ClusterState) bool { return s.Pods["team-a/cpu-1"].Node != "" }); err != nil {
+		return fmt.Errorf("GET /v1/cluster: cpu-1 not learnt from the watch: %w", err)
+	}
+	if f := filters(); f != f1 {
+		return fmt.Errorf("cpu-1 (no nvidia.com/gpu) went through Seedance's filter (%v -> %v): managedResources not applied", f1, f)
+	}
+	step("cpu-1 (no GPU) bound without asking Seedance (managedResources nvidia.com/gpu)")
+
+	// Fail open: the extender gone, GPU pods are still scheduled, loudly.
+	srv.Kill()
+	step("kill -9 seedance server")
+	if err := create(pods[3]); err != nil {
+		return err
+	}
+	p4, err := bound("failopen-1")
+	if err != nil {
+		return fmt.Errorf("with Seedance down, want fail open (deploy/'s ignorable: true): %w", err)
+	}
+	var loud []string
+	waitFor(ctx, 5*time.Second, func() bool { loud = tap.matching(skipping, `pod="team-a/failopen-1"`); return len(loud) > 0 })
+	if len(loud) == 0 {
+		return fmt.Errorf("failopen-1 bound to %s with Seedance down, but kube-scheduler logged no %q for it", p4.Spec.NodeName, skipping)
+	}
+	step("failopen-1 (1 GPU) bound to %s by kube-scheduler alone; its log: %.200s", p4.Spec.NodeName, loud[0])
+	if a.srv, err = a.env.startServer(ctx, *bin, filepath.Join(*work, "seedance"), 0, quota); err != nil {
+		return err
+	}
+	srv = a.srv
+	if err := srv.WaitReady(ctx, *timeout); err != nil {
+		return err
+	}
+	st, err = srv.WaitCluster(ctx, *timeout, func(s *seedance.ClusterState) bool {
+		return s.Pods["team-a/failopen-1"].Node == p4.Spec.NodeName && s.Quota["team-a"]["gpu"] == 5000
+	})
+	if err != nil {
+		return fmt.Errorf("GET /v1/cluster after the restart: want failopen-1 on %s and team-a's quota use 5000: %w (%+v)", p4.Spec.NodeName, err, *st)
+	}
+	step("seedance restarted: failopen-1 learnt from the watch, team-a quota 5000")
 
 	summary := map[string]any{"result": "pass", "server": c.Server, "seedance": srv.URL, "train-1": p1.Spec.NodeName,
-		"train-2-pending": pending, "train-2": p2.Spec.NodeName, "seconds": time.Since(t0).Seconds()}
+		"train-2-pending": pending, "train-2": p2.Spec.NodeName, "failopen-1": p4.Spec.NodeName,
+		"seconds": math.Round(time.Since(t0).Seconds()*10) / 10}
 	b, _ := json.Marshal(summary)
 	fmt.Println(string(b))
 	return nil

@@ -13,18 +13,23 @@ import (
 
 	"seedance.dev/tests/k8s/internal/cluster"
 	"seedance.dev/tests/k8s/internal/seedance"
+	"seedance.dev/tests/k8s/internal/shipped"
 	"seedance.dev/tests/k8s/internal/workload"
 )
 
 // throughput: kube-scheduler's scheduling throughput (pods bound per second, from the first pod
-// created to the last binding seen by a watch) on one control plane, first without an extender
-// (profile default-scheduler), then with `seedance server --kubeconfig` (fed by its watch of the
-// API server) as its extender in node-cache mode with bindVerb, asked about every pod (profile
-// seedance, no managedResources: GPU-share and CPU-only pods go through Seedance too). Both
-// profiles keep kube-scheduler's default plugins and percentageOfNodesToScore. The same nodes
-// serve both runs; the first run's pods are deleted (grace period 0) before the second starts. A run
-// ends when every pod is bound or was reported Unschedulable (counted apart: a spreading scheduler
-// leaves no room for some 8-GPU pods of openb).
+// created to the last binding seen by a watch) on one control plane (RBAC, default admission
+// plugins) with deploy/ as rendered, first without the extender, then with it: the render's
+// kube-scheduler configuration (deploy/second-scheduler: profile seedance, no managedResources,
+// so GPU-share and CPU-only pods go through Seedance too; node-cache; ignorable; no bindVerb) under
+// its ServiceAccount, and the StatefulSet's `seedance server` (mutual TLS, fed by its watch as
+// ServiceAccount seedance). The first run is the same configuration with the extender removed.
+// Both runs raise kube-scheduler's client QPS and burst to 5000 (its defaults, 50 and 100, would
+// make the API client the limit of both). The same nodes serve both runs; the first run's pods are
+// deleted (grace period 0) before the second starts. A run ends when every pod is bound or was
+// reported Unschedulable (counted apart: a spreading scheduler leaves no room for some 8-GPU pods
+// of openb). With the extender, every bound pod must have had Seedance's filter answered
+// (ignorable: true would otherwise hide a bypass) and Seedance's watch must count them all.
 func throughput(ctx context.Context, args []string) error {
 	fs := newFlags("throughput")
 	bin := fs.String("seedance", "", "the seedance binary (required for the extender run)")
@@ -40,14 +45,18 @@ func throughput(ctx context.Context, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Minute, "how long to wait for every pod of a run to be bound")
 	skipPlain := fs.Bool("skip-plain", false, "run only the extender run")
 	verbose := fs.Bool("v", false, "control plane logs to stderr")
+	sf := addShippedFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *work == "" || *bin == "" {
 		return usagef("--seedance and --work are required")
 	}
+	deploy, err := sf.load()
+	if err != nil {
+		return err
+	}
 	nodes, pods := workload.Synthetic(*nNodes, *nPods, "")
-	var err error
 	if *nodesCSV != "" {
 		if nodes, err = workload.ReadNodes(*nodesCSV); err != nil {
 			return usageError{err.Error()}
@@ -79,7 +88,7 @@ func throughput(ctx context.Context, args []string) error {
 		}
 		return out
 	}
-	c, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
+	c, _, stopControlPlane, err := startControlPlane(ctx, *work, *verbose)
 	if err != nil {
 		return err
 	}
@@ -87,16 +96,25 @@ func throughput(ctx context.Context, args []string) error {
 	if err := workload.CreateNodes(ctx, c.Client, nodes, *workers); err != nil {
 		return err
 	}
+	step, _ := stepLog("throughput")
+	env, err := applyShipped(ctx, c, deploy, sf, *work, step)
+	if err != nil {
+		return err
+	}
 	out := json.NewEncoder(os.Stdout)
 	var results []*workload.Result
 
 	if !*skipPlain {
-		s, err := c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "default-scheduler"})
+		s, err := env.startScheduler(ctx, "https://127.0.0.1:1", func(d *shipped.Deploy, cfg map[string]any) {
+			fastClient(d, cfg)
+			delete(cfg, "extenders")
+			d.Note("kube-scheduler (throughput's first run): the extender removed, kube-scheduler alone")
+		})
 		if err != nil {
 			return err
 		}
 		before := takeSnapshot(nil)
-		res, err := workload.RunPodsUntilDecided(ctx, c.Client, inNamespace("bench-plain"), "default-scheduler", *workers, *timeout)
+		res, err := workload.RunPodsUntilDecided(ctx, c.Client, inNamespace("bench-plain"), s.Name, *workers, *timeout)
 		after := takeSnapshot(nil)
 		s.Stop()
 		if res != nil {
@@ -113,11 +131,7 @@ func throughput(ctx context.Context, args []string) error {
 		}
 	}
 
-	cfg := filepath.Join(*work, "seedance-config.yaml")
-	if err := seedance.ConfigForAPIServer(cfg, c.Server, c.TokenFile, c.CAFile); err != nil {
-		return err
-	}
-	srv, err := seedance.Start(ctx, *bin, filepath.Join(*work, "seedance"), cfg, "--kubeconfig", c.Kubeconfig)
+	srv, err := env.startServer(ctx, *bin, filepath.Join(*work, "seedance"), 0, nil)
 	if err != nil {
 		return err
 	}
@@ -125,16 +139,22 @@ func throughput(ctx context.Context, args []string) error {
 	if err := srv.WaitReady(ctx, 2*time.Minute); err != nil {
 		return err
 	}
-	if st, err := srv.WaitCluster(ctx, 2*time.Minute, func(s *seedance.ClusterState) bool { return len(s.Nodes) == len(nodes) }); err != nil {
-		return fmt.Errorf("seedance's watch: %d of %d nodes: %w", len(st.Nodes), len(nodes), err)
-	}
-	s, err := c.StartScheduler(ctx, cluster.SchedulerOptions{Name: "seedance", ExtenderURL: srv.URL + "/extender", NodeCache: true, Bind: true,
-		ExtenderAllPods: true})
+	probes401, err := probeAnonymous(srv)
 	if err != nil {
 		return err
 	}
+	if st, err := srv.WaitCluster(ctx, 2*time.Minute, func(s *seedance.ClusterState) bool { return len(s.Nodes) == len(nodes) }); err != nil {
+		return fmt.Errorf("seedance's watch: %d of %d nodes: %w", len(st.Nodes), len(nodes), err)
+	}
+	s, err := env.startScheduler(ctx, srv.URL, fastClient)
+	if err != nil {
+		return err
+	}
+	for _, ch := range deploy.Changes {
+		step("as shipped, except: %s", ch)
+	}
 	before := takeSnapshot(srv)
-	res, err := workload.RunPodsUntilDecided(ctx, c.Client, inNamespace("bench-seedance"), "seedance", *workers, *timeout)
+	res, err := workload.RunPodsUntilDecided(ctx, c.Client, inNamespace("bench-seedance"), s.Name, *workers, *timeout)
 	after := takeSnapshot(srv)
 	s.Stop()
 	if res != nil {
@@ -145,8 +165,15 @@ func throughput(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("with the extender: %w", err)
 	}
-	if bound, err := srv.Metric("seedance_pods_bound"); err != nil || int(bound) != res.Bound {
-		return fmt.Errorf("seedance_pods_bound = %v (%v), want %d: not every bind went through Seedance", bound, err, res.Bound)
+	if _, _, err := checkNotBypassed(srv, res.Bound, probes401); err != nil {
+		return err
+	}
+	var learnt float64
+	if err := seedance.Poll(ctx, time.Minute, func() (bool, error) {
+		learnt, _ = srv.Metric("seedance_pods_bound")
+		return int(learnt) == res.Bound, nil
+	}); err != nil {
+		return fmt.Errorf("seedance_pods_bound = %v, want %d: Seedance's watch missed bound pods: %w", learnt, res.Bound, err)
 	}
 	results = append(results, res)
 	for _, r := range results {
@@ -154,6 +181,14 @@ func throughput(ctx context.Context, args []string) error {
 			r.Scheduler, r.Extender, r.Nodes, r.Bound, r.Unschedulable, r.PodsPerSecond, r.TotalSeconds, r.CreateSeconds)
 	}
 	return nil
+}
+
+// fastClient is throughput's change to the shipped scheduler config, in both runs: the API client
+// is not the limit.
+func fastClient(d *shipped.Deploy, cfg map[string]any) {
+	cc, _ := cfg["clientConnection"].(map[string]any)
+	cc["qps"], cc["burst"] = 5000, 5000
+	d.Note("kube-scheduler (throughput): clientConnection qps and burst 5000 (defaults 50 and 100 would cap both runs at the API client)")
 }
 
 // deleteAllPods deletes every pod in ns with grace period 0 (no kubelet runs here to confirm a

@@ -33,35 +33,39 @@ type Options struct {
 	APIServerFlags []string
 	// Log receives the control plane's own log lines; nil discards them.
 	Log io.Writer
-	// AsShipped runs kube-apiserver as a cluster does: authorization Node,RBAC (the harness's own
-	// token stays system:masters; Seedance and kube-scheduler get ServiceAccount tokens) and the
-	// default admission plugins, none disabled (ServiceAccount: a pod's namespace needs its
-	// `default` ServiceAccount, which EnsureNamespaces creates as the controller-manager would;
-	// TaintNodesByCondition: CreateNodes lifts the not-ready taint as the node lifecycle
-	// controller would). Off: AlwaysAllow, and those two plugins off, as scheduler_perf runs.
-	AsShipped bool
 }
 
 // Cluster is a running etcd + kube-apiserver.
 type Cluster struct {
 	Dir        string
 	Kubeconfig string // a kubeconfig with the server URL, the CA and a bearer token (system:masters)
-	CAFile     string // the CA bundle that verifies the API server's serving certificate
-	TokenFile  string // the bearer token, one line
-	CAData     []byte // the CA bundle's PEM
-	Server     string // https://127.0.0.1:PORT
-	EtcdURL    string // http://127.0.0.1:PORT
-	Config     *rest.Config
-	Client     *kubernetes.Clientset
-	Etcd       *clientv3.Client
+	// SchedulerKubeconfig authenticates as user system:kube-scheduler, as a control plane's own
+	// kube-scheduler does (kubeadm's /etc/kubernetes/scheduler.conf): the bootstrap RBAC grants it
+	// ClusterRoles system:kube-scheduler and system:volume-scheduler, nothing more.
+	SchedulerKubeconfig string
+	CAFile              string // the CA bundle that verifies the API server's serving certificate
+	TokenFile           string // the bearer token, one line
+	CAData              []byte // the CA bundle's PEM
+	Server              string // https://127.0.0.1:PORT
+	EtcdURL             string // http://127.0.0.1:PORT
+	Config              *rest.Config
+	Client              *kubernetes.Clientset
+	Etcd                *clientv3.Client
 
 	tb      *programTB
 	etcd    *embed.Etcd
 	apiStop func()
 }
 
-// Start runs embedded etcd and Kubernetes' kube-apiserver test server, writes a kubeconfig that
-// authenticates with a bearer token, and returns once the API server answers with that kubeconfig.
+// Start runs embedded etcd and Kubernetes' kube-apiserver test server as a cluster runs it:
+// authorization Node,RBAC and the default admission plugins, none disabled. The harness's own
+// token is system:masters (it creates nodes and pods, as a cluster's controllers and users would);
+// Seedance and kube-scheduler run under the identities deploy/ gives them (internal/shipped). No
+// controller-manager runs here, so the harness plays its part where admission needs it:
+// ServiceAccount admission needs each namespace's `default` ServiceAccount (EnsureNamespaces
+// creates it) and TaintNodesByCondition taints new nodes not-ready (CreateNodes lifts the taint
+// once the node is Ready). It writes a kubeconfig that authenticates with the bearer token and
+// returns once the API server answers with that kubeconfig.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if o.Dir == "" {
 		return nil, fmt.Errorf("cluster: Options.Dir is empty")
@@ -98,24 +102,21 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err := os.WriteFile(c.TokenFile, []byte(token+"\n"), 0o600); err != nil {
 		return nil, err
 	}
+	schedToken, err := randomHex(32)
+	if err != nil {
+		return nil, err
+	}
 	tokens := filepath.Join(dir, "tokens.csv")
-	// token,user,uid,"groups": the harness's user is a cluster admin.
-	if err := os.WriteFile(tokens, []byte(token+`,seedance-harness,seedance-harness,"system:masters"`+"\n"), 0o600); err != nil {
+	// token,user,uid,"groups": the harness's user is a cluster admin; system:kube-scheduler is the
+	// user a control plane's kube-scheduler authenticates as (no group beyond system:authenticated).
+	if err := os.WriteFile(tokens, []byte(token+`,seedance-harness,seedance-harness,"system:masters"`+"\n"+
+		schedToken+",system:kube-scheduler,system:kube-scheduler\n"), 0o600); err != nil {
 		return nil, err
 	}
 
 	storage := storagebackend.NewDefaultConfig("/registry", nil)
 	storage.Transport.ServerList = []string{c.EtcdURL}
-	// As Kubernetes' own scheduler_perf does: no controller-manager runs here, so nothing would
-	// create namespaces' service accounts (ServiceAccount admission would refuse every pod) or lift
-	// the not-ready taint that TaintNodesByCondition puts on new nodes.
-	flags := []string{"--token-auth-file=" + tokens}
-	if o.AsShipped {
-		flags = append(flags, "--authorization-mode=Node,RBAC")
-	} else {
-		flags = append(flags, "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition")
-	}
-	flags = append(flags, o.APIServerFlags...)
+	flags := append([]string{"--token-auth-file=" + tokens, "--authorization-mode=Node,RBAC"}, o.APIServerFlags...)
 	opts := &apiservertesting.TestServerInstanceOptions{EnableCertAuth: true, DisableInvariantChecks: true}
 	started := make(chan error, 1)
 	var server apiservertesting.TestServer
@@ -166,6 +167,11 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	kc.Contexts["seedance"] = &clientcmdapi.Context{Cluster: "seedance", AuthInfo: "seedance-harness"}
 	kc.CurrentContext = "seedance"
 	if err := clientcmd.WriteToFile(*kc, c.Kubeconfig); err != nil {
+		return nil, err
+	}
+	c.SchedulerKubeconfig = filepath.Join(dir, "scheduler.conf")
+	kc.AuthInfos["seedance-harness"] = &clientcmdapi.AuthInfo{Token: schedToken}
+	if err := clientcmd.WriteToFile(*kc, c.SchedulerKubeconfig); err != nil {
 		return nil, err
 	}
 
@@ -242,6 +248,11 @@ type ReadyInfo struct {
 	Etcd       string `json:"etcd"`
 	Scheduler  string `json:"scheduler,omitempty"` // the scheduler's profile name, if one runs
 	PID        int    `json:"pid"`
+	// The seedance server deploy/ runs (serve): its HTTPS URL, the CA of its serving certificate
+	// and the write token (Secret seedance-token).
+	Seedance       string `json:"seedance,omitempty"`
+	SeedanceCAFile string `json:"seedance_ca_file,omitempty"`
+	SeedanceToken  string `json:"seedance_token,omitempty"`
 }
 
 // WriteReadyFile writes info as JSON to path atomically (a temp file renamed into place), so a

@@ -2,7 +2,7 @@
 // control plane, for the scenarios that test the configuration a cluster gets (issue 40):
 //
 //   - applied to the API server as rendered: the Namespace, the ServiceAccounts, ClusterRoles,
-//     ClusterRoleBindings, Roles and RoleBindings (RBAC is enforced: cluster.Options.AsShipped),
+//     ClusterRoleBindings, Roles and RoleBindings (RBAC is enforced: cluster.Start),
 //     the ConfigMaps and the NetworkPolicy (accepted by the API server; nothing enforces it here,
 //     no CNI runs);
 //   - run as processes instead of being applied (no kubelet runs here): the StatefulSet
@@ -12,9 +12,13 @@
 //     ServiceAccount (TokenRequest) in place of the in-cluster files; and the Deployment
 //     `seedance-scheduler`'s KubeSchedulerConfiguration (the rendered ConfigMap), run in-process
 //     with its ServiceAccount's token, the Secret paths it mounts mapped to the recipe's files;
-//   - not used: the Services (the harness calls the leader's address), the PVC template (a folder),
-//     and the env from Secret seedance-admission-db (no PostgreSQL here: the admission log stays
-//     in --db, as with one replica).
+//   - a KubeSchedulerConfiguration file deploy/ ships for a kube-scheduler the operator runs
+//     (deploy/kube-scheduler-config.yaml: SchedulerConfigFile), run as that kube-scheduler would
+//     run it, as user system:kube-scheduler, its tlsConfig files the recipe's;
+//   - not used: the Services (the harness calls the leader's address, or a proxy in its place),
+//     the PVC template (a folder), and the env from Secret seedance-admission-db unless the
+//     scenario has a PostgreSQL (AdmissionDB; without it the admission log stays in --db, as
+//     with one replica).
 //
 // What each scenario changes beyond that is returned in Changes, and printed.
 package shipped
@@ -55,6 +59,83 @@ type Deploy struct {
 	// Changes lists, in words, what the harness does differently from a cluster (filled as the
 	// methods run).
 	Changes []string
+	// AdmissionDB is the postgresql:// URL that Secret seedance-admission-db's key `url` holds;
+	// empty: no PostgreSQL, SEEDANCE_ADMISSION_DB is left unset.
+	AdmissionDB string
+	// token is Secret seedance-token's value, one for every replica.
+	token string
+}
+
+// controlPlaneCIDR is the placeholder deploy/kustomization.yaml's NetworkPolicy patch carries
+// until the operator writes the control-plane nodes' addresses (the API server refuses it).
+const controlPlaneCIDR = "CONTROL-PLANE-CIDR"
+
+// DropVerb removes VERB on RESOURCE from the rules of the rendered Role or ClusterRole named by
+// spec, "KIND/NAME:RESOURCE:VERB" (for example ClusterRole/seedance:nodes:list): the negative
+// test that a scenario fails when deploy/'s RBAC lacks what the server needs.
+func (d *Deploy) DropVerb(spec string) error {
+	obj, rest, _ := strings.Cut(spec, ":")
+	resource, verb, ok := strings.Cut(rest, ":")
+	kind, name, _ := strings.Cut(obj, "/")
+	if !ok || name == "" || resource == "" || verb == "" || (kind != "Role" && kind != "ClusterRole") {
+		return fmt.Errorf("--drop-verb %q: want Role/NAME:RESOURCE:VERB or ClusterRole/NAME:RESOURCE:VERB", spec)
+	}
+	o := d.find(kind, named(name))
+	if o == nil {
+		return fmt.Errorf("--drop-verb %q: no %s %s in %s", spec, kind, name, d.Path)
+	}
+	var rules *[]rbacv1.PolicyRule
+	switch r := o.(type) {
+	case *rbacv1.ClusterRole:
+		rules = &r.Rules
+	case *rbacv1.Role:
+		rules = &r.Rules
+	}
+	var out []rbacv1.PolicyRule
+	dropped := false
+	for _, r := range *rules {
+		if !has(r.Resources, resource) || !has(r.Verbs, verb) {
+			out = append(out, r)
+			continue
+		}
+		// The rule splits: the other resources keep every verb, RESOURCE keeps the others.
+		if others := without(r.Resources, resource); len(others) > 0 {
+			o := *r.DeepCopy()
+			o.Resources = others
+			out = append(out, o)
+		}
+		if verbs := without(r.Verbs, verb); len(verbs) > 0 {
+			o := *r.DeepCopy()
+			o.Resources, o.Verbs = []string{resource}, verbs
+			out = append(out, o)
+		}
+		dropped = true
+	}
+	if !dropped {
+		return fmt.Errorf("--drop-verb %q: %s %s grants no %s on %s", spec, kind, name, verb, resource)
+	}
+	*rules = out
+	d.note("RBAC broken on purpose: %s %s without %s on %s", kind, name, verb, resource)
+	return nil
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func without(list []string, s string) []string {
+	var out []string
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // Load reads `kubectl kustomize` output (multi-document YAML).
@@ -132,6 +213,7 @@ func (d *Deploy) Apply(ctx context.Context, c kubernetes.Interface) (applied, no
 		case *corev1.ConfigMap:
 			err = create("ConfigMap", o.Namespace, o.Name, func() error { _, e := c.CoreV1().ConfigMaps(o.Namespace).Create(ctx, o, opts); return e })
 		case *networkingv1.NetworkPolicy:
+			d.fillControlPlaneCIDR(o)
 			err = create("NetworkPolicy", o.Namespace, o.Name, func() error {
 				_, e := c.NetworkingV1().NetworkPolicies(o.Namespace).Create(ctx, o, opts)
 				return e
@@ -145,6 +227,19 @@ func (d *Deploy) Apply(ctx context.Context, c kubernetes.Interface) (applied, no
 		}
 	}
 	return applied, notApplied, nil
+}
+
+// fillControlPlaneCIDR does the operator's edit deploy/kustomization.yaml asks for: the
+// placeholder becomes the control plane's address here (127.0.0.1/32).
+func (d *Deploy) fillControlPlaneCIDR(np *networkingv1.NetworkPolicy) {
+	for i := range np.Spec.Ingress {
+		for j := range np.Spec.Ingress[i].From {
+			if b := np.Spec.Ingress[i].From[j].IPBlock; b != nil && b.CIDR == controlPlaneCIDR {
+				b.CIDR = "127.0.0.1/32"
+				d.note("NetworkPolicy %s: %s set to 127.0.0.1/32 (the operator's edit of deploy/kustomization.yaml)", np.Name, controlPlaneCIDR)
+			}
+		}
+	}
 }
 
 func metaOf(obj runtime.Object) (string, bool) {
@@ -352,9 +447,12 @@ func (d *Deploy) ServerCommand(dir, certs, kubeconfig string, ordinal int) (*Ser
 		return nil, fmt.Errorf("StatefulSet seedance: want one container")
 	}
 	c := set.Spec.Template.Spec.Containers[0]
-	b := make([]byte, 16)
-	rand.Read(b)
-	s := &Server{Token: hex.EncodeToString(b)}
+	if d.token == "" {
+		b := make([]byte, 16)
+		rand.Read(b)
+		d.token = hex.EncodeToString(b)
+	}
+	s := &Server{Token: d.token}
 	tokenFile := filepath.Join(dir, "write.token")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -391,6 +489,9 @@ func (d *Deploy) ServerCommand(dir, certs, kubeconfig string, ordinal int) (*Ser
 			v := map[string]string{"metadata.name": fmt.Sprintf("%s-%d", set.Name, ordinal),
 				"metadata.namespace": set.Namespace}[e.ValueFrom.FieldRef.FieldPath]
 			s.Env = append(s.Env, e.Name+"="+v)
+		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && d.AdmissionDB != "" &&
+			e.ValueFrom.SecretKeyRef.Name == "seedance-admission-db" && e.ValueFrom.SecretKeyRef.Key == "url":
+			s.Env = append(s.Env, e.Name+"="+d.AdmissionDB)
 		case e.ValueFrom != nil:
 			d.note("seedance server: env %s (from a Secret) not set: no PostgreSQL here, the admission log stays in --db", e.Name)
 		default:
@@ -402,11 +503,9 @@ func (d *Deploy) ServerCommand(dir, certs, kubeconfig string, ordinal int) (*Ser
 }
 
 // SchedulerConfig returns the Deployment seedance-scheduler's KubeSchedulerConfiguration (the
-// rendered ConfigMap it mounts) as JSON, with: clientConnection.kubeconfig (its ServiceAccount's
-// token), the extender's urlPrefix host and port replaced by base (the Service's DNS name does not
-// resolve here), tlsConfig's paths mapped to the files of the Secrets the Deployment mounts there,
-// and leader election off (one scheduler in this process; kube-scheduler exits the process when
-// it stops leading). edit, if not nil, changes the rest (and must say so with Note).
+// rendered ConfigMap it mounts) as JSON, run as adaptScheduler says, its tlsConfig paths mapped to
+// the files of the Secrets the Deployment mounts there. edit, if not nil, changes the rest (and
+// must say so with Note).
 func (d *Deploy) SchedulerConfig(dir, certs, kubeconfig, base string, edit func(cfg map[string]any)) (string, error) {
 	o := d.find("Deployment", named("seedance-scheduler"))
 	if o == nil {
@@ -428,14 +527,53 @@ func (d *Deploy) SchedulerConfig(dir, certs, kubeconfig, base string, edit func(
 	if err != nil {
 		return "", fmt.Errorf("Deployment seedance-scheduler: --config: %w", err)
 	}
+	return d.adaptScheduler(file, text, kubeconfig, base, func(p string) (string, bool) { return mapPath(mounts, p) }, edit)
+}
+
+// SchedulerConfigFile returns the KubeSchedulerConfiguration file deploy/ ships for a
+// kube-scheduler the operator runs (deploy/kube-scheduler-config.yaml, read as it is) as JSON, run
+// as adaptScheduler says: clientConnection.kubeconfig is the control plane's scheduler.conf
+// (kubeconfig: user system:kube-scheduler), and tlsConfig's files are the recipe's (certs), which
+// deploy/README.md (step 4a) has the operator copy to the directory the file names.
+func (d *Deploy) SchedulerConfigFile(file, certs, kubeconfig, base string, edit func(cfg map[string]any)) (string, error) {
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	recipe := func(p string) (string, bool) {
+		q := filepath.Join(certs, filepath.Base(p))
+		_, err := os.Stat(q)
+		return q, err == nil
+	}
+	d.note("kube-scheduler: %s as is, tlsConfig's files from scripts/seedance-certs.sh's output", file)
+	return d.adaptScheduler(file, text, kubeconfig, base, recipe, edit)
+}
+
+// adaptScheduler maps a KubeSchedulerConfiguration onto the harness: clientConnection.kubeconfig
+// (the identity the scheduler runs as; its qps and burst are kept), the extender's urlPrefix host
+// and port replaced by base (the Service's DNS name does not resolve here), tlsConfig's paths by
+// files (mapping each), and leader election off (one scheduler in this process; kube-scheduler
+// exits the process when it stops leading). Everything else is the file's.
+func (d *Deploy) adaptScheduler(file string, text []byte, kubeconfig, base string, files func(string) (string, bool),
+	edit func(cfg map[string]any)) (string, error) {
 	var cfg map[string]any
 	if err := utilyaml.Unmarshal(text, &cfg); err != nil {
 		return "", fmt.Errorf("%s: %w", file, err)
 	}
-	cfg["clientConnection"] = map[string]any{"kubeconfig": kubeconfig}
-	d.note("kube-scheduler: clientConnection.kubeconfig with ServiceAccount seedance-system/seedance-scheduler's token")
-	if le, ok := cfg["leaderElection"].(map[string]any); ok && le["leaderElect"] == true {
+	cc, _ := cfg["clientConnection"].(map[string]any)
+	if cc == nil {
+		cc = map[string]any{}
+	}
+	cc["kubeconfig"] = kubeconfig
+	cfg["clientConnection"] = cc
+	d.note("kube-scheduler: clientConnection.kubeconfig %s", filepath.Base(kubeconfig))
+	le, _ := cfg["leaderElection"].(map[string]any)
+	if le == nil {
+		le = map[string]any{} // kube-scheduler's default: leaderElect true
+	}
+	if v, ok := le["leaderElect"]; !ok || v == true {
 		le["leaderElect"] = false
+		cfg["leaderElection"] = le
 		d.note("kube-scheduler: leaderElection.leaderElect false (one scheduler in the harness's process)")
 	}
 	exts, _ := cfg["extenders"].([]any)
@@ -457,9 +595,9 @@ func (d *Deploy) SchedulerConfig(dir, certs, kubeconfig, base string, edit func(
 	if tc, ok := ext["tlsConfig"].(map[string]any); ok {
 		for _, k := range []string{"caFile", "certFile", "keyFile"} {
 			if v, ok := tc[k].(string); ok && v != "" {
-				p, ok := mapPath(mounts, v)
+				p, ok := files(v)
 				if !ok {
-					return "", fmt.Errorf("%s: tlsConfig.%s %s is on no volume the Deployment mounts", file, k, v)
+					return "", fmt.Errorf("%s: tlsConfig.%s %s: the harness has no file for it", file, k, v)
 				}
 				tc[k] = p
 			}

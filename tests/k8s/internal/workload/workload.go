@@ -287,7 +287,7 @@ func CreateNodes(ctx context.Context, c kubernetes.Interface, nodes []Node, work
 		if err != nil {
 			return fmt.Errorf("create node %s: %w", obj.Name, err)
 		}
-		// kube-apiserver's TaintNodesByCondition admission (on in clusters and with AsShipped) adds
+		// kube-apiserver's TaintNodesByCondition admission (on in clusters and in the harness) adds
 		// node.kubernetes.io/not-ready at creation; no node lifecycle controller runs here to lift it.
 		if len(created.Spec.Taints) > 0 {
 			created.Spec.Taints = nil
