@@ -545,7 +545,10 @@ Action RegisterExportWorkload(CLI::App& exp) {
   cmd->add_option("--sacct", o->sacct, "read the jobs from this `sacct --json` output (Slurm 22.05 and later) instead");
   AddLedgerOptionsWithoutDb(cmd, o->ledger);
   cmd->add_option("--out", o->out, "jobs CSV to write (atomically)")->required();
-  cmd->add_option("--as-run", o->as_run, "as-run baseline CSV to write");
+  cmd->add_option("--as-run", o->as_run,
+                  "as-run baseline CSV to write; with a --fleet that has node_pools, its node inventory "
+                  "(each node's pool, hours up and bill) goes beside it (as-run.csv -> as-run.nodes.csv), which "
+                  "cost-benchmark --as-run reads to bill rented nodes whole");
   cmd->add_option("--fleet", o->fleet,
                   "price the as-run period by this fleet file (owned at TCO, reserved, on-demand; docs/FLEET_FILE.md) "
                   "instead of the price table");
