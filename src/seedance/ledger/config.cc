@@ -210,6 +210,7 @@ Result<LedgerConfig> LedgerConfig::Parse(std::string_view text, const std::strin
         return KeyError(name, key, "expected a non-negative integer");
       }
       *dst = v->get<std::int64_t>() * 1000;
+      if (dst == &c.step_ms) c.step_in_file = true;
     }
   }
   if (auto b = doc.find("breaker"); b != doc.end()) {
