@@ -119,6 +119,13 @@ TEST(YourFleetWalkTest, OwnedFleetFromPrometheusToATrustworthyWhatIf) {
   const std::string dir = ::testing::TempDir() + "/your_fleet_walk_" + std::to_string(::getpid());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir + "/walk");
+  // Removed after a pass (once Prometheus, declared later, has stopped); kept after a failure to read.
+  struct RemoveOnPass {
+    std::string dir;
+    ~RemoveOnPass() {
+      if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
+    }
+  } remove_on_pass{dir};
 
   // A day of the owned-heavy fleet, backfilled into Prometheus' data directory.
   const RunResult generated =
