@@ -130,7 +130,8 @@ Status WithYamlLine(const Status& error, const YAML::Node& root, const std::stri
   const std::size_t end = message.find('\'', prefix.size());
   if (end == std::string::npos) return error;
   const std::string path = message.substr(prefix.size(), end - prefix.size());
-  YAML::Node node = root;
+  YAML::Node node;
+  node.reset(root);
   int line = 0;
   for (std::size_t at = 0; at < path.size() && node.IsMap();) {
     // The longest key of this mapping that starts the rest of the path (keys may hold dots).
@@ -143,11 +144,11 @@ Status WithYamlLine(const Status& error, const YAML::Node& root, const std::stri
       if (key.size() > best && whole && path.compare(at, key.size(), key) == 0) {
         best = key.size();
         line = kv.first.Mark().line + 1;
-        next = kv.second;
+        next.reset(kv.second);  // rebinds; `=` would write into the tree (yaml-cpp's reference semantics)
       }
     }
     if (best == 0) break;
-    node = next;
+    node.reset(next);
     at += best + 1;
   }
   if (line == 0) return error;
