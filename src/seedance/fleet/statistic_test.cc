@@ -23,6 +23,8 @@ StackResult TwoWeeks(const std::string& name, double first_usd, double second_us
   r.seeds[1].total_usd = second_usd;
   r.sum.total_usd = first_usd + second_usd;
   r.sum.idle_gpu_hours = 2 * 30.0;  // 30 GPU-hours idle each week
+  r.sum.hourly.assign(24, {});       // the charts' profile (a mean over the weeks already)
+  for (std::size_t h = 0; h < r.sum.hourly.size(); ++h) r.sum.hourly[h][0] = static_cast<double>(h % 5);
   return r;
 }
 

@@ -143,10 +143,12 @@ TEST(YourFleetWalkTest, OwnedFleetFromPrometheusToATrustworthyWhatIf) {
   ASSERT_GT(port, 0);
   std::ofstream(dir + "/prometheus.yml") << "global: {scrape_interval: 1m}\n";
   // Lookback under the 5-minute interval: backfilled samples carry no staleness markers, so a
-  // finished pod's last sample would otherwise be read again at the next step.
+  // finished pod's last sample would otherwise be read again at the next step. Retention long
+  // enough that a fixed day in the past is never deleted as too old.
   seedance::testing::ChildProcess prometheus(
       {"prometheus", "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/data",
-       "--web.listen-address=127.0.0.1:" + std::to_string(port), "--query.lookback-delta=4m"},
+       "--web.listen-address=127.0.0.1:" + std::to_string(port), "--query.lookback-delta=4m",
+       "--storage.tsdb.retention.time=100y"},
       dir + "/prometheus.log");
   ASSERT_TRUE(prometheus.started());
   {
