@@ -48,10 +48,12 @@ struct AdviseOptions {
 std::string ReproducePrefix(const AdviseOptions& o) {
   std::string cmd = "seedance advise";
   if (!o.ledger.db.empty()) cmd += " --db " + o.ledger.db;
+  if (!o.ledger.fleet.empty()) cmd += " --fleet " + o.ledger.fleet;
   if (!o.ledger.config.empty()) cmd += " --config " + o.ledger.config;
   if (!o.ledger.prices.empty()) cmd += " --prices " + o.ledger.prices;
   if (!o.ledger.from.empty()) cmd += " --from " + o.ledger.from;
   if (!o.ledger.to.empty()) cmd += " --to " + o.ledger.to;
+  if (!o.ledger.step.empty()) cmd += " --step " + o.ledger.step;
   if (!o.workload.empty()) {
     cmd += " --workload " + o.workload + " --replay-window " + o.replay_window + " --ci-seeds " +
            (o.ci_seeds.empty() ? std::string("''") : o.ci_seeds);

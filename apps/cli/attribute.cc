@@ -1,6 +1,7 @@
 // seedance attribute / export focus / breaker: the cost-ledger commands. Each one first turns the
 // telemetry stored in the ledger into charges (replacing earlier telemetry charges of the range),
 // then reads the ledger, which also holds what the simulator recorded.
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -43,6 +44,9 @@ void AddLedgerOptionsWithoutDb(CLI::App* cmd, LedgerOptions& o) {
                   "GPU price CSV (default: the bundled data/prices/gpu_prices.csv)");
   cmd->add_option("--from", o.from, "start (inclusive): 2026-11-29T00:00:00Z or Unix seconds");
   cmd->add_option("--to", o.to, "end (exclusive)");
+  cmd->add_option("--step", o.step,
+                  "attribution step, each GPU sample billed for one step: the samples' interval or a multiple "
+                  "(5m for a history scraped or ingested every 5 minutes; default: --config step_seconds, else 60s)");
   cmd->add_flag("--allow-unpriced", o.allow_unpriced,
                 "leave GPUs of a type without a price out (the report names them) instead of exit 2");
 }
@@ -99,11 +103,28 @@ Status PriceNodesByPools(Prepared& p) {
 
 }  // namespace
 
+Status ApplyStep(const LedgerOptions& o, ledger::LedgerConfig& config) {
+  if (o.step.empty()) return Status::Ok();
+  SEEDANCE_ASSIGN_OR_RETURN(const double seconds, ParseFlagDuration(o.step, "--step"));
+  const auto ms = static_cast<std::int64_t>(std::llround(seconds * 1000.0));
+  if (ms % 1000 != 0) {
+    return InvalidArgumentError(fmt::format("--step '{}': a whole number of seconds (e.g. 60s, 5m)", o.step));
+  }
+  // Two statements of one fact: the flag wins only when the file is silent, never silently over it.
+  if (config.step_in_file && config.step_ms != ms) {
+    return InvalidArgumentError(fmt::format("--step {} ({} s) and step_seconds: {} in {} disagree; give one of them",
+                                            o.step, ms / 1000, config.step_ms / 1000, o.config));
+  }
+  config.step_ms = ms;
+  return Status::Ok();
+}
+
 Result<Prepared> Prepare(const LedgerOptions& o) {
   Prepared p;
   if (!o.config.empty()) {
     SEEDANCE_ASSIGN_OR_RETURN(p.config, ledger::LedgerConfig::LoadFile(o.config));
   }
+  SEEDANCE_RETURN_IF_ERROR(ApplyStep(o, p.config));
   const std::string table = o.prices.empty() ? cost::BundledPriceTablePath() : o.prices;
   SEEDANCE_ASSIGN_OR_RETURN(p.catalog, cost::PriceTable::LoadFile(table));
   std::optional<sim::FleetFile> fleet;
@@ -150,9 +171,10 @@ Result<Prepared> Prepare(const LedgerOptions& o) {
   if (interval > step) {
     return InvalidArgumentError(fmt::format(
         "{}: the GPU samples are {} s apart and step_seconds is {}: each sample is billed for one step, so {:.0f} % "
-        "of the time would go unbilled; set step_seconds: {} in --config (a multiple of the samples' interval)",
+        "of the time would go unbilled; pass --step {}s or set step_seconds: {} in --config (a multiple of the samples' "
+        "interval)",
         o.db, interval / 1000, step / 1000, 100.0 * (1.0 - static_cast<double>(step) / static_cast<double>(interval)),
-        (interval + 999) / 1000));
+        (interval + 999) / 1000, (interval + 999) / 1000));
   }
   std::int64_t lo = INT64_MAX, hi = INT64_MIN;
   if (samples.first != samples.second) {

@@ -282,6 +282,7 @@ Status RunExportWorkload(const ExportWorkloadOptions& o) {
     if (!o.ledger.config.empty()) {
       SEEDANCE_ASSIGN_OR_RETURN(p.config, ledger::LedgerConfig::LoadFile(o.ledger.config));
     }
+    SEEDANCE_RETURN_IF_ERROR(ApplyStep(o.ledger, p.config));
     SEEDANCE_ASSIGN_OR_RETURN(p.catalog, cost::PriceTable::LoadFile(o.ledger.prices.empty() ? cost::BundledPriceTablePath()
                                                                                             : o.ledger.prices));
     SEEDANCE_ASSIGN_OR_RETURN(p.from_ms, OptionalTime("--from", o.ledger.from, INT64_MIN));

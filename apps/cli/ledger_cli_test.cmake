@@ -251,13 +251,13 @@ elseif(CASE STREQUAL "yaml_config")
   # The bundled example itself.
   run(0 attribute --db "${db}" --config "${SOURCE}/examples/attribution.yaml")
   expect_match("${out}" "acme")
-  # Errors name the file and the key (or line).
+  # Errors name the file, the line and the key (issue 38: the line of the key at fault).
   file(WRITE "${WORK}/bad.yaml" "namespaces:\n  team-a: {tenant: acme, tier: gold}\n")
   run(2 attribute --db "${db}" --config "${WORK}/bad.yaml")
-  expect_match("${err}" "bad\\.yaml: key 'namespaces\\.team-a\\.tier': unknown key")
+  expect_match("${err}" "bad\\.yaml:2: key 'namespaces\\.team-a\\.tier': unknown key")
   file(WRITE "${WORK}/bad.yaml" "breaker:\n  jobs: {train-0: cheap}\n")
   run(2 attribute --db "${db}" --config "${WORK}/bad.yaml")
-  expect_match("${err}" "bad\\.yaml: key 'breaker\\.jobs\\.train-0': expected a non-negative number of USD")
+  expect_match("${err}" "bad\\.yaml:2: key 'breaker\\.jobs\\.train-0': expected a non-negative number of USD")
   file(WRITE "${WORK}/bad.yaml" "breaker: [1,\n")
   run(2 attribute --db "${db}" --config "${WORK}/bad.yaml")
   expect_match("${err}" "bad\\.yaml:[0-9]+: ")

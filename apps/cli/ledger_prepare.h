@@ -26,13 +26,18 @@ struct LedgerOptions {
   std::string prices;
   std::string from;
   std::string to;
+  std::string step;  // --step: the attribution step (5m, 60s); must agree with --config step_seconds
   bool allow_unpriced = false;
   std::string fleet;  // a fleet file whose node pools price every node (docs/FLEET_FILE.md)
 };
-// --db (required), --config, --prices, --fleet, --from, --to, --allow-unpriced.
+// --db (required), --config, --prices, --fleet, --from, --to, --step, --allow-unpriced.
 void AddLedgerOptions(CLI::App* cmd, LedgerOptions& o);
 // The same without --db and --fleet (a command that adds its own).
 void AddLedgerOptionsWithoutDb(CLI::App* cmd, LedgerOptions& o);
+
+// --step into `config`: its step when given (whole seconds); an error when --config's file states
+// another step_seconds (one fact, two statements: never one silently over the other).
+Status ApplyStep(const LedgerOptions& o, ledger::LedgerConfig& config);
 
 // An opened ledger with its charges brought up to date from telemetry.
 struct Prepared {

@@ -115,6 +115,48 @@ std::string DimensionList() {
   return out + " (tier = sla_tier)";
 }
 
+namespace {
+
+// The checks of a document read as JSON (from a JSON or a YAML file).
+Result<LedgerConfig> FromDocument(const Json& doc, const std::string& name);
+
+// "NAME: key 'a.b.c': ..." from a YAML file as "NAME:LINE: key 'a.b.c': ...", LINE the line of the
+// deepest key of the path the file has (the key's own line: a key with no value is marked by
+// yaml-cpp at the next token). Other errors unchanged.
+Status WithYamlLine(const Status& error, const YAML::Node& root, const std::string& name) {
+  const std::string prefix = name + ": key '";
+  const std::string& message = error.message();
+  if (message.rfind(prefix, 0) != 0) return error;
+  const std::size_t end = message.find('\'', prefix.size());
+  if (end == std::string::npos) return error;
+  const std::string path = message.substr(prefix.size(), end - prefix.size());
+  YAML::Node node;
+  node.reset(root);
+  int line = 0;
+  for (std::size_t at = 0; at < path.size() && node.IsMap();) {
+    // The longest key of this mapping that starts the rest of the path (keys may hold dots).
+    std::size_t best = 0;
+    YAML::Node next;
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar()) continue;
+      const std::string& key = kv.first.Scalar();
+      const bool whole = path.size() == at + key.size() || (path.size() > at + key.size() && path[at + key.size()] == '.');
+      if (key.size() > best && whole && path.compare(at, key.size(), key) == 0) {
+        best = key.size();
+        line = kv.first.Mark().line + 1;
+        next.reset(kv.second);  // rebinds; `=` would write into the tree (yaml-cpp's reference semantics)
+      }
+    }
+    if (best == 0) break;
+    node.reset(next);
+    at += best + 1;
+  }
+  if (line == 0) return error;
+  return InvalidArgumentError(name + ":" + std::to_string(line) + message.substr(name.size()));
+}
+
+}  // namespace
+
 Result<LedgerConfig> LedgerConfig::LoadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFoundError(path + ": cannot open config file");
@@ -126,12 +168,12 @@ Result<LedgerConfig> LedgerConfig::LoadFile(const std::string& path) {
 Result<LedgerConfig> LedgerConfig::Parse(std::string_view text, const std::string& name) {
   // JSON (a document starting with '{') as before; anything else is YAML.
   Json doc;
+  YAML::Node root;
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && text[first] == '{') {
     doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded() || !doc.is_object()) return InvalidArgumentError(name + ": not a JSON object");
   } else {
-    YAML::Node root;
     try {
       root = YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {
@@ -141,6 +183,14 @@ Result<LedgerConfig> LedgerConfig::Parse(std::string_view text, const std::strin
     if (!root.IsMap()) return InvalidArgumentError(name + ": expected a YAML mapping (or a JSON object)");
     SEEDANCE_ASSIGN_OR_RETURN(doc, YamlToJson(root, name));
   }
+  Result<LedgerConfig> c = FromDocument(doc, name);
+  if (!c.has_value() && root.IsMap()) return WithYamlLine(c.error(), root, name);
+  return c;
+}
+
+namespace {
+
+Result<LedgerConfig> FromDocument(const Json& doc, const std::string& name) {
   SEEDANCE_RETURN_IF_ERROR(CheckKeys(doc, name, "",
                                      {"namespaces", "overhead_namespaces", "overhead_fraction",
                                       "idle_share", "tenant_weights", "prices_usd_per_gpu_hour",
@@ -150,7 +200,7 @@ Result<LedgerConfig> LedgerConfig::Parse(std::string_view text, const std::strin
     if (!ns->is_object()) return KeyError(name, "namespaces", "expected an object");
     for (auto it = ns->begin(); it != ns->end(); ++it) {
       std::string where = "namespaces." + it.key() + ".";
-      if (!it->is_object()) return KeyError(name, where, "expected an object");
+      if (!it->is_object()) return KeyError(name, "namespaces." + it.key(), "expected an object");
       SEEDANCE_RETURN_IF_ERROR(CheckKeys(
           *it, name, where,
           {"tenant", "business_unit", "task_type", "data_source", "sla_tier"}));
@@ -210,6 +260,7 @@ Result<LedgerConfig> LedgerConfig::Parse(std::string_view text, const std::strin
         return KeyError(name, key, "expected a non-negative integer");
       }
       *dst = v->get<std::int64_t>() * 1000;
+      if (dst == &c.step_ms) c.step_in_file = true;
     }
   }
   if (auto b = doc.find("breaker"); b != doc.end()) {
@@ -235,6 +286,8 @@ Result<LedgerConfig> LedgerConfig::Parse(std::string_view text, const std::strin
   if (!s.ok()) return InvalidArgumentError(name + ": " + s.message());
   return c;
 }
+
+}  // namespace
 
 Status LedgerConfig::Validate() const {
   if (!(overhead_fraction >= 0.0 && overhead_fraction < 1.0)) {

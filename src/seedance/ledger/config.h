@@ -71,6 +71,7 @@ struct LedgerConfig {
   // listed here is billed at this price per GPU-hour, before any model price.
   std::map<std::string, Money> node_prices;
   std::int64_t step_ms = 60'000;
+  bool step_in_file = false;  // step_seconds was given in the file (a CLI --step must then agree)
   std::int64_t match_tolerance_ms = 30'000;
   Money breaker_default_hourly;                   // 0 = no default threshold
   std::map<std::string, Money> breaker_jobs;      // per job hourly threshold

@@ -2,8 +2,8 @@
 // kube-state-metrics endpoint on loopback (telemetry::WriteHistoryExposition, every sample with
 // its timestamp), then `seedance ingest --prometheus` pulls it back by query_range in chunks; the
 // ledger's GPU-hours per job match the generator's truth within 1%, and pulling the same range
-// again changes nothing; `export workload` recovers every job; docs/YOUR_FLEET.md's walk (ingest,
-// export, cost-benchmark --fleet) runs as written. Skips without prometheus (fails under SEEDANCE_REQUIRE_PEERS=1).
+// again changes nothing; `export workload` recovers every job (docs/YOUR_FLEET.md's walk on an owned
+// fleet is your_fleet_walk_test.cc). Skips without prometheus (fails under SEEDANCE_REQUIRE_PEERS=1).
 #include <httplib.h>
 
 #include <gtest/gtest.h>
@@ -28,39 +28,16 @@
 #include "seedance/core/testing/child_process.h"
 #include "seedance/core/testing/require_peer.h"
 #include "seedance/ledger/ledger.h"
+#include "seedance/prometheus/peer_test_helpers.h"
 #include "seedance/telemetry/cluster_history.h"
 #include "seedance/telemetry/fleet_history.h"
 
 namespace seedance::prometheus {
 namespace {
 
-struct RunResult {
-  int rc = -1;
-  std::string out;  // stdout and stderr
-};
-
-RunResult RunCommand(const std::string& command) {
-  RunResult r;
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-// The scalar an instant query returns, or -1.
-double InstantValue(httplib::Client& prom, const std::string& query) {
-  auto r = prom.Get("/api/v1/query", httplib::Params{{"query", query}}, httplib::Headers{});
-  if (!r || r->status != 200) return -1;
-  auto j = nlohmann::json::parse(r->body, nullptr, false);
-  if (!j.is_object() || j.value("status", "") != "success") return -1;
-  const auto& result = j["data"]["result"];
-  if (!result.is_array() || result.empty()) return -1;
-  return std::stod(result[0]["value"][1].get<std::string>());
-}
+using peer::InstantValue;
+using peer::RunCommand;
+using peer::RunResult;
 
 // A generated history served on loopback as an exporter (every scrape serves all of it: after the
 // first, Prometheus drops the repeats as out of order, so a missed scrape loses nothing) and a real
@@ -225,44 +202,6 @@ TEST(PrometheusSourcePeerTest, IngestFromPrometheusRecoversTheGeneratedGpuHours)
   EXPECT_NE(second.out.find("(0 new)"), std::string::npos) << second.out;
   const RunResult again = RunCommand(cli + " attribute --db " + db + " --by workload --output csv");
   EXPECT_EQ(again.out, attributed.out);
-
-  // docs/YOUR_FLEET.md's walk from Prometheus to the what-if: its command block, line by line, as
-  // a user runs it from the repository root (examples/ and data/ linked), against this Prometheus.
-  const std::string src = SEEDANCE_SOURCE_DIR;
-  std::ifstream doc(src + "/docs/YOUR_FLEET.md");
-  ASSERT_TRUE(doc.good()) << src << "/docs/YOUR_FLEET.md";
-  std::vector<std::string> walk_commands;
-  bool marked = false, in_block = false;
-  for (std::string l; std::getline(doc, l);) {
-    if (l.rfind("<!-- your-fleet-walkthrough", 0) == 0) {
-      marked = true;
-    } else if (marked && !in_block && l.rfind("```sh", 0) == 0) {
-      in_block = true;
-    } else if (in_block) {
-      if (l.rfind("```", 0) == 0) break;
-      if (!l.empty()) walk_commands.push_back(l);
-    }
-  }
-  ASSERT_GE(walk_commands.size(), 3u) << "no walkthrough block in docs/YOUR_FLEET.md";
-  EXPECT_LE(walk_commands.size(), 5u) << "the walk is at most five commands (issue 28)";
-  const std::string walk = dir + "/walk";
-  std::filesystem::create_directories(walk);
-  std::filesystem::create_directory_symlink(src + "/examples", walk + "/examples");
-  std::filesystem::create_directory_symlink(src + "/data", walk + "/data");
-  const std::string env =
-      fmt::format("cd '{}' && export PATH='{}':\"$PATH\" PROM=http://127.0.0.1:{}/ FROM={} TO={} && ", walk,
-                  std::filesystem::path(cli).parent_path().string(), prom_port, spec.start_ms / 1000,
-                  (spec.start_ms + spec.duration_ms) / 1000);
-  for (const auto& command : walk_commands) {
-    const RunResult r = RunCommand(env + command);
-    ASSERT_EQ(r.rc, 0) << command << "\n" << r.out;
-  }
-  EXPECT_TRUE(std::filesystem::exists(walk + "/whatif/results.json"));
-  EXPECT_TRUE(std::filesystem::exists(walk + "/whatif/cost_optimization_report.html"));
-  std::ifstream walk_jobs(walk + "/jobs.csv");
-  std::size_t rows = 0;
-  for (std::string l; std::getline(walk_jobs, l);) rows += l.empty() ? 0u : 1u;
-  EXPECT_EQ(rows, jobs.size() + 1) << "jobs.csv: a header and one row per generated job";
 }
 
 
