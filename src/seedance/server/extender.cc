@@ -47,6 +47,11 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
   if (args.nodes.has_value()) r.nodes.emplace();
   std::vector<std::string> scratch;
   const std::vector<std::string>& candidates = args.Candidates(&scratch);
+  if (r.nodes.has_value()) {
+    r.nodes->reserve(candidates.size());
+  } else {
+    r.node_names.reserve(candidates.size());
+  }
   Impl::Lookups look(m.app.health);
   json reasons = json::object();
   std::map<std::string_view, std::int64_t> by_rule;
@@ -167,7 +172,11 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
           fill = static_cast<double>(pod.spec.cpu.raw()) / static_cast<double>(ns.cpu_left);
         }
         const double base = 1.0 + std::floor(8.0 * std::min(1.0, fill));
-        h.score = std::clamp<std::int64_t>(std::llround(base * screen.weight[i]), 0, 9);
+        // base is a whole number: with the usual weight of 1 it needs no rounding (llround is a
+        // call per candidate).
+        const double weighted = base * screen.weight[i];
+        h.score = std::clamp<std::int64_t>(
+            screen.weight[i] == 1.0 ? static_cast<std::int64_t>(base) : std::llround(weighted), 0, 9);
       }
     }
     out.push_back(std::move(h));

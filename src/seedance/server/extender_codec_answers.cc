@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "seedance/server/extender_codec.h"
+#include "seedance/server/extender_codec_internal.h"
 
 namespace seedance::server {
 
@@ -17,133 +18,119 @@ using nlohmann::json;
 
 namespace {
 
-// A JSON string literal for `s`: printable ASCII is copied as it is (node names, reasons); anything
-// else goes through nlohmann's escaping, invalid UTF-8 replaced as ReplyJson does.
-// Whether `s` is written as is between quotes (printable ASCII, no quote, no backslash).
-bool PlainJsonString(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
-  });
-}
+// Whether `s` is written as is between quotes (printable ASCII, no quote, no backslash), eight
+// bytes at a time: it runs on every name of every answer.
+bool PlainJsonString(std::string_view s) { return codec_internal::FirstSpecialByte(s, 0, /*name_bytes=*/false) == s.size(); }
 
-// Appends the pieces to `out` through one pointer into space reserved once: the writers below
-// append a few short pieces per node name, and std::string's per-append bookkeeping (a size
-// check, a length, a terminator) was most of their cost (extender_benchmark BM_CodecOnly).
-class PieceWriter {
+// An answer's text, written through one pointer into space sized up front (grown only for an
+// escaped string): the writers append a few short pieces per node name, and std::string's
+// per-append bookkeeping (a size check, a length, a terminator) was most of their cost
+// (extender_benchmark BM_CodecOnly).
+class AnswerText {
  public:
-  PieceWriter(std::string& out, std::size_t extra) : out_(out), at_(out.size()) { out_.resize(at_ + extra); }
-  ~PieceWriter() { out_.resize(at_); }
-  PieceWriter(const PieceWriter&) = delete;
-  PieceWriter& operator=(const PieceWriter&) = delete;
+  explicit AnswerText(std::size_t bytes) { out_.resize(bytes); }
   void Put(std::string_view s) {
+    Room(s.size());
     std::memcpy(out_.data() + at_, s.data(), s.size());
     at_ += s.size();
   }
-  void Put(char c) { out_[at_++] = c; }
+  void Put(char c) {
+    Room(1);
+    out_[at_++] = c;
+  }
+  // A JSON string literal for `s`: printable ASCII is copied as it is (node names, reasons);
+  // anything else goes through nlohmann's escaping, invalid UTF-8 replaced as ReplyJson does.
+  void PutString(std::string_view s) {
+    if (!PlainJsonString(s)) return Put(json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace));
+    Room(s.size() + 2);
+    out_[at_++] = '"';
+    std::memcpy(out_.data() + at_, s.data(), s.size());
+    at_ += s.size();
+    out_[at_++] = '"';
+  }
+  void PutStringMap(const std::map<std::string, std::string>& m) {
+    Put('{');
+    bool first = true;
+    for (const auto& [k, v] : m) {
+      if (!first) Put(',');
+      first = false;
+      PutString(k);
+      Put(':');
+      PutString(v);
+    }
+    Put('}');
+  }
+  std::string Take() && {
+    out_.resize(at_);
+    return std::move(out_);
+  }
 
  private:
-  std::string& out_;
-  std::size_t at_;
+  void Room(std::size_t bytes) {
+    if (at_ + bytes > out_.size()) out_.resize(std::max(out_.size() * 2, at_ + bytes));
+  }
+  std::string out_;
+  std::size_t at_ = 0;
 };
 
-void AppendJsonString(std::string& out, std::string_view s) {
-  if (PlainJsonString(s)) {
-    out += '"';
-    out += s;
-    out += '"';
-    return;
-  }
-  out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-void AppendJsonStringMap(std::string& out, const std::map<std::string, std::string>& m) {
-  out += '{';
-  bool first = true;
-  for (const auto& [k, v] : m) {
-    if (!first) out += ',';
-    first = false;
-    AppendJsonString(out, k);
-    out += ':';
-    AppendJsonString(out, v);
-  }
-  out += '}';
+// Bytes of a string map written plain: "k":"v", per entry.
+std::size_t PlainBytes(const std::map<std::string, std::string>& m) {
+  std::size_t bytes = 2;
+  for (const auto& [k, v] : m) bytes += k.size() + v.size() + 6;
+  return bytes;
 }
 
 }  // namespace
 
 // Written directly, not through a DOM: a filter over thousands of nodes answers thousands of names,
 // and the DOM's allocations were most of the answer's cost (extender_benchmark). Keys in the order
-// nlohmann's object writes them (sorted), so both encoders give the same bytes.
+// nlohmann's object writes them (sorted), so both encoders give the same bytes
+// (extender_codec_oracle_test compares them).
 std::string DumpFilterResult(const FilterResult& r) {
-  std::string out;
-  out.reserve(64 + r.node_names.size() * 24 + (r.failed.size() + r.failed_unresolvable.size()) * 64);
-  out += "{\"Error\":";
-  AppendJsonString(out, r.error);
-  out += ",\"FailedAndUnresolvableNodes\":";
-  AppendJsonStringMap(out, r.failed_unresolvable);
-  out += ",\"FailedNodes\":";
-  AppendJsonStringMap(out, r.failed);
+  std::size_t bytes = 128 + r.error.size() + PlainBytes(r.failed) + PlainBytes(r.failed_unresolvable);
+  for (const std::string& name : r.node_names) bytes += name.size() + 3;  // "name",
+  AnswerText out(bytes);
+  out.Put("{\"Error\":");
+  out.PutString(r.error);
+  out.Put(",\"FailedAndUnresolvableNodes\":");
+  out.PutStringMap(r.failed_unresolvable);
+  out.Put(",\"FailedNodes\":");
+  out.PutStringMap(r.failed);
   if (r.nodes.has_value()) {
-    out += ",\"NodeNames\":null,\"Nodes\":{\"items\":[";
+    out.Put(",\"NodeNames\":null,\"Nodes\":{\"items\":[");
     for (std::size_t i = 0; i < r.nodes->size(); ++i) {
-      if (i > 0) out += ',';
-      out += (*r.nodes)[i].dump(-1, ' ', false, json::error_handler_t::replace);
+      if (i > 0) out.Put(',');
+      out.Put((*r.nodes)[i].dump(-1, ' ', false, json::error_handler_t::replace));
     }
-    out += "],\"metadata\":{}}}";
+    out.Put("],\"metadata\":{}}}");
   } else {
-    out += ",\"NodeNames\":[";
-    const auto plain = std::find_if_not(r.node_names.begin(), r.node_names.end(), PlainJsonString);
-    std::size_t bytes = 0;
-    for (auto it = r.node_names.begin(); it != plain; ++it) bytes += it->size() + 3;  // "name",
-    {
-      PieceWriter w(out, bytes);
-      for (auto it = r.node_names.begin(); it != plain; ++it) {
-        if (it != r.node_names.begin()) w.Put(',');
-        w.Put('"');
-        w.Put(*it);
-        w.Put('"');
-      }
+    out.Put(",\"NodeNames\":[");
+    for (std::size_t i = 0; i < r.node_names.size(); ++i) {
+      if (i > 0) out.Put(',');
+      out.PutString(r.node_names[i]);
     }
-    for (auto it = plain; it != r.node_names.end(); ++it) {
-      if (it != r.node_names.begin()) out += ',';
-      AppendJsonString(out, *it);
-    }
-    out += "],\"Nodes\":null}";
+    out.Put("],\"Nodes\":null}");
   }
-  return out;
+  return std::move(out).Take();
 }
 
 std::string DumpHostPriorityList(const std::vector<HostPriority>& list) {
-  std::string out;
-  out.reserve(2 + list.size() * 40);
-  out += '[';
-  const auto plain = std::find_if_not(list.begin(), list.end(), [](const HostPriority& h) { return PlainJsonString(h.host); });
-  constexpr std::string_view kHost = "{\"Host\":\"", kScore = "\",\"Score\":";
-  std::size_t bytes = 0;
-  for (auto it = list.begin(); it != plain; ++it) bytes += kHost.size() + it->host.size() + kScore.size() + 24;
-  {
-    PieceWriter w(out, bytes);
-    for (auto it = list.begin(); it != plain; ++it) {
-      if (it != list.begin()) w.Put(',');
-      w.Put(kHost);
-      w.Put(it->host);
-      w.Put(kScore);
-      const fmt::format_int score(it->score);
-      w.Put(std::string_view(score.data(), score.size()));
-      w.Put('}');
-    }
+  constexpr std::string_view kHost = "{\"Host\":", kScore = ",\"Score\":";
+  std::size_t bytes = 2;
+  for (const HostPriority& h : list) bytes += kHost.size() + h.host.size() + kScore.size() + 24;
+  AnswerText out(bytes);
+  out.Put('[');
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i > 0) out.Put(',');
+    out.Put(kHost);
+    out.PutString(list[i].host);
+    out.Put(kScore);
+    const fmt::format_int score(list[i].score);
+    out.Put(std::string_view(score.data(), score.size()));
+    out.Put('}');
   }
-  for (auto it = plain; it != list.end(); ++it) {
-    if (it != list.begin()) out += ',';
-    out += "{\"Host\":";
-    AppendJsonString(out, it->host);
-    out += ",\"Score\":";
-    out += fmt::format_int(it->score).str();
-    out += '}';
-  }
-  out += ']';
-  return out;
+  out.Put(']');
+  return std::move(out).Take();
 }
 
 json EncodeFilterResult(const FilterResult& r) { return json::parse(DumpFilterResult(r)); }

@@ -3,7 +3,10 @@
 // What the extender codec's files share (extender_codec.cc: the v1.Pod and v1.Node readers and
 // these helpers; extender_codec_requests.cc: the requests), and nothing else includes.
 
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +53,37 @@ inline constexpr std::size_t kMaxLabelNameBytes = 63;
 inline constexpr std::size_t kMaxAnnotationBytes = 256u << 10;
 
 bool IsKubernetesName(std::string_view name, std::size_t max, bool slash_ok = false);
+
+// Eight bytes at a time (SWAR), for the strings of thousands of node names per request: the high
+// bit of each byte of the result is set where the word `w` (8 bytes read little-endian) holds a
+// byte a plain JSON string cannot hold as it is (a quote, a backslash, a control byte, a byte past
+// 0x7e) or, with `name_bytes`, one a Kubernetes name may not hold ('/', ' '). Only the lowest set
+// byte is exact (a borrow can mark bytes after it): callers take the first one and look again.
+inline std::uint64_t SpecialBytes(std::uint64_t w, bool name_bytes) {
+  static_assert(std::endian::native == std::endian::little, "the lowest byte is the first one");
+  constexpr std::uint64_t kOnes = 0x0101010101010101u, kHigh = 0x8080808080808080u;
+  const auto zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  const auto below = [&](std::uint64_t bound) { return (w - kOnes * bound) & ~w & kHigh; };
+  std::uint64_t m = zero(w ^ (kOnes * '"')) | zero(w ^ (kOnes * '\\')) | zero(w ^ (kOnes * 0x7f)) | (w & kHigh) |
+                    below(name_bytes ? 0x21 : 0x20);
+  if (name_bytes) m |= zero(w ^ (kOnes * '/'));
+  return m;
+}
+
+// The position of the first byte of s[from..] that SpecialBytes marks (exactly), or s.size().
+inline std::size_t FirstSpecialByte(std::string_view s, std::size_t from, bool name_bytes) {
+  std::size_t k = from;
+  for (; k + 8 <= s.size(); k += 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, s.data() + k, 8);
+    if (const std::uint64_t m = SpecialBytes(w, name_bytes); m != 0) return k + static_cast<std::size_t>(std::countr_zero(m) / 8);
+  }
+  for (; k < s.size(); ++k) {
+    const auto u = static_cast<unsigned char>(s[k]);
+    if (u == '"' || u == '\\' || u < 0x20 || u >= 0x7f || (name_bytes && (u == '/' || u == ' '))) return k;
+  }
+  return s.size();
+}
 Status CheckName(const std::string& path, std::string_view name, std::size_t max, bool slash_ok = false);
 
 }  // namespace seedance::server::codec_internal
