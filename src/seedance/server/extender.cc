@@ -162,7 +162,7 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
       const NodeId n(static_cast<std::uint32_t>(screen.index[i]));
       if (d.placed() && n == d.node) {
         h.score = 10;
-      } else if (cl.CanPlace(n, pod.spec)) {
+      } else if (screen.fits[i] != 0 && cluster::Admits(cl.eligibility(n), pod.spec)) {  // CanPlace, fit known
         const cluster::NodeState& ns = cl.node(n);
         double fill = 0;
         if (pod.spec.is_gpu()) {

@@ -287,13 +287,15 @@ struct Extender::Impl {
   Request Begin(const ExtenderArgs& args);
 
   // Prioritize's view of its candidates: the node's index, what the mask lets the policy place
-  // there (kNone: a rule other than free capacity fails) and the audit's grade weight.
+  // there (kNone: a rule other than free capacity fails), the audit's grade weight and whether
+  // the pod fits its free capacity (every rule passes: cluster::Fits holds).
   // REQUIRES: mu held (shared or exclusive).
   struct Screen {
     std::uint64_t generation = 0;
     std::vector<std::size_t> index;
     std::vector<cluster::NodeEligibility> eligibility;
     std::vector<double> weight;
+    std::vector<std::uint8_t> fits;
   };
   Screen ScreenForPolicy(const std::vector<std::string>& candidates, const Request& r) const;
 
