@@ -171,7 +171,7 @@ std::string Extender::Impl::Reason(const NodeCheck& c, const Lookups& look) {
 }
 
 NodeCheck Extender::Impl::Check(const std::string& name, const K8sPod& pod, const TenantInfo& tenant,
-                                const std::optional<BreakerTrip>& trip, Lookups& look) const {
+                                const std::optional<BreakerTrip>& trip, Lookups& look, std::size_t* index_out) const {
   // kube-scheduler lists the nodes in its snapshot's order and the table holds them in the order
   // the watch's list brought them (both the API server's, by name), so a candidate is usually
   // the node after the previous one: one compare of names read in sequence, where a hash probe
@@ -183,9 +183,8 @@ NodeCheck Extender::Impl::Check(const std::string& name, const K8sPod& pod, cons
     index = it->second;
   }
   look.next = index + 1;
-  NodeCheck c = Rules(NodeId(static_cast<std::uint32_t>(index)), name, pod, tenant, trip, look);
-  c.index = index;
-  return c;
+  if (index_out != nullptr) *index_out = index;
+  return Rules(NodeId(static_cast<std::uint32_t>(index)), name, pod, tenant, trip, look);
 }
 
 NodeCheck Extender::Impl::Rules(NodeId n, const std::string& name, const K8sPod& pod, const TenantInfo& tenant,
@@ -252,8 +251,7 @@ Extender::Impl::Screen Extender::Impl::ScreenForPolicy(const std::vector<std::st
   out.fits.assign(candidates.size(), 0);
   Lookups look(app.health);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const NodeCheck c = Check(candidates[i], r.pod, r.tenant, r.trip, look);
-    out.index[i] = c.index;
+    const NodeCheck c = Check(candidates[i], r.pod, r.tenant, r.trip, look, &out.index[i]);
     out.fits[i] = c.rule == Rule::kPass;
     if (c.verdict == Verdict::kUnresolvable || c.rule == Rule::kQuota) continue;
     const NodeHealth* h = look.health.Find(candidates[i]);
