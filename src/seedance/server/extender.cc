@@ -164,19 +164,22 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
         h.score = 10;
       } else if (screen.fits[i] != 0 && cluster::Admits(cl.eligibility(n), pod.spec)) {  // CanPlace, fit known
         const cluster::NodeState& ns = cl.node(n);
-        double fill = 0;
+        // base = 1 + floor(8 x min(1, fill)), fill = what the pod takes of what is free (GPU milli,
+        // else CPU), in integers: the same as in doubles (8 x fill is exact when it is a whole
+        // number, and otherwise at least 1/(8 x left) from one, far above a double's error), without
+        // a division and a floor in floating point per candidate.
+        std::int64_t take = 0, left = 0;
         if (pod.spec.is_gpu()) {
-          const auto idle = ns.TotalGpuIdle();
-          fill = idle > 0 ? static_cast<double>(pod.spec.total_gpu_milli()) / static_cast<double>(idle) : 0;
-        } else if (ns.cpu_left > 0) {
-          fill = static_cast<double>(pod.spec.cpu.raw()) / static_cast<double>(ns.cpu_left);
+          take = pod.spec.total_gpu_milli();
+          left = ns.TotalGpuIdle();
+        } else {
+          take = pod.spec.cpu.raw();
+          left = ns.cpu_left;
         }
-        const double base = 1.0 + std::floor(8.0 * std::min(1.0, fill));
-        // base is a whole number: with the usual weight of 1 it needs no rounding (llround is a
-        // call per candidate).
-        const double weighted = base * screen.weight[i];
+        const std::int64_t base = left <= 0 ? 1 : take >= left ? 9 : 1 + (8 * take) / left;
+        // With the usual weight of 1 a whole base needs no rounding (llround is a call).
         h.score = std::clamp<std::int64_t>(
-            screen.weight[i] == 1.0 ? static_cast<std::int64_t>(base) : std::llround(weighted), 0, 9);
+            screen.weight[i] == 1.0 ? base : std::llround(static_cast<double>(base) * screen.weight[i]), 0, 9);
       }
     }
     out.push_back(std::move(h));

@@ -9,6 +9,7 @@
 //   extender_cluster.cc      what the watch and the state endpoints change or read
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <map>
@@ -50,6 +51,28 @@ cluster::Qos QosOf(Tier t);
 
 enum class Verdict { kPass, kFailed, kUnresolvable };
 
+// Whether two names are equal, compared eight bytes at a time inline: a libc memcmp call per
+// candidate was a twentieth of a filter's time at 5,000 names.
+inline bool SameName(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n < 8) {
+    for (std::size_t k = 0; k < n; ++k) {
+      if (a[k] != b[k]) return false;
+    }
+    return true;
+  }
+  std::uint64_t x = 0, y = 0;
+  for (std::size_t k = 0; k + 8 < n; k += 8) {
+    std::memcpy(&x, a.data() + k, 8);
+    std::memcpy(&y, b.data() + k, 8);
+    if (x != y) return false;
+  }
+  std::memcpy(&x, a.data() + n - 8, 8);  // the last eight bytes (overlapping the loop's)
+  std::memcpy(&y, b.data() + n - 8, 8);
+  return x == y;
+}
+
 // Node name -> index in specs, looked up once per candidate of every filter and prioritize (every
 // node's name per request with percentageOfNodesToScore: 100). Open addressing over a
 // power-of-two table of (hash, entry) slots: no prime modulo and no list nodes to chase, and a
@@ -65,7 +88,7 @@ class NameIndex {
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.entry == 0) return nullptr;
-      if (s.hash == h && entries_[s.entry - 1].first == name) return &entries_[s.entry - 1];
+      if (s.hash == h && SameName(entries_[s.entry - 1].first, name)) return &entries_[s.entry - 1];
     }
   }
   const Entry* end() const { return nullptr; }

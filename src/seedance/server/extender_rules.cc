@@ -177,7 +177,7 @@ NodeCheck Extender::Impl::Check(const std::string& name, const K8sPod& pod, cons
   // the node after the previous one: one compare of names read in sequence, where a hash probe
   // is a cache miss per name. Anything else is looked up.
   std::size_t index = look.next;
-  if (index >= specs.size() || specs[index].name != name) {
+  if (index >= specs.size() || !SameName(specs[index].name, name)) {
     auto it = node_index.find(name);
     if (it == node_index.end()) return NodeCheck::Fail(Verdict::kUnresolvable, Rule::kUnknown);
     index = it->second;
