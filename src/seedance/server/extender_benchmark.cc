@@ -122,8 +122,10 @@ void BM_ServedPair(benchmark::State& state) {
   const std::string body =
       json{{"Pod", f.pod}, {"NodeNames", Names(f, static_cast<int>(state.range(1)), 0)}}.dump();
   for (auto _ : state) {
-    benchmark::DoNotOptimize(DumpFilterResult(f.core->Filter(*ParseExtenderArgs(body))));
-    benchmark::DoNotOptimize(DumpHostPriorityList(f.core->Prioritize(*ParseExtenderArgs(body))));
+    auto filter = ParseExtenderArgs(body);
+    benchmark::DoNotOptimize(DumpFilterResult(f.core->Filter(std::move(*filter))));
+    auto prioritize = ParseExtenderArgs(body);
+    benchmark::DoNotOptimize(DumpHostPriorityList(f.core->Prioritize(std::move(*prioritize))));
   }
 }
 BENCHMARK(BM_ServedPair)->Apply(DecisionShapes);
