@@ -2,7 +2,7 @@
 # Sorts the samples of a `perf record` of `seedance server` (scripts/bench-server.sh with
 # SEEDANCE_PERF=FILE) by what they were doing, from each sample's own function (self time):
 #   codec      the extender's JSON: request parsing (nlohmann, the NodeNames scanner, ParsePod) and
-#              the answers' writers (DumpFilterResult, DumpHostPriorityList, AppendJsonString)
+#              the answers' writers (DumpFilterResult, DumpHostPriorityList, AnswerText)
 #   http       cpp-httplib and the server's front end (guarded queue, reactor), in user space
 #   kernel     everything in the kernel (socket reads and writes, scheduling, page faults)
 #   decision   the extender's rules and policy (Extender, cluster, sched)
@@ -16,7 +16,7 @@ perf report -i "$data" --no-children --sort dso,sym --stdio -g none 2>/dev/null 
   /^ +[0-9.]+%/ {
     pct = $1; sub(/%/, "", pct); line = $0
     if (line ~ /\[k\]/) c = "kernel"
-    else if (line ~ /nlohmann|ScanPlainNodeNames|ParseExtenderArgs|ParsePod|ParseBody|DumpFilterResult|DumpHostPriorityList|AppendJsonString|CheckJsonDepth|IsKubernetesName|K8sQuantity|ParseQuantity/) c = "codec"
+    else if (line ~ /nlohmann|ScanPlainNodeNames|ParseExtenderArgs|ParsePod|ParseBody|DumpFilterResult|DumpHostPriorityList|AppendJsonString|AnswerText|PlainStringEnd|CheckJsonDepth|IsKubernetesName|K8sQuantity|ParseQuantity/) c = "codec"
     else if (line ~ /httplib|Guarded|Reactor|ConnectionStream|HttpServer/) c = "http"
     else if (line ~ /Extender::|extender_internal|seedance::cluster|seedance::sched|NameIndex|HealthBoard|QuotaBook/) c = "decision"
     else if (line ~ /malloc|free|_int_|memmove|memcpy|memset|memcmp|strlen|unlink_chunk|operator new|operator delete/) c = "memory"

@@ -42,8 +42,12 @@ void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body) {
 }
 
 void ReplyJsonText(httplib::Response& res, int status, std::string body) {
+  // What set_content does, without its copy of the body (cpp-httplib 0.11 takes a const
+  // reference): the extender's answers run to hundreds of KB.
   res.status = status;
-  res.set_content(std::move(body), "application/json");
+  res.body = std::move(body);
+  res.headers.erase("Content-Type");
+  res.set_header("Content-Type", "application/json");
 }
 
 void ReplyError(httplib::Response& res, int status, std::string_view field, std::string_view message) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -29,7 +30,19 @@ double Since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-FilterResult Extender::Filter(const ExtenderArgs& args) {
+namespace {
+// The request's NodeNames when they are its candidates (node-cache mode), to move from.
+std::vector<std::string>* NamesToTake(ExtenderArgs& args) {
+  return args.nodes.has_value() || !args.node_names.has_value() ? nullptr : &*args.node_names;
+}
+}  // namespace
+
+FilterResult Extender::Filter(const ExtenderArgs& args) { return RunFilter(args, nullptr); }
+FilterResult Extender::Filter(ExtenderArgs&& args) { return RunFilter(args, NamesToTake(args)); }
+std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) { return RunPrioritize(args, nullptr); }
+std::vector<HostPriority> Extender::Prioritize(ExtenderArgs&& args) { return RunPrioritize(args, NamesToTake(args)); }
+
+FilterResult Extender::RunFilter(const ExtenderArgs& args, std::vector<std::string>* take) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& m = *impl_;
   bool reserved = false;
@@ -47,6 +60,11 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
   if (args.nodes.has_value()) r.nodes.emplace();
   std::vector<std::string> scratch;
   const std::vector<std::string>& candidates = args.Candidates(&scratch);
+  if (r.nodes.has_value()) {
+    r.nodes->reserve(candidates.size());
+  } else {
+    r.node_names.reserve(candidates.size());
+  }
   Impl::Lookups look(m.app.health);
   json reasons = json::object();
   std::map<std::string_view, std::int64_t> by_rule;
@@ -59,7 +77,7 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
     if (fresh) it->second = Impl::Reason(c, look);
     return it->second;
   };
-  const std::string* only = nullptr;  // the one node that passes, if exactly one does
+  const std::string* only = nullptr;  // the one node that passes, if exactly one does (moved: see below)
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const std::string& name = candidates[i];
     NodeCheck c = m.Check(name, pod, tenant, trip, look);
@@ -67,6 +85,8 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
       only = only == nullptr && (r.nodes.has_value() ? r.nodes->empty() : r.node_names.empty()) ? &name : nullptr;
       if (r.nodes.has_value()) {
         r.nodes->push_back(args.raw_nodes[i]);
+      } else if (take != nullptr) {
+        r.node_names.push_back(std::move((*take)[i]));  // `name` (the same string) is not read again
       } else {
         r.node_names.push_back(name);
       }
@@ -92,7 +112,7 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
   // One feasible node: kube-scheduler takes it without scoring (no prioritize follows), so the
   // reservation prioritize would make is made here.
   if (passed == 1 && only != nullptr && m.MayReserve(pod.uid)) {
-    const std::string node = *only;
+    const std::string node = r.nodes.has_value() ? *only : r.node_names.front();  // `*only` may be moved
     lock.unlock();
     std::unique_lock reserve(m.mu);
     m.ExpireReservations();
@@ -101,7 +121,7 @@ FilterResult Extender::Filter(const ExtenderArgs& args) {
   return r;
 }
 
-std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
+std::vector<HostPriority> Extender::RunPrioritize(const ExtenderArgs& args, std::vector<std::string>* take) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& m = *impl_;
   std::vector<std::string> scratch;
@@ -152,22 +172,29 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
     if (m.seen.count(pod.uid) != 0) m.picks[pod.uid] = Impl::Pick{chosen, d.gpus, cl.version(d.node)};
   }
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    HostPriority h{candidates[i], 0};
+    HostPriority h{take != nullptr ? std::move((*take)[i]) : candidates[i], 0};  // candidates[i] not read again
     if (screen.index[i] != NodeCheck::kUnknown) {
       const NodeId n(static_cast<std::uint32_t>(screen.index[i]));
       if (d.placed() && n == d.node) {
         h.score = 10;
-      } else if (cl.CanPlace(n, pod.spec)) {
+      } else if (screen.fits[i] != 0 && cluster::Admits(cl.eligibility(n), pod.spec)) {  // CanPlace, fit known
         const cluster::NodeState& ns = cl.node(n);
-        double fill = 0;
+        // base = 1 + floor(8 x min(1, fill)), fill = what the pod needs of what is free (GPU milli,
+        // else CPU), in integers: the same as in doubles (8 x fill is exact when it is a whole
+        // number, and otherwise at least 1/(8 x left) from one, far above a double's error), without
+        // a division and a floor in floating point per candidate.
+        std::int64_t need = 0, left = 0;
         if (pod.spec.is_gpu()) {
-          const auto idle = ns.TotalGpuIdle();
-          fill = idle > 0 ? static_cast<double>(pod.spec.total_gpu_milli()) / static_cast<double>(idle) : 0;
-        } else if (ns.cpu_left > 0) {
-          fill = static_cast<double>(pod.spec.cpu.raw()) / static_cast<double>(ns.cpu_left);
+          need = pod.spec.total_gpu_milli();
+          left = ns.TotalGpuIdle();
+        } else {
+          need = pod.spec.cpu.raw();
+          left = ns.cpu_left;
         }
-        const double base = 1.0 + std::floor(8.0 * std::min(1.0, fill));
-        h.score = std::clamp<std::int64_t>(std::llround(base * screen.weight[i]), 0, 9);
+        const std::int64_t base = left <= 0 ? 1 : need >= left ? 9 : 1 + (8 * need) / left;
+        // With the usual weight of 1 a whole base needs no rounding (llround is a call).
+        h.score = std::clamp<std::int64_t>(
+            screen.weight[i] == 1.0 ? base : std::llround(static_cast<double>(base) * screen.weight[i]), 0, 9);
       }
     }
     out.push_back(std::move(h));

@@ -84,6 +84,10 @@ class Extender {
 
   FilterResult Filter(const ExtenderArgs& args);
   std::vector<HostPriority> Prioritize(const ExtenderArgs& args);
+  // The same, moving the request's NodeNames into the answer instead of copying them (the
+  // server's handlers: thousands of names per request).
+  FilterResult Filter(ExtenderArgs&& args);
+  std::vector<HostPriority> Prioritize(ExtenderArgs&& args);
   std::map<std::string, MetaVictims> Preempt(const ExtenderPreemptionArgs& args);
   // Errors: kNotFound (pod or node unknown), kFailedPrecondition (does not fit).
   Status Bind(const ExtenderBindingArgs& args);
@@ -135,6 +139,10 @@ class Extender {
   std::string BoundNode(const std::string& pod_key) const;
 
  private:
+  // `take`: the candidates' names, moved into the answer (null: copied).
+  FilterResult RunFilter(const ExtenderArgs& args, std::vector<std::string>* take);
+  std::vector<HostPriority> RunPrioritize(const ExtenderArgs& args, std::vector<std::string>* take);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

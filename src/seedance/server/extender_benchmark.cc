@@ -114,6 +114,22 @@ void BM_FilterPrioritizeWithCodec(benchmark::State& state) {
 }
 BENCHMARK(BM_FilterPrioritizeWithCodec)->Apply(DecisionShapes);
 
+// What `seedance server` does per pair of requests of scripts/bench-server.sh (bench/server/
+// extender.lua), HTTP aside: a filter and a prioritize of the same body (a 1-GPU pod and the
+// names), each parsed, decided and answered in the JSON text sent back.
+void BM_ServedPair(benchmark::State& state) {
+  Fixture& f = F(static_cast<int>(state.range(0)), state.range(2) != 0);
+  const std::string body =
+      json{{"Pod", f.pod}, {"NodeNames", Names(f, static_cast<int>(state.range(1)), 0)}}.dump();
+  for (auto _ : state) {
+    auto filter = ParseExtenderArgs(body);
+    benchmark::DoNotOptimize(DumpFilterResult(f.core->Filter(std::move(*filter))));
+    auto prioritize = ParseExtenderArgs(body);
+    benchmark::DoNotOptimize(DumpHostPriorityList(f.core->Prioritize(std::move(*prioritize))));
+  }
+}
+BENCHMARK(BM_ServedPair)->Apply(DecisionShapes);
+
 // The codec's floor, no decision: what a filter and a prioritize cost in parsing their bodies
 // and writing answers of every name (the filter passes all, prioritize scores all), per pair.
 void BM_CodecOnly(benchmark::State& state) {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cctype>
 #include <initializer_list>
 #include <map>
@@ -13,12 +12,15 @@
 #include "seedance/cluster/gpu_model.h"
 #include "seedance/core/json_depth.h"
 #include "seedance/gpu/catalog.h"
+#include "seedance/server/extender_codec_internal.h"
 #include "seedance/server/k8s_quantity.h"
 
-namespace seedance::server {
-namespace {
+// The v1.Pod and v1.Node readers and the helpers the codec's files share (extender_codec_internal.h);
+// the extender requests are read in extender_codec_requests.cc, the answers written in
+// extender_codec_answers.cc.
 
-using nlohmann::json;
+namespace seedance::server {
+namespace codec_internal {
 
 Status FieldError(const std::string& path, std::string_view reason) {
   std::string m = path.empty() ? std::string("body") : path;
@@ -68,7 +70,7 @@ const json* Find(const json& obj, std::string_view key) {
   return &*it;
 }
 
-Result<json> ParseBody(std::string_view body, std::size_t max_values = static_cast<std::size_t>(-1)) {
+Result<json> ParseBody(std::string_view body, std::size_t max_values) {
   // Before any DOM: nlohmann copies, dumps and compares recursively (a Node of 200,000 levels,
   // echoed back in full-node mode, overflowed the stack).
   SEEDANCE_RETURN_IF_ERROR(CheckJsonDepth(body, kMaxJsonDepth, max_values));
@@ -77,6 +79,60 @@ Result<json> ParseBody(std::string_view body, std::size_t max_values = static_ca
   if (!doc.is_object()) return FieldError("", "expected a JSON object");
   return doc;
 }
+Result<std::vector<std::string>> StringArray(const json& v, const std::string& path) {
+  std::vector<std::string> out;
+  if (!v.is_array()) return FieldError(path, "expected an array of strings");
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) return FieldError(Index(path, i), "expected a string");
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+Result<std::vector<K8sNode>> ParseNodeItems(const json& list, const std::string& path,
+                                            std::vector<json>* raw) {
+  std::vector<K8sNode> out;
+  const json* items = Find(list, "items");
+  if (items == nullptr) return out;
+  const std::string p = Join(path, "items");
+  if (!items->is_array()) return FieldError(p, "expected an array of v1.Node");
+  out.reserve(items->size());
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    SEEDANCE_ASSIGN_OR_RETURN(K8sNode n, ParseNode((*items)[i], Index(p, i)));
+    out.push_back(std::move(n));
+    if (raw != nullptr) raw->push_back((*items)[i]);
+  }
+  return out;
+}
+
+bool IsKubernetesName(std::string_view name, std::size_t max, bool slash_ok) {
+  if (name.size() > max) return false;
+  return std::none_of(name.begin(), name.end(), [slash_ok](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (c == '/' && !slash_ok) || u <= 0x20 || u == 0x7f;
+  });
+}
+
+Status CheckName(const std::string& path, std::string_view name, std::size_t max, bool slash_ok) {
+  if (name.size() > max) {
+    return FieldError(path, "is " + std::to_string(name.size()) + " bytes, over Kubernetes' limit of " +
+                                std::to_string(max));
+  }
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((c == '/' && !slash_ok) || u <= 0x20 || u == 0x7f) {
+      return FieldError(path, "must not contain '/', whitespace or control characters (a Kubernetes name)");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace codec_internal
+
+using namespace codec_internal;  // NOLINT(google-build-using-namespace): the codec's own helpers
+
+namespace {
 
 Result<std::string> GetString(const json& obj, std::string_view key, const std::string& path) {
   const json* v = Find(obj, key);
@@ -186,66 +242,6 @@ Result<std::vector<std::map<std::string, std::string>>> StringRecords(const json
   return out;
 }
 
-Result<std::vector<std::string>> StringArray(const json& v, const std::string& path) {
-  std::vector<std::string> out;
-  if (!v.is_array()) return FieldError(path, "expected an array of strings");
-  out.reserve(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string()) return FieldError(Index(path, i), "expected a string");
-    out.push_back(v[i].get<std::string>());
-  }
-  return out;
-}
-
-Result<std::vector<K8sNode>> ParseNodeItems(const json& list, const std::string& path,
-                                            std::vector<json>* raw) {
-  std::vector<K8sNode> out;
-  const json* items = Find(list, "items");
-  if (items == nullptr) return out;
-  const std::string p = Join(path, "items");
-  if (!items->is_array()) return FieldError(p, "expected an array of v1.Node");
-  out.reserve(items->size());
-  for (std::size_t i = 0; i < items->size(); ++i) {
-    SEEDANCE_ASSIGN_OR_RETURN(K8sNode n, ParseNode((*items)[i], Index(p, i)));
-    out.push_back(std::move(n));
-    if (raw != nullptr) raw->push_back((*items)[i]);
-  }
-  return out;
-}
-
-// Kubernetes' own limits (apimachinery validation): object names are DNS subdomains of at most
-// 253 bytes (namespaces: labels of 63), label keys "prefix/name" with a prefix of at most 253 and
-// a name of at most 63 bytes, label values at most 63 bytes, annotations at most 256 KiB in all.
-// Names are also checked for what would make them unreachable or unprintable: no '/', no
-// whitespace or control bytes (a node "a/b" could not be named in DELETE /v1/nodes/{name}).
-constexpr std::size_t kMaxNameBytes = 253;
-constexpr std::size_t kMaxNamespaceBytes = 63;
-constexpr std::size_t kMaxUidBytes = 128;
-constexpr std::size_t kMaxLabelValueBytes = 63;
-constexpr std::size_t kMaxLabelNameBytes = 63;
-constexpr std::size_t kMaxAnnotationBytes = 256u << 10;
-
-bool IsKubernetesName(std::string_view name, std::size_t max, bool slash_ok = false) {
-  if (name.size() > max) return false;
-  return std::none_of(name.begin(), name.end(), [slash_ok](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return (c == '/' && !slash_ok) || u <= 0x20 || u == 0x7f;
-  });
-}
-
-Status CheckName(const std::string& path, std::string_view name, std::size_t max, bool slash_ok = false) {
-  if (name.size() > max) {
-    return FieldError(path, "is " + std::to_string(name.size()) + " bytes, over Kubernetes' limit of " +
-                                std::to_string(max));
-  }
-  for (const char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((c == '/' && !slash_ok) || u <= 0x20 || u == 0x7f) {
-      return FieldError(path, "must not contain '/', whitespace or control characters (a Kubernetes name)");
-    }
-  }
-  return Status::Ok();
-}
 
 Status CheckLabels(const std::map<std::string, std::string>& labels, const std::string& path) {
   for (const auto& [k, v] : labels) {
@@ -489,465 +485,5 @@ Result<K8sNode> ParseNode(const json& node, const std::string& path) {
   return n;
 }
 
-namespace {
-
-// The NodeNames member of an ExtenderArgs body, read without a DOM: kube-scheduler sends every
-// feasible node's name (all of them with percentageOfNodesToScore: 100), and nlohmann's DOM
-// lexes them a character at a time and allocates a node per name. Returns the names and the
-// byte range of the member's value, or nullopt when the body is anything but plain (a string with
-// an escape or a byte outside printable ASCII, a repeated key, NodeNames not an array of strings,
-// anything unexpected): the caller then parses the whole body with nlohmann, so errors and edge
-// cases stay exactly the DOM's. The rest of the body is validated by nlohmann either way.
-// Whatever the body, the NodeNames elements are counted as they are read and the scan stops past
-// `max_names` (too_many set, no name kept): a 65 MB body of 6M names must not become 6M strings.
-struct PlainNodeNames {
-  std::vector<std::string> names;
-  std::size_t begin = 0, end = 0;
-  bool too_many = false;
-};
-
-std::optional<PlainNodeNames> ScanPlainNodeNames(std::string_view b, std::size_t max_names) {
-  const std::size_t n = b.size();
-  std::size_t i = 0;
-  auto ws = [&] {
-    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r')) ++i;
-  };
-  // A string of printable ASCII without escapes.
-  auto plain = [&](std::string_view* out) {
-    if (i >= n || b[i] != '"') return false;
-    const std::size_t start = ++i;
-    for (; i < n && b[i] != '"'; ++i) {
-      const auto c = static_cast<unsigned char>(b[i]);
-      if (c == '\\' || c < 0x20 || c >= 0x7f) return false;
-    }
-    if (i >= n) return false;
-    *out = b.substr(start, i - start);
-    ++i;
-    return true;
-  };
-  // Skips one value of any kind: strings (escape-aware) and nesting; scalars up to a delimiter.
-  auto skip = [&] {
-    const std::size_t start = i;
-    int depth = 0;
-    while (i < n) {
-      const char c = b[i];
-      if (c == '"') {
-        for (++i; i < n && b[i] != '"'; i += b[i] == '\\' ? std::size_t{2} : std::size_t{1}) {
-        }
-        if (i >= n) return false;
-        ++i;
-        if (depth == 0) return true;
-      } else if (c == '{' || c == '[') {
-        ++depth;
-        ++i;
-      } else if (c == '}' || c == ']') {
-        if (depth == 0) return i > start;
-        ++i;
-        if (--depth == 0) return true;
-      } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
-        return i > start;
-      } else {
-        ++i;
-      }
-    }
-    return false;
-  };
-  std::optional<PlainNodeNames> found;
-  ws();
-  if (i >= n || b[i] != '{') return std::nullopt;
-  ++i;
-  ws();
-  while (true) {
-    std::string_view key;
-    if (!plain(&key)) return std::nullopt;
-    ws();
-    if (i >= n || b[i] != ':') return std::nullopt;
-    ++i;
-    ws();
-    if (EqualsNoCase(key, "NodeNames")) {
-      if (found.has_value() || i >= n || b[i] != '[') return std::nullopt;
-      PlainNodeNames f;
-      f.begin = i++;
-      f.names.reserve(std::min(n / 16, max_names));
-      ws();
-      if (i < n && b[i] == ']') {
-        ++i;
-      } else {
-        bool all_plain = true;  // else the names are counted, not kept, and the DOM reads them
-        std::size_t count = 0;
-        while (true) {
-          if (++count > max_names) {
-            PlainNodeNames refused;
-            refused.too_many = true;
-            return refused;
-          }
-          std::string_view name;
-          const std::size_t at = i;
-          if (all_plain && plain(&name)) {
-            f.names.emplace_back(name);
-          } else {
-            i = at;
-            if (all_plain) std::vector<std::string>().swap(f.names);
-            all_plain = false;
-            if (!skip()) return std::nullopt;
-          }
-          ws();
-          if (i < n && b[i] == ',') {
-            ++i;
-            ws();
-            continue;
-          }
-          if (i < n && b[i] == ']') {
-            ++i;
-            break;
-          }
-          return std::nullopt;
-        }
-        if (!all_plain) return std::nullopt;
-      }
-      f.end = i;
-      found = std::move(f);
-    } else if (!skip()) {
-      return std::nullopt;
-    }
-    ws();
-    if (i < n && b[i] == ',') {
-      ++i;
-      ws();
-      continue;
-    }
-    if (i < n && b[i] == '}') break;
-    return std::nullopt;
-  }
-  ++i;
-  ws();
-  if (i != n) return std::nullopt;
-  return found;
-}
-
-// ParseExtenderArgs on the DOM; `plain_names`: NodeNames already read (its member is null in
-// `body`).
-Status TooManyCandidates(const char* field, const ExtenderLimits& limits) {
-  std::string m = std::string(field) + ": more than " + std::to_string(limits.max_candidates) + " candidates";
-  if (!limits.cap_reason.empty()) m += " (" + limits.cap_reason + ")";
-  return Status(StatusCode::kResourceExhausted, std::move(m));
-}
-
-Status FullNodesOff(const char* field, const ExtenderLimits& limits) {
-  return FieldError(field, limits.full_nodes_off.empty() ? std::string("full-node mode is off") : limits.full_nodes_off);
-}
-
-Result<ExtenderArgs> ParseExtenderArgsDom(std::string_view body, std::optional<std::vector<std::string>> plain_names,
-                                          const ExtenderLimits& limits) {
-  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body, limits.max_values));
-  ExtenderArgs a;
-  const json* pod = FindNoCase(doc, "Pod");
-  if (pod == nullptr || pod->is_null()) return FieldError("Pod", "required");
-  SEEDANCE_ASSIGN_OR_RETURN(a.pod, ParsePod(*pod, "Pod"));
-  if (const json* nodes = FindNoCase(doc, "Nodes"); nodes != nullptr && !nodes->is_null()) {
-    if (!limits.full_nodes) return FullNodesOff("Nodes", limits);
-    if (!nodes->is_object()) return FieldError("Nodes", "expected a v1.NodeList object");
-    if (const json* items = Find(*nodes, "items"); items != nullptr && items->is_array() &&
-                                                   items->size() > limits.max_candidates) {
-      return TooManyCandidates("Nodes.items", limits);
-    }
-    SEEDANCE_ASSIGN_OR_RETURN(auto items, ParseNodeItems(*nodes, "Nodes", &a.raw_nodes));
-    a.nodes = std::move(items);
-  }
-  std::optional<std::vector<std::string>> names = std::move(plain_names);
-  if (const json* dom = FindNoCase(doc, "NodeNames"); !names.has_value() && dom != nullptr && !dom->is_null()) {
-    if (dom->is_array() && dom->size() > limits.max_candidates) return TooManyCandidates("NodeNames", limits);
-    SEEDANCE_ASSIGN_OR_RETURN(names, StringArray(*dom, "NodeNames"));
-  }
-  if (names.has_value()) {
-    std::vector<std::string>& list = *names;
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      // The path is built only for a bad name: a request carries up to thousands of names.
-      if (!IsKubernetesName(list[i], kMaxNameBytes)) {
-        SEEDANCE_RETURN_IF_ERROR(CheckName(Index("NodeNames", i), list[i], kMaxNameBytes));
-      }
-    }
-    a.node_names = std::move(list);
-  }
-  if (!a.nodes.has_value() && !a.node_names.has_value()) {
-    return FieldError("NodeNames", "either Nodes or NodeNames is required");
-  }
-  return a;
-}
-
-}  // namespace
-
-Result<ExtenderArgs> ParseExtenderArgs(std::string_view body, const ExtenderLimits& limits) {
-  if (auto plain = ScanPlainNodeNames(body, limits.max_candidates); plain.has_value()) {
-    if (plain->too_many) return TooManyCandidates("NodeNames", limits);
-    std::string rest;
-    rest.reserve(body.size() - (plain->end - plain->begin) + 4);
-    rest.append(body.substr(0, plain->begin));
-    rest += "null";
-    rest.append(body.substr(plain->end));
-    return ParseExtenderArgsDom(rest, std::move(plain->names), limits);
-  }
-  return ParseExtenderArgsDom(body, std::nullopt, limits);
-}
-
-Result<ExtenderPreemptionArgs> ParseExtenderPreemptionArgs(std::string_view body, const ExtenderLimits& limits) {
-  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body, limits.max_values));
-  ExtenderPreemptionArgs a;
-  const json* pod = FindNoCase(doc, "Pod");
-  if (pod == nullptr || pod->is_null()) return FieldError("Pod", "required");
-  SEEDANCE_ASSIGN_OR_RETURN(a.pod, ParsePod(*pod, "Pod"));
-  // Meta victims (node-cache mode) first; else full victims' pods' UIDs.
-  for (const char* key : {"NodeNameToMetaVictims", "NodeNameToVictims"}) {
-    const json* m = FindNoCase(doc, key);
-    if (m == nullptr || m->is_null()) continue;
-    if (!m->is_object()) return FieldError(key, "expected an object keyed by node name");
-    if (m->size() > limits.max_candidates) return TooManyCandidates(key, limits);
-    if (!limits.full_nodes && std::string_view(key) == "NodeNameToVictims") return FullNodesOff(key, limits);
-    for (auto it = m->begin(); it != m->end(); ++it) {
-      SEEDANCE_RETURN_IF_ERROR(CheckName(key, it.key(), kMaxNameBytes));
-      const std::string np = Join(key, it.key());
-      if (!it->is_object()) return FieldError(np, "expected a victims object");
-      std::vector<std::string> uids;
-      if (const json* pods = FindNoCase(*it, "Pods"); pods != nullptr && !pods->is_null()) {
-        const std::string pp = Join(np, "Pods");
-        if (!pods->is_array()) return FieldError(pp, "expected an array");
-        for (std::size_t i = 0; i < pods->size(); ++i) {
-          const json& v = (*pods)[i];
-          const std::string vp = Index(pp, i);
-          if (!v.is_object()) return FieldError(vp, "expected an object");
-          std::string uid;
-          if (const json* u = FindNoCase(v, "UID");
-              u != nullptr && std::string_view(key) == "NodeNameToMetaVictims") {
-            if (!u->is_string()) return FieldError(Join(vp, "UID"), "expected a string");
-            uid = u->get<std::string>();
-            SEEDANCE_RETURN_IF_ERROR(CheckName(Join(vp, "UID"), uid, kMaxUidBytes, true));
-          } else {
-            SEEDANCE_ASSIGN_OR_RETURN(K8sPod vpod, ParsePod(v, vp));
-            uid = vpod.uid;
-          }
-          uids.push_back(std::move(uid));
-        }
-      }
-      std::int64_t pdb = 0;
-      if (const json* n = FindNoCase(*it, "NumPDBViolations"); n != nullptr && !n->is_null()) {
-        if (!n->is_number_integer()) return FieldError(Join(np, "NumPDBViolations"), "expected an integer");
-        pdb = n->get<std::int64_t>();
-      }
-      a.victims.emplace(it.key(), std::move(uids));
-      a.pdb_violations.emplace(it.key(), pdb);
-    }
-    break;
-  }
-  return a;
-}
-
-Result<ExtenderBindingArgs> ParseExtenderBindingArgs(std::string_view body) {
-  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
-  ExtenderBindingArgs a;
-  const std::pair<const char*, std::string*> fields[] = {{"PodName", &a.pod_name},
-                                                         {"PodNamespace", &a.pod_namespace},
-                                                         {"PodUID", &a.pod_uid},
-                                                         {"Node", &a.node}};
-  for (const auto& [key, out] : fields) {
-    const json* v = FindNoCase(doc, key);
-    if (v == nullptr || v->is_null()) continue;
-    if (!v->is_string()) return FieldError(key, "expected a string");
-    *out = v->get<std::string>();
-  }
-  SEEDANCE_RETURN_IF_ERROR(CheckName("PodName", a.pod_name, kMaxNameBytes));
-  SEEDANCE_RETURN_IF_ERROR(CheckName("PodNamespace", a.pod_namespace, kMaxNamespaceBytes));
-  SEEDANCE_RETURN_IF_ERROR(CheckName("PodUID", a.pod_uid, kMaxUidBytes, true));
-  SEEDANCE_RETURN_IF_ERROR(CheckName("Node", a.node, kMaxNameBytes));
-  if (a.pod_name.empty()) return FieldError("PodName", "required");
-  if (a.node.empty()) return FieldError("Node", "required");
-  if (a.pod_namespace.empty()) a.pod_namespace = "default";
-  return a;
-}
-
-Result<std::vector<K8sPod>> ParsePodOrList(std::string_view body) {
-  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
-  std::vector<K8sPod> out;
-  if (const json* items = Find(doc, "items"); items != nullptr) {
-    if (!items->is_array()) return FieldError("items", "expected an array of v1.Pod");
-    for (std::size_t i = 0; i < items->size(); ++i) {
-      SEEDANCE_ASSIGN_OR_RETURN(K8sPod p, ParsePod((*items)[i], Index("items", i)));
-      out.push_back(std::move(p));
-    }
-    return out;
-  }
-  SEEDANCE_ASSIGN_OR_RETURN(K8sPod p, ParsePod(doc, ""));
-  out.push_back(std::move(p));
-  return out;
-}
-
-Result<std::vector<K8sNode>> ParseNodeOrList(std::string_view body) {
-  SEEDANCE_ASSIGN_OR_RETURN(json doc, ParseBody(body));
-  if (Find(doc, "items") != nullptr) return ParseNodeItems(doc, "", nullptr);
-  SEEDANCE_ASSIGN_OR_RETURN(K8sNode n, ParseNode(doc, ""));
-  std::vector<K8sNode> out;
-  out.push_back(std::move(n));
-  return out;
-}
-
-namespace {
-
-// A JSON string literal for `s`: printable ASCII is copied as it is (node names, reasons); anything
-// else goes through nlohmann's escaping, invalid UTF-8 replaced as ReplyJson does.
-// Whether `s` is written as is between quotes (printable ASCII, no quote, no backslash).
-bool PlainJsonString(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
-  });
-}
-
-// Appends the pieces to `out` through one pointer into space reserved once: the writers below
-// append a few short pieces per node name, and std::string's per-append bookkeeping (a size
-// check, a length, a terminator) was most of their cost (extender_benchmark BM_CodecOnly).
-class PieceWriter {
- public:
-  PieceWriter(std::string& out, std::size_t extra) : out_(out), at_(out.size()) { out_.resize(at_ + extra); }
-  ~PieceWriter() { out_.resize(at_); }
-  PieceWriter(const PieceWriter&) = delete;
-  PieceWriter& operator=(const PieceWriter&) = delete;
-  void Put(std::string_view s) {
-    std::memcpy(out_.data() + at_, s.data(), s.size());
-    at_ += s.size();
-  }
-  void Put(char c) { out_[at_++] = c; }
-
- private:
-  std::string& out_;
-  std::size_t at_;
-};
-
-void AppendJsonString(std::string& out, std::string_view s) {
-  if (PlainJsonString(s)) {
-    out += '"';
-    out += s;
-    out += '"';
-    return;
-  }
-  out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-void AppendJsonStringMap(std::string& out, const std::map<std::string, std::string>& m) {
-  out += '{';
-  bool first = true;
-  for (const auto& [k, v] : m) {
-    if (!first) out += ',';
-    first = false;
-    AppendJsonString(out, k);
-    out += ':';
-    AppendJsonString(out, v);
-  }
-  out += '}';
-}
-
-}  // namespace
-
-// Written directly, not through a DOM: a filter over thousands of nodes answers thousands of names,
-// and the DOM's allocations were most of the answer's cost (extender_benchmark). Keys in the order
-// nlohmann's object writes them (sorted), so both encoders give the same bytes.
-std::string DumpFilterResult(const FilterResult& r) {
-  std::string out;
-  out.reserve(64 + r.node_names.size() * 24 + (r.failed.size() + r.failed_unresolvable.size()) * 64);
-  out += "{\"Error\":";
-  AppendJsonString(out, r.error);
-  out += ",\"FailedAndUnresolvableNodes\":";
-  AppendJsonStringMap(out, r.failed_unresolvable);
-  out += ",\"FailedNodes\":";
-  AppendJsonStringMap(out, r.failed);
-  if (r.nodes.has_value()) {
-    out += ",\"NodeNames\":null,\"Nodes\":{\"items\":[";
-    for (std::size_t i = 0; i < r.nodes->size(); ++i) {
-      if (i > 0) out += ',';
-      out += (*r.nodes)[i].dump(-1, ' ', false, json::error_handler_t::replace);
-    }
-    out += "],\"metadata\":{}}}";
-  } else {
-    out += ",\"NodeNames\":[";
-    const auto plain = std::find_if_not(r.node_names.begin(), r.node_names.end(), PlainJsonString);
-    std::size_t bytes = 0;
-    for (auto it = r.node_names.begin(); it != plain; ++it) bytes += it->size() + 3;  // "name",
-    {
-      PieceWriter w(out, bytes);
-      for (auto it = r.node_names.begin(); it != plain; ++it) {
-        if (it != r.node_names.begin()) w.Put(',');
-        w.Put('"');
-        w.Put(*it);
-        w.Put('"');
-      }
-    }
-    for (auto it = plain; it != r.node_names.end(); ++it) {
-      if (it != r.node_names.begin()) out += ',';
-      AppendJsonString(out, *it);
-    }
-    out += "],\"Nodes\":null}";
-  }
-  return out;
-}
-
-std::string DumpHostPriorityList(const std::vector<HostPriority>& list) {
-  std::string out;
-  out.reserve(2 + list.size() * 40);
-  out += '[';
-  const auto plain = std::find_if_not(list.begin(), list.end(), [](const HostPriority& h) { return PlainJsonString(h.host); });
-  constexpr std::string_view kHost = "{\"Host\":\"", kScore = "\",\"Score\":";
-  std::size_t bytes = 0;
-  for (auto it = list.begin(); it != plain; ++it) bytes += kHost.size() + it->host.size() + kScore.size() + 24;
-  {
-    PieceWriter w(out, bytes);
-    for (auto it = list.begin(); it != plain; ++it) {
-      if (it != list.begin()) w.Put(',');
-      w.Put(kHost);
-      w.Put(it->host);
-      w.Put(kScore);
-      const fmt::format_int score(it->score);
-      w.Put(std::string_view(score.data(), score.size()));
-      w.Put('}');
-    }
-  }
-  for (auto it = plain; it != list.end(); ++it) {
-    if (it != list.begin()) out += ',';
-    out += "{\"Host\":";
-    AppendJsonString(out, it->host);
-    out += ",\"Score\":";
-    out += fmt::format_int(it->score).str();
-    out += '}';
-  }
-  out += ']';
-  return out;
-}
-
-json EncodeFilterResult(const FilterResult& r) { return json::parse(DumpFilterResult(r)); }
-
-json EncodeHostPriorityList(const std::vector<HostPriority>& list) { return json::parse(DumpHostPriorityList(list)); }
-
-json EncodePreemptionResult(const std::map<std::string, MetaVictims>& victims) {
-  json m = json::object();
-  for (const auto& [node, v] : victims) {
-    json pods = json::array();
-    for (const auto& uid : v.uids) pods.push_back(json{{"UID", uid}});
-    m[node] = json{{"Pods", std::move(pods)}, {"NumPDBViolations", v.num_pdb_violations}};
-  }
-  return json{{"NodeNameToMetaVictims", std::move(m)}};
-}
-
-json EncodeBindingResult(std::string_view error) { return json{{"Error", std::string(error)}}; }
-
-std::string FieldOf(const Status& status) {
-  const std::string& m = status.message();
-  const auto pos = m.find(": ");
-  if (pos == std::string::npos) return "";
-  std::string field = m.substr(0, pos);
-  return field == "body" ? std::string() : field;
-}
-
-std::string ReasonOf(const Status& status) {
-  const std::string& m = status.message();
-  const auto pos = m.find(": ");
-  return pos == std::string::npos ? m : m.substr(pos + 2);
-}
 
 }  // namespace seedance::server

@@ -9,6 +9,7 @@
 //   extender_cluster.cc      what the watch and the state endpoints change or read
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <map>
@@ -50,6 +51,28 @@ cluster::Qos QosOf(Tier t);
 
 enum class Verdict { kPass, kFailed, kUnresolvable };
 
+// Whether two names are equal, compared eight bytes at a time inline: a libc memcmp call per
+// candidate was a twentieth of a filter's time at 5,000 names.
+inline bool SameName(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n < 8) {
+    for (std::size_t k = 0; k < n; ++k) {
+      if (a[k] != b[k]) return false;
+    }
+    return true;
+  }
+  std::uint64_t x = 0, y = 0;
+  for (std::size_t k = 0; k + 8 < n; k += 8) {
+    std::memcpy(&x, a.data() + k, 8);
+    std::memcpy(&y, b.data() + k, 8);
+    if (x != y) return false;
+  }
+  std::memcpy(&x, a.data() + n - 8, 8);  // the last eight bytes (overlapping the loop's)
+  std::memcpy(&y, b.data() + n - 8, 8);
+  return x == y;
+}
+
 // Node name -> index in specs, looked up once per candidate of every filter and prioritize (every
 // node's name per request with percentageOfNodesToScore: 100). Open addressing over a
 // power-of-two table of (hash, entry) slots: no prime modulo and no list nodes to chase, and a
@@ -65,7 +88,7 @@ class NameIndex {
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.entry == 0) return nullptr;
-      if (s.hash == h && entries_[s.entry - 1].first == name) return &entries_[s.entry - 1];
+      if (s.hash == h && SameName(entries_[s.entry - 1].first, name)) return &entries_[s.entry - 1];
     }
   }
   const Entry* end() const { return nullptr; }
@@ -132,11 +155,10 @@ struct NodeCheck {
   Rule rule = Rule::kPass;
   std::int64_t a = 0, b = 0;
   std::string text;  // only for the rare rules whose reason comes from elsewhere (conditions, audit, tier)
-  std::size_t index = kUnknown;  // the node's index in the table
-  static constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);
+  static constexpr std::size_t kUnknown = static_cast<std::size_t>(-1);  // no node's index in the table
 
   static NodeCheck Fail(Verdict v, Rule r, std::int64_t x = 0, std::int64_t y = 0) {
-    return NodeCheck{v, r, x, y, std::string(), kUnknown};
+    return NodeCheck{v, r, x, y, std::string()};
   }
   static NodeCheck Text(Verdict v, Rule r, std::string why) {
     NodeCheck c = Fail(v, r);
@@ -266,8 +288,10 @@ struct Extender::Impl {
   // The reason text of a failed check (a filter's FailedNodes), looked up or built here.
   static std::string Reason(const NodeCheck& c, const Lookups& look);
 
+  // `index` (may be null): set to the node's index in the table when the node is known. The check
+  // is returned as Rules makes it (no copy: it was a tenth of a filter's time at 5,000 names).
   NodeCheck Check(const std::string& name, const K8sPod& pod, const TenantInfo& tenant,
-                  const std::optional<BreakerTrip>& trip, Lookups& look) const;
+                  const std::optional<BreakerTrip>& trip, Lookups& look, std::size_t* index = nullptr) const;
 
   // The rules for a known node `n` (named `name`). No string is built for a node that passes or
   // fails a capacity, quota or breaker rule: the check carries the rule and its numbers.
@@ -287,13 +311,15 @@ struct Extender::Impl {
   Request Begin(const ExtenderArgs& args);
 
   // Prioritize's view of its candidates: the node's index, what the mask lets the policy place
-  // there (kNone: a rule other than free capacity fails) and the audit's grade weight.
+  // there (kNone: a rule other than free capacity fails), the audit's grade weight and whether
+  // the pod fits its free capacity (every rule passes: cluster::Fits holds).
   // REQUIRES: mu held (shared or exclusive).
   struct Screen {
     std::uint64_t generation = 0;
     std::vector<std::size_t> index;
     std::vector<cluster::NodeEligibility> eligibility;
     std::vector<double> weight;
+    std::vector<std::uint8_t> fits;
   };
   Screen ScreenForPolicy(const std::vector<std::string>& candidates, const Request& r) const;
 

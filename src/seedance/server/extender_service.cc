@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "seedance/server/app.h"
 #include "seedance/server/cluster_watch.h"
@@ -62,13 +63,13 @@ class ExtenderService : public Service {
       if (Follower(res)) return;
       auto args = ParseExtenderArgs(req.body, Limits());
       if (!args.has_value()) return BadRequest(res, args.error());
-      ReplyJsonText(res, 200, DumpFilterResult(core_.Filter(*args)));
+      ReplyJsonText(res, 200, DumpFilterResult(core_.Filter(std::move(*args))));
     });
     http.Post("/extender/prioritize", [this](const httplib::Request& req, httplib::Response& res) {
       if (Follower(res)) return;
       auto args = ParseExtenderArgs(req.body, Limits());
       if (!args.has_value()) return BadRequest(res, args.error());
-      ReplyJsonText(res, 200, DumpHostPriorityList(core_.Prioritize(*args)));
+      ReplyJsonText(res, 200, DumpHostPriorityList(core_.Prioritize(std::move(*args))));
     });
     http.Post("/extender/preempt", [this](const httplib::Request& req, httplib::Response& res) {
       if (Follower(res)) return;
