@@ -218,6 +218,12 @@ TEST(YourFleetWalkTest, OwnedFleetFromPrometheusToATrustworthyWhatIf) {
   std::erase(cents, ',');
   EXPECT_EQ(cents, fmt::format("{:.2f}", summary["total_usd"].get<double>())) << attributed;
   EXPECT_NE(attributed.find("prices: fleet file"), std::string::npos) << attributed;
+  // ... and the what-if's "as run" row is that bill too (the node inventory beside as-run.csv).
+  EXPECT_EQ(cents, fmt::format("{:.2f}", as_run_usd)) << ran[benchmark].out;
+  // Seedance is no dearer than the status quo replayed.
+  EXPECT_LE(window["policies"]["seedance"]["bill"]["total_usd"].get<double>(),
+            window["as_run_replayed"]["bill"]["total_usd"].get<double>())
+      << ran[benchmark].out;
 }
 
 }  // namespace

@@ -64,9 +64,11 @@ std::string AsRunHeadline(const sim::ScenarioResult& r) {
   const double paid = r.as_run->cost.total_usd, c = sd->result.total_cost_usd;
   const std::string verdict = AsRunVerdict(*r.as_run, c);
   const std::string error = r.as_run->replayed ? fmt::format(" (the backtest's error: {:.1f}%)", r.as_run->ErrorPct()) : "";
-  return fmt::format("seedance: {:.1f}% {} than what you paid as run (${:.2f}: {}){}, avg JCT {:.2f} h vs {:.2f} h as run",
-                     std::abs(SavingPct(c, paid)), verdict == "within the backtest's error" ? "apart, within the backtest's error, from" : verdict,
-                     paid, AsRunSplit(r.as_run->cost), error, sd->result.AvgJctHours(), r.as_run->result.AvgJctHours());
+  const std::string relation = verdict == "within the backtest's error"
+                                   ? std::string("apart, within the backtest's error, from")
+                                   : verdict + " than";
+  return fmt::format("seedance: {:.1f}% {} what you paid as run (${:.2f}: {}){}, avg JCT {:.2f} h vs {:.2f} h as run",
+                     std::abs(SavingPct(c, paid)), relation, paid, AsRunSplit(r.as_run->cost), error, sd->result.AvgJctHours(), r.as_run->result.AvgJctHours());
 }
 
 const char* kColors[] = {"#e15759", "#76b7b2", "#4e79a7", "#59a14f", "#edc948",

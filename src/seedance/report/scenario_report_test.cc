@@ -132,6 +132,7 @@ TEST(ScenarioTable, SavingSmallerThanTheBacktestErrorIsWithinIt) {
   const std::string t = ScenarioTable(r);  // seedance $700: 2.8% below $720, inside the 4% error
   EXPECT_NE(t.find("within the backtest's error"), std::string::npos) << t;
   EXPECT_EQ(t.find("cheaper than what you paid as run"), std::string::npos) << t;
+  EXPECT_NE(t.find("2.8% apart, within the backtest's error, from what you paid as run"), std::string::npos) << t;
   r.as_run->replayed->gap_pct = 1.0;
   EXPECT_NE(ScenarioTable(r).find("cheaper than what you paid as run"), std::string::npos);
 }
