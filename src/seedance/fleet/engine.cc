@@ -41,6 +41,7 @@ StackConfig SeedanceStack() {
   s.placement = "seedance";
   s.cost_aware = true;
   s.migrate_min_speed = kSeedanceMigrateMinSpeed;
+  s.defragment = true;
   s.batching = "seedance";
   s.serving_planner = true;
   s.predictive = true;
@@ -378,6 +379,7 @@ Result<FleetWeekOutcome> Engine::Run() {
         if ((d.state == DevState::kActive || d.state == DevState::kTail) && DevIdleS(d) >= c_.idle_cull_s) StopIdleDev(d);
       }
     }
+    Defragment();
     UpdateSignals(kStepS);
     std::vector<tenancy::AdmissionDecision> decisions;
     admitter_->Cycle(now_, *this, &decisions);

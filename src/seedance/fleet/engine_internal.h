@@ -117,6 +117,8 @@ class Engine final : public tenancy::AdmissionEnv {
   bool ClaimBoot(const std::vector<int>& cands, int gpus);
   void Release(Where& w, const cluster::PodSpec& pod);
   void StartJob(JobRun& r);
+  // A running job checkpoints and restarts at `to` (already bound there).
+  void MoveJob(JobRun& r, const Where& to);
   enum class PreemptedBy { kAdmission, kSpot, kServing };
   void PreemptJob(JobRun& r, PreemptedBy by);
   // Frees room for a Gold serving replica by the stack's serving preemption; true if it did.
@@ -134,6 +136,7 @@ class Engine final : public tenancy::AdmissionEnv {
   void PlacePending();
   void ScaleDown();
   void MigrateToCommitted();
+  void Defragment();  // StackConfig::defragment (engine_admission.cc)
   void Account(double dt);
   void UpdateSignals(double dt);
   int SpotAvailable(const PoolRun& p) const;

@@ -292,13 +292,8 @@ void Engine::MigrateToCommitted() {
     for (const auto& [neg_speed, pool] : by_speed) cands.push_back(pool);
     Where to;
     if (!TryPlace(r.pod, cands, &to)) continue;
-    // Checkpoint now: the checkpoint's cost is the only work lost.
-    r.done = std::max(0.0, r.done - speed * s_.fleet.checkpoint_cost_s);
-    Release(r.where, r.pod);
-    r.where = to;
-    ++r.restarts;
+    MoveJob(r, to);  // checkpoint now: the checkpoint's cost is the only work lost
     ++out_.migrations;
-    StartJob(r);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "seedance/fleet/bound.h"
 #include "seedance/fleet/comparison.h"
@@ -450,6 +451,62 @@ TEST(FleetWeekEngineTest, GoldServingPreemptsTraining) {
   EXPECT_GE(with->serving_attainment, 0.98);
 }
 
+// Owned-GPU defragmentation (issue 39, fleet c): two owned nodes each hold one small job after the
+// gangs beside them ended; an 8-GPU gang then waits with 12 GPUs free, none on one node. Seedance
+// moves one small job (checkpoint, restart) so the gang runs at once; without the rule the gang
+// waits for a small job to end (after the horizon here).
+TEST(FleetWeekEngineTest, AnOwnedNodeIsEmptiedForAWaitingGang) {
+  FleetWeekScenario s = Base();
+  int a100 = -1;
+  for (std::size_t t = 0; t < s.fleet.gpu_types.size(); ++t) a100 = s.fleet.gpu_types[t] == "A100-80G" ? static_cast<int>(t) : a100;
+  ASSERT_GE(a100, 0);
+  std::vector<sim::PoolSpec> pools;
+  for (const auto& p : s.fleet.pools) {
+    if (p.type == a100 && sim::AlwaysHeld(p.tier)) pools.push_back(p);
+  }
+  ASSERT_EQ(pools.size(), 1u);
+  pools[0].max_gpus = 16;  // two nodes
+  s.fleet.pools = pools;
+  s.serving.clear();
+  s.dev.clear();
+  s.jobs.clear();
+  s.horizon_s = 12 * 3600.0;
+  int research = -1;
+  for (std::size_t t = 0; t < s.tenancy.tenants.size(); ++t) research = s.tenancy.tenants[t].name == "research" ? static_cast<int>(t) : research;
+  auto job = [&](std::int64_t id, double at, int gpus, double seconds) {
+    TrainingJob j;
+    j.id = id;
+    j.name = "j" + std::to_string(id);
+    j.kind = "llm-finetune";
+    j.tenant = research;
+    j.arrival_s = at;
+    j.gpus = gpus;
+    j.steps_per_s.assign(s.fleet.gpu_types.size(), 0.0);
+    j.steps_per_s[static_cast<std::size_t>(a100)] = 1.0;
+    j.total_steps = seconds;
+    j.pflop_per_step = 1;
+    j.checkpoint_s = 600;
+    s.jobs.push_back(j);
+  };
+  job(1, 0, 6, 600);           // one per node (6 + 6 > 8) ...
+  job(2, 0, 6, 600);
+  job(3, 60, 2, 2 * 86400.0);  // ... and a small long job beside each
+  job(4, 60, 2, 2 * 86400.0);
+  job(5, 1800, 8, 1800);       // the gang: arrives once the 6-GPU jobs have ended
+  StackConfig off = SeedanceStack();
+  off.defragment = false;
+  auto with = RunFleetWeek(s, SeedanceStack());
+  auto without = RunFleetWeek(s, off);
+  ASSERT_TRUE(with.has_value() && without.has_value());
+  EXPECT_EQ(without->defrag_moves, 0);
+  EXPECT_EQ(without->jobs_finished, 2);  // the gang never found a whole node
+  EXPECT_EQ(with->defrag_moves, 1);
+  EXPECT_EQ(with->jobs_finished, 3);
+  EXPECT_LT(with->owned_idle_gpu_hours, without->owned_idle_gpu_hours);
+  // The moved job lost only its checkpoint's cost and the restore: the gang's work far exceeds it.
+  EXPECT_GT(with->training_pflop, without->training_pflop);
+}
+
 // The source documents' idle compute: free GPUs on held nodes plus idle notebooks, and its part on
 // committed GPUs.
 TEST(FleetWeekEngineTest, IdleComputeIsFreePlusIdleNotebooks) {
@@ -458,6 +515,64 @@ TEST(FleetWeekEngineTest, IdleComputeIsFreePlusIdleNotebooks) {
   EXPECT_NEAR(r->idle_gpu_hours, r->gpu_hours[kFree] + r->gpu_hours[kDevIdle], 1e-6 * r->idle_gpu_hours);
   EXPECT_GT(r->owned_idle_gpu_hours, 0);
   EXPECT_LE(r->owned_idle_gpu_hours, r->idle_gpu_hours);
+}
+
+// The frontier (issue 39 item 3): Seedance's curve across its patience for slower owned GPUs on a
+// held-out week, every standard stack's point on or above it, the points in results.json and the
+// plot in the report (drawn by the chart of `cost-benchmark --frontier`).
+TEST(FleetWeekComparisonTest, NoStandardStackLiesBelowSeedancesFrontier) {
+  FleetWeekRunOptions o;
+  o.data_dir = Data();
+  o.cache_dir = SEEDANCE_TEST_CACHE_DIR;
+  o.sets = {{"held out: fleet a, week 2, seed 5", true, "a", 1, {5}, true, "", ""}};
+  auto c = RunFleetWeekComparison(o, nullptr);
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  const SetResult& r = c->sets.front();
+  ASSERT_EQ(r.frontier.size(), std::size(kFrontierMigrateMinSpeed));
+  double lo = r.frontier.front().usd_per_week, hi = lo;
+  for (const auto& p : r.frontier) {
+    std::cout << "migrate_min_speed " << p.knob << ": $" << p.usd_per_week << " per week, JCT " << p.jct_mean_h << " h\n";
+    lo = std::min(lo, p.usd_per_week);
+    hi = std::max(hi, p.usd_per_week);
+  }
+  EXPECT_LT(lo, hi);  // the knob trades: a curve, not one point
+  const auto bases = FrontierBaselines(r);
+  ASSERT_EQ(bases.size(), r.standard.size());
+  for (const auto& b : bases) {
+    std::cout << b.stack << ": $" << b.usd_per_week << ", JCT " << b.jct_mean_h << " h; the curve there $" << b.curve_usd << "\n";
+    EXPECT_FALSE(b.below) << b.stack;
+    EXPECT_FALSE(b.left_of_curve) << b.stack;
+  }
+  const auto j = nlohmann::json::parse(FleetWeekJson(*c));
+  ASSERT_TRUE(j.contains("frontier"));
+  EXPECT_EQ(j["frontier"]["seedance"].size(), std::size(kFrontierMigrateMinSpeed));
+  EXPECT_EQ(j["frontier"]["baselines"].size(), r.standard.size());
+  EXPECT_TRUE(j["frontier"]["no_baseline_below_curve"].get<bool>());
+  const std::string html = FleetWeekHtml(*c);
+  EXPECT_NE(html.find("Cost against average JCT"), std::string::npos);
+  EXPECT_NE(html.find("<polyline"), std::string::npos);
+}
+
+// A baseline cheaper than the curve at its JCT is below it; one faster than every point is left of
+// it; one dearer is not (the check itself, on made-up points).
+TEST(FleetWeekComparisonTest, FrontierBaselinesFindAPointBelowTheCurve) {
+  SetResult r;
+  r.frontier = {{0.8, 100, 2.0, 1}, {0.0, 80, 4.0, 1}};
+  auto row = [](double usd, double jct) {
+    StackResult s;
+    s.seeds.resize(1);
+    s.sum.total_usd = usd;
+    s.sum.jct_mean_h = jct;
+    return s;
+  };
+  r.standard = {row(95, 3.0), row(85, 3.0), row(120, 1.0), row(80, 9.0)};
+  const auto b = FrontierBaselines(r);
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_DOUBLE_EQ(b[0].curve_usd, 90);  // halfway between the two points
+  EXPECT_FALSE(b[0].below);
+  EXPECT_TRUE(b[1].below);
+  EXPECT_TRUE(b[2].left_of_curve);
+  EXPECT_FALSE(b[3].below);             // slower than the slowest point, at its cost
 }
 
 TEST(FleetWeekComparisonTest, UnitCostIndexWeighsByTheBasesWork) {
