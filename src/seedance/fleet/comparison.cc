@@ -157,7 +157,10 @@ const std::vector<Lever>& WaterfallLevers() {
          c->idle_cull_s = 0;  // Seedance's idle reclaim replaces the culler
          c->idle_grace_s = SeedanceStack().idle_grace_s;
        }},
-      {"packing (capacity-aware placement)", [](StackConfig* c) { c->placement = "seedance"; }},
+      {"packing (capacity-aware placement, owned nodes emptied for waiting gangs)", [](StackConfig* c) {
+         c->placement = "seedance";
+         c->defragment = SeedanceStack().defragment;
+       }},
       {"cost-aware GPU type and spot", [](StackConfig* c) {
          c->cost_aware = true;
          c->migrate_min_speed = SeedanceStack().migrate_min_speed;

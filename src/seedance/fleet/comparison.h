@@ -51,7 +51,7 @@ struct StackResult {
 // The frontier (issue 39): Seedance's patience for slower owned GPUs (StackConfig::
 // migrate_min_speed: how much slower a committed type a running cloud job may move to) swept on
 // the sets with the waterfall; a lower value waits on slower owned GPUs for a cheaper week.
-inline constexpr double kFrontierMigrateMinSpeed[] = {0.8, 0.5, 0.25, 0.0};
+inline constexpr double kFrontierMigrateMinSpeed[] = {0.8, 0.6, 0.4, 0.0};
 struct FrontierPoint {
   double knob = 0;          // migrate_min_speed
   double usd_per_week = 0;  // mean per week of the set's weeks

@@ -182,8 +182,14 @@ Status Engine::Setup() {
     SEEDANCE_ASSIGN_OR_RETURN(const auto standard, tuned_for(sd, "vllm", "reactive", false, kMinServedShare));
     const bool forecast = c_.serving_planner ? c_.predictive : c_.keda_cron;
     const std::string autoscaler = forecast ? "predictive" : "reactive";
-    SEEDANCE_ASSIGN_OR_RETURN(const auto tuned, tuned_for(sd, c_.batching, autoscaler, c_.serving_planner,
-                                                          std::max(kMinServedShare, standard.second)));
+    double floor = std::max(kMinServedShare, standard.second);
+    if (c_.serving_planner) {
+      // The planner's fleet serves at least what the competent base's KEDA cron + HPA served on the
+      // tuning week too (issue 39: serving SLO >= the headline base's).
+      SEEDANCE_ASSIGN_OR_RETURN(const auto keda, tuned_for(sd, "vllm", "predictive", false, floor));
+      floor = std::max(floor, keda.second);
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(const auto tuned, tuned_for(sd, c_.batching, autoscaler, c_.serving_planner, floor));
     const ServingPolicy& pol = tuned.first;
     controllers_.emplace_back(prof, pol, prices, sd.tuning_peak_rps, kStepS, cold);
     controllers_.back().SetHistory(sd.history.rps);  // the week before: what the forecaster reads

@@ -212,6 +212,11 @@ void Engine::Defragment() {
     if ((r.state == JobState::kQueued && r.job->arrival_s <= now_) || r.state == JobState::kPending) blocked.push_back(&r);
   }
   if (blocked.empty()) return;
+  // Higher tiers first (a Gold gang's guarantee is a start within one cycle), then arrival order.
+  auto tier_rank = [&](const JobRun* r) {
+    return -tenancy::TierPriority(s_.tenancy.tenants[static_cast<std::size_t>(r->job->tenant)].tier);
+  };
+  std::stable_sort(blocked.begin(), blocked.end(), [&](const JobRun* a, const JobRun* b) { return tier_rank(a) < tier_rank(b); });
   // Occupants of every committed node: training jobs (movable) or anything else (the node stays).
   std::vector<std::vector<std::vector<std::size_t>>> on(pools_.size());
   std::vector<std::vector<char>> pinned(pools_.size());
@@ -230,13 +235,19 @@ void Engine::Defragment() {
   };
   for (const Replica& r : replicas_) pin(r.where);
   for (const DevRun& d : devs_) pin(d.where);
-  auto max_free = [&](const PoolRun& p) {
-    std::int64_t best = 0;
-    for (std::size_t n = 0; n < p.slots.size(); ++n) {
-      best = std::max(best, p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle());
+  // The most GPUs free on one node of each committed pool (recomputed after a node is emptied).
+  std::vector<std::int64_t> most_free(pools_.size(), 0);
+  auto refresh = [&] {
+    for (const auto& p : pools_) {
+      if (!p.committed()) continue;
+      std::int64_t best = 0;
+      for (std::size_t n = 0; n < p.slots.size(); ++n) {
+        best = std::max(best, p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle());
+      }
+      most_free[static_cast<std::size_t>(p.index)] = best / cluster::kMilliPerGpu;
     }
-    return best / cluster::kMilliPerGpu;
   };
+  refresh();
   int freed = 0;
   for (const JobRun* w : blocked) {
     if (freed >= kDefragNodesPerStep) break;
@@ -247,7 +258,7 @@ void Engine::Defragment() {
     for (const auto& p : pools_) {
       const double speed = w->job->steps_per_s[static_cast<std::size_t>(p.spec->type)];
       if (!p.committed() || speed <= 0) continue;
-      if (max_free(p) >= g) fits = true;
+      if (most_free[static_cast<std::size_t>(p.index)] >= g) fits = true;
       pools.emplace_back(-speed, p.index);
     }
     if (fits || pools.empty()) continue;
@@ -301,6 +312,7 @@ void Engine::Defragment() {
         }
         on[pu][n].clear();
         ++freed;
+        refresh();
         done = true;
         break;
       }
