@@ -697,12 +697,13 @@ std::string FrontierHtml(const SetResult& r) {
       r.seedance.config.migrate_min_speed,
       below == 0 ? "No standard stack lies below the curve." : fmt::format("{} standard stack(s) lie below or left of the curve.", below));
   for (std::size_t i = 0; i < r.standard.size(); ++i) {
-    const std::string label = StandardLabel(r, i);
-    spec.points.push_back({label, label, bases[i].jct_mean_h, bases[i].usd_per_week, false});
+    const int k = static_cast<int>(i);
+    const std::string shortname = k == r.base ? "competent base" : k == r.shipped_base ? "issue 30's base" : r.standard[i].config.placement;
+    spec.points.push_back({StandardLabel(r, i), shortname, bases[i].jct_mean_h, bases[i].usd_per_week, false});
   }
   for (const auto& p : r.frontier) {
     const std::string name = fmt::format("seedance, migrate_min_speed {}", p.knob);
-    spec.points.push_back({name, fmt::format("{}", p.knob), p.jct_mean_h, p.usd_per_week, true});
+    spec.points.push_back({name, fmt::format("seedance {}", p.knob), p.jct_mean_h, p.usd_per_week, true});
   }
   spec.has_bound = r.bound_error.empty();
   spec.bound_usd = r.bound_usd / Weeks(r.seedance);
