@@ -81,11 +81,11 @@ std::string RenderCostJctChart(const CostJctChartSpec& spec) {
   }
   for (const auto& m : spec.marks) {
     double cx = x(m.jct_h), cy = y(m.usd);
-    const bool flip = cx + 8 + LabelWidth(m.label) > width;
+    const bool flip = cx + 8 + LabelWidth("bound at " + m.policy + "'s JCT") > width;
     h += fmt::format("<path d=\"M{0:.1f} {1:.1f} l8 8 m-8 0 l8 -8\" transform=\"translate(-4 -4)\" stroke=\"#333\" "
-                     "stroke-width=\"2\"><title>{2}: ${3:.0f}</title></path>"
-                     "<text x=\"{4:.1f}\" y=\"{5:.1f}\" font-size=\"11\"{6}>{2}</text>\n",
-                     cx, cy, HtmlEscape(m.label), m.usd, flip ? cx - 8 : cx + 8, cy - 8, flip ? " text-anchor=\"end\"" : "");
+                     "stroke-width=\"2\"><title>bound at {2}'s JCT: ${3:.0f}</title></path>"
+                     "<text x=\"{4:.1f}\" y=\"{5:.1f}\" font-size=\"11\"{6}>bound at {2}'s JCT</text>\n",
+                     cx, cy, HtmlEscape(m.policy), m.usd, flip ? cx - 8 : cx + 8, cy - 8, flip ? " text-anchor=\"end\"" : "");
   }
   std::vector<std::pair<double, double>> curve;
   // Points at the same place share one label ("seedance = seedance-tv0"); labels that would

@@ -23,9 +23,10 @@ struct CostJctPoint {
   bool on_curve = false;  // joined by the curve's line (labelled below the point)
 };
 
-// A bound for schedules at least as fast as `jct_h`, drawn as a cross labelled `label`.
+// The bound for schedules at least as fast on average as `policy` (its JCT `jct_h`), drawn as a
+// cross labelled "bound at <policy>'s JCT".
 struct CostJctMark {
-  std::string label;
+  std::string policy;
   double jct_h = 0;
   double usd = 0;
 };

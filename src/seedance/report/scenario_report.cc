@@ -299,7 +299,7 @@ std::string CostJctChart(const sim::ScenarioResult& r) {
   spec.has_bound = true;
   spec.bound_usd = r.bound.usd;
   for (const auto& sb : r.service_bounds) {
-    spec.marks.push_back({fmt::format("bound at {}'s JCT", sb.policy), sb.bound.max_avg_jct_s / 3600.0, sb.bound.usd});
+    spec.marks.push_back({sb.policy, sb.bound.max_avg_jct_s / 3600.0, sb.bound.usd});
   }
   for (const auto& p : r.policies) {
     const bool on_frontier = p.name.rfind("seedance-tv", 0) == 0;
