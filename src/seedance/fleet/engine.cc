@@ -387,15 +387,23 @@ Result<FleetWeekOutcome> Engine::Run() {
     }
     Defragment();
     UpdateSignals(kStepS);
-    std::vector<tenancy::AdmissionDecision> decisions;
-    admitter_->Cycle(now_, *this, &decisions);
-    for (const auto& d : decisions) {
-      if (d.kind != tenancy::AdmissionDecision::Kind::kEvict) continue;
-      if (IsJob(d.id)) {
-        PreemptJob(jobs_[job_index_.at(d.id)], PreemptedBy::kAdmission);
-      } else {
-        EvictDev(devs_[dev_index_.at(d.id)]);
+    // Victims leave at once (their pods are deleted within the step), and admission is event-driven
+    // in Kueue and Seedance alike: a preemptor whose victims have gone is admitted in the same step,
+    // and the next head of its queue may then preempt in turn (a bounded number of rounds).
+    for (int round = 0; round < 16; ++round) {
+      std::vector<tenancy::AdmissionDecision> decisions;
+      admitter_->Cycle(now_, *this, &decisions);
+      bool evicted = false;
+      for (const auto& d : decisions) {
+        if (d.kind != tenancy::AdmissionDecision::Kind::kEvict) continue;
+        evicted = true;
+        if (IsJob(d.id)) {
+          PreemptJob(jobs_[job_index_.at(d.id)], PreemptedBy::kAdmission);
+        } else {
+          EvictDev(devs_[dev_index_.at(d.id)]);
+        }
       }
+      if (!evicted) break;
     }
     Serving(k);
     PlacePending();

@@ -529,6 +529,57 @@ TEST(FleetWeekEngineTest, SeedancesServingIsTunedToAtLeastTheBasesShare) {
   }
 }
 
+// A burst of Gold jobs on a full owned node (issue 39, fleet c's Gold violations): each needs a
+// preemption, and a preemptor is admitted in the step its victims leave, so the next Gold job of
+// the queue preempts in turn at once. Before, one preemptor was admitted per 60 s cycle: the sixth
+// of eight 1-GPU Gold jobs started 360 s after it arrived, past the 300 s guarantee.
+TEST(FleetWeekEngineTest, ABurstOfGoldJobsIsAdmittedWithinTheGuarantee) {
+  FleetWeekScenario s = Base();
+  int a100 = -1;
+  for (std::size_t t = 0; t < s.fleet.gpu_types.size(); ++t) a100 = s.fleet.gpu_types[t] == "A100-80G" ? static_cast<int>(t) : a100;
+  ASSERT_GE(a100, 0);
+  std::vector<sim::PoolSpec> pools;
+  for (const auto& p : s.fleet.pools) {
+    if (p.type == a100 && sim::AlwaysHeld(p.tier)) pools.push_back(p);
+  }
+  ASSERT_EQ(pools.size(), 1u);
+  pools[0].max_gpus = 8;  // one node
+  s.fleet.pools = pools;
+  s.serving.clear();
+  s.dev.clear();
+  s.jobs.clear();
+  s.horizon_s = 3 * 3600.0;
+  auto tenant = [&](const char* name) {
+    for (std::size_t t = 0; t < s.tenancy.tenants.size(); ++t) {
+      if (s.tenancy.tenants[t].name == name) return static_cast<int>(t);
+    }
+    return -1;
+  };
+  std::int64_t id = 1;
+  auto job = [&](int who, double at) {
+    TrainingJob j;
+    j.id = id++;
+    j.name = "j" + std::to_string(j.id);
+    j.kind = "llm-finetune";
+    j.tenant = who;
+    j.arrival_s = at;
+    j.gpus = 1;
+    j.steps_per_s.assign(s.fleet.gpu_types.size(), 0.0);
+    j.steps_per_s[static_cast<std::size_t>(a100)] = 1.0;
+    j.total_steps = 86400;
+    j.pflop_per_step = 1;
+    j.checkpoint_s = 600;
+    s.jobs.push_back(j);
+  };
+  for (int i = 0; i < 8; ++i) job(tenant("research"), 0);  // Silver fills the node
+  for (int i = 0; i < 8; ++i) job(tenant("search"), 3600);  // then eight Gold jobs at once
+  auto r = RunFleetWeek(s, SeedanceStack());
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->gold_checks, 8);
+  EXPECT_EQ(r->gold_violations, 0);
+  EXPECT_EQ(r->admission_preemptions, 8);
+}
+
 // The source documents' idle compute: free GPUs on held nodes plus idle notebooks, and its part on
 // committed GPUs.
 TEST(FleetWeekEngineTest, IdleComputeIsFreePlusIdleNotebooks) {
