@@ -455,30 +455,39 @@ TEST(FleetWeekEngineTest, GoldServingPreemptsTraining) {
 // gangs beside them ended; an 8-GPU gang then waits with 12 GPUs free, none on one node. Seedance
 // moves one small job (checkpoint, restart) so the gang runs at once; without the rule the gang
 // waits for a small job to end (after the horizon here).
-TEST(FleetWeekEngineTest, AnOwnedNodeIsEmptiedForAWaitingGang) {
-  FleetWeekScenario s = Base();
+// Fleet a's week reduced to `gpus` owned A100-80G GPUs and nothing else: no serving, no
+// notebooks, no jobs (the test adds its own, running on A100-80G only at one step per second).
+struct OwnedA100Only {
+  FleetWeekScenario s;
   int a100 = -1;
-  for (std::size_t t = 0; t < s.fleet.gpu_types.size(); ++t) a100 = s.fleet.gpu_types[t] == "A100-80G" ? static_cast<int>(t) : a100;
-  ASSERT_GE(a100, 0);
-  std::vector<sim::PoolSpec> pools;
-  for (const auto& p : s.fleet.pools) {
-    if (p.type == a100 && sim::AlwaysHeld(p.tier)) pools.push_back(p);
+  std::int64_t next_id = 1;
+  OwnedA100Only(int gpus, double horizon_s) : s(Base()) {
+    for (std::size_t t = 0; t < s.fleet.gpu_types.size(); ++t) a100 = s.fleet.gpu_types[t] == "A100-80G" ? static_cast<int>(t) : a100;
+    std::vector<sim::PoolSpec> pools;
+    for (const auto& p : s.fleet.pools) {
+      if (p.type == a100 && sim::AlwaysHeld(p.tier)) pools.push_back(p);
+    }
+    EXPECT_EQ(pools.size(), 1u);
+    pools.resize(1);
+    pools[0].max_gpus = gpus;
+    s.fleet.pools = pools;
+    s.serving.clear();
+    s.dev.clear();
+    s.jobs.clear();
+    s.horizon_s = horizon_s;
   }
-  ASSERT_EQ(pools.size(), 1u);
-  pools[0].max_gpus = 16;  // two nodes
-  s.fleet.pools = pools;
-  s.serving.clear();
-  s.dev.clear();
-  s.jobs.clear();
-  s.horizon_s = 12 * 3600.0;
-  int research = -1;
-  for (std::size_t t = 0; t < s.tenancy.tenants.size(); ++t) research = s.tenancy.tenants[t].name == "research" ? static_cast<int>(t) : research;
-  auto job = [&](std::int64_t id, double at, int gpus, double seconds) {
+  int Tenant(const std::string& name) const {
+    for (std::size_t t = 0; t < s.tenancy.tenants.size(); ++t) {
+      if (s.tenancy.tenants[t].name == name) return static_cast<int>(t);
+    }
+    return -1;
+  }
+  void Job(int tenant, double at, int gpus, double seconds) {
     TrainingJob j;
-    j.id = id;
-    j.name = "j" + std::to_string(id);
+    j.id = next_id++;
+    j.name = "j" + std::to_string(j.id);
     j.kind = "llm-finetune";
-    j.tenant = research;
+    j.tenant = tenant;
     j.arrival_s = at;
     j.gpus = gpus;
     j.steps_per_s.assign(s.fleet.gpu_types.size(), 0.0);
@@ -487,12 +496,18 @@ TEST(FleetWeekEngineTest, AnOwnedNodeIsEmptiedForAWaitingGang) {
     j.pflop_per_step = 1;
     j.checkpoint_s = 600;
     s.jobs.push_back(j);
-  };
-  job(1, 0, 6, 600);           // one per node (6 + 6 > 8) ...
-  job(2, 0, 6, 600);
-  job(3, 60, 2, 2 * 86400.0);  // ... and a small long job beside each
-  job(4, 60, 2, 2 * 86400.0);
-  job(5, 1800, 8, 1800);       // the gang: arrives once the 6-GPU jobs have ended
+  }
+};
+
+TEST(FleetWeekEngineTest, AnOwnedNodeIsEmptiedForAWaitingGang) {
+  OwnedA100Only w(16, 12 * 3600.0);  // two nodes
+  const int research = w.Tenant("research");
+  w.Job(research, 0, 6, 600);           // one per node (6 + 6 > 8) ...
+  w.Job(research, 0, 6, 600);
+  w.Job(research, 60, 2, 2 * 86400.0);  // ... and a small long job beside each
+  w.Job(research, 60, 2, 2 * 86400.0);
+  w.Job(research, 1800, 8, 1800);       // the gang: arrives once the 6-GPU jobs have ended
+  const FleetWeekScenario& s = w.s;
   StackConfig off = SeedanceStack();
   off.defragment = false;
   auto with = RunFleetWeek(s, SeedanceStack());
@@ -534,45 +549,10 @@ TEST(FleetWeekEngineTest, SeedancesServingIsTunedToAtLeastTheBasesShare) {
 // the queue preempts in turn at once. Before, one preemptor was admitted per 60 s cycle: the sixth
 // of eight 1-GPU Gold jobs started 360 s after it arrived, past the 300 s guarantee.
 TEST(FleetWeekEngineTest, ABurstOfGoldJobsIsAdmittedWithinTheGuarantee) {
-  FleetWeekScenario s = Base();
-  int a100 = -1;
-  for (std::size_t t = 0; t < s.fleet.gpu_types.size(); ++t) a100 = s.fleet.gpu_types[t] == "A100-80G" ? static_cast<int>(t) : a100;
-  ASSERT_GE(a100, 0);
-  std::vector<sim::PoolSpec> pools;
-  for (const auto& p : s.fleet.pools) {
-    if (p.type == a100 && sim::AlwaysHeld(p.tier)) pools.push_back(p);
-  }
-  ASSERT_EQ(pools.size(), 1u);
-  pools[0].max_gpus = 8;  // one node
-  s.fleet.pools = pools;
-  s.serving.clear();
-  s.dev.clear();
-  s.jobs.clear();
-  s.horizon_s = 3 * 3600.0;
-  auto tenant = [&](const char* name) {
-    for (std::size_t t = 0; t < s.tenancy.tenants.size(); ++t) {
-      if (s.tenancy.tenants[t].name == name) return static_cast<int>(t);
-    }
-    return -1;
-  };
-  std::int64_t id = 1;
-  auto job = [&](int who, double at) {
-    TrainingJob j;
-    j.id = id++;
-    j.name = "j" + std::to_string(j.id);
-    j.kind = "llm-finetune";
-    j.tenant = who;
-    j.arrival_s = at;
-    j.gpus = 1;
-    j.steps_per_s.assign(s.fleet.gpu_types.size(), 0.0);
-    j.steps_per_s[static_cast<std::size_t>(a100)] = 1.0;
-    j.total_steps = 86400;
-    j.pflop_per_step = 1;
-    j.checkpoint_s = 600;
-    s.jobs.push_back(j);
-  };
-  for (int i = 0; i < 8; ++i) job(tenant("research"), 0);  // Silver fills the node
-  for (int i = 0; i < 8; ++i) job(tenant("search"), 3600);  // then eight Gold jobs at once
+  OwnedA100Only w(8, 3 * 3600.0);  // one node
+  for (int i = 0; i < 8; ++i) w.Job(w.Tenant("research"), 0, 1, 86400);  // Silver fills the node
+  for (int i = 0; i < 8; ++i) w.Job(w.Tenant("search"), 3600, 1, 86400);  // then eight Gold jobs at once
+  const FleetWeekScenario& s = w.s;
   auto r = RunFleetWeek(s, SeedanceStack());
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->gold_checks, 8);
