@@ -789,6 +789,13 @@ elseif(CASE STREQUAL "fleet_week")
   if(NOT stdout MATCHES "waterfall: each layer alone over the base" OR NOT stdout MATCHES "lower bound for the base's work")
     message(FATAL_ERROR "the table lacks the waterfall or the bound:\n${stdout}")
   endif()
+  # The frontier (issue 39): Seedance's points, every standard row against the curve.
+  string(JSON n_frontier LENGTH "${json}" fleet_week frontier seedance)
+  string(JSON n_frontier_bases LENGTH "${json}" fleet_week frontier baselines)
+  string(JSON none_below GET "${json}" fleet_week frontier no_baseline_below_curve)
+  if(NOT n_frontier EQUAL 4 OR NOT n_frontier_bases EQUAL 3 OR NOT none_below OR NOT stdout MATCHES "frontier, Seedance across migrate_min_speed")
+    message(FATAL_ERROR "results.json fleet_week.frontier: ${n_frontier} points, ${n_frontier_bases} baselines, none below: ${none_below}")
+  endif()
   # --fleet: one set on the user's fleet instead of fleet b.
   execute_process(COMMAND "${SEEDANCE}" cost-benchmark --workload fleet-week --fleet "${SOURCE}/data/fleets/fleet-week-b.yaml"
                           --out "${WORK}/mine" RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "seedance/fleet/bound.h"
+#include "seedance/report/cost_jct_chart.h"
 #include "seedance/report/html.h"
 #include "seedance/report/svg_chart.h"
 
@@ -71,6 +72,7 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.idle_reclaims += o.idle_reclaims;
     s.nodes_booted += o.nodes_booted;
     s.migrations += o.migrations;
+    s.defrag_moves += o.defrag_moves;
     s.cpu_seconds = std::max(s.cpu_seconds, o.cpu_seconds);
     for (std::size_t d = 0; d < att_in.size() && d < o.serving_attainment_by_deployment.size(); ++d) {
       att_in[d] += o.serving_attainment_by_deployment[d] / n;
@@ -165,7 +167,10 @@ const std::vector<Lever>& WaterfallLevers() {
          c->idle_cull_s = 0;  // Seedance's idle reclaim replaces the culler
          c->idle_grace_s = SeedanceStack().idle_grace_s;
        }},
-      {"packing (capacity-aware placement)", [](StackConfig* c) { c->placement = "seedance"; }},
+      {"packing (capacity-aware placement, owned nodes emptied for waiting gangs)", [](StackConfig* c) {
+         c->placement = "seedance";
+         c->defragment = SeedanceStack().defragment;
+       }},
       {"cost-aware GPU type and spot", [](StackConfig* c) {
          c->cost_aware = true;
          c->migrate_min_speed = SeedanceStack().migrate_min_speed;
@@ -296,6 +301,24 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
         sr.unit_cost_index = UnitCostIndex(sr.sum, base);
         r.levers.push_back(std::move(sr));
       }
+      // The frontier: Seedance at each patience (the shipped value is the Seedance row).
+      for (double knob : kFrontierMigrateMinSpeed) {
+        FleetWeekOutcome sum = r.seedance.sum;
+        if (knob != r.seedance.config.migrate_min_speed) {
+          StackConfig cfg = r.seedance.config;
+          cfg.migrate_min_speed = knob;
+          std::vector<FleetWeekOutcome> weeks;
+          for (const auto& week : built) {
+            SEEDANCE_ASSIGN_OR_RETURN(FleetWeekOutcome out, RunFleetWeek(week, cfg));
+            r.max_cpu_seconds = std::max(r.max_cpu_seconds, out.cpu_seconds);
+            weeks.push_back(std::move(out));
+          }
+          sum = Sum(weeks);
+          if (progress) progress(fmt::format("{}: seedance at migrate_min_speed {}: ${:.0f} per week", set.name, knob,
+                                             sum.total_usd / static_cast<double>(weeks.size())));
+        }
+        r.frontier.push_back({knob, sum.total_usd / static_cast<double>(built.size()), sum.jct_mean_h, UnitCostIndex(sum, base)});
+      }
     }
     c.sets.push_back(std::move(r));
   }
@@ -304,6 +327,25 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
                           : "the forecaster is off: it did not beat the reactive rule on held-out days; Seedance's "
                             "serving fleet is resized by the same reactive rule as the standard stack's";
   return c;
+}
+
+std::vector<FrontierBaseline> FrontierBaselines(const SetResult& r) {
+  std::vector<FrontierBaseline> out;
+  if (r.frontier.empty()) return out;
+  std::vector<std::pair<double, double>> curve;
+  for (const auto& p : r.frontier) curve.emplace_back(p.jct_mean_h, p.usd_per_week);
+  for (const auto& s : r.standard) {
+    FrontierBaseline b;
+    b.stack = s.config.name;
+    b.usd_per_week = s.sum.total_usd / std::max<double>(1.0, static_cast<double>(s.seeds.size()));
+    b.jct_mean_h = s.sum.jct_mean_h;
+    b.curve_usd = report::CurveUsdAt(curve, b.jct_mean_h);
+    // Within a cent of the curve is on it.
+    b.left_of_curve = !std::isfinite(b.curve_usd);
+    b.below = !b.left_of_curve && b.usd_per_week < b.curve_usd - 0.01;
+    out.push_back(std::move(b));
+  }
+  return out;
 }
 
 namespace {
@@ -384,6 +426,15 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
                         Pct(Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1));
     } else {
       os << "  lower bound for the base's work on this fleet: not computed (" << r.bound_error << ")\n";
+    }
+    if (!r.frontier.empty()) {
+      os << "  frontier, Seedance across migrate_min_speed ($/week, mean JCT):";
+      for (const auto& p : r.frontier) os << fmt::format(" {}: ${:.0f}, {:.2f} h;", p.knob, p.usd_per_week, p.jct_mean_h);
+      std::string below;
+      for (const auto& fb : FrontierBaselines(r)) {
+        if (fb.below || fb.left_of_curve) below += (below.empty() ? "" : ", ") + fb.stack + (fb.below ? " (below)" : " (faster than every point)");
+      }
+      os << " standard stacks below the curve: " << (below.empty() ? "none" : below) << "\n";
     }
     os << fmt::format("  slowest week: {:.1f} s CPU\n", r.max_cpu_seconds);
   }
@@ -468,6 +519,7 @@ nlohmann::json RowJson(const StackResult& r) {
   j["serving_preemptions"] = s.serving_preemptions;
   j["nodes_booted"] = s.nodes_booted;
   j["migrations_to_committed"] = s.migrations;
+  j["defrag_moves"] = s.defrag_moves;
   j["serving_controllers"] = s.serving_description;
   nlohmann::json per_seed = nlohmann::json::array();
   for (const auto& o : r.seeds) per_seed.push_back({{"total_usd", o.total_usd}, {"training_pflop", o.training_pflop},
@@ -533,6 +585,26 @@ nlohmann::json SetJson(const SetResult& r) {
     j["lower_bound_change_pct"] = nullptr;
     j["lower_bound_error"] = r.bound_error;
   }
+  if (!r.frontier.empty()) {
+    nlohmann::json pts = nlohmann::json::array(), bases = nlohmann::json::array();
+    for (const auto& p : r.frontier) {
+      pts.push_back({{"migrate_min_speed", p.knob}, {"usd_per_week", p.usd_per_week}, {"jct_mean_h", p.jct_mean_h},
+                     {"unit_cost_change_pct", 100.0 * (p.unit_cost_index - 1)}});
+    }
+    bool none_below = true;
+    for (const auto& fb : FrontierBaselines(r)) {
+      none_below = none_below && !fb.below && !fb.left_of_curve;
+      bases.push_back({{"stack", fb.stack}, {"usd_per_week", fb.usd_per_week}, {"jct_mean_h", fb.jct_mean_h},
+                       {"curve_usd_per_week_at_its_jct", fb.left_of_curve ? nlohmann::json() : nlohmann::json(fb.curve_usd)},
+                       {"below_curve", fb.below}, {"faster_than_the_curve", fb.left_of_curve}});
+    }
+    j["frontier"] = {{"knob", "migrate_min_speed: the least speed, relative to its cloud type, of an owned type a running "
+                              "job may move to (lower = more patience for slower owned GPUs)"},
+                     {"axes", "$ per week (mean of the set's weeks) against mean JCT of finished jobs (h)"},
+                     {"seedance", pts},
+                     {"baselines", bases},
+                     {"no_baseline_below_curve", none_below}};
+  }
   j["assumptions"] = r.assumptions;
   j["warnings"] = r.warnings;
   return j;
@@ -549,6 +621,7 @@ std::string FleetWeekJson(const FleetWeekComparison& c) {
     j["seedance"] = head["seedance"];
     j["levers"] = head["levers"];
     if (head.contains("waterfall")) j["waterfall"] = head["waterfall"];
+    if (head.contains("frontier")) j["frontier"] = head["frontier"];
     j["lower_bound_usd"] = head["lower_bound_usd"];
     j["lower_bound_change_pct"] = head["lower_bound_change_pct"];
     j["target_unit_cost_change_pct"] = -37.0;
@@ -628,6 +701,35 @@ std::string UseChart(const StackResult& r, const std::string& id) {
   return report::RenderLineChart(spec, series);
 }
 
+// Seedance's curve across its patience and every standard row's point, drawn by the chart
+// `cost-benchmark --frontier` draws (report::RenderCostJctChart).
+std::string FrontierHtml(const SetResult& r) {
+  if (r.frontier.empty()) return "";
+  report::CostJctChartSpec spec;
+  const std::vector<FrontierBaseline> bases = FrontierBaselines(r);
+  int below = 0;
+  for (const auto& b : bases) below += b.below || b.left_of_curve;
+  spec.intro_html = fmt::format(
+      "<p>The frontier: $ per week against the mean JCT of finished jobs (lower and further left is better). Line: "
+      "Seedance at each patience for slower owned GPUs (<code>migrate_min_speed</code>, the least speed relative to its "
+      "cloud type of an owned type a running job may move to; shipped {}); points: every standard stack; dashed: the "
+      "time-aware lower bound. {}</p>\n",
+      r.seedance.config.migrate_min_speed,
+      below == 0 ? "No standard stack lies below the curve." : fmt::format("{} standard stack(s) lie below or left of the curve.", below));
+  for (std::size_t i = 0; i < r.standard.size(); ++i) {
+    const int k = static_cast<int>(i);
+    const std::string shortname = k == r.base ? "competent base" : k == r.shipped_base ? "issue 30's base" : r.standard[i].config.placement;
+    spec.points.push_back({StandardLabel(r, i), shortname, bases[i].jct_mean_h, bases[i].usd_per_week, false});
+  }
+  for (const auto& p : r.frontier) {
+    const std::string name = fmt::format("seedance, migrate_min_speed {}", p.knob);
+    spec.points.push_back({name, fmt::format("seedance {}", p.knob), p.jct_mean_h, p.usd_per_week, true});
+  }
+  spec.has_bound = r.bound_error.empty();
+  spec.bound_usd = r.bound_usd / Weeks(r.seedance);
+  return report::RenderCostJctChart(spec);
+}
+
 void RowHtml(std::ostringstream& os, const StackResult& r, const std::string& label, bool bold) {
   const auto& s = r.sum;
   const double n = Weeks(r);
@@ -672,6 +774,7 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
     for (const auto& l : r.levers) RowHtml(os, l, "base + " + l.lever, false);
     os << "</table>\n";
     if (!r.levers.empty()) os << "<h4>Unit cost waterfall</h4>\n" << WaterfallSvg(r) << "\n";
+    os << FrontierHtml(r);
     os << fmt::format("<p>Committed GPUs (owned at TCO, reserved) are {:.1f} % of the base's bill and are paid in every "
                       "stack. ", 100.0 * r.committed_share);
     if (r.bound_error.empty()) {

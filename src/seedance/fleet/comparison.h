@@ -48,6 +48,24 @@ struct StackResult {
   double unit_cost_index = 1;
 };
 
+// The frontier (issue 39): Seedance's patience for slower owned GPUs (StackConfig::
+// migrate_min_speed: how much slower a committed type a running cloud job may move to) swept on
+// the sets with the waterfall; a lower value waits on slower owned GPUs for a cheaper week.
+inline constexpr double kFrontierMigrateMinSpeed[] = {0.8, 0.6, 0.4, 0.0};
+struct FrontierPoint {
+  double knob = 0;          // migrate_min_speed
+  double usd_per_week = 0;  // mean per week of the set's weeks
+  double jct_mean_h = 0;    // finished jobs, over the set's weeks
+  double unit_cost_index = 1;
+};
+// A baseline's point against Seedance's curve (report::CurveUsdAt): below it when cheaper than the
+// curve at its JCT; left of it (`curve_usd` +infinity) when faster than every point of the curve.
+struct FrontierBaseline {
+  std::string stack;
+  double usd_per_week = 0, jct_mean_h = 0, curve_usd = 0;
+  bool below = false, left_of_curve = false;
+};
+
 struct SetResult {
   WeekSet set;
   std::vector<StackResult> standard;   // least-allocated, most-allocated (issue 30's), competent
@@ -65,7 +83,11 @@ struct SetResult {
   // the week's work). One sentence each; printed above the set's figures.
   std::vector<std::string> warnings;
   double max_cpu_seconds = 0;           // the slowest single week
+  std::vector<FrontierPoint> frontier;  // sets with the waterfall: Seedance across kFrontierMigrateMinSpeed
 };
+
+// Every standard row of the set against its frontier (empty without one).
+std::vector<FrontierBaseline> FrontierBaselines(const SetResult& r);
 
 struct FleetWeekComparison {
   std::vector<SetResult> sets;          // the first held-out set is the headline

@@ -41,6 +41,7 @@ StackConfig SeedanceStack() {
   s.placement = "seedance";
   s.cost_aware = true;
   s.migrate_min_speed = kSeedanceMigrateMinSpeed;
+  s.defragment = true;
   s.batching = "seedance";
   s.serving_planner = true;
   s.predictive = true;
@@ -187,8 +188,14 @@ Status Engine::Setup() {
     SEEDANCE_ASSIGN_OR_RETURN(const auto standard, tuned_for(sd, "vllm", "reactive", false, kMinServedShare));
     const bool forecast = c_.serving_planner ? c_.predictive : c_.keda_cron;
     const std::string autoscaler = forecast ? "predictive" : "reactive";
-    SEEDANCE_ASSIGN_OR_RETURN(const auto tuned, tuned_for(sd, c_.batching, autoscaler, c_.serving_planner,
-                                                          std::max(kMinServedShare, standard.second)));
+    double floor = std::max(kMinServedShare, standard.second);
+    if (c_.serving_planner) {
+      // The planner's fleet serves at least what the competent base's KEDA cron + HPA served on the
+      // tuning week too (issue 39: serving SLO >= the headline base's).
+      SEEDANCE_ASSIGN_OR_RETURN(const auto keda, tuned_for(sd, "vllm", "predictive", false, floor));
+      floor = std::max(floor, keda.second);
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(const auto tuned, tuned_for(sd, c_.batching, autoscaler, c_.serving_planner, floor));
     const ServingPolicy& pol = tuned.first;
     controllers_.emplace_back(prof, pol, prices, sd.tuning_peak_rps, kStepS, cold);
     controllers_.back().SetHistory(sd.history.rps);  // the week before: what the forecaster reads
@@ -385,16 +392,25 @@ Result<FleetWeekOutcome> Engine::Run() {
         if ((d.state == DevState::kActive || d.state == DevState::kTail) && DevIdleS(d) >= c_.idle_cull_s) StopIdleDev(d);
       }
     }
+    Defragment();
     UpdateSignals(kStepS);
-    std::vector<tenancy::AdmissionDecision> decisions;
-    admitter_->Cycle(now_, *this, &decisions);
-    for (const auto& d : decisions) {
-      if (d.kind != tenancy::AdmissionDecision::Kind::kEvict) continue;
-      if (IsJob(d.id)) {
-        PreemptJob(jobs_[job_index_.at(d.id)], PreemptedBy::kAdmission);
-      } else {
-        EvictDev(devs_[dev_index_.at(d.id)]);
+    // Victims leave at once (their pods are deleted within the step), and admission is event-driven
+    // in Kueue and Seedance alike: a preemptor whose victims have gone is admitted in the same step,
+    // and the next head of its queue may then preempt in turn (a bounded number of rounds).
+    for (int round = 0; round < 16; ++round) {
+      std::vector<tenancy::AdmissionDecision> decisions;
+      admitter_->Cycle(now_, *this, &decisions);
+      bool evicted = false;
+      for (const auto& d : decisions) {
+        if (d.kind != tenancy::AdmissionDecision::Kind::kEvict) continue;
+        evicted = true;
+        if (IsJob(d.id)) {
+          PreemptJob(jobs_[job_index_.at(d.id)], PreemptedBy::kAdmission);
+        } else {
+          EvictDev(devs_[dev_index_.at(d.id)]);
+        }
       }
+      if (!evicted) break;
     }
     Serving(k);
     PlacePending();

@@ -64,6 +64,14 @@ struct StackConfig {
   // training pods whose preemption loses the least work since their last checkpoint.
   enum class ServingPreemption { kNone, kPriorityClass, kCheckpointAware };
   ServingPreemption serving_preemption = ServingPreemption::kNone;
+  // Owned-GPU defragmentation (Seedance, issue 39): while a training gang that fits no committed
+  // node waits in the queue, the committed node with the fewest GPUs in use whose training pods
+  // all fit elsewhere on committed GPUs (no slower than defrag_min_speed of their type) is
+  // emptied for it: each pod checkpoints and restarts on the other node (the checkpoint and the
+  // restart are its cost). Never notebooks or serving replicas; at most kDefragNodesPerStep nodes
+  // a step, each for a gang waiting now (the queue, not its future).
+  bool defragment = false;
+  double defrag_min_speed = 0.8;
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
@@ -74,7 +82,8 @@ inline constexpr double kSeedanceIdleGraceS = 3600;
 // Seedance's migrate_min_speed, the tuning week's choice from kMigrateMinSpeedGrid (fleet_test:
 // the cheapest whose mean JCT and deadlines met are no worse than the competent base's).
 inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
-inline constexpr double kSeedanceMigrateMinSpeed = 0.25;
+inline constexpr double kSeedanceMigrateMinSpeed = 0.6;
+inline constexpr int kDefragNodesPerStep = 4;
 
 // The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
 // competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass
@@ -128,6 +137,7 @@ struct FleetWeekOutcome {
   int serving_preemptions = 0;                           // training pods preempted by Gold serving replicas
   int nodes_booted = 0;
   int migrations = 0;                                    // cloud -> committed moves (cost-aware layer)
+  int defrag_moves = 0;                                  // training pods moved to empty a committed node for a gang
   std::vector<std::array<double, kNumUses>> hourly;      // mean GPUs by use per hour
   std::string serving_description;                       // the controllers, one line
   double cpu_seconds = 0;                                // not in JSON (not deterministic)

@@ -103,6 +103,16 @@ void Engine::StartJob(JobRun& r) {
   r.seg_start = now_ + (r.restarts > 0 ? s_.fleet.restart_s : 0.0);
 }
 
+void Engine::MoveJob(JobRun& r, const std::vector<Where>& to) {
+  // Checkpoint now, restart there: the checkpoint's cost and the restore are the work lost.
+  const double speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(r.where.pool)].spec->type)];
+  r.done = std::max(0.0, r.done - speed * s_.fleet.checkpoint_cost_s);
+  ReleaseJob(r);
+  Hold(r, to);
+  ++r.restarts;
+  StartJob(r);
+}
+
 void Engine::PreemptJob(JobRun& r, PreemptedBy by) {
   if (r.state == JobState::kRunning) {
     const double speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(r.where.pool)].spec->type)];
@@ -179,6 +189,133 @@ void Engine::EvictDev(DevRun& d) {
     admitter_->Evicted(d.dev->id, /*requeue=*/false);
   }
   pending_devs_.erase(std::remove(pending_devs_.begin(), pending_devs_.end(), dev_index_.at(d.dev->id)), pending_devs_.end());
+}
+
+
+void Engine::Defragment() {
+  // Owned GPUs left in holes too small for the gangs that wait (issue 39, fleet c): nodes are
+  // emptied for them by moving the few training pods on them into the holes of other committed
+  // nodes. What it reads is what a scheduler sees now: the queue (jobs arrived and not running),
+  // the nodes' occupants and each job's submitted speeds.
+  if (!c_.defragment) return;
+  std::vector<const JobRun*> blocked;
+  for (const JobRun& r : jobs_) {
+    if ((r.state == JobState::kQueued && r.job->arrival_s <= now_) || r.state == JobState::kPending) blocked.push_back(&r);
+  }
+  if (blocked.empty()) return;
+  // Higher tiers first (a Gold gang's guarantee is a start within one cycle), then arrival order.
+  auto tier_rank = [&](const JobRun* r) {
+    return -tenancy::TierPriority(s_.tenancy.tenants[static_cast<std::size_t>(r->job->tenant)].tier);
+  };
+  std::stable_sort(blocked.begin(), blocked.end(), [&](const JobRun* a, const JobRun* b) { return tier_rank(a) < tier_rank(b); });
+  // Occupants of every committed node: training jobs (movable) or anything else (the node stays).
+  std::vector<std::vector<std::vector<std::size_t>>> on(pools_.size());
+  std::vector<std::vector<char>> pinned(pools_.size());
+  for (const auto& p : pools_) {
+    if (!p.committed()) continue;
+    on[static_cast<std::size_t>(p.index)].resize(p.slots.size());
+    pinned[static_cast<std::size_t>(p.index)].assign(p.slots.size(), 0);
+  }
+  auto pin = [&](const Where& w) {
+    if (w.placed() && pools_[static_cast<std::size_t>(w.pool)].committed()) pinned[static_cast<std::size_t>(w.pool)][w.node.value()] = 1;
+  };
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    const JobRun& r = jobs_[i];
+    if (r.state != JobState::kRunning || !pools_[static_cast<std::size_t>(r.where.pool)].committed()) continue;
+    if (r.job->pods > 1) {  // a running gang is not moved pod by pod: its nodes stay
+      pin(r.where);
+      for (const Where& w : r.gang) pin(w);
+      continue;
+    }
+    on[static_cast<std::size_t>(r.where.pool)][r.where.node.value()].push_back(i);
+  }
+  for (const Replica& r : replicas_) pin(r.where);
+  for (const DevRun& d : devs_) pin(d.where);
+  // The most GPUs free on one node of each committed pool (recomputed after a node is emptied).
+  std::vector<std::int64_t> most_free(pools_.size(), 0);
+  auto refresh = [&] {
+    for (const auto& p : pools_) {
+      if (!p.committed()) continue;
+      std::int64_t best = 0;
+      for (std::size_t n = 0; n < p.slots.size(); ++n) {
+        best = std::max(best, p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle());
+      }
+      most_free[static_cast<std::size_t>(p.index)] = best / cluster::kMilliPerGpu;
+    }
+  };
+  refresh();
+  int freed = 0;
+  for (const JobRun* w : blocked) {
+    if (freed >= kDefragNodesPerStep) break;
+    const int g = w->pod.num_gpu;  // a gang's pod (the gang waits for a node per pod it cannot fit)
+    // Its committed pools, fastest first; none may already hold it.
+    std::vector<std::pair<double, int>> pools;
+    bool fits = false;
+    for (const auto& p : pools_) {
+      const double speed = w->job->steps_per_s[static_cast<std::size_t>(p.spec->type)];
+      if (!p.committed() || speed <= 0) continue;
+      if (most_free[static_cast<std::size_t>(p.index)] >= g) fits = true;
+      pools.emplace_back(-speed, p.index);
+    }
+    if (fits || pools.empty()) continue;
+    std::sort(pools.begin(), pools.end());
+    bool done = false;
+    for (const auto& [neg_speed, pi] : pools) {
+      PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+      const auto pu = static_cast<std::size_t>(pi);
+      // Nodes by GPUs in use, fewest first: the least work moved.
+      std::vector<std::pair<std::int64_t, std::size_t>> nodes;
+      for (std::size_t n = 0; n < p.slots.size(); ++n) {
+        if (p.slots[n].phase != Phase::kUp || p.slots[n].gpus < g || pinned[pu][n] || on[pu][n].empty()) continue;
+        const std::int64_t busy = p.slots[n].gpus * cluster::kMilliPerGpu -
+                                  p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle();
+        nodes.emplace_back(busy, n);
+      }
+      std::sort(nodes.begin(), nodes.end());
+      for (const auto& [busy, n] : nodes) {
+        if (busy > static_cast<std::int64_t>(kGpusPerNode / 2) * cluster::kMilliPerGpu) break;
+        const cluster::NodeId node(static_cast<std::uint32_t>(n));
+        p.state->SetEligibility(node, cluster::NodeEligibility::kNone);
+        std::vector<std::pair<std::size_t, Where>> moves;
+        bool all = true;
+        for (std::size_t i : on[pu][n]) {
+          const JobRun& r = jobs_[i];
+          const double speed = r.job->steps_per_s[static_cast<std::size_t>(p.spec->type)];
+          std::vector<std::pair<double, int>> to;
+          for (const auto& q : pools_) {
+            const double s = r.job->steps_per_s[static_cast<std::size_t>(q.spec->type)];
+            if (q.committed() && s > 0 && s >= c_.defrag_min_speed * speed) to.emplace_back(q.index == pi ? -kInf : -s, q.index);
+          }
+          std::sort(to.begin(), to.end());
+          std::vector<int> cands;
+          for (const auto& t : to) cands.push_back(t.second);
+          Where dest;
+          if (!TryPlace(r.pod, cands, &dest)) {
+            all = false;
+            break;
+          }
+          moves.emplace_back(i, dest);
+        }
+        p.state->SetEligibility(node, cluster::NodeEligibility::kAll);
+        if (!all) {
+          for (auto& [i, dest] : moves) pools_[static_cast<std::size_t>(dest.pool)].state->Unbind(jobs_[i].pod, dest.node, dest.gpus);
+          continue;
+        }
+        for (auto& [i, dest] : moves) {
+          MoveJob(jobs_[i], {dest});
+          ++out_.defrag_moves;
+          if (pools_[static_cast<std::size_t>(dest.pool)].committed()) on[static_cast<std::size_t>(dest.pool)][dest.node.value()].push_back(i);
+        }
+        on[pu][n].clear();
+        ++freed;
+        refresh();
+        done = true;
+        break;
+      }
+      if (done) break;
+    }
+  }
+  if (freed > 0) admitter_->CapacityChanged();
 }
 
 }  // namespace seedance::fleet::detail

@@ -141,6 +141,9 @@ class Engine final : public tenancy::AdmissionEnv {
                                               std::span<const sched::PreemptionCandidate> pc) const;
   bool NeverFits(const JobRun& r) const;
   void StartJob(JobRun& r);
+  // A running job checkpoints and restarts at `to` (already bound there).
+  // Checkpoint, release every pod (a gang all of them) and restart on `to` (places bound already).
+  void MoveJob(JobRun& r, const std::vector<Where>& to);
   enum class PreemptedBy { kAdmission, kSpot, kServing };
   void PreemptJob(JobRun& r, PreemptedBy by);
   // Frees room for a Gold serving replica by the stack's serving preemption; true if it did.
@@ -158,6 +161,7 @@ class Engine final : public tenancy::AdmissionEnv {
   void PlacePending();
   void ScaleDown();
   void MigrateToCommitted();
+  void Defragment();  // StackConfig::defragment (engine_admission.cc)
   void Account(double dt);
   void UpdateSignals(double dt);
   int SpotAvailable(const PoolRun& p) const;

@@ -443,13 +443,8 @@ void Engine::MigrateToCommitted() {
     for (const auto& [neg_speed, pool] : by_speed) cands.push_back(pool);
     std::vector<Where> to;
     if (!TryPlaceJob(r, cands, &to)) continue;
-    // Checkpoint now: the checkpoint's cost is the only work lost.
-    r.done = std::max(0.0, r.done - speed * s_.fleet.checkpoint_cost_s);
-    ReleaseJob(r);
-    Hold(r, to);
-    ++r.restarts;
+    MoveJob(r, to);  // checkpoint now: the checkpoint's cost is the only work lost
     ++out_.migrations;
-    StartJob(r);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "seedance/report/scenario_report.h"
 
+#include "seedance/report/cost_jct_chart.h"
+
 #include "seedance/report/as_run_report.h"
 
 #include <fmt/format.h>
@@ -71,9 +73,8 @@ std::string AsRunHeadline(const sim::ScenarioResult& r) {
                      std::abs(SavingPct(c, paid)), relation, paid, AsRunSplit(r.as_run->cost), error, sd->result.AvgJctHours(), r.as_run->result.AvgJctHours());
 }
 
-const char* kColors[] = {"#e15759", "#76b7b2", "#4e79a7", "#59a14f", "#edc948",
-                         "#b07aa1", "#f28e2b", "#9c755f", "#ff9da7", "#bab0ac"};
-constexpr std::size_t kNumColors = sizeof(kColors) / sizeof(kColors[0]);
+const auto& kColors = kCostChartColors;
+constexpr std::size_t kNumColors = kNumCostChartColors;
 
 }  // namespace
 
@@ -290,119 +291,26 @@ nlohmann::json ScenarioJson(const sim::ScenarioResult& r) {
 
 namespace {
 
-// Approximate width in px of an 11 px label.
-double LabelWidth(const std::string& text) { return 6.2 * static_cast<double>(text.size()); }
-
-// Cost against average JCT: one point per policy, the Seedance frontier (seedance-tv*) joined by
-// a line, the plain bound as a dashed line and each service-level bound as a cross at its JCT.
+// Cost against average JCT: one point per policy, the Seedance frontier (seedance-tv*) on the
+// curve, the plain bound as a dashed line and each service-level bound as a cross at its JCT.
 std::string CostJctChart(const sim::ScenarioResult& r) {
-  std::vector<double> jcts;
-  double lo_cost = r.bound.usd, hi_cost = 0;
-  for (const auto& p : r.policies) {
-    jcts.push_back(p.result.AvgJctHours());
-    lo_cost = std::min(lo_cost, p.result.total_cost_usd);
-    hi_cost = std::max(hi_cost, p.result.total_cost_usd);
-  }
-  for (const auto& sb : r.service_bounds) lo_cost = std::min(lo_cost, sb.bound.usd);
-  std::sort(jcts.begin(), jcts.end());
-  if (jcts.empty() || hi_cost <= 0 || jcts.back() <= 0) return "";
-  // A far outlier (FIFO's JCT on philly) would squeeze the rest: it is pinned to the right edge.
-  double max_jct = jcts.back();
-  if (jcts.size() > 1 && max_jct > 1.5 * jcts[jcts.size() - 2]) max_jct = 1.25 * jcts[jcts.size() - 2];
-  max_jct *= 1.05;
-  const double min_jct = jcts.front() < 0.5 * max_jct ? 0.0 : 0.95 * jcts.front();
-  const double min_cost = 0.9 * lo_cost, max_cost = 1.05 * hi_cost;
-  const int legend_rows = static_cast<int>((r.policies.size() + 3) / 4);
-  const int width = 760, plot_height = 380, left = 90, right = 40, top = 20, bottom = 50;
-  const int height = plot_height + 20 * legend_rows;
-  auto x = [&](double jct) {
-    return left + (std::min(jct, max_jct) - min_jct) / (max_jct - min_jct) * (width - left - right);
-  };
-  auto y = [&](double usd) { return top + (max_cost - usd) / (max_cost - min_cost) * (plot_height - top - bottom); };
-  std::string h = "<h3>Cost against average JCT</h3>\n<p>Lower and further left is better. Points: each "
-                  "policy; line: Seedance at increasing values of a job-hour (<code>--frontier</code>); dashed: "
-                  "the LP bound; crosses: the bound for schedules at least as fast on average as that policy.</p>\n";
-  h += fmt::format("<svg viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
-                   "aria-label=\"cost against average JCT\">\n", width, height);
-  h += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#999\"/><line x1=\"{0}\" y1=\"{2}\" "
-                   "x2=\"{3}\" y2=\"{2}\" stroke=\"#999\"/>\n", left, top, plot_height - bottom, width - right);
-  for (int t = 0; t <= 4; ++t) {  // ticks
-    double jv = min_jct + (max_jct - min_jct) * t / 4, cv = min_cost + (max_cost - min_cost) * t / 4;
-    h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{:.1f}</text>"
-                     "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\">${:.0f}</text>\n",
-                     x(jv), plot_height - bottom + 16, jv, left - 6, y(cv) + 4, cv);
-  }
-  h += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">average JCT (h)</text>\n",
-                   (left + width - right) / 2, plot_height - 8);
-  h += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\" stroke-dasharray=\"6 4\"/>"
-                   "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\">lower bound ${:.0f}</text>\n",
-                   left, width - right, y(r.bound.usd), y(r.bound.usd), left + 6, y(r.bound.usd) - 4, r.bound.usd);
+  CostJctChartSpec spec;
+  spec.intro_html = "<p>Lower and further left is better. Points: each "
+                    "policy; line: Seedance at increasing values of a job-hour (<code>--frontier</code>); dashed: "
+                    "the LP bound; crosses: the bound for schedules at least as fast on average as that policy.</p>\n";
+  spec.has_bound = true;
+  spec.bound_usd = r.bound.usd;
   for (const auto& sb : r.service_bounds) {
-    double cx = x(sb.bound.max_avg_jct_s / 3600.0), cy = y(sb.bound.usd);
-    const bool flip = cx + 8 + LabelWidth("bound at " + sb.policy + "'s JCT") > width;
-    h += fmt::format("<path d=\"M{0:.1f} {1:.1f} l8 8 m-8 0 l8 -8\" transform=\"translate(-4 -4)\" stroke=\"#333\" "
-                     "stroke-width=\"2\"><title>bound at {2}'s JCT: ${3:.0f}</title></path>"
-                     "<text x=\"{4:.1f}\" y=\"{5:.1f}\" font-size=\"11\"{6}>bound at {2}'s JCT</text>\n",
-                     cx, cy, HtmlEscape(sb.policy), sb.bound.usd, flip ? cx - 8 : cx + 8, cy - 8,
-                     flip ? " text-anchor=\"end\"" : "");
+    spec.marks.push_back({sb.policy, sb.bound.max_avg_jct_s / 3600.0, sb.bound.usd});
   }
-  std::vector<std::pair<double, double>> frontier;
-  // Policies at the same point share one label ("seedance = seedance-tv0"); labels that would
-  // overlap an earlier one move down a line.
-  struct Label {
-    double x, y;
-    std::string text;
-    bool right;
-  };
-  std::vector<Label> labels;
-  std::size_t k = 0;
   for (const auto& p : r.policies) {
-    double px = x(p.result.AvgJctHours()), py = y(p.result.total_cost_usd);
     const bool on_frontier = p.name.rfind("seedance-tv", 0) == 0;
-    if (on_frontier) frontier.emplace_back(px, py);
-    std::string text = on_frontier ? "$" + p.name.substr(11) + "/h" : p.reference ? p.name + " (reference)" : p.name;
-    if (p.result.AvgJctHours() > max_jct) text += fmt::format(" ({:.0f} h) →", p.result.AvgJctHours());
-    h += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\"><title>{}: ${:.0f}, {:.2f} h</title></circle>\n",
-                     px, py, kColors[k % kNumColors], HtmlEscape(p.name), p.result.total_cost_usd, p.result.AvgJctHours());
-    ++k;
-    bool merged = false;
-    for (auto& l : labels) {
-      if (std::abs(l.x - px) < 3 && std::abs(l.y - py) < 3) {
-        l.text += " = " + text;
-        merged = true;
-        break;
-      }
-    }
-    if (!merged) labels.push_back({px, py, text, on_frontier});
+    const std::string label = on_frontier ? fmt::format("${}/h", p.name.substr(11))
+                              : p.reference ? fmt::format("{} (reference)", p.name)
+                                            : p.name;
+    spec.points.push_back({p.name, label, p.result.AvgJctHours(), p.result.total_cost_usd, on_frontier});
   }
-  std::vector<std::pair<double, double>> placed;
-  for (const auto& l : labels) {
-    bool on_right = l.right;
-    if (!on_right && l.x - 8 - LabelWidth(l.text) < 0) on_right = true;  // would run off the left edge
-    if (on_right && l.x + 8 + LabelWidth(l.text) > width) on_right = false;
-    double lx = on_right ? l.x + 8 : l.x - 8, ly = l.right ? l.y + 14 : l.y - 8;
-    bool clash = false;  // the legend below names every point; crowded labels are left out
-    for (const auto& [qx, qy] : placed) clash = clash || (std::abs(qx - lx) < 90 && std::abs(qy - ly) < 12);
-    if (clash) continue;
-    placed.emplace_back(lx, ly);
-    h += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\"{}>{}</text>\n", lx, ly,
-                     on_right ? "" : " text-anchor=\"end\"", HtmlEscape(l.text));
-  }
-  if (frontier.size() > 1) {
-    std::sort(frontier.begin(), frontier.end());
-    std::string pts;
-    for (const auto& [fx, fy] : frontier) pts += fmt::format("{:.1f},{:.1f} ", fx, fy);
-    h += "<polyline points=\"" + pts + "\" fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"1.5\"/>\n";
-  }
-  k = 0;
-  for (const auto& p : r.policies) {  // legend
-    double lx = left + static_cast<double>(k % 4) * 170, ly = plot_height + 12 + 20 * static_cast<double>(k / 4);
-    h += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\"/><text x=\"{:.1f}\" y=\"{:.1f}\" "
-                     "font-size=\"11\">{}</text>\n", lx, ly, kColors[k % kNumColors], lx + 9, ly + 4, HtmlEscape(p.name));
-    ++k;
-  }
-  h += "</svg>\n";
-  return h;
+  return RenderCostJctChart(spec);
 }
 
 std::string AssumesParagraph(const sim::ScenarioResult& r, sim::Assumption::Section section) {
