@@ -372,12 +372,7 @@ Status BillAsRunByNodes(const sim::FleetFile& fleet, const std::string& path, co
     r.static_rented = r.static_rented && up_all_window;
   }
   c.total_usd = ToUsd(total);
-  c.owned_usd = ToUsd(owned);
-  c.reserved_usd = ToUsd(reserved);
-  c.committed_usd = c.owned_usd + c.reserved_usd;
-  c.on_demand_usd = ToUsd(on_demand);
-  c.spot_usd = ToUsd(spot);
-  c.committed_idle_usd = ToUsd(idle);
+  c.SetTiers(owned, reserved, on_demand, spot, idle);
   for (const auto& [name, usd] : by_pool) {
     c.pool_names.push_back(name);
     c.usd_by_pool.push_back(ToUsd(usd));

@@ -182,12 +182,7 @@ Result<FleetAsRun> PriceAsRunByNodePools(Prepared& p, const std::vector<ledger::
     if (cost::IsCommitted(pool->kind)) committed_idle += t.idle;
   }
   c.total_usd = ToUsd(total);
-  c.owned_usd = ToUsd(owned);
-  c.reserved_usd = ToUsd(reserved);
-  c.committed_usd = c.owned_usd + c.reserved_usd;
-  c.on_demand_usd = ToUsd(on_demand);
-  c.spot_usd = ToUsd(spot);
-  c.committed_idle_usd = ToUsd(committed_idle);
+  c.SetTiers(owned, reserved, on_demand, spot, committed_idle);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     // A gang's GPUs node by node (its pods may span pools: owned and spot nodes), in pool order.
     std::vector<std::pair<std::string, int>> by_node = jobs[i].gpus_by_node;

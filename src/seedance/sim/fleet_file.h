@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/core/units.h"
 #include "seedance/cost/node_pool.h"
 #include "seedance/cost/price_table.h"
 #include "seedance/cost/tco.h"
@@ -141,6 +142,16 @@ struct AsRunCost {
   std::vector<std::string> pool_names;  // "A100-80G owned", parallel to usd_by_pool
   std::vector<double> usd_by_pool;
   std::vector<std::pair<std::string, double>> usd_by_job;  // first-seen order; committed GPUs at their price per use
+
+  // The tier totals from micro-dollar sums (the ledger's nodes, the as-run node inventory).
+  void SetTiers(Money owned, Money reserved, Money on_demand, Money spot, Money committed_idle) {
+    owned_usd = ToUsd(owned);
+    reserved_usd = ToUsd(reserved);
+    committed_usd = owned_usd + reserved_usd;
+    on_demand_usd = ToUsd(on_demand);
+    spot_usd = ToUsd(spot);
+    committed_idle_usd = ToUsd(committed_idle);
+  }
 };
 
 // Prices what ran by the simulator's billing rules (billing.h): committed pools cost every GPU
