@@ -119,8 +119,10 @@ void PrintBenchTable(const sim::SpotBenchReport& rep) {
   std::cout << "Savings vs on-demand, 2023 p3.2xlarge series, 9 zones pooled (sum of costs):\n";
   std::cout << fmt::format("{:>5} {:>6} {:>5} | {:>7} {:>7} {:>8} {:>7} | {:>6} {:>9} {:>9} {:>6}\n", "job h", "ddl h",
                            "d h", "greedy", "UP", "seedance", "omnisc.", "misses", "sd-UP pp", "gap omn.", "zones+");
-  for (const auto& [k, a] : by) {
-    auto sav = [&](const char* p) { return 100.0 * (1.0 - a.cost.at(p) / a.od); };
+  for (const auto& entry : by) {
+    const auto& k = entry.first;
+    const auto& a = entry.second;
+    auto sav = [&a](const char* p) { return 100.0 * (1.0 - a.cost.at(p) / a.od); };
     std::cout << fmt::format("{:>5.0f} {:>6.1f} {:>5.2f} | {:>6.1f}% {:>6.1f}% {:>7.1f}% {:>6.1f}% | {:>6} {:>9.2f} {:>9.2f} {:>3}/{}\n",
                              std::get<0>(k), std::get<1>(k), std::get<2>(k), sav("greedy"), sav("uniform-progress"),
                              sav("seedance"), sav("omniscient"), a.misses,

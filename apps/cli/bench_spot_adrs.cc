@@ -79,9 +79,11 @@ int RunAdrsBench(const std::string& out_dir, int threads, int max_window) {
   for (const auto& [p, label] : cols) head += fmt::format(" {:>8}", label);
   std::cout << head << fmt::format(" | {:>8} {:>7} {:>6}\n", "best evo", "sd-best", "misses");
   nlohmann::json settings = nlohmann::json::array();
-  for (const auto& [k, t] : by) {
+  for (const auto& entry : by) {
+    const auto& k = entry.first;
+    const auto& t = entry.second;
     const double od = t.cost.at("on-demand");
-    auto sav = [&](const std::string& p) { return 100.0 * (1.0 - t.cost.at(p) / od); };
+    auto sav = [&t, od](const std::string& p) { return 100.0 * (1.0 - t.cost.at(p) / od); };
     std::string line = fmt::format("{:>5g} {:>5g} |", k.first, k.second);
     for (const auto& [p, label] : cols) line += fmt::format(" {:>7.2f}%", sav(p));
     double best = -1e9;
