@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,4 +128,29 @@ func printCycleProfile(run string, before, after snapshot, bound int) {
 	}
 	fmt.Printf("profile %s: cpu control plane (apiserver, etcd, scheduler, load) %.1f s (%.2f ms per bound pod), seedance server %.1f s (%.2f ms per bound pod)\n",
 		run, self, per(self), sd, per(sd))
+}
+
+// startCPUProfile writes a Go CPU profile of this process (kube-apiserver, etcd, kube-scheduler
+// and the load generator together) for one run to $SEEDANCE_CPU_PROFILE_DIR/RUN.pprof when that
+// variable is set (`go tool pprof -top` splits the control plane's CPU by function); the returned
+// function stops it. Unset: nothing is recorded.
+func startCPUProfile(run string) func() {
+	dir := os.Getenv("SEEDANCE_CPU_PROFILE_DIR")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, run+".pprof"))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cpu profile %s: %v\n", run, err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintf(os.Stderr, "cpu profile %s: %v\n", run, err)
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }

@@ -114,7 +114,9 @@ func throughput(ctx context.Context, args []string) error {
 			return err
 		}
 		before := takeSnapshot(nil)
+		stopProfile := startCPUProfile("plain")
 		res, err := workload.RunPodsUntilDecided(ctx, c.Client, inNamespace("bench-plain"), s.Name, *workers, *timeout)
+		stopProfile()
 		after := takeSnapshot(nil)
 		s.Stop()
 		if res != nil {
@@ -154,7 +156,9 @@ func throughput(ctx context.Context, args []string) error {
 		step("as shipped, except: %s", ch)
 	}
 	before := takeSnapshot(srv)
+	stopProfile := startCPUProfile("seedance")
 	res, err := workload.RunPodsUntilDecided(ctx, c.Client, inNamespace("bench-seedance"), s.Name, *workers, *timeout)
+	stopProfile()
 	after := takeSnapshot(srv)
 	s.Stop()
 	if res != nil {
