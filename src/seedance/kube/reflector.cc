@@ -90,9 +90,10 @@ bool Reflector::Backoff() {
 
 Status Reflector::ListAndReplace() {
   // The old store goes first and the list fills the new one as its pages arrive: one copy of the
-  // objects, plus the page in flight. Until a list succeeds nothing reads the store (a failed
-  // list is retried before any watch or resync).
+  // objects, packed, plus the page in flight. Until a list succeeds nothing reads the store (a
+  // failed list is retried before any watch or resync).
   store_.clear();
+  pool_.release();
   std::string cont;
   std::string rv;
   do {
@@ -114,7 +115,7 @@ Status Reflector::ListAndReplace() {
     cont = meta.value("continue", "");
     for (auto& item : (*list)["items"]) {
       if (options_.transform) options_.transform(item);
-      store_[KeyOf(item)] = item.dump();
+      store_.insert_or_assign(Text(KeyOf(item), &pool_), Text(keys_.Pack(item), &pool_));
     }
   } while (!cont.empty());
   ReplaceFromStore();
@@ -151,14 +152,14 @@ bool Reflector::ApplyEvent(std::string_view line, WatchEnd* end) {
   }
   if ((type == "ADDED" || type == "MODIFIED" || type == "DELETED") && options_.transform) options_.transform(object);
   if (type == "ADDED" || type == "MODIFIED") {
-    auto [it, inserted] = store_.insert_or_assign(KeyOf(object), object.dump());
+    auto [it, inserted] = store_.insert_or_assign(Text(KeyOf(object), &pool_), Text(keys_.Pack(object), &pool_));
     if (inserted || type == "ADDED") {
       handler_.OnAdd(object);
     } else {
       handler_.OnUpdate(object);
     }
   } else if (type == "DELETED") {
-    store_.erase(KeyOf(object));
+    store_.erase(Text(KeyOf(object), &pool_));
     handler_.OnDelete(object);
   } else if (type != "BOOKMARK") {
     Log("watch_unknown_event", {{"type", type}});
@@ -218,7 +219,11 @@ Reflector::WatchEnd Reflector::WatchOnce() {
 
 void Reflector::ReplaceFromStore() {
   handler_.OnReplaceEach([this](const ReflectorHandler::Visit& visit) {
-    for (const auto& [key, text] : store_) visit(nlohmann::json::parse(text));
+    for (const auto& [key, packed] : store_) {
+      auto object = keys_.Unpack(packed);
+      SEEDANCE_CHECK(object.has_value()) << key << ": " << object.error().message();  // written by Pack
+      visit(*object);
+    }
   });
 }
 

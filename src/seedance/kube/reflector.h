@@ -19,7 +19,8 @@
 //      relists()): a watch that keeps answering 5xx is not retried from the same RV forever.
 //   5. Every `resync_period` (0 = never) the whole store goes to OnReplace again, as informers'
 //      resync (repairs a handler whose state drifted); checked between events and streams.
-//   Memory: the store holds each object once, as compact JSON text after `transform`; a list
+//   Memory: the store holds each object once, packed after `transform` (packed_json.h: object keys
+//   in a table the store shares, values in binary; a third of the compact JSON text); a list
 //   drops the old store first and fills the new one page by page (one page of full objects at a
 //   time), so a relist never holds two copies of the store; the handler gets the objects one at
 //   a time (OnReplaceEach), parsed from the store.
@@ -33,6 +34,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory_resource>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -43,6 +45,7 @@
 #include "seedance/core/rng.h"
 #include "seedance/core/status.h"
 #include "seedance/kube/client.h"
+#include "seedance/kube/packed_json.h"
 
 namespace seedance::kube {
 
@@ -142,7 +145,13 @@ class Reflector {
   ReflectorOptions options_;
   ReflectorHooks hooks_;
 
-  std::map<std::string, std::string> store_;  // by namespace/name: compact JSON; Run()'s thread only
+  // By namespace/name: the object packed with keys_. Run()'s thread only. The entries live in
+  // pool_'s chunks, dense and apart from the garbage of parsing (malloc would scatter them among
+  // the freed pages of the list's parsed pages and pin those); a list releases the pool first.
+  using Text = std::pmr::string;
+  std::pmr::unsynchronized_pool_resource pool_;
+  std::pmr::map<Text, Text> store_{&pool_};
+  KeyTable keys_;
   Duration last_resync_{0};
   int failures_ = 0;
   int error_answers_ = 0;  // error answers in a row (WatchEnd::kError), reset by an event or a list

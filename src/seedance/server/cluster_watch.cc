@@ -43,6 +43,20 @@ constexpr const char* kReconnects = "seedance_watch_reconnects_total";
 constexpr const char* kEvents = "seedance_watch_events_total";
 constexpr const char* kLists = "seedance_watch_lists_total";
 
+// What the extender keeps of a watched pod (issue 40: memory per pod). Filter, prioritize and
+// preempt judge the pod of the scheduler's request, never the tolerations or annotations of a
+// bound or waiting one (ParsePod has read the GPU annotations into spec already); bind, quota and
+// preemption read the tenant and job labels. The extender trims the pods it remembers for bind
+// the same way (Admit).
+Result<K8sPod> ParseKept(const json& o) {
+  auto p = ParsePod(o, "pod");
+  if (!p.has_value()) return p;
+  p->annotations.clear();
+  p->tolerations = {};
+  std::erase_if(p->labels, [](const auto& kv) { return kv.first != kTenantLabel && kv.first != kJobLabel; });
+  return p;
+}
+
 }  // namespace
 
 class ClusterWatch::Impl {
@@ -122,13 +136,14 @@ class ClusterWatch::Impl {
       if (what == "reconnect") app_.metrics.Inc(kReconnects, {{"resource", resource}});
       if (what == "event") app_.metrics.Inc(kEvents, {{"resource", resource}});
       if (what == "list") {
-        app_.metrics.Inc(kLists, {{"resource", resource}});
-        Synced();
 #ifdef __GLIBC__
         // A list parses pages of full objects (hundreds of MB at 50,000 pods) that the transform
         // drops at once; hand the freed pages back instead of keeping them as the process's RSS.
+        // Before the list is counted: whoever reads the count sees the memory the list keeps.
         malloc_trim(0);
 #endif
+        app_.metrics.Inc(kLists, {{"resource", resource}});
+        Synced();
       }
     };
     h.log = [this](std::string_view event, const json& fields) {
@@ -185,7 +200,7 @@ class ClusterWatch::Impl {
     std::lock_guard lock(mu_);
     std::vector<K8sPod> pods;
     each([&](const json& o) {
-      auto p = ParsePod(o, "pod");
+      auto p = ParseKept(o);
       if (p.has_value()) {
         pods.push_back(std::move(*p));
       } else {
@@ -198,7 +213,7 @@ class ClusterWatch::Impl {
   }
   void UpsertPod(const json& o) {
     std::lock_guard lock(mu_);
-    auto p = ParsePod(o, "pod");
+    auto p = ParseKept(o);
     if (!p.has_value()) return Warn("pod", p.error());
     pending_.erase(p->key());
     if (Status s = extender_.UpsertPods({*p}); !s.ok()) Pending(*p, s);
@@ -206,7 +221,7 @@ class ClusterWatch::Impl {
   }
   void DeletePod(const json& o) {
     std::lock_guard lock(mu_);
-    auto p = ParsePod(o, "pod");
+    auto p = ParseKept(o);
     if (!p.has_value()) return Warn("pod", p.error());
     pending_.erase(p->key());
     (void)extender_.DeletePod(p->key());  // kNotFound: never bound nor seen
