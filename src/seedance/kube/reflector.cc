@@ -91,9 +91,9 @@ bool Reflector::Backoff() {
 Status Reflector::ListAndReplace() {
   // The old store goes first and the list fills the new one as its pages arrive: one copy of the
   // objects, packed, plus the page in flight. Until a list succeeds nothing reads the store (a
-  // failed list is retried before any watch or resync).
+  // failed list is retried before any watch or resync). The old entries' blocks stay in pool_ and
+  // take the new ones: new chunks allocated amid the pages' garbage would pin it after a relist.
   store_.clear();
-  pool_.release();
   std::string cont;
   std::string rv;
   do {

@@ -20,10 +20,10 @@
 //   5. Every `resync_period` (0 = never) the whole store goes to OnReplace again, as informers'
 //      resync (repairs a handler whose state drifted); checked between events and streams.
 //   Memory: the store holds each object once, packed after `transform` (packed_json.h: object keys
-//   in a table the store shares, values in binary; a third of the compact JSON text); a list
+//   in a table the store shares, values in binary: 256 bytes for 613 of a slim pod's JSON); a list
 //   drops the old store first and fills the new one page by page (one page of full objects at a
 //   time), so a relist never holds two copies of the store; the handler gets the objects one at
-//   a time (OnReplaceEach), parsed from the store.
+//   a time (OnReplaceEach), unpacked from the store.
 // Time and randomness are injected (Clock, Rng, and the wait between tries) so tests need no
 // sleeps; Stop() interrupts a wait and closes the stream.
 //
@@ -147,7 +147,8 @@ class Reflector {
 
   // By namespace/name: the object packed with keys_. Run()'s thread only. The entries live in
   // pool_'s chunks, dense and apart from the garbage of parsing (malloc would scatter them among
-  // the freed pages of the list's parsed pages and pin those); a list releases the pool first.
+  // the list's parsed pages and pin those once freed); a relist reuses the blocks (the pool keeps
+  // the largest store's capacity).
   using Text = std::pmr::string;
   std::pmr::unsynchronized_pool_resource pool_;
   std::pmr::map<Text, Text> store_{&pool_};
