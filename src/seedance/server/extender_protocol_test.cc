@@ -95,9 +95,18 @@ TEST(ExtenderProtocol, NodeCacheModeFilterPrioritizeBind) {
   EXPECT_EQ(h.app.metrics.Value("seedance_decisions_total", {{"verb", "filter"}, {"result", "ok"}}), 1.0);
   EXPECT_EQ(h.app.metrics.Value("seedance_pods_bound", {}), 1.0);
 
-  // Now gpu-a has 6 free: a 7-GPU pod fails on fit (preemption could help).
-  auto [c3, b3] = h.Post("/extender/filter", json{{"Pod", PodJson(GpuPod("big", 7), "ml", "uid-big")}, {"NodeNames", {"gpu-a"}}});
-  EXPECT_EQ(b3["FailedNodes"]["gpu-a"], "fit: needs 7 GPU, 6 free");
+  // Now gpu-a has 6 free: a 7-GPU pod fails on fit. kube-scheduler's preemption evicts only pods
+  // of lower priority: for a pod of train's priority it cannot help (unresolvable, no dry run),
+  // for a pod of higher priority it could (FailedNodes).
+  json big = PodJson(GpuPod("big", 7), "ml", "uid-big");
+  auto [c3, b3] = h.Post("/extender/filter", json{{"Pod", big}, {"NodeNames", {"gpu-a"}}});
+  EXPECT_EQ(b3["FailedAndUnresolvableNodes"]["gpu-a"], "fit: needs 7 GPU, 6 free") << b3;
+  EXPECT_EQ(b3["FailedNodes"], json::object()) << b3;
+  big["spec"]["priority"] = 5;
+  auto [c3p, b3p] = h.Post("/extender/filter", json{{"Pod", big}, {"NodeNames", {"gpu-a"}}});
+  EXPECT_EQ(b3p["FailedNodes"]["gpu-a"], "fit: needs 7 GPU, 6 free") << b3p;
+  EXPECT_EQ(b3p["FailedAndUnresolvableNodes"], json::object()) << b3p;
+  big["spec"].erase("priority");
   // Deleting a node releases its pods and makes it unknown.
   h.Post("/v1/nodes", NodeJson(GpuNode("gpu-c", 8)));
   json on_c = PodJson(GpuPod("on-c", 1), "ml", "uid-on-c");
@@ -110,8 +119,59 @@ TEST(ExtenderProtocol, NodeCacheModeFilterPrioritizeBind) {
   EXPECT_EQ(h.app.metrics.Value("seedance_nodes", {}), 2.0);
   // Release through DELETE; then it fits.
   EXPECT_EQ(h.client->Delete("/v1/pods/ml/train")->status, 200);
-  auto [c4, b4] = h.Post("/extender/filter", json{{"Pod", PodJson(GpuPod("big", 7), "ml", "uid-big")}, {"NodeNames", {"gpu-a"}}});
+  auto [c4, b4] = h.Post("/extender/filter", json{{"Pod", big}, {"NodeNames", {"gpu-a"}}});
   EXPECT_EQ(b4["NodeNames"], json({"gpu-a"}));
+}
+
+// Issue 40: kube-scheduler's DefaultPreemption dry-runs every node in FailedNodes, and it can
+// only evict pods of lower priority than the preemptor. A node that fails on free capacity or
+// quota with no such pod bound is answered in FailedAndUnresolvableNodes (no dry run there); one
+// with such a pod stays in FailedNodes. The per-node priorities follow binds, releases, a node
+// added (the table rebuilt) and a node removed (the nodes after it move down the table).
+TEST(ExtenderProtocol, NodesWherePreemptionCannotHelpAreUnresolvable) {
+  ExtenderHarness h;
+  for (const char* n : {"gpu-0", "gpu-low", "gpu-high", "gpu-mixed"}) {
+    ASSERT_EQ(h.Post("/v1/nodes", NodeJson(GpuNode(n, 8))).first, 200);
+  }
+  auto bind = [&](const std::string& name, const std::string& node, int gpus, int priority) {
+    json p = PodJson(GpuPod(name, gpus), "ml", "uid-" + name);
+    p["spec"]["nodeName"] = node;
+    p["spec"]["priority"] = priority;
+    ASSERT_EQ(h.Post("/v1/pods", p).first, 200) << name;
+  };
+  bind("zero", "gpu-0", 8, 5);
+  bind("low", "gpu-low", 8, 1);
+  bind("high", "gpu-high", 8, 9);
+  bind("mixed-high", "gpu-mixed", 4, 9);
+  bind("mixed-low", "gpu-mixed", 4, 1);
+  json pod = PodJson(GpuPod("want", 2), "ml", "uid-want");
+  pod["spec"]["priority"] = 5;
+  const json names = {"gpu-0", "gpu-low", "gpu-high", "gpu-mixed"};
+  auto verdicts = [&]() {
+    auto [code, body] = h.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", names}});
+    EXPECT_EQ(code, 200);
+    std::string out;
+    for (const auto& n : names) {
+      const std::string name = n.get<std::string>();
+      out += name + (body["FailedNodes"].contains(name) ? ":F " : body["FailedAndUnresolvableNodes"].contains(name) ? ":U " : ":ok ");
+    }
+    return out;
+  };
+  // gpu-0: a pod of the same priority (5 is not lower than 5).
+  EXPECT_EQ(verdicts(), "gpu-0:U gpu-low:F gpu-high:U gpu-mixed:F ");
+  // The low pod on gpu-mixed leaves: only a higher one is left there.
+  ASSERT_EQ(h.client->Delete("/v1/pods/ml/mixed-low")->status, 200);
+  bind("mixed-filler", "gpu-mixed", 4, 7);
+  EXPECT_EQ(verdicts(), "gpu-0:U gpu-low:F gpu-high:U gpu-mixed:U ");
+  // A node added rebuilds the table; a node removed moves the ones after it down: each keeps its pods' priorities.
+  ASSERT_EQ(h.Post("/v1/nodes", NodeJson(GpuNode("gpu-new", 8))).first, 200);
+  EXPECT_EQ(verdicts(), "gpu-0:U gpu-low:F gpu-high:U gpu-mixed:U ");
+  ASSERT_EQ(h.client->Delete("/v1/nodes/gpu-0")->status, 200);
+  const std::string after = verdicts();
+  EXPECT_EQ(after.substr(after.find("gpu-low")), "gpu-low:F gpu-high:U gpu-mixed:U ");
+  // A pod of the lowest priority can preempt nothing anywhere.
+  pod["spec"]["priority"] = 0;
+  EXPECT_EQ(verdicts().substr(after.find("gpu-low")), "gpu-low:U gpu-high:U gpu-mixed:U ");
 }
 
 TEST(ExtenderProtocol, PreemptAnswersMetaVictims) {
@@ -224,10 +284,16 @@ TEST(ExtenderProtocol, ThousandNodeFilterReasons) {
     if (body["FailedNodes"].contains(node)) return "F " + body["FailedNodes"][node].get<std::string>();
     return "ok";
   };
-  // A default-tenant (Gold, no quota) pod.
+  // A default-tenant (Gold, no quota) pod, of the bound pods' priority and of a higher one.
   const json gold = filter(PodJson(GpuPod("g", 1), "default", "g"));
-  // A team-a pod: over quota (8/8 used).
+  json high = PodJson(GpuPod("h", 1), "default", "h");
+  high["spec"]["priority"] = 1;
+  const json gold_high = filter(high);
+  // A team-a pod: over quota (8/8 used); of a higher priority than team-held.
   const json quota = filter(PodJson(GpuPod("q", 1), "ns-a", "q", {{"seedance.io/tenant", "team-a"}}));
+  json quota_pod_high = PodJson(GpuPod("qh", 1), "ns-a", "qh", {{"seedance.io/tenant", "team-a"}});
+  quota_pod_high["spec"]["priority"] = 1;
+  const json quota_high = filter(quota_pod_high);
   // A pod of the tripped namespace.
   const json spendy = filter(PodJson(GpuPod("s", 1), "spendy", "s"));
   for (int i = 0; i < 1000; ++i) {
@@ -240,13 +306,18 @@ TEST(ExtenderProtocol, ThousandNodeFilterReasons) {
       }
     } else {
       EXPECT_EQ(reason_of(spendy, n), "U breaker: hourly cost $41.20 > threshold $30.00; POST /v1/breaker/reset") << n;
+      // Failed only where a pod of lower priority is bound (preemption could make room there),
+      // else unresolvable.
       if (i < 300 || i == 999) {  // filled, and node-999 holds team-a's 8 GPUs
-        EXPECT_EQ(reason_of(gold, n), "F fit: needs 1 GPU, 0 free") << n;
+        EXPECT_EQ(reason_of(gold, n), "U fit: needs 1 GPU, 0 free") << n;
+        EXPECT_EQ(reason_of(gold_high, n), "F fit: needs 1 GPU, 0 free") << n;
       } else {
         EXPECT_EQ(reason_of(gold, n), "ok") << n;
       }
       if (i >= 300) {
-        EXPECT_EQ(reason_of(quota, n), "F quota: tenant team-a would use 9/8 gpu (nominal 8, cohort lends 0)") << n;
+        const std::string why = "quota: tenant team-a would use 9/8 gpu (nominal 8, cohort lends 0)";
+        EXPECT_EQ(reason_of(quota, n), "U " + why) << n;
+        EXPECT_EQ(reason_of(quota_high, n), (i == 999 ? "F " : "U ") + why) << n;
       }
     }
   }
@@ -335,7 +406,7 @@ TEST(ExtenderProtocol, ConfigReload) {
   held["spec"]["nodeName"] = "gpu-a";
   ASSERT_EQ(h.Post("/v1/pods", held).first, 200);
   const json pod = PodJson(GpuPod("next", 2), "team-a", "next");
-  EXPECT_EQ(h.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", {"gpu-a"}}}).second["FailedNodes"]["gpu-a"],
+  EXPECT_EQ(h.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", {"gpu-a"}}}).second["FailedAndUnresolvableNodes"]["gpu-a"],
             "quota: tenant team-a would use 5/4 gpu (nominal 4, cohort lends 0)");
 
   ServerConfig bad = config;
