@@ -127,9 +127,11 @@ FilterResult Extender::RunFilter(const ExtenderArgs& args, std::vector<std::stri
     m.ExpireReservations();
     if (m.HoldsReservation(pod.uid)) m.DropReservation(pod.uid);  // a concurrent filter of this pod
     const sched::PlacementDecision d = m.Decide(names, req, screen);
-    if (d.placed()) {
-      chosen = m.specs[d.node.value()].name;
-      const auto k = static_cast<std::size_t>(std::find(names.begin(), names.end(), chosen) - names.begin());
+    const auto k = d.placed() ? static_cast<std::size_t>(std::find(names.begin(), names.end(),
+                                                                    m.specs[d.node.value()].name) - names.begin())
+                              : names.size();
+    if (k < names.size()) {  // the policy places only where the screen allows: one of `names`
+      chosen = names[k];
       if (r.nodes.has_value()) {
         json kept = std::move((*r.nodes)[k]);
         r.nodes->assign(1, std::move(kept));
