@@ -55,6 +55,58 @@ TEST(ExtenderProtocol, VerbatimFullNodeArgs) {
   EXPECT_EQ(h.app.metrics.Value("seedance_nodes", {}), 1.0);
 }
 
+// server.extender_decide_at_filter (issue 40): among the nodes that pass, filter answers only the
+// one prioritize scores 10 (in node-cache and full-node mode alike); the others are in no map.
+TEST(ExtenderProtocol, DecideAtFilterAnswersPrioritizesPick) {
+  ServerConfig config = ServerConfig::Defaults();
+  config.extender_full_nodes = true;
+  ServerConfig deciding = config;
+  deciding.extender_decide_at_filter = true;
+  ExtenderHarness blend(config), decide(deciding);
+  const json nodes = {NodeJson(GpuNode("gpu-a", 8)), NodeJson(GpuNode("gpu-b", 8)), NodeJson(GpuNode("gpu-c", 8)),
+                      NodeJson(GpuNode("gpu-d", 1))};
+  json held = PodJson(GpuPod("held", 5), "ml", "uid-held");
+  held["spec"]["nodeName"] = "gpu-b";
+  for (ExtenderHarness* h : {&blend, &decide}) {
+    ASSERT_EQ(h->Post("/v1/nodes", json{{"items", nodes}}).first, 200);
+    ASSERT_EQ(h->Post("/v1/pods", held).first, 200);
+  }
+  const json pod = PodJson(GpuPod("train", 2), "ml", "uid-train");
+  const json names = {"gpu-a", "gpu-b", "gpu-c", "gpu-d"};
+  auto [pc, prio] = blend.Post("/extender/prioritize", json{{"Pod", pod}, {"NodeNames", {"gpu-a", "gpu-b", "gpu-c"}}});
+  ASSERT_EQ(pc, 200);
+  std::string best;
+  for (const auto& hp : prio) {
+    if (hp["Score"] == 10) best = hp["Host"];
+  }
+  EXPECT_EQ(best, "gpu-b");  // bestfit: the fullest node that fits
+  // Off: every node that passes, as before.
+  EXPECT_EQ(blend.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", names}}).second["NodeNames"],
+            json({"gpu-a", "gpu-b", "gpu-c"}));
+  // On, node-cache mode: the pick alone; gpu-a and gpu-c (passed, not picked) are in no map.
+  auto [fc, f] = decide.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", names}});
+  ASSERT_EQ(fc, 200) << f;
+  EXPECT_EQ(f["NodeNames"], json({best})) << f;
+  EXPECT_EQ(f["FailedNodes"], json::object()) << f;
+  EXPECT_EQ(f["FailedAndUnresolvableNodes"], json({{"gpu-d", "fit: needs 2 GPU, node has 1"}})) << f;
+  auto [dc, dec] = decide.Get("/v1/decisions?pod=ml/train");
+  ASSERT_EQ(dc, 200) << dec;
+  EXPECT_EQ(dec["decisions"].back()["chosen"], best);
+  EXPECT_EQ(dec["decisions"].back()["passed"], 3);
+  EXPECT_EQ(dec["decisions"].back()["policy"], "bestfit");
+  // Full-node mode: the picked node's object alone, as sent.
+  auto [nc, n] = decide.Post("/extender/filter", json{{"Pod", pod}, {"Nodes", {{"items", nodes}}}});
+  ASSERT_EQ(nc, 200) << n;
+  ASSERT_EQ(n["Nodes"]["items"].size(), 1u) << n;
+  EXPECT_EQ(n["Nodes"]["items"][0], nodes[1]);
+  // Bind takes the pick's GPUs; the next pod sees them used.
+  auto [bc, b] = decide.Post("/extender/bind", json{{"PodName", "train"}, {"PodNamespace", "ml"}, {"PodUID", "uid-train"}, {"Node", best}});
+  EXPECT_EQ(b["Error"], "") << b;
+  EXPECT_EQ(decide.Post("/extender/filter", json{{"Pod", PodJson(GpuPod("next", 2), "ml", "uid-next")}, {"NodeNames", names}})
+                .second["NodeNames"],
+            json({"gpu-a"}));
+}
+
 TEST(ExtenderProtocol, NodeCacheModeFilterPrioritizeBind) {
   ExtenderHarness h;
   json list{{"kind", "NodeList"}, {"items", {NodeJson(GpuNode("gpu-a", 8)), NodeJson(GpuNode("gpu-b", 1))}}};
