@@ -136,7 +136,7 @@ FilterResult Extender::RunFilter(const ExtenderArgs& args, std::vector<std::stri
         json kept = std::move((*r.nodes)[k]);
         r.nodes->assign(1, std::move(kept));
       } else {
-        std::swap(r.node_names[0], r.node_names[k]);
+        if (k != 0) r.node_names[0] = std::move(r.node_names[k]);
         r.node_names.resize(1);
       }
       if (m.MayReserve(pod.uid) && m.BindPod(pod, chosen, "filter", /*assume=*/true).ok()) m.generation++;
