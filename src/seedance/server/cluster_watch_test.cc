@@ -302,13 +302,14 @@ TEST_F(ClusterWatchTest, CordonedNotReadyAndTaintedNodesTakeNoNewPods) {
   };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   json r = filter(pending);
-  while (r["FailedAndUnresolvableNodes"].size() < 3 && std::chrono::steady_clock::now() < deadline) {
+  while (r["FailedAndUnresolvableNodes"].size() < 4 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     r = filter(pending);
   }
   EXPECT_EQ(r["NodeNames"], json::array()) << r.dump();
-  EXPECT_EQ(r["FailedNodes"]["gpu-1"], "fit: needs 2 GPU, 0 free") << r.dump();  // full
   const json& why = r["FailedAndUnresolvableNodes"];
+  // Full, of pods no lower in priority than this one: preemption cannot make room.
+  EXPECT_EQ(why["gpu-1"], "fit: needs 2 GPU, 0 free") << r.dump();
   EXPECT_EQ(why["gpu-0"], "node: cordoned (spec.unschedulable)") << r.dump();
   EXPECT_EQ(why["gpu-2"], "node: Ready condition is False") << r.dump();
   EXPECT_EQ(why["gpu-3"], "taint: maintenance=disk:NoSchedule not tolerated") << r.dump();
@@ -337,7 +338,11 @@ TEST_F(ClusterWatchTest, CordonedNotReadyAndTaintedNodesTakeNoNewPods) {
   // the table, and each keeps its own conditions.
   ASSERT_TRUE(fake_.Delete("nodes", "", "gpu-1"));
   r = filter(pending);
-  while (!r["FailedAndUnresolvableNodes"].contains("gpu-1") && std::chrono::steady_clock::now() < deadline) {
+  // (gpu-1, full of pods no lower in priority, was unresolvable already: wait for "unknown node".)
+  auto unknown = [](const json& answer) {
+    return answer["FailedAndUnresolvableNodes"].value("gpu-1", "").rfind("unknown node:", 0) == 0;
+  };
+  while (!unknown(r) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     r = filter(pending);
   }
@@ -416,7 +421,8 @@ TEST_F(ClusterWatchTest, PrioritizeReservesUntilTheWatchConfirms) {
   // burst-1 (2 GPUs) in the same burst: 1 + 2 reserved + 2 > 4.
   const json f = verb("filter", "burst-1");
   EXPECT_EQ(f["NodeNames"], json::array()) << f.dump();
-  EXPECT_EQ(f["FailedNodes"]["gpu-2"].get<std::string>().rfind("quota: tenant team-b would use 5/4 gpu", 0), 0u) << f.dump();
+  EXPECT_EQ(f["FailedAndUnresolvableNodes"]["gpu-2"].get<std::string>().rfind("quota: tenant team-b would use 5/4 gpu", 0), 0u)
+      << f.dump();
   // Filtering pending-0 again (kube-scheduler's retry) does not count its own reservation.
   EXPECT_EQ(verb("filter", "pending-0")["NodeNames"].size(), 2u);
   EXPECT_EQ(picked(verb("prioritize", "pending-0")), node);
@@ -466,6 +472,69 @@ TEST_F(ClusterWatchTest, PrioritizeReservesUntilTheWatchConfirms) {
   }
   EXPECT_FALSE(Observed(c)["pods"].contains("team-a/ghost"));
   EXPECT_EQ(Observed(c)["quota"]["team-a"], quota_before);
+}
+
+// Decide at filter (server.extender_decide_at_filter, issue 40): the filter answers only the node
+// prioritize would score 10 among those that pass, and reserves it as prioritize would, so
+// kube-scheduler, left with one feasible node, neither scores nor calls prioritize (one round trip
+// per pod). The nodes that passed but were not chosen appear in no map; the watch's binding
+// confirms the reservation, counted once.
+TEST_F(ClusterWatchTest, FilterDecidesReservesAndTheWatchConfirms) {
+  std::ofstream(dir_ + "/config.yaml") << "server:\n  kube_api_url: " << fake_.url() << "\n"
+                                       << "  extender_decide_at_filter: true\n"
+                                       << "tenancy:\n  tenants:\n"
+                                       << "    - {name: team-a, tier: gold, quota: {gpu: {nominal: 16}}}\n"
+                                       << "    - {name: team-b, tier: silver, quota: {gpu: {nominal: 8}}}\n";
+  Populate();  // gpu-0: 5 of 8 GPUs used, gpu-1 full, gpu-2 and gpu-3 empty; team-b/pending-0 wants 2
+  fake_.Put("pods", Pod("team-b", "next-0", 1));
+  auto s = Start();
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  ASSERT_TRUE(Converges(c));
+  auto verb = [&](const std::string& v, const std::string& name, const json& nodes) {
+    json args = {{"Pod", *fake_.Get("pods", "team-b", name)}, {"NodeNames", nodes}};
+    auto r = c.Post("/extender/" + v, args.dump(), "application/json");
+    EXPECT_TRUE(r && r->status == 200);
+    return r ? json::parse(r->body) : json();
+  };
+  const json all = {"gpu-0", "gpu-1", "gpu-2", "gpu-3"};
+  // What prioritize scores 10 over the nodes that pass (it reserves; the filter below, a new
+  // placement of the same pod, lets that reservation go first).
+  std::string best;
+  for (const auto& h : verb("prioritize", "pending-0", {"gpu-0", "gpu-2", "gpu-3"})) {
+    if (h["Score"] == 10) best = h["Host"];
+  }
+  ASSERT_FALSE(best.empty());
+  const json f = verb("filter", "pending-0", all);
+  EXPECT_EQ(f["NodeNames"], json({best})) << f.dump();
+  EXPECT_EQ(f["FailedNodes"], json::object()) << f.dump();
+  EXPECT_EQ(f["FailedAndUnresolvableNodes"], json({{"gpu-1", "fit: needs 2 GPU, 0 free"}})) << f.dump();
+  // Reserved at filter: quota and GPUs held, assumed until the watch shows the binding.
+  json state = Observed(c);
+  EXPECT_EQ(state["pods"]["team-b/pending-0"]["node"], best);
+  EXPECT_EQ(state["pods"]["team-b/pending-0"]["assumed"], true);
+  EXPECT_EQ(state["quota"]["team-b"]["gpu"], 3000);
+  auto d = c.Get("/v1/decisions?pod=team-b/pending-0");
+  ASSERT_TRUE(d && d->status == 200);
+  const json last = json::parse(d->body)["decisions"].back();
+  EXPECT_EQ(last["verb"], "filter");
+  EXPECT_EQ(last["chosen"], best);
+  EXPECT_EQ(last["passed"], 3);
+  // The next pod of the burst sees those GPUs taken.
+  const std::int64_t used = state["nodes"][best]["gpu_milli_used"];
+  EXPECT_EQ(used, best == "gpu-0" ? 7000 : 2000);
+  // kube-scheduler binds it there; the watch confirms: counted once.
+  json p = *fake_.Get("pods", "team-b", "pending-0");
+  p["spec"]["nodeName"] = best;
+  p["status"]["phase"] = "Running";
+  fake_.Put("pods", p);
+  ASSERT_TRUE(Converges(c));
+  EXPECT_EQ(Observed(c)["quota"]["team-b"]["gpu"], 3000);
+  EXPECT_FALSE(Observed(c)["pods"]["team-b/pending-0"].contains("assumed"));
+  // One node passing is answered as it is (and reserved), as before.
+  const json one = verb("filter", "next-0", {"gpu-1", "gpu-3"});
+  EXPECT_EQ(one["NodeNames"], json({"gpu-3"})) << one.dump();
+  EXPECT_EQ(Observed(c)["pods"]["team-b/next-0"]["assumed"], true);
 }
 
 TEST(ClusterCredentialsTest, FlagThenConfigThenInCluster) {

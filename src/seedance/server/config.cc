@@ -213,7 +213,7 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
       {"admission_mode", "admission_max_workloads", "placement_policy", "seed", "breaker_default_hourly", "breaker_namespaces", "breaker_jobs",
        "breaker_cooldown", "breaker_interval", "audit_interval", "unit_cost_period", "cooling_usd_per_hour",
        "opex_usd_per_hour", "scrape", "kube_api_url", "kube_token_file", "kube_ca_file", "limits",
-       "kubeconfig", "extender_full_nodes"}));
+       "kubeconfig", "extender_full_nodes", "extender_decide_at_filter"}));
   if (const YAML::Node n = s["limits"]) SEEDANCE_RETURN_IF_ERROR(ReadLimits(w, n, c.limits));
   for (auto [key, field] : {std::pair{"kube_api_url", &c.kube_api_url}, std::pair{"kube_token_file", &c.kube_token_file},
                             std::pair{"kube_ca_file", &c.kube_ca_file}, std::pair{"kubeconfig", &c.kubeconfig}}) {
@@ -285,11 +285,14 @@ Status ReadServer(const Where& w, const YAML::Node& s, ServerConfig& c) {
     SEEDANCE_ASSIGN_OR_RETURN(c.opex_usd_per_hour, w.Number(n, "server.opex_usd_per_hour", 0));
   }
   if (const YAML::Node n = s["scrape"]) SEEDANCE_RETURN_IF_ERROR(ReadScrape(w, n, c.scrape));
-  if (const YAML::Node n = s["extender_full_nodes"]) {
-    if (!n.IsScalar() || (n.Scalar() != "true" && n.Scalar() != "false")) {
-      return w.Error(n, "server.extender_full_nodes", "expected true or false");
+  for (auto [key, field] : {std::pair{"extender_full_nodes", &c.extender_full_nodes},
+                            std::pair{"extender_decide_at_filter", &c.extender_decide_at_filter}}) {
+    if (const YAML::Node n = s[key]) {
+      if (!n.IsScalar() || (n.Scalar() != "true" && n.Scalar() != "false")) {
+        return w.Error(n, std::string("server.") + key, "expected true or false");
+      }
+      *field = n.Scalar() == "true";
     }
-    c.extender_full_nodes = n.Scalar() == "true";
   }
   return Status::Ok();
 }

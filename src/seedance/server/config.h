@@ -88,6 +88,13 @@ struct ServerConfig {
   // filter, echoed back). Off unless configured (server.extender_full_nodes: true): an anonymous
   // request then carries megabytes of JSON the server parses and copies.
   bool extender_full_nodes = false;
+  // Decide at filter (server.extender_decide_at_filter): when two or more candidates pass, the
+  // filter runs the placement policy's pick over them (the node prioritize would score 10),
+  // reserves it and answers only that node, so kube-scheduler, left with one feasible node, skips
+  // its score phase and the prioritize call (one round trip per pod). Other score plugins' soft
+  // preferences then no longer blend into the choice for the pods Seedance serves. Off unless
+  // configured; deploy/ turns it on (docs/KUBERNETES.md).
+  bool extender_decide_at_filter = false;
 
   // Errors: kNotFound (cannot open), kInvalidArgument naming file:line and the key.
   static Result<ServerConfig> LoadFile(const std::string& path);

@@ -122,6 +122,8 @@ TEST(ServerConfigTest, ErrorsNameFileLineAndKey) {
       {"server:\n  limits:\n    request_timeout: 30\n", "c.yaml:3: key 'server.limits.request_timeout'", "needs a unit"},
       {"server:\n  limits:\n    candidates_floor: 0\n", "c.yaml:3: key 'server.limits.candidates_floor'", "out of range"},
       {"server:\n  extender_full_nodes: 1\n", "c.yaml:2: key 'server.extender_full_nodes'", "expected true or false"},
+      {"server:\n  extender_decide_at_filter: yes\n", "c.yaml:2: key 'server.extender_decide_at_filter'",
+       "expected true or false"},
   };
   for (const BadCase& bad : cases) {
     auto c = ServerConfig::Parse("c.yaml", bad.yaml);
@@ -146,6 +148,7 @@ server:
     request_timeout: 5s
     candidates_floor: 100
   extender_full_nodes: true
+  extender_decide_at_filter: true
 )");
   ASSERT_TRUE(c.has_value()) << c.error().message();
   EXPECT_EQ(c->limits.header_bytes, 16384u);
@@ -158,12 +161,14 @@ server:
   EXPECT_EQ(c->limits.request_timeout_ms, 5000);
   EXPECT_EQ(c->limits.candidates_floor, 100u);
   EXPECT_TRUE(c->extender_full_nodes);
+  EXPECT_TRUE(c->extender_decide_at_filter);
   const ServerLimits d = ServerConfig::Defaults().limits;
   EXPECT_EQ(d.header_count, 100u);
   EXPECT_EQ(d.max_series, 500'000u);
   EXPECT_EQ(d.request_timeout_ms, 30'000);
   EXPECT_EQ(d.candidates_floor, 5'000u);
   EXPECT_FALSE(ServerConfig::Defaults().extender_full_nodes);
+  EXPECT_FALSE(ServerConfig::Defaults().extender_decide_at_filter);
 }
 
 TEST(ServerConfigTest, LoadFileReadsAFileAndNamesAMissingOne) {

@@ -55,7 +55,11 @@ FilterResult Extender::RunFilter(const ExtenderArgs& args, std::vector<std::stri
     m.DropReservation(args.pod.uid);
   }
   std::shared_lock lock(m.mu);  // filters run side by side; only Admit's memo takes seen_mu
-  const auto [pod, tenant, trip] = m.Begin(args);
+  std::unique_lock<std::shared_mutex> exclusive(m.mu, std::defer_lock);  // for a reservation or a pick
+  const Impl::Request req = m.Begin(args);
+  const auto& [pod, tenant, trip] = req;
+  // server.extender_decide_at_filter: the policy picks among the nodes that pass, here.
+  const bool decide = m.config->extender_decide_at_filter;
   FilterResult r;
   if (args.nodes.has_value()) r.nodes.emplace();
   std::vector<std::string> scratch;
@@ -66,6 +70,9 @@ FilterResult Extender::RunFilter(const ExtenderArgs& args, std::vector<std::stri
     r.node_names.reserve(candidates.size());
   }
   Impl::Lookups look(m.app.health);
+  Impl::Screen screen;  // the passing nodes as the policy sees them (decide at filter)
+  screen.generation = m.generation;
+  std::vector<std::string> passing;  // their names in full-node mode (node-cache mode: r.node_names)
   json reasons = json::object();
   std::map<std::string_view, std::int64_t> by_rule;
   std::size_t failed = 0;
@@ -80,9 +87,14 @@ FilterResult Extender::RunFilter(const ExtenderArgs& args, std::vector<std::stri
   const std::string* only = nullptr;  // the one node that passes, if exactly one does (moved: see below)
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const std::string& name = candidates[i];
-    NodeCheck c = m.Check(name, pod, tenant, trip, look);
+    std::size_t index = NodeCheck::kUnknown;
+    NodeCheck c = m.Check(name, pod, tenant, trip, look, &index);
     if (c.verdict == Verdict::kPass) {
       only = only == nullptr && (r.nodes.has_value() ? r.nodes->empty() : r.node_names.empty()) ? &name : nullptr;
+      if (decide) {
+        m.ScreenNode(screen, name, index, c, look);
+        if (r.nodes.has_value()) passing.push_back(name);
+      }
       if (r.nodes.has_value()) {
         r.nodes->push_back(args.raw_nodes[i]);
       } else if (take != nullptr) {
@@ -95,30 +107,89 @@ FilterResult Extender::RunFilter(const ExtenderArgs& args, std::vector<std::stri
     by_rule[RuleName(c)] += 1;
     std::string why = reason(c);
     if (++failed <= m.options.reasons_per_decision) reasons[name] = why;
-    (c.verdict == Verdict::kFailed ? r.failed : r.failed_unresolvable)[name] = std::move(why);
+    // kube-scheduler's DefaultPreemption can make room only by evicting pods of lower priority on
+    // the node: where none is bound, the node is unresolvable and its dry run is skipped.
+    const bool resolvable = c.verdict == Verdict::kFailed && m.LowerPriorityOn(index, pod.priority);
+    (resolvable ? r.failed : r.failed_unresolvable)[name] = std::move(why);
   }
   json rules = json::object();
   for (const auto& [rule, count] : by_rule) rules[std::string(rule)] = count;
   const std::size_t passed = r.nodes.has_value() ? r.nodes->size() : r.node_names.size();
-  m.Record(pod.key(), json{{"verb", "filter"},
-                           {"time_ms", m.Now()},
-                           {"candidates", candidates.size()},
-                           {"passed", passed},
-                           {"failed_by_rule", std::move(rules)},
-                           {"reasons", std::move(reasons)},
-                           {"reasons_omitted", failed - std::min(failed, m.options.reasons_per_decision)}});
-  m.Count("filter", passed > 0 ? "ok" : "unschedulable", Since(t0));
-  m.Gauges();
-  // One feasible node: kube-scheduler takes it without scoring (no prioritize follows), so the
-  // reservation prioritize would make is made here.
-  if (passed == 1 && only != nullptr && m.MayReserve(pod.uid)) {
+  std::string chosen;
+  if (decide && passed > 0) {
+    // The policy's pick among the passing nodes, reserved, is the whole answer: kube-scheduler,
+    // left with one feasible node, neither scores nor calls prioritize. The nodes left out need no
+    // FailedNodes entry (kube-scheduler drops them). Should the policy place nothing (the state
+    // changed since the rules ran), every passing node is answered and prioritize decides.
+    const std::vector<std::string>& names = r.nodes.has_value() ? passing : r.node_names;
+    lock.unlock();
+    exclusive.lock();
+    m.ExpireReservations();
+    if (m.HoldsReservation(pod.uid)) m.DropReservation(pod.uid);  // a concurrent filter of this pod
+    const sched::PlacementDecision d = m.Decide(names, req, screen);
+    const auto k = d.placed() ? static_cast<std::size_t>(std::find(names.begin(), names.end(),
+                                                                    m.specs[d.node.value()].name) - names.begin())
+                              : names.size();
+    if (k < names.size()) {  // the policy places only where the screen allows: one of `names`
+      chosen = names[k];
+      if (r.nodes.has_value()) {
+        json kept = std::move((*r.nodes)[k]);
+        r.nodes->assign(1, std::move(kept));
+      } else {
+        if (k != 0) r.node_names[0] = std::move(r.node_names[k]);
+        r.node_names.resize(1);
+      }
+      if (m.MayReserve(pod.uid) && m.BindPod(pod, chosen, "filter", /*assume=*/true).ok()) m.generation++;
+    }
+  } else if (passed == 1 && only != nullptr && m.MayReserve(pod.uid)) {
+    // One feasible node: kube-scheduler takes it without scoring (no prioritize follows), so the
+    // reservation prioritize would make is made here.
     const std::string node = r.nodes.has_value() ? *only : r.node_names.front();  // `*only` may be moved
     lock.unlock();
-    std::unique_lock reserve(m.mu);
+    exclusive.lock();
     m.ExpireReservations();
     if (m.BindPod(pod, node, "filter", /*assume=*/true).ok()) m.generation++;
   }
+  json entry{{"verb", "filter"},
+             {"time_ms", m.Now()},
+             {"candidates", candidates.size()},
+             {"passed", passed},
+             {"failed_by_rule", std::move(rules)},
+             {"reasons", std::move(reasons)},
+             {"reasons_omitted", failed - std::min(failed, m.options.reasons_per_decision)}};
+  if (!chosen.empty()) {
+    entry["chosen"] = chosen;
+    entry["policy"] = std::string(m.policy->Name());
+  }
+  m.Record(pod.key(), std::move(entry));
+  m.Count("filter", passed > 0 ? "ok" : "unschedulable", Since(t0));
+  m.Gauges();
   return r;
+}
+
+sched::PlacementDecision Extender::Impl::Decide(const std::vector<std::string>& candidates, const Request& r,
+                                                Screen& screen) {
+  if (screen.generation != generation || screen.index.size() != candidates.size()) {
+    screen = ScreenForPolicy(candidates, r);
+  }
+  ClusterState& cl = *cluster;
+  // Mask: only candidates that pass the rules (fit aside: the policy checks it) may be picked.
+  for (std::size_t i = 0; i < cl.size(); ++i) {
+    cl.SetEligibility(NodeId(static_cast<std::uint32_t>(i)), cluster::NodeEligibility::kNone);
+  }
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (screen.index[i] == NodeCheck::kUnknown || screen.eligibility[i] == cluster::NodeEligibility::kNone) continue;
+    const NodeId n(static_cast<std::uint32_t>(screen.index[i]));
+    cl.SetEligibility(n, screen.eligibility[i]);
+    cl.SetWeight(n, screen.weight[i]);
+  }
+  sched::PlacementDecision d = policy->Decide(cl, r.pod.spec, rng);
+  // Kept for bind only while the pod is remembered (seen, capped): anonymous prioritize calls
+  // with fresh uids grew it without bound.
+  if (d.placed() && seen.count(r.pod.uid) != 0) {
+    picks[r.pod.uid] = Pick{specs[d.node.value()].name, d.gpus, cl.version(d.node)};
+  }
+  return d;
 }
 
 std::vector<HostPriority> Extender::RunPrioritize(const ExtenderArgs& args, std::vector<std::string>* take) {
@@ -146,31 +217,12 @@ std::vector<HostPriority> Extender::RunPrioritize(const ExtenderArgs& args, std:
     m.DropReservation(args.pod.uid);
     req = m.Begin(args);
   }
-  if (screen.generation != m.generation || screen.index.size() != candidates.size()) {
-    screen = m.ScreenForPolicy(candidates, req);
-  }
+  const sched::PlacementDecision d = m.Decide(candidates, req, screen);
   const K8sPod& pod = req.pod;
-  ClusterState& cl = *m.cluster;
-  // Mask: only candidates that pass the rules (fit aside: the policy checks it) may be picked.
-  for (std::size_t i = 0; i < cl.size(); ++i) {
-    cl.SetEligibility(NodeId(static_cast<std::uint32_t>(i)), cluster::NodeEligibility::kNone);
-  }
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    if (screen.index[i] == NodeCheck::kUnknown || screen.eligibility[i] == cluster::NodeEligibility::kNone) continue;
-    const NodeId n(static_cast<std::uint32_t>(screen.index[i]));
-    cl.SetEligibility(n, screen.eligibility[i]);
-    cl.SetWeight(n, screen.weight[i]);
-  }
-  const sched::PlacementDecision d = m.policy->Decide(cl, pod.spec, m.rng);
+  const ClusterState& cl = *m.cluster;
   std::vector<HostPriority> out;
   out.reserve(candidates.size());
-  std::string chosen;
-  if (d.placed()) {
-    chosen = m.specs[d.node.value()].name;
-    // Kept for bind only while the pod is remembered (seen, capped): anonymous prioritize calls
-    // with fresh uids grew it without bound.
-    if (m.seen.count(pod.uid) != 0) m.picks[pod.uid] = Impl::Pick{chosen, d.gpus, cl.version(d.node)};
-  }
+  const std::string chosen = d.placed() ? m.specs[d.node.value()].name : std::string();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     HostPriority h{take != nullptr ? std::move((*take)[i]) : candidates[i], 0};  // candidates[i] not read again
     if (screen.index[i] != NodeCheck::kUnknown) {

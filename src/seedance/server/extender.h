@@ -20,6 +20,9 @@
 //                           -> FailedAndUnresolvableNodes ("fit: ...")
 //   quota                   -> FailedNodes ("quota: tenant t would use 9/8 gpu ...")
 //   fit (free capacity)     -> FailedNodes ("fit: needs 2 GPU, 1 free")
+// The last two go to FailedAndUnresolvableNodes instead where no pod of lower priority than the
+// pod's is bound on the node: kube-scheduler's DefaultPreemption evicts only such pods, so its dry
+// run there could not make room (it skips unresolvable nodes).
 // Tenants: a pod's tenant is its label seedance.io/tenant, else its namespace; a tenant the
 // config does not name falls back to the config's tenant "default" when there is one, else it
 // has no quota and tier Silver. Tier -> pod QoS: Gold guaranteed, Silver burstable, Bronze
@@ -28,7 +31,9 @@
 // Prioritize runs the configured policy (ServerConfig::placement_policy) on the cluster with
 // every node that fails the rules masked out: the node it picks scores 10, other feasible
 // nodes 1..9 by how tightly the pod fills them, times the node's grade weight (capped at 9),
-// infeasible ones 0. The policy's Rng is Rng(config.seed).Fork(1), as in `bench packing`, drawn
+// infeasible ones 0. With server.extender_decide_at_filter, filter makes that pick among the
+// nodes that pass and answers only it (reserved as prioritize reserves): kube-scheduler, left
+// with one feasible node, neither scores nor calls prioritize. The policy's Rng is Rng(config.seed).Fork(1), as in `bench packing`, drawn
 // in request order. Bind uses the GPUs the policy chose when it binds to the picked node.
 //
 // Config reload: tenants, quotas, policy and seed may change; bound pods stay bound (usage is
@@ -104,7 +109,8 @@ class Extender {
   Status DeletePod(const std::string& key);
 
   // {"pod":key,"bound_to":node,"decisions":[{"verb","time_ms","candidates", filter: "passed",
-  // "failed_by_rule":{"fit":3,...},"reasons":{node:reason},"reasons_omitted"; prioritize:
+  // "failed_by_rule":{"fit":3,...},"reasons":{node:reason},"reasons_omitted" (and "chosen",
+  // "policy" when it decided: server.extender_decide_at_filter); prioritize:
   // "chosen","score","policy"; bind: "chosen","error"}...]};
   // kNotFound when the pod has no recorded decision.
   Result<nlohmann::json> Decisions(const std::string& pod_key) const;

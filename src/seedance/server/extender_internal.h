@@ -235,6 +235,9 @@ struct Extender::Impl {
   // can bar any pod (MayBlock); the watch sets Ready=True on every node, so most pass on the flag.
   std::vector<NodeConditions> conds;
   std::vector<std::uint8_t> blocks;
+  // By node index: priority -> how many bound pods have it (LowerPriorityOn); kept by BindPod and
+  // Release, made again by Rebuild.
+  std::vector<std::map<std::int32_t, std::uint32_t>> priorities;
   std::unique_ptr<ClusterState> cluster;
   sched::PolicyContext context;
   std::unique_ptr<sched::PlacementPolicy> policy;
@@ -322,6 +325,21 @@ struct Extender::Impl {
     std::vector<std::uint8_t> fits;
   };
   Screen ScreenForPolicy(const std::vector<std::string>& candidates, const Request& r) const;
+  // Appends one candidate (named `name`, at `index` in the table or NodeCheck::kUnknown) with its
+  // check to a screen: ScreenForPolicy's step, and filter's for the nodes that pass.
+  void ScreenNode(Screen& s, const std::string& name, std::size_t index, const NodeCheck& c, Lookups& look) const;
+
+  // The policy's pick among `candidates` (prioritize's, and filter's under
+  // server.extender_decide_at_filter): only what `screen` lets it place may be picked; a screen
+  // made under another generation is made again. The pick's GPUs are kept for bind while the pod
+  // is remembered. REQUIRES: mu held exclusively.
+  sched::PlacementDecision Decide(const std::vector<std::string>& candidates, const Request& r, Screen& screen);
+
+  // Whether a pod of priority lower than `priority` is bound on node `index` (kube-scheduler's
+  // DefaultPreemption may evict only such pods: without one, preemption cannot make room there).
+  bool LowerPriorityOn(std::size_t index, std::int32_t priority) const {
+    return index < priorities.size() && !priorities[index].empty() && priorities[index].begin()->first < priority;
+  }
 
   // Prepares the pod for decisions (QoS from its tier) and remembers it for bind. What is kept
   // is trimmed to what bind needs (the labels that name tenant and job; no annotations) and

@@ -1,7 +1,9 @@
 // Simulator-server parity (issue 14, must-show 2): the openb pod stream exactly as
 // `bench packing` prepares it (sched::PrepareFgdWorkload), replayed through the extender's HTTP
 // API a pod at a time (filter -> prioritize -> the highest score, as a kube-scheduler with only
-// this extender's score -> bind), places every pod on the node the packing run places it.
+// this extender's score -> bind), places every pod on the node the packing run places it. With
+// server.extender_decide_at_filter (issue 40) the filter answers one node, which kube-scheduler
+// takes without scoring (no prioritize): the same placements are required.
 // The packing side is RunPacking's decision loop (policy from the same context, Rng(seed).Fork(1),
 // Decide then Bind); RunPacking itself is run too and must place the same number of pods.
 // Built twice: a 2,000-pod prefix (unit) and, with SEEDANCE_PARITY_FULL, the whole stream (slow).
@@ -68,7 +70,7 @@ std::vector<std::string> PackingPlacements(const std::vector<cluster::NodeSpec>&
   return out;
 }
 
-void ExpectParity(const std::string& policy_name, std::uint64_t seed) {
+void ExpectParity(const std::string& policy_name, std::uint64_t seed, bool decide_at_filter = false) {
   const Trace& t = OpenbTrace();
   ASSERT_FALSE(t.nodes.empty());
   sched::PackingWorkload w = sched::PrepareFgdWorkload(t.nodes, t.pods, seed, 1.3);
@@ -83,6 +85,7 @@ void ExpectParity(const std::string& policy_name, std::uint64_t seed) {
   ServerConfig config = ServerConfig::Defaults();
   config.placement_policy = policy_name;
   config.seed = seed;
+  config.extender_decide_at_filter = decide_at_filter;
   ExtenderOptions options;
   options.context = sched::PolicyContext{w.tie_rank, w.typical};
   testing::ExtenderHarness h(config, options);
@@ -104,7 +107,15 @@ void ExpectParity(const std::string& policy_name, std::uint64_t seed) {
     auto [fc, f] = h.Post("/extender/filter", json{{"Pod", pod}, {"Nodes", nullptr}, {"NodeNames", names}});
     ASSERT_EQ(fc, 200) << f;
     std::string got;
-    if (!f["NodeNames"].empty()) {
+    if (decide_at_filter) {
+      // At most one node passes: kube-scheduler takes it as it is ("only one node after predicate").
+      ASSERT_LE(f["NodeNames"].size(), 1u) << k << " " << f;
+    }
+    if (decide_at_filter && f["NodeNames"].size() == 1) {
+      got = f["NodeNames"][0].get<std::string>();
+      auto [bc, b] = h.Post("/extender/bind", json{{"PodName", pod_name}, {"PodNamespace", "default"}, {"PodUID", uid}, {"Node", got}});
+      ASSERT_EQ(b["Error"], "") << k;
+    } else if (!f["NodeNames"].empty()) {
       auto [pc, prio] = h.Post("/extender/prioritize", json{{"Pod", pod}, {"Nodes", nullptr}, {"NodeNames", f["NodeNames"]}});
       ASSERT_EQ(pc, 200);
       std::int64_t best = -1;
@@ -128,6 +139,8 @@ void ExpectParity(const std::string& policy_name, std::uint64_t seed) {
 
 TEST(PARITY_SUITE, BestFit) { ExpectParity("bestfit", 42); }
 TEST(PARITY_SUITE, Fgd) { ExpectParity("fgd", 42); }
+TEST(PARITY_SUITE, BestFitDecidedAtFilter) { ExpectParity("bestfit", 42, /*decide_at_filter=*/true); }
+TEST(PARITY_SUITE, FgdDecidedAtFilter) { ExpectParity("fgd", 42, /*decide_at_filter=*/true); }
 #ifdef SEEDANCE_PARITY_FULL
 TEST(PARITY_SUITE, FgdOtherSeed) { ExpectParity("fgd", 7); }
 #endif

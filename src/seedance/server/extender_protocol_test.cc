@@ -55,6 +55,58 @@ TEST(ExtenderProtocol, VerbatimFullNodeArgs) {
   EXPECT_EQ(h.app.metrics.Value("seedance_nodes", {}), 1.0);
 }
 
+// server.extender_decide_at_filter (issue 40): among the nodes that pass, filter answers only the
+// one prioritize scores 10 (in node-cache and full-node mode alike); the others are in no map.
+TEST(ExtenderProtocol, DecideAtFilterAnswersPrioritizesPick) {
+  ServerConfig config = ServerConfig::Defaults();
+  config.extender_full_nodes = true;
+  ServerConfig deciding = config;
+  deciding.extender_decide_at_filter = true;
+  ExtenderHarness blend(config), decide(deciding);
+  const json nodes = {NodeJson(GpuNode("gpu-a", 8)), NodeJson(GpuNode("gpu-b", 8)), NodeJson(GpuNode("gpu-c", 8)),
+                      NodeJson(GpuNode("gpu-d", 1))};
+  json held = PodJson(GpuPod("held", 5), "ml", "uid-held");
+  held["spec"]["nodeName"] = "gpu-b";
+  for (ExtenderHarness* h : {&blend, &decide}) {
+    ASSERT_EQ(h->Post("/v1/nodes", json{{"items", nodes}}).first, 200);
+    ASSERT_EQ(h->Post("/v1/pods", held).first, 200);
+  }
+  const json pod = PodJson(GpuPod("train", 2), "ml", "uid-train");
+  const json names = {"gpu-a", "gpu-b", "gpu-c", "gpu-d"};
+  auto [pc, prio] = blend.Post("/extender/prioritize", json{{"Pod", pod}, {"NodeNames", {"gpu-a", "gpu-b", "gpu-c"}}});
+  ASSERT_EQ(pc, 200);
+  std::string best;
+  for (const auto& hp : prio) {
+    if (hp["Score"] == 10) best = hp["Host"];
+  }
+  EXPECT_EQ(best, "gpu-b");  // bestfit: the fullest node that fits
+  // Off: every node that passes, as before.
+  EXPECT_EQ(blend.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", names}}).second["NodeNames"],
+            json({"gpu-a", "gpu-b", "gpu-c"}));
+  // On, node-cache mode: the pick alone; gpu-a and gpu-c (passed, not picked) are in no map.
+  auto [fc, f] = decide.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", names}});
+  ASSERT_EQ(fc, 200) << f;
+  EXPECT_EQ(f["NodeNames"], json({best})) << f;
+  EXPECT_EQ(f["FailedNodes"], json::object()) << f;
+  EXPECT_EQ(f["FailedAndUnresolvableNodes"], json({{"gpu-d", "fit: needs 2 GPU, node has 1"}})) << f;
+  auto [dc, dec] = decide.Get("/v1/decisions?pod=ml/train");
+  ASSERT_EQ(dc, 200) << dec;
+  EXPECT_EQ(dec["decisions"].back()["chosen"], best);
+  EXPECT_EQ(dec["decisions"].back()["passed"], 3);
+  EXPECT_EQ(dec["decisions"].back()["policy"], "bestfit");
+  // Full-node mode: the picked node's object alone, as sent.
+  auto [nc, n] = decide.Post("/extender/filter", json{{"Pod", pod}, {"Nodes", {{"items", nodes}}}});
+  ASSERT_EQ(nc, 200) << n;
+  ASSERT_EQ(n["Nodes"]["items"].size(), 1u) << n;
+  EXPECT_EQ(n["Nodes"]["items"][0], nodes[1]);
+  // Bind takes the pick's GPUs; the next pod sees them used.
+  auto [bc, b] = decide.Post("/extender/bind", json{{"PodName", "train"}, {"PodNamespace", "ml"}, {"PodUID", "uid-train"}, {"Node", best}});
+  EXPECT_EQ(b["Error"], "") << b;
+  EXPECT_EQ(decide.Post("/extender/filter", json{{"Pod", PodJson(GpuPod("next", 2), "ml", "uid-next")}, {"NodeNames", names}})
+                .second["NodeNames"],
+            json({"gpu-a"}));
+}
+
 TEST(ExtenderProtocol, NodeCacheModeFilterPrioritizeBind) {
   ExtenderHarness h;
   json list{{"kind", "NodeList"}, {"items", {NodeJson(GpuNode("gpu-a", 8)), NodeJson(GpuNode("gpu-b", 1))}}};
@@ -95,9 +147,18 @@ TEST(ExtenderProtocol, NodeCacheModeFilterPrioritizeBind) {
   EXPECT_EQ(h.app.metrics.Value("seedance_decisions_total", {{"verb", "filter"}, {"result", "ok"}}), 1.0);
   EXPECT_EQ(h.app.metrics.Value("seedance_pods_bound", {}), 1.0);
 
-  // Now gpu-a has 6 free: a 7-GPU pod fails on fit (preemption could help).
-  auto [c3, b3] = h.Post("/extender/filter", json{{"Pod", PodJson(GpuPod("big", 7), "ml", "uid-big")}, {"NodeNames", {"gpu-a"}}});
-  EXPECT_EQ(b3["FailedNodes"]["gpu-a"], "fit: needs 7 GPU, 6 free");
+  // Now gpu-a has 6 free: a 7-GPU pod fails on fit. kube-scheduler's preemption evicts only pods
+  // of lower priority: for a pod of train's priority it cannot help (unresolvable, no dry run),
+  // for a pod of higher priority it could (FailedNodes).
+  json big = PodJson(GpuPod("big", 7), "ml", "uid-big");
+  auto [c3, b3] = h.Post("/extender/filter", json{{"Pod", big}, {"NodeNames", {"gpu-a"}}});
+  EXPECT_EQ(b3["FailedAndUnresolvableNodes"]["gpu-a"], "fit: needs 7 GPU, 6 free") << b3;
+  EXPECT_EQ(b3["FailedNodes"], json::object()) << b3;
+  big["spec"]["priority"] = 5;
+  auto [c3p, b3p] = h.Post("/extender/filter", json{{"Pod", big}, {"NodeNames", {"gpu-a"}}});
+  EXPECT_EQ(b3p["FailedNodes"]["gpu-a"], "fit: needs 7 GPU, 6 free") << b3p;
+  EXPECT_EQ(b3p["FailedAndUnresolvableNodes"], json::object()) << b3p;
+  big["spec"].erase("priority");
   // Deleting a node releases its pods and makes it unknown.
   h.Post("/v1/nodes", NodeJson(GpuNode("gpu-c", 8)));
   json on_c = PodJson(GpuPod("on-c", 1), "ml", "uid-on-c");
@@ -110,8 +171,59 @@ TEST(ExtenderProtocol, NodeCacheModeFilterPrioritizeBind) {
   EXPECT_EQ(h.app.metrics.Value("seedance_nodes", {}), 2.0);
   // Release through DELETE; then it fits.
   EXPECT_EQ(h.client->Delete("/v1/pods/ml/train")->status, 200);
-  auto [c4, b4] = h.Post("/extender/filter", json{{"Pod", PodJson(GpuPod("big", 7), "ml", "uid-big")}, {"NodeNames", {"gpu-a"}}});
+  auto [c4, b4] = h.Post("/extender/filter", json{{"Pod", big}, {"NodeNames", {"gpu-a"}}});
   EXPECT_EQ(b4["NodeNames"], json({"gpu-a"}));
+}
+
+// Issue 40: kube-scheduler's DefaultPreemption dry-runs every node in FailedNodes, and it can
+// only evict pods of lower priority than the preemptor. A node that fails on free capacity or
+// quota with no such pod bound is answered in FailedAndUnresolvableNodes (no dry run there); one
+// with such a pod stays in FailedNodes. The per-node priorities follow binds, releases, a node
+// added (the table rebuilt) and a node removed (the nodes after it move down the table).
+TEST(ExtenderProtocol, NodesWherePreemptionCannotHelpAreUnresolvable) {
+  ExtenderHarness h;
+  for (const char* n : {"gpu-0", "gpu-low", "gpu-high", "gpu-mixed"}) {
+    ASSERT_EQ(h.Post("/v1/nodes", NodeJson(GpuNode(n, 8))).first, 200);
+  }
+  auto bind = [&](const std::string& name, const std::string& node, int gpus, int priority) {
+    json p = PodJson(GpuPod(name, gpus), "ml", "uid-" + name);
+    p["spec"]["nodeName"] = node;
+    p["spec"]["priority"] = priority;
+    ASSERT_EQ(h.Post("/v1/pods", p).first, 200) << name;
+  };
+  bind("zero", "gpu-0", 8, 5);
+  bind("low", "gpu-low", 8, 1);
+  bind("high", "gpu-high", 8, 9);
+  bind("mixed-high", "gpu-mixed", 4, 9);
+  bind("mixed-low", "gpu-mixed", 4, 1);
+  json pod = PodJson(GpuPod("want", 2), "ml", "uid-want");
+  pod["spec"]["priority"] = 5;
+  const json names = {"gpu-0", "gpu-low", "gpu-high", "gpu-mixed"};
+  auto verdicts = [&]() {
+    auto [code, body] = h.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", names}});
+    EXPECT_EQ(code, 200);
+    std::string out;
+    for (const auto& n : names) {
+      const std::string name = n.get<std::string>();
+      out += name + (body["FailedNodes"].contains(name) ? ":F " : body["FailedAndUnresolvableNodes"].contains(name) ? ":U " : ":ok ");
+    }
+    return out;
+  };
+  // gpu-0: a pod of the same priority (5 is not lower than 5).
+  EXPECT_EQ(verdicts(), "gpu-0:U gpu-low:F gpu-high:U gpu-mixed:F ");
+  // The low pod on gpu-mixed leaves: only a higher one is left there.
+  ASSERT_EQ(h.client->Delete("/v1/pods/ml/mixed-low")->status, 200);
+  bind("mixed-filler", "gpu-mixed", 4, 7);
+  EXPECT_EQ(verdicts(), "gpu-0:U gpu-low:F gpu-high:U gpu-mixed:U ");
+  // A node added rebuilds the table; a node removed moves the ones after it down: each keeps its pods' priorities.
+  ASSERT_EQ(h.Post("/v1/nodes", NodeJson(GpuNode("gpu-new", 8))).first, 200);
+  EXPECT_EQ(verdicts(), "gpu-0:U gpu-low:F gpu-high:U gpu-mixed:U ");
+  ASSERT_EQ(h.client->Delete("/v1/nodes/gpu-0")->status, 200);
+  const std::string after = verdicts();
+  EXPECT_EQ(after.substr(after.find("gpu-low")), "gpu-low:F gpu-high:U gpu-mixed:U ");
+  // A pod of the lowest priority can preempt nothing anywhere.
+  pod["spec"]["priority"] = 0;
+  EXPECT_EQ(verdicts().substr(after.find("gpu-low")), "gpu-low:U gpu-high:U gpu-mixed:U ");
 }
 
 TEST(ExtenderProtocol, PreemptAnswersMetaVictims) {
@@ -224,10 +336,16 @@ TEST(ExtenderProtocol, ThousandNodeFilterReasons) {
     if (body["FailedNodes"].contains(node)) return "F " + body["FailedNodes"][node].get<std::string>();
     return "ok";
   };
-  // A default-tenant (Gold, no quota) pod.
+  // A default-tenant (Gold, no quota) pod, of the bound pods' priority and of a higher one.
   const json gold = filter(PodJson(GpuPod("g", 1), "default", "g"));
-  // A team-a pod: over quota (8/8 used).
+  json high = PodJson(GpuPod("h", 1), "default", "h");
+  high["spec"]["priority"] = 1;
+  const json gold_high = filter(high);
+  // A team-a pod: over quota (8/8 used); of a higher priority than team-held.
   const json quota = filter(PodJson(GpuPod("q", 1), "ns-a", "q", {{"seedance.io/tenant", "team-a"}}));
+  json quota_pod_high = PodJson(GpuPod("qh", 1), "ns-a", "qh", {{"seedance.io/tenant", "team-a"}});
+  quota_pod_high["spec"]["priority"] = 1;
+  const json quota_high = filter(quota_pod_high);
   // A pod of the tripped namespace.
   const json spendy = filter(PodJson(GpuPod("s", 1), "spendy", "s"));
   for (int i = 0; i < 1000; ++i) {
@@ -240,13 +358,18 @@ TEST(ExtenderProtocol, ThousandNodeFilterReasons) {
       }
     } else {
       EXPECT_EQ(reason_of(spendy, n), "U breaker: hourly cost $41.20 > threshold $30.00; POST /v1/breaker/reset") << n;
+      // Failed only where a pod of lower priority is bound (preemption could make room there),
+      // else unresolvable.
       if (i < 300 || i == 999) {  // filled, and node-999 holds team-a's 8 GPUs
-        EXPECT_EQ(reason_of(gold, n), "F fit: needs 1 GPU, 0 free") << n;
+        EXPECT_EQ(reason_of(gold, n), "U fit: needs 1 GPU, 0 free") << n;
+        EXPECT_EQ(reason_of(gold_high, n), "F fit: needs 1 GPU, 0 free") << n;
       } else {
         EXPECT_EQ(reason_of(gold, n), "ok") << n;
       }
       if (i >= 300) {
-        EXPECT_EQ(reason_of(quota, n), "F quota: tenant team-a would use 9/8 gpu (nominal 8, cohort lends 0)") << n;
+        const std::string why = "quota: tenant team-a would use 9/8 gpu (nominal 8, cohort lends 0)";
+        EXPECT_EQ(reason_of(quota, n), "U " + why) << n;
+        EXPECT_EQ(reason_of(quota_high, n), (i == 999 ? "F " : "U ") + why) << n;
       }
     }
   }
@@ -335,7 +458,7 @@ TEST(ExtenderProtocol, ConfigReload) {
   held["spec"]["nodeName"] = "gpu-a";
   ASSERT_EQ(h.Post("/v1/pods", held).first, 200);
   const json pod = PodJson(GpuPod("next", 2), "team-a", "next");
-  EXPECT_EQ(h.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", {"gpu-a"}}}).second["FailedNodes"]["gpu-a"],
+  EXPECT_EQ(h.Post("/extender/filter", json{{"Pod", pod}, {"NodeNames", {"gpu-a"}}}).second["FailedAndUnresolvableNodes"]["gpu-a"],
             "quota: tenant team-a would use 5/4 gpu (nominal 4, cohort lends 0)");
 
   ServerConfig bad = config;

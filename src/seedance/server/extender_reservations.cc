@@ -50,6 +50,10 @@ void Extender::Impl::Release(const std::string& uid, bool unbind) {
   Bound& b = it->second;
   SetDeadline(uid, b, 0);
   if (unbind) cluster->Unbind(b.pod.spec, b.node, b.gpus);
+  if (b.node.value() < priorities.size()) {
+    auto& on = priorities[b.node.value()];
+    if (auto p = on.find(b.pod.priority); p != on.end() && --p->second == 0) on.erase(p);
+  }
   if (book && b.tenant >= 0) book->Remove(b.tenant, b.request);
   uid_of.erase(b.pod.key());
   bound.erase(it);
@@ -96,6 +100,8 @@ Status Extender::Impl::BindPod(K8sPod pod, const std::string& node_name, const s
   cluster->SetEligibility(n, cluster::NodeEligibility::kAll);
   cluster->Bind(pod.spec, n, gpus);
   cluster->SetEligibility(n, e);
+  if (priorities.size() < specs.size()) priorities.resize(specs.size());
+  priorities[n.value()][pod.priority]++;
   pod.node_name = node_name;
   Bound b;
   b.node = n;

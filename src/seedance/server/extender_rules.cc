@@ -245,20 +245,30 @@ Extender::Impl::Request Extender::Impl::Begin(const ExtenderArgs& args) {
 Extender::Impl::Screen Extender::Impl::ScreenForPolicy(const std::vector<std::string>& candidates, const Request& r) const {
   Screen out;
   out.generation = generation;
-  out.index.assign(candidates.size(), NodeCheck::kUnknown);
-  out.eligibility.assign(candidates.size(), cluster::NodeEligibility::kNone);
-  out.weight.assign(candidates.size(), 1.0);
-  out.fits.assign(candidates.size(), 0);
+  out.index.reserve(candidates.size());
+  out.eligibility.reserve(candidates.size());
+  out.weight.reserve(candidates.size());
+  out.fits.reserve(candidates.size());
   Lookups look(app.health);
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const NodeCheck c = Check(candidates[i], r.pod, r.tenant, r.trip, look, &out.index[i]);
-    out.fits[i] = c.rule == Rule::kPass;
-    if (c.verdict == Verdict::kUnresolvable || c.rule == Rule::kQuota) continue;
-    const NodeHealth* h = look.health.Find(candidates[i]);
-    out.eligibility[i] = h != nullptr ? audit::EligibilityOf(h->state) : cluster::NodeEligibility::kAll;
-    out.weight[i] = h != nullptr ? h->grade_weight : 1.0;
+  for (const std::string& name : candidates) {
+    std::size_t index = NodeCheck::kUnknown;
+    const NodeCheck c = Check(name, r.pod, r.tenant, r.trip, look, &index);
+    ScreenNode(out, name, index, c, look);
   }
   return out;
+}
+
+void Extender::Impl::ScreenNode(Screen& s, const std::string& name, std::size_t index, const NodeCheck& c,
+                                Lookups& look) const {
+  s.index.push_back(index);
+  s.fits.push_back(c.rule == Rule::kPass ? 1 : 0);
+  // A rule other than free capacity fails: the policy may not place there.
+  const bool barred = c.verdict == Verdict::kUnresolvable || c.rule == Rule::kQuota;
+  const NodeHealth* h = barred ? nullptr : look.health.Find(name);
+  s.eligibility.push_back(barred      ? cluster::NodeEligibility::kNone
+                          : h != nullptr ? audit::EligibilityOf(h->state)
+                                         : cluster::NodeEligibility::kAll);
+  s.weight.push_back(h != nullptr ? h->grade_weight : 1.0);
 }
 
 }  // namespace seedance::server

@@ -56,6 +56,7 @@ void Extender::Impl::Gauges() {
 
 void Extender::Impl::Rebuild() {
   cluster = std::make_unique<ClusterState>(specs);
+  priorities.assign(specs.size(), {});
   std::vector<Bound*> order;
   for (auto& [uid, b] : bound) order.push_back(&b);
   std::sort(order.begin(), order.end(), [](const Bound* a, const Bound* b) { return a->seq < b->seq; });
@@ -64,6 +65,7 @@ void Extender::Impl::Rebuild() {
     auto it = node_index.find(b->pod.node_name);
     const NodeId n(static_cast<std::uint32_t>(it->second));
     b->node = n;
+    priorities[n.value()][b->pod.priority]++;  // a dropped pod's is taken back by Release below
     if (!cluster->CanPlace(n, b->pod.spec)) {
       dropped.push_back(b->pod.uid);
       continue;

@@ -167,10 +167,11 @@ TEST(ServerOnlineTest, IngestedTelemetryTripsTheBreakerAndTheAuditAndTheExtender
     EXPECT_EQ(bind.value("Error", "?"), "") << bind;
   }
   EXPECT_EQ(s->app().metrics.Value("seedance_pods_bound", {}), 8.0);
-  // n1 is full: the next pod waits (fit, preemption may help) rather than land on the removed n2.
+  // n1 is full: the next pod waits (fit; its pods are of the same priority, so preemption cannot
+  // help) rather than land on the removed n2.
   json waiting = c.Filter("web", "job-8");
   EXPECT_EQ(waiting["NodeNames"], json::array()) << waiting;
-  EXPECT_EQ(waiting["FailedNodes"].value("n1", "").rfind("fit: ", 0), 0u) << waiting;
+  EXPECT_EQ(waiting["FailedAndUnresolvableNodes"].value("n1", "").rfind("fit: ", 0), 0u) << waiting;
   EXPECT_EQ(waiting["FailedAndUnresolvableNodes"].value("n2", "").rfind("audit: ", 0), 0u) << waiting;
 }
 

@@ -60,7 +60,7 @@ TEST(ServerSecurity, FullNodeFilterStoresNoNodes) {
   auto [code, body] = h.Post("/extender/filter", json{{"Pod", second}, {"Nodes", {{"items", items}}}});
   ASSERT_EQ(code, 200) << body;
   EXPECT_EQ(body["Nodes"]["items"].size(), 0u);  // gpu-a is full, the ghosts are unknown
-  EXPECT_EQ(body["FailedNodes"]["gpu-a"], "fit: needs 8 GPU, 0 free");
+  EXPECT_EQ(body["FailedAndUnresolvableNodes"]["gpu-a"], "fit: needs 8 GPU, 0 free");  // no pod of lower priority
   EXPECT_EQ(body["FailedAndUnresolvableNodes"]["ghost-0"].get<std::string>().rfind("unknown node", 0), 0u);
   auto [pc, prio] = h.Post("/extender/prioritize", json{{"Pod", second}, {"Nodes", {{"items", items}}}});
   ASSERT_EQ(pc, 200);
@@ -70,7 +70,7 @@ TEST(ServerSecurity, FullNodeFilterStoresNoNodes) {
   EXPECT_EQ(h.app.metrics.Value("seedance_pods_bound", {}), 1);
   auto [c1, one] = h.Post("/extender/filter",
                           json{{"Pod", PodJson(GpuPod("one", 1), "ml", "uid-one")}, {"NodeNames", {"gpu-a"}}});
-  EXPECT_EQ(one["FailedNodes"]["gpu-a"], "fit: needs 1 GPU, 0 free");
+  EXPECT_EQ(one["FailedAndUnresolvableNodes"]["gpu-a"], "fit: needs 1 GPU, 0 free");
   // So the second 8-GPU pod cannot double-book gpu-a.
   auto [bc, bind] = h.Post("/extender/bind", json{{"PodName", "second"}, {"PodNamespace", "ml"},
                                                   {"PodUID", "uid-second"}, {"Node", "gpu-a"}});
