@@ -44,6 +44,8 @@ func throughput(ctx context.Context, args []string) error {
 	workers := fs.Int("workers", 16, "API requests in flight when creating")
 	timeout := fs.Duration("timeout", 10*time.Minute, "how long to wait for every pod of a run to be bound")
 	skipPlain := fs.Bool("skip-plain", false, "run only the extender run")
+	nullRun := fs.Bool("null-extender", false, "a third run between the two: the shipped scheduler config calling the null extender "+
+		"(mutual TLS, node-cache, answers the first candidate, no decision and no watch): what the extender protocol alone costs")
 	verbose := fs.Bool("v", false, "control plane logs to stderr")
 	sf := addShippedFlags(fs)
 	if err := parse(fs, args); err != nil {
@@ -133,6 +135,18 @@ func throughput(ctx context.Context, args []string) error {
 		}
 	}
 
+	if *nullRun {
+		res, err := runNullExtender(ctx, c, env, inNamespace("bench-null"), *workers, *timeout)
+		if res != nil {
+			res.Nodes = len(nodes)
+			out.Encode(res)
+			results = append(results, res)
+		}
+		if err != nil {
+			return err
+		}
+	}
+
 	srv, err := env.startServer(ctx, *bin, filepath.Join(*work, "seedance"), 0, nil)
 	if err != nil {
 		return err
@@ -181,6 +195,11 @@ func throughput(ctx context.Context, args []string) error {
 	}
 	results = append(results, res)
 	for _, r := range results {
+		if r.Scheduler == nullRunName {
+			fmt.Printf("throughput: %-17s null extender:  %d nodes, %d pods bound, %d unschedulable: %.1f pods/s (%.2f s; creating took %.2f s)\n",
+				r.Scheduler, r.Nodes, r.Bound, r.Unschedulable, r.PodsPerSecond, r.TotalSeconds, r.CreateSeconds)
+			continue
+		}
 		fmt.Printf("throughput: %-17s extender=%-5t %d nodes, %d pods bound, %d unschedulable: %.1f pods/s (%.2f s; creating took %.2f s)\n",
 			r.Scheduler, r.Extender, r.Nodes, r.Bound, r.Unschedulable, r.PodsPerSecond, r.TotalSeconds, r.CreateSeconds)
 	}
@@ -215,4 +234,48 @@ func deleteAllPods(ctx context.Context, c *cluster.Cluster, ns string) error {
 		return fmt.Errorf("delete pods in %s: %w (last deletion error: %v)", ns, err, last)
 	}
 	return nil
+}
+
+// nullRunName labels the null extender's run in the summary (the scheduler's name is the same).
+const nullRunName = "null-extender"
+
+// runNullExtender is throughput's ablation run: the shipped scheduler configuration with its
+// extender at the null extender (null_extender.go); its pods are deleted afterwards.
+func runNullExtender(ctx context.Context, c *cluster.Cluster, env *shippedEnv, pods []workload.Pod, workers int,
+	timeout time.Duration) (*workload.Result, error) {
+	nx, err := startNullExtender(env.certs)
+	if err != nil {
+		return nil, err
+	}
+	defer nx.Stop()
+	s, err := env.startScheduler(ctx, nx.URL, func(d *shipped.Deploy, cfg map[string]any) {
+		fastClient(d, cfg)
+		d.Note("kube-scheduler (throughput's null-extender run): the shipped extender entry pointed at the null extender")
+	})
+	if err != nil {
+		return nil, err
+	}
+	before := takeSnapshot(nil)
+	stopProfile := startCPUProfile("null")
+	res, err := workload.RunPodsUntilDecided(ctx, c.Client, pods, s.Name, workers, timeout)
+	stopProfile()
+	after := takeSnapshot(nil)
+	s.Stop()
+	if res != nil {
+		res.Extender = true
+		printCycleProfile("null", before, after, res.Bound)
+		if got := int(nx.filters.Load()); got < res.Bound {
+			return res, fmt.Errorf("null extender: %d filters answered for %d pods bound: kube-scheduler bypassed it", got, res.Bound)
+		}
+		res.Scheduler = nullRunName
+	}
+	if err != nil {
+		return res, fmt.Errorf("with the null extender: %w", err)
+	}
+	if len(pods) > 0 {
+		if err := deleteAllPods(ctx, c, pods[0].Namespace); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
