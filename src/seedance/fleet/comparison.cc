@@ -73,6 +73,8 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.nodes_booted += o.nodes_booted;
     s.migrations += o.migrations;
     s.defrag_moves += o.defrag_moves;
+    s.consolidations += o.consolidations;
+    s.consolidation_moves += o.consolidation_moves;
     s.cpu_seconds = std::max(s.cpu_seconds, o.cpu_seconds);
     for (std::size_t d = 0; d < att_in.size() && d < o.serving_attainment_by_deployment.size(); ++d) {
       att_in[d] += o.serving_attainment_by_deployment[d] / n;
@@ -182,6 +184,11 @@ const std::vector<Lever>& WaterfallLevers() {
        }},
       {"Gold serving preempts training (checkpoint-aware, owned nodes)",
        [](StackConfig* c) { c->serving_preemption = StackConfig::ServingPreemption::kCheckpointAware; }},
+      {"cloud nodes consolidated by checkpoint and restart (replacing Karpenter's eviction)", [](StackConfig* c) {
+         c->consolidation = StackConfig::Consolidation::kCheckpointAware;
+         c->consolidate_after_s = SeedanceStack().consolidate_after_s;
+         c->consolidate_max_used_share = SeedanceStack().consolidate_max_used_share;
+       }},
   };
   return kLevers;
 }
@@ -223,7 +230,7 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     SetResult r;
     r.set = set;
     std::vector<StackConfig> stacks = {StandardStack("least-allocated"), StandardStack("most-allocated"), CompetentStack(),
-                                       SeedanceStack()};
+                                       SeedanceStack(), CompetentStackWithoutKarpenter()};
     const std::size_t kStandardRows = 3;
     std::vector<std::vector<FleetWeekOutcome>> outs(stacks.size());
     std::vector<FleetWeekScenario> built;
@@ -256,6 +263,13 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       sr.config = stacks[k];
       sr.seeds = outs[k];
       sr.sum = Sum(outs[k]);
+      r.standard.push_back(std::move(sr));
+    }
+    {  // issue 39: the competent base before Karpenter, a labelled row after the three
+      StackResult sr;
+      sr.config = stacks[kStandardRows + 1];
+      sr.seeds = outs[kStandardRows + 1];
+      sr.sum = Sum(outs[kStandardRows + 1]);
       r.standard.push_back(std::move(sr));
     }
     // Issue 30's base was the cheaper kube-scheduler scoring; the headline base is the competent stack.
@@ -328,6 +342,8 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
                             "serving fleet is resized by the same reactive rule as the standard stack's";
   return c;
 }
+
+FleetWeekOutcome SumOutcomes(const std::vector<FleetWeekOutcome>& weeks) { return Sum(weeks); }
 
 std::vector<FrontierBaseline> FrontierBaselines(const SetResult& r) {
   std::vector<FrontierBaseline> out;
@@ -520,6 +536,8 @@ nlohmann::json RowJson(const StackResult& r) {
   j["nodes_booted"] = s.nodes_booted;
   j["migrations_to_committed"] = s.migrations;
   j["defrag_moves"] = s.defrag_moves;
+  j["cloud_nodes_consolidated"] = s.consolidations;       // issue 39: drained by consolidation
+  j["consolidation_pod_moves"] = s.consolidation_moves;
   j["serving_controllers"] = s.serving_description;
   nlohmann::json per_seed = nlohmann::json::array();
   for (const auto& o : r.seeds) per_seed.push_back({{"total_usd", o.total_usd}, {"training_pflop", o.training_pflop},
@@ -718,7 +736,11 @@ std::string FrontierHtml(const SetResult& r) {
       below == 0 ? "No standard stack lies below the curve." : fmt::format("{} standard stack(s) lie below or left of the curve.", below));
   for (std::size_t i = 0; i < r.standard.size(); ++i) {
     const int k = static_cast<int>(i);
-    const std::string shortname = k == r.base ? "competent base" : k == r.shipped_base ? "issue 30's base" : r.standard[i].config.placement;
+    const std::string shortname = k == r.base                                    ? "competent base"
+                                  : k == r.shipped_base                          ? "issue 30's base"
+                                  : r.standard[i].config.name == CompetentStackWithoutKarpenter().name
+                                      ? "competent base without Karpenter"
+                                      : r.standard[i].config.placement;
     spec.points.push_back({StandardLabel(r, i), shortname, bases[i].jct_mean_h, bases[i].usd_per_week, false});
   }
   for (const auto& p : r.frontier) {

@@ -51,7 +51,7 @@ struct StackResult {
 // The frontier (issue 39): Seedance's patience for slower owned GPUs (StackConfig::
 // migrate_min_speed: how much slower a committed type a running cloud job may move to) swept on
 // the sets with the waterfall; a lower value waits on slower owned GPUs for a cheaper week.
-inline constexpr double kFrontierMigrateMinSpeed[] = {0.8, 0.6, 0.4, 0.0};
+inline constexpr double kFrontierMigrateMinSpeed[] = {0.8, 0.6, 0.4, 0.25, 0.0};
 struct FrontierPoint {
   double knob = 0;          // migrate_min_speed
   double usd_per_week = 0;  // mean per week of the set's weeks
@@ -129,6 +129,10 @@ struct IdleTimeoutTuning {
 };
 Result<IdleTimeoutTuning> TuneIdleTimeout(const std::vector<const FleetWeekScenario*>& weeks, const StackConfig& stack,
                                           bool grace);
+
+// The weeks' outcomes added as a set's row is (money, work, GPU-hours summed; SLO shares from the
+// summed counts; JCT and waits as means).
+FleetWeekOutcome SumOutcomes(const std::vector<FleetWeekOutcome>& weeks);
 
 // Unit cost index of `x` against `base` (see StackResult).
 double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base);

@@ -29,6 +29,19 @@ StackConfig CompetentStack() {
   s.idle_cull_s = kCullerTimeoutS;
   s.keda_cron = true;
   s.serving_preemption = StackConfig::ServingPreemption::kPriorityClass;
+  // Karpenter for the cloud node pools (issue 39): right-sized nodes, consolidation.
+  s.right_size = true;
+  s.consolidation = StackConfig::Consolidation::kKarpenter;
+  s.consolidate_after_s = kKarpenterConsolidateAfterS;
+  s.training_do_not_disrupt = kKarpenterTrainingDoNotDisrupt;
+  return s;
+}
+
+StackConfig CompetentStackWithoutKarpenter() {
+  StackConfig s = CompetentStack();
+  s.name = "competent standard without Karpenter (8-GPU nodes, empty ones removed)";
+  s.right_size = false;
+  s.consolidation = StackConfig::Consolidation::kNone;
   return s;
 }
 
@@ -45,6 +58,10 @@ StackConfig SeedanceStack() {
   s.batching = "seedance";
   s.serving_planner = true;
   s.predictive = true;
+  s.right_size = true;  // Karpenter's provisioning, a base tool; Seedance's own consolidation
+  s.consolidation = StackConfig::Consolidation::kCheckpointAware;
+  s.consolidate_after_s = kSeedanceConsolidateAfterS;
+  s.consolidate_max_used_share = kSeedanceConsolidateMaxUsedShare;
   return s;
 }
 
@@ -62,13 +79,15 @@ Status Engine::Setup() {
     PoolRun p;
     p.spec = &ps;
     p.index = static_cast<int>(i);
-    const int n = (ps.max_gpus + kGpusPerNode - 1) / kGpusPerNode;
+    p.right_sized = RightSized(ps);
+    const std::vector<int> sizes = SlotSizes(ps);
+    const int n = static_cast<int>(sizes.size());
     std::vector<cluster::NodeSpec> nodes;
     SEEDANCE_ASSIGN_OR_RETURN(const cluster::GpuModelIndex model,
                               cluster::ParseGpuModel(s_.fleet.gpu_types[static_cast<std::size_t>(ps.type)]));
     for (int k = 0; k < n; ++k) {
       Slot slot;
-      slot.gpus = std::min(kGpusPerNode, ps.max_gpus - k * kGpusPerNode);
+      slot.gpus = sizes[static_cast<std::size_t>(k)];
       if (p.committed()) slot.phase = Phase::kUp;
       p.slots.push_back(slot);
       nodes.push_back({"p" + std::to_string(i) + "-n" + std::to_string(k), Millicores(slot.gpus * kCpuPerGpu + 16000),
@@ -338,6 +357,7 @@ Result<FleetWeekOutcome> Engine::Run() {
         }
       }
     }
+    FinishReplacements();
     SpotReconcile();
     // Completions.
     for (JobRun& r : jobs_) {
@@ -415,6 +435,7 @@ Result<FleetWeekOutcome> Engine::Run() {
     Serving(k);
     PlacePending();
     MigrateToCommitted();
+    Consolidate();
     ScaleDown();
     // Serving within SLO this step: the replicas ready now.
     for (std::size_t d = 0; d < s_.serving.size(); ++d) {

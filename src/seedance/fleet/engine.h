@@ -72,6 +72,27 @@ struct StackConfig {
   // a step, each for a gang waiting now (the queue, not its future).
   bool defragment = false;
   double defrag_min_speed = 0.8;
+  // Cloud nodes under Karpenter (issue 39). right_size: an on-demand pool whose fleet file lists
+  // the shapes the cloud sells (`on_demand.node_gpus`) boots, for a pod that fits no node, the
+  // cheapest shape that holds it (every shape at the pool's one per-GPU price: the smallest);
+  // otherwise nodes of kGpusPerNode. Empty cloud nodes go after consolidate_after_s (Karpenter's
+  // consolidateAfter) instead of cluster-autoscaler's scale-down delay.
+  bool right_size = false;
+  // Underutilized cloud nodes (consolidationPolicy WhenEmptyOrUnderutilized): kKarpenter drains a
+  // node whose pods all fit on the other held nodes of its pool (deletion), or on one cheaper new
+  // node (replacement, pre-spun; on-demand only: spot is deletion-only by default), each evicted
+  // training pod restarting from its last checkpoint (the work since is lost); kCheckpointAware
+  // (Seedance) does the same for nodes with at most consolidate_max_used_share of their GPUs in
+  // use, checkpointing each pod first (30 s checkpoint + restore lost). Both read only the nodes
+  // now, respect a budget of 10 % of a pool's nodes (Karpenter's default) and never move
+  // notebooks (do-not-disrupt), serving replicas (their PDB) or pods of multi-pod gangs.
+  enum class Consolidation { kNone, kKarpenter, kCheckpointAware };
+  Consolidation consolidation = Consolidation::kNone;
+  double consolidate_after_s = 0;
+  double consolidate_max_used_share = 1.0;
+  // The base's choice: training pods annotated karpenter.sh/do-not-disrupt (Karpenter's docs
+  // suggest it for long ML batch jobs): their nodes are only removed when empty.
+  bool training_do_not_disrupt = false;
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
@@ -82,8 +103,17 @@ inline constexpr double kSeedanceIdleGraceS = 3600;
 // Seedance's migrate_min_speed, the tuning week's choice from kMigrateMinSpeedGrid (fleet_test:
 // the cheapest whose mean JCT and deadlines met are no worse than the competent base's).
 inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
-inline constexpr double kSeedanceMigrateMinSpeed = 0.6;
+inline constexpr double kSeedanceMigrateMinSpeed = 0.25;
 inline constexpr int kDefragNodesPerStep = 4;
+// Karpenter's knobs in the competent base and Seedance's consolidation, each the tuning week's
+// choice (fleet_test's FleetWeekTuningTest, the base's swept first): the lowest unit cost over the
+// tuning weeks against the competent base without Karpenter.
+inline constexpr double kConsolidateAfterGrid[] = {0, 60, 300, 600, 1800};
+inline constexpr double kConsolidateMaxUsedShareGrid[] = {0.5, 0.75, 1.0};
+inline constexpr double kKarpenterConsolidateAfterS = 300;  // Karpenter's default is 0 s
+inline constexpr bool kKarpenterTrainingDoNotDisrupt = false;
+inline constexpr double kSeedanceConsolidateAfterS = 0;
+inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.75;
 
 // The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
 // competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass
@@ -91,6 +121,9 @@ inline constexpr int kDefragNodesPerStep = 4;
 StackConfig StandardStack(const std::string& placement);
 StackConfig CompetentStack();
 StackConfig SeedanceStack();
+// The competent stack as before issue 39's Karpenter: 8-GPU cloud nodes, cluster-autoscaler's
+// scale-down of empty nodes only (kept as a labelled row).
+StackConfig CompetentStackWithoutKarpenter();
 
 // GPU-hours by use, in this order, over the week (and per hour in `hourly`).
 enum Use : int { kTraining = 0, kServing, kDevActive, kDevIdle, kFree, kBooting, kNumUses };
@@ -141,6 +174,8 @@ struct FleetWeekOutcome {
   std::vector<std::array<double, kNumUses>> hourly;      // mean GPUs by use per hour
   std::string serving_description;                       // the controllers, one line
   double cpu_seconds = 0;                                // not in JSON (not deterministic)
+  int consolidations = 0;                                // cloud nodes drained by consolidation (deleted or replaced)
+  int consolidation_moves = 0;                           // training pods moved off them
 };
 
 // Runs one stack on the scenario. Deterministic for (scenario, stack).

@@ -35,6 +35,14 @@ struct Slot {
   double ready_at = 0;
   double empty_since = 0;
   int gpus = kGpusPerNode;
+  // Karpenter (engine_nodes.cc): the last change of the GPUs in use (consolidateAfter counts from
+  // it), GPUs claimed on a booting node this step, a replacement's node, a drained node's state.
+  double changed_at = 0;
+  std::int64_t idle_seen = -1;
+  int claimed = 0;
+  double claimed_step = -1;
+  int replaces = -1;        // booting replacement: the node of its pool it replaces
+  bool draining = false;    // cordoned, its pods leave when its replacement is up
 };
 
 struct PoolRun {
@@ -45,6 +53,7 @@ struct PoolRun {
   sched::PolicyContext ctx;
   std::unique_ptr<sched::PlacementPolicy> policy;
   bool committed() const { return sim::AlwaysHeld(spec->tier); }
+  bool right_sized = false;  // slots of every shape the fleet file lists (StackConfig::right_size)
   // Spot: preemptions seen so far and GPU-seconds held (the trailing rate Seedance prices spot by).
   double held_gpu_s = 0;
   int drops = 0;
@@ -162,6 +171,19 @@ class Engine final : public tenancy::AdmissionEnv {
   void ScaleDown();
   void MigrateToCommitted();
   void Defragment();  // StackConfig::defragment (engine_admission.cc)
+  // Karpenter (engine_nodes.cc): the pool's node sizes, GPUs held, right-sized boots and claims,
+  // consolidation and its replacements.
+  bool RightSized(const sim::PoolSpec& ps) const;
+  std::vector<int> SlotSizes(const sim::PoolSpec& ps) const;
+  int GpusHeld(const PoolRun& p) const;
+  int ShapeFor(const PoolRun& p, int gpus) const;  // a down slot to boot for `gpus`, or -1
+  bool ClaimBootingSlot(PoolRun& p, int gpus);
+  bool BootSlot(PoolRun& p, int gpus);
+  void Consolidate();
+  void FinishReplacements();
+  // Moves a one-pod training job to `to` (bound already): evicted (work since its checkpoint
+  // lost) or checkpointed first (Seedance).
+  void ConsolidationMove(JobRun& r, const Where& to);
   void Account(double dt);
   void UpdateSignals(double dt);
   int SpotAvailable(const PoolRun& p) const;

@@ -26,6 +26,7 @@ int Engine::SpotAvailable(const PoolRun& p) const {
 bool Engine::BootRoom(int pool, int gpus) const {
   const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
   if (p.committed() || gpus > kGpusPerNode) return false;
+  if (p.right_sized) return ShapeFor(p, gpus) >= 0;
   const int held = NodesHeld(p);
   if (held >= static_cast<int>(p.slots.size())) return false;
   return (held + 1) * kGpusPerNode <= SpotAvailable(p);
@@ -117,6 +118,10 @@ bool Engine::ClaimBoot(const std::vector<int>& cands, int gpus) {
   // cluster autoscaler boots a node in the first pool with room.
   for (int pi : cands) {
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    if (p.right_sized) {  // room on one booting node (engine_nodes.cc)
+      if (ClaimBootingSlot(p, gpus)) return true;
+      continue;
+    }
     int booting = 0;
     for (const Slot& s : p.slots) booting += s.phase == Phase::kBooting ? s.gpus : 0;
     int& claimed = boot_claimed_[static_cast<std::size_t>(pi)];
@@ -128,6 +133,10 @@ bool Engine::ClaimBoot(const std::vector<int>& cands, int gpus) {
   for (int pi : cands) {
     if (!BootRoom(pi, gpus)) continue;
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    if (p.right_sized) {  // Karpenter: the cheapest shape that holds the pod
+      if (BootSlot(p, gpus)) return true;
+      continue;
+    }
     for (Slot& s : p.slots) {
       if (s.phase != Phase::kDown) continue;
       s.phase = Phase::kBooting;
@@ -152,6 +161,7 @@ void Engine::Release(Where& w, const cluster::PodSpec& pod) {
 int Engine::BootableNodes(int pool, int gpus) const {
   const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
   if (p.committed() || gpus > kGpusPerNode) return 0;
+  if (p.right_sized) return std::max(0, (p.spec->max_gpus - GpusHeld(p)) / kGpusPerNode);
   const int held = NodesHeld(p);
   const int room = static_cast<int>(p.slots.size()) - held;
   return std::max(0, std::min(room, (SpotAvailable(p) - held * kGpusPerNode) / kGpusPerNode));
@@ -233,6 +243,13 @@ bool Engine::ClaimBootJob(const JobRun& r, const std::vector<int>& cands) {
   const int g = r.pod.num_gpu, per_node = kGpusPerNode / g;
   for (int pi : cands) {
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    if (p.right_sized) {  // pod by pod: room on a booting node, else a node of the cheapest shape
+      const int need = std::max(0, r.job->pods - GangRoomNow(pi, r.pod));
+      int got = 0;
+      while (got < need && (ClaimBootingSlot(p, g) || BootSlot(p, g))) ++got;
+      if (got == need) return true;
+      continue;
+    }
     int booting = 0;
     for (const Slot& s : p.slots) booting += s.phase == Phase::kBooting ? s.gpus : 0;
     int& claimed = boot_claimed_[static_cast<std::size_t>(pi)];
@@ -491,7 +508,11 @@ void Engine::ScaleDown() {
       if (s.phase != Phase::kUp) continue;
       const cluster::NodeId node(static_cast<std::uint32_t>(k));
       if (p.state->node(node).TotalGpuIdle() != s.gpus * cluster::kMilliPerGpu) continue;
-      if (now_ - s.empty_since < s_.fleet.scale_down_delay_s) continue;
+      // Karpenter (right-sized stacks): consolidateAfter; else cluster-autoscaler's delay.
+      const double delay = c_.right_size || c_.consolidation != StackConfig::Consolidation::kNone ? c_.consolidate_after_s
+                                                                                                  : s_.fleet.scale_down_delay_s;
+      if (now_ - s.empty_since < delay) continue;
+      if (s.replaces >= 0) continue;
       s.phase = Phase::kDown;
       p.state->SetEligibility(node, cluster::NodeEligibility::kNone);
     }

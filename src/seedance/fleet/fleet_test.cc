@@ -8,6 +8,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include "seedance/fleet/bound.h"
 #include "seedance/fleet/comparison.h"
 #include "seedance/fleet/engine.h"
@@ -638,6 +640,69 @@ TEST(FleetWeekComparisonTest, UnitCostIndexWeighsByTheBasesWork) {
   EXPECT_DOUBLE_EQ(UnitCostIndex(x, base), 1.0);
   x.training_pflop = 20;  // twice the work for the same money: training costs half per PFLOP
   EXPECT_DOUBLE_EQ(UnitCostIndex(x, base), (50.0 + 50.0) / 150.0);
+}
+
+// Karpenter in the competent base and Seedance's consolidation (issue 39) are the tuning week's
+// choice, the base's knobs swept first (consolidateAfter, training marked do-not-disrupt), then
+// Seedance's (its consolidateAfter and the most of a node in use it consolidates): each the lowest
+// unit cost over the tuning weeks against the competent base without Karpenter.
+TEST(FleetWeekTuningTest, KarpentersKnobsAndSeedancesConsolidationAreTheTuningWeeksChoice) {
+  std::vector<FleetWeekScenario> weeks;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) weeks.push_back(Other("a", 0, seed));
+  std::vector<const FleetWeekScenario*> ptrs = {&Base()};
+  for (const auto& w : weeks) ptrs.push_back(&w);
+  auto sum = [&](const StackConfig& c) {
+    std::vector<FleetWeekOutcome> outs;
+    for (const FleetWeekScenario* w : ptrs) {
+      auto o = RunFleetWeek(*w, c);
+      EXPECT_TRUE(o.has_value());
+      if (o.has_value()) outs.push_back(*o);
+    }
+    return SumOutcomes(outs);
+  };
+  const FleetWeekOutcome ref = sum(CompetentStackWithoutKarpenter());
+  std::cout << "competent without Karpenter: $" << ref.total_usd << ", deadlines " << ref.deadlines_met << "\n";
+  // The lowest unit cost of `configs` against `ref`, each row printed; returns the chosen index.
+  auto tune = [&](const std::vector<std::pair<std::string, StackConfig>>& configs) {
+    std::size_t chosen = 0;
+    double best = 0;
+    for (std::size_t k = 0; k < configs.size(); ++k) {
+      const FleetWeekOutcome o = sum(configs[k].second);
+      const double idx = UnitCostIndex(o, ref);
+      std::cout << configs[k].first << ": $" << o.total_usd << ", unit cost " << idx << ", deadlines " << o.deadlines_met
+                << ", JCT " << o.jct_mean_h << " h, nodes consolidated " << o.consolidations << ", pods moved "
+                << o.consolidation_moves << "\n";
+      if (k == 0 || idx < best) {
+        best = idx;
+        chosen = k;
+      }
+    }
+    return configs[chosen].second;
+  };
+  std::vector<std::pair<std::string, StackConfig>> base;
+  for (bool dnd : {false, true}) {
+    for (double after : kConsolidateAfterGrid) {
+      StackConfig c = CompetentStack();
+      c.consolidate_after_s = after;
+      c.training_do_not_disrupt = dnd;
+      base.emplace_back(fmt::format("karpenter consolidateAfter {} s, training do-not-disrupt {}", after, dnd), c);
+    }
+  }
+  const StackConfig b = tune(base);
+  EXPECT_EQ(b.consolidate_after_s, kKarpenterConsolidateAfterS);
+  EXPECT_EQ(b.training_do_not_disrupt, kKarpenterTrainingDoNotDisrupt);
+  std::vector<std::pair<std::string, StackConfig>> seedance;
+  for (double share : kConsolidateMaxUsedShareGrid) {
+    for (double after : kConsolidateAfterGrid) {
+      StackConfig c = SeedanceStack();
+      c.consolidate_after_s = after;
+      c.consolidate_max_used_share = share;
+      seedance.emplace_back(fmt::format("seedance consolidateAfter {} s, max used share {}", after, share), c);
+    }
+  }
+  const StackConfig chosen = tune(seedance);
+  EXPECT_EQ(chosen.consolidate_after_s, kSeedanceConsolidateAfterS);
+  EXPECT_EQ(chosen.consolidate_max_used_share, kSeedanceConsolidateMaxUsedShare);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "seedance/fleet/engine.h"
 #include "seedance/fleet/scenario.h"
+#include "seedance/fleet/test_week.h"
 
 namespace seedance::fleet {
 namespace {
@@ -17,26 +18,8 @@ constexpr double kHour = 3600;
 
 // One GPU type (H100), one pool of `gpus` GPUs (nodes of 8), one Silver tenant with room for all.
 FleetWeekScenario Fleet(sim::Tier tier, int gpus, double hours) {
-  FleetWeekScenario s;
-  s.name = "gang test";
-  s.fleet.name = "gang";
-  s.fleet.gpu_types = {"H100"};
-  sim::PoolSpec p;
-  p.type = 0;
-  p.tier = tier;
-  p.max_gpus = gpus;
-  p.usd_per_gpu_hour = tier == sim::Tier::kOwned ? 1.0 : 2.0;
-  p.committed = sim::AlwaysHeld(tier);
-  s.fleet.pools.push_back(p);
+  FleetWeekScenario s = testing::OnePoolWeek("gang", tier, gpus, tier == sim::Tier::kOwned ? 1.0 : 2.0, 128.0, hours);
   s.owned_marginal_usd_per_gpu_hour = {0.1};
-  tenancy::TenantConfig t;
-  t.name = "research";
-  t.cohort = "fleet";
-  t.tier = tenancy::Tier::kSilver;
-  t.quota.push_back({"gpu", 128.0, std::nullopt, std::nullopt});
-  s.tenancy.tenants.push_back(t);
-  s.tenancy.cycle_s = kStepS;
-  s.horizon_s = hours * kHour;
   return s;
 }
 
