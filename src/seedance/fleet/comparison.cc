@@ -73,6 +73,7 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.nodes_booted += o.nodes_booted;
     s.migrations += o.migrations;
     s.defrag_moves += o.defrag_moves;
+    s.match_requeues += o.match_requeues;
     s.cpu_seconds = std::max(s.cpu_seconds, o.cpu_seconds);
     for (std::size_t d = 0; d < att_in.size() && d < o.serving_attainment_by_deployment.size(); ++d) {
       att_in[d] += o.serving_attainment_by_deployment[d] / n;
@@ -174,6 +175,7 @@ const std::vector<Lever>& WaterfallLevers() {
       {"cost-aware GPU type and spot", [](StackConfig* c) {
          c->cost_aware = true;
          c->migrate_min_speed = SeedanceStack().migrate_min_speed;
+         c->match_types = SeedanceStack().match_types;  // issue 39: fine-tunes to the H100s, Philly to the A100s
        }},
       {"batching (Seedance engine)", [](StackConfig* c) { c->batching = "seedance"; }},
       {"serving fleet (planner mix + forecast)", [](StackConfig* c) {
@@ -520,6 +522,7 @@ nlohmann::json RowJson(const StackResult& r) {
   j["nodes_booted"] = s.nodes_booted;
   j["migrations_to_committed"] = s.migrations;
   j["defrag_moves"] = s.defrag_moves;
+  j["match_requeues"] = s.match_requeues;
   j["serving_controllers"] = s.serving_description;
   nlohmann::json per_seed = nlohmann::json::array();
   for (const auto& o : r.seeds) per_seed.push_back({{"total_usd", o.total_usd}, {"training_pflop", o.training_pflop},

@@ -72,6 +72,12 @@ struct StackConfig {
   // a step, each for a gang waiting now (the queue, not its future).
   bool defragment = false;
   double defrag_min_speed = 0.8;
+  // Type matching on committed GPUs (Seedance, issue 39): a job that is not Gold and has no
+  // deadline does not take room on a committed type where a waiting job is relatively faster
+  // (speed there / speed on the committed type with the most GPUs, the reference) and could use
+  // that room now (its gang fits, its tenant within its nominal quota); it waits for the
+  // reference type, which no job declines. Fine-tunes get the H100s, Philly jobs the A100s.
+  bool match_types = false;
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
@@ -141,6 +147,7 @@ struct FleetWeekOutcome {
   std::vector<std::array<double, kNumUses>> hourly;      // mean GPUs by use per hour
   std::string serving_description;                       // the controllers, one line
   double cpu_seconds = 0;                                // not in JSON (not deterministic)
+  int match_requeues = 0;  // training jobs sent back to their queue (from a checkpoint) to free a node for a gang they yield to
 };
 
 // Runs one stack on the scenario. Deterministic for (scenario, stack).
