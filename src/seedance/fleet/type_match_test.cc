@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "seedance/fleet/comparison.h"
 #include "seedance/fleet/engine.h"
 #include "seedance/fleet/scenario.h"
 
@@ -126,6 +127,28 @@ TEST(FleetTypeMatchTest, JobsWithADeadlineNeverYield) {
   ASSERT_TRUE(with.has_value() && without.has_value());
   EXPECT_EQ(with->match_requeues, 0);
   EXPECT_DOUBLE_EQ(with->training_pflop, without->training_pflop);
+}
+
+// Useful work per $ on the owned fleet c counts tokens served within SLO beside training PFLOP,
+// weighted by the base's bill for each kind (issue 39).
+TEST(FleetUsefulWorkTest, TokensWithinSloCountBesideTrainingWeightedByTheBasesBill) {
+  FleetWeekOutcome base, x;
+  base.total_usd = x.total_usd = 100;
+  base.training_usd = 75;
+  base.serving_usd = 25;
+  base.dev_usd = 40;  // notebooks are left out of the weights
+  base.training_pflop = 1000;
+  base.serving_mtok_in_slo = 50;
+  x.training_pflop = 1300;       // 1.3x the PFLOP per $
+  x.serving_mtok_in_slo = 45;    // 0.9x the tokens within SLO per $
+  const UsefulWorkRatios u = UsefulWorkPerUsd(x, base);
+  EXPECT_DOUBLE_EQ(u.pflop, 1.3);
+  EXPECT_DOUBLE_EQ(u.mtok, 0.9);
+  EXPECT_DOUBLE_EQ(u.training_weight, 0.75);
+  EXPECT_DOUBLE_EQ(u.combined, 0.75 * 1.3 + 0.25 * 0.9);
+  // A dearer bill for the same work lowers every ratio alike.
+  x.total_usd = 200;
+  EXPECT_DOUBLE_EQ(UsefulWorkPerUsd(x, base).combined, (0.75 * 1.3 + 0.25 * 0.9) / 2);
 }
 
 }  // namespace
