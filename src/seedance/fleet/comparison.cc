@@ -75,6 +75,8 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.defrag_moves += o.defrag_moves;
     s.consolidations += o.consolidations;
     s.consolidation_moves += o.consolidation_moves;
+
+    s.match_requeues += o.match_requeues;
     s.cpu_seconds = std::max(s.cpu_seconds, o.cpu_seconds);
     for (std::size_t d = 0; d < att_in.size() && d < o.serving_attainment_by_deployment.size(); ++d) {
       att_in[d] += o.serving_attainment_by_deployment[d] / n;
@@ -161,6 +163,15 @@ double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base) {
   return base_cost > 0 ? cost / base_cost : 1.0;
 }
 
+UsefulWorkRatios UsefulWorkPerUsd(const FleetWeekOutcome& x, const FleetWeekOutcome& base) {
+  UsefulWorkRatios u;
+  u.pflop = Ratio(Ratio(x.training_pflop, x.total_usd), Ratio(base.training_pflop, base.total_usd));
+  u.mtok = Ratio(Ratio(x.serving_mtok_in_slo, x.total_usd), Ratio(base.serving_mtok_in_slo, base.total_usd));
+  u.training_weight = Ratio(base.training_usd, base.training_usd + base.serving_usd);
+  u.combined = u.training_weight * u.pflop + (1 - u.training_weight) * u.mtok;
+  return u;
+}
+
 const std::vector<Lever>& WaterfallLevers() {
   static const std::vector<Lever> kLevers = {
       {"tenancy (admission, reclaim, idle reclaim)",
@@ -176,6 +187,7 @@ const std::vector<Lever>& WaterfallLevers() {
       {"cost-aware GPU type and spot", [](StackConfig* c) {
          c->cost_aware = true;
          c->migrate_min_speed = SeedanceStack().migrate_min_speed;
+         c->match_types = SeedanceStack().match_types;  // issue 39: fine-tunes to the H100s, Philly to the A100s
        }},
       {"batching (Seedance engine)", [](StackConfig* c) { c->batching = "seedance"; }},
       {"serving fleet (planner mix + forecast)", [](StackConfig* c) {
@@ -435,6 +447,12 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
                       Ratio(b.training_pflop, b.total_usd), Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd),
                       Ratio(Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd), Ratio(b.training_pflop, b.total_usd)),
                       Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours));
+    const UsefulWorkRatios uw = UsefulWorkPerUsd(r.seedance.sum, b);
+    os << fmt::format("  useful work per $ with serving: million tokens within SLO per $ base {:.3f}, Seedance {:.3f} ({:.3f}x); "
+                      "combined {:.3f}x (PFLOP and tokens weighted by the base's bill for each: training {:.1f} %, "
+                      "serving {:.1f} %)\n",
+                      Ratio(b.serving_mtok_in_slo, b.total_usd), Ratio(r.seedance.sum.serving_mtok_in_slo, r.seedance.sum.total_usd),
+                      uw.mtok, uw.combined, 100.0 * uw.training_weight, 100.0 * (1 - uw.training_weight));
     if (r.bound_error.empty()) {
       os << fmt::format("  lower bound for the base's work on this fleet (time-aware: jobs after they arrive, hourly "
                         "periods): ${:.0f} per week, {} against the base (no stack can save more); Seedance is {} above it\n",
@@ -538,6 +556,8 @@ nlohmann::json RowJson(const StackResult& r) {
   j["defrag_moves"] = s.defrag_moves;
   j["cloud_nodes_consolidated"] = s.consolidations;       // issue 39: drained by consolidation
   j["consolidation_pod_moves"] = s.consolidation_moves;
+
+  j["match_requeues"] = s.match_requeues;
   j["serving_controllers"] = s.serving_description;
   nlohmann::json per_seed = nlohmann::json::array();
   for (const auto& o : r.seeds) per_seed.push_back({{"total_usd", o.total_usd}, {"training_pflop", o.training_pflop},
@@ -566,6 +586,13 @@ nlohmann::json SetJson(const SetResult& r) {
       {"seedance_pflop_per_usd", Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd)},
       {"ratio", Ratio(Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd), Ratio(b.training_pflop, b.total_usd))},
       {"owned_idle_ratio", Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours)},
+      {"base_mtok_in_slo_per_usd", Ratio(b.serving_mtok_in_slo, b.total_usd)},
+      {"seedance_mtok_in_slo_per_usd", Ratio(r.seedance.sum.serving_mtok_in_slo, r.seedance.sum.total_usd)},
+      {"mtok_ratio", UsefulWorkPerUsd(r.seedance.sum, b).mtok},
+      {"combined_ratio", UsefulWorkPerUsd(r.seedance.sum, b).combined},
+      {"combined_training_weight", UsefulWorkPerUsd(r.seedance.sum, b).training_weight},
+      {"combined_what", "training PFLOP per $ and million tokens within SLO per $, each over the base's, weighted by the "
+                        "base's bill for training and for serving (notebook hours left out)"},
       {"jobs_finished_base", b.jobs_finished},
       {"jobs_finished_seedance", r.seedance.sum.jobs_finished},
       {"jobs", b.jobs}};

@@ -137,6 +137,18 @@ FleetWeekOutcome SumOutcomes(const std::vector<FleetWeekOutcome>& weeks);
 // Unit cost index of `x` against `base` (see StackResult).
 double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base);
 
+// Useful work per $ of the whole bill, `x` against `base` (issue 39, the owned fleet c): training
+// PFLOP done per $ and million tokens served within both SLOs per $, each as a ratio to the base's,
+// and one index combining them, weighted by the base's bill split between its training and its
+// serving (training_usd, serving_usd), as the unit cost weighs each kind by the base's basket.
+// Notebook hours are left out (not work a backlog can absorb). 0 where the base did none.
+struct UsefulWorkRatios {
+  double pflop = 0, mtok = 0;   // x's units per $ over the base's
+  double training_weight = 0;   // the base's training $ / (training $ + serving $)
+  double combined = 0;          // training_weight x pflop + (1 - training_weight) x mtok
+};
+UsefulWorkRatios UsefulWorkPerUsd(const FleetWeekOutcome& x, const FleetWeekOutcome& base);
+
 // Text table, results.json's `fleet_week` object and the report's HTML section.
 std::string FleetWeekTable(const FleetWeekComparison& c);
 std::string FleetWeekJson(const FleetWeekComparison& c);   // a JSON object

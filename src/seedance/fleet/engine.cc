@@ -55,6 +55,7 @@ StackConfig SeedanceStack() {
   s.cost_aware = true;
   s.migrate_min_speed = kSeedanceMigrateMinSpeed;
   s.defragment = true;
+  s.match_types = true;
   s.batching = "seedance";
   s.serving_planner = true;
   s.predictive = true;

@@ -93,6 +93,13 @@ struct StackConfig {
   // The base's choice: training pods annotated karpenter.sh/do-not-disrupt (Karpenter's docs
   // suggest it for long ML batch jobs): their nodes are only removed when empty.
   bool training_do_not_disrupt = false;
+
+  // Type matching on committed GPUs (Seedance, issue 39): a job that is not Gold and has no
+  // deadline does not take room on a committed type where a waiting job is relatively faster
+  // (speed there / speed on the committed type with the most GPUs, the reference) and could use
+  // that room now (its gang fits, its tenant within its nominal quota); it waits for the
+  // reference type, which no job declines. Fine-tunes get the H100s, Philly jobs the A100s.
+  bool match_types = false;
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
@@ -176,6 +183,8 @@ struct FleetWeekOutcome {
   double cpu_seconds = 0;                                // not in JSON (not deterministic)
   int consolidations = 0;                                // cloud nodes drained by consolidation (deleted or replaced)
   int consolidation_moves = 0;                           // training pods moved off them
+
+  int match_requeues = 0;  // training jobs sent back to their queue (from a checkpoint) to free a node for a gang they yield to
 };
 
 // Runs one stack on the scenario. Deterministic for (scenario, stack).

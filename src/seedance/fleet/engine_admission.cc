@@ -192,6 +192,34 @@ void Engine::EvictDev(DevRun& d) {
 }
 
 
+std::vector<int> Engine::DefragDestinations(const JobRun& r, int pool, bool to_reference) const {
+  const double speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(pool)].spec->type)];
+  std::vector<std::pair<double, int>> to;
+  for (const auto& q : pools_) {
+    const double s = r.job->steps_per_s[static_cast<std::size_t>(q.spec->type)];
+    const bool ok = s >= c_.defrag_min_speed * speed || (to_reference && q.spec->type == match_numeraire_);
+    if (q.committed() && s > 0 && ok) to.emplace_back(q.index == pool ? -kInf : -s, q.index);
+  }
+  std::sort(to.begin(), to.end());
+  std::vector<int> cands;
+  for (const auto& t : to) cands.push_back(t.second);
+  return cands;
+}
+
+bool Engine::CommitMoves(bool all, const std::vector<std::pair<std::size_t, Where>>& moves,
+                         std::vector<std::vector<std::vector<std::size_t>>>& on) {
+  if (!all) {
+    for (const auto& [i, dest] : moves) pools_[static_cast<std::size_t>(dest.pool)].state->Unbind(jobs_[i].pod, dest.node, dest.gpus);
+    return false;
+  }
+  for (const auto& [i, dest] : moves) {
+    MoveJob(jobs_[i], {dest});
+    ++out_.defrag_moves;
+    if (pools_[static_cast<std::size_t>(dest.pool)].committed()) on[static_cast<std::size_t>(dest.pool)][dest.node.value()].push_back(i);
+  }
+  return true;
+}
+
 void Engine::Defragment() {
   // Owned GPUs left in holes too small for the gangs that wait (issue 39, fleet c): nodes are
   // emptied for them by moving the few training pods on them into the holes of other committed
@@ -280,15 +308,9 @@ void Engine::Defragment() {
         bool all = true;
         for (std::size_t i : on[pu][n]) {
           const JobRun& r = jobs_[i];
-          const double speed = r.job->steps_per_s[static_cast<std::size_t>(p.spec->type)];
-          std::vector<std::pair<double, int>> to;
-          for (const auto& q : pools_) {
-            const double s = r.job->steps_per_s[static_cast<std::size_t>(q.spec->type)];
-            if (q.committed() && s > 0 && s >= c_.defrag_min_speed * speed) to.emplace_back(q.index == pi ? -kInf : -s, q.index);
-          }
-          std::sort(to.begin(), to.end());
-          std::vector<int> cands;
-          for (const auto& t : to) cands.push_back(t.second);
+          // Type matching: a job the gang outmatches on this type may go to the reference type too.
+          const bool yields = MatchYields(r, p.spec->type) && MatchClaims(MatchClassOf(*w), r, p.spec->type);
+          const std::vector<int> cands = DefragDestinations(r, pi, yields);
           Where dest;
           if (!TryPlace(r.pod, cands, &dest)) {
             all = false;
@@ -297,15 +319,7 @@ void Engine::Defragment() {
           moves.emplace_back(i, dest);
         }
         p.state->SetEligibility(node, cluster::NodeEligibility::kAll);
-        if (!all) {
-          for (auto& [i, dest] : moves) pools_[static_cast<std::size_t>(dest.pool)].state->Unbind(jobs_[i].pod, dest.node, dest.gpus);
-          continue;
-        }
-        for (auto& [i, dest] : moves) {
-          MoveJob(jobs_[i], {dest});
-          ++out_.defrag_moves;
-          if (pools_[static_cast<std::size_t>(dest.pool)].committed()) on[static_cast<std::size_t>(dest.pool)][dest.node.value()].push_back(i);
-        }
+        if (!CommitMoves(all, moves, on)) continue;
         on[pu][n].clear();
         ++freed;
         refresh();
@@ -313,6 +327,10 @@ void Engine::Defragment() {
         break;
       }
       if (done) break;
+    }
+    if (!done && YieldNodeFor(*w, pinned, on)) {  // type matching (engine_match.cc)
+      ++freed;
+      refresh();
     }
   }
   if (freed > 0) admitter_->CapacityChanged();

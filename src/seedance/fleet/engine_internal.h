@@ -184,6 +184,31 @@ class Engine final : public tenancy::AdmissionEnv {
   // Moves a one-pod training job to `to` (bound already): evicted (work since its checkpoint
   // lost) or checkpointed first (Seedance).
   void ConsolidationMove(JobRun& r, const Where& to);
+
+  // Where Defragment may move `r` off `pool`: committed pools at least defrag_min_speed as fast (and
+  // with `to_reference`, the type matching's reference type), its own pool first, then fastest.
+  std::vector<int> DefragDestinations(const JobRun& r, int pool, bool to_reference) const;
+  // Moves bound already (job index, destination): with `all`, each job moves there (checkpoint,
+  // restart; counted as a defragmentation move) and `on` lists it on its new committed node; else
+  // the bindings are undone. Returns `all`.
+  bool CommitMoves(bool all, const std::vector<std::pair<std::size_t, Where>>& moves,
+                   std::vector<std::vector<std::vector<std::size_t>>>& on);
+  // StackConfig::match_types (engine_match.cc): whether `r` leaves committed pool `pool` to a
+  // waiting job relatively faster there; the waiting table is taken once a step.
+  bool Outmatched(const JobRun& r, int pool) const;
+  void EnsureMatchTable() const;
+  bool MatchWaiting(const JobRun& r) const;
+  void MatchPlaced(const JobRun& r);
+  struct MatchClass;
+  const MatchClass& MatchClassOf(const JobRun& r) const;
+  // Whether `r` may yield committed `type` to a relatively faster job (not Gold, no deadline, able
+  // to run on the reference type), and whether jobs of class `c` claim `type` from it.
+  bool MatchYields(const JobRun& r, int type) const;
+  bool MatchClaims(const MatchClass& c, const JobRun& r, int type) const;
+  // Defragment's last resort for waiting gang `w` (engine_match.cc): empties a committed node whose
+  // occupants all yield to `w`; `pinned` and `on` are Defragment's view of the committed nodes.
+  bool YieldNodeFor(const JobRun& w, const std::vector<std::vector<char>>& pinned,
+                    std::vector<std::vector<std::vector<std::size_t>>>& on);
   void Account(double dt);
   void UpdateSignals(double dt);
   int SpotAvailable(const PoolRun& p) const;
@@ -214,7 +239,19 @@ class Engine final : public tenancy::AdmissionEnv {
   std::vector<double> dev_wait_min_;
   std::vector<double> mtok_in_slo_, mtok_demanded_;
   std::array<double, kNumUses> hour_acc_{};
-  std::map<std::pair<std::size_t, std::vector<int>>, double> served_memo_;  // MaxServedRps by ready mix
+  std::map<std::pair<std::size_t, std::vector<int>>, double> served_memo_;
+  // Type matching (engine_match.cc): classes of jobs alike for the rule and the waiting count of
+  // each, taken at `match_at_`.
+  struct MatchClass {
+    int tenant = 0, gpus = 0, pods = 1;
+    cluster::PodSpec pod;
+    std::vector<double> rel;  // per fleet type: speed / speed on the reference type
+    int waiting = 0;
+  };
+  mutable std::vector<MatchClass> match_classes_;
+  mutable std::vector<int> match_class_of_;  // per job
+  mutable int match_numeraire_ = -1;
+  mutable double match_at_ = -1;  // MaxServedRps by ready mix
 };
 
 }  // namespace seedance::fleet::detail

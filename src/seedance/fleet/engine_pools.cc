@@ -57,6 +57,7 @@ std::vector<int> Engine::TrainingCandidates(const JobRun& r) const {
     if (speed <= 0) continue;
     if (p.committed()) {
       // Both stacks: owned / reserved first (Kueue's first flavor; marginal price 0), fastest first.
+      if (Outmatched(r, p.index)) continue;  // Seedance's type matching
       committed.push_back({-speed, p.index});
       continue;
     }
@@ -205,6 +206,7 @@ bool Engine::PlaceJob(JobRun& r, const std::vector<int>& cands) {
   std::vector<Where> places;
   if (!TryPlaceJob(r, cands, &places)) return false;
   Hold(r, places);
+  MatchPlaced(r);
   return true;
 }
 

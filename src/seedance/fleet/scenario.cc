@@ -34,6 +34,11 @@ constexpr TenantDef kTenants[] = {
     {"dev", tenancy::Tier::kBronze, 16},
 };
 
+// The owned fleet c has six tenants (issue 39): the Philly trace's virtual clusters are split
+// between two Bronze tenants, philly (VC ids beginning 0-7) and philly-2 (8-f), each with half of
+// philly's quota, so the quotas sum to what they sum to on a and b (times the shape's scale).
+constexpr TenantDef kSixthTenant = {"philly-2", tenancy::Tier::kBronze, 8};
+
 int TenantIndex(std::string_view name) {
   for (std::size_t i = 0; i < std::size(kTenants); ++i) {
     if (name == kTenants[i].name) return static_cast<int>(i);
@@ -71,9 +76,10 @@ struct ShapeWork {
   int llm_jobs = 400;
   double philly_keep = 1.0 / 8.0;
   double quota_scale = 1;
+  bool six_tenants = false;  // philly split in two by virtual cluster (kSixthTenant)
 };
 ShapeWork WorkOf(const FleetWeekOptions& o) {
-  if (o.fleet_file.empty() && o.shape == "c") return {6400, 1.0, 6};
+  if (o.fleet_file.empty() && o.shape == "c") return {6400, 1.0, 6, true};
   return {};
 }
 
@@ -128,6 +134,7 @@ Status AddPhillyJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64
   for (const std::string& type : s->fleet.gpu_types) speed.push_back(SpeedVsV100(type));
   const double v100_pflops = Facts("V100").fp16_tflops * 0.40 / 1000.0;  // PFLOP/s at 40 % MFU
   const int tenant = TenantIndex("philly");
+  const int second = static_cast<int>(std::size(kTenants));  // kSixthTenant, on fleet c
   for (const auto& row : csv.rows()) {
     SEEDANCE_ASSIGN_OR_RETURN(const double at, csv.Double(row, c_at));
     if (at < start || at >= start + kWeekS) continue;
@@ -140,7 +147,8 @@ Status AddPhillyJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64
     t.id = (*next_id)++;
     t.name = "philly-" + std::string(csv.Str(row, c_vc));
     t.kind = "philly";
-    t.tenant = tenant;
+    const char vc0 = csv.Str(row, c_vc).empty() ? '0' : csv.Str(row, c_vc)[0];
+    t.tenant = WorkOf(o).six_tenants && vc0 >= '8' ? second : tenant;
     t.arrival_s = at - start;
     t.gpus = static_cast<int>(gpus);
     // A step = one second of the gang on V100s.
@@ -286,7 +294,12 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
     return s;
   }
 
-  for (const TenantDef& t : kTenants) {
+  std::vector<TenantDef> tenants(std::begin(kTenants), std::end(kTenants));
+  if (WorkOf(o).six_tenants) {
+    tenants[static_cast<std::size_t>(TenantIndex("philly"))].nominal -= kSixthTenant.nominal;
+    tenants.push_back(kSixthTenant);
+  }
+  for (const TenantDef& t : tenants) {
     tenancy::TenantConfig c;
     c.name = t.name;
     c.cohort = "fleet";
@@ -360,7 +373,8 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
       "hour-of-week shape from data/fleet_week/weekly_shape.csv (the Philly trace's submissions by hour of week)",
       WorkOf(o).quota_scale == 1
           ? "tenants: search (Gold, 24 GPUs), ads (Silver, 16), research (Silver, 24), philly (Bronze, 16), dev (Bronze, 16): one cohort"
-          : fmt::format("tenants: search (Gold), ads, research (Silver), philly, dev (Bronze), quotas 24/16/24/16/16 GPUs x {:.0f}: "
+          : fmt::format("tenants: search (Gold), ads, research (Silver), philly, philly-2 (the Philly trace's virtual clusters "
+                        "split in two: ids beginning 0-7, 8-f), dev (Bronze), quotas 24/16/24/8/8/16 GPUs x {:.0f}: "
                         "one cohort; the training is a standing backlog larger than the fleet", WorkOf(o).quota_scale),
       "clock: 60 s steps; checkpoints every 600 s for every training job in every stack",
   };
