@@ -182,6 +182,8 @@ const std::vector<Lever>& WaterfallLevers() {
        }},
       {"Gold serving preempts training (checkpoint-aware, owned nodes)",
        [](StackConfig* c) { c->serving_preemption = StackConfig::ServingPreemption::kCheckpointAware; }},
+      {"fractional GPUs (notebooks on MIG slices, owned first)",
+       [](StackConfig* c) { c->fractional_gpus = SeedanceStack().fractional_gpus; }},
   };
   return kLevers;
 }

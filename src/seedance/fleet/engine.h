@@ -72,6 +72,14 @@ struct StackConfig {
   // a step, each for a gang waiting now (the queue, not its future).
   bool defragment = false;
   double defrag_min_speed = 0.8;
+  // Fractional GPUs (Seedance, issue 39): a notebook whose memory need (DevPod::memory_gb) fits a
+  // MIG slice (fractional.h) runs on one: first on committed GPUs (its own type, then another
+  // MIG type whose slice has at least its type's FP16 rate), then on its type's on-demand pool.
+  // Slices pack onto GPUs already partitioned into the same profile; a GPU is partitioned only
+  // when it is whole and free, and goes back to whole only when its last slice is released (MIG
+  // reconfiguration needs an empty GPU). A slice is billed the GPU's price times its compute
+  // fraction. The standard stacks give every notebook a whole GPU.
+  bool fractional_gpus = false;
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
@@ -141,6 +149,10 @@ struct FleetWeekOutcome {
   std::vector<std::array<double, kNumUses>> hourly;      // mean GPUs by use per hour
   std::string serving_description;                       // the controllers, one line
   double cpu_seconds = 0;                                // not in JSON (not deterministic)
+  // Fractional GPUs (StackConfig::fractional_gpus): GPUs partitioned into MIG slices (each a
+  // reconfiguration of a whole, empty GPU) and notebook placements on a slice.
+  int mig_partitions = 0;
+  int dev_on_slices = 0;
 };
 
 // Runs one stack on the scenario. Deterministic for (scenario, stack).
