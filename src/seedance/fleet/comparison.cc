@@ -77,6 +77,9 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.consolidation_moves += o.consolidation_moves;
 
     s.match_requeues += o.match_requeues;
+
+    s.mig_partitions += o.mig_partitions;
+    s.dev_on_slices += o.dev_on_slices;
     s.cpu_seconds = std::max(s.cpu_seconds, o.cpu_seconds);
     for (std::size_t d = 0; d < att_in.size() && d < o.serving_attainment_by_deployment.size(); ++d) {
       att_in[d] += o.serving_attainment_by_deployment[d] / n;
@@ -201,6 +204,9 @@ const std::vector<Lever>& WaterfallLevers() {
          c->consolidate_after_s = SeedanceStack().consolidate_after_s;
          c->consolidate_max_used_share = SeedanceStack().consolidate_max_used_share;
        }},
+
+      {"fractional GPUs (notebooks on MIG slices, owned first)",
+       [](StackConfig* c) { c->fractional_gpus = SeedanceStack().fractional_gpus; }},
   };
   return kLevers;
 }
@@ -544,6 +550,10 @@ nlohmann::json RowJson(const StackResult& r) {
   j["idle_gpu_hours"] = s.idle_gpu_hours;
   j["owned_idle_gpu_hours"] = s.owned_idle_gpu_hours;
   j["dev_wait_p90_min"] = s.dev_wait_p90_min;
+  // Fractional GPUs (issue 39): GPUs partitioned into MIG slices and notebook placements on one.
+  j["config"]["fractional_gpus"] = r.config.fractional_gpus;
+  j["mig_partitions"] = s.mig_partitions;
+  j["dev_on_slices"] = s.dev_on_slices;
   nlohmann::json gh;
   for (int u = 0; u < kNumUses; ++u) gh[UseName(u)] = s.gpu_hours[static_cast<std::size_t>(u)];
   j["gpu_hours"] = gh;

@@ -56,6 +56,7 @@ StackConfig SeedanceStack() {
   s.migrate_min_speed = kSeedanceMigrateMinSpeed;
   s.defragment = true;
   s.match_types = true;
+  s.fractional_gpus = true;
   s.batching = "seedance";
   s.serving_planner = true;
   s.predictive = true;
@@ -220,6 +221,13 @@ Status Engine::Setup() {
     controllers_.emplace_back(prof, pol, prices, sd.tuning_peak_rps, kStepS, cold);
     controllers_.back().SetHistory(sd.history.rps);  // the week before: what the forecaster reads
     out_.serving_description += (d ? "; " : "") + sd.spec.name + ": " + controllers_.back().Describe();
+    if (c_.fractional_gpus) {
+      // Issue 39 item 2: a replica goes on MIG slices only where that is cheaper per request
+      // within SLO; at the stated compute-fraction scaling it never is, so replicas stay whole
+      // (a verdict that says "cheaper" would mean slices for replicas are needed: not built).
+      int cheaper = 0;
+      out_.serving_description += ", " + ReplicaSliceVerdict(prof, ReplicaMemoryGb(sd.spec.model), &cheaper);
+    }
   }
   mtok_in_slo_.assign(s_.serving.size(), 0.0);
   mtok_demanded_.assign(s_.serving.size(), 0.0);
@@ -304,10 +312,19 @@ void Engine::Account(double dt) {
   }
   for (const DevRun& d : devs_) {
     if (d.state != DevState::kActive && d.state != DevState::kTail) continue;
-    gpus[d.state == DevState::kActive ? kDevActive : kDevIdle] += 1;
-    if (d.state == DevState::kTail && pools_[static_cast<std::size_t>(d.where.pool)].committed()) owned_idle += 1;
-    pod_usd[2] += PriceOf(d.where.pool) * h;
-    if (d.state == DevState::kActive) out_.dev_active_gpu_hours += h;
+    // A notebook on a MIG slice holds, and pays for, its slice's compute fraction of the GPU, and
+    // an hour in use counts as DevRun::work GPU-hours of useful work.
+    gpus[d.state == DevState::kActive ? kDevActive : kDevIdle] += d.share;
+    if (d.state == DevState::kTail && pools_[static_cast<std::size_t>(d.where.pool)].committed()) owned_idle += d.share;
+    pod_usd[2] += PriceOf(d.where.pool) * d.share * h;
+    if (d.state == DevState::kActive) out_.dev_active_gpu_hours += d.work * h;
+  }
+  // The slices of partitioned GPUs no notebook is on (and what a homogeneous layout leaves over).
+  for (const Partition& p : partitions_) {
+    if (p.used == 0) continue;
+    const double free = 1.0 - p.used * p.profile->ComputeFraction();
+    gpus[kFree] += free;
+    if (pools_[static_cast<std::size_t>(p.gpu.pool)].committed()) owned_idle += free;
   }
   out_.total_usd += bill;
   out_.idle_gpu_hours += (gpus[kFree] + gpus[kDevIdle]) * h;

@@ -100,6 +100,15 @@ struct StackConfig {
   // that room now (its gang fits, its tenant within its nominal quota); it waits for the
   // reference type, which no job declines. Fine-tunes get the H100s, Philly jobs the A100s.
   bool match_types = false;
+
+  // Fractional GPUs (Seedance, issue 39): a notebook whose memory need (DevPod::memory_gb) fits a
+  // MIG slice (fractional.h) runs on one: first on committed GPUs (its own type, then another
+  // MIG type whose slice has at least its type's FP16 rate), then on its type's on-demand pool.
+  // Slices pack onto GPUs already partitioned into the same profile; a GPU is partitioned only
+  // when it is whole and free, and goes back to whole only when its last slice is released (MIG
+  // reconfiguration needs an empty GPU). A slice is billed the GPU's price times its compute
+  // fraction. The standard stacks give every notebook a whole GPU.
+  bool fractional_gpus = false;
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
@@ -185,6 +194,11 @@ struct FleetWeekOutcome {
   int consolidation_moves = 0;                           // training pods moved off them
 
   int match_requeues = 0;  // training jobs sent back to their queue (from a checkpoint) to free a node for a gang they yield to
+
+  // Fractional GPUs (StackConfig::fractional_gpus): GPUs partitioned into MIG slices (each a
+  // reconfiguration of a whole, empty GPU) and notebook placements on a slice.
+  int mig_partitions = 0;
+  int dev_on_slices = 0;
 };
 
 // Runs one stack on the scenario. Deterministic for (scenario, stack).

@@ -38,8 +38,7 @@ bool Engine::CanPlace(const tenancy::WorkloadRequest& w) {
     const JobRun& r = jobs_[job_index_.at(w.id)];
     return JobCouldPlace(r, TrainingCandidates(r));
   }
-  const DevRun& d = devs_[dev_index_.at(w.id)];
-  return CouldPlace(d.pod, TypeCandidates(d.dev->type));
+  return DevCouldPlace(devs_[dev_index_.at(w.id)]);
 }
 
 std::optional<std::vector<std::int64_t>> Engine::VictimsForFit(const tenancy::WorkloadRequest& w,
@@ -56,7 +55,8 @@ std::optional<std::vector<std::int64_t>> Engine::VictimsForFit(const tenancy::Wo
         continue;
       }
       const DevRun& d = devs_[dev_index_.at(v.id)];
-      if (d.where.pool == pi) pc.push_back({v.id, d.where.node, d.pod, d.where.gpus, v.cost});
+      // A notebook on a MIG slice frees no whole GPU: not a victim for a fit.
+      if (d.where.pool == pi && d.partition < 0) pc.push_back({v.id, d.where.node, d.pod, d.where.gpus, v.cost});
     }
     auto vs = GangVictims(pi, pod, job ? jobs_[job_index_.at(w.id)].job->pods : 1, pc);
     if (vs) return vs->victims;
@@ -78,9 +78,7 @@ void Engine::OnAdmit(const tenancy::WorkloadRequest& w) {
   }
   DevRun& d = devs_[dev_index_.at(w.id)];
   d.state = DevState::kPending;
-  Where where;
-  if (TryPlace(d.pod, TypeCandidates(d.dev->type), &where)) {
-    d.where = where;
+  if (PlaceDev(d)) {
     StartDev(d);
   } else {
     pending_devs_.push_back(dev_index_.at(w.id));
@@ -158,7 +156,7 @@ void Engine::StopIdleDev(DevRun& d) {
   for (const auto& [at, len] : d.dev->think_gaps) {
     if (used >= at && used < at + len) resume = at + len;
   }
-  Release(d.where, d.pod);
+  ReleaseDev(d);
   admitter_->Finished(d.dev->id);
   d.active_done = resume;
   d.back_at = now_ + (resume - used);
@@ -167,7 +165,7 @@ void Engine::StopIdleDev(DevRun& d) {
 }
 
 void Engine::EndDev(DevRun& d, bool reclaimed) {
-  Release(d.where, d.pod);
+  ReleaseDev(d);
   if (reclaimed) ++out_.idle_reclaims;
   d.state = DevState::kDone;
   admitter_->Finished(d.dev->id);
@@ -178,12 +176,12 @@ void Engine::EvictDev(DevRun& d) {
   // to its queue with the rest of its session.
   if (d.state == DevState::kActive) {
     d.active_done += now_ - d.start;
-    Release(d.where, d.pod);
+    ReleaseDev(d);
     d.state = DevState::kQueued;
     ++out_.admission_preemptions;
     admitter_->Evicted(d.dev->id, /*requeue=*/true);
   } else {
-    Release(d.where, d.pod);
+    ReleaseDev(d);
     if (d.state == DevState::kTail) ++out_.idle_reclaims;
     d.state = DevState::kDone;
     admitter_->Evicted(d.dev->id, /*requeue=*/false);

@@ -17,6 +17,7 @@
 #include "seedance/cluster/cluster.h"
 #include "seedance/core/rng.h"
 #include "seedance/fleet/engine.h"
+#include "seedance/fleet/fractional.h"
 #include "seedance/sched/placement_policy.h"
 #include "seedance/sched/victims.h"
 #include "seedance/tenancy/admission.h"
@@ -95,6 +96,22 @@ struct DevRun {
   double active_done = 0;              // active seconds before the current placement (evictions)
   bool waited = false;                 // its first wait is recorded
   double back_at = 0;                  // kAway: when its user is back and starts it again
+  // On a MIG slice (StackConfig::fractional_gpus): the partition (index into Engine::partitions_;
+  // `where` is then its GPU), the slice's compute fraction (what it is billed and counted as
+  // GPUs), and the useful work an hour in use on it counts for, in GPU-hours of the type the
+  // notebook asked for (the slice's FP16 rate over that type's, at most 1).
+  int partition = -1;
+  double share = 1;
+  double work = 1;
+};
+
+// One GPU partitioned into slices of one MIG profile (a homogeneous MIG layout). The GPU is held
+// in the pool's cluster state by a one-GPU pod while any slice is in use.
+struct Partition {
+  Where gpu;
+  cluster::PodSpec pod;                // the pod that holds the GPU (the first notebook's shape)
+  const MigProfile* profile = nullptr;
+  int used = 0;                        // slices in use; 0: the GPU is whole again (released)
 };
 
 struct Replica {
@@ -158,6 +175,25 @@ class Engine final : public tenancy::AdmissionEnv {
   // Frees room for a Gold serving replica by the stack's serving preemption; true if it did.
   bool PreemptForReplica(const cluster::PodSpec& pod, const std::vector<int>& cands);
   void EndDev(DevRun& d, bool reclaimed);
+  // Notebooks on whole GPUs or MIG slices (engine_fractional.cc): place one now (a slice where
+  // StackConfig::fractional_gpus and its memory allow, else a whole GPU of its type), say whether
+  // it could be, claim a booting node for it, and release what it holds.
+  bool PlaceDev(DevRun& d);
+  bool DevCouldPlace(const DevRun& d);
+  void ClaimBootDev(const DevRun& d);
+  void ReleaseDev(DevRun& d);
+  // Where a notebook may run, in order: a pool and the MIG profile of its slice there (nullptr: a
+  // whole GPU), with the useful work an hour in use counts for.
+  struct DevOption {
+    int pool;
+    const MigProfile* profile;
+    double work;
+  };
+  std::vector<DevOption> DevOptions(const DevRun& d) const;
+  // A slice of `o` for the notebook: on a GPU partitioned into o.profile with a slice free (the
+  // fullest first), else on a whole free GPU of o.pool partitioned now. dry_run: only whether it
+  // could (a free slice, a free GPU, or room to boot a node).
+  bool TakeSlice(DevRun& d, const DevOption& o, bool dry_run);
   // Seconds the notebook's GPU has been idle now (think time or its idle tail; 0 in a burst).
   double DevIdleS(const DevRun& d) const;
   // Stops an idle notebook (culler, idle reclaim): one in its idle tail ends; one in think time
@@ -224,6 +260,7 @@ class Engine final : public tenancy::AdmissionEnv {
   std::map<std::int64_t, std::size_t> job_index_, dev_index_;
   std::int64_t dev_base_ = 0;
   std::vector<Replica> replicas_;
+  std::vector<Partition> partitions_;   // MIG-partitioned GPUs (released ones have used == 0)
   std::vector<ServingController> controllers_;
   std::vector<const ServingProfile*> profiles_;
   std::vector<std::vector<int>> profile_fleet_type_;  // [deployment][profile type] -> fleet type

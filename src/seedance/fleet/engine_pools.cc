@@ -423,11 +423,10 @@ void Engine::PlacePending() {
   for (std::size_t i : pending_devs_) {
     DevRun& d = devs_[i];
     if (d.state != DevState::kPending) continue;
-    const std::vector<int> cands = TypeCandidates(d.dev->type);
-    if (TryPlace(d.pod, cands, &d.where)) {
+    if (PlaceDev(d)) {
       StartDev(d);
     } else {
-      ClaimBoot(cands, 1);
+      ClaimBootDev(d);
       still.push_back(i);
     }
   }

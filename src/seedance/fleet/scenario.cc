@@ -207,6 +207,16 @@ void AddDevPods(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* n
       t += gap;
     }
   }
+  // GPU memory need (issue 39, whether a MIG slice holds it): log-uniform from
+  // kNotebookMemoryFloorGb to the memory of the type it asked for (assumed: no public trace of
+  // notebook GPU memory is bundled). Its own stream, so the draws above are unchanged.
+  Rng mem(Stream(0x3e30000u, o));
+  for (DevPod& d : s->dev) {
+    const auto idx = gpu::ParseGpuName(s->fleet.gpu_types[static_cast<std::size_t>(d.type)], gpu::NameMatch::kName);
+    const double top = idx.has_value() ? gpu::GpuAt(*idx).memory_gib : 0.0;
+    const double u = mem.UniformDouble();
+    d.memory_gb = top > kNotebookMemoryFloorGb ? kNotebookMemoryFloorGb * std::pow(top / kNotebookMemoryFloorGb, u) : top;
+  }
   std::sort(s->dev.begin(), s->dev.end(),
             [](const DevPod& a, const DevPod& b) { return std::tie(a.arrival_s, a.id) < std::tie(b.arrival_s, b.id); });
 }
@@ -369,6 +379,10 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
       "dev: 30 notebook sessions per weekday, 5 per weekend day, 1 GPU, active U(1,4) h then idle Exp(6 h) capped at 64 h",
       "dev think time: while in use, bursts of GPU use Exp(15 min) alternate with think time at zero GPU use Exp(5 min); "
       "an idle detector on GPU activity sees think time as idle, and a notebook stopped in it is a session cut in use",
+      "dev GPU memory (issue 39, assumed: no public trace is bundled): log-uniform from 4 GB to the asked type's memory; "
+      "Seedance runs a notebook that fits on a MIG slice (NVIDIA MIG user guide profiles), billed the GPU's price x the "
+      "slice's compute fraction; an hour in use on a slice counts as min(1, slice FP16 rate / asked type's) GPU-hours "
+      "of useful work (a 1g slice of the asked type: 1/7), not as a whole GPU-hour",
       "serving: chat (llama-2-7b, Azure conv, 24 req/s mean) and code (llama-2-7b, Azure code, 6 req/s mean), "
       "hour-of-week shape from data/fleet_week/weekly_shape.csv (the Philly trace's submissions by hour of week)",
       WorkOf(o).quota_scale == 1
