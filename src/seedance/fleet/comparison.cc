@@ -420,8 +420,8 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
                       Ratio(Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd), Ratio(b.training_pflop, b.total_usd)),
                       Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours));
     if (r.bound_error.empty()) {
-      os << fmt::format("  lower bound for the base's work on this fleet (time-aware: jobs after they arrive, hourly "
-                        "periods): ${:.0f} per week, {} against the base (no stack can save more); Seedance is {} above it\n",
+      os << fmt::format("  lower bound for the base's work on this fleet (time-aware: jobs after they arrive on their own "
+                        "GPUs, the base's deadlines met, hourly periods): ${:.0f} per week, {} against the base (no stack can save more); Seedance is {} above it\n",
                         r.bound_usd / weeks, Pct(r.bound_index - 1),
                         Pct(Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1));
     } else {
@@ -577,6 +577,8 @@ nlohmann::json SetJson(const SetResult& r) {
     j["lower_bound_change_pct"] = 100.0 * (r.bound_index - 1);
     j["lower_bound_time_aware"] = {{"period_s", kBoundPeriodS},
                                    {"jobs_after_arrival", true},
+                                   {"constraints", FleetWeekBoundConstraints()},
+                                   {"deadlines_met_at_least", r.standard[static_cast<std::size_t>(r.base)].sum.deadlines_met},
                                    {"seedance_gap_pct", 100.0 * (Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1)},
                                    {"seedance_index", Ratio(r.seedance.sum.total_usd, r.standard[static_cast<std::size_t>(r.base)].sum.total_usd)},
                                    {"bound_index", r.bound_index}};
