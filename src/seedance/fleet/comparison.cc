@@ -781,7 +781,7 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
                       "stack. ", 100.0 * r.committed_share);
     if (r.bound_error.empty()) {
       os << fmt::format("Lower bound for the base's work on this fleet (fluid, time-aware: jobs only after they arrive, "
-                        "hourly periods; no cold starts): ${:.0f} per week, {:+.1f} % against the base: no stack can "
+                        "on their own GPUs, the base's deadlines met, hourly periods; no cold starts): ${:.0f} per week, {:+.1f} % against the base: no stack can "
                         "save more.</p>\n",
                         r.bound_usd / Weeks(r.seedance), 100.0 * (r.bound_index - 1));
     } else {
