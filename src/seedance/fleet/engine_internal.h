@@ -43,22 +43,22 @@ class IdIndex {
     table_.clear();
     if (map_.empty()) return;
     first_ = map_.begin()->first;
-    const auto span = static_cast<std::uint64_t>(map_.rbegin()->first - first_) + 1;
-    if (span > 4 * static_cast<std::uint64_t>(map_.size()) + 64) return;
-    table_.assign(static_cast<std::size_t>(span), kNone);
-    for (const auto& [id, index] : map_) table_[static_cast<std::size_t>(id - first_)] = index;
+    const std::uint64_t span = Offset(map_.rbegin()->first);  // last - first, without overflow
+    if (span >= 4 * static_cast<std::uint64_t>(map_.size()) + 64) return;
+    table_.assign(static_cast<std::size_t>(span) + 1, kNone);
+    for (const auto& [id, index] : map_) table_[static_cast<std::size_t>(Offset(id))] = index;
   }
   std::size_t at(std::int64_t id) const {
     if (table_.empty()) return map_.at(id);
-    const std::size_t index = id >= first_ && static_cast<std::uint64_t>(id - first_) < table_.size()
-                                  ? table_[static_cast<std::size_t>(id - first_)]
-                                  : kNone;
+    const std::size_t index = id >= first_ && Offset(id) < table_.size() ? table_[static_cast<std::size_t>(Offset(id))] : kNone;
     if (index == kNone) throw std::out_of_range("no workload with this id");
     return index;
   }
 
  private:
   static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  // id - first_ for id >= first_, in unsigned arithmetic (ids may span the whole int64 range).
+  std::uint64_t Offset(std::int64_t id) const { return static_cast<std::uint64_t>(id) - static_cast<std::uint64_t>(first_); }
   std::map<std::int64_t, std::size_t> map_;
   std::vector<std::size_t> table_;
   std::int64_t first_ = 0;

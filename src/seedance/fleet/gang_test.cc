@@ -4,6 +4,7 @@
 // is counted, never lost. Small hand-built fleets, no serving (fast).
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -170,6 +171,12 @@ TEST(FleetEngineIdIndexTest, DenseAndSparseIdsFindTheirIndexAndAMissingIdThrows)
   EXPECT_THROW(dense.at(99), std::out_of_range);
   EXPECT_THROW(dense.at(200), std::out_of_range);
   EXPECT_THROW(sparse.at(8), std::out_of_range);
+  detail::IdIndex extremes;  // ids at both ends of int64: the map, no overflow
+  extremes.Add(std::numeric_limits<std::int64_t>::min(), 0);
+  extremes.Add(std::numeric_limits<std::int64_t>::max(), 1);
+  extremes.Seal();
+  EXPECT_EQ(extremes.at(std::numeric_limits<std::int64_t>::max()), 1u);
+  EXPECT_THROW(extremes.at(0), std::out_of_range);
 }
 
 // A week whose job ids are sparse (as an imported history's) runs as a dense one does.
