@@ -460,8 +460,8 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
                       Ratio(b.serving_mtok_in_slo, b.total_usd), Ratio(r.seedance.sum.serving_mtok_in_slo, r.seedance.sum.total_usd),
                       uw.mtok, uw.combined, 100.0 * uw.training_weight, 100.0 * (1 - uw.training_weight));
     if (r.bound_error.empty()) {
-      os << fmt::format("  lower bound for the base's work on this fleet (time-aware: jobs after they arrive, hourly "
-                        "periods): ${:.0f} per week, {} against the base (no stack can save more); Seedance is {} above it\n",
+      os << fmt::format("  lower bound for the base's work on this fleet (time-aware: jobs after they arrive on their own "
+                        "GPUs, the base's deadlines met, hourly periods): ${:.0f} per week, {} against the base (no stack can save more); Seedance is {} above it\n",
                         r.bound_usd / weeks, Pct(r.bound_index - 1),
                         Pct(Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1));
     } else {
@@ -632,6 +632,8 @@ nlohmann::json SetJson(const SetResult& r) {
     j["lower_bound_change_pct"] = 100.0 * (r.bound_index - 1);
     j["lower_bound_time_aware"] = {{"period_s", kBoundPeriodS},
                                    {"jobs_after_arrival", true},
+                                   {"constraints", FleetWeekBoundConstraints()},
+                                   {"deadlines_met_at_least", r.standard[static_cast<std::size_t>(r.base)].sum.deadlines_met},
                                    {"seedance_gap_pct", 100.0 * (Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1)},
                                    {"seedance_index", Ratio(r.seedance.sum.total_usd, r.standard[static_cast<std::size_t>(r.base)].sum.total_usd)},
                                    {"bound_index", r.bound_index}};
@@ -838,7 +840,7 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
                       "stack. ", 100.0 * r.committed_share);
     if (r.bound_error.empty()) {
       os << fmt::format("Lower bound for the base's work on this fleet (fluid, time-aware: jobs only after they arrive, "
-                        "hourly periods; no cold starts): ${:.0f} per week, {:+.1f} % against the base: no stack can "
+                        "on their own GPUs, the base's deadlines met, hourly periods; no cold starts): ${:.0f} per week, {:+.1f} % against the base: no stack can "
                         "save more.</p>\n",
                         r.bound_usd / Weeks(r.seedance), 100.0 * (r.bound_index - 1));
     } else {

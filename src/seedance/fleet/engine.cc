@@ -125,7 +125,7 @@ Status Engine::Setup() {
     r.pod.num_gpu = per_pod;
     r.pod.gpu_milli = cluster::kMilliPerGpu;
     if (NeverFits(r)) r.state = JobState::kNeverFits;
-    job_index_[j.id] = jobs_.size();
+    job_index_.Add(j.id, jobs_.size());
     jobs_.push_back(r);
     dev_base_ = std::max(dev_base_, j.id + 1);
   }
@@ -137,10 +137,14 @@ Status Engine::Setup() {
     r.pod.memory = MiB(kMemPerGpu);
     r.pod.num_gpu = 1;
     r.pod.gpu_milli = cluster::kMilliPerGpu;
-    dev_index_[d.id] = devs_.size();
+    dev_index_.Add(d.id, devs_.size());
     devs_.push_back(r);
     if (d.id < dev_base_) return InternalError("dev pod ids must follow the training job ids");
   }
+  job_index_.Seal();
+  dev_index_.Seal();
+  job_running_.assign(jobs_.size(), {});
+  dev_running_.assign(devs_.size(), {});
 
   // Admission.
   SEEDANCE_ASSIGN_OR_RETURN(auto book, tenancy::QuotaBook::Build(s_.tenancy.tenants, /*allow_borrowing=*/true));

@@ -12,24 +12,35 @@
 namespace seedance::fleet::detail {
 
 tenancy::RunningState Engine::Running(std::int64_t id) const {
-  tenancy::RunningState rs;
   if (IsJob(id)) {
-    const JobRun& r = jobs_[job_index_.at(id)];
+    const std::size_t i = job_index_.at(id);
+    const JobRun& r = jobs_[i];
+    RunningMemo& m = job_running_[i];
+    const int state = static_cast<int>(r.state);
+    if (m.now == now_ && m.state == state && m.key[0] == r.admitted_at && m.key[1] == r.seg_start) return m.rs;
+    tenancy::RunningState rs;
     rs.admitted_at_s = r.admitted_at;
     if (r.state == JobState::kRunning) {
       rs.executed_s = now_ - r.seg_start;
-      const double speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(r.where.pool)].spec->type)];
-      (void)speed;
       rs.lost_if_preempted = r.job->gpus * std::fmod(std::max(0.0, now_ - r.seg_start), r.job->checkpoint_s);
     }
+    m = {now_, state, {r.admitted_at, r.seg_start, 0}, rs};
     return rs;
   }
-  const DevRun& d = devs_[dev_index_.at(id)];
+  const std::size_t i = dev_index_.at(id);
+  const DevRun& d = devs_[i];
+  RunningMemo& m = dev_running_[i];
+  const int state = static_cast<int>(d.state);
+  if (m.now == now_ && m.state == state && m.key[0] == d.start && m.key[1] == d.tail_start && m.key[2] == d.active_done) {
+    return m.rs;
+  }
+  tenancy::RunningState rs;
   rs.admitted_at_s = d.start;
   rs.idle_s = DevIdleS(d);
   if (d.state == DevState::kActive || d.state == DevState::kTail) rs.executed_s = now_ - d.start;
   // A notebook in use loses its session state when preempted: everything since it started.
   if (d.state == DevState::kActive) rs.lost_if_preempted = now_ - d.start;
+  m = {now_, state, {d.start, d.tail_start, d.active_done}, rs};
   return rs;
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,50 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kModelLoadS = 60;    // a serving replica loads its model on a node that is up
 inline constexpr std::int64_t kCpuPerGpu = 10000;   // milli-cores a pod asks per GPU
 inline constexpr std::int64_t kMemPerGpu = 100 * 1024;  // MiB a pod asks per GPU
+
+// Workload id -> its index in jobs_ / devs_ (issue 39: the admitter asks Engine::Running about
+// every admitted workload each cycle, and a std::map lookup there was a quarter of fleet c's run).
+// A dense table over [first id, last id] when the ids are dense (the bundled weeks number their
+// work 0..n-1; an imported week keeps its own ids), else the map. at() throws std::out_of_range
+// for an id it does not hold, as std::map::at does.
+class IdIndex {
+ public:
+  void Add(std::int64_t id, std::size_t index) { map_[id] = index; }
+  // Call once every id is added: builds the dense table when the ids span at most 4x their count.
+  void Seal() {
+    table_.clear();
+    if (map_.empty()) return;
+    first_ = map_.begin()->first;
+    const std::uint64_t span = Offset(map_.rbegin()->first);  // last - first, without overflow
+    if (span >= 4 * static_cast<std::uint64_t>(map_.size()) + 64) return;
+    table_.assign(static_cast<std::size_t>(span) + 1, kNone);
+    for (const auto& [id, index] : map_) table_[static_cast<std::size_t>(Offset(id))] = index;
+  }
+  std::size_t at(std::int64_t id) const {
+    if (table_.empty()) return map_.at(id);
+    const std::size_t index = id >= first_ && Offset(id) < table_.size() ? table_[static_cast<std::size_t>(Offset(id))] : kNone;
+    if (index == kNone) throw std::out_of_range("no workload with this id");
+    return index;
+  }
+
+ private:
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  // id - first_ for id >= first_, in unsigned arithmetic (ids may span the whole int64 range).
+  std::uint64_t Offset(std::int64_t id) const { return static_cast<std::uint64_t>(id) - static_cast<std::uint64_t>(first_); }
+  std::map<std::int64_t, std::size_t> map_;
+  std::vector<std::size_t> table_;
+  std::int64_t first_ = 0;
+};
+
+// Engine::Running's answer for one workload, kept for the clock step and the workload state it was
+// computed from (the admitter asks about the same admitted workloads many times a cycle); the key
+// is compared on every call, so a change of state or time recomputes it.
+struct RunningMemo {
+  double now = -1;
+  int state = -1;
+  double key[3] = {0, 0, 0};
+  tenancy::RunningState rs;
+};
 
 enum class Phase { kDown, kBooting, kUp };
 struct Slot {
@@ -257,7 +302,8 @@ class Engine final : public tenancy::AdmissionEnv {
   std::vector<PoolRun> pools_;
   std::vector<JobRun> jobs_;
   std::vector<DevRun> devs_;
-  std::map<std::int64_t, std::size_t> job_index_, dev_index_;
+  IdIndex job_index_, dev_index_;
+  mutable std::vector<RunningMemo> job_running_, dev_running_;  // by index in jobs_ / devs_
   std::int64_t dev_base_ = 0;
   std::vector<Replica> replicas_;
   std::vector<Partition> partitions_;   // MIG-partitioned GPUs (released ones have used == 0)

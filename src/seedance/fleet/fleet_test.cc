@@ -265,6 +265,114 @@ TEST(FleetWeekBoundTest, JobsDoNotRunBeforeTheyArriveNorServeBeforeTheDemand) {
 }
 
 // A fleet without a type the deployments can run on is refused up front, naming the file.
+// Deadlines in the bound (issue 39): every stack meets at least the base's deadlines. 20 hours,
+// 8 owned H100 (committed: $1/GPU-hour, $160 paid anyway) and 8 on-demand at $4. Two 8-GPU jobs of
+// 10 hours each arrive at 0. Without deadlines the owned GPUs run one after the other ($160). With
+// both due at hour 10 and both met by the base, both run in the first 10 hours: 80 GPU-hours go
+// on-demand, $160 + $320. With one met, one runs on owned GPUs in time and the other later ($160).
+// And two met by hour 5 is impossible (each needs 10 hours on its own 8 GPUs): the LP says so.
+TEST(FleetWeekBoundTest, DeadlinesTheBaseMetForceCloudCapacity) {
+  FleetWeekScenario s;
+  s.horizon_s = 20 * 3600.0;
+  s.fleet.gpu_types = {"H100"};
+  for (sim::Tier tier : {sim::Tier::kOwned, sim::Tier::kOnDemand}) {
+    sim::PoolSpec p;
+    p.type = 0;
+    p.tier = tier;
+    p.max_gpus = 8;
+    p.usd_per_gpu_hour = tier == sim::Tier::kOwned ? 1.0 : 4.0;
+    s.fleet.pools.push_back(p);
+  }
+  for (int i = 0; i < 2; ++i) {
+    TrainingJob j;
+    j.id = i;
+    j.gpus = 8;
+    j.steps_per_s = {1.0};
+    j.pflop_per_step = 0.01;
+    j.total_steps = 10 * 3600.0;  // 10 hours on its 8 GPUs
+    j.deadline_s = 10 * 3600.0;
+    s.jobs.push_back(j);
+  }
+  FleetWeekOutcome out;
+  out.training_pflop = 2 * s.jobs[0].total_steps * s.jobs[0].pflop_per_step;
+  out.deadlines = 2;
+  out.deadlines_met = 0;
+  auto none = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(none.has_value()) << none.error().message();
+  EXPECT_NEAR(*none, 160.0, 1e-6);
+  out.deadlines_met = 2;
+  auto both = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(both.has_value()) << both.error().message();
+  EXPECT_NEAR(*both, 160.0 + 320.0, 1e-6);
+  out.deadlines_met = 1;
+  auto one = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(one.has_value()) << one.error().message();
+  EXPECT_NEAR(*one, 160.0, 1e-6);
+  out.deadlines_met = 2;
+  for (TrainingJob& j : s.jobs) j.deadline_s = 5 * 3600.0;
+  EXPECT_FALSE(FleetWeekLowerBoundUsd(s, out).has_value());
+}
+
+// A job never runs wider than its own gang (issue 39): two jobs of one rate class, 8 GPUs each,
+// arrive at 0; A has 4 GPU-hours of work, B 16. Spot (16 GPUs, $1) is there in hour 0 only, on-demand
+// ($4) always. In hour 0 A does its 4 GPU-hours and B at most 8 (its own GPUs): 12 on spot; B's
+// other 8 run on-demand in hour 1: $12 + $32. A bound that lent A's idle GPUs to B would put 16
+// GPU-hours on spot and 4 on-demand ($32).
+TEST(FleetWeekBoundTest, AJobNeverRunsWiderThanItsOwnGpus) {
+  FleetWeekScenario s;
+  s.horizon_s = 2 * 3600.0;
+  s.fleet.gpu_types = {"H100"};
+  for (sim::Tier tier : {sim::Tier::kSpot, sim::Tier::kOnDemand}) {
+    sim::PoolSpec p;
+    p.type = 0;
+    p.tier = tier;
+    p.max_gpus = 16;
+    p.usd_per_gpu_hour = tier == sim::Tier::kSpot ? 1.0 : 4.0;
+    if (tier == sim::Tier::kSpot) p.spot = sim::SpotSeries(3600, {2, 0}, 8);
+    s.fleet.pools.push_back(p);
+  }
+  for (double gpu_hours : {4.0, 16.0}) {
+    TrainingJob j;
+    j.id = static_cast<std::int64_t>(s.jobs.size());
+    j.gpus = 8;
+    j.steps_per_s = {1.0};
+    j.pflop_per_step = 0.01;
+    j.total_steps = gpu_hours / 8 * 3600.0;
+    s.jobs.push_back(j);
+  }
+  FleetWeekOutcome out;
+  out.training_pflop = (s.jobs[0].total_steps + s.jobs[1].total_steps) * 0.01;
+  auto b = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(b.has_value()) << b.error().message();
+  EXPECT_NEAR(*b, 12.0 + 32.0, 1e-6);
+}
+
+// A notebook holds a GPU of the type its user asked for (issue 39): 10 hours, 8 owned H100
+// ($2/GPU-hour committed: $160 paid anyway) and 8 on-demand L4 at $1. A 10-hour L4 session runs
+// on an L4 ($10), not on an idle owned H100 (which a bound of "any type" would give: $160).
+TEST(FleetWeekBoundTest, ANotebookRunsOnTheTypeItAskedFor) {
+  FleetWeekScenario s;
+  s.horizon_s = 10 * 3600.0;
+  s.fleet.gpu_types = {"L4", "H100"};
+  for (int t = 0; t < 2; ++t) {
+    sim::PoolSpec p;
+    p.type = t;
+    p.tier = t == 0 ? sim::Tier::kOnDemand : sim::Tier::kOwned;
+    p.max_gpus = 8;
+    p.usd_per_gpu_hour = t == 0 ? 1.0 : 2.0;
+    s.fleet.pools.push_back(p);
+  }
+  DevPod d;
+  d.type = 0;
+  d.active_s = 10 * 3600.0 - kStepS;
+  s.dev.push_back(d);
+  FleetWeekOutcome out;
+  out.dev_active_gpu_hours = 10;
+  auto b = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(b.has_value()) << b.error().message();
+  EXPECT_NEAR(*b, 160.0 + 10.0, 1e-6);
+}
+
 TEST(FleetWeekScenarioTest, AFleetWithNoServingTypeIsRefusedNamingTheFile) {
   const std::string path = ::testing::TempDir() + "/v100-only.yaml";
   {
