@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "seedance/fleet/fractional.h"
 #include "seedance/sim/lp.h"
 
 namespace seedance::fleet {
@@ -70,7 +71,7 @@ const std::vector<std::string>& FleetWeekBoundConstraints() {
       "training: per class of rates (within 5 %), at the class's best rate per GPU type",
       "deadlines: sum over deadline jobs of the share done by the deadline (between arrival and deadline, on its own GPUs) >= the base's deadlines met",
       "serving: per Melange bucket at the faster batching's capacity per GPU on each type, within each hour's demand",
-      "notebooks: one GPU of the session's type per hour in use, only after the session begins",
+      "notebooks: at most one unit (an hour in use of the asked type's GPU) per session-hour in use, only after the session begins; one GPU-hour of type T supplies 1 unit on the asked type, else min(T's FP16 rate / the asked type's, 1 / T's smallest MIG slice fraction)",
   };
   return kConstraints;
 }
@@ -227,25 +228,32 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
     }
   }
 
-  // Notebooks: hours in use on one GPU of the type the session asked for, no earlier than their
-  // sessions begin (by the end of p at most the in-use hours of the sessions begun by then, each at
-  // most the time since it began).
+  // Notebooks: per type asked for, hours in use (each session at most one an hour, and no
+  // earlier than it begins: by the end of p at most the in-use hours of the sessions begun by
+  // then, each at most the time since it began), supplied by any type's GPU-hours at that type's
+  // NotebookWorkPerGpuHour (a whole GPU of the asked type, a MIG slice of it or of another type).
   if (out.dev_active_gpu_hours > 0) {
     std::vector<std::pair<int, double>> total;
-    for (std::size_t t = 0; t < types; ++t) {
+    for (std::size_t a = 0; a < types; ++a) {
+      std::vector<double> per_gpu_hour(types);
+      for (std::size_t t = 0; t < types; ++t) per_gpu_hour[t] = NotebookWorkPerGpuHour(s.fleet.gpu_types[a], s.fleet.gpu_types[t]);
       int prev = -1;
       for (std::size_t p = 0; p < periods; ++p) {
         // (+ one clock step each: the engine ends an active period at the step after it is over)
         double reachable = 0;
         for (const DevPod& d : s.dev) {
-          if (static_cast<std::size_t>(d.type) != t || d.arrival_s >= period_end(p)) continue;
+          if (static_cast<std::size_t>(d.type) != a || d.arrival_s >= period_end(p)) continue;
           reachable += (std::min(d.active_s, period_end(p) - d.arrival_s) + kStepS) / 3600.0;
         }
         if (reachable <= 0) continue;
         const int done = lp.AddColumn(0.0, 0.0, reachable);
-        const int x = lp.AddColumn(0.0, 0.0, kInf);
-        use[t][p].push_back({x, -1.0});
-        std::vector<std::pair<int, double>> step{{done, 1.0}, {x, -1.0}};
+        std::vector<std::pair<int, double>> step{{done, 1.0}};
+        for (std::size_t t = 0; t < types; ++t) {
+          if (per_gpu_hour[t] <= 0) continue;
+          const int x = lp.AddColumn(0.0, 0.0, kInf);  // GPU-hours of type t for notebooks of type a
+          use[t][p].push_back({x, -1.0});
+          step.push_back({x, -per_gpu_hour[t]});
+        }
         if (prev >= 0) step.push_back({prev, -1.0});
         lp.AddRow(step, -kInf, 0.0);
         prev = done;

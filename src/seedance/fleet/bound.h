@@ -40,10 +40,13 @@ namespace seedance::fleet {
 //    capacity per GPU on each type (a mix that routes each bucket to its best type is covered),
 //    and in each period no more requests than were demanded in it; the largest buckets holding
 //    kBoundServingShare of the requests (the rest left out: less work, still a bound);
-//  - notebooks: one GPU of the type the session asked for per hour in use, by the end of a period
-//    at most the in-use hours of the sessions begun by then, each at most the time since it began.
-//    (A stack that shares a GPU between notebooks, e.g. MIG slices, would need the slice's share
-//    here instead of one GPU.)
+//  - notebooks: per type asked for, a unit of work is an hour in use of a GPU of that type; by
+//    the end of a period at most the in-use hours of the sessions begun by then, each at most the
+//    time since it began (a session counts at most one unit an hour). Any type T may supply it:
+//    one GPU-hour of T does at most NotebookWorkPerGpuHour(asked, T) units: 1 on the asked type
+//    (a MIG slice counts its compute fraction and costs that fraction), on another type its FP16
+//    rate over the asked type's, capped at one over T's smallest MIG slice fraction (1/7: a
+//    slice counts at most one unit an hour; 1 without MIG). Valid for whole GPUs and slices alike.
 // Relaxed, so never above what a stack pays for the same work and deadlines: no cold start (a
 // long-lived node amortizes its boot, so no per-work floor holds), no burst headroom, no 8-GPU
 // nodes, no gang placement, no integral replicas, perfect foresight within the rules above.

@@ -7,20 +7,8 @@
 
 #include "seedance/fleet/engine_internal.h"
 #include "seedance/fleet/fractional.h"
-#include "seedance/gpu/catalog.h"
 
 namespace seedance::fleet::detail {
-namespace {
-
-// Dense FP16 tensor TFLOPS and memory bandwidth (GB/s) of a fleet type from the GPU catalog
-// (0 when the catalog lacks it).
-std::pair<double, double> Rates(const std::string& type) {
-  const auto idx = gpu::ParseGpuName(type, gpu::NameMatch::kName);
-  if (!idx.has_value()) return {0.0, 0.0};
-  return {gpu::GpuAt(*idx).fp16_tflops, gpu::GpuAt(*idx).memory_gb_s};
-}
-
-}  // namespace
 
 std::vector<Engine::DevOption> Engine::DevOptions(const DevRun& d) const {
   std::vector<DevOption> out;
@@ -39,11 +27,11 @@ std::vector<Engine::DevOption> Engine::DevOptions(const DevRun& d) const {
   // Then committed GPUs of another MIG type, on a slice with at least the FP16 rate and the
   // memory bandwidth of the type the notebook asked for (its useful work counts as that type's
   // GPU-hour: no more).
-  const auto [flops, bandwidth] = Rates(name);
+  const auto [flops, bandwidth] = CatalogRates(name);
   if (c_.fractional_gpus && flops > 0 && bandwidth > 0) {
     for (const PoolRun& p : pools_) {
       if (!p.committed() || p.spec->type == type) continue;
-      const auto [other_flops, other_bandwidth] = Rates(s_.fleet.gpu_types[static_cast<std::size_t>(p.spec->type)]);
+      const auto [other_flops, other_bandwidth] = CatalogRates(s_.fleet.gpu_types[static_cast<std::size_t>(p.spec->type)]);
       if (other_flops <= 0 || other_bandwidth <= 0) continue;
       const MigProfile* prof = NotebookProfile(s_.fleet.gpu_types[static_cast<std::size_t>(p.spec->type)], d.dev->memory_gb,
                                                flops / other_flops, bandwidth / other_bandwidth);

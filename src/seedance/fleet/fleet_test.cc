@@ -13,6 +13,7 @@
 #include "seedance/fleet/bound.h"
 #include "seedance/fleet/comparison.h"
 #include "seedance/fleet/engine.h"
+#include "seedance/fleet/fractional.h"
 #include "seedance/fleet/scenario.h"
 
 namespace seedance::fleet {
@@ -347,30 +348,43 @@ TEST(FleetWeekBoundTest, AJobNeverRunsWiderThanItsOwnGpus) {
   EXPECT_NEAR(*b, 12.0 + 32.0, 1e-6);
 }
 
-// A notebook holds a GPU of the type its user asked for (issue 39): 10 hours, 8 owned H100
-// ($2/GPU-hour committed: $160 paid anyway) and 8 on-demand L4 at $1. A 10-hour L4 session runs
-// on an L4 ($10), not on an idle owned H100 (which a bound of "any type" would give: $160).
-TEST(FleetWeekBoundTest, ANotebookRunsOnTheTypeItAskedFor) {
-  FleetWeekScenario s;
-  s.horizon_s = 10 * 3600.0;
-  s.fleet.gpu_types = {"L4", "H100"};
-  for (int t = 0; t < 2; ++t) {
-    sim::PoolSpec p;
-    p.type = t;
-    p.tier = t == 0 ? sim::Tier::kOnDemand : sim::Tier::kOwned;
-    p.max_gpus = 8;
-    p.usd_per_gpu_hour = t == 0 ? 1.0 : 2.0;
-    s.fleet.pools.push_back(p);
+// A notebook's work in the bound (issue 39): an hour in use of the type its user asked for, which
+// a MIG slice of a faster owned type may supply (Seedance's fractional GPUs), and a slower type
+// only at its FP16 rate. 10 hours. An L4 session beside 8 idle owned H100 ($2/GPU-hour committed:
+// $160 paid anyway) and 8 on-demand L4 at $1 costs nothing more (an H100 1g slice beats an L4).
+// An H100 session beside one owned L4 and on-demand H100 at $4: the L4 does 121/989 of an H100
+// hour per hour, the rest is paid on the H100.
+TEST(FleetWeekBoundTest, ANotebookMayRunOnASliceOfAFasterTypeNotOnASlowerOne) {
+  for (int asked : {0, 1}) {
+    FleetWeekScenario s;
+    s.horizon_s = 10 * 3600.0;
+    s.fleet.gpu_types = {"L4", "H100"};
+    for (int t = 0; t < 2; ++t) {
+      sim::PoolSpec p;
+      p.type = t;
+      const bool owned = (t == 1) == (asked == 0);
+      p.tier = owned ? sim::Tier::kOwned : sim::Tier::kOnDemand;
+      p.max_gpus = asked == 0 || !owned ? 8 : 1;
+      p.usd_per_gpu_hour = t == 0 ? 1.0 : asked == 0 ? 2.0 : 4.0;
+      s.fleet.pools.push_back(p);
+    }
+    DevPod d;
+    d.type = asked;
+    d.active_s = 10 * 3600.0 - kStepS;
+    s.dev.push_back(d);
+    FleetWeekOutcome out;
+    out.dev_active_gpu_hours = 10;
+    auto b = FleetWeekLowerBoundUsd(s, out);
+    ASSERT_TRUE(b.has_value()) << b.error().message();
+    if (asked == 0) {
+      EXPECT_NEAR(*b, 160.0, 1e-6);
+    } else {
+      const double l4 = NotebookWorkPerGpuHour("H100", "L4");
+      EXPECT_GT(l4, 0.1);
+      EXPECT_LT(l4, 0.2);
+      EXPECT_NEAR(*b, 10.0 * 1.0 + 10.0 * (1 - l4) * 4.0, 1e-6);  // the owned L4 ($10) + the H100 hours left
+    }
   }
-  DevPod d;
-  d.type = 0;
-  d.active_s = 10 * 3600.0 - kStepS;
-  s.dev.push_back(d);
-  FleetWeekOutcome out;
-  out.dev_active_gpu_hours = 10;
-  auto b = FleetWeekLowerBoundUsd(s, out);
-  ASSERT_TRUE(b.has_value()) << b.error().message();
-  EXPECT_NEAR(*b, 160.0 + 10.0, 1e-6);
 }
 
 TEST(FleetWeekScenarioTest, AFleetWithNoServingTypeIsRefusedNamingTheFile) {

@@ -1,11 +1,13 @@
 #include "seedance/fleet/fractional.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "seedance/batching/model.h"
 #include "seedance/fleet/serving.h"
+#include "seedance/gpu/catalog.h"
 
 namespace seedance::fleet {
 
@@ -39,6 +41,24 @@ const MigProfile* NotebookProfile(std::string_view gpu_type, double memory_gb, d
     }
   }
   return best;
+}
+
+GpuRates CatalogRates(std::string_view gpu_type) {
+  const auto idx = gpu::ParseGpuName(gpu_type, gpu::NameMatch::kName);
+  if (!idx.has_value()) return {};
+  return {gpu::GpuAt(*idx).fp16_tflops, gpu::GpuAt(*idx).memory_gb_s};
+}
+
+double NotebookWorkPerGpuHour(std::string_view asked, std::string_view on) {
+  if (asked == on) return 1.0;
+  double smallest = 1.0;  // compute fraction of `on`'s smallest slice
+  for (const MigProfile& p : MigProfiles()) {
+    if (p.gpu_type == on) smallest = std::min(smallest, p.ComputeFraction());
+  }
+  const double cap = 1.0 / smallest;
+  const double asked_rate = CatalogRates(asked).fp16_tflops, on_rate = CatalogRates(on).fp16_tflops;
+  if (asked_rate <= 0 || on_rate <= 0) return cap;
+  return std::min(cap, on_rate / asked_rate);
 }
 
 bool ReplicaSliceIsCheaper(const MigProfile& profile, double slice_rps, double whole_gpu_rps, double replica_memory_gb) {

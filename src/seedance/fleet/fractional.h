@@ -49,6 +49,22 @@ bool ReplicaSliceIsCheaper(const MigProfile& profile, double slice_rps, double w
 // the slice's best case). Under it no slice is strictly cheaper (instances x fraction <= 1).
 double ScaledSliceRps(const MigProfile& profile, double whole_gpu_rps);
 
+// Dense FP16 tensor TFLOPS and memory bandwidth (GB/s) of a fleet type from the GPU catalog
+// ({0, 0} when the catalog lacks it).
+struct GpuRates {
+  double fp16_tflops = 0;
+  double memory_gb_s = 0;
+};
+GpuRates CatalogRates(std::string_view gpu_type);
+
+// The most notebook work (GPU-hours in use of the type the notebook asked for, `asked`) one
+// GPU-hour of `on` can supply under any placement a stack may make (the bound's notebook term):
+// 1 on its own type (a slice counts its compute fraction and costs it); on another type, the FP16
+// rate of `on` over `asked`'s (a slice does no more per GPU-hour than its whole GPU), and at most
+// one over the compute fraction of `on`'s smallest MIG slice (a notebook in use counts at most one
+// unit an hour; 1 where `on` has no MIG profiles). Only the slice cap where a rate is unknown.
+double NotebookWorkPerGpuHour(std::string_view asked, std::string_view on);
+
 struct ServingProfile;
 // The rule applied to every one-GPU type of a deployment's profile (`replica_memory_gb`: its
 // weights plus one full-context request's KV cache) at ScaledSliceRps: how many (type, profile)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "seedance/fleet/bound.h"
 #include "seedance/fleet/engine.h"
 #include "seedance/fleet/fractional.h"
 #include "seedance/fleet/scenario.h"
@@ -190,6 +191,27 @@ TEST(FleetFractionalTest, SlicesPackOnOwnedGpusOfAFasterTypeBeforeACloudNodeIsBo
   auto o = RunFleetWeek(s, off);
   ASSERT_TRUE(o.has_value());
   EXPECT_EQ(o->nodes_booted, 1);
+}
+
+TEST(FleetFractionalTest, TheBoundAllowsNotebooksOnSlicesOfAnotherType) {
+  // The notebooks above run on an owned H100 slice: the lower bound must not ask for L4 hours.
+  EXPECT_NEAR(NotebookWorkPerGpuHour("L4", "L4"), 1, 1e-12);
+  EXPECT_NEAR(NotebookWorkPerGpuHour("L4", "H100"), 7, 1e-12);         // 989 / 121 > 7: the 1/7 slice caps it
+  EXPECT_NEAR(NotebookWorkPerGpuHour("H100", "L4"), 121.0 / 989, 0.01);  // no MIG on L4, slower
+  EXPECT_NEAR(NotebookWorkPerGpuHour("A100-80G", "A100-80G"), 1, 1e-12);
+  FleetWeekScenario s = Fleet({"H100", "L4"}, {Pool(0, sim::Tier::kOwned, 8, 2.0), Pool(1, sim::Tier::kOnDemand, 16, 0.8)}, 2);
+  s.fleet.cold_start_s = 120;
+  s.fleet.scale_down_delay_s = 600;
+  s.dev.push_back(Notebook(0, 1, 8, 0, 1));
+  s.dev.push_back(Notebook(1, 1, 8, 0, 1));
+  for (const StackConfig& stack : {CompetentStack(), Fractional()}) {
+    auto r = RunFleetWeek(s, stack);
+    ASSERT_TRUE(r.has_value()) << r.error().message();
+    auto b = FleetWeekLowerBoundUsd(s, *r);
+    ASSERT_TRUE(b.has_value()) << b.error().message();
+    EXPECT_LE(*b, r->total_usd + 1e-6) << stack.name;
+    EXPECT_GE(*b, r->committed_usd - 1e-6) << stack.name;
+  }
 }
 
 }  // namespace
