@@ -151,5 +151,31 @@ TEST(FleetUsefulWorkTest, TokensWithinSloCountBesideTrainingWeightedByTheBasesBi
   EXPECT_DOUBLE_EQ(UsefulWorkPerUsd(x, base).combined, (0.75 * 1.3 + 0.25 * 0.9) / 2);
 }
 
+// A job with a deadline and no estimate of its work (issue 39, fleet b): free owned L4s have room,
+// but an L4 runs it 6x slower than an H100 (below migrate_min_speed of its fastest type), so
+// Seedance starts it on an on-demand H100 and meets its 5-hour deadline (3 hours of work there,
+// 18 on the L4); the competent base takes the owned L4 first and misses it.
+TEST(FleetTypeMatchTest, ADeadlineJobStartsOnATypeFastEnoughForItNotOnAFreeSlowOne) {
+  FleetWeekScenario s = Fleet(40.0, 40.0);
+  s.fleet.gpu_types = {"H100", "L4"};
+  s.fleet.pools[0].tier = sim::Tier::kOnDemand;
+  s.fleet.pools[0].committed = false;
+  s.fleet.pools[0].usd_per_gpu_hour = 4.0;
+  s.horizon_s = 24 * kHour;
+  TrainingJob j = Job(1, 0, 0, 1, true);
+  j.steps_per_s = {6.0, 1.0};
+  j.total_steps = 3 * kHour * 6.0;
+  j.deadline_s = 5 * kHour;
+  s.jobs.push_back(j);
+  auto base = RunFleetWeek(s, CompetentStack());
+  auto seedance = RunFleetWeek(s, SeedanceStack());
+  ASSERT_TRUE(base.has_value()) << base.error().message();
+  ASSERT_TRUE(seedance.has_value()) << seedance.error().message();
+  EXPECT_EQ(base->deadlines, 1);
+  EXPECT_EQ(base->deadlines_met, 0);
+  EXPECT_EQ(seedance->deadlines_met, 1);
+  EXPECT_GT(seedance->on_demand_usd, 0);
+}
+
 }  // namespace
 }  // namespace seedance::fleet
