@@ -22,7 +22,7 @@
 #                  decision log), the committed pools and their accounting in the assumptions
 #   bad_fleet      a bad fleet file: exit 2 naming file:line and key, nothing written
 #   fleet_week     --workload fleet-week twice: byte-identical results.json and report, the keys
-#                  fleet_week.standard (the competent base) / .seedance / .levers[6], issue 30's base
+#                  fleet_week.standard (the competent base) / .seedance / .levers[8], issue 30's base
 #                  and the idle compute per set, the headline set held out, the
 #                  waterfall and the bound in the table; --fleet runs one set on that fleet
 #                  beside fleet a; --history runs examples/history on its fleet beside fleet a
@@ -779,7 +779,7 @@ elseif(CASE STREQUAL "fleet_week")
   string(JSON std_name GET "${json}" fleet_week standard stack)
   string(JSON idle_base GET "${json}" fleet_week sets 0 idle_gpu_hours base)
   string(JSON idle_owned GET "${json}" fleet_week sets 0 idle_gpu_hours owned_seedance)
-  if(NOT n_levers EQUAL 6 OR n_assumptions LESS 5 OR NOT headline MATCHES "^held out: fleet a, week 2" OR
+  if(NOT n_levers EQUAL 8 OR n_assumptions LESS 5 OR NOT headline MATCHES "^held out: fleet a, week 2" OR
      NOT std_usd GREATER 0 OR NOT sd_usd GREATER 0 OR NOT shipped_usd GREATER std_usd OR
      NOT std_name MATCHES "^competent standard" OR NOT idle_base GREATER 0 OR NOT idle_owned GREATER 0)
     message(FATAL_ERROR "results.json fleet_week: levers ${n_levers}, assumptions ${n_assumptions}, headline '${headline}', "
@@ -815,7 +815,7 @@ elseif(CASE STREQUAL "fleet_week")
   string(JSON n_week_levers LENGTH "${json}" fleet_week sets 1 levers)
   string(JSON week_jobs GET "${json}" fleet_week sets 1 standard jobs)
   string(JSON week_weeks GET "${json}" fleet_week sets 1 standard weeks)
-  if(NOT n_week_levers EQUAL 6 OR NOT week_jobs EQUAL 8 OR NOT week_weeks EQUAL 1)
+  if(NOT n_week_levers EQUAL 8 OR NOT week_jobs EQUAL 8 OR NOT week_weeks EQUAL 1)
     message(FATAL_ERROR "--history results.json: levers ${n_week_levers}, jobs ${week_jobs}, weeks ${week_weeks}")
   endif()
 elseif(CASE STREQUAL "seed_instance")

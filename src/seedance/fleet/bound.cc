@@ -8,11 +8,25 @@
 #include <utility>
 #include <vector>
 
+#include "seedance/fleet/fractional.h"
 #include "seedance/sim/lp.h"
 
 namespace seedance::fleet {
 
 namespace {
+
+// A job's useful work (PFLOP), its PFLOP per GPU-hour on fleet type t (0: it cannot run there),
+// and its best such rate.
+double JobWork(const TrainingJob& j) { return j.total_steps * j.pflop_per_step; }
+double JobRate(const TrainingJob& j, std::size_t t) { return j.pflop_per_step * j.steps_per_s[t] * 3600.0 / j.gpus; }
+double JobBestRate(const TrainingJob& j) {
+  double best = 0;
+  for (std::size_t t = 0; t < j.steps_per_s.size(); ++t) best = std::max(best, JobRate(j, t));
+  return best;
+}
+
+// Deadlines met may fall short of the base's count by this much in the LP (rounding only).
+constexpr double kDeadlineSlack = 1e-9;
 
 // Serving work per deployment and bucket: the requests served within SLO in each of Mélange's
 // buckets, at the smaller of the two profiles' shares (whichever batching served them, at least
@@ -50,6 +64,18 @@ Result<std::vector<BucketWork>> ServingWork(const FleetWeekScenario& s, std::siz
 
 }  // namespace
 
+const std::vector<std::string>& FleetWeekBoundConstraints() {
+  static const std::vector<std::string> kConstraints = {
+      "pools: per hour at most each pool's GPUs (owned and reserved fixed, on-demand quota, spot availability), at its lowest price in the hour",
+      "training: a job's work only after it arrives, on at most its own GPUs, at most its GPUs times its best rate since arrival",
+      "training: per class of rates (within 5 %), at the class's best rate per GPU type",
+      "deadlines: sum over deadline jobs of the share done by the deadline (between arrival and deadline, on its own GPUs) >= the base's deadlines met",
+      "serving: per Melange bucket at the faster batching's capacity per GPU on each type, within each hour's demand",
+      "notebooks: at most one unit (an hour in use of the asked type's GPU) per session-hour in use, only after the session begins; one GPU-hour of type T supplies 1 unit on the asked type, else min(T's FP16 rate / the asked type's, 1 / T's smallest MIG slice fraction)",
+  };
+  return kConstraints;
+}
+
 Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWeekOutcome& out) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   const std::size_t types = s.fleet.gpu_types.size();
@@ -62,52 +88,101 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
 
   // Training: jobs of one rate vector (PFLOP per GPU-hour on each type) are one class: the work of
   // a class's jobs is interchangeable in a fluid schedule. A class may do, by the end of period p,
-  // at most the work of its jobs that arrived by then, on at most their GPUs at once.
+  // at most the work its jobs could have done since they arrived (each at most its own GPUs times
+  // its best rate since its arrival, and at most its whole work), in each period on at most the
+  // GPUs of its jobs present in it. Deadline-bearing jobs also get their own columns (below).
   if (out.training_pflop > 0) {
     // Jobs whose rates agree within kBoundRateStep on every type share a class, at the highest
     // rate of its jobs on each type (optimistic: still a bound; far fewer columns).
-    std::map<std::vector<long>, std::pair<std::vector<double>, std::vector<const TrainingJob*>>> classes;
+    struct Class {
+      std::vector<double> rate;
+      std::vector<const TrainingJob*> jobs;
+      std::vector<std::vector<int>> x;  // [period][type]: the class's GPU-hours there (-1: none)
+    };
+    std::map<std::vector<long>, Class> classes;
+    std::vector<std::pair<const TrainingJob*, Class*>> deadline_jobs;
     for (const TrainingJob& j : s.jobs) {
       std::vector<double> rate(types);
       std::vector<long> key(types, -1);
       for (std::size_t t = 0; t < types; ++t) {
-        rate[t] = j.pflop_per_step * j.steps_per_s[t] * 3600.0 / j.gpus;
+        rate[t] = JobRate(j, t);
         if (rate[t] > 0) key[t] = std::lround(std::floor(std::log(rate[t]) / std::log1p(kBoundRateStep)));
       }
-      auto& c = classes[key];
-      if (c.first.empty()) c.first.assign(types, 0.0);
-      for (std::size_t t = 0; t < types; ++t) c.first[t] = std::max(c.first[t], rate[t]);
-      c.second.push_back(&j);
+      Class& c = classes[key];
+      if (c.rate.empty()) c.rate.assign(types, 0.0);
+      for (std::size_t t = 0; t < types; ++t) c.rate[t] = std::max(c.rate[t], rate[t]);
+      c.jobs.push_back(&j);
+      if (std::isfinite(j.deadline_s) && j.deadline_s <= s.horizon_s && j.deadline_s > j.arrival_s) deadline_jobs.push_back({&j, &c});
     }
     std::vector<std::pair<int, double>> total;
-    for (const auto& [key, cls] : classes) {
-      const std::vector<double>& rate = cls.first;
-      const std::vector<const TrainingJob*>& jobs = cls.second;
+    for (auto& [key, c] : classes) {
       int prev = -1;  // the class's work done by the end of the previous period (a column)
-      std::size_t next = 0;
-      double arrived = 0, gpus = 0;
+      c.x.assign(periods, std::vector<int>(types, -1));
       for (std::size_t p = 0; p < periods; ++p) {
-        for (; next < jobs.size() && jobs[next]->arrival_s < period_end(p); ++next) {
-          arrived += jobs[next]->total_steps * jobs[next]->pflop_per_step;
-          gpus += jobs[next]->gpus;
+        const double from = static_cast<double>(p) * kBoundPeriodS, to = period_end(p);
+        double reachable = 0, gpu_hours = 0;
+        for (const TrainingJob* j : c.jobs) {
+          if (j->arrival_s >= to) continue;  // not arrived yet
+          reachable += std::min(JobWork(*j), j->gpus * JobBestRate(*j) * (to - j->arrival_s) / 3600.0);
+          gpu_hours += j->gpus * (to - std::max(from, j->arrival_s)) / 3600.0;
         }
-        const int done = lp.AddColumn(0.0, 0.0, arrived);  // cumulative work by the end of p
+        const int done = lp.AddColumn(0.0, 0.0, reachable);  // cumulative work by the end of p
         std::vector<std::pair<int, double>> step{{done, 1.0}}, gang;
         if (prev >= 0) step.push_back({prev, -1.0});
-        for (std::size_t t = 0; t < types && gpus > 0; ++t) {
-          if (rate[t] <= 0) continue;
+        for (std::size_t t = 0; t < types && gpu_hours > 0; ++t) {
+          if (c.rate[t] <= 0) continue;
           const int x = lp.AddColumn(0.0, 0.0, kInf);  // GPU-hours of type t in period p
-          step.push_back({x, -rate[t]});
+          c.x[p][t] = x;
+          step.push_back({x, -c.rate[t]});
           gang.push_back({x, 1.0});
           use[t][p].push_back({x, -1.0});
         }
-        lp.AddRow(step, 0.0, 0.0);
-        if (!gang.empty()) lp.AddRow(gang, 0.0, gpus * (period_end(p) - static_cast<double>(p) * kBoundPeriodS) / 3600.0);
+        // The work done in p is at most what its GPU-hours do (wasting hours never pays).
+        lp.AddRow(step, -kInf, 0.0);
+        if (!gang.empty()) lp.AddRow(gang, 0.0, gpu_hours);
         prev = done;
       }
       total.push_back({prev, 1.0});
     }
     lp.AddRow(total, out.training_pflop, kInf);
+
+    // Deadlines (every stack meets at least the base's count): met_j, the share of job j's work
+    // done by its deadline, is at most what its own GPUs at its best rate do between its arrival
+    // and its deadline; that work is done inside the periods holding [arrival, deadline], on its
+    // class's GPU-hours there, so for each such window the class's work in it is at least the
+    // met shares' work of the class's deadline jobs whose windows lie inside it. A job that meets
+    // its deadline has met_j = 1: the shares sum to at least the deadlines met.
+    if (out.deadlines_met > 0) {
+      struct Window {
+        const TrainingJob* job;
+        const Class* c;
+        std::size_t first, last;  // periods holding [arrival, deadline]
+        int met;
+      };
+      std::vector<Window> windows;
+      std::vector<std::pair<int, double>> met_sum;
+      for (const auto& [j, c] : deadline_jobs) {
+        const double reach = j->gpus * JobBestRate(*j) * (j->deadline_s - j->arrival_s) / 3600.0;
+        const int met = lp.AddColumn(0.0, 0.0, JobWork(*j) > 0 ? std::min(1.0, reach / JobWork(*j)) : 1.0);
+        met_sum.push_back({met, 1.0});
+        const auto first = static_cast<std::size_t>(j->arrival_s / kBoundPeriodS);
+        const auto last = std::min(periods - 1, static_cast<std::size_t>(std::ceil(j->deadline_s / kBoundPeriodS)) - 1);
+        windows.push_back({j, c, first, last, met});
+      }
+      for (const Window& w : windows) {
+        std::vector<std::pair<int, double>> row;
+        for (std::size_t p = w.first; p <= w.last; ++p) {
+          for (std::size_t t = 0; t < types; ++t) {
+            if (w.c->x[p][t] >= 0) row.push_back({w.c->x[p][t], -w.c->rate[t]});
+          }
+        }
+        for (const Window& k : windows) {
+          if (k.c == w.c && k.first >= w.first && k.last <= w.last) row.push_back({k.met, JobWork(*k.job)});
+        }
+        lp.AddRow(row, -kInf, 0.0);
+      }
+      lp.AddRow(met_sum, out.deadlines_met - kDeadlineSlack, kInf);
+    }
   }
 
   // Serving: each deployment's requests within SLO per bucket (ServingWork), on any type at the
@@ -153,30 +228,40 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
     }
   }
 
-  // Notebooks: hours in use, one GPU of any type, no earlier than their sessions begin (a session
-  // in use for a while after it begins: by the end of p at most the in-use hours of the sessions
-  // begun by then).
+  // Notebooks: per type asked for, hours in use (each session at most one an hour, and no
+  // earlier than it begins: by the end of p at most the in-use hours of the sessions begun by
+  // then, each at most the time since it began), supplied by any type's GPU-hours at that type's
+  // NotebookWorkPerGpuHour (a whole GPU of the asked type, a MIG slice of it or of another type).
   if (out.dev_active_gpu_hours > 0) {
-    int prev = -1;
-    std::size_t next = 0;
-    double arrived = 0;
-    for (std::size_t p = 0; p < periods; ++p) {
-      // (+ one clock step each: the engine ends an active period at the step after it is over)
-      for (; next < s.dev.size() && s.dev[next].arrival_s < period_end(p); ++next) {
-        arrived += (s.dev[next].active_s + kStepS) / 3600.0;
+    std::vector<std::pair<int, double>> total;
+    for (std::size_t a = 0; a < types; ++a) {
+      std::vector<double> per_gpu_hour(types);
+      for (std::size_t t = 0; t < types; ++t) per_gpu_hour[t] = NotebookWorkPerGpuHour(s.fleet.gpu_types[a], s.fleet.gpu_types[t]);
+      int prev = -1;
+      for (std::size_t p = 0; p < periods; ++p) {
+        // (+ one clock step each: the engine ends an active period at the step after it is over)
+        double reachable = 0;
+        for (const DevPod& d : s.dev) {
+          if (static_cast<std::size_t>(d.type) != a || d.arrival_s >= period_end(p)) continue;
+          reachable += (std::min(d.active_s, period_end(p) - d.arrival_s) + kStepS) / 3600.0;
+        }
+        if (reachable <= 0) continue;
+        const int done = lp.AddColumn(0.0, 0.0, reachable);
+        std::vector<std::pair<int, double>> step{{done, 1.0}};
+        for (std::size_t t = 0; t < types; ++t) {
+          if (per_gpu_hour[t] <= 0) continue;
+          const int x = lp.AddColumn(0.0, 0.0, kInf);  // GPU-hours of type t for notebooks of type a
+          use[t][p].push_back({x, -1.0});
+          step.push_back({x, -per_gpu_hour[t]});
+        }
+        if (prev >= 0) step.push_back({prev, -1.0});
+        lp.AddRow(step, -kInf, 0.0);
+        prev = done;
       }
-      const int done = lp.AddColumn(0.0, 0.0, arrived);
-      std::vector<std::pair<int, double>> step{{done, 1.0}};
-      if (prev >= 0) step.push_back({prev, -1.0});
-      for (std::size_t t = 0; t < types; ++t) {
-        const int x = lp.AddColumn(0.0, 0.0, kInf);
-        step.push_back({x, -1.0});
-        use[t][p].push_back({x, -1.0});
-      }
-      lp.AddRow(step, 0.0, 0.0);
-      prev = done;
+      if (prev >= 0) total.push_back({prev, 1.0});
     }
-    lp.AddRow({{prev, 1.0}}, out.dev_active_gpu_hours, kInf);
+    if (total.empty()) return InternalError("the week has notebook hours in use but no notebook sessions");
+    lp.AddRow(total, out.dev_active_gpu_hours, kInf);
   }
 
   // The pools: each period's GPU-hours at the period's lowest price (committed pools: 0, their bill

@@ -73,6 +73,13 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.nodes_booted += o.nodes_booted;
     s.migrations += o.migrations;
     s.defrag_moves += o.defrag_moves;
+    s.consolidations += o.consolidations;
+    s.consolidation_moves += o.consolidation_moves;
+
+    s.match_requeues += o.match_requeues;
+
+    s.mig_partitions += o.mig_partitions;
+    s.dev_on_slices += o.dev_on_slices;
     s.cpu_seconds = std::max(s.cpu_seconds, o.cpu_seconds);
     for (std::size_t d = 0; d < att_in.size() && d < o.serving_attainment_by_deployment.size(); ++d) {
       att_in[d] += o.serving_attainment_by_deployment[d] / n;
@@ -159,6 +166,15 @@ double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base) {
   return base_cost > 0 ? cost / base_cost : 1.0;
 }
 
+UsefulWorkRatios UsefulWorkPerUsd(const FleetWeekOutcome& x, const FleetWeekOutcome& base) {
+  UsefulWorkRatios u;
+  u.pflop = Ratio(Ratio(x.training_pflop, x.total_usd), Ratio(base.training_pflop, base.total_usd));
+  u.mtok = Ratio(Ratio(x.serving_mtok_in_slo, x.total_usd), Ratio(base.serving_mtok_in_slo, base.total_usd));
+  u.training_weight = Ratio(base.training_usd, base.training_usd + base.serving_usd);
+  u.combined = u.training_weight * u.pflop + (1 - u.training_weight) * u.mtok;
+  return u;
+}
+
 const std::vector<Lever>& WaterfallLevers() {
   static const std::vector<Lever> kLevers = {
       {"tenancy (admission, reclaim, idle reclaim)",
@@ -174,6 +190,7 @@ const std::vector<Lever>& WaterfallLevers() {
       {"cost-aware GPU type and spot", [](StackConfig* c) {
          c->cost_aware = true;
          c->migrate_min_speed = SeedanceStack().migrate_min_speed;
+         c->match_types = SeedanceStack().match_types;  // issue 39: fine-tunes to the H100s, Philly to the A100s
        }},
       {"batching (Seedance engine)", [](StackConfig* c) { c->batching = "seedance"; }},
       {"serving fleet (planner mix + forecast)", [](StackConfig* c) {
@@ -182,6 +199,14 @@ const std::vector<Lever>& WaterfallLevers() {
        }},
       {"Gold serving preempts training (checkpoint-aware, owned nodes)",
        [](StackConfig* c) { c->serving_preemption = StackConfig::ServingPreemption::kCheckpointAware; }},
+      {"cloud nodes consolidated by checkpoint and restart (replacing Karpenter's eviction)", [](StackConfig* c) {
+         c->consolidation = StackConfig::Consolidation::kCheckpointAware;
+         c->consolidate_after_s = SeedanceStack().consolidate_after_s;
+         c->consolidate_max_used_share = SeedanceStack().consolidate_max_used_share;
+       }},
+
+      {"fractional GPUs (notebooks on MIG slices, owned first)",
+       [](StackConfig* c) { c->fractional_gpus = SeedanceStack().fractional_gpus; }},
   };
   return kLevers;
 }
@@ -223,7 +248,7 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     SetResult r;
     r.set = set;
     std::vector<StackConfig> stacks = {StandardStack("least-allocated"), StandardStack("most-allocated"), CompetentStack(),
-                                       SeedanceStack()};
+                                       SeedanceStack(), CompetentStackWithoutKarpenter()};
     const std::size_t kStandardRows = 3;
     std::vector<std::vector<FleetWeekOutcome>> outs(stacks.size());
     std::vector<FleetWeekScenario> built;
@@ -256,6 +281,13 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       sr.config = stacks[k];
       sr.seeds = outs[k];
       sr.sum = Sum(outs[k]);
+      r.standard.push_back(std::move(sr));
+    }
+    {  // issue 39: the competent base before Karpenter, a labelled row after the three
+      StackResult sr;
+      sr.config = stacks[kStandardRows + 1];
+      sr.seeds = outs[kStandardRows + 1];
+      sr.sum = Sum(outs[kStandardRows + 1]);
       r.standard.push_back(std::move(sr));
     }
     // Issue 30's base was the cheaper kube-scheduler scoring; the headline base is the competent stack.
@@ -328,6 +360,8 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
                             "serving fleet is resized by the same reactive rule as the standard stack's";
   return c;
 }
+
+FleetWeekOutcome SumOutcomes(const std::vector<FleetWeekOutcome>& weeks) { return Sum(weeks); }
 
 std::vector<FrontierBaseline> FrontierBaselines(const SetResult& r) {
   std::vector<FrontierBaseline> out;
@@ -419,9 +453,15 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
                       Ratio(b.training_pflop, b.total_usd), Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd),
                       Ratio(Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd), Ratio(b.training_pflop, b.total_usd)),
                       Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours));
+    const UsefulWorkRatios uw = UsefulWorkPerUsd(r.seedance.sum, b);
+    os << fmt::format("  useful work per $ with serving: million tokens within SLO per $ base {:.3f}, Seedance {:.3f} ({:.3f}x); "
+                      "combined {:.3f}x (PFLOP and tokens weighted by the base's bill for each: training {:.1f} %, "
+                      "serving {:.1f} %)\n",
+                      Ratio(b.serving_mtok_in_slo, b.total_usd), Ratio(r.seedance.sum.serving_mtok_in_slo, r.seedance.sum.total_usd),
+                      uw.mtok, uw.combined, 100.0 * uw.training_weight, 100.0 * (1 - uw.training_weight));
     if (r.bound_error.empty()) {
-      os << fmt::format("  lower bound for the base's work on this fleet (time-aware: jobs after they arrive, hourly "
-                        "periods): ${:.0f} per week, {} against the base (no stack can save more); Seedance is {} above it\n",
+      os << fmt::format("  lower bound for the base's work on this fleet (time-aware: jobs after they arrive on their own "
+                        "GPUs, the base's deadlines met, hourly periods): ${:.0f} per week, {} against the base (no stack can save more); Seedance is {} above it\n",
                         r.bound_usd / weeks, Pct(r.bound_index - 1),
                         Pct(Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1));
     } else {
@@ -510,6 +550,10 @@ nlohmann::json RowJson(const StackResult& r) {
   j["idle_gpu_hours"] = s.idle_gpu_hours;
   j["owned_idle_gpu_hours"] = s.owned_idle_gpu_hours;
   j["dev_wait_p90_min"] = s.dev_wait_p90_min;
+  // Fractional GPUs (issue 39): GPUs partitioned into MIG slices and notebook placements on one.
+  j["config"]["fractional_gpus"] = r.config.fractional_gpus;
+  j["mig_partitions"] = s.mig_partitions;
+  j["dev_on_slices"] = s.dev_on_slices;
   nlohmann::json gh;
   for (int u = 0; u < kNumUses; ++u) gh[UseName(u)] = s.gpu_hours[static_cast<std::size_t>(u)];
   j["gpu_hours"] = gh;
@@ -520,6 +564,10 @@ nlohmann::json RowJson(const StackResult& r) {
   j["nodes_booted"] = s.nodes_booted;
   j["migrations_to_committed"] = s.migrations;
   j["defrag_moves"] = s.defrag_moves;
+  j["cloud_nodes_consolidated"] = s.consolidations;       // issue 39: drained by consolidation
+  j["consolidation_pod_moves"] = s.consolidation_moves;
+
+  j["match_requeues"] = s.match_requeues;
   j["serving_controllers"] = s.serving_description;
   nlohmann::json per_seed = nlohmann::json::array();
   for (const auto& o : r.seeds) per_seed.push_back({{"total_usd", o.total_usd}, {"training_pflop", o.training_pflop},
@@ -548,6 +596,13 @@ nlohmann::json SetJson(const SetResult& r) {
       {"seedance_pflop_per_usd", Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd)},
       {"ratio", Ratio(Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd), Ratio(b.training_pflop, b.total_usd))},
       {"owned_idle_ratio", Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours)},
+      {"base_mtok_in_slo_per_usd", Ratio(b.serving_mtok_in_slo, b.total_usd)},
+      {"seedance_mtok_in_slo_per_usd", Ratio(r.seedance.sum.serving_mtok_in_slo, r.seedance.sum.total_usd)},
+      {"mtok_ratio", UsefulWorkPerUsd(r.seedance.sum, b).mtok},
+      {"combined_ratio", UsefulWorkPerUsd(r.seedance.sum, b).combined},
+      {"combined_training_weight", UsefulWorkPerUsd(r.seedance.sum, b).training_weight},
+      {"combined_what", "training PFLOP per $ and million tokens within SLO per $, each over the base's, weighted by the "
+                        "base's bill for training and for serving (notebook hours left out)"},
       {"jobs_finished_base", b.jobs_finished},
       {"jobs_finished_seedance", r.seedance.sum.jobs_finished},
       {"jobs", b.jobs}};
@@ -577,6 +632,8 @@ nlohmann::json SetJson(const SetResult& r) {
     j["lower_bound_change_pct"] = 100.0 * (r.bound_index - 1);
     j["lower_bound_time_aware"] = {{"period_s", kBoundPeriodS},
                                    {"jobs_after_arrival", true},
+                                   {"constraints", FleetWeekBoundConstraints()},
+                                   {"deadlines_met_at_least", r.standard[static_cast<std::size_t>(r.base)].sum.deadlines_met},
                                    {"seedance_gap_pct", 100.0 * (Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1)},
                                    {"seedance_index", Ratio(r.seedance.sum.total_usd, r.standard[static_cast<std::size_t>(r.base)].sum.total_usd)},
                                    {"bound_index", r.bound_index}};
@@ -718,7 +775,11 @@ std::string FrontierHtml(const SetResult& r) {
       below == 0 ? "No standard stack lies below the curve." : fmt::format("{} standard stack(s) lie below or left of the curve.", below));
   for (std::size_t i = 0; i < r.standard.size(); ++i) {
     const int k = static_cast<int>(i);
-    const std::string shortname = k == r.base ? "competent base" : k == r.shipped_base ? "issue 30's base" : r.standard[i].config.placement;
+    const std::string shortname = k == r.base                                    ? "competent base"
+                                  : k == r.shipped_base                          ? "issue 30's base"
+                                  : r.standard[i].config.name == CompetentStackWithoutKarpenter().name
+                                      ? "competent base without Karpenter"
+                                      : r.standard[i].config.placement;
     spec.points.push_back({StandardLabel(r, i), shortname, bases[i].jct_mean_h, bases[i].usd_per_week, false});
   }
   for (const auto& p : r.frontier) {
@@ -779,7 +840,7 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
                       "stack. ", 100.0 * r.committed_share);
     if (r.bound_error.empty()) {
       os << fmt::format("Lower bound for the base's work on this fleet (fluid, time-aware: jobs only after they arrive, "
-                        "hourly periods; no cold starts): ${:.0f} per week, {:+.1f} % against the base: no stack can "
+                        "on their own GPUs, the base's deadlines met, hourly periods; no cold starts): ${:.0f} per week, {:+.1f} % against the base: no stack can "
                         "save more.</p>\n",
                         r.bound_usd / Weeks(r.seedance), 100.0 * (r.bound_index - 1));
     } else {

@@ -51,7 +51,7 @@ struct StackResult {
 // The frontier (issue 39): Seedance's patience for slower owned GPUs (StackConfig::
 // migrate_min_speed: how much slower a committed type a running cloud job may move to) swept on
 // the sets with the waterfall; a lower value waits on slower owned GPUs for a cheaper week.
-inline constexpr double kFrontierMigrateMinSpeed[] = {0.8, 0.6, 0.4, 0.0};
+inline constexpr double kFrontierMigrateMinSpeed[] = {0.8, 0.6, 0.4, 0.25, 0.0};
 struct FrontierPoint {
   double knob = 0;          // migrate_min_speed
   double usd_per_week = 0;  // mean per week of the set's weeks
@@ -130,8 +130,24 @@ struct IdleTimeoutTuning {
 Result<IdleTimeoutTuning> TuneIdleTimeout(const std::vector<const FleetWeekScenario*>& weeks, const StackConfig& stack,
                                           bool grace);
 
+// The weeks' outcomes added as a set's row is (money, work, GPU-hours summed; SLO shares from the
+// summed counts; JCT and waits as means).
+FleetWeekOutcome SumOutcomes(const std::vector<FleetWeekOutcome>& weeks);
+
 // Unit cost index of `x` against `base` (see StackResult).
 double UnitCostIndex(const FleetWeekOutcome& x, const FleetWeekOutcome& base);
+
+// Useful work per $ of the whole bill, `x` against `base` (issue 39, the owned fleet c): training
+// PFLOP done per $ and million tokens served within both SLOs per $, each as a ratio to the base's,
+// and one index combining them, weighted by the base's bill split between its training and its
+// serving (training_usd, serving_usd), as the unit cost weighs each kind by the base's basket.
+// Notebook hours are left out (not work a backlog can absorb). 0 where the base did none.
+struct UsefulWorkRatios {
+  double pflop = 0, mtok = 0;   // x's units per $ over the base's
+  double training_weight = 0;   // the base's training $ / (training $ + serving $)
+  double combined = 0;          // training_weight x pflop + (1 - training_weight) x mtok
+};
+UsefulWorkRatios UsefulWorkPerUsd(const FleetWeekOutcome& x, const FleetWeekOutcome& base);
 
 // Text table, results.json's `fleet_week` object and the report's HTML section.
 std::string FleetWeekTable(const FleetWeekComparison& c);

@@ -29,6 +29,19 @@ StackConfig CompetentStack() {
   s.idle_cull_s = kCullerTimeoutS;
   s.keda_cron = true;
   s.serving_preemption = StackConfig::ServingPreemption::kPriorityClass;
+  // Karpenter for the cloud node pools (issue 39): right-sized nodes, consolidation.
+  s.right_size = true;
+  s.consolidation = StackConfig::Consolidation::kKarpenter;
+  s.consolidate_after_s = kKarpenterConsolidateAfterS;
+  s.training_do_not_disrupt = kKarpenterTrainingDoNotDisrupt;
+  return s;
+}
+
+StackConfig CompetentStackWithoutKarpenter() {
+  StackConfig s = CompetentStack();
+  s.name = "competent standard without Karpenter (8-GPU nodes, empty ones removed)";
+  s.right_size = false;
+  s.consolidation = StackConfig::Consolidation::kNone;
   return s;
 }
 
@@ -42,9 +55,15 @@ StackConfig SeedanceStack() {
   s.cost_aware = true;
   s.migrate_min_speed = kSeedanceMigrateMinSpeed;
   s.defragment = true;
+  s.match_types = true;
+  s.fractional_gpus = true;
   s.batching = "seedance";
   s.serving_planner = true;
   s.predictive = true;
+  s.right_size = true;  // Karpenter's provisioning, a base tool; Seedance's own consolidation
+  s.consolidation = StackConfig::Consolidation::kCheckpointAware;
+  s.consolidate_after_s = kSeedanceConsolidateAfterS;
+  s.consolidate_max_used_share = kSeedanceConsolidateMaxUsedShare;
   return s;
 }
 
@@ -62,13 +81,15 @@ Status Engine::Setup() {
     PoolRun p;
     p.spec = &ps;
     p.index = static_cast<int>(i);
-    const int n = (ps.max_gpus + kGpusPerNode - 1) / kGpusPerNode;
+    p.right_sized = RightSized(ps);
+    const std::vector<int> sizes = SlotSizes(ps);
+    const int n = static_cast<int>(sizes.size());
     std::vector<cluster::NodeSpec> nodes;
     SEEDANCE_ASSIGN_OR_RETURN(const cluster::GpuModelIndex model,
                               cluster::ParseGpuModel(s_.fleet.gpu_types[static_cast<std::size_t>(ps.type)]));
     for (int k = 0; k < n; ++k) {
       Slot slot;
-      slot.gpus = std::min(kGpusPerNode, ps.max_gpus - k * kGpusPerNode);
+      slot.gpus = sizes[static_cast<std::size_t>(k)];
       if (p.committed()) slot.phase = Phase::kUp;
       p.slots.push_back(slot);
       nodes.push_back({"p" + std::to_string(i) + "-n" + std::to_string(k), Millicores(slot.gpus * kCpuPerGpu + 16000),
@@ -104,7 +125,7 @@ Status Engine::Setup() {
     r.pod.num_gpu = per_pod;
     r.pod.gpu_milli = cluster::kMilliPerGpu;
     if (NeverFits(r)) r.state = JobState::kNeverFits;
-    job_index_[j.id] = jobs_.size();
+    job_index_.Add(j.id, jobs_.size());
     jobs_.push_back(r);
     dev_base_ = std::max(dev_base_, j.id + 1);
   }
@@ -116,10 +137,14 @@ Status Engine::Setup() {
     r.pod.memory = MiB(kMemPerGpu);
     r.pod.num_gpu = 1;
     r.pod.gpu_milli = cluster::kMilliPerGpu;
-    dev_index_[d.id] = devs_.size();
+    dev_index_.Add(d.id, devs_.size());
     devs_.push_back(r);
     if (d.id < dev_base_) return InternalError("dev pod ids must follow the training job ids");
   }
+  job_index_.Seal();
+  dev_index_.Seal();
+  job_running_.assign(jobs_.size(), {});
+  dev_running_.assign(devs_.size(), {});
 
   // Admission.
   SEEDANCE_ASSIGN_OR_RETURN(auto book, tenancy::QuotaBook::Build(s_.tenancy.tenants, /*allow_borrowing=*/true));
@@ -200,6 +225,13 @@ Status Engine::Setup() {
     controllers_.emplace_back(prof, pol, prices, sd.tuning_peak_rps, kStepS, cold);
     controllers_.back().SetHistory(sd.history.rps);  // the week before: what the forecaster reads
     out_.serving_description += (d ? "; " : "") + sd.spec.name + ": " + controllers_.back().Describe();
+    if (c_.fractional_gpus) {
+      // Issue 39 item 2: a replica goes on MIG slices only where that is cheaper per request
+      // within SLO; at the stated compute-fraction scaling it never is, so replicas stay whole
+      // (a verdict that says "cheaper" would mean slices for replicas are needed: not built).
+      int cheaper = 0;
+      out_.serving_description += ", " + ReplicaSliceVerdict(prof, ReplicaMemoryGb(sd.spec.model), &cheaper);
+    }
   }
   mtok_in_slo_.assign(s_.serving.size(), 0.0);
   mtok_demanded_.assign(s_.serving.size(), 0.0);
@@ -284,10 +316,19 @@ void Engine::Account(double dt) {
   }
   for (const DevRun& d : devs_) {
     if (d.state != DevState::kActive && d.state != DevState::kTail) continue;
-    gpus[d.state == DevState::kActive ? kDevActive : kDevIdle] += 1;
-    if (d.state == DevState::kTail && pools_[static_cast<std::size_t>(d.where.pool)].committed()) owned_idle += 1;
-    pod_usd[2] += PriceOf(d.where.pool) * h;
-    if (d.state == DevState::kActive) out_.dev_active_gpu_hours += h;
+    // A notebook on a MIG slice holds, and pays for, its slice's compute fraction of the GPU, and
+    // an hour in use counts as DevRun::work GPU-hours of useful work.
+    gpus[d.state == DevState::kActive ? kDevActive : kDevIdle] += d.share;
+    if (d.state == DevState::kTail && pools_[static_cast<std::size_t>(d.where.pool)].committed()) owned_idle += d.share;
+    pod_usd[2] += PriceOf(d.where.pool) * d.share * h;
+    if (d.state == DevState::kActive) out_.dev_active_gpu_hours += d.work * h;
+  }
+  // The slices of partitioned GPUs no notebook is on (and what a homogeneous layout leaves over).
+  for (const Partition& p : partitions_) {
+    if (p.used == 0) continue;
+    const double free = 1.0 - p.used * p.profile->ComputeFraction();
+    gpus[kFree] += free;
+    if (pools_[static_cast<std::size_t>(p.gpu.pool)].committed()) owned_idle += free;
   }
   out_.total_usd += bill;
   out_.idle_gpu_hours += (gpus[kFree] + gpus[kDevIdle]) * h;
@@ -338,6 +379,7 @@ Result<FleetWeekOutcome> Engine::Run() {
         }
       }
     }
+    FinishReplacements();
     SpotReconcile();
     // Completions.
     for (JobRun& r : jobs_) {
@@ -415,6 +457,7 @@ Result<FleetWeekOutcome> Engine::Run() {
     Serving(k);
     PlacePending();
     MigrateToCommitted();
+    Consolidate();
     ScaleDown();
     // Serving within SLO this step: the replicas ready now.
     for (std::size_t d = 0; d < s_.serving.size(); ++d) {

@@ -72,6 +72,43 @@ struct StackConfig {
   // a step, each for a gang waiting now (the queue, not its future).
   bool defragment = false;
   double defrag_min_speed = 0.8;
+  // Cloud nodes under Karpenter (issue 39). right_size: an on-demand pool whose fleet file lists
+  // the shapes the cloud sells (`on_demand.node_gpus`) boots, for a pod that fits no node, the
+  // cheapest shape that holds it (every shape at the pool's one per-GPU price: the smallest);
+  // otherwise nodes of kGpusPerNode. Empty cloud nodes go after consolidate_after_s (Karpenter's
+  // consolidateAfter) instead of cluster-autoscaler's scale-down delay.
+  bool right_size = false;
+  // Underutilized cloud nodes (consolidationPolicy WhenEmptyOrUnderutilized): kKarpenter drains a
+  // node whose pods all fit on the other held nodes of its pool (deletion), or on one cheaper new
+  // node (replacement, pre-spun; on-demand only: spot is deletion-only by default), each evicted
+  // training pod restarting from its last checkpoint (the work since is lost); kCheckpointAware
+  // (Seedance) does the same for nodes with at most consolidate_max_used_share of their GPUs in
+  // use, checkpointing each pod first (30 s checkpoint + restore lost). Both read only the nodes
+  // now, respect a budget of 10 % of a pool's nodes (Karpenter's default) and never move
+  // notebooks (do-not-disrupt), serving replicas (their PDB) or pods of multi-pod gangs.
+  enum class Consolidation { kNone, kKarpenter, kCheckpointAware };
+  Consolidation consolidation = Consolidation::kNone;
+  double consolidate_after_s = 0;
+  double consolidate_max_used_share = 1.0;
+  // The base's choice: training pods annotated karpenter.sh/do-not-disrupt (Karpenter's docs
+  // suggest it for long ML batch jobs): their nodes are only removed when empty.
+  bool training_do_not_disrupt = false;
+
+  // Type matching on committed GPUs (Seedance, issue 39): a job that is not Gold and has no
+  // deadline does not take room on a committed type where a waiting job is relatively faster
+  // (speed there / speed on the committed type with the most GPUs, the reference) and could use
+  // that room now (its gang fits, its tenant within its nominal quota); it waits for the
+  // reference type, which no job declines. Fine-tunes get the H100s, Philly jobs the A100s.
+  bool match_types = false;
+
+  // Fractional GPUs (Seedance, issue 39): a notebook whose memory need (DevPod::memory_gb) fits a
+  // MIG slice (fractional.h) runs on one: first on committed GPUs (its own type, then another
+  // MIG type whose slice has at least its type's FP16 rate), then on its type's on-demand pool.
+  // Slices pack onto GPUs already partitioned into the same profile; a GPU is partitioned only
+  // when it is whole and free, and goes back to whole only when its last slice is released (MIG
+  // reconfiguration needs an empty GPU). A slice is billed the GPU's price times its compute
+  // fraction. The standard stacks give every notebook a whole GPU.
+  bool fractional_gpus = false;
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
@@ -82,8 +119,17 @@ inline constexpr double kSeedanceIdleGraceS = 3600;
 // Seedance's migrate_min_speed, the tuning week's choice from kMigrateMinSpeedGrid (fleet_test:
 // the cheapest whose mean JCT and deadlines met are no worse than the competent base's).
 inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
-inline constexpr double kSeedanceMigrateMinSpeed = 0.6;
+inline constexpr double kSeedanceMigrateMinSpeed = 0.25;
 inline constexpr int kDefragNodesPerStep = 4;
+// Karpenter's knobs in the competent base and Seedance's consolidation, each the tuning week's
+// choice (fleet_test's FleetWeekTuningTest, the base's swept first): the lowest unit cost over the
+// tuning weeks against the competent base without Karpenter.
+inline constexpr double kConsolidateAfterGrid[] = {0, 60, 300, 600, 1800};
+inline constexpr double kConsolidateMaxUsedShareGrid[] = {0.5, 0.75, 1.0};
+inline constexpr double kKarpenterConsolidateAfterS = 300;  // Karpenter's default is 0 s
+inline constexpr bool kKarpenterTrainingDoNotDisrupt = false;
+inline constexpr double kSeedanceConsolidateAfterS = 0;
+inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.75;
 
 // The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
 // competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass
@@ -91,6 +137,9 @@ inline constexpr int kDefragNodesPerStep = 4;
 StackConfig StandardStack(const std::string& placement);
 StackConfig CompetentStack();
 StackConfig SeedanceStack();
+// The competent stack as before issue 39's Karpenter: 8-GPU cloud nodes, cluster-autoscaler's
+// scale-down of empty nodes only (kept as a labelled row).
+StackConfig CompetentStackWithoutKarpenter();
 
 // GPU-hours by use, in this order, over the week (and per hour in `hourly`).
 enum Use : int { kTraining = 0, kServing, kDevActive, kDevIdle, kFree, kBooting, kNumUses };
@@ -141,6 +190,15 @@ struct FleetWeekOutcome {
   std::vector<std::array<double, kNumUses>> hourly;      // mean GPUs by use per hour
   std::string serving_description;                       // the controllers, one line
   double cpu_seconds = 0;                                // not in JSON (not deterministic)
+  int consolidations = 0;                                // cloud nodes drained by consolidation (deleted or replaced)
+  int consolidation_moves = 0;                           // training pods moved off them
+
+  int match_requeues = 0;  // training jobs sent back to their queue (from a checkpoint) to free a node for a gang they yield to
+
+  // Fractional GPUs (StackConfig::fractional_gpus): GPUs partitioned into MIG slices (each a
+  // reconfiguration of a whole, empty GPU) and notebook placements on a slice.
+  int mig_partitions = 0;
+  int dev_on_slices = 0;
 };
 
 // Runs one stack on the scenario. Deterministic for (scenario, stack).

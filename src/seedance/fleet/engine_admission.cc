@@ -12,24 +12,35 @@
 namespace seedance::fleet::detail {
 
 tenancy::RunningState Engine::Running(std::int64_t id) const {
-  tenancy::RunningState rs;
   if (IsJob(id)) {
-    const JobRun& r = jobs_[job_index_.at(id)];
+    const std::size_t i = job_index_.at(id);
+    const JobRun& r = jobs_[i];
+    RunningMemo& m = job_running_[i];
+    const int state = static_cast<int>(r.state);
+    if (m.now == now_ && m.state == state && m.key[0] == r.admitted_at && m.key[1] == r.seg_start) return m.rs;
+    tenancy::RunningState rs;
     rs.admitted_at_s = r.admitted_at;
     if (r.state == JobState::kRunning) {
       rs.executed_s = now_ - r.seg_start;
-      const double speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(r.where.pool)].spec->type)];
-      (void)speed;
       rs.lost_if_preempted = r.job->gpus * std::fmod(std::max(0.0, now_ - r.seg_start), r.job->checkpoint_s);
     }
+    m = {now_, state, {r.admitted_at, r.seg_start, 0}, rs};
     return rs;
   }
-  const DevRun& d = devs_[dev_index_.at(id)];
+  const std::size_t i = dev_index_.at(id);
+  const DevRun& d = devs_[i];
+  RunningMemo& m = dev_running_[i];
+  const int state = static_cast<int>(d.state);
+  if (m.now == now_ && m.state == state && m.key[0] == d.start && m.key[1] == d.tail_start && m.key[2] == d.active_done) {
+    return m.rs;
+  }
+  tenancy::RunningState rs;
   rs.admitted_at_s = d.start;
   rs.idle_s = DevIdleS(d);
   if (d.state == DevState::kActive || d.state == DevState::kTail) rs.executed_s = now_ - d.start;
   // A notebook in use loses its session state when preempted: everything since it started.
   if (d.state == DevState::kActive) rs.lost_if_preempted = now_ - d.start;
+  m = {now_, state, {d.start, d.tail_start, d.active_done}, rs};
   return rs;
 }
 
@@ -38,8 +49,7 @@ bool Engine::CanPlace(const tenancy::WorkloadRequest& w) {
     const JobRun& r = jobs_[job_index_.at(w.id)];
     return JobCouldPlace(r, TrainingCandidates(r));
   }
-  const DevRun& d = devs_[dev_index_.at(w.id)];
-  return CouldPlace(d.pod, TypeCandidates(d.dev->type));
+  return DevCouldPlace(devs_[dev_index_.at(w.id)]);
 }
 
 std::optional<std::vector<std::int64_t>> Engine::VictimsForFit(const tenancy::WorkloadRequest& w,
@@ -56,7 +66,8 @@ std::optional<std::vector<std::int64_t>> Engine::VictimsForFit(const tenancy::Wo
         continue;
       }
       const DevRun& d = devs_[dev_index_.at(v.id)];
-      if (d.where.pool == pi) pc.push_back({v.id, d.where.node, d.pod, d.where.gpus, v.cost});
+      // A notebook on a MIG slice frees no whole GPU: not a victim for a fit.
+      if (d.where.pool == pi && d.partition < 0) pc.push_back({v.id, d.where.node, d.pod, d.where.gpus, v.cost});
     }
     auto vs = GangVictims(pi, pod, job ? jobs_[job_index_.at(w.id)].job->pods : 1, pc);
     if (vs) return vs->victims;
@@ -78,9 +89,7 @@ void Engine::OnAdmit(const tenancy::WorkloadRequest& w) {
   }
   DevRun& d = devs_[dev_index_.at(w.id)];
   d.state = DevState::kPending;
-  Where where;
-  if (TryPlace(d.pod, TypeCandidates(d.dev->type), &where)) {
-    d.where = where;
+  if (PlaceDev(d)) {
     StartDev(d);
   } else {
     pending_devs_.push_back(dev_index_.at(w.id));
@@ -158,7 +167,7 @@ void Engine::StopIdleDev(DevRun& d) {
   for (const auto& [at, len] : d.dev->think_gaps) {
     if (used >= at && used < at + len) resume = at + len;
   }
-  Release(d.where, d.pod);
+  ReleaseDev(d);
   admitter_->Finished(d.dev->id);
   d.active_done = resume;
   d.back_at = now_ + (resume - used);
@@ -167,7 +176,7 @@ void Engine::StopIdleDev(DevRun& d) {
 }
 
 void Engine::EndDev(DevRun& d, bool reclaimed) {
-  Release(d.where, d.pod);
+  ReleaseDev(d);
   if (reclaimed) ++out_.idle_reclaims;
   d.state = DevState::kDone;
   admitter_->Finished(d.dev->id);
@@ -178,12 +187,12 @@ void Engine::EvictDev(DevRun& d) {
   // to its queue with the rest of its session.
   if (d.state == DevState::kActive) {
     d.active_done += now_ - d.start;
-    Release(d.where, d.pod);
+    ReleaseDev(d);
     d.state = DevState::kQueued;
     ++out_.admission_preemptions;
     admitter_->Evicted(d.dev->id, /*requeue=*/true);
   } else {
-    Release(d.where, d.pod);
+    ReleaseDev(d);
     if (d.state == DevState::kTail) ++out_.idle_reclaims;
     d.state = DevState::kDone;
     admitter_->Evicted(d.dev->id, /*requeue=*/false);
@@ -191,6 +200,34 @@ void Engine::EvictDev(DevRun& d) {
   pending_devs_.erase(std::remove(pending_devs_.begin(), pending_devs_.end(), dev_index_.at(d.dev->id)), pending_devs_.end());
 }
 
+
+std::vector<int> Engine::DefragDestinations(const JobRun& r, int pool, bool to_reference) const {
+  const double speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(pool)].spec->type)];
+  std::vector<std::pair<double, int>> to;
+  for (const auto& q : pools_) {
+    const double s = r.job->steps_per_s[static_cast<std::size_t>(q.spec->type)];
+    const bool ok = s >= c_.defrag_min_speed * speed || (to_reference && q.spec->type == match_numeraire_);
+    if (q.committed() && s > 0 && ok) to.emplace_back(q.index == pool ? -kInf : -s, q.index);
+  }
+  std::sort(to.begin(), to.end());
+  std::vector<int> cands;
+  for (const auto& t : to) cands.push_back(t.second);
+  return cands;
+}
+
+bool Engine::CommitMoves(bool all, const std::vector<std::pair<std::size_t, Where>>& moves,
+                         std::vector<std::vector<std::vector<std::size_t>>>& on) {
+  if (!all) {
+    for (const auto& [i, dest] : moves) pools_[static_cast<std::size_t>(dest.pool)].state->Unbind(jobs_[i].pod, dest.node, dest.gpus);
+    return false;
+  }
+  for (const auto& [i, dest] : moves) {
+    MoveJob(jobs_[i], {dest});
+    ++out_.defrag_moves;
+    if (pools_[static_cast<std::size_t>(dest.pool)].committed()) on[static_cast<std::size_t>(dest.pool)][dest.node.value()].push_back(i);
+  }
+  return true;
+}
 
 void Engine::Defragment() {
   // Owned GPUs left in holes too small for the gangs that wait (issue 39, fleet c): nodes are
@@ -280,15 +317,9 @@ void Engine::Defragment() {
         bool all = true;
         for (std::size_t i : on[pu][n]) {
           const JobRun& r = jobs_[i];
-          const double speed = r.job->steps_per_s[static_cast<std::size_t>(p.spec->type)];
-          std::vector<std::pair<double, int>> to;
-          for (const auto& q : pools_) {
-            const double s = r.job->steps_per_s[static_cast<std::size_t>(q.spec->type)];
-            if (q.committed() && s > 0 && s >= c_.defrag_min_speed * speed) to.emplace_back(q.index == pi ? -kInf : -s, q.index);
-          }
-          std::sort(to.begin(), to.end());
-          std::vector<int> cands;
-          for (const auto& t : to) cands.push_back(t.second);
+          // Type matching: a job the gang outmatches on this type may go to the reference type too.
+          const bool yields = MatchYields(r, p.spec->type) && MatchClaims(MatchClassOf(*w), r, p.spec->type);
+          const std::vector<int> cands = DefragDestinations(r, pi, yields);
           Where dest;
           if (!TryPlace(r.pod, cands, &dest)) {
             all = false;
@@ -297,15 +328,7 @@ void Engine::Defragment() {
           moves.emplace_back(i, dest);
         }
         p.state->SetEligibility(node, cluster::NodeEligibility::kAll);
-        if (!all) {
-          for (auto& [i, dest] : moves) pools_[static_cast<std::size_t>(dest.pool)].state->Unbind(jobs_[i].pod, dest.node, dest.gpus);
-          continue;
-        }
-        for (auto& [i, dest] : moves) {
-          MoveJob(jobs_[i], {dest});
-          ++out_.defrag_moves;
-          if (pools_[static_cast<std::size_t>(dest.pool)].committed()) on[static_cast<std::size_t>(dest.pool)][dest.node.value()].push_back(i);
-        }
+        if (!CommitMoves(all, moves, on)) continue;
         on[pu][n].clear();
         ++freed;
         refresh();
@@ -313,6 +336,10 @@ void Engine::Defragment() {
         break;
       }
       if (done) break;
+    }
+    if (!done && YieldNodeFor(*w, pinned, on)) {  // type matching (engine_match.cc)
+      ++freed;
+      refresh();
     }
   }
   if (freed > 0) admitter_->CapacityChanged();

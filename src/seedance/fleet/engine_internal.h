@@ -11,12 +11,14 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "seedance/cluster/cluster.h"
 #include "seedance/core/rng.h"
 #include "seedance/fleet/engine.h"
+#include "seedance/fleet/fractional.h"
 #include "seedance/sched/placement_policy.h"
 #include "seedance/sched/victims.h"
 #include "seedance/tenancy/admission.h"
@@ -29,12 +31,64 @@ inline constexpr double kModelLoadS = 60;    // a serving replica loads its mode
 inline constexpr std::int64_t kCpuPerGpu = 10000;   // milli-cores a pod asks per GPU
 inline constexpr std::int64_t kMemPerGpu = 100 * 1024;  // MiB a pod asks per GPU
 
+// Workload id -> its index in jobs_ / devs_ (issue 39: the admitter asks Engine::Running about
+// every admitted workload each cycle, and a std::map lookup there was a quarter of fleet c's run).
+// A dense table over [first id, last id] when the ids are dense (the bundled weeks number their
+// work 0..n-1; an imported week keeps its own ids), else the map. at() throws std::out_of_range
+// for an id it does not hold, as std::map::at does.
+class IdIndex {
+ public:
+  void Add(std::int64_t id, std::size_t index) { map_[id] = index; }
+  // Call once every id is added: builds the dense table when the ids span at most 4x their count.
+  void Seal() {
+    table_.clear();
+    if (map_.empty()) return;
+    first_ = map_.begin()->first;
+    const std::uint64_t span = Offset(map_.rbegin()->first);  // last - first, without overflow
+    if (span >= 4 * static_cast<std::uint64_t>(map_.size()) + 64) return;
+    table_.assign(static_cast<std::size_t>(span) + 1, kNone);
+    for (const auto& [id, index] : map_) table_[static_cast<std::size_t>(Offset(id))] = index;
+  }
+  std::size_t at(std::int64_t id) const {
+    if (table_.empty()) return map_.at(id);
+    const std::size_t index = id >= first_ && Offset(id) < table_.size() ? table_[static_cast<std::size_t>(Offset(id))] : kNone;
+    if (index == kNone) throw std::out_of_range("no workload with this id");
+    return index;
+  }
+
+ private:
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  // id - first_ for id >= first_, in unsigned arithmetic (ids may span the whole int64 range).
+  std::uint64_t Offset(std::int64_t id) const { return static_cast<std::uint64_t>(id) - static_cast<std::uint64_t>(first_); }
+  std::map<std::int64_t, std::size_t> map_;
+  std::vector<std::size_t> table_;
+  std::int64_t first_ = 0;
+};
+
+// Engine::Running's answer for one workload, kept for the clock step and the workload state it was
+// computed from (the admitter asks about the same admitted workloads many times a cycle); the key
+// is compared on every call, so a change of state or time recomputes it.
+struct RunningMemo {
+  double now = -1;
+  int state = -1;
+  double key[3] = {0, 0, 0};
+  tenancy::RunningState rs;
+};
+
 enum class Phase { kDown, kBooting, kUp };
 struct Slot {
   Phase phase = Phase::kDown;
   double ready_at = 0;
   double empty_since = 0;
   int gpus = kGpusPerNode;
+  // Karpenter (engine_nodes.cc): the last change of the GPUs in use (consolidateAfter counts from
+  // it), GPUs claimed on a booting node this step, a replacement's node, a drained node's state.
+  double changed_at = 0;
+  std::int64_t idle_seen = -1;
+  int claimed = 0;
+  double claimed_step = -1;
+  int replaces = -1;        // booting replacement: the node of its pool it replaces
+  bool draining = false;    // cordoned, its pods leave when its replacement is up
 };
 
 struct PoolRun {
@@ -45,6 +99,7 @@ struct PoolRun {
   sched::PolicyContext ctx;
   std::unique_ptr<sched::PlacementPolicy> policy;
   bool committed() const { return sim::AlwaysHeld(spec->tier); }
+  bool right_sized = false;  // slots of every shape the fleet file lists (StackConfig::right_size)
   // Spot: preemptions seen so far and GPU-seconds held (the trailing rate Seedance prices spot by).
   double held_gpu_s = 0;
   int drops = 0;
@@ -86,6 +141,22 @@ struct DevRun {
   double active_done = 0;              // active seconds before the current placement (evictions)
   bool waited = false;                 // its first wait is recorded
   double back_at = 0;                  // kAway: when its user is back and starts it again
+  // On a MIG slice (StackConfig::fractional_gpus): the partition (index into Engine::partitions_;
+  // `where` is then its GPU), the slice's compute fraction (what it is billed and counted as
+  // GPUs), and the useful work an hour in use on it counts for, in GPU-hours of the type the
+  // notebook asked for (the slice's FP16 rate over that type's, at most 1).
+  int partition = -1;
+  double share = 1;
+  double work = 1;
+};
+
+// One GPU partitioned into slices of one MIG profile (a homogeneous MIG layout). The GPU is held
+// in the pool's cluster state by a one-GPU pod while any slice is in use.
+struct Partition {
+  Where gpu;
+  cluster::PodSpec pod;                // the pod that holds the GPU (the first notebook's shape)
+  const MigProfile* profile = nullptr;
+  int used = 0;                        // slices in use; 0: the GPU is whole again (released)
 };
 
 struct Replica {
@@ -149,6 +220,25 @@ class Engine final : public tenancy::AdmissionEnv {
   // Frees room for a Gold serving replica by the stack's serving preemption; true if it did.
   bool PreemptForReplica(const cluster::PodSpec& pod, const std::vector<int>& cands);
   void EndDev(DevRun& d, bool reclaimed);
+  // Notebooks on whole GPUs or MIG slices (engine_fractional.cc): place one now (a slice where
+  // StackConfig::fractional_gpus and its memory allow, else a whole GPU of its type), say whether
+  // it could be, claim a booting node for it, and release what it holds.
+  bool PlaceDev(DevRun& d);
+  bool DevCouldPlace(const DevRun& d);
+  void ClaimBootDev(const DevRun& d);
+  void ReleaseDev(DevRun& d);
+  // Where a notebook may run, in order: a pool and the MIG profile of its slice there (nullptr: a
+  // whole GPU), with the useful work an hour in use counts for.
+  struct DevOption {
+    int pool;
+    const MigProfile* profile;
+    double work;
+  };
+  std::vector<DevOption> DevOptions(const DevRun& d) const;
+  // A slice of `o` for the notebook: on a GPU partitioned into o.profile with a slice free (the
+  // fullest first), else on a whole free GPU of o.pool partitioned now. dry_run: only whether it
+  // could (a free slice, a free GPU, or room to boot a node).
+  bool TakeSlice(DevRun& d, const DevOption& o, bool dry_run);
   // Seconds the notebook's GPU has been idle now (think time or its idle tail; 0 in a burst).
   double DevIdleS(const DevRun& d) const;
   // Stops an idle notebook (culler, idle reclaim): one in its idle tail ends; one in think time
@@ -162,6 +252,44 @@ class Engine final : public tenancy::AdmissionEnv {
   void ScaleDown();
   void MigrateToCommitted();
   void Defragment();  // StackConfig::defragment (engine_admission.cc)
+  // Karpenter (engine_nodes.cc): the pool's node sizes, GPUs held, right-sized boots and claims,
+  // consolidation and its replacements.
+  bool RightSized(const sim::PoolSpec& ps) const;
+  std::vector<int> SlotSizes(const sim::PoolSpec& ps) const;
+  int GpusHeld(const PoolRun& p) const;
+  int ShapeFor(const PoolRun& p, int gpus) const;  // a down slot to boot for `gpus`, or -1
+  bool ClaimBootingSlot(PoolRun& p, int gpus);
+  bool BootSlot(PoolRun& p, int gpus);
+  void Consolidate();
+  void FinishReplacements();
+  // Moves a one-pod training job to `to` (bound already): evicted (work since its checkpoint
+  // lost) or checkpointed first (Seedance).
+  void ConsolidationMove(JobRun& r, const Where& to);
+
+  // Where Defragment may move `r` off `pool`: committed pools at least defrag_min_speed as fast (and
+  // with `to_reference`, the type matching's reference type), its own pool first, then fastest.
+  std::vector<int> DefragDestinations(const JobRun& r, int pool, bool to_reference) const;
+  // Moves bound already (job index, destination): with `all`, each job moves there (checkpoint,
+  // restart; counted as a defragmentation move) and `on` lists it on its new committed node; else
+  // the bindings are undone. Returns `all`.
+  bool CommitMoves(bool all, const std::vector<std::pair<std::size_t, Where>>& moves,
+                   std::vector<std::vector<std::vector<std::size_t>>>& on);
+  // StackConfig::match_types (engine_match.cc): whether `r` leaves committed pool `pool` to a
+  // waiting job relatively faster there; the waiting table is taken once a step.
+  bool Outmatched(const JobRun& r, int pool) const;
+  void EnsureMatchTable() const;
+  bool MatchWaiting(const JobRun& r) const;
+  void MatchPlaced(const JobRun& r);
+  struct MatchClass;
+  const MatchClass& MatchClassOf(const JobRun& r) const;
+  // Whether `r` may yield committed `type` to a relatively faster job (not Gold, no deadline, able
+  // to run on the reference type), and whether jobs of class `c` claim `type` from it.
+  bool MatchYields(const JobRun& r, int type) const;
+  bool MatchClaims(const MatchClass& c, const JobRun& r, int type) const;
+  // Defragment's last resort for waiting gang `w` (engine_match.cc): empties a committed node whose
+  // occupants all yield to `w`; `pinned` and `on` are Defragment's view of the committed nodes.
+  bool YieldNodeFor(const JobRun& w, const std::vector<std::vector<char>>& pinned,
+                    std::vector<std::vector<std::vector<std::size_t>>>& on);
   void Account(double dt);
   void UpdateSignals(double dt);
   int SpotAvailable(const PoolRun& p) const;
@@ -174,9 +302,11 @@ class Engine final : public tenancy::AdmissionEnv {
   std::vector<PoolRun> pools_;
   std::vector<JobRun> jobs_;
   std::vector<DevRun> devs_;
-  std::map<std::int64_t, std::size_t> job_index_, dev_index_;
+  IdIndex job_index_, dev_index_;
+  mutable std::vector<RunningMemo> job_running_, dev_running_;  // by index in jobs_ / devs_
   std::int64_t dev_base_ = 0;
   std::vector<Replica> replicas_;
+  std::vector<Partition> partitions_;   // MIG-partitioned GPUs (released ones have used == 0)
   std::vector<ServingController> controllers_;
   std::vector<const ServingProfile*> profiles_;
   std::vector<std::vector<int>> profile_fleet_type_;  // [deployment][profile type] -> fleet type
@@ -192,7 +322,19 @@ class Engine final : public tenancy::AdmissionEnv {
   std::vector<double> dev_wait_min_;
   std::vector<double> mtok_in_slo_, mtok_demanded_;
   std::array<double, kNumUses> hour_acc_{};
-  std::map<std::pair<std::size_t, std::vector<int>>, double> served_memo_;  // MaxServedRps by ready mix
+  std::map<std::pair<std::size_t, std::vector<int>>, double> served_memo_;
+  // Type matching (engine_match.cc): classes of jobs alike for the rule and the waiting count of
+  // each, taken at `match_at_`.
+  struct MatchClass {
+    int tenant = 0, gpus = 0, pods = 1;
+    cluster::PodSpec pod;
+    std::vector<double> rel;  // per fleet type: speed / speed on the reference type
+    int waiting = 0;
+  };
+  mutable std::vector<MatchClass> match_classes_;
+  mutable std::vector<int> match_class_of_;  // per job
+  mutable int match_numeraire_ = -1;
+  mutable double match_at_ = -1;  // MaxServedRps by ready mix
 };
 
 }  // namespace seedance::fleet::detail

@@ -26,6 +26,7 @@ int Engine::SpotAvailable(const PoolRun& p) const {
 bool Engine::BootRoom(int pool, int gpus) const {
   const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
   if (p.committed() || gpus > kGpusPerNode) return false;
+  if (p.right_sized) return ShapeFor(p, gpus) >= 0;
   const int held = NodesHeld(p);
   if (held >= static_cast<int>(p.slots.size())) return false;
   return (held + 1) * kGpusPerNode <= SpotAvailable(p);
@@ -49,14 +50,30 @@ std::vector<int> Engine::TrainingCandidates(const JobRun& r) const {
     double key;
     int pool;
   };
-  std::vector<Cand> committed, cloud;
+  std::vector<Cand> committed, cloud, too_slow, cloud_too_slow;
   const double remaining_est = j.user_estimate_steps > 0 ? std::max(0.0, j.user_estimate_steps - r.done) : 0.0;
+  // Whether the submitter's estimate says the job misses its deadline at `speed` from now.
+  const auto misses = [&](double speed) {
+    return std::isfinite(j.deadline_s) && remaining_est > 0 && remaining_est / speed > j.deadline_s - now_;
+  };
+  // Seedance: a type too slow for a job with a deadline: by the submitter's estimate where it has
+  // one, else (the work left unknown) slower than migrate_min_speed times its fastest type (the
+  // patience a move to a committed type allows).
+  double fastest = 0;
+  for (double v : j.steps_per_s) fastest = std::max(fastest, v);
+  const auto too_slow_for_deadline = [&](double speed) {
+    if (!c_.cost_aware || !std::isfinite(j.deadline_s)) return false;
+    return remaining_est > 0 ? misses(speed) : speed < c_.migrate_min_speed * fastest;
+  };
   for (const auto& p : pools_) {
     const double speed = j.steps_per_s[static_cast<std::size_t>(p.spec->type)];
     if (speed <= 0) continue;
     if (p.committed()) {
       // Both stacks: owned / reserved first (Kueue's first flavor; marginal price 0), fastest first.
-      committed.push_back({-speed, p.index});
+      if (Outmatched(r, p.index)) continue;  // Seedance's type matching
+      // Seedance: a committed type too slow for the deadline goes after the cloud types that keep
+      // it (free GPUs do not pay for a missed deadline).
+      (too_slow_for_deadline(speed) ? too_slow : committed).push_back({-speed, p.index});
       continue;
     }
     const double usd_per_step = PriceOf(p.index) * j.gpus / speed;
@@ -68,25 +85,42 @@ std::vector<int> Engine::TrainingCandidates(const JobRun& r) const {
     // Seedance: spot at its expected cost, the work lost per preemption (half a checkpoint
     // interval plus the restart and a new node's cold start) times the node preemption rate seen
     // so far on this pool; a job whose deadline the submitter's estimate says spot could miss
-    // (less than 2x slack) avoids spot, and an on-demand type too slow for the deadline by that
-    // estimate goes last. Without an estimate the deadline says nothing about the work left.
+    // (less than 2x slack) avoids spot, and a cloud type too slow for the deadline goes last.
     double key = usd_per_step;
     if (p.spec->tier == sim::Tier::kSpot) {
       const double node_drops_per_s = p.held_gpu_s > 0 ? p.drops / p.held_gpu_s * kGpusPerNode : 1.0 / (6 * 3600.0);
       const double lost_s = j.checkpoint_s / 2 + s_.fleet.restart_s + s_.fleet.cold_start_s;
       key *= 1.0 + node_drops_per_s * lost_s;
       if (std::isfinite(j.deadline_s) && remaining_est > 0 && 2.0 * remaining_est / speed > j.deadline_s - now_) continue;
-    } else if (std::isfinite(j.deadline_s) && remaining_est > 0 && remaining_est / speed > j.deadline_s - now_) {
-      key += 1e6;
+    }
+    if (too_slow_for_deadline(speed)) {
+      cloud_too_slow.push_back({key, p.index});
+      continue;
     }
     cloud.push_back({key, p.index});
   }
   auto by_key = [](const Cand& a, const Cand& b) { return std::tie(a.key, a.pool) < std::tie(b.key, b.pool); };
   std::sort(committed.begin(), committed.end(), by_key);
   std::sort(cloud.begin(), cloud.end(), by_key);
+  std::sort(too_slow.begin(), too_slow.end(), by_key);
+  std::sort(cloud_too_slow.begin(), cloud_too_slow.end(), by_key);
+  // The types that keep the deadline (committed, then cloud); the ones too slow only when none of
+  // those has room now, a node booting or one to boot (a job with a deadline waits for a fast
+  // type's node rather than start where it would miss; it never waits for room that never comes).
   std::vector<int> out;
-  for (const auto& c : committed) out.push_back(c.pool);
-  for (const auto& c : cloud) out.push_back(c.pool);
+  bool fast_room = false;
+  for (const auto* list : {&committed, &cloud}) {
+    for (const auto& c : *list) {
+      out.push_back(c.pool);
+      const PoolRun& p = pools_[static_cast<std::size_t>(c.pool)];
+      const bool booting = std::any_of(p.slots.begin(), p.slots.end(), [](const Slot& x) { return x.phase == Phase::kBooting; });
+      fast_room = fast_room || booting || p.state->CanPlaceAnywhere(r.pod) || BootRoom(c.pool, r.pod.num_gpu);
+    }
+  }
+  if (fast_room) return out;
+  for (const auto* list : {&too_slow, &cloud_too_slow}) {
+    for (const auto& c : *list) out.push_back(c.pool);
+  }
   return out;
 }
 
@@ -117,6 +151,10 @@ bool Engine::ClaimBoot(const std::vector<int>& cands, int gpus) {
   // cluster autoscaler boots a node in the first pool with room.
   for (int pi : cands) {
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    if (p.right_sized) {  // room on one booting node (engine_nodes.cc)
+      if (ClaimBootingSlot(p, gpus)) return true;
+      continue;
+    }
     int booting = 0;
     for (const Slot& s : p.slots) booting += s.phase == Phase::kBooting ? s.gpus : 0;
     int& claimed = boot_claimed_[static_cast<std::size_t>(pi)];
@@ -128,6 +166,10 @@ bool Engine::ClaimBoot(const std::vector<int>& cands, int gpus) {
   for (int pi : cands) {
     if (!BootRoom(pi, gpus)) continue;
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    if (p.right_sized) {  // Karpenter: the cheapest shape that holds the pod
+      if (BootSlot(p, gpus)) return true;
+      continue;
+    }
     for (Slot& s : p.slots) {
       if (s.phase != Phase::kDown) continue;
       s.phase = Phase::kBooting;
@@ -152,6 +194,7 @@ void Engine::Release(Where& w, const cluster::PodSpec& pod) {
 int Engine::BootableNodes(int pool, int gpus) const {
   const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
   if (p.committed() || gpus > kGpusPerNode) return 0;
+  if (p.right_sized) return std::max(0, (p.spec->max_gpus - GpusHeld(p)) / kGpusPerNode);
   const int held = NodesHeld(p);
   const int room = static_cast<int>(p.slots.size()) - held;
   return std::max(0, std::min(room, (SpotAvailable(p) - held * kGpusPerNode) / kGpusPerNode));
@@ -195,6 +238,7 @@ bool Engine::PlaceJob(JobRun& r, const std::vector<int>& cands) {
   std::vector<Where> places;
   if (!TryPlaceJob(r, cands, &places)) return false;
   Hold(r, places);
+  MatchPlaced(r);
   return true;
 }
 
@@ -233,6 +277,13 @@ bool Engine::ClaimBootJob(const JobRun& r, const std::vector<int>& cands) {
   const int g = r.pod.num_gpu, per_node = kGpusPerNode / g;
   for (int pi : cands) {
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    if (p.right_sized) {  // pod by pod: room on a booting node, else a node of the cheapest shape
+      const int need = std::max(0, r.job->pods - GangRoomNow(pi, r.pod));
+      int got = 0;
+      while (got < need && (ClaimBootingSlot(p, g) || BootSlot(p, g))) ++got;
+      if (got == need) return true;
+      continue;
+    }
     int booting = 0;
     for (const Slot& s : p.slots) booting += s.phase == Phase::kBooting ? s.gpus : 0;
     int& claimed = boot_claimed_[static_cast<std::size_t>(pi)];
@@ -404,11 +455,10 @@ void Engine::PlacePending() {
   for (std::size_t i : pending_devs_) {
     DevRun& d = devs_[i];
     if (d.state != DevState::kPending) continue;
-    const std::vector<int> cands = TypeCandidates(d.dev->type);
-    if (TryPlace(d.pod, cands, &d.where)) {
+    if (PlaceDev(d)) {
       StartDev(d);
     } else {
-      ClaimBoot(cands, 1);
+      ClaimBootDev(d);
       still.push_back(i);
     }
   }
@@ -491,7 +541,11 @@ void Engine::ScaleDown() {
       if (s.phase != Phase::kUp) continue;
       const cluster::NodeId node(static_cast<std::uint32_t>(k));
       if (p.state->node(node).TotalGpuIdle() != s.gpus * cluster::kMilliPerGpu) continue;
-      if (now_ - s.empty_since < s_.fleet.scale_down_delay_s) continue;
+      // Karpenter (right-sized stacks): consolidateAfter; else cluster-autoscaler's delay.
+      const double delay = c_.right_size || c_.consolidation != StackConfig::Consolidation::kNone ? c_.consolidate_after_s
+                                                                                                  : s_.fleet.scale_down_delay_s;
+      if (now_ - s.empty_since < delay) continue;
+      if (s.replaces >= 0) continue;
       s.phase = Phase::kDown;
       p.state->SetEligibility(node, cluster::NodeEligibility::kNone);
     }

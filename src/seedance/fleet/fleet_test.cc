@@ -8,9 +8,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include "seedance/fleet/bound.h"
 #include "seedance/fleet/comparison.h"
 #include "seedance/fleet/engine.h"
+#include "seedance/fleet/fractional.h"
 #include "seedance/fleet/scenario.h"
 
 namespace seedance::fleet {
@@ -263,6 +266,127 @@ TEST(FleetWeekBoundTest, JobsDoNotRunBeforeTheyArriveNorServeBeforeTheDemand) {
 }
 
 // A fleet without a type the deployments can run on is refused up front, naming the file.
+// Deadlines in the bound (issue 39): every stack meets at least the base's deadlines. 20 hours,
+// 8 owned H100 (committed: $1/GPU-hour, $160 paid anyway) and 8 on-demand at $4. Two 8-GPU jobs of
+// 10 hours each arrive at 0. Without deadlines the owned GPUs run one after the other ($160). With
+// both due at hour 10 and both met by the base, both run in the first 10 hours: 80 GPU-hours go
+// on-demand, $160 + $320. With one met, one runs on owned GPUs in time and the other later ($160).
+// And two met by hour 5 is impossible (each needs 10 hours on its own 8 GPUs): the LP says so.
+TEST(FleetWeekBoundTest, DeadlinesTheBaseMetForceCloudCapacity) {
+  FleetWeekScenario s;
+  s.horizon_s = 20 * 3600.0;
+  s.fleet.gpu_types = {"H100"};
+  for (sim::Tier tier : {sim::Tier::kOwned, sim::Tier::kOnDemand}) {
+    sim::PoolSpec p;
+    p.type = 0;
+    p.tier = tier;
+    p.max_gpus = 8;
+    p.usd_per_gpu_hour = tier == sim::Tier::kOwned ? 1.0 : 4.0;
+    s.fleet.pools.push_back(p);
+  }
+  for (int i = 0; i < 2; ++i) {
+    TrainingJob j;
+    j.id = i;
+    j.gpus = 8;
+    j.steps_per_s = {1.0};
+    j.pflop_per_step = 0.01;
+    j.total_steps = 10 * 3600.0;  // 10 hours on its 8 GPUs
+    j.deadline_s = 10 * 3600.0;
+    s.jobs.push_back(j);
+  }
+  FleetWeekOutcome out;
+  out.training_pflop = 2 * s.jobs[0].total_steps * s.jobs[0].pflop_per_step;
+  out.deadlines = 2;
+  out.deadlines_met = 0;
+  auto none = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(none.has_value()) << none.error().message();
+  EXPECT_NEAR(*none, 160.0, 1e-6);
+  out.deadlines_met = 2;
+  auto both = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(both.has_value()) << both.error().message();
+  EXPECT_NEAR(*both, 160.0 + 320.0, 1e-6);
+  out.deadlines_met = 1;
+  auto one = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(one.has_value()) << one.error().message();
+  EXPECT_NEAR(*one, 160.0, 1e-6);
+  out.deadlines_met = 2;
+  for (TrainingJob& j : s.jobs) j.deadline_s = 5 * 3600.0;
+  EXPECT_FALSE(FleetWeekLowerBoundUsd(s, out).has_value());
+}
+
+// A job never runs wider than its own gang (issue 39): two jobs of one rate class, 8 GPUs each,
+// arrive at 0; A has 4 GPU-hours of work, B 16. Spot (16 GPUs, $1) is there in hour 0 only, on-demand
+// ($4) always. In hour 0 A does its 4 GPU-hours and B at most 8 (its own GPUs): 12 on spot; B's
+// other 8 run on-demand in hour 1: $12 + $32. A bound that lent A's idle GPUs to B would put 16
+// GPU-hours on spot and 4 on-demand ($32).
+TEST(FleetWeekBoundTest, AJobNeverRunsWiderThanItsOwnGpus) {
+  FleetWeekScenario s;
+  s.horizon_s = 2 * 3600.0;
+  s.fleet.gpu_types = {"H100"};
+  for (sim::Tier tier : {sim::Tier::kSpot, sim::Tier::kOnDemand}) {
+    sim::PoolSpec p;
+    p.type = 0;
+    p.tier = tier;
+    p.max_gpus = 16;
+    p.usd_per_gpu_hour = tier == sim::Tier::kSpot ? 1.0 : 4.0;
+    if (tier == sim::Tier::kSpot) p.spot = sim::SpotSeries(3600, {2, 0}, 8);
+    s.fleet.pools.push_back(p);
+  }
+  for (double gpu_hours : {4.0, 16.0}) {
+    TrainingJob j;
+    j.id = static_cast<std::int64_t>(s.jobs.size());
+    j.gpus = 8;
+    j.steps_per_s = {1.0};
+    j.pflop_per_step = 0.01;
+    j.total_steps = gpu_hours / 8 * 3600.0;
+    s.jobs.push_back(j);
+  }
+  FleetWeekOutcome out;
+  out.training_pflop = (s.jobs[0].total_steps + s.jobs[1].total_steps) * 0.01;
+  auto b = FleetWeekLowerBoundUsd(s, out);
+  ASSERT_TRUE(b.has_value()) << b.error().message();
+  EXPECT_NEAR(*b, 12.0 + 32.0, 1e-6);
+}
+
+// A notebook's work in the bound (issue 39): an hour in use of the type its user asked for, which
+// a MIG slice of a faster owned type may supply (Seedance's fractional GPUs), and a slower type
+// only at its FP16 rate. 10 hours. An L4 session beside 8 idle owned H100 ($2/GPU-hour committed:
+// $160 paid anyway) and 8 on-demand L4 at $1 costs nothing more (an H100 1g slice beats an L4).
+// An H100 session beside one owned L4 and on-demand H100 at $4: the L4 does 121/989 of an H100
+// hour per hour, the rest is paid on the H100.
+TEST(FleetWeekBoundTest, ANotebookMayRunOnASliceOfAFasterTypeNotOnASlowerOne) {
+  for (int asked : {0, 1}) {
+    FleetWeekScenario s;
+    s.horizon_s = 10 * 3600.0;
+    s.fleet.gpu_types = {"L4", "H100"};
+    for (int t = 0; t < 2; ++t) {
+      sim::PoolSpec p;
+      p.type = t;
+      const bool owned = (t == 1) == (asked == 0);
+      p.tier = owned ? sim::Tier::kOwned : sim::Tier::kOnDemand;
+      p.max_gpus = asked == 0 || !owned ? 8 : 1;
+      p.usd_per_gpu_hour = t == 0 ? 1.0 : asked == 0 ? 2.0 : 4.0;
+      s.fleet.pools.push_back(p);
+    }
+    DevPod d;
+    d.type = asked;
+    d.active_s = 10 * 3600.0 - kStepS;
+    s.dev.push_back(d);
+    FleetWeekOutcome out;
+    out.dev_active_gpu_hours = 10;
+    auto b = FleetWeekLowerBoundUsd(s, out);
+    ASSERT_TRUE(b.has_value()) << b.error().message();
+    if (asked == 0) {
+      EXPECT_NEAR(*b, 160.0, 1e-6);
+    } else {
+      const double l4 = NotebookWorkPerGpuHour("H100", "L4");
+      EXPECT_GT(l4, 0.1);
+      EXPECT_LT(l4, 0.2);
+      EXPECT_NEAR(*b, 10.0 * 1.0 + 10.0 * (1 - l4) * 4.0, 1e-6);  // the owned L4 ($10) + the H100 hours left
+    }
+  }
+}
+
 TEST(FleetWeekScenarioTest, AFleetWithNoServingTypeIsRefusedNamingTheFile) {
   const std::string path = ::testing::TempDir() + "/v100-only.yaml";
   {
@@ -638,6 +762,69 @@ TEST(FleetWeekComparisonTest, UnitCostIndexWeighsByTheBasesWork) {
   EXPECT_DOUBLE_EQ(UnitCostIndex(x, base), 1.0);
   x.training_pflop = 20;  // twice the work for the same money: training costs half per PFLOP
   EXPECT_DOUBLE_EQ(UnitCostIndex(x, base), (50.0 + 50.0) / 150.0);
+}
+
+// Karpenter in the competent base and Seedance's consolidation (issue 39) are the tuning week's
+// choice, the base's knobs swept first (consolidateAfter, training marked do-not-disrupt), then
+// Seedance's (its consolidateAfter and the most of a node in use it consolidates): each the lowest
+// unit cost over the tuning weeks against the competent base without Karpenter.
+TEST(FleetWeekTuningTest, KarpentersKnobsAndSeedancesConsolidationAreTheTuningWeeksChoice) {
+  std::vector<FleetWeekScenario> weeks;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) weeks.push_back(Other("a", 0, seed));
+  std::vector<const FleetWeekScenario*> ptrs = {&Base()};
+  for (const auto& w : weeks) ptrs.push_back(&w);
+  auto sum = [&](const StackConfig& c) {
+    std::vector<FleetWeekOutcome> outs;
+    for (const FleetWeekScenario* w : ptrs) {
+      auto o = RunFleetWeek(*w, c);
+      EXPECT_TRUE(o.has_value());
+      if (o.has_value()) outs.push_back(*o);
+    }
+    return SumOutcomes(outs);
+  };
+  const FleetWeekOutcome ref = sum(CompetentStackWithoutKarpenter());
+  std::cout << "competent without Karpenter: $" << ref.total_usd << ", deadlines " << ref.deadlines_met << "\n";
+  // The lowest unit cost of `configs` against `ref`, each row printed; returns the chosen index.
+  auto tune = [&](const std::vector<std::pair<std::string, StackConfig>>& configs) {
+    std::size_t chosen = 0;
+    double best = 0;
+    for (std::size_t k = 0; k < configs.size(); ++k) {
+      const FleetWeekOutcome o = sum(configs[k].second);
+      const double idx = UnitCostIndex(o, ref);
+      std::cout << configs[k].first << ": $" << o.total_usd << ", unit cost " << idx << ", deadlines " << o.deadlines_met
+                << ", JCT " << o.jct_mean_h << " h, nodes consolidated " << o.consolidations << ", pods moved "
+                << o.consolidation_moves << "\n";
+      if (k == 0 || idx < best) {
+        best = idx;
+        chosen = k;
+      }
+    }
+    return configs[chosen].second;
+  };
+  std::vector<std::pair<std::string, StackConfig>> base;
+  for (bool dnd : {false, true}) {
+    for (double after : kConsolidateAfterGrid) {
+      StackConfig c = CompetentStack();
+      c.consolidate_after_s = after;
+      c.training_do_not_disrupt = dnd;
+      base.emplace_back(fmt::format("karpenter consolidateAfter {} s, training do-not-disrupt {}", after, dnd), c);
+    }
+  }
+  const StackConfig b = tune(base);
+  EXPECT_EQ(b.consolidate_after_s, kKarpenterConsolidateAfterS);
+  EXPECT_EQ(b.training_do_not_disrupt, kKarpenterTrainingDoNotDisrupt);
+  std::vector<std::pair<std::string, StackConfig>> seedance;
+  for (double share : kConsolidateMaxUsedShareGrid) {
+    for (double after : kConsolidateAfterGrid) {
+      StackConfig c = SeedanceStack();
+      c.consolidate_after_s = after;
+      c.consolidate_max_used_share = share;
+      seedance.emplace_back(fmt::format("seedance consolidateAfter {} s, max used share {}", after, share), c);
+    }
+  }
+  const StackConfig chosen = tune(seedance);
+  EXPECT_EQ(chosen.consolidate_after_s, kSeedanceConsolidateAfterS);
+  EXPECT_EQ(chosen.consolidate_max_used_share, kSeedanceConsolidateMaxUsedShare);
 }
 
 }  // namespace

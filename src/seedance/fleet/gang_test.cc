@@ -4,11 +4,15 @@
 // is counted, never lost. Small hand-built fleets, no serving (fast).
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "seedance/fleet/engine.h"
+#include "seedance/fleet/engine_internal.h"
 #include "seedance/fleet/scenario.h"
+#include "seedance/fleet/test_week.h"
 
 namespace seedance::fleet {
 namespace {
@@ -17,26 +21,8 @@ constexpr double kHour = 3600;
 
 // One GPU type (H100), one pool of `gpus` GPUs (nodes of 8), one Silver tenant with room for all.
 FleetWeekScenario Fleet(sim::Tier tier, int gpus, double hours) {
-  FleetWeekScenario s;
-  s.name = "gang test";
-  s.fleet.name = "gang";
-  s.fleet.gpu_types = {"H100"};
-  sim::PoolSpec p;
-  p.type = 0;
-  p.tier = tier;
-  p.max_gpus = gpus;
-  p.usd_per_gpu_hour = tier == sim::Tier::kOwned ? 1.0 : 2.0;
-  p.committed = sim::AlwaysHeld(tier);
-  s.fleet.pools.push_back(p);
+  FleetWeekScenario s = testing::OnePoolWeek("gang", tier, gpus, tier == sim::Tier::kOwned ? 1.0 : 2.0, 128.0, hours);
   s.owned_marginal_usd_per_gpu_hour = {0.1};
-  tenancy::TenantConfig t;
-  t.name = "research";
-  t.cohort = "fleet";
-  t.tier = tenancy::Tier::kSilver;
-  t.quota.push_back({"gpu", 128.0, std::nullopt, std::nullopt});
-  s.tenancy.tenants.push_back(t);
-  s.tenancy.cycle_s = kStepS;
-  s.horizon_s = hours * kHour;
   return s;
 }
 
@@ -149,6 +135,48 @@ TEST(FleetGangTest, PodsSmallerThanANodeShareNodesAsKubeSchedulerWouldPlaceThem)
     ASSERT_TRUE(c.has_value()) << stack.name << ": " << c.error().message();
     EXPECT_EQ(c->nodes_booted, 1) << stack.name;
     EXPECT_EQ(c->jobs_finished, 1) << stack.name;
+  }
+}
+
+// The engine's id index (issue 39: Engine::Running's lookups): a dense table for dense ids, the
+// map for sparse ones (an imported week keeps its scheduler's ids), the same answers either way.
+TEST(FleetEngineIdIndexTest, DenseAndSparseIdsFindTheirIndexAndAMissingIdThrows) {
+  detail::IdIndex dense, sparse;
+  for (std::int64_t id = 100; id < 200; ++id) dense.Add(id, static_cast<std::size_t>(id - 100));
+  sparse.Add(7, 0);
+  sparse.Add(9'000'000'000, 1);
+  dense.Seal();
+  sparse.Seal();
+  EXPECT_EQ(dense.at(100), 0u);
+  EXPECT_EQ(dense.at(199), 99u);
+  EXPECT_EQ(sparse.at(7), 0u);
+  EXPECT_EQ(sparse.at(9'000'000'000), 1u);
+  EXPECT_THROW(dense.at(99), std::out_of_range);
+  EXPECT_THROW(dense.at(200), std::out_of_range);
+  EXPECT_THROW(sparse.at(8), std::out_of_range);
+  detail::IdIndex extremes;  // ids at both ends of int64: the map, no overflow
+  extremes.Add(std::numeric_limits<std::int64_t>::min(), 0);
+  extremes.Add(std::numeric_limits<std::int64_t>::max(), 1);
+  extremes.Seal();
+  EXPECT_EQ(extremes.at(std::numeric_limits<std::int64_t>::max()), 1u);
+  EXPECT_THROW(extremes.at(0), std::out_of_range);
+}
+
+// A week whose job ids are sparse (as an imported history's) runs as a dense one does.
+TEST(FleetGangTest, SparseJobIdsRunAsDenseOnes) {
+  FleetWeekScenario dense = Fleet(sim::Tier::kOwned, 16, 4);
+  dense.jobs = {Job(1, 0, 8, 1, 1.0), Job(2, 60, 16, 2, 1.0)};
+  FleetWeekScenario sparse = dense;
+  sparse.jobs[0].id = 1'000;
+  sparse.jobs[1].id = 5'000'000;
+  for (const StackConfig& stack : EveryStack()) {
+    auto a = RunFleetWeek(dense, stack);
+    auto b = RunFleetWeek(sparse, stack);
+    ASSERT_TRUE(a.has_value() && b.has_value()) << stack.name;
+    EXPECT_EQ(a->total_usd, b->total_usd) << stack.name;
+    EXPECT_EQ(a->jobs_finished, 2) << stack.name;
+    EXPECT_EQ(b->jobs_finished, 2) << stack.name;
+    EXPECT_EQ(a->jct_mean_h, b->jct_mean_h) << stack.name;
   }
 }
 

@@ -34,6 +34,11 @@ constexpr TenantDef kTenants[] = {
     {"dev", tenancy::Tier::kBronze, 16},
 };
 
+// The owned fleet c has six tenants (issue 39): the Philly trace's virtual clusters are split
+// between two Bronze tenants, philly (VC ids beginning 0-7) and philly-2 (8-f), each with half of
+// philly's quota, so the quotas sum to what they sum to on a and b (times the shape's scale).
+constexpr TenantDef kSixthTenant = {"philly-2", tenancy::Tier::kBronze, 8};
+
 int TenantIndex(std::string_view name) {
   for (std::size_t i = 0; i < std::size(kTenants); ++i) {
     if (name == kTenants[i].name) return static_cast<int>(i);
@@ -71,9 +76,10 @@ struct ShapeWork {
   int llm_jobs = 400;
   double philly_keep = 1.0 / 8.0;
   double quota_scale = 1;
+  bool six_tenants = false;  // philly split in two by virtual cluster (kSixthTenant)
 };
 ShapeWork WorkOf(const FleetWeekOptions& o) {
-  if (o.fleet_file.empty() && o.shape == "c") return {6400, 1.0, 6};
+  if (o.fleet_file.empty() && o.shape == "c") return {6400, 1.0, 6, true};
   return {};
 }
 
@@ -128,6 +134,7 @@ Status AddPhillyJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64
   for (const std::string& type : s->fleet.gpu_types) speed.push_back(SpeedVsV100(type));
   const double v100_pflops = Facts("V100").fp16_tflops * 0.40 / 1000.0;  // PFLOP/s at 40 % MFU
   const int tenant = TenantIndex("philly");
+  const int second = static_cast<int>(std::size(kTenants));  // kSixthTenant, on fleet c
   for (const auto& row : csv.rows()) {
     SEEDANCE_ASSIGN_OR_RETURN(const double at, csv.Double(row, c_at));
     if (at < start || at >= start + kWeekS) continue;
@@ -140,7 +147,8 @@ Status AddPhillyJobs(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64
     t.id = (*next_id)++;
     t.name = "philly-" + std::string(csv.Str(row, c_vc));
     t.kind = "philly";
-    t.tenant = tenant;
+    const char vc0 = csv.Str(row, c_vc).empty() ? '0' : csv.Str(row, c_vc)[0];
+    t.tenant = WorkOf(o).six_tenants && vc0 >= '8' ? second : tenant;
     t.arrival_s = at - start;
     t.gpus = static_cast<int>(gpus);
     // A step = one second of the gang on V100s.
@@ -198,6 +206,16 @@ void AddDevPods(const FleetWeekOptions& o, FleetWeekScenario* s, std::int64_t* n
       d.think_gaps.emplace_back(t, gap);
       t += gap;
     }
+  }
+  // GPU memory need (issue 39, whether a MIG slice holds it): log-uniform from
+  // kNotebookMemoryFloorGb to the memory of the type it asked for (assumed: no public trace of
+  // notebook GPU memory is bundled). Its own stream, so the draws above are unchanged.
+  Rng mem(Stream(0x3e30000u, o));
+  for (DevPod& d : s->dev) {
+    const auto idx = gpu::ParseGpuName(s->fleet.gpu_types[static_cast<std::size_t>(d.type)], gpu::NameMatch::kName);
+    const double top = idx.has_value() ? gpu::GpuAt(*idx).memory_gib : 0.0;
+    const double u = mem.UniformDouble();
+    d.memory_gb = top > kNotebookMemoryFloorGb ? kNotebookMemoryFloorGb * std::pow(top / kNotebookMemoryFloorGb, u) : top;
   }
   std::sort(s->dev.begin(), s->dev.end(),
             [](const DevPod& a, const DevPod& b) { return std::tie(a.arrival_s, a.id) < std::tie(b.arrival_s, b.id); });
@@ -286,7 +304,12 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
     return s;
   }
 
-  for (const TenantDef& t : kTenants) {
+  std::vector<TenantDef> tenants(std::begin(kTenants), std::end(kTenants));
+  if (WorkOf(o).six_tenants) {
+    tenants[static_cast<std::size_t>(TenantIndex("philly"))].nominal -= kSixthTenant.nominal;
+    tenants.push_back(kSixthTenant);
+  }
+  for (const TenantDef& t : tenants) {
     tenancy::TenantConfig c;
     c.name = t.name;
     c.cohort = "fleet";
@@ -356,11 +379,16 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
       "dev: 30 notebook sessions per weekday, 5 per weekend day, 1 GPU, active U(1,4) h then idle Exp(6 h) capped at 64 h",
       "dev think time: while in use, bursts of GPU use Exp(15 min) alternate with think time at zero GPU use Exp(5 min); "
       "an idle detector on GPU activity sees think time as idle, and a notebook stopped in it is a session cut in use",
+      "dev GPU memory (issue 39, assumed: no public trace is bundled): log-uniform from 4 GB to the asked type's memory; "
+      "Seedance runs a notebook that fits on a MIG slice (NVIDIA MIG user guide profiles), billed the GPU's price x the "
+      "slice's compute fraction; an hour in use on a slice counts as min(1, slice FP16 rate / asked type's) GPU-hours "
+      "of useful work (a 1g slice of the asked type: 1/7), not as a whole GPU-hour",
       "serving: chat (llama-2-7b, Azure conv, 24 req/s mean) and code (llama-2-7b, Azure code, 6 req/s mean), "
       "hour-of-week shape from data/fleet_week/weekly_shape.csv (the Philly trace's submissions by hour of week)",
       WorkOf(o).quota_scale == 1
           ? "tenants: search (Gold, 24 GPUs), ads (Silver, 16), research (Silver, 24), philly (Bronze, 16), dev (Bronze, 16): one cohort"
-          : fmt::format("tenants: search (Gold), ads, research (Silver), philly, dev (Bronze), quotas 24/16/24/16/16 GPUs x {:.0f}: "
+          : fmt::format("tenants: search (Gold), ads, research (Silver), philly, philly-2 (the Philly trace's virtual clusters "
+                        "split in two: ids beginning 0-7, 8-f), dev (Bronze), quotas 24/16/24/8/8/16 GPUs x {:.0f}: "
                         "one cohort; the training is a standing backlog larger than the fleet", WorkOf(o).quota_scale),
       "clock: 60 s steps; checkpoints every 600 s for every training job in every stack",
   };

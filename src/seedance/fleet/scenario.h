@@ -24,6 +24,8 @@ inline constexpr double kWeekS = 7 * 86400.0;
 // Notebooks in use: bursts of GPU use and think time at zero use (issue 39), each exponential.
 inline constexpr double kThinkBurstMeanS = 15 * 60.0;
 inline constexpr double kThinkGapMeanS = 5 * 60.0;
+// A notebook's GPU memory need (issue 39): log-uniform from this floor to its GPU type's memory.
+inline constexpr double kNotebookMemoryFloorGb = 4;
 
 // One training job: a gang of `gpus` GPUs of one type, in `pods` pods of gpus / pods GPUs each (1 pod:
 // one node; more: pods on nodes of one pool, placed all or nothing). `total_steps` is
@@ -57,6 +59,9 @@ struct DevPod {
   // stretch at zero GPU use between bursts of use (issue 39). A detector reading GPU activity
   // sees it as idle; a session stopped during it is a session cut while in use.
   std::vector<std::pair<double, double>> think_gaps;
+  // GPU memory the notebook needs, GB (issue 39: whether it fits a MIG slice); 0 = unknown (it
+  // takes a whole GPU wherever it runs).
+  double memory_gb = 0;
 };
 
 struct ServingDeployment {

@@ -67,6 +67,10 @@ struct PoolInfo {
   // from a fleet file). A scheduler's marginal price for such a pool is 0: it is paid already.
   bool committed = false;
   std::string region = {};  // where the pool is (a fleet file's region; "" = not stated)
+  // The node shapes the cloud sells for the pool (GPUs per node, ascending; a fleet file's
+  // `on_demand.node_gpus`), every shape at usd_per_gpu_hour per GPU; empty = not stated (the
+  // simulator's own node size). Read by right-sizing autoscalers (Karpenter) only.
+  std::vector<int> node_gpus = {};
 
   double MarginalUsdPerGpuHour() const { return committed ? 0.0 : usd_per_gpu_hour; }
 };

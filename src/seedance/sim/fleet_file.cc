@@ -40,6 +40,24 @@ Result<double> Usd(const std::string& name, const YAML::Node& n, const std::stri
   return Number(name, n, key, 0, kMaxUsd, /*lo_open=*/true);
 }
 
+// `node_gpus`: the instance shapes the cloud sells, GPUs per node, ascending without repeats.
+Result<std::vector<int>> NodeGpus(const std::string& name, const YAML::Node& n, const std::string& key) {
+  if (!n.IsSequence() || n.size() == 0) {
+    return InvalidArgumentError(Where(name, n, key) + ": expected a non-empty list of GPUs per node, e.g. [1, 4, 8]");
+  }
+  std::vector<int> out;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::string k = key + "[" + std::to_string(i) + "]";
+    SEEDANCE_ASSIGN_OR_RETURN(const int g, Count(name, n[i], k, true));
+    if (!out.empty() && g <= out.back()) {
+      return InvalidArgumentError(Where(name, n[i], k) + ": " + std::to_string(g) + " after " +
+                                  std::to_string(out.back()) + ": list the shapes ascending, each once");
+    }
+    out.push_back(g);
+  }
+  return out;
+}
+
 Status Require(const std::string& name, const YAML::Node& map, const std::string& path, const char* key) {
   if (map[key]) return Status::Ok();
   return InvalidArgumentError(Where(name, map, path) + ": missing key '" + key + "'");
@@ -228,13 +246,16 @@ Status ParseGpu(const std::string& name, const YAML::Node& n, const std::string&
   if (n["on_demand"]) {
     const std::string op = path + ".on_demand";
     const YAML::Node o = n["on_demand"];
-    SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, o, op, {"quota", "region", "usd_per_gpu_hour"}));
+    SEEDANCE_RETURN_IF_ERROR(CheckKeys(name, o, op, {"quota", "region", "usd_per_gpu_hour", "node_gpus"}));
     SEEDANCE_RETURN_IF_ERROR(Require(name, o, op, "quota"));
     g.has_on_demand = true;
     SEEDANCE_ASSIGN_OR_RETURN(g.on_demand_quota, Count(name, o["quota"], op + ".quota", true));
     SEEDANCE_ASSIGN_OR_RETURN(g.on_demand_region, Region(name, o, op, regions));
     if (o["usd_per_gpu_hour"]) {
       SEEDANCE_ASSIGN_OR_RETURN(g.on_demand_usd_per_gpu_hour, Usd(name, o["usd_per_gpu_hour"], op + ".usd_per_gpu_hour"));
+    }
+    if (o["node_gpus"]) {
+      SEEDANCE_ASSIGN_OR_RETURN(g.on_demand_node_gpus, NodeGpus(name, o["node_gpus"], op + ".node_gpus"));
     }
   }
   if (n["spot"]) {
@@ -382,6 +403,7 @@ Result<FleetSpec> BuildFleetSpec(const FleetFile& file, const std::vector<std::s
     const FleetFileGpu& g = *by_type[t];
     SEEDANCE_ASSIGN_OR_RETURN(double od, on_demand_usd(g));
     fleet.pools.push_back(pool(static_cast<int>(t), Tier::kOnDemand, g.on_demand_quota, od, false, g.on_demand_region));
+    fleet.pools.back().node_gpus = g.on_demand_node_gpus;
   }
   for (const auto& g : file.gpus) {
     if (g.spot.empty()) continue;

@@ -56,6 +56,7 @@ struct FleetFileGpu {
   bool has_on_demand = false;
   std::string on_demand_region;
   double on_demand_usd_per_gpu_hour = 0;
+  std::vector<int> on_demand_node_gpus;  // `node_gpus`: shapes sold (GPUs per node), ascending; empty = not stated
   std::vector<FleetFileSpot> spot;  // pooled into one simulator pool per type (see below)
 };
 

@@ -824,6 +824,26 @@ node_pools:
 }
 
 
+// Issue 39: `on_demand.node_gpus` lists the shapes the cloud sells (GPUs per node), carried to the
+// on-demand pool; a list out of order or with a repeat names its line and key.
+TEST_F(FleetFileTest, NodeShapesReachTheOnDemandPool) {
+  auto f = Parse("regions: [r]\ngpus:\n  - type: H100\n    on_demand: {quota: 16, node_gpus: [1, 4, 8]}\n");
+  ASSERT_TRUE(f.has_value()) << f.error().message();
+  auto fleet = BuildFleetSpec(*f, {"H100"}, prices_);
+  ASSERT_TRUE(fleet.has_value()) << fleet.error().message();
+  ASSERT_EQ(fleet->pools.size(), 1u);
+  EXPECT_EQ(fleet->pools[0].node_gpus, (std::vector<int>{1, 4, 8}));
+  EXPECT_DOUBLE_EQ(fleet->pools[0].usd_per_gpu_hour, 2.99);  // one per-GPU price for every shape
+  EXPECT_EQ(ErrorOf("regions: [r]\ngpus:\n  - type: H100\n    on_demand:\n      quota: 16\n      node_gpus: [4, 1]\n"),
+            "fleet.yaml:6: key 'gpus[0].on_demand.node_gpus[1]': 1 after 4: list the shapes ascending, each once");
+  EXPECT_NE(ErrorOf("regions: [r]\ngpus:\n  - type: H100\n    on_demand: {quota: 16, node_gpus: []}\n")
+                .find("key 'gpus[0].on_demand.node_gpus': expected a non-empty list"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("regions: [r]\ngpus:\n  - type: H100\n    on_demand: {quota: 16, node_gpus: [0.5]}\n")
+                .find("node_gpus[0]"),
+            std::string::npos);
+}
+
 // Issue 38: a key with no value (a block under it indented wrongly, or nothing) is reported on its
 // own line; yaml-cpp marks the null value at the next token (here line 7, what main printed).
 TEST_F(FleetFileTest, ValuelessKeyIsReportedOnItsOwnLine) {

@@ -1,0 +1,203 @@
+// Seedance's type matching on committed GPUs (issue 39, fleet c: StackConfig::match_types). With a
+// standing backlog every owned GPU-hour runs some job; the PFLOP it yields depends on which. An
+// llm-finetune job runs 2.8x as fast on an H100 as on an A100-80G, a Philly job 1.6x: each H100
+// hour given to a Philly job while a fine-tune waits is work lost (and each A100 hour it then
+// leaves to the fine-tune costs less). The rule compares every job against one reference type,
+// the committed type with the most GPUs (the numeraire: it takes whatever waits, so no GPU of it
+// is held back): on any other committed type t, a waiting job that is relatively faster there
+// (speed on t / speed on the reference) claims it first. What it reads is what a scheduler knows
+// now: the queue (jobs arrived and not running), each job's submitted speeds per type, the
+// tenants' quota usage, and the room on the nodes.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "seedance/fleet/engine_internal.h"
+#include "seedance/tenancy/quota.h"
+
+namespace seedance::fleet::detail {
+
+void Engine::EnsureMatchTable() const {
+  if (match_at_ == now_ && !match_class_of_.empty()) return;
+  if (match_class_of_.empty()) {
+    // The reference type: the committed type with the most GPUs (the first on a tie).
+    std::vector<int> committed(s_.fleet.gpu_types.size(), 0);
+    for (const auto& p : pools_) {
+      if (p.committed()) committed[static_cast<std::size_t>(p.spec->type)] += p.spec->max_gpus;
+    }
+    match_numeraire_ = -1;
+    for (std::size_t t = 0; t < committed.size(); ++t) {
+      if (committed[t] > 0 && (match_numeraire_ < 0 || committed[t] > committed[static_cast<std::size_t>(match_numeraire_)])) {
+        match_numeraire_ = static_cast<int>(t);
+      }
+    }
+    // Classes of jobs alike for the rule: tenant, pod shape and speed on each type relative to the
+    // reference (+infinity where the job cannot run on the reference, 0 where not on the type).
+    std::map<std::tuple<int, int, int, std::vector<double>>, int> index;
+    match_class_of_.reserve(jobs_.size());
+    for (const JobRun& r : jobs_) {
+      std::vector<double> rel(s_.fleet.gpu_types.size(), 0.0);
+      const double ref = match_numeraire_ >= 0 ? r.job->steps_per_s[static_cast<std::size_t>(match_numeraire_)] : 0.0;
+      for (std::size_t t = 0; t < rel.size(); ++t) {
+        const double v = r.job->steps_per_s[t];
+        rel[t] = v <= 0 ? 0.0 : ref > 0 ? v / ref : kInf;
+      }
+      const auto key = std::make_tuple(r.job->tenant, r.pod.num_gpu, r.job->pods, rel);
+      auto it = index.find(key);
+      if (it == index.end()) {
+        it = index.emplace(key, static_cast<int>(match_classes_.size())).first;
+        MatchClass c;
+        c.tenant = r.job->tenant;
+        c.gpus = r.job->gpus;
+        c.pods = r.job->pods;
+        c.pod = r.pod;
+        c.rel = rel;
+        match_classes_.push_back(std::move(c));
+      }
+      match_class_of_.push_back(it->second);
+    }
+  }
+  // The queue now: jobs arrived and waiting for admission, or admitted and waiting for a node.
+  for (MatchClass& c : match_classes_) c.waiting = 0;
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    if (MatchWaiting(jobs_[i])) ++match_classes_[static_cast<std::size_t>(match_class_of_[i])].waiting;
+  }
+  match_at_ = now_;
+}
+
+bool Engine::MatchWaiting(const JobRun& r) const {
+  return (r.state == JobState::kQueued && r.job->arrival_s <= now_) || r.state == JobState::kPending;
+}
+
+void Engine::MatchPlaced(const JobRun& r) {
+  // A waiting job counted in this step's table has been placed: it no longer claims a type.
+  if (!c_.match_types || match_at_ != now_ || match_class_of_.empty()) return;
+  MatchClass& c = match_classes_[static_cast<std::size_t>(match_class_of_[job_index_.at(r.job->id)])];
+  if (c.waiting > 0) --c.waiting;
+}
+
+bool Engine::MatchYields(const JobRun& r, int type) const {
+  if (!c_.match_types) return false;
+  EnsureMatchTable();
+  if (match_numeraire_ < 0 || type == match_numeraire_) return false;
+  // Never held back or moved for another: Gold work (its guarantee is a start within one cycle)
+  // and jobs with a deadline; nor a job that cannot run on the reference type.
+  if (s_.tenancy.tenants[static_cast<std::size_t>(r.job->tenant)].tier == tenancy::Tier::kGold) return false;
+  if (std::isfinite(r.job->deadline_s)) return false;
+  return MatchClassOf(r).rel[static_cast<std::size_t>(match_numeraire_)] > 0;
+}
+
+bool Engine::MatchClaims(const MatchClass& c, const JobRun& r, int type) const {
+  if (c.rel[static_cast<std::size_t>(type)] <= MatchClassOf(r).rel[static_cast<std::size_t>(type)] * (1 + 1e-9)) return false;
+  // A tenant's share: GPUs held over its nominal quota (Kueue's Fair Sharing compares the same).
+  // The claimant's tenant, with it, stays within its nominal quota or within the share `r`'s
+  // tenant holds: yielding never hands a tenant more than fair sharing gives it.
+  const auto& book = admitter_->book();
+  auto share = [&](int tenant, int more) {
+    const double nominal = tenancy::FromQuantity(book.nominal(tenant, 0));
+    const double used = tenancy::FromQuantity(book.usage(tenant, 0)) + more;
+    return nominal > 0 ? used / nominal : kInf;
+  };
+  return share(c.tenant, c.gpus) <= std::max(1.0, share(r.job->tenant, 0)) + 1e-9;
+}
+
+const Engine::MatchClass& Engine::MatchClassOf(const JobRun& r) const {
+  return match_classes_[static_cast<std::size_t>(match_class_of_[job_index_.at(r.job->id)])];
+}
+
+bool Engine::Outmatched(const JobRun& r, int pool) const {
+  const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
+  if (!p.committed() || !MatchYields(r, p.spec->type)) return false;
+  for (const MatchClass& c : match_classes_) {
+    // A waiting claimant whose gang fits the pool's room now (else the room would idle).
+    if (c.waiting > 0 && MatchClaims(c, r, p.spec->type) && GangRoomNow(pool, c.pod) >= c.pods) return true;
+  }
+  return false;
+}
+
+bool Engine::YieldNodeFor(const JobRun& w, const std::vector<std::vector<char>>& pinned,
+                          std::vector<std::vector<std::vector<std::size_t>>>& on) {
+  // A gang that fits no committed node waits while jobs it outmatches hold room on a type where it
+  // is relatively faster: a committed node of such a type is emptied for it (fewest GPUs in use
+  // first) when at least one occupant yields to it and the others fit elsewhere as Defragment
+  // moves them. Each job that yields checkpoints and moves to a hole on the reference type, or
+  // goes back to its queue (the checkpoint's cost is the work lost either way).
+  if (!c_.match_types) return false;
+  EnsureMatchTable();
+  if (match_numeraire_ < 0) return false;
+  const MatchClass& wc = MatchClassOf(w);
+  const int g = w.pod.num_gpu;
+  const auto& book = admitter_->book();
+  std::vector<int> to_ref;
+  for (const auto& q : pools_) {
+    if (q.committed() && q.spec->type == match_numeraire_) to_ref.push_back(q.index);
+  }
+  std::vector<std::tuple<std::int64_t, int, std::size_t>> nodes;  // (GPUs in use, pool, node)
+  for (const auto& p : pools_) {
+    const int t = p.spec->type;
+    if (!p.committed() || t == match_numeraire_ || w.job->steps_per_s[static_cast<std::size_t>(t)] <= 0) continue;
+    const auto pu = static_cast<std::size_t>(p.index);
+    for (std::size_t n = 0; n < p.slots.size(); ++n) {
+      if (p.slots[n].phase != Phase::kUp || p.slots[n].gpus < g || pinned[pu][n] || on[pu][n].empty()) continue;
+      const bool any = std::any_of(on[pu][n].begin(), on[pu][n].end(), [&](std::size_t i) {
+        return MatchYields(jobs_[i], t) && MatchClaims(wc, jobs_[i], t);
+      });
+      if (!any) continue;
+      nodes.emplace_back(p.slots[n].gpus * cluster::kMilliPerGpu -
+                             p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle(),
+                         p.index, n);
+    }
+  }
+  std::sort(nodes.begin(), nodes.end());
+  for (const auto& [busy, pi, n] : nodes) {
+    PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    const auto pu = static_cast<std::size_t>(pi);
+    const int t = p.spec->type;
+    const cluster::NodeId node(static_cast<std::uint32_t>(n));
+    // The yielders' GPUs return to the cohort: the gang's tenant must be admissible then.
+    double yielded = 0;
+    for (std::size_t i : on[pu][n]) {
+      if (MatchYields(jobs_[i], t) && MatchClaims(wc, jobs_[i], t)) yielded += jobs_[i].job->gpus;
+    }
+    if (tenancy::FromQuantity(book.Available(w.job->tenant, 0)) + yielded < w.job->gpus - 1e-9) continue;
+    p.state->SetEligibility(node, cluster::NodeEligibility::kNone);
+    std::vector<std::pair<std::size_t, Where>> moves;
+    std::vector<std::size_t> requeue;
+    bool all = true;
+    for (std::size_t i : on[pu][n]) {
+      // A job that yields moves to a hole on the reference type, else back to its queue; any
+      // other is moved as Defragment moves it, or the node stays.
+      const JobRun& r = jobs_[i];
+      const bool yields = MatchYields(r, t) && MatchClaims(wc, r, t);
+      Where dest;
+      if (TryPlace(r.pod, yields ? to_ref : DefragDestinations(r, pi, /*to_reference=*/false), &dest)) {
+        moves.emplace_back(i, dest);
+      } else if (yields) {
+        requeue.push_back(i);
+      } else {
+        all = false;
+        break;
+      }
+    }
+    p.state->SetEligibility(node, cluster::NodeEligibility::kAll);
+    if (!CommitMoves(all, moves, on)) continue;
+    on[pu][n].clear();
+    for (std::size_t i : requeue) {
+      // Back to its queue from a checkpoint taken now (Kueue's preemption, checkpoint-aware).
+      JobRun& r = jobs_[i];
+      r.done = std::max(0.0, r.done - r.job->steps_per_s[static_cast<std::size_t>(t)] * s_.fleet.checkpoint_cost_s);
+      ReleaseJob(r);
+      ++r.restarts;
+      r.state = JobState::kQueued;
+      admitter_->Evicted(r.job->id, /*requeue=*/true);
+      pending_jobs_.erase(std::remove(pending_jobs_.begin(), pending_jobs_.end(), i), pending_jobs_.end());
+      ++out_.match_requeues;
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace seedance::fleet::detail

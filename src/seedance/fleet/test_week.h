@@ -1,0 +1,35 @@
+#pragma once
+
+// A hand-built fleet week for the engine's small tests (gang_test, nodes_test): one GPU type
+// (H100), one pool, one Silver tenant with room for everything, no serving.
+#include <string>
+
+#include "seedance/fleet/scenario.h"
+
+namespace seedance::fleet::testing {
+
+inline FleetWeekScenario OnePoolWeek(const std::string& name, sim::Tier tier, int gpus, double usd_per_gpu_hour,
+                                     double quota, double hours) {
+  FleetWeekScenario s;
+  s.name = name + " test";
+  s.fleet.name = name;
+  s.fleet.gpu_types = {"H100"};
+  sim::PoolSpec p;
+  p.type = 0;
+  p.tier = tier;
+  p.max_gpus = gpus;
+  p.usd_per_gpu_hour = usd_per_gpu_hour;
+  p.committed = sim::AlwaysHeld(tier);
+  s.fleet.pools.push_back(p);
+  tenancy::TenantConfig t;
+  t.name = "research";
+  t.cohort = "fleet";
+  t.tier = tenancy::Tier::kSilver;
+  t.quota.push_back({"gpu", quota, std::nullopt, std::nullopt});
+  s.tenancy.tenants.push_back(t);
+  s.tenancy.cycle_s = kStepS;
+  s.horizon_s = hours * 3600.0;
+  return s;
+}
+
+}  // namespace seedance::fleet::testing
