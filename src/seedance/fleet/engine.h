@@ -119,7 +119,7 @@ inline constexpr double kSeedanceIdleGraceS = 3600;
 // Seedance's migrate_min_speed, the tuning week's choice from kMigrateMinSpeedGrid (fleet_test:
 // the cheapest whose mean JCT and deadlines met are no worse than the competent base's).
 inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
-inline constexpr double kSeedanceMigrateMinSpeed = 0.25;
+inline constexpr double kSeedanceMigrateMinSpeed = 0.6;
 inline constexpr int kDefragNodesPerStep = 4;
 // Karpenter's knobs in the competent base and Seedance's consolidation, each the tuning week's
 // choice (fleet_test's FleetWeekTuningTest, the base's swept first): the lowest unit cost over the
