@@ -793,7 +793,7 @@ elseif(CASE STREQUAL "fleet_week")
   string(JSON n_frontier LENGTH "${json}" fleet_week frontier seedance)
   string(JSON n_frontier_bases LENGTH "${json}" fleet_week frontier baselines)
   string(JSON none_below GET "${json}" fleet_week frontier no_baseline_below_curve)
-  if(NOT n_frontier EQUAL 4 OR NOT n_frontier_bases EQUAL 3 OR NOT none_below OR NOT stdout MATCHES "frontier, Seedance across migrate_min_speed")
+  if(NOT n_frontier EQUAL 5 OR NOT n_frontier_bases EQUAL 4 OR NOT none_below OR NOT stdout MATCHES "frontier, Seedance across migrate_min_speed")
     message(FATAL_ERROR "results.json fleet_week.frontier: ${n_frontier} points, ${n_frontier_bases} baselines, none below: ${none_below}")
   endif()
   # --fleet: one set on the user's fleet instead of fleet b.

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "seedance/gpu/catalog.h"
+
 // Fractional GPUs for the fleet week (issue 39): NVIDIA MIG profiles a GPU can be partitioned
 // into, the profile a notebook of a given memory need takes, and the rule that decides whether a
 // serving replica runs on a slice. Facts from NVIDIA's MIG user guide, "Supported MIG Profiles"
@@ -12,20 +14,9 @@
 // memory and the number of instances of one profile a GPU holds.
 namespace seedance::fleet {
 
-struct MigProfile {
-  std::string_view gpu_type;  // fleet / catalog name: "A100", "A100-80G", "H100"
-  std::string_view name;      // "1g.10gb"
-  int compute_sevenths = 1;   // fraction of SMs, in sevenths of the GPU
-  int memory_eighths = 1;     // fraction of memory (and of its controllers: bandwidth), in eighths
-  double memory_gb = 0;
-  int instances = 1;          // of this profile on one GPU partitioned only into it
-  double ComputeFraction() const { return compute_sevenths / 7.0; }
-  double MemoryFraction() const { return memory_eighths / 8.0; }
-};
-
-// The profiles that share a GPU (more than one instance per GPU), per type; the 4g and 7g
-// profiles (one instance) are a whole GPU's worth of sharing and are left out.
-const std::vector<MigProfile>& MigProfiles();
+// The MIG profiles (their table is a GPU fact: gpu::MigProfiles() in src/seedance/gpu/catalog.cc).
+using gpu::MigProfile;
+using gpu::MigProfiles;
 
 // The profile of `gpu_type` a notebook needing `memory_gb` takes: the one whose homogeneous
 // partition puts the most instances on a GPU (the least GPU per notebook), then the least compute;

@@ -652,4 +652,20 @@ Status AddGpuAliases(GpuIndex index, const std::vector<std::string>& aliases) {
   return Status::Ok();
 }
 
+const std::vector<MigProfile>& MigProfiles() {
+  // NVIDIA MIG user guide, "Supported MIG Profiles" (A100-SXM4-40GB table; the 80 GB A100 and the
+  // H100 80 GB carry the same fractions with twice the memory): 1g = 1/7 of the SMs with 1/8 of
+  // the memory, 7 instances; 1g with 2/8 of the memory, 4 instances; 2g = 2/7 SMs, 2/8 memory,
+  // 3 instances; 3g = 3/7 SMs, 4/8 memory, 2 instances.
+  static const std::vector<MigProfile> kProfiles = {
+      {"A100", "1g.5gb", 1, 1, 5, 7},       {"A100", "1g.10gb", 1, 2, 10, 4},
+      {"A100", "2g.10gb", 2, 2, 10, 3},     {"A100", "3g.20gb", 3, 4, 20, 2},
+      {"A100-80G", "1g.10gb", 1, 1, 10, 7}, {"A100-80G", "1g.20gb", 1, 2, 20, 4},
+      {"A100-80G", "2g.20gb", 2, 2, 20, 3}, {"A100-80G", "3g.40gb", 3, 4, 40, 2},
+      {"H100", "1g.10gb", 1, 1, 10, 7},     {"H100", "1g.20gb", 1, 2, 20, 4},
+      {"H100", "2g.20gb", 2, 2, 20, 3},     {"H100", "3g.40gb", 3, 4, 40, 2},
+  };
+  return kProfiles;
+}
+
 }  // namespace seedance::gpu

@@ -106,4 +106,27 @@ void SetListPrice(GpuIndex index, double usd_per_gpu_hour, std::string_view sour
 // names another row.
 Status AddGpuAliases(GpuIndex index, const std::vector<std::string>& aliases);
 
+
+// NVIDIA MIG profiles that share a GPU (more than one instance per GPU), per type, from NVIDIA's
+// MIG user guide, "Supported MIG Profiles"
+// (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html): for
+// A100-SXM4-40GB, A100-SXM4-80GB and H100 80 GB, the fraction of SMs (compute, in sevenths), the
+// memory and the number of instances of one profile a GPU holds; the 4g and 7g profiles (one
+// instance) are a whole GPU's worth of sharing and are left out. Used by the fleet week's
+// fractional GPUs (issue 39).
+struct MigProfile {
+  std::string_view gpu_type;  // fleet / catalog name: "A100", "A100-80G", "H100"
+  std::string_view name;      // "1g.10gb"
+  int compute_sevenths = 1;   // fraction of SMs, in sevenths of the GPU
+  int memory_eighths = 1;     // fraction of memory (and of its controllers: bandwidth), in eighths
+  double memory_gb = 0;
+  int instances = 1;          // of this profile on one GPU partitioned only into it
+  double ComputeFraction() const { return compute_sevenths / 7.0; }
+  double MemoryFraction() const { return memory_eighths / 8.0; }
+};
+
+// The profiles that share a GPU (more than one instance per GPU), per type; the 4g and 7g
+// profiles (one instance) are a whole GPU's worth of sharing and are left out.
+const std::vector<MigProfile>& MigProfiles();
+
 }  // namespace seedance::gpu
