@@ -246,28 +246,9 @@ void Engine::Defragment() {
   };
   std::stable_sort(blocked.begin(), blocked.end(), [&](const JobRun* a, const JobRun* b) { return tier_rank(a) < tier_rank(b); });
   // Occupants of every committed node: training jobs (movable) or anything else (the node stays).
-  std::vector<std::vector<std::vector<std::size_t>>> on(pools_.size());
-  std::vector<std::vector<char>> pinned(pools_.size());
-  for (const auto& p : pools_) {
-    if (!p.committed()) continue;
-    on[static_cast<std::size_t>(p.index)].resize(p.slots.size());
-    pinned[static_cast<std::size_t>(p.index)].assign(p.slots.size(), 0);
-  }
-  auto pin = [&](const Where& w) {
-    if (w.placed() && pools_[static_cast<std::size_t>(w.pool)].committed()) pinned[static_cast<std::size_t>(w.pool)][w.node.value()] = 1;
-  };
-  for (std::size_t i = 0; i < jobs_.size(); ++i) {
-    const JobRun& r = jobs_[i];
-    if (r.state != JobState::kRunning || !pools_[static_cast<std::size_t>(r.where.pool)].committed()) continue;
-    if (r.job->pods > 1) {  // a running gang is not moved pod by pod: its nodes stay
-      pin(r.where);
-      for (const Where& w : r.gang) pin(w);
-      continue;
-    }
-    on[static_cast<std::size_t>(r.where.pool)][r.where.node.value()].push_back(i);
-  }
-  for (const Replica& r : replicas_) pin(r.where);
-  for (const DevRun& d : devs_) pin(d.where);
+  NodeOccupants occupants = Occupants(/*committed=*/true, /*training_stays=*/false);
+  auto& on = occupants.movable;
+  auto& pinned = occupants.held;
   // The most GPUs free on one node of each committed pool (recomputed after a node is emptied).
   std::vector<std::int64_t> most_free(pools_.size(), 0);
   auto refresh = [&] {

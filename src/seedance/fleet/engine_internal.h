@@ -252,6 +252,15 @@ class Engine final : public tenancy::AdmissionEnv {
   void ScaleDown();
   void MigrateToCommitted();
   void Defragment();  // StackConfig::defragment (engine_admission.cc)
+  // What is on each node of the committed pools (or of the cloud pools) now, for Defragment and
+  // Consolidate (engine_nodes.cc): per pool, per node, the running one-pod training jobs (movable)
+  // and whether anything else holds the node there (a gang's pod, a serving replica, a notebook;
+  // with `training_stays`, one-pod training too).
+  struct NodeOccupants {
+    std::vector<std::vector<std::vector<std::size_t>>> movable;
+    std::vector<std::vector<char>> held;
+  };
+  NodeOccupants Occupants(bool committed, bool training_stays) const;
   // Karpenter (engine_nodes.cc): the pool's node sizes, GPUs held, right-sized boots and claims,
   // consolidation and its replacements.
   bool RightSized(const sim::PoolSpec& ps) const;

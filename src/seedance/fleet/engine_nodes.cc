@@ -145,6 +145,35 @@ void Engine::FinishReplacements() {
   if (changed) admitter_->CapacityChanged();
 }
 
+Engine::NodeOccupants Engine::Occupants(bool committed, bool training_stays) const {
+  NodeOccupants o;
+  o.movable.resize(pools_.size());
+  o.held.resize(pools_.size());
+  for (const auto& p : pools_) {
+    if (p.committed() != committed) continue;
+    o.movable[static_cast<std::size_t>(p.index)].resize(p.slots.size());
+    o.held[static_cast<std::size_t>(p.index)].assign(p.slots.size(), 0);
+  }
+  auto hold = [&](const Where& w) {
+    if (w.placed() && pools_[static_cast<std::size_t>(w.pool)].committed() == committed) {
+      o.held[static_cast<std::size_t>(w.pool)][w.node.value()] = 1;
+    }
+  };
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    const JobRun& r = jobs_[i];
+    if (r.state != JobState::kRunning || pools_[static_cast<std::size_t>(r.where.pool)].committed() != committed) continue;
+    if (r.job->pods > 1 || training_stays) {  // a running gang is not moved pod by pod: its nodes stay
+      hold(r.where);
+      for (const Where& w : r.gang) hold(w);
+      continue;
+    }
+    o.movable[static_cast<std::size_t>(r.where.pool)][r.where.node.value()].push_back(i);
+  }
+  for (const Replica& r : replicas_) hold(r.where);
+  for (const DevRun& d : devs_) hold(d.where);
+  return o;
+}
+
 void Engine::Consolidate() {
   using C = StackConfig::Consolidation;
   // Every cloud node's last change of the GPUs in use: consolidateAfter counts from it.
@@ -168,28 +197,9 @@ void Engine::Consolidate() {
   // What is on each cloud node now: one-pod training jobs (movable), or a pod that blocks the node
   // (a notebook: do-not-disrupt; a serving replica: its PDB; a gang's pod; training marked
   // do-not-disrupt in the base).
-  std::vector<std::vector<std::vector<std::size_t>>> on(pools_.size());
-  std::vector<std::vector<char>> blocked(pools_.size());
-  for (const auto& p : pools_) {
-    if (p.committed()) continue;
-    on[static_cast<std::size_t>(p.index)].resize(p.slots.size());
-    blocked[static_cast<std::size_t>(p.index)].assign(p.slots.size(), 0);
-  }
-  auto block = [&](const Where& w) {
-    if (w.placed() && !pools_[static_cast<std::size_t>(w.pool)].committed()) blocked[static_cast<std::size_t>(w.pool)][w.node.value()] = 1;
-  };
-  for (std::size_t i = 0; i < jobs_.size(); ++i) {
-    const JobRun& r = jobs_[i];
-    if (r.state != JobState::kRunning || pools_[static_cast<std::size_t>(r.where.pool)].committed()) continue;
-    if (r.job->pods > 1 || (!aware && c_.training_do_not_disrupt)) {
-      block(r.where);
-      for (const Where& w : r.gang) block(w);
-      continue;
-    }
-    on[static_cast<std::size_t>(r.where.pool)][r.where.node.value()].push_back(i);
-  }
-  for (const Replica& r : replicas_) block(r.where);
-  for (const DevRun& d : devs_) block(d.where);
+  NodeOccupants occupants = Occupants(/*committed=*/false, /*training_stays=*/!aware && c_.training_do_not_disrupt);
+  auto& on = occupants.movable;
+  auto& blocked = occupants.held;
   bool changed = false;
   for (auto& p : pools_) {
     if (p.committed()) continue;

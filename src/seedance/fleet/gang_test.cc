@@ -28,18 +28,7 @@ FleetWeekScenario Fleet(sim::Tier tier, int gpus, double hours) {
 
 // A job of `gpus` GPUs in `pods` pods, one step per second on H100, `hours` of work.
 TrainingJob Job(std::int64_t id, double arrival_s, int gpus, int pods, double hours) {
-  TrainingJob j;
-  j.id = id;
-  j.name = "job-" + std::to_string(id);
-  j.kind = "history";
-  j.arrival_s = arrival_s;
-  j.gpus = gpus;
-  j.pods = pods;
-  j.steps_per_s = {1.0};
-  j.total_steps = hours * kHour;
-  j.pflop_per_step = 1;
-  j.checkpoint_s = 600;
-  return j;
+  return testing::OneStepPerSecondJob(id, arrival_s, gpus, pods, hours, 600);
 }
 
 std::vector<StackConfig> EveryStack() {

@@ -28,17 +28,7 @@ FleetWeekScenario Fleet(std::vector<int> shapes, double hours) {
 
 // A one-pod job of `gpus` GPUs, one step per second, `hours` of work, a checkpoint every 1,000 s.
 TrainingJob Job(std::int64_t id, double arrival_s, int gpus, double hours) {
-  TrainingJob j;
-  j.id = id;
-  j.name = "job-" + std::to_string(id);
-  j.kind = "history";
-  j.arrival_s = arrival_s;
-  j.gpus = gpus;
-  j.steps_per_s = {1.0};
-  j.total_steps = hours * kHour;
-  j.pflop_per_step = 1;
-  j.checkpoint_s = 1000;
-  return j;
+  return testing::OneStepPerSecondJob(id, arrival_s, gpus, 1, hours, 1000);
 }
 
 StackConfig Without(StackConfig c) {

@@ -2,6 +2,7 @@
 
 // A hand-built fleet week for the engine's small tests (gang_test, nodes_test): one GPU type
 // (H100), one pool, one Silver tenant with room for everything, no serving.
+#include <cstdint>
 #include <string>
 
 #include "seedance/fleet/scenario.h"
@@ -30,6 +31,24 @@ inline FleetWeekScenario OnePoolWeek(const std::string& name, sim::Tier tier, in
   s.tenancy.cycle_s = kStepS;
   s.horizon_s = hours * 3600.0;
   return s;
+}
+
+// A job of `gpus` GPUs in `pods` pods, one step per second on H100, `hours` of work, a checkpoint
+// every `checkpoint_s`.
+inline TrainingJob OneStepPerSecondJob(std::int64_t id, double arrival_s, int gpus, int pods, double hours,
+                                       double checkpoint_s) {
+  TrainingJob j;
+  j.id = id;
+  j.name = "job-" + std::to_string(id);
+  j.kind = "history";
+  j.arrival_s = arrival_s;
+  j.gpus = gpus;
+  j.pods = pods;
+  j.steps_per_s = {1.0};
+  j.total_steps = hours * 3600.0;
+  j.pflop_per_step = 1;
+  j.checkpoint_s = checkpoint_s;
+  return j;
 }
 
 }  // namespace seedance::fleet::testing
