@@ -168,6 +168,12 @@ func (e *shippedEnv) startServer(ctx context.Context, bin, dir string, ordinal i
 // the render's Deployment seedance-scheduler's) with its extender at base. The Scheduler's Name is
 // its profile's schedulerName.
 func (e *shippedEnv) startScheduler(ctx context.Context, base string, edit func(*shipped.Deploy, map[string]any)) (*cluster.Scheduler, error) {
+	return e.startSchedulerGates(ctx, base, nil, edit)
+}
+
+// startSchedulerGates is startScheduler with kube-scheduler feature gates set while it runs.
+func (e *shippedEnv) startSchedulerGates(ctx context.Context, base string, gates map[string]bool,
+	edit func(*shipped.Deploy, map[string]any)) (*cluster.Scheduler, error) {
 	name := "default-scheduler"
 	f := func(cfg map[string]any) {
 		if profiles, _ := cfg["profiles"].([]any); len(profiles) > 0 {
@@ -189,7 +195,7 @@ func (e *shippedEnv) startScheduler(ctx context.Context, base string, edit func(
 	if err != nil {
 		return nil, err
 	}
-	return e.c.StartScheduler(ctx, cluster.SchedulerOptions{Name: name, ConfigYAML: text})
+	return e.c.StartScheduler(ctx, cluster.SchedulerOptions{Name: name, ConfigYAML: text, FeatureGates: gates})
 }
 
 // probeAnonymous checks mutual TLS as shipped: a client without a certificate is refused (401)

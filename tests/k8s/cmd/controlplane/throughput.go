@@ -46,6 +46,8 @@ func throughput(ctx context.Context, args []string) error {
 	skipPlain := fs.Bool("skip-plain", false, "run only the extender run")
 	nullRun := fs.Bool("null-extender", false, "a third run between the two: the shipped scheduler config calling the null extender "+
 		"(mutual TLS, node-cache, answers the first candidate, no decision and no watch): what the extender protocol alone costs")
+	noBatching := fs.Bool("no-batching", false, "a run of kube-scheduler alone with its OpportunisticBatching feature gate off (KEP-5598; "+
+		"kube-scheduler turns batching off in any profile with an extender): the most any extender's run can reach")
 	verbose := fs.Bool("v", false, "control plane logs to stderr")
 	sf := addShippedFlags(fs)
 	if err := parse(fs, args); err != nil {
@@ -106,31 +108,46 @@ func throughput(ctx context.Context, args []string) error {
 	out := json.NewEncoder(os.Stdout)
 	var results []*workload.Result
 
-	if !*skipPlain {
-		s, err := env.startScheduler(ctx, "https://127.0.0.1:1", func(d *shipped.Deploy, cfg map[string]any) {
+	// runAlone is a run of kube-scheduler without the extender (gates: feature gates set for it).
+	runAlone := func(run, ns string, gates map[string]bool, note string) error {
+		s, err := env.startSchedulerGates(ctx, "https://127.0.0.1:1", gates, func(d *shipped.Deploy, cfg map[string]any) {
 			fastClient(d, cfg)
 			delete(cfg, "extenders")
-			d.Note("kube-scheduler (throughput's first run): the extender removed, kube-scheduler alone")
+			d.Note("%s", note)
 		})
 		if err != nil {
 			return err
 		}
 		before := takeSnapshot(nil)
-		stopProfile := startCPUProfile("plain")
-		res, err := workload.RunPodsUntilDecided(ctx, c.Client, inNamespace("bench-plain"), s.Name, *workers, *timeout)
+		stopProfile := startCPUProfile(run)
+		res, err := workload.RunPodsUntilDecided(ctx, c.Client, inNamespace(ns), s.Name, *workers, *timeout)
 		stopProfile()
 		after := takeSnapshot(nil)
 		s.Stop()
 		if res != nil {
 			res.Nodes = len(nodes)
+			if run != "plain" {
+				res.Scheduler = run
+			}
 			out.Encode(res)
-			printCycleProfile("plain", before, after, res.Bound)
+			printCycleProfile(run, before, after, res.Bound)
 		}
 		if err != nil {
-			return fmt.Errorf("without extender: %w", err)
+			return fmt.Errorf("without extender (%s): %w", run, err)
 		}
 		results = append(results, res)
-		if err := deleteAllPods(ctx, c, "bench-plain"); err != nil {
+		return deleteAllPods(ctx, c, ns)
+	}
+	if !*skipPlain {
+		if err := runAlone("plain", "bench-plain", nil,
+			"kube-scheduler (throughput's first run): the extender removed, kube-scheduler alone"); err != nil {
+			return err
+		}
+	}
+	if *noBatching {
+		if err := runAlone(noBatchingRunName, "bench-nobatch", map[string]bool{"OpportunisticBatching": false},
+			"kube-scheduler (throughput's no-batching run): the extender removed and feature gate OpportunisticBatching=false, "+
+				"as kube-scheduler runs every profile that has an extender (framework.go computeBatchablePlugins)"); err != nil {
 			return err
 		}
 	}
@@ -195,6 +212,11 @@ func throughput(ctx context.Context, args []string) error {
 	}
 	results = append(results, res)
 	for _, r := range results {
+		if r.Scheduler == noBatchingRunName {
+			fmt.Printf("throughput: %-17s no batching:    %d nodes, %d pods bound, %d unschedulable: %.1f pods/s (%.2f s; creating took %.2f s)\n",
+				r.Scheduler, r.Nodes, r.Bound, r.Unschedulable, r.PodsPerSecond, r.TotalSeconds, r.CreateSeconds)
+			continue
+		}
 		if r.Scheduler == nullRunName {
 			fmt.Printf("throughput: %-17s null extender:  %d nodes, %d pods bound, %d unschedulable: %.1f pods/s (%.2f s; creating took %.2f s)\n",
 				r.Scheduler, r.Nodes, r.Bound, r.Unschedulable, r.PodsPerSecond, r.TotalSeconds, r.CreateSeconds)
@@ -238,6 +260,9 @@ func deleteAllPods(ctx context.Context, c *cluster.Cluster, ns string) error {
 
 // nullRunName labels the null extender's run in the summary (the scheduler's name is the same).
 const nullRunName = "null-extender"
+
+// noBatchingRunName labels the run of kube-scheduler alone without opportunistic batching.
+const noBatchingRunName = "alone-no-batching"
 
 // runNullExtender is throughput's ablation run: the shipped scheduler configuration with its
 // extender at the null extender (null_extender.go); its pods are deleted afterwards.

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"time"
 
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/configz"
+	"k8s.io/component-base/featuregate"
 
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
@@ -23,6 +25,10 @@ type SchedulerOptions struct {
 	// ConfigYAML is the whole KubeSchedulerConfiguration, with its own clientConnection: deploy/'s,
 	// as internal/shipped maps it (required).
 	ConfigYAML string
+	// FeatureGates are set in this process (kube-scheduler's --feature-gates; the gates are
+	// process-wide, so only one scheduler with gates runs at a time) while the scheduler runs, and
+	// restored when it stops. Empty: the release's defaults.
+	FeatureGates map[string]bool
 }
 
 // Scheduler is a running kube-scheduler.
@@ -32,6 +38,7 @@ type Scheduler struct {
 	cancel     context.CancelFunc
 	done       chan error
 	sched      *scheduler.Scheduler
+	restore    map[string]bool
 }
 
 // CachedPods returns how many pods kube-scheduler's own cache holds (bound and assumed): after a
@@ -52,6 +59,15 @@ func (c *Cluster) StartScheduler(ctx context.Context, o SchedulerOptions) (*Sche
 	if err := os.WriteFile(s.ConfigFile, []byte(o.ConfigYAML), 0o644); err != nil {
 		return nil, err
 	}
+	if len(o.FeatureGates) > 0 {
+		s.restore = map[string]bool{}
+		for name := range o.FeatureGates {
+			s.restore[name] = utilfeature.DefaultFeatureGate.Enabled(featuregate.Feature(name))
+		}
+		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(o.FeatureGates); err != nil {
+			return nil, fmt.Errorf("kube-scheduler feature gates %v: %w", o.FeatureGates, err)
+		}
+	}
 	opts := options.NewOptions()
 	opts.ConfigFile = s.ConfigFile
 	opts.SecureServing.BindPort = 0 // no /healthz port: the harness's ready-file says when it runs
@@ -60,6 +76,7 @@ func (c *Cluster) StartScheduler(ctx context.Context, o SchedulerOptions) (*Sche
 	s.sched = sched
 	if err != nil {
 		cancel()
+		s.restoreGates()
 		return nil, fmt.Errorf("kube-scheduler setup (%s): %w", s.ConfigFile, err)
 	}
 	s.cancel = cancel
@@ -87,6 +104,7 @@ func (c *Cluster) StartScheduler(ctx context.Context, o SchedulerOptions) (*Sche
 	case err := <-s.done:
 		cancel()
 		s.cancel = nil
+		s.restoreGates()
 		return nil, fmt.Errorf("kube-scheduler stopped: %v", err)
 	}
 	return s, nil
@@ -100,4 +118,13 @@ func (s *Scheduler) Stop() {
 	s.cancel()
 	<-s.done
 	s.cancel = nil
+	s.restoreGates()
+}
+
+// restoreGates puts back the feature gates StartScheduler changed.
+func (s *Scheduler) restoreGates() {
+	if len(s.restore) > 0 {
+		utilfeature.DefaultMutableFeatureGate.SetFromMap(s.restore)
+		s.restore = nil
+	}
 }
