@@ -25,6 +25,18 @@ double JobBestRate(const TrainingJob& j) {
   return best;
 }
 
+}  // namespace
+
+double BoundPoolGpusAt(const sim::PoolSpec& pool, double t) {
+  if (pool.tier != sim::Tier::kSpot) return pool.max_gpus;
+  // The engine holds spot nodes of kGpusPerNode while nodes x kGpusPerNode <= the GPUs available
+  // (SpotReconcile, BootRoom): at most that many whole nodes' GPUs, and never above the pool.
+  const int available = pool.spot.empty() ? pool.max_gpus : std::min(pool.max_gpus, pool.spot.AvailableAt(t));
+  return std::min(pool.max_gpus, available / kGpusPerNode * kGpusPerNode);
+}
+
+namespace {
+
 // Deadlines met may fall short of the base's count by this much in the LP (rounding only).
 constexpr double kDeadlineSlack = 1e-9;
 
@@ -66,7 +78,7 @@ Result<std::vector<BucketWork>> ServingWork(const FleetWeekScenario& s, std::siz
 
 const std::vector<std::string>& FleetWeekBoundConstraints() {
   static const std::vector<std::string> kConstraints = {
-      "pools: per hour at most each pool's GPUs (owned and reserved fixed, on-demand quota, spot availability), at its lowest price in the hour",
+      "pools: per hour at most each pool's GPUs (owned and reserved fixed, on-demand quota, spot availability in whole 8-GPU nodes), at its lowest price in the hour",
       "training: a job's work only after it arrives, on at most its own GPUs, at most its GPUs times its best rate since arrival",
       "training: per class of rates (within 5 %), at the class's best rate per GPU type",
       "deadlines: sum over deadline jobs of the share done by the deadline (between arrival and deadline, on its own GPUs) >= the base's deadlines met",
@@ -265,7 +277,8 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
   }
 
   // The pools: each period's GPU-hours at the period's lowest price (committed pools: 0, their bill
-  // is paid whatever runs) and capacity (spot: the availability series' mean over the period).
+  // is paid whatever runs) and capacity (spot: whole nodes within the availability series over the
+  // period, BoundPoolGpusAt).
   double committed = 0;
   for (const sim::PoolSpec& pool : s.fleet.pools) {
     const bool held = sim::AlwaysHeld(pool.tier);
@@ -275,9 +288,7 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
       if (use[t][p].empty()) continue;
       double capacity_h = 0, price = kInf;
       for (double x = static_cast<double>(p) * kBoundPeriodS; x < period_end(p); x += kStepS) {
-        const double gpus = pool.tier == sim::Tier::kSpot && !pool.spot.empty() ? std::min(pool.max_gpus, pool.spot.AvailableAt(x))
-                                                                                : pool.max_gpus;
-        capacity_h += gpus * kStepS / 3600.0;
+        capacity_h += BoundPoolGpusAt(pool, x) * kStepS / 3600.0;
         price = std::min(price, pool.PriceAt(x));
       }
       if (held || !std::isfinite(price)) price = 0.0;

@@ -16,9 +16,10 @@ namespace seedance::fleet {
 // schedule any stack can run on the scenario (so the bound stays a bound); each is one line of
 // FleetWeekBoundConstraints(), and why it holds:
 //  - pools: in each period every pool offers at most its GPU-hours (owned and reserved: their
-//    GPUs, fixed; on-demand: its quota; spot: its availability series over the period), at its
-//    lowest price in the period (committed: 0, their bill is added whole). No stack can hold more
-//    GPUs than a pool has or pay less than its cheapest price.
+//    GPUs, fixed; on-demand: its quota; spot: its availability series over the period, in whole
+//    8-GPU nodes), at its lowest price in the period (committed: 0, their bill is added whole). No
+//    stack can hold more GPUs than a pool has or pay less than its cheapest price; the engine holds
+//    spot nodes of kGpusPerNode only while nodes x kGpusPerNode <= the GPUs available (2026-12-07).
 //  - training by class (jobs whose PFLOP per GPU-hour agree within kBoundRateStep on each type, at
 //    the class's highest rate there): the work done in a period is at most what its GPU-hours do
 //    at the class's rates (a job of the class never runs faster than them); in a period a class
@@ -54,6 +55,9 @@ namespace seedance::fleet {
 inline constexpr double kBoundPeriodS = 3600;
 inline constexpr double kBoundServingShare = 0.95;
 inline constexpr double kBoundRateStep = 0.05;  // training classes: rates within 5 %
+// The GPUs of a pool a stack can hold at time t (spot: whole kGpusPerNode nodes within the
+// availability series, as the engine holds them; otherwise the pool's GPUs).
+double BoundPoolGpusAt(const sim::PoolSpec& pool, double t);
 // The constraints the LP imposes, one short line each (results.json's lower_bound_time_aware).
 const std::vector<std::string>& FleetWeekBoundConstraints();
 Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& scenario, const FleetWeekOutcome& outputs);
