@@ -186,6 +186,7 @@ const std::vector<Lever>& WaterfallLevers() {
       {"packing (capacity-aware placement, owned nodes emptied for waiting gangs)", [](StackConfig* c) {
          c->placement = "seedance";
          c->defragment = SeedanceStack().defragment;
+         c->defrag_max_busy_share = SeedanceStack().defrag_max_busy_share;
        }},
       {"cost-aware GPU type and spot", [](StackConfig* c) {
          c->cost_aware = true;
@@ -206,7 +207,10 @@ const std::vector<Lever>& WaterfallLevers() {
        }},
 
       {"fractional GPUs (notebooks on MIG slices, owned first)",
-       [](StackConfig* c) { c->fractional_gpus = SeedanceStack().fractional_gpus; }},
+       [](StackConfig* c) {
+         c->fractional_gpus = SeedanceStack().fractional_gpus;
+         c->fractional_min_free_share = SeedanceStack().fractional_min_free_share;
+       }},
   };
   return kLevers;
 }
