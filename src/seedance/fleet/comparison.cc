@@ -198,7 +198,7 @@ const std::vector<Lever>& WaterfallLevers() {
          c->serving_planner = true;
          c->predictive = SeedanceStack().predictive;
        }},
-      {"Gold serving preempts training (checkpoint-aware, owned nodes)",
+      {"Gold serving preempts training (Bronze first, checkpoint-aware, owned nodes first)",
        [](StackConfig* c) { c->serving_preemption = StackConfig::ServingPreemption::kCheckpointAware; }},
       {"cloud nodes consolidated by checkpoint and restart (replacing Karpenter's eviction)", [](StackConfig* c) {
          c->consolidation = StackConfig::Consolidation::kCheckpointAware;
@@ -206,7 +206,7 @@ const std::vector<Lever>& WaterfallLevers() {
          c->consolidate_max_used_share = SeedanceStack().consolidate_max_used_share;
        }},
 
-      {"fractional GPUs (notebooks on MIG slices, owned first)",
+      {"fractional GPUs (notebooks on MIG slices of another type, owned first)",
        [](StackConfig* c) {
          c->fractional_gpus = SeedanceStack().fractional_gpus;
          c->fractional_min_free_share = SeedanceStack().fractional_min_free_share;
