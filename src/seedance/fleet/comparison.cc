@@ -186,6 +186,7 @@ const std::vector<Lever>& WaterfallLevers() {
       {"packing (capacity-aware placement, owned nodes emptied for waiting gangs)", [](StackConfig* c) {
          c->placement = "seedance";
          c->defragment = SeedanceStack().defragment;
+         c->defrag_max_busy_share = SeedanceStack().defrag_max_busy_share;
        }},
       {"cost-aware GPU type and spot", [](StackConfig* c) {
          c->cost_aware = true;
@@ -197,7 +198,7 @@ const std::vector<Lever>& WaterfallLevers() {
          c->serving_planner = true;
          c->predictive = SeedanceStack().predictive;
        }},
-      {"Gold serving preempts training (checkpoint-aware, owned nodes)",
+      {"Gold serving preempts training (Bronze first, checkpoint-aware, owned nodes first)",
        [](StackConfig* c) { c->serving_preemption = StackConfig::ServingPreemption::kCheckpointAware; }},
       {"cloud nodes consolidated by checkpoint and restart (replacing Karpenter's eviction)", [](StackConfig* c) {
          c->consolidation = StackConfig::Consolidation::kCheckpointAware;
@@ -205,8 +206,11 @@ const std::vector<Lever>& WaterfallLevers() {
          c->consolidate_max_used_share = SeedanceStack().consolidate_max_used_share;
        }},
 
-      {"fractional GPUs (notebooks on MIG slices, owned first)",
-       [](StackConfig* c) { c->fractional_gpus = SeedanceStack().fractional_gpus; }},
+      {"fractional GPUs (notebooks on MIG slices of another type, owned first)",
+       [](StackConfig* c) {
+         c->fractional_gpus = SeedanceStack().fractional_gpus;
+         c->fractional_min_free_share = SeedanceStack().fractional_min_free_share;
+       }},
   };
   return kLevers;
 }

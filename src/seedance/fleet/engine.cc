@@ -55,8 +55,10 @@ StackConfig SeedanceStack() {
   s.cost_aware = true;
   s.migrate_min_speed = kSeedanceMigrateMinSpeed;
   s.defragment = true;
+  s.defrag_max_busy_share = kSeedanceDefragMaxBusyShare;
   s.match_types = true;
   s.fractional_gpus = true;
+  s.fractional_min_free_share = kSeedanceFractionalMinFreeShare;
   s.batching = "seedance";
   s.serving_planner = true;
   s.predictive = true;

@@ -60,8 +60,9 @@ struct StackConfig {
   // A Gold serving replica that fits no free room: kNone boots a node for it (issue 30's stacks);
   // kPriorityClass: kube-scheduler's default preemption with PriorityClasses (Gold serving above
   // Silver and Bronze training) on any node of the replica's pools, victims by priority, blind to
-  // checkpoints; kCheckpointAware (Seedance): on committed (owned / reserved) nodes only, the
-  // training pods whose preemption loses the least work since their last checkpoint.
+  // checkpoints; kCheckpointAware (Seedance): on committed (owned / reserved) nodes first (the
+  // cloud pools of the replica only when no committed one can be freed), the lowest priorities
+  // first, then the training pods whose preemption loses the least work since their checkpoint.
   enum class ServingPreemption { kNone, kPriorityClass, kCheckpointAware };
   ServingPreemption serving_preemption = ServingPreemption::kNone;
   // Owned-GPU defragmentation (Seedance, issue 39): while a training gang that fits no committed
@@ -72,6 +73,11 @@ struct StackConfig {
   // a step, each for a gang waiting now (the queue, not its future).
   bool defragment = false;
   double defrag_min_speed = 0.8;
+  // ... and only a node with at most this share of its GPUs in use is emptied (issue 39, round 4:
+  // at half a node, the up to four pods moved filled the holes Gold replicas and notebooks would
+  // take, which then preempted training or booted cloud nodes: the layer alone cost +1.2 % on the
+  // tuning week). Tuned (kDefragMaxBusyShareGrid).
+  double defrag_max_busy_share = 0.5;
   // Cloud nodes under Karpenter (issue 39). right_size: an on-demand pool whose fleet file lists
   // the shapes the cloud sells (`on_demand.node_gpus`) boots, for a pod that fits no node, the
   // cheapest shape that holds it (every shape at the pool's one per-GPU price: the smallest);
@@ -102,13 +108,22 @@ struct StackConfig {
   bool match_types = false;
 
   // Fractional GPUs (Seedance, issue 39): a notebook whose memory need (DevPod::memory_gb) fits a
-  // MIG slice (fractional.h) runs on one: first on committed GPUs (its own type, then another
-  // MIG type whose slice has at least its type's FP16 rate), then on its type's on-demand pool.
+  // MIG slice (fractional.h) runs on one: a whole committed GPU of its own type first, then a
+  // slice of a committed GPU of another MIG type whose slice has at least its type's FP16 rate,
+  // then its type's on-demand pool (whole GPUs).
   // Slices pack onto GPUs already partitioned into the same profile; a GPU is partitioned only
   // when it is whole and free, and goes back to whole only when its last slice is released (MIG
   // reconfiguration needs an empty GPU). A slice is billed the GPU's price times its compute
   // fraction. The standard stacks give every notebook a whole GPU.
   bool fractional_gpus = false;
+  // ... (issue 39, round 4) a notebook goes on a slice only of another type, whose slice has at
+  // least the compute and bandwidth of the type it asked for: a slice of its own type gives it a
+  // fraction of what it asked for (its work counts that fraction), so it takes a whole GPU of its
+  // type. And a committed GPU is partitioned afresh for it only while at least this share of that
+  // pool's GPUs is free: the pool's own training and serving keep the rest (a notebook asking for
+  // a $0.8 L4 held a whole owned H100 a Gold replica or a fine-tune then bought on the cloud).
+  // Joining a GPU already partitioned needs no free share. Tuned (kFractionalMinFreeShareGrid).
+  double fractional_min_free_share = 0;
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
@@ -121,6 +136,14 @@ inline constexpr double kSeedanceIdleGraceS = 3600;
 inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
 inline constexpr double kSeedanceMigrateMinSpeed = 0.6;
 inline constexpr int kDefragNodesPerStep = 4;
+// Round 4 (2026-12-07): the most of a node in use that the defragmentation empties, and the free
+// share of a committed pool below which no GPU of it is partitioned for another type's notebook;
+// each the tuning week's choice (fleet_levers_test: the cheapest Seedance over the five tuning
+// weeks whose mean JCT and deadlines met are no worse than the competent base's, as the patience).
+inline constexpr double kDefragMaxBusyShareGrid[] = {0.125, 0.25, 0.5};
+inline constexpr double kSeedanceDefragMaxBusyShare = 0.125;
+inline constexpr double kFractionalMinFreeShareGrid[] = {0.0, 0.25, 0.5, 0.75};
+inline constexpr double kSeedanceFractionalMinFreeShare = 0.25;
 // Karpenter's knobs in the competent base and Seedance's consolidation, each the tuning week's
 // choice (fleet_test's FleetWeekTuningTest, the base's swept first): the lowest unit cost over the
 // tuning weeks against the competent base without Karpenter.

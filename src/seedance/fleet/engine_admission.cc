@@ -291,7 +291,7 @@ void Engine::Defragment() {
       }
       std::sort(nodes.begin(), nodes.end());
       for (const auto& [busy, n] : nodes) {
-        if (busy > static_cast<std::int64_t>(kGpusPerNode / 2) * cluster::kMilliPerGpu) break;
+        if (static_cast<double>(busy) > c_.defrag_max_busy_share * p.slots[n].gpus * cluster::kMilliPerGpu + 1e-9) break;
         const cluster::NodeId node(static_cast<std::uint32_t>(n));
         p.state->SetEligibility(node, cluster::NodeEligibility::kNone);
         std::vector<std::pair<std::size_t, Where>> moves;

@@ -14,15 +14,12 @@ std::vector<Engine::DevOption> Engine::DevOptions(const DevRun& d) const {
   std::vector<DevOption> out;
   const int type = d.dev->type;
   const std::string& name = s_.fleet.gpu_types[static_cast<std::size_t>(type)];
-  // Its own type: a slice where the memory fits one (counted as the slice's compute fraction of a
-  // GPU-hour of that type), else a whole GPU; committed pools first.
-  const MigProfile* own = c_.fractional_gpus ? NotebookProfile(name, d.dev->memory_gb) : nullptr;
-  auto own_option = [&](int pool) {
-    out.push_back({pool, own, own ? own->ComputeFraction() : 1.0});
-  };
+  // Its own type: a whole GPU, committed pools first (round 4: a slice of the type it asked for
+  // gives it a fraction of that GPU, and its work counts only that fraction, while an owned GPU
+  // so freed is billed all the same: the layer alone made the base's unit cost dearer).
   const std::vector<int> cands = TypeCandidates(type);
   for (int pool : cands) {
-    if (pools_[static_cast<std::size_t>(pool)].committed()) own_option(pool);
+    if (pools_[static_cast<std::size_t>(pool)].committed()) out.push_back({pool, nullptr, 1.0});
   }
   // Then committed GPUs of another MIG type, on a slice with at least the FP16 rate and the
   // memory bandwidth of the type the notebook asked for (its useful work counts as that type's
@@ -39,7 +36,7 @@ std::vector<Engine::DevOption> Engine::DevOptions(const DevRun& d) const {
     }
   }
   for (int pool : cands) {
-    if (!pools_[static_cast<std::size_t>(pool)].committed()) own_option(pool);
+    if (!pools_[static_cast<std::size_t>(pool)].committed()) out.push_back({pool, nullptr, 1.0});
   }
   return out;
 }
@@ -52,7 +49,9 @@ bool Engine::TakeSlice(DevRun& d, const DevOption& o, bool dry_run) {
     if (best < 0 || p.used > partitions_[static_cast<std::size_t>(best)].used) best = static_cast<int>(i);
   }
   if (best < 0) {
-    // Partition a whole free GPU (MIG reconfiguration needs an empty GPU: one no slice is on).
+    // Partition a whole free GPU (MIG reconfiguration needs an empty GPU: one no slice is on),
+    // only while the pool keeps its free share for its own type's work.
+    if (FreeShare(pools_[static_cast<std::size_t>(o.pool)]) < c_.fractional_min_free_share - 1e-9) return false;
     if (dry_run) return CouldPlace(d.pod, {o.pool});
     Partition fresh;
     fresh.pod = d.pod;
@@ -79,6 +78,16 @@ bool Engine::TakeSlice(DevRun& d, const DevOption& o, bool dry_run) {
   d.work = o.work;
   ++out_.dev_on_slices;
   return true;
+}
+
+double Engine::FreeShare(const PoolRun& p) const {
+  std::int64_t idle = 0, all = 0;
+  for (std::size_t n = 0; n < p.slots.size(); ++n) {
+    if (p.slots[n].phase != Phase::kUp) continue;
+    idle += p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle();
+    all += static_cast<std::int64_t>(p.slots[n].gpus) * cluster::kMilliPerGpu;
+  }
+  return all > 0 ? static_cast<double>(idle) / static_cast<double>(all) : 0.0;
 }
 
 bool Engine::PlaceDev(DevRun& d) {

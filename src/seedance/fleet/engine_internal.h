@@ -30,6 +30,9 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kModelLoadS = 60;    // a serving replica loads its model on a node that is up
 inline constexpr std::int64_t kCpuPerGpu = 10000;   // milli-cores a pod asks per GPU
 inline constexpr std::int64_t kMemPerGpu = 100 * 1024;  // MiB a pod asks per GPU
+// Seedance's Gold preemption: a Silver victim outweighs any Bronze set (the work lost is at most
+// days of GPU-seconds), as PriorityClass orders them.
+inline constexpr double kSilverVictimWeight = 1e12;
 
 // Workload id -> its index in jobs_ / devs_ (issue 39: the admitter asks Engine::Running about
 // every admitted workload each cycle, and a std::map lookup there was a quarter of fleet c's run).
@@ -239,6 +242,8 @@ class Engine final : public tenancy::AdmissionEnv {
   // fullest first), else on a whole free GPU of o.pool partitioned now. dry_run: only whether it
   // could (a free slice, a free GPU, or room to boot a node).
   bool TakeSlice(DevRun& d, const DevOption& o, bool dry_run);
+  // The share of a pool's GPUs (on nodes that are up) free now.
+  double FreeShare(const PoolRun& p) const;
   // Seconds the notebook's GPU has been idle now (think time or its idle tail; 0 in a burst).
   double DevIdleS(const DevRun& d) const;
   // Stops an idle notebook (culler, idle reclaim): one in its idle tail ends; one in think time

@@ -502,29 +502,46 @@ bool Engine::PreemptForReplica(const cluster::PodSpec& pod, const std::vector<in
   using SP = StackConfig::ServingPreemption;
   if (c_.serving_preemption == SP::kNone) return false;
   const bool checkpoint_aware = c_.serving_preemption == SP::kCheckpointAware;
-  std::optional<sched::VictimSet> best;
-  for (int pi : cands) {
-    const PoolRun& p = pools_[static_cast<std::size_t>(pi)];
-    if (checkpoint_aware && !p.committed()) continue;
+  // The cheapest victims in `pool`, or nothing.
+  auto victims_in = [&](int pi) -> std::optional<sched::VictimSet> {
     std::vector<sched::PreemptionCandidate> pc;
     for (const JobRun& r : jobs_) {
       if (r.state != JobState::kRunning || r.where.pool != pi) continue;
       const tenancy::Tier tier = s_.tenancy.tenants[static_cast<std::size_t>(r.job->tenant)].tier;
       if (tier == tenancy::Tier::kGold) continue;
       // kube-scheduler: the lowest priorities first, then the fewest victims (a Silver pod weighs
-      // as a hundred Bronze ones). Seedance: the work lost since each victim's last checkpoint
-      // (GPU-seconds), plus one per victim so that fewer victims win a tie.
-      const double cost = checkpoint_aware
-                              ? r.job->gpus * std::fmod(std::max(0.0, now_ - r.seg_start), r.job->checkpoint_s) + 1.0
-                              : (tier == tenancy::Tier::kBronze ? 1.0 : 100.0);
+      // as a hundred Bronze ones). Seedance: the lowest priorities first too (round 4: a Silver
+      // victim is a tenant's guaranteed work, re-bought on the cloud at once, while a Bronze one
+      // waits for cheap room; ignoring the tier made the layer alone +1.4 % dearer), then the work
+      // lost since each victim's last checkpoint (GPU-seconds), plus one per victim so that fewer
+      // victims win a tie.
+      const double lost = r.job->gpus * std::fmod(std::max(0.0, now_ - r.seg_start), r.job->checkpoint_s) + 1.0;
+      const double cost = checkpoint_aware ? (tier == tenancy::Tier::kBronze ? 0.0 : kSilverVictimWeight) + lost
+                                           : (tier == tenancy::Tier::kBronze ? 1.0 : 100.0);
       AddJobCandidates(r, pi, cost, &pc);
     }
     auto vs = GangVictims(pi, pod, 1, pc);
-    if (!vs || vs->victims.empty()) continue;
-    if (!best || vs->cost < best->cost) best = std::move(vs);
-    // kube-scheduler takes the first pool (node group) in the replica's order that can be freed;
-    // Seedance compares every committed pool.
-    if (!checkpoint_aware) break;
+    if (!vs || vs->victims.empty()) return std::nullopt;
+    return vs;
+  };
+  std::optional<sched::VictimSet> best;
+  if (checkpoint_aware) {
+    // Seedance compares every committed pool of the replica; only when none can be freed, its
+    // cloud pools as PriorityClass preemption would (round 4: booting a node instead left the
+    // replica a cold start and the bill a node, where the base preempted).
+    for (bool committed : {true, false}) {
+      for (int pi : cands) {
+        if (pools_[static_cast<std::size_t>(pi)].committed() != committed) continue;
+        auto vs = victims_in(pi);
+        if (vs && (!best || vs->cost < best->cost)) best = std::move(vs);
+      }
+      if (best) break;
+    }
+  } else {
+    // kube-scheduler takes the first pool (node group) in the replica's order that can be freed.
+    for (int pi : cands) {
+      if ((best = victims_in(pi))) break;
+    }
   }
   if (!best) return false;
   for (std::int64_t id : best->victims) PreemptJob(jobs_[job_index_.at(id)], PreemptedBy::kServing);

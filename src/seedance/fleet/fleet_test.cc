@@ -624,26 +624,36 @@ struct OwnedA100Only {
 };
 
 TEST(FleetWeekEngineTest, AnOwnedNodeIsEmptiedForAWaitingGang) {
-  OwnedA100Only w(16, 12 * 3600.0);  // two nodes
-  const int research = w.Tenant("research");
-  w.Job(research, 0, 6, 600);           // one per node (6 + 6 > 8) ...
-  w.Job(research, 0, 6, 600);
-  w.Job(research, 60, 2, 2 * 86400.0);  // ... and a small long job beside each
-  w.Job(research, 60, 2, 2 * 86400.0);
-  w.Job(research, 1800, 8, 1800);       // the gang: arrives once the 6-GPU jobs have ended
-  const FleetWeekScenario& s = w.s;
-  StackConfig off = SeedanceStack();
-  off.defragment = false;
-  auto with = RunFleetWeek(s, SeedanceStack());
-  auto without = RunFleetWeek(s, off);
-  ASSERT_TRUE(with.has_value() && without.has_value());
-  EXPECT_EQ(without->defrag_moves, 0);
-  EXPECT_EQ(without->jobs_finished, 2);  // the gang never found a whole node
-  EXPECT_EQ(with->defrag_moves, 1);
-  EXPECT_EQ(with->jobs_finished, 3);
-  EXPECT_LT(with->owned_idle_gpu_hours, without->owned_idle_gpu_hours);
-  // The moved job lost only its checkpoint's cost and the restore: the gang's work far exceeds it.
-  EXPECT_GT(with->training_pflop, without->training_pflop);
+  // Round 4: a node is emptied only with at most kSeedanceDefragMaxBusyShare (1/8) of it in use.
+  for (int small : {1, 2}) {
+    OwnedA100Only w(16, 12 * 3600.0);  // two nodes
+    const int research = w.Tenant("research");
+    w.Job(research, 0, 8 - small, 600);       // one per node ...
+    w.Job(research, 0, 8 - small, 600);
+    w.Job(research, 60, small, 2 * 86400.0);  // ... and a small long job beside each
+    w.Job(research, 60, small, 2 * 86400.0);
+    w.Job(research, 1800, 8, 1800);           // the gang: arrives once the big jobs have ended
+    const FleetWeekScenario& s = w.s;
+    if (small == 2) {  // a quarter of each node in use: neither is emptied (today's main moved one)
+      auto r = RunFleetWeek(s, SeedanceStack());
+      ASSERT_TRUE(r.has_value());
+      EXPECT_EQ(r->defrag_moves, 0);
+      EXPECT_EQ(r->jobs_finished, 2);
+      continue;
+    }
+    StackConfig off = SeedanceStack();
+    off.defragment = false;
+    auto with = RunFleetWeek(s, SeedanceStack());
+    auto without = RunFleetWeek(s, off);
+    ASSERT_TRUE(with.has_value() && without.has_value());
+    EXPECT_EQ(without->defrag_moves, 0);
+    EXPECT_EQ(without->jobs_finished, 2);  // the gang never found a whole node
+    EXPECT_EQ(with->defrag_moves, 1);
+    EXPECT_EQ(with->jobs_finished, 3);
+    EXPECT_LT(with->owned_idle_gpu_hours, without->owned_idle_gpu_hours);
+    // The moved job lost only its checkpoint's cost and the restore: the gang's work far exceeds it.
+    EXPECT_GT(with->training_pflop, without->training_pflop);
+  }
 }
 
 // Seedance's serving fleet is tuned to serve, on the tuning week, at least what the competent base's
