@@ -184,8 +184,10 @@ Status Engine::Setup() {
   // share the standard stack's tuned HPA served there, so that no layer buys its saving with a
   // lower serving SLO than the standard stack's.
   auto tuned_for = [&](const ServingDeployment& sd, const std::string& batching, const std::string& autoscaler,
-                       bool mix, double min_share) -> Result<std::pair<ServingPolicy, double>> {
-    const std::string key = sd.spec.name + "|" + batching + "|" + autoscaler + "|" + (mix ? "mix" : "single");
+                       bool mix, double min_share,
+                       const TuneWarmPath& warm = TuneWarmPath()) -> Result<std::pair<ServingPolicy, double>> {
+    const std::string key = sd.spec.name + "|" + batching + "|" + autoscaler + "|" + (mix ? "mix" : "single") +
+                            (mix && autoscaler == "predictive" && !warm.on() ? "|cold-path-only" : "");
     auto& cache = s_.tuned->by_key;
     if (auto it = cache.find(key); it != cache.end()) return it->second;
     const ServingProfile& prof = batching == "seedance" ? sd.seedance : sd.vllm;
@@ -197,11 +199,16 @@ Status Engine::Setup() {
     std::vector<double> prices;
     SEEDANCE_RETURN_IF_ERROR(types_and_prices(prof, &ft, &prices));
     auto tuned = autoscaler == "predictive"
-                     ? TunePredictive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold, min_share)
+                     ? TunePredictive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold, min_share, warm)
                      : TuneReactive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold, min_share);
     if (!tuned.has_value()) return tuned.error();
     const auto entry = std::make_pair(tuned->policy, tuned->rows[static_cast<std::size_t>(tuned->chosen)].eval.served_share);
     cache[key] = entry;
+    // What the chosen setting serves on the tuning week when its replicas land on nodes already up.
+    ServingController chosen(prof, tuned->policy, prices, sd.tuning_peak_rps, kStepS, cold);
+    SEEDANCE_ASSIGN_OR_RETURN(const ServingEval warm_eval,
+                              EvaluateController(prof, chosen, sd.tuning_demand, prices, kModelLoadS, sd.tuning_history.rps));
+    s_.tuned->warm_share[key] = warm_eval.served_share;
     return entry;
   };
   for (std::size_t d = 0; d < s_.serving.size(); ++d) {
@@ -216,13 +223,29 @@ Status Engine::Setup() {
     const bool forecast = c_.serving_planner ? c_.predictive : c_.keda_cron;
     const std::string autoscaler = forecast ? "predictive" : "reactive";
     double floor = std::max(kMinServedShare, standard.second);
+    TuneWarmPath warm;
     if (c_.serving_planner) {
       // The planner's fleet serves at least what the competent base's KEDA cron + HPA served on the
-      // tuning week too (issue 39: serving SLO >= the headline base's).
+      // tuning week too (issue 39: serving SLO >= the headline base's) -- on both paths a replica
+      // takes in the fleet: a node booted for it (the cold start) and a node already up (the model
+      // load only), where KEDA's HPA catches up within a minute.
       SEEDANCE_ASSIGN_OR_RETURN(const auto keda, tuned_for(sd, "vllm", "predictive", false, floor));
       floor = std::max(floor, keda.second);
+      const auto keda_warm = s_.tuned->warm_share.find(sd.spec.name + "|vllm|predictive|single");
+      if (c_.serving_warm_path && forecast && keda_warm != s_.tuned->warm_share.end()) {  // absent: no tuning week
+        // The setting tuned on the cold path alone, made more reactive where it must be: no less on
+        // the cold path, and at every step at least its replicas (its headroom or more, its target
+        // or less). On fleet b, where replicas wait for nodes, a cheaper setting with a lower
+        // headroom lost more to the wait than the warm path gained (2026-12-07).
+        SEEDANCE_ASSIGN_OR_RETURN(const auto cold_only, tuned_for(sd, c_.batching, autoscaler, true, floor));
+        floor = std::max(floor, cold_only.second);
+        warm.start_s = kModelLoadS;
+        warm.min_share = keda_warm->second;
+        warm.min_headroom = cold_only.first.headroom;
+        warm.max_target = cold_only.first.target_utilization;
+      }
     }
-    SEEDANCE_ASSIGN_OR_RETURN(const auto tuned, tuned_for(sd, c_.batching, autoscaler, c_.serving_planner, floor));
+    SEEDANCE_ASSIGN_OR_RETURN(const auto tuned, tuned_for(sd, c_.batching, autoscaler, c_.serving_planner, floor, warm));
     const ServingPolicy& pol = tuned.first;
     controllers_.emplace_back(prof, pol, prices, sd.tuning_peak_rps, kStepS, cold);
     controllers_.back().SetHistory(sd.history.rps);  // the week before: what the forecaster reads

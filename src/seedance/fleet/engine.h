@@ -45,6 +45,11 @@ struct StackConfig {
   // (`predictive`) or, with predictive off, by the same reactive rule.
   bool serving_planner = false;
   bool predictive = true;
+  // The planner's forecaster is tuned to serve, on the tuning week, at least what the competent
+  // base's KEDA cron + HPA served there on both paths a replica takes in the fleet: a node booted
+  // for it (node cold start + model load) and a node already up (the model load only). Off: the
+  // cold path only (before 2026-12-07, when Seedance's SLO fell below the base's on fleet a week 1).
+  bool serving_warm_path = true;
   // One GPU type (serving_planner off) with KEDA: a cron trigger per hour of the week whose
   // desiredReplicas a platform team sets from the same hour one week back (times a headroom), and
   // the HPA on request rate beside it (KEDA scales to the largest of its scalers). That is the

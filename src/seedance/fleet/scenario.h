@@ -108,6 +108,9 @@ struct FleetWeekOptions {
 struct TunedServingPolicies {
   // The chosen policy and the share it served on the tuning week.
   std::map<std::string, std::pair<ServingPolicy, double>> by_key;
+  // The share the chosen policy served on the tuning week with its replicas on nodes already up
+  // (only the model load: the warm path, TuneWarmPath), by the same key.
+  std::map<std::string, double> warm_share;
 };
 
 struct FleetWeekScenario {

@@ -655,10 +655,16 @@ Result<ServingEval> EvaluateController(const ServingProfile& p, ServingControlle
 
 namespace {
 
+// A setting the warm path may choose: provisioning at least what min_headroom / max_target do.
+bool WarmCandidate(const TuneRow& r, const TuneWarmPath& warm) {
+  return (warm.min_headroom <= 0 || r.headroom + kEps >= warm.min_headroom) &&
+         (warm.max_target <= 0 || r.target_utilization <= warm.max_target + kEps);
+}
+
 Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
                         std::span<const double> history, const std::vector<double>& prices, double cold_start_s, double min_share,
                         const std::vector<double>& utilizations, const std::vector<double>& headrooms,
-                        const std::vector<double>& floors) {
+                        const std::vector<double>& floors, const TuneWarmPath& warm = TuneWarmPath()) {
   TuneResult out;
   std::unique_ptr<ServingController> first;
   const ServingController probe(p, base, prices, week0.Peak(), week0.step_s, cold_start_s);
@@ -681,17 +687,32 @@ Result<TuneResult> Tune(const ServingProfile& p, const ServingPolicy& base, cons
           c.ShareCache(*first);
         }
         SEEDANCE_ASSIGN_OR_RETURN(ServingEval ev, EvaluateController(p, c, week0, prices, cold_start_s, history));
-        out.rows.push_back(TuneRow{u, hr, f, floor_replicas, std::move(ev)});
+        ServingEval warm_ev;
+        if (warm.on()) {  // the same controller (a function of the past only), its replicas on nodes already up
+          SEEDANCE_ASSIGN_OR_RETURN(warm_ev, EvaluateController(p, c, week0, prices, warm.start_s, history));
+        }
+        out.rows.push_back(TuneRow{u, hr, f, floor_replicas, std::move(ev), std::move(warm_ev)});
       }
     }
   }
   for (std::size_t i = 0; i < out.rows.size(); ++i) {
     const ServingEval& e = out.rows[i].eval;
     if (e.served_share + kEps < min_share) continue;
+    if (warm.on() && !WarmCandidate(out.rows[i], warm)) continue;
+    if (warm.on() && out.rows[i].warm_eval.served_share + kEps < warm.min_share) continue;
     if (out.chosen < 0 || e.usd < out.rows[static_cast<std::size_t>(out.chosen)].eval.usd - kEps) out.chosen = static_cast<int>(i);
   }
   out.reached = out.chosen >= 0;
-  if (!out.reached) {
+  if (!out.reached && warm.on()) {
+    for (std::size_t i = 0; i < out.rows.size(); ++i) {
+      if (out.rows[i].eval.served_share + kEps < min_share || !WarmCandidate(out.rows[i], warm)) continue;
+      if (out.chosen < 0 ||
+          out.rows[i].warm_eval.served_share > out.rows[static_cast<std::size_t>(out.chosen)].warm_eval.served_share + kEps) {
+        out.chosen = static_cast<int>(i);
+      }
+    }
+  }
+  if (out.chosen < 0) {
     for (std::size_t i = 0; i < out.rows.size(); ++i) {
       if (out.chosen < 0 || out.rows[i].eval.served_share > out.rows[static_cast<std::size_t>(out.chosen)].eval.served_share + kEps) {
         out.chosen = static_cast<int>(i);
@@ -733,11 +754,11 @@ Result<TuneResult> TuneReactive(const ServingProfile& p, const ServingPolicy& ba
 
 Result<TuneResult> TunePredictive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
                                   std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
-                                  double cold_start_s, double min_share) {
+                                  double cold_start_s, double min_share, const TuneWarmPath& warm) {
   ServingPolicy pol = base;
   pol.autoscaler = "predictive";
   return Tune(p, pol, week0, history, usd_per_gpu_hour, cold_start_s, min_share, {0.9, 1.0, 1.25, 1.5, 2.0, 3.0},
-              {1.0, 1.1, 1.2, 1.35, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0}, {0.0});
+              {1.0, 1.1, 1.2, 1.35, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0}, {0.0}, warm);
 }
 
 bool PredictiveBeats(const ServingEval& reactive, const ServingEval& predictive, double min_share) {

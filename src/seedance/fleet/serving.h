@@ -209,11 +209,30 @@ struct TuneRow {
   double floor = 0;                   // reactive: minReplicas as a share of the peak fleet
   int min_replicas = 1;               // that floor in replicas (of the single type)
   ServingEval eval;
+  // The same setting evaluated with replicas that start after warm_start_s (a node already up: the
+  // model load only); only when the tuning asked for it (TuneWarmPath), else empty.
+  ServingEval warm_eval;
+};
+// Issue 39 (serving SLO >= the base's on every set): in the fleet a replica boots a node (cold
+// start) or lands on a node already up and only loads its model. A controller tuned only on the
+// cold path can serve less than another on the warm path, where a reactive controller catches up
+// within a minute. `start_s` >= 0 turns the warm path on: a setting must then also serve at least
+// `min_share` of the tuning week with replicas that start after start_s.
+// `min_headroom` and `max_target` (when > 0) keep the search to settings that provision at least
+// what a given one does at every step (a forecast x headroom no lower, a reactive target no
+// higher): on a fleet where a replica must wait for a node, fewer replicas ready ahead of the
+// traffic cost more than the warm path gains.
+struct TuneWarmPath {
+  double start_s = -1;
+  double min_share = 0;
+  double min_headroom = 0;
+  double max_target = 0;
+  bool on() const { return start_s >= 0; }
 };
 struct TuneResult {
   std::vector<TuneRow> rows;
   int chosen = -1;
-  bool reached = false;               // the chosen row reaches min_share
+  bool reached = false;               // the chosen row reaches min_share (and the warm path's)
   bool inside_grid = false;           // the chosen setting is not at the grid's first or last value
   bool extended = false;              // reactive: no target of the grid reached min_share, so the
                                       // grid was extended down to 0.2
@@ -231,10 +250,14 @@ Result<TuneResult> TuneReactive(const ServingProfile& p, const ServingPolicy& ba
                                 double cold_start_s,
                                 double min_share = kMinServedShare, std::vector<double> utilizations = {});
 // Predictive: target_utilization of its reactive floor {0.9, 1.0, 1.25, 1.5, 2, 3} x headroom {1.0,
-// 1.1, 1.2, 1.35, 1.5, 1.75, 2, 2.5, 3, 3.5, 4}; min_replicas as in `base`.
+// 1.1, 1.2, 1.35, 1.5, 1.75, 2, 2.5, 3, 3.5, 4}; min_replicas as in `base`. With `warm` on, the
+// cheapest setting that reaches both min_share (cold path) and warm.min_share (warm path); when
+// none does, among those reaching min_share the one serving the most on the warm path (then
+// `reached` is false).
 Result<TuneResult> TunePredictive(const ServingProfile& p, const ServingPolicy& base, const Demand& week0,
                                   std::span<const double> history, const std::vector<double>& usd_per_gpu_hour,
-                                  double cold_start_s, double min_share = kMinServedShare);
+                                  double cold_start_s, double min_share = kMinServedShare,
+                                  const TuneWarmPath& warm = TuneWarmPath());
 
 // The rule that turns the forecaster on: on the held-out week, predictive costs less per million
 // tokens served within SLO than reactive, at an equal or higher served share -- or at a served

@@ -349,6 +349,69 @@ TEST(ServingTuneTest, PredictiveBeatsRule) {
   EXPECT_FALSE(PredictiveBeats(reactive, predictive));  // dearer
 }
 
+// Issue 39 (serving SLO >= the base's on every set): in the fleet a replica either boots a node
+// (the cold start) or lands on a node already up and only loads its model. The warm path makes the
+// tuning also require a share on that path; the rule on the cold path is unchanged.
+TEST(ServingTuneTest, PredictiveTuningCanRequireAShareOnTheWarmPath) {
+  // A quiet history week, then a day whose every 7th minute bursts at 3x: the forecast misses the
+  // bursts and the reactive floor (its target) has to catch them, a cold start or a model load late.
+  Demand history, week;
+  history.rps.assign(static_cast<std::size_t>(kHoursPerWeek) * 60, 2.0);
+  for (std::size_t k = 0; k < 24 * 60; ++k) week.rps.push_back(k % 7 == 3 ? 6.0 : 2.0);
+  const ServingProfile p = OneType(1.0);
+  const double cold = 240, load = 60;
+  auto plain = TunePredictive(p, ServingPolicy(), week, history.rps, {1.0}, cold, 0.9);
+  ASSERT_TRUE(plain.has_value()) << plain.error().message();
+  ASSERT_TRUE(plain->reached);
+  // A warm floor every setting meets changes nothing and evaluates every row on the warm path.
+  auto trivial = TunePredictive(p, ServingPolicy(), week, history.rps, {1.0}, cold, 0.9, TuneWarmPath{load, 0.0});
+  ASSERT_TRUE(trivial.has_value());
+  EXPECT_EQ(trivial->chosen, plain->chosen);
+  double best_warm = 0;
+  for (const TuneRow& r : trivial->rows) {
+    ASSERT_GT(r.warm_eval.served_share, 0);
+    if (r.eval.served_share >= 0.9) best_warm = std::max(best_warm, r.warm_eval.served_share);
+  }
+  const TuneRow& c0 = trivial->rows[static_cast<std::size_t>(trivial->chosen)];
+  std::cout << "cold-path choice: target " << c0.target_utilization << " headroom " << c0.headroom << ", cold "
+            << c0.eval.served_share << ", warm " << c0.warm_eval.served_share << ", $" << c0.eval.usd
+            << "; best warm " << best_warm << "\n";
+  ASSERT_GT(best_warm, c0.warm_eval.served_share + 1e-3);  // the cold-path choice is not the warm path's best
+  // Require more on the warm path than the cold-path choice serves there.
+  const double floor = (c0.warm_eval.served_share + best_warm) / 2;
+  auto warm = TunePredictive(p, ServingPolicy(), week, history.rps, {1.0}, cold, 0.9, TuneWarmPath{load, floor});
+  ASSERT_TRUE(warm.has_value());
+  EXPECT_TRUE(warm->reached);
+  const TuneRow& c = warm->rows[static_cast<std::size_t>(warm->chosen)];
+  EXPECT_GE(c.eval.served_share, 0.9);
+  EXPECT_GE(c.warm_eval.served_share, floor);
+  EXPECT_GT(c.eval.usd, c0.eval.usd);
+  for (const TuneRow& r : warm->rows) {  // the cheapest that meets both
+    if (r.eval.served_share >= 0.9 && r.warm_eval.served_share >= floor) {
+      EXPECT_GE(r.eval.usd, c.eval.usd - 1e-9);
+    }
+  }
+  // Kept to settings that provision at least the cold-path choice (its headroom or more, its target
+  // or less): the choice then holds at least as many replicas at every step.
+  TuneWarmPath dominating{load, floor, c0.headroom, c0.target_utilization};
+  auto kept = TunePredictive(p, ServingPolicy(), week, history.rps, {1.0}, cold, 0.9, dominating);
+  ASSERT_TRUE(kept.has_value());
+  const TuneRow& k = kept->rows[static_cast<std::size_t>(kept->chosen)];
+  EXPECT_GE(k.headroom, c0.headroom);
+  EXPECT_LE(k.target_utilization, c0.target_utilization);
+  EXPECT_GE(k.eval.usd, c.eval.usd - 1e-9);  // a narrower search is never cheaper
+  if (kept->reached) {
+    EXPECT_GE(k.warm_eval.served_share, floor);
+  }
+  // Out of reach on the warm path: the most there among the settings that meet the cold path's.
+  auto unreachable = TunePredictive(p, ServingPolicy(), week, history.rps, {1.0}, cold, 0.9, TuneWarmPath{load, 1.01});
+  ASSERT_TRUE(unreachable.has_value());
+  EXPECT_FALSE(unreachable->reached);
+  const TuneRow& u = unreachable->rows[static_cast<std::size_t>(unreachable->chosen)];
+  EXPECT_GE(u.eval.served_share, 0.9);
+  EXPECT_DOUBLE_EQ(u.warm_eval.served_share, best_warm);
+}
+
 TEST(ServingProfileTest, MeasuresCapacitiesAndCaches) {
   const std::string cache = TempDir("profile");
   DeploymentSpec d;
