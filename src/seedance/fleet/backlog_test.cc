@@ -94,16 +94,17 @@ TEST(FleetBacklogTest, TheTrainingDecompositionAddsUp) {
   }
 }
 
-// A Philly job that can wait takes an A100-80G hole, not the H100 hole, while a fine-tune gang
-// waits for the H100 node (the fine-tune's advantage there is 2.78 against 1.64). Before, it took
-// the H100 hole (the fastest type with room, as Kueue's flavor order does), and when the H100
-// node's fine-tune ended it had to be moved off (a checkpoint and a restore) for the gang.
+// Under a standing backlog (more training waiting than the committed GPUs hold), a Philly job
+// that can wait takes an A100-80G hole, not the H100 hole, while fine-tune gangs wait for the
+// H100 node (the fine-tune's advantage there is 2.78 against 1.64). Before, it took the H100 hole
+// (the fastest type with room, as Kueue's flavor order does), and when the H100 node's fine-tune
+// ended it had to be moved off (a checkpoint and a restore) for a gang.
 TEST(FleetBacklogTest, AJobThatCanWaitTakesTheTypeWhereItHasTheAdvantage) {
   BacklogFleet f(8, 16, 0, 0);
   f.Job(0, 7, true, 2.78);      // the H100 node, one GPU left, for an hour
   f.Job(0, 7, false, 100);      // an A100-80G node, one GPU left
   f.Job(0, 8, false, 100);      // the other A100-80G node
-  f.Job(600, 8, true, 100);     // a fine-tune gang: no whole node until the first job ends
+  for (int k = 0; k < 3; ++k) f.Job(600, 8, true, 100);  // fine-tune gangs: 24 GPUs waiting on 24
   f.Job(1200, 1, false, 100);   // a one-GPU Philly job: a hole on each type
   auto r = RunFleetWeek(f.s, SeedanceStack());
   ASSERT_TRUE(r.has_value());
@@ -112,7 +113,7 @@ TEST(FleetBacklogTest, AJobThatCanWaitTakesTheTypeWhereItHasTheAdvantage) {
   // The gang ran on the H100 node from the first job's end: 8 x 2.78 A100-equivalents for the
   // last 3 hours.
   EXPECT_NEAR(r->training_pflop_by_type[kH100][0], (7 * 2.78 * 1 + 8 * 2.78 * 3) * kHour, 0.02 * 8 * 2.78 * 3 * kHour);
-  // With no fine-tune waiting, the Philly job takes the faster H100 hole as before.
+  // With no fine-tune waiting (and no backlog), the Philly job takes the faster H100 hole as before.
   BacklogFleet alone(8, 16, 0, 0);
   alone.Job(0, 7, true, 2.78);
   alone.Job(0, 7, false, 100);

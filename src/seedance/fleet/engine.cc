@@ -330,6 +330,7 @@ void Engine::Account(double dt) {
   for (const Replica& r : replicas_) {
     if (!r.where.placed()) continue;
     gpus[kServing] += r.pod.num_gpu;
+    out_.serving_gpu_hours_by_type[static_cast<std::size_t>(r.fleet_type)] += r.pod.num_gpu * h;
     pod_usd[1] += r.pod.num_gpu * PriceOf(r.where.pool) * h;
   }
   for (const DevRun& d : devs_) {
@@ -373,6 +374,7 @@ Result<FleetWeekOutcome> Engine::Run() {
   out_.training_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), {});
   out_.training_pflop_by_type.assign(s_.fleet.gpu_types.size(), {});
   out_.committed_training_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), {});
+  out_.serving_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), 0.0);
   for (const auto& p : pools_) {
     if (p.committed()) committed_gpus_ += p.spec->max_gpus;
   }

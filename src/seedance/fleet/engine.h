@@ -135,7 +135,7 @@ inline constexpr double kConsolidateMaxUsedShareGrid[] = {0.5, 0.75, 1.0};
 inline constexpr double kKarpenterConsolidateAfterS = 300;  // Karpenter's default is 0 s
 inline constexpr bool kKarpenterTrainingDoNotDisrupt = false;
 inline constexpr double kSeedanceConsolidateAfterS = 0;
-inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.5;
+inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.75;
 
 // The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
 // competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass
@@ -211,6 +211,7 @@ struct FleetWeekOutcome {
   std::vector<std::array<double, 3>> training_gpu_hours_by_type, training_pflop_by_type;
   std::vector<std::array<double, 3>> committed_training_gpu_hours_by_type;
   double training_lost_pflop = 0, training_lost_gpu_hours = 0, training_restore_gpu_hours = 0;
+  std::vector<double> serving_gpu_hours_by_type;  // serving replicas' GPU-hours by fleet GPU type
 
   int match_requeues = 0;  // training jobs sent back to their queue (from a checkpoint) to free a node for a gang they yield to
 

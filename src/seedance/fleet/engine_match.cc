@@ -109,8 +109,11 @@ double Engine::MatchAdvantage(const JobRun& r, int type) const {
   // reference type and wherever no waiting job is relatively faster. A job that may yield (not
   // Gold, no deadline) tries its committed types by this first, fastest next: a Philly job takes
   // A100 room before H100 room while fine-tunes wait (they run 2.8x as fast on an H100, it 1.6x),
-  // so the H100s' holes are not filled with work they do relatively worst.
-  if (!MatchYields(r, type)) return 1;
+  // so the H100s' holes are not filled with work they do relatively worst. Only under a standing
+  // backlog (more training waiting than the committed GPUs hold: every committed GPU will be
+  // used, so what counts is which work it does); otherwise the fastest type with room finishes
+  // the job soonest and frees its GPUs.
+  if (!MatchYields(r, type) || WaitingTrainingGpus() <= committed_gpus_) return 1;
   const auto t = static_cast<std::size_t>(type);
   const double own = MatchClassOf(r).rel[t];
   double best = own;
