@@ -66,12 +66,20 @@ StackConfig SeedanceStack() {
   s.consolidation = StackConfig::Consolidation::kCheckpointAware;
   s.consolidate_after_s = kSeedanceConsolidateAfterS;
   s.consolidate_max_used_share = kSeedanceConsolidateMaxUsedShare;
+  s.backlog_waits_for_committed = true;
   return s;
 }
 
 const char* UseName(int use) {
   static const char* kNames[] = {"training", "serving", "dev active", "dev idle", "free on held nodes", "booting"};
   return use >= 0 && use < kNumUses ? kNames[use] : "?";
+}
+
+int TrainingKindIndex(const std::string& kind) {
+  for (int k = 0; k < 2; ++k) {
+    if (kind == kTrainingKinds[k]) return k;
+  }
+  return 2;
 }
 
 namespace detail {
@@ -331,12 +339,23 @@ void Engine::Account(double dt) {
     const auto& pool = pools_[static_cast<std::size_t>(r.where.pool)];
     gpus[kTraining] += r.job->gpus;
     pod_usd[0] += r.job->gpus * pool.spec->PriceAt(now_) * h;
+    const auto type = static_cast<std::size_t>(pool.spec->type);
+    const auto kind = static_cast<std::size_t>(TrainingKindIndex(r.job->kind));
+    out_.training_gpu_hours_by_type[type][kind] += r.job->gpus * h;
+    if (pool.committed()) out_.committed_training_gpu_hours_by_type[type][kind] += r.job->gpus * h;
     const double from = std::max(now_, r.seg_start);
-    if (from < now_ + dt) r.done += r.job->steps_per_s[static_cast<std::size_t>(pool.spec->type)] * (now_ + dt - from);
+    out_.training_restore_gpu_hours += r.job->gpus * (std::min(from, now_ + dt) - now_) / 3600.0;
+    if (from < now_ + dt) {
+      const double steps = r.job->steps_per_s[type] * (now_ + dt - from);
+      r.done += steps;
+      out_.training_pflop_by_type[type][kind] += steps * r.job->pflop_per_step;
+      if (pool.committed()) committed_pflop_ += steps * r.job->pflop_per_step;
+    }
   }
   for (const Replica& r : replicas_) {
     if (!r.where.placed()) continue;
     gpus[kServing] += r.pod.num_gpu;
+    out_.serving_gpu_hours_by_type[static_cast<std::size_t>(r.fleet_type)] += r.pod.num_gpu * h;
     pod_usd[1] += r.pod.num_gpu * PriceOf(r.where.pool) * h;
   }
   for (const DevRun& d : devs_) {
@@ -377,6 +396,13 @@ Result<FleetWeekOutcome> Engine::Run() {
   const std::clock_t cpu0 = std::clock();
   SEEDANCE_RETURN_IF_ERROR(Setup());
   out_.stack = c_.name;
+  out_.training_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), {});
+  out_.training_pflop_by_type.assign(s_.fleet.gpu_types.size(), {});
+  out_.committed_training_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), {});
+  out_.serving_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), 0.0);
+  for (const auto& p : pools_) {
+    if (p.committed()) committed_gpus_ += p.spec->max_gpus;
+  }
   const auto steps = static_cast<std::size_t>(std::ceil(s_.horizon_s / kStepS));
   std::size_t next_job = 0, next_dev = 0;
   const int gold = static_cast<int>(tenancy::Tier::kGold);

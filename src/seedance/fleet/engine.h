@@ -129,6 +129,13 @@ struct StackConfig {
   // a $0.8 L4 held a whole owned H100 a Gold replica or a fine-tune then bought on the cloud).
   // Joining a GPU already partitioned needs no free share. Tuned (kFractionalMinFreeShareGrid).
   double fractional_min_free_share = 0;
+
+
+  // A standing backlog on committed GPUs (Seedance's cost-aware layer, issue 39 fleet c): while the
+  // training waiting now asks for more GPUs than the committed pools hold, a job with no deadline
+  // that is not Gold rents a cloud pool only where its $ per PFLOP there is no more than the
+  // committed GPUs' so far. No constant; reads the queue and the past bill and work.
+  bool backlog_waits_for_committed = false;
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
@@ -168,6 +175,11 @@ StackConfig SeedanceStack();
 // The competent stack as before issue 39's Karpenter: 8-GPU cloud nodes, cluster-autoscaler's
 // scale-down of empty nodes only (kept as a labelled row).
 StackConfig CompetentStackWithoutKarpenter();
+
+// Training job kinds in FleetWeekOutcome's decomposition: TrainingJob::kind "llm-finetune",
+// "philly", anything else.
+inline constexpr const char* kTrainingKinds[] = {"llm-finetune", "philly", "other"};
+int TrainingKindIndex(const std::string& kind);
 
 // GPU-hours by use, in this order, over the week (and per hour in `hourly`).
 enum Use : int { kTraining = 0, kServing, kDevActive, kDevIdle, kFree, kBooting, kNumUses };
@@ -220,6 +232,15 @@ struct FleetWeekOutcome {
   double cpu_seconds = 0;                                // not in JSON (not deterministic)
   int consolidations = 0;                                // cloud nodes drained by consolidation (deleted or replaced)
   int consolidation_moves = 0;                           // training pods moved off them
+
+  // Where training's GPU-hours went (issue 39, fleet c's decomposition), by fleet GPU type and job
+  // kind (kTrainingKinds): GPU-hours held by running jobs, and the PFLOP their steps did before
+  // any was taken back. Work lost: steps taken back (a preemption's work since the last checkpoint,
+  // a move's checkpoint) in PFLOP and in the GPU-hours that did them, and GPU-hours restoring.
+  std::vector<std::array<double, 3>> training_gpu_hours_by_type, training_pflop_by_type;
+  std::vector<std::array<double, 3>> committed_training_gpu_hours_by_type;
+  double training_lost_pflop = 0, training_lost_gpu_hours = 0, training_restore_gpu_hours = 0;
+  std::vector<double> serving_gpu_hours_by_type;  // serving replicas' GPU-hours by fleet GPU type
 
   int match_requeues = 0;  // training jobs sent back to their queue (from a checkpoint) to free a node for a gang they yield to
 

@@ -112,10 +112,18 @@ void Engine::StartJob(JobRun& r) {
   r.seg_start = now_ + (r.restarts > 0 ? s_.fleet.restart_s : 0.0);
 }
 
+void Engine::RollBack(JobRun& r, double seconds) {
+  const auto type = static_cast<std::size_t>(pools_[static_cast<std::size_t>(r.where.pool)].spec->type);
+  const double steps = std::min(r.done, r.job->steps_per_s[type] * seconds);
+  if (steps <= 0) return;
+  out_.training_lost_pflop += steps * r.job->pflop_per_step;
+  out_.training_lost_gpu_hours += r.job->gpus * steps / r.job->steps_per_s[type] / 3600.0;
+  r.done -= steps;
+}
+
 void Engine::MoveJob(JobRun& r, const std::vector<Where>& to) {
   // Checkpoint now, restart there: the checkpoint's cost and the restore are the work lost.
-  const double speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(r.where.pool)].spec->type)];
-  r.done = std::max(0.0, r.done - speed * s_.fleet.checkpoint_cost_s);
+  RollBack(r, s_.fleet.checkpoint_cost_s);
   ReleaseJob(r);
   Hold(r, to);
   ++r.restarts;
@@ -123,11 +131,7 @@ void Engine::MoveJob(JobRun& r, const std::vector<Where>& to) {
 }
 
 void Engine::PreemptJob(JobRun& r, PreemptedBy by) {
-  if (r.state == JobState::kRunning) {
-    const double speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(r.where.pool)].spec->type)];
-    const double since = std::max(0.0, now_ - r.seg_start);
-    r.done = std::max(0.0, r.done - speed * std::fmod(since, r.job->checkpoint_s));
-  }
+  if (r.state == JobState::kRunning) RollBack(r, std::fmod(std::max(0.0, now_ - r.seg_start), r.job->checkpoint_s));
   ReleaseJob(r);
   ++r.restarts;
   if (by == PreemptedBy::kAdmission) {

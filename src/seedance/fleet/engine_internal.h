@@ -189,6 +189,11 @@ class Engine final : public tenancy::AdmissionEnv {
   // Pool order for a pod (the stack's rules); types = fleet type indices the pod may use.
   std::vector<int> TrainingCandidates(const JobRun& r) const;
   std::vector<int> TypeCandidates(int fleet_type) const;
+  // Training GPUs asked for by the jobs waiting now (arrived and queued, or admitted and pending).
+  double WaitingTrainingGpus() const;
+  // Seedance (cost_aware): whether a job that can wait skips a cloud pool at `usd_per_step` because
+  // a standing backlog keeps the committed GPUs busy and the cloud's $ per PFLOP is dearer than theirs.
+  bool CloudCostsMoreThanTheBacklog(const JobRun& r, double usd_per_step) const;
   bool TryPlace(const cluster::PodSpec& pod, const std::vector<int>& cands, Where* out);
   bool CouldPlace(const cluster::PodSpec& pod, const std::vector<int>& cands);
   bool BootRoom(int pool, int gpus) const;
@@ -215,6 +220,9 @@ class Engine final : public tenancy::AdmissionEnv {
                                               std::span<const sched::PreemptionCandidate> pc) const;
   bool NeverFits(const JobRun& r) const;
   void StartJob(JobRun& r);
+  // Takes back `seconds` of a running job's progress at its pool's speed (a checkpoint's cost, or
+  // the work since its last checkpoint) and counts it as work lost.
+  void RollBack(JobRun& r, double seconds);
   // A running job checkpoints and restarts at `to` (already bound there).
   // Checkpoint, release every pod (a gang all of them) and restart on `to` (places bound already).
   void MoveJob(JobRun& r, const std::vector<Where>& to);
@@ -296,6 +304,9 @@ class Engine final : public tenancy::AdmissionEnv {
   void MatchPlaced(const JobRun& r);
   struct MatchClass;
   const MatchClass& MatchClassOf(const JobRun& r) const;
+  // The job's comparative advantage on committed `type` (1 for a job that does not yield there):
+  // the order in which it tries committed types before their speed.
+  double MatchAdvantage(const JobRun& r, int type) const;
   // Whether `r` may yield committed `type` to a relatively faster job (not Gold, no deadline, able
   // to run on the reference type), and whether jobs of class `c` claim `type` from it.
   bool MatchYields(const JobRun& r, int type) const;
@@ -348,7 +359,11 @@ class Engine final : public tenancy::AdmissionEnv {
   mutable std::vector<MatchClass> match_classes_;
   mutable std::vector<int> match_class_of_;  // per job
   mutable int match_numeraire_ = -1;
-  mutable double match_at_ = -1;  // MaxServedRps by ready mix
+  mutable double match_at_ = -1;
+  // The standing-backlog rule (CloudCostsMoreThanTheBacklog): committed GPUs, the training PFLOP
+  // done on them so far, and the waiting GPUs taken at `waiting_at_`.
+  double committed_gpus_ = 0, committed_pflop_ = 0;
+  mutable double waiting_gpus_ = 0, waiting_at_ = -1;  // MaxServedRps by ready mix
 };
 
 }  // namespace seedance::fleet::detail

@@ -103,6 +103,26 @@ bool Engine::MatchClaims(const MatchClass& c, const JobRun& r, int type) const {
   return share(c.tenant, c.gpus) <= std::max(1.0, share(r.job->tenant, 0)) + 1e-9;
 }
 
+double Engine::MatchAdvantage(const JobRun& r, int type) const {
+  // A job's comparative advantage on a committed type: its speed there relative to the reference
+  // type, over the best such relative speed among the jobs waiting now (and its own). 1 on the
+  // reference type and wherever no waiting job is relatively faster. A job that may yield (not
+  // Gold, no deadline) tries its committed types by this first, fastest next: a Philly job takes
+  // A100 room before H100 room while fine-tunes wait (they run 2.8x as fast on an H100, it 1.6x),
+  // so the H100s' holes are not filled with work they do relatively worst. Only under a standing
+  // backlog (more training waiting than the committed GPUs hold: every committed GPU will be
+  // used, so what counts is which work it does); otherwise the fastest type with room finishes
+  // the job soonest and frees its GPUs.
+  if (!MatchYields(r, type) || WaitingTrainingGpus() <= committed_gpus_) return 1;
+  const auto t = static_cast<std::size_t>(type);
+  const double own = MatchClassOf(r).rel[t];
+  double best = own;
+  for (const MatchClass& c : match_classes_) {
+    if (c.waiting > 0) best = std::max(best, c.rel[t]);
+  }
+  return best > 0 && std::isfinite(best) ? own / best : 1;
+}
+
 const Engine::MatchClass& Engine::MatchClassOf(const JobRun& r) const {
   return match_classes_[static_cast<std::size_t>(match_class_of_[job_index_.at(r.job->id)])];
 }
@@ -187,7 +207,7 @@ bool Engine::YieldNodeFor(const JobRun& w, const std::vector<std::vector<char>>&
     for (std::size_t i : requeue) {
       // Back to its queue from a checkpoint taken now (Kueue's preemption, checkpoint-aware).
       JobRun& r = jobs_[i];
-      r.done = std::max(0.0, r.done - r.job->steps_per_s[static_cast<std::size_t>(t)] * s_.fleet.checkpoint_cost_s);
+      RollBack(r, s_.fleet.checkpoint_cost_s);
       ReleaseJob(r);
       ++r.restarts;
       r.state = JobState::kQueued;

@@ -90,9 +90,7 @@ void Engine::ConsolidationMove(JobRun& r, const Where& to) {
     return;
   }
   // Evicted: the pod is recreated and restarts from its last checkpoint.
-  const double speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(r.where.pool)].spec->type)];
-  const double since = std::max(0.0, now_ - r.seg_start);
-  r.done = std::max(0.0, r.done - speed * std::fmod(since, r.job->checkpoint_s));
+  RollBack(r, std::fmod(std::max(0.0, now_ - r.seg_start), r.job->checkpoint_s));
   ReleaseJob(r);
   Hold(r, {to});
   ++r.restarts;

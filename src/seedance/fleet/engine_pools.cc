@@ -49,6 +49,7 @@ std::vector<int> Engine::TrainingCandidates(const JobRun& r) const {
   struct Cand {
     double key;
     int pool;
+    double first = 0;  // sorts before key: Seedance's type matching, minus the job's advantage there
   };
   std::vector<Cand> committed, cloud, too_slow, cloud_too_slow;
   const double remaining_est = j.user_estimate_steps > 0 ? std::max(0.0, j.user_estimate_steps - r.done) : 0.0;
@@ -73,10 +74,11 @@ std::vector<int> Engine::TrainingCandidates(const JobRun& r) const {
       if (Outmatched(r, p.index)) continue;  // Seedance's type matching
       // Seedance: a committed type too slow for the deadline goes after the cloud types that keep
       // it (free GPUs do not pay for a missed deadline).
-      (too_slow_for_deadline(speed) ? too_slow : committed).push_back({-speed, p.index});
+      (too_slow_for_deadline(speed) ? too_slow : committed).push_back({-speed, p.index, -MatchAdvantage(r, p.spec->type)});
       continue;
     }
     const double usd_per_step = PriceOf(p.index) * j.gpus / speed;
+    if (c_.cost_aware && c_.backlog_waits_for_committed && CloudCostsMoreThanTheBacklog(r, usd_per_step)) continue;
     if (!c_.cost_aware) {
       // SkyPilot any_of: the optimizer's dollars per step, spot at its own price.
       cloud.push_back({usd_per_step, p.index});
@@ -99,7 +101,7 @@ std::vector<int> Engine::TrainingCandidates(const JobRun& r) const {
     }
     cloud.push_back({key, p.index});
   }
-  auto by_key = [](const Cand& a, const Cand& b) { return std::tie(a.key, a.pool) < std::tie(b.key, b.pool); };
+  auto by_key = [](const Cand& a, const Cand& b) { return std::tie(a.first, a.key, a.pool) < std::tie(b.first, b.key, b.pool); };
   std::sort(committed.begin(), committed.end(), by_key);
   std::sort(cloud.begin(), cloud.end(), by_key);
   std::sort(too_slow.begin(), too_slow.end(), by_key);
@@ -122,6 +124,32 @@ std::vector<int> Engine::TrainingCandidates(const JobRun& r) const {
     for (const auto& c : *list) out.push_back(c.pool);
   }
   return out;
+}
+
+double Engine::WaitingTrainingGpus() const {
+  if (waiting_at_ != now_) {
+    waiting_gpus_ = 0;
+    for (const JobRun& r : jobs_) {
+      if ((r.state == JobState::kQueued && r.job->arrival_s <= now_) || r.state == JobState::kPending) waiting_gpus_ += r.job->gpus;
+    }
+    waiting_at_ = now_;
+  }
+  return waiting_gpus_;
+}
+
+bool Engine::CloudCostsMoreThanTheBacklog(const JobRun& r, double usd_per_step) const {
+  // Seedance's cost-aware layer on a committed fleet with a standing backlog (issue 39, fleet c):
+  // while the training waiting now asks for more GPUs than the committed pools hold, every
+  // committed GPU stays busy whatever the cloud does, so a cloud GPU-hour only adds work at the
+  // cloud's price. A job that can wait (no deadline, not Gold) rents the cloud only where its
+  // dollars per PFLOP there are no more than the committed GPUs' so far (their bill over the
+  // training PFLOP they did; the past only). No constant.
+  const TrainingJob& j = *r.job;
+  if (std::isfinite(j.deadline_s) || j.pflop_per_step <= 0) return false;
+  if (s_.tenancy.tenants[static_cast<std::size_t>(j.tenant)].tier == tenancy::Tier::kGold) return false;
+  if (committed_gpus_ <= 0 || committed_pflop_ <= 0 || WaitingTrainingGpus() <= committed_gpus_) return false;
+  // usd_per_step: $ an hour per step a second.
+  return usd_per_step / 3600.0 / j.pflop_per_step > out_.committed_usd / committed_pflop_;
 }
 
 bool Engine::TryPlace(const cluster::PodSpec& pod, const std::vector<int>& cands, Where* out) {

@@ -1,0 +1,159 @@
+// Useful work per dollar on a committed fleet with a standing backlog (issue 39 item 1, fleet c):
+// where training's GPU-hours go (by type and job kind, work lost to moves), a job that can wait
+// takes the committed type where it has the comparative advantage, and backlog work does not rent
+// cloud GPUs dearer per PFLOP than the committed ones. Small hand-built fleets, no serving (fast).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "seedance/fleet/engine.h"
+#include "seedance/fleet/scenario.h"
+
+namespace seedance::fleet {
+namespace {
+
+constexpr double kHour = 3600;
+constexpr int kH100 = 0, kA100 = 1;
+
+// Owned H100 and A100-80G nodes (the A100-80G the reference type: it has the most GPUs) and an
+// on-demand H100 pool; tenants research (Silver: fine-tunes) and philly (Bronze), each able to
+// hold the whole fleet.
+struct BacklogFleet {
+  FleetWeekScenario s;
+  BacklogFleet(int owned_h100, int owned_a100, int on_demand_h100, double on_demand_usd) {
+    s.name = "backlog test";
+    s.fleet.name = "backlog";
+    s.fleet.gpu_types = {"H100", "A100-80G"};
+    auto pool = [&](int type, sim::Tier tier, int gpus, double usd) {
+      if (gpus <= 0) return;
+      sim::PoolSpec p;
+      p.type = type;
+      p.tier = tier;
+      p.max_gpus = gpus;
+      p.usd_per_gpu_hour = usd;
+      p.committed = tier == sim::Tier::kOwned;
+      s.fleet.pools.push_back(p);
+    };
+    pool(kH100, sim::Tier::kOwned, owned_h100, 1.0);
+    pool(kA100, sim::Tier::kOwned, owned_a100, 1.0);
+    pool(kH100, sim::Tier::kOnDemand, on_demand_h100, on_demand_usd);
+    s.owned_marginal_usd_per_gpu_hour = {0.1, 0.1};
+    for (const auto& [name, tier] : {std::pair<const char*, tenancy::Tier>{"research", tenancy::Tier::kSilver},
+                                     std::pair<const char*, tenancy::Tier>{"philly", tenancy::Tier::kBronze}}) {
+      tenancy::TenantConfig t;
+      t.name = name;
+      t.cohort = "fleet";
+      t.tier = tier;
+      t.quota.push_back({"gpu", 64.0, std::nullopt, std::nullopt});
+      s.tenancy.tenants.push_back(t);
+    }
+    s.tenancy.cycle_s = kStepS;
+    s.horizon_s = 4 * kHour;
+  }
+  // A fine-tune (research) runs 2.78x as fast on an H100 as on an A100-80G, a Philly job 1.64x;
+  // one PFLOP per GPU-second on an A100-80G; `hours` of work on an A100-80G.
+  void Job(double arrival_s, int gpus, bool finetune, double hours) {
+    TrainingJob j;
+    j.id = static_cast<std::int64_t>(s.jobs.size()) + 1;
+    j.name = (finetune ? "ft-" : "philly-") + std::to_string(j.id);
+    j.kind = finetune ? "llm-finetune" : "philly";
+    j.tenant = finetune ? 0 : 1;
+    j.arrival_s = arrival_s;
+    j.gpus = gpus;
+    j.steps_per_s = {finetune ? 2.78 : 1.64, 1.0};
+    j.total_steps = hours * kHour;
+    j.pflop_per_step = gpus;
+    j.checkpoint_s = 600;
+    s.jobs.push_back(j);
+  }
+};
+
+// The decomposition adds up: training GPU-hours by type and kind are the training GPU-hours, and
+// the PFLOP done by type less the work lost is the training PFLOP (no job overshoots here).
+TEST(FleetBacklogTest, TheTrainingDecompositionAddsUp) {
+  BacklogFleet f(8, 16, 0, 0);
+  f.Job(0, 8, true, 100);    // the H100 node all along
+  f.Job(0, 8, false, 100);   // an A100-80G node
+  f.Job(0, 4, false, 100);
+  for (const StackConfig& c : {CompetentStack(), SeedanceStack()}) {
+    auto r = RunFleetWeek(f.s, c);
+    ASSERT_TRUE(r.has_value());
+    double gpu_h = 0, pflop = 0;
+    for (const auto& by_kind : r->training_gpu_hours_by_type) {
+      for (double x : by_kind) gpu_h += x;
+    }
+    for (const auto& by_kind : r->training_pflop_by_type) {
+      for (double x : by_kind) pflop += x;
+    }
+    EXPECT_NEAR(gpu_h, r->gpu_hours[kTraining], 1e-9 * gpu_h) << c.name;
+    EXPECT_NEAR(pflop - r->training_lost_pflop, r->training_pflop, 1e-9 * pflop) << c.name;
+    EXPECT_GT(r->training_gpu_hours_by_type[kH100][0], 0) << c.name;
+    EXPECT_EQ(r->training_gpu_hours_by_type[kH100][1], 0) << c.name;
+    EXPECT_NEAR(r->committed_training_gpu_hours_by_type[kA100][1], 12 * 4, 12 * kStepS / kHour) << c.name;
+  }
+}
+
+// Under a standing backlog (more training waiting than the committed GPUs hold), a Philly job
+// that can wait takes an A100-80G hole, not the H100 hole, while fine-tune gangs wait for the
+// H100 node (the fine-tune's advantage there is 2.78 against 1.64). Before, it took the H100 hole
+// (the fastest type with room, as Kueue's flavor order does), and when the H100 node's fine-tune
+// ended it had to be moved off (a checkpoint and a restore) for a gang.
+TEST(FleetBacklogTest, AJobThatCanWaitTakesTheTypeWhereItHasTheAdvantage) {
+  BacklogFleet f(8, 16, 0, 0);
+  f.Job(0, 7, true, 2.78);      // the H100 node, one GPU left, for an hour
+  f.Job(0, 7, false, 100);      // an A100-80G node, one GPU left
+  f.Job(0, 8, false, 100);      // the other A100-80G node
+  for (int k = 0; k < 3; ++k) f.Job(600, 8, true, 100);  // fine-tune gangs: 24 GPUs waiting on 24
+  f.Job(1200, 1, false, 100);   // a one-GPU Philly job: a hole on each type
+  auto r = RunFleetWeek(f.s, SeedanceStack());
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->training_gpu_hours_by_type[kH100][1], 0);  // no Philly GPU-hour on the H100
+  EXPECT_EQ(r->defrag_moves + r->match_requeues, 0);      // nothing moved for the gang
+  // The gang ran on the H100 node from the first job's end: 8 x 2.78 A100-equivalents for the
+  // last 3 hours.
+  EXPECT_NEAR(r->training_pflop_by_type[kH100][0], (7 * 2.78 * 1 + 8 * 2.78 * 3) * kHour, 0.02 * 8 * 2.78 * 3 * kHour);
+  // With no fine-tune waiting (and no backlog), the Philly job takes the faster H100 hole as before.
+  BacklogFleet alone(8, 16, 0, 0);
+  alone.Job(0, 7, true, 2.78);
+  alone.Job(0, 7, false, 100);
+  alone.Job(0, 8, false, 100);
+  alone.Job(1200, 1, false, 100);
+  auto a = RunFleetWeek(alone.s, SeedanceStack());
+  ASSERT_TRUE(a.has_value());
+  EXPECT_GT(a->training_gpu_hours_by_type[kH100][1], 0);
+}
+
+// A standing backlog on the committed GPUs (more training waiting than they hold): work that can
+// wait does not rent cloud GPUs dearer per PFLOP than the committed ones (they stay busy anyway;
+// the cloud only adds work at its price); a job with a deadline still does, and so does backlog
+// work where the cloud is cheaper per PFLOP.
+TEST(FleetBacklogTest, BacklogWorkRentsNoCloudDearerPerPflopThanTheCommittedGpus) {
+  auto run = [](double on_demand_usd, bool deadline, bool rule) {
+    BacklogFleet f(0, 8, 16, on_demand_usd);
+    f.Job(0, 8, false, 100);                                   // fills the committed node
+    for (int k = 0; k < 3; ++k) f.Job(1800, 8, false, 100);    // 24 GPUs waiting on 8 committed
+    if (deadline) {
+      f.Job(1800, 8, false, 1);
+      f.s.jobs.back().deadline_s = 3 * kHour;
+    }
+    StackConfig c = SeedanceStack();
+    c.backlog_waits_for_committed = rule;
+    auto r = RunFleetWeek(f.s, c);
+    EXPECT_TRUE(r.has_value());
+    return r.has_value() ? *r : FleetWeekOutcome{};
+  };
+  // $10 per on-demand H100 hour: 80 $/h for 8 x 1.64 PFLOP/s, 6.1x the committed GPUs' $ per PFLOP.
+  const FleetWeekOutcome dear = run(10.0, false, true);
+  EXPECT_EQ(dear.on_demand_usd, 0);
+  EXPECT_GT(run(10.0, false, false).on_demand_usd, 0);  // without the rule: two on-demand nodes
+  // The deadline job rents (one 8-GPU node for about 0.6 h); the others still wait.
+  const FleetWeekOutcome with_deadline = run(10.0, true, true);
+  EXPECT_GT(with_deadline.on_demand_usd, 0);
+  EXPECT_LT(with_deadline.training_gpu_hours_by_type[kH100][1], 8 * 1.0);
+  // $0.1 an hour: cheaper per PFLOP than the committed GPUs: the backlog rents it.
+  EXPECT_GT(run(0.1, false, true).on_demand_usd, 0);
+}
+
+}  // namespace
+}  // namespace seedance::fleet
