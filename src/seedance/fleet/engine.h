@@ -130,7 +130,6 @@ struct StackConfig {
   // Joining a GPU already partitioned needs no free share. Tuned (kFractionalMinFreeShareGrid).
   double fractional_min_free_share = 0;
 
-
   // A standing backlog on committed GPUs (Seedance's cost-aware layer, issue 39 fleet c): while the
   // training waiting now asks for more GPUs than the committed pools hold, a job with no deadline
   // that is not Gold rents a cloud pool only where its $ per PFLOP there is no more than the
