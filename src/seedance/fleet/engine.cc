@@ -64,6 +64,8 @@ StackConfig SeedanceStack() {
   s.consolidation = StackConfig::Consolidation::kCheckpointAware;
   s.consolidate_after_s = kSeedanceConsolidateAfterS;
   s.consolidate_max_used_share = kSeedanceConsolidateMaxUsedShare;
+  s.hold_boots_for_claimants = true;
+  s.gold_first = true;
   return s;
 }
 
@@ -73,6 +75,7 @@ const char* UseName(int use) {
 }
 
 namespace detail {
+
 
 Status Engine::Setup() {
   // Pools: nodes of 8 GPUs (a committed pool's last node holds the remainder).
@@ -376,6 +379,7 @@ Result<FleetWeekOutcome> Engine::Run() {
           s.phase = Phase::kUp;
           s.empty_since = now_;
           p.state->SetEligibility(cluster::NodeId(static_cast<std::uint32_t>(n)), cluster::NodeEligibility::kAll);
+          HoldForClaimants(p, s);
         }
       }
     }

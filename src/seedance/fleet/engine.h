@@ -90,6 +90,18 @@ struct StackConfig {
   Consolidation consolidation = Consolidation::kNone;
   double consolidate_after_s = 0;
   double consolidate_max_used_share = 1.0;
+  // Seedance (issue 39 item 1): a right-sized cloud node booted for waiting training pods and
+  // notebooks is theirs the step it comes up: until they are placed, no other pod (a serving
+  // replica scaled up this step, a pod admitted this step) takes the GPUs they claimed while it
+  // booted (Seedance's extender filters the node out for it; it boots or preempts for itself).
+  // The base's kube-scheduler does not honor Karpenter's nominations: the first pod scheduled
+  // takes the node, and a node right-sized to one pod leaves that pod waiting for another boot.
+  bool hold_boots_for_claimants = false;
+  // Seedance: training pods waiting for a node are placed (and claim booting nodes) highest tier
+  // first, then in admission order, and a Gold job that has not run yet claims no booting spot
+  // node (the provider takes booting spot nodes back first) where another pool could boot one;
+  // the base places them in admission order (Kueue's queue), spot boots alike.
+  bool gold_first = false;
   // The base's choice: training pods annotated karpenter.sh/do-not-disrupt (Karpenter's docs
   // suggest it for long ML batch jobs): their nodes are only removed when empty.
   bool training_do_not_disrupt = false;
