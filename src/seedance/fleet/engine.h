@@ -141,7 +141,7 @@ inline constexpr double kConsolidateMaxUsedShareGrid[] = {0.5, 0.75, 1.0};
 inline constexpr double kKarpenterConsolidateAfterS = 300;  // Karpenter's default is 0 s
 inline constexpr bool kKarpenterTrainingDoNotDisrupt = false;
 inline constexpr double kSeedanceConsolidateAfterS = 0;
-inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.75;
+inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.5;
 
 // The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
 // competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass

@@ -56,6 +56,19 @@ TEST(FleetGoldTest, ANodeBootedForAWaitingGoldJobIsNotTakenByAPodAdmittedAsItCom
   EXPECT_EQ(base.gold_violations, 1);
 }
 
+TEST(FleetGoldTest, OnNodesOfEightGpusTheClaimedGpusAreHeldToo) {
+  // The cloud sells 8-GPU nodes only: the node booted for the Gold job (1 GPU) comes up as an
+  // 8-GPU job is admitted; it would take the whole node, so it boots its own.
+  FleetWeekScenario s = GoldFleet(3);
+  s.fleet.pools[0].node_gpus.clear();
+  s.jobs = {Job(1, /*tenant=*/1, 0, 1), Job(2, /*tenant=*/0, 170, 8)};
+  const FleetWeekOutcome seedance = RunWeek(s, SeedanceStack());
+  EXPECT_EQ(seedance.gold_violations, 0);
+  EXPECT_EQ(seedance.jobs_finished, 2);
+  EXPECT_EQ(seedance.nodes_booted, 2);
+  EXPECT_EQ(RunWeek(s, CompetentStack()).gold_violations, 1);
+}
+
 TEST(FleetGoldTest, ANodeWithRoomBeyondWhatItsClaimantsHoldIsShared) {
   // The Gold job (1 GPU) waits for a node; a Silver job of 7 GPUs waiting beside it is admitted
   // first and boots an 8-GPU node that holds both: the node is not held from either, nor does
