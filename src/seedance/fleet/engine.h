@@ -98,8 +98,9 @@ struct StackConfig {
   // takes the node, and a node right-sized to one pod leaves that pod waiting for another boot.
   bool hold_boots_for_claimants = false;
   // Seedance: training pods waiting for a node are placed (and claim booting nodes) highest tier
-  // first, then in admission order, and a Gold job that has not run yet claims no booting spot
-  // node (the provider takes booting spot nodes back first) where another pool could boot one;
+  // first, then in admission order, and a Gold job that has not run yet claims and boots nodes
+  // only in its pools that are not spot, if it has any (the provider takes booting spot nodes
+  // back first);
   // the base places them in admission order (Kueue's queue), spot boots alike.
   bool gold_first = false;
   // The base's choice: training pods annotated karpenter.sh/do-not-disrupt (Karpenter's docs

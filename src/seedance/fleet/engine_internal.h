@@ -341,12 +341,12 @@ class Engine final : public tenancy::AdmissionEnv {
   std::vector<std::size_t> pending_jobs_;   // admitted, waiting for a node (admission order)
   std::vector<std::size_t> pending_devs_;
   std::vector<int> boot_claimed_;           // per pool, GPUs of booting nodes claimed this step
-  bool placing_claimants_ = false;
+  bool placing_claimants_ = false;          // PlacePending's waiting training pods and notebooks
   // StackConfig::gold_first: the pools a waiting job claims or boots a node in.
   std::vector<int> GoldStartBoots(const JobRun& r, const std::vector<int>& cands) const;
   int TierRank(const JobRun& r) const {  // higher tiers first
     return -tenancy::TierPriority(s_.tenancy.tenants[static_cast<std::size_t>(r.job->tenant)].tier);
-  }          // PlacePending's waiting training pods and notebooks
+  }
   Rng rng_{0x5eedf1ee7ULL};
   double now_ = 0;
   FleetWeekOutcome out_;

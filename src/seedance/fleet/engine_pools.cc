@@ -481,7 +481,7 @@ void Engine::PlacePending() {
 
 std::vector<int> Engine::GoldStartBoots(const JobRun& r, const std::vector<int>& cands) const {
   // A booting spot node is the first the provider takes back: a Gold job that has not run yet
-  // waits for no spot boot where another pool of its candidates could boot.
+  // claims and boots nodes only in its candidates that are not spot (all of them if none is).
   if (!c_.gold_first || r.ran || TierRank(r) != -tenancy::TierPriority(tenancy::Tier::kGold)) return cands;
   std::vector<int> out;
   for (int pi : cands) {
