@@ -67,6 +67,8 @@ StackConfig SeedanceStack() {
   s.consolidate_after_s = kSeedanceConsolidateAfterS;
   s.consolidate_max_used_share = kSeedanceConsolidateMaxUsedShare;
   s.backlog_waits_for_committed = true;
+  s.hold_boots_for_claimants = true;
+  s.gold_first = true;
   return s;
 }
 
@@ -427,6 +429,7 @@ Result<FleetWeekOutcome> Engine::Run() {
           s.phase = Phase::kUp;
           s.empty_since = now_;
           p.state->SetEligibility(cluster::NodeId(static_cast<std::uint32_t>(n)), cluster::NodeEligibility::kAll);
+          HoldForClaimants(p, s);
         }
       }
     }

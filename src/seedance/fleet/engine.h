@@ -101,6 +101,19 @@ struct StackConfig {
   Consolidation consolidation = Consolidation::kNone;
   double consolidate_after_s = 0;
   double consolidate_max_used_share = 1.0;
+  // Seedance (issue 39 item 1): a right-sized cloud node booted for waiting training pods and
+  // notebooks is theirs the step it comes up: until they are placed, no other pod (a serving
+  // replica scaled up this step, a pod admitted this step) takes the GPUs they claimed while it
+  // booted (Seedance's extender filters the node out for it; it boots or preempts for itself).
+  // The base's kube-scheduler does not honor Karpenter's nominations: the first pod scheduled
+  // takes the node, and a node right-sized to one pod leaves that pod waiting for another boot.
+  bool hold_boots_for_claimants = false;
+  // Seedance: training pods waiting for a node are placed (and claim booting nodes) highest tier
+  // first, then in admission order, and a Gold job that has not run yet claims and boots nodes
+  // only in its pools that are not spot, if it has any (the provider takes booting spot nodes
+  // back first);
+  // the base places them in admission order (Kueue's queue), spot boots alike.
+  bool gold_first = false;
   // The base's choice: training pods annotated karpenter.sh/do-not-disrupt (Karpenter's docs
   // suggest it for long ML batch jobs): their nodes are only removed when empty.
   bool training_do_not_disrupt = false;
@@ -163,7 +176,7 @@ inline constexpr double kConsolidateMaxUsedShareGrid[] = {0.5, 0.75, 1.0};
 inline constexpr double kKarpenterConsolidateAfterS = 300;  // Karpenter's default is 0 s
 inline constexpr bool kKarpenterTrainingDoNotDisrupt = false;
 inline constexpr double kSeedanceConsolidateAfterS = 0;
-inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.75;
+inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.5;
 
 // The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
 // competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass

@@ -245,10 +245,7 @@ void Engine::Defragment() {
   }
   if (blocked.empty()) return;
   // Higher tiers first (a Gold gang's guarantee is a start within one cycle), then arrival order.
-  auto tier_rank = [&](const JobRun* r) {
-    return -tenancy::TierPriority(s_.tenancy.tenants[static_cast<std::size_t>(r->job->tenant)].tier);
-  };
-  std::stable_sort(blocked.begin(), blocked.end(), [&](const JobRun* a, const JobRun* b) { return tier_rank(a) < tier_rank(b); });
+  std::stable_sort(blocked.begin(), blocked.end(), [&](const JobRun* a, const JobRun* b) { return TierRank(*a) < TierRank(*b); });
   // Occupants of every committed node: training jobs (movable) or anything else (the node stays).
   NodeOccupants occupants = Occupants(/*committed=*/true, /*training_stays=*/false);
   auto& on = occupants.movable;

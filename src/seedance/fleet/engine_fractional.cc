@@ -107,7 +107,7 @@ bool Engine::DevCouldPlace(const DevRun& d) {
   return false;
 }
 
-void Engine::ClaimBootDev(const DevRun& d) { ClaimBoot(TypeCandidates(d.dev->type), 1); }
+void Engine::ClaimBootDev(const DevRun& d) { ClaimBoot(TypeCandidates(d.dev->type), 1, /*replica=*/false); }
 
 void Engine::ReleaseDev(DevRun& d) {
   if (d.partition < 0) {

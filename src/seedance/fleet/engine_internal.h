@@ -89,7 +89,12 @@ struct Slot {
   double changed_at = 0;
   std::int64_t idle_seen = -1;
   int claimed = 0;
+  int claimed_by_pods = 0;  // of `claimed`: by training jobs and notebooks (not serving replicas)
+  int pod_claims_before = 0;  // claimed_by_pods of the step before (hold_boots_for_claimants)
   double claimed_step = -1;
+  // StackConfig::hold_boots_for_claimants: GPUs held, from the step the node is up until the
+  // waiting pods are placed, for the pods that claimed them in the step before.
+  int held_for_claimants = 0;
   int replaces = -1;        // booting replacement: the node of its pool it replaces
   bool draining = false;    // cordoned, its pods leave when its replacement is up
 };
@@ -103,6 +108,7 @@ struct PoolRun {
   std::unique_ptr<sched::PlacementPolicy> policy;
   bool committed() const { return sim::AlwaysHeld(spec->tier); }
   bool right_sized = false;  // slots of every shape the fleet file lists (StackConfig::right_size)
+  int held_nodes = 0;        // slots with held_for_claimants > 0 (StackConfig::hold_boots_for_claimants)
   // Spot: preemptions seen so far and GPU-seconds held (the trailing rate Seedance prices spot by).
   double held_gpu_s = 0;
   int drops = 0;
@@ -197,7 +203,8 @@ class Engine final : public tenancy::AdmissionEnv {
   bool TryPlace(const cluster::PodSpec& pod, const std::vector<int>& cands, Where* out);
   bool CouldPlace(const cluster::PodSpec& pod, const std::vector<int>& cands);
   bool BootRoom(int pool, int gpus) const;
-  bool ClaimBoot(const std::vector<int>& cands, int gpus);
+  // `replica`: the claim is a serving replica's (never held for it: replicas are placed first).
+  bool ClaimBoot(const std::vector<int>& cands, int gpus, bool replica);
   void Release(Where& w, const cluster::PodSpec& pod);
   // A training job's gang (engine_pools.cc): every pod placed in the first pool of `cands` that
   // holds them all (pod by pod with the pool's policy, nodes shared where pods fit), or none;
@@ -280,8 +287,18 @@ class Engine final : public tenancy::AdmissionEnv {
   std::vector<int> SlotSizes(const sim::PoolSpec& ps) const;
   int GpusHeld(const PoolRun& p) const;
   int ShapeFor(const PoolRun& p, int gpus) const;  // a down slot to boot for `gpus`, or -1
-  bool ClaimBootingSlot(PoolRun& p, int gpus);
-  bool BootSlot(PoolRun& p, int gpus);
+  bool ClaimBootingSlot(PoolRun& p, int gpus, bool replica);
+  bool BootSlot(PoolRun& p, int gpus, bool replica);
+  // StackConfig::hold_boots_for_claimants (engine_nodes.cc): node `s` of `p` is up now; the GPUs
+  // training pods and notebooks claimed on it in the step before are held for them.
+  void HoldForClaimants(PoolRun& p, Slot& s);
+  // A claim on a pool of nodes of kGpusPerNode (counted per pool, boot_claimed_) noted on the
+  // first booting node with room for it, for HoldForClaimants.
+  void NoteClaim(PoolRun& p, int gpus, bool replica);
+  void ReleaseHolds();
+  // The pool's placement policy's choice for `pod`, the nodes whose free GPUs are held for
+  // claimants (less than `pod` left beside them) out of its view unless placing_claimants_.
+  sched::PlacementDecision Decide(PoolRun& p, const cluster::PodSpec& pod);
   void Consolidate();
   void FinishReplacements();
   // Moves a one-pod training job to `to` (bound already): evicted (work since its checkpoint
@@ -340,6 +357,12 @@ class Engine final : public tenancy::AdmissionEnv {
   std::vector<std::size_t> pending_jobs_;   // admitted, waiting for a node (admission order)
   std::vector<std::size_t> pending_devs_;
   std::vector<int> boot_claimed_;           // per pool, GPUs of booting nodes claimed this step
+  bool placing_claimants_ = false;          // PlacePending's waiting training pods and notebooks
+  // StackConfig::gold_first: the pools a waiting job claims or boots a node in.
+  std::vector<int> GoldStartBoots(const JobRun& r, const std::vector<int>& cands) const;
+  int TierRank(const JobRun& r) const {  // higher tiers first
+    return -tenancy::TierPriority(s_.tenancy.tenants[static_cast<std::size_t>(r.job->tenant)].tier);
+  }
   Rng rng_{0x5eedf1ee7ULL};
   double now_ = 0;
   FleetWeekOutcome out_;

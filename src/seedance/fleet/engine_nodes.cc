@@ -57,21 +57,80 @@ int Engine::ShapeFor(const PoolRun& p, int gpus) const {
   return best;
 }
 
-bool Engine::ClaimBootingSlot(PoolRun& p, int gpus) {
+namespace {
+// Claims on a booting node are counted afresh every step (PlacePending); the pods' claims of the
+// step before are kept for StackConfig::hold_boots_for_claimants.
+void NewClaimStep(Slot& s, double now) {
+  if (s.claimed_step == now) return;
+  s.pod_claims_before = s.claimed_step >= now - kStepS - 1e-9 ? s.claimed_by_pods : 0;
+  s.claimed_step = now;
+  s.claimed = 0;
+  s.claimed_by_pods = 0;
+}
+}  // namespace
+
+bool Engine::ClaimBootingSlot(PoolRun& p, int gpus, bool replica) {
   for (Slot& s : p.slots) {
     if (s.phase != Phase::kBooting || s.replaces >= 0) continue;
-    if (s.claimed_step != now_) {
-      s.claimed_step = now_;
-      s.claimed = 0;
-    }
-    if (s.gpus - s.claimed < gpus) continue;
+    NewClaimStep(s, now_);
+    // Seedance: a replica (claiming first in a step) leaves the room the waiting pods claimed in
+    // the step before and have not claimed again yet (they claim after the replicas).
+    const int kept = replica && c_.hold_boots_for_claimants ? std::max(0, s.pod_claims_before - s.claimed_by_pods) : 0;
+    if (s.gpus - s.claimed - kept < gpus) continue;
     s.claimed += gpus;
+    if (!replica) s.claimed_by_pods += gpus;
     return true;
   }
   return false;
 }
 
-bool Engine::BootSlot(PoolRun& p, int gpus) {
+void Engine::NoteClaim(PoolRun& p, int gpus, bool replica) {
+  Slot* room = nullptr;
+  for (Slot& s : p.slots) {
+    if (s.phase != Phase::kBooting || s.replaces >= 0) continue;
+    NewClaimStep(s, now_);
+    if (room == nullptr && s.gpus - s.claimed >= gpus) room = &s;
+  }
+  if (room == nullptr) return;
+  room->claimed += gpus;
+  if (!replica) room->claimed_by_pods += gpus;
+}
+
+void Engine::HoldForClaimants(PoolRun& p, Slot& s) {
+  // The claims of the step before (PlacePending claims a booting node's room every step): the
+  // pods still waiting for this node.
+  if (!c_.hold_boots_for_claimants || s.claimed_by_pods <= 0 || s.claimed_step < now_ - kStepS - 1e-9) return;
+  s.held_for_claimants = s.claimed_by_pods;
+  ++p.held_nodes;
+}
+
+void Engine::ReleaseHolds() {
+  for (auto& p : pools_) {
+    if (p.held_nodes == 0) continue;
+    for (Slot& s : p.slots) s.held_for_claimants = 0;
+    p.held_nodes = 0;
+  }
+}
+
+sched::PlacementDecision Engine::Decide(PoolRun& p, const cluster::PodSpec& pod) {
+  if (p.held_nodes == 0 || placing_claimants_) return p.policy->Decide(*p.state, pod, rng_);
+  // A node whose free GPUs, less those held for its claimants, cannot take `pod` is filtered out.
+  std::vector<cluster::NodeId> hidden;
+  for (std::size_t k = 0; k < p.slots.size(); ++k) {
+    const Slot& s = p.slots[k];
+    if (s.held_for_claimants <= 0 || s.phase != Phase::kUp) continue;
+    const cluster::NodeId node(static_cast<std::uint32_t>(k));
+    const std::int64_t left = p.state->node(node).TotalGpuIdle() - std::int64_t{s.held_for_claimants} * cluster::kMilliPerGpu;
+    if (left >= pod.total_gpu_milli()) continue;
+    p.state->SetEligibility(node, cluster::NodeEligibility::kNone);
+    hidden.push_back(node);
+  }
+  const sched::PlacementDecision d = p.policy->Decide(*p.state, pod, rng_);
+  for (const cluster::NodeId node : hidden) p.state->SetEligibility(node, cluster::NodeEligibility::kAll);
+  return d;
+}
+
+bool Engine::BootSlot(PoolRun& p, int gpus, bool replica) {
   const int k = ShapeFor(p, gpus);
   if (k < 0) return false;
   Slot& s = p.slots[static_cast<std::size_t>(k)];
@@ -79,6 +138,8 @@ bool Engine::BootSlot(PoolRun& p, int gpus) {
   s.ready_at = now_ + s_.fleet.cold_start_s;
   s.claimed_step = now_;
   s.claimed = gpus;
+  s.claimed_by_pods = replica ? 0 : gpus;
+  s.pod_claims_before = 0;
   ++out_.nodes_booted;
   return true;
 }

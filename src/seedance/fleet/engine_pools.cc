@@ -155,7 +155,7 @@ bool Engine::CloudCostsMoreThanTheBacklog(const JobRun& r, double usd_per_step) 
 bool Engine::TryPlace(const cluster::PodSpec& pod, const std::vector<int>& cands, Where* out) {
   for (int pi : cands) {
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
-    const sched::PlacementDecision d = p.policy->Decide(*p.state, pod, rng_);
+    const sched::PlacementDecision d = Decide(p, pod);
     if (!d.placed()) continue;
     p.state->Bind(pod, d.node, d.gpus);
     out->pool = pi;
@@ -174,13 +174,13 @@ bool Engine::CouldPlace(const cluster::PodSpec& pod, const std::vector<int>& can
   return false;
 }
 
-bool Engine::ClaimBoot(const std::vector<int>& cands, int gpus) {
+bool Engine::ClaimBoot(const std::vector<int>& cands, int gpus, bool replica) {
   // A pending pod first claims room on a node already booting in one of its pools; else the
   // cluster autoscaler boots a node in the first pool with room.
   for (int pi : cands) {
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
     if (p.right_sized) {  // room on one booting node (engine_nodes.cc)
-      if (ClaimBootingSlot(p, gpus)) return true;
+      if (ClaimBootingSlot(p, gpus, replica)) return true;
       continue;
     }
     int booting = 0;
@@ -188,6 +188,7 @@ bool Engine::ClaimBoot(const std::vector<int>& cands, int gpus) {
     int& claimed = boot_claimed_[static_cast<std::size_t>(pi)];
     if (booting - claimed >= gpus) {
       claimed += gpus;
+      NoteClaim(p, gpus, replica);
       return true;
     }
   }
@@ -195,7 +196,7 @@ bool Engine::ClaimBoot(const std::vector<int>& cands, int gpus) {
     if (!BootRoom(pi, gpus)) continue;
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
     if (p.right_sized) {  // Karpenter: the cheapest shape that holds the pod
-      if (BootSlot(p, gpus)) return true;
+      if (BootSlot(p, gpus, replica)) return true;
       continue;
     }
     for (Slot& s : p.slots) {
@@ -204,6 +205,7 @@ bool Engine::ClaimBoot(const std::vector<int>& cands, int gpus) {
       s.ready_at = now_ + s_.fleet.cold_start_s;
       ++out_.nodes_booted;
       boot_claimed_[static_cast<std::size_t>(pi)] += gpus;
+      NoteClaim(p, gpus, replica);
       return true;
     }
   }
@@ -244,7 +246,7 @@ bool Engine::TryPlaceJob(const JobRun& r, const std::vector<int>& cands, std::ve
   for (int pi : cands) {
     PoolRun& p = pools_[static_cast<std::size_t>(pi)];
     for (int k = 0; k < r.job->pods; ++k) {
-      const sched::PlacementDecision d = p.policy->Decide(*p.state, r.pod, rng_);
+      const sched::PlacementDecision d = Decide(p, r.pod);
       if (!d.placed()) break;
       p.state->Bind(r.pod, d.node, d.gpus);
       places->push_back({pi, d.node, d.gpus});
@@ -299,7 +301,7 @@ bool Engine::JobCouldPlace(const JobRun& r, const std::vector<int>& cands) {
 }
 
 bool Engine::ClaimBootJob(const JobRun& r, const std::vector<int>& cands) {
-  if (r.job->pods <= 1) return ClaimBoot(cands, r.pod.num_gpu);
+  if (r.job->pods <= 1) return ClaimBoot(cands, r.pod.num_gpu, /*replica=*/false);
   // The gang's pods that fit no node up now: first on nodes already booting in its pool, the rest
   // on nodes booted for it, all in the first pool that can hold the gang.
   const int g = r.pod.num_gpu, per_node = kGpusPerNode / g;
@@ -308,7 +310,7 @@ bool Engine::ClaimBootJob(const JobRun& r, const std::vector<int>& cands) {
     if (p.right_sized) {  // pod by pod: room on a booting node, else a node of the cheapest shape
       const int need = std::max(0, r.job->pods - GangRoomNow(pi, r.pod));
       int got = 0;
-      while (got < need && (ClaimBootingSlot(p, g) || BootSlot(p, g))) ++got;
+      while (got < need && (ClaimBootingSlot(p, g, false) || BootSlot(p, g, false))) ++got;
       if (got == need) return true;
       continue;
     }
@@ -328,6 +330,7 @@ bool Engine::ClaimBootJob(const JobRun& r, const std::vector<int>& cands) {
       ++out_.nodes_booted;
       --boot;
     }
+    for (int k = 0; k < need; ++k) NoteClaim(p, g, /*replica=*/false);
     return true;
   }
   return false;
@@ -463,8 +466,17 @@ void Engine::PlacePending() {
     if (TryPlace(r.pod, cands, &r.where) || (PreemptForReplica(r.pod, cands) && TryPlace(r.pod, cands, &r.where))) {
       r.ready_at = now_ + kModelLoadS;
     } else {
-      ClaimBoot(cands, r.pod.num_gpu);
+      ClaimBoot(cands, r.pod.num_gpu, /*replica=*/true);
     }
+  }
+  // The waiting training pods and notebooks, in admission order, may take the GPUs held for them.
+  placing_claimants_ = true;
+  if (c_.gold_first) {
+    // Seedance: the highest tier first (a Gold job's guarantee is a start within one cycle and a
+    // cold start), then admission order; the claims on booting nodes follow the same order.
+    std::stable_sort(pending_jobs_.begin(), pending_jobs_.end(), [&](std::size_t a, std::size_t b) {
+      return TierRank(jobs_[a]) < TierRank(jobs_[b]);
+    });
   }
   std::vector<std::size_t> still;
   for (std::size_t i : pending_jobs_) {
@@ -474,7 +486,7 @@ void Engine::PlacePending() {
     if (PlaceJob(r, cands)) {
       StartJob(r);
     } else {
-      ClaimBootJob(r, cands);
+      ClaimBootJob(r, GoldStartBoots(r, cands));
       still.push_back(i);
     }
   }
@@ -491,6 +503,19 @@ void Engine::PlacePending() {
     }
   }
   pending_devs_.swap(still);
+  placing_claimants_ = false;
+  ReleaseHolds();
+}
+
+std::vector<int> Engine::GoldStartBoots(const JobRun& r, const std::vector<int>& cands) const {
+  // A booting spot node is the first the provider takes back: a Gold job that has not run yet
+  // claims and boots nodes only in its candidates that are not spot (all of them if none is).
+  if (!c_.gold_first || r.ran || TierRank(r) != -tenancy::TierPriority(tenancy::Tier::kGold)) return cands;
+  std::vector<int> out;
+  for (int pi : cands) {
+    if (pools_[static_cast<std::size_t>(pi)].spec->tier != sim::Tier::kSpot) out.push_back(pi);
+  }
+  return out.empty() ? cands : out;
 }
 
 void Engine::MigrateToCommitted() {
