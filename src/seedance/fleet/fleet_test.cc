@@ -492,67 +492,6 @@ TEST(FleetWeekEngineTest, IdleReclaimNeedsAGraceLongerThanThinkTime) {
   EXPECT_LT(UnitCostIndex(*tuned, *none), 1.0);
 }
 
-// The competent base's culler timeout and Seedance's idle grace are the tuning week's choices
-// (fleet a, week 1, seeds 0-4), by one rule: the cheapest value that cuts at most 1 % of the
-// sessions while in use.
-TEST(FleetWeekTuningTest, TheCullerTimeoutAndSeedancesGraceAreTheTuningWeeksChoice) {
-  std::vector<FleetWeekScenario> weeks;
-  for (std::uint64_t seed = 1; seed <= 4; ++seed) weeks.push_back(Other("a", 0, seed));
-  std::vector<const FleetWeekScenario*> ptrs = {&Base()};
-  for (const auto& w : weeks) ptrs.push_back(&w);
-  auto culler = TuneIdleTimeout(ptrs, CompetentStack(), /*grace=*/false);
-  auto grace = TuneIdleTimeout(ptrs, SeedanceStack(), /*grace=*/true);
-  ASSERT_TRUE(culler.has_value() && grace.has_value());
-  for (const auto& [name, t] : {std::pair{"culler", &*culler}, std::pair{"seedance grace", &*grace}}) {
-    for (const auto& row : t->rows) {
-      std::cout << name << " " << row.timeout_s / 60 << " min: $" << row.total_usd << ", cut in use " << row.cut_in_use
-                << " of " << row.sessions << "\n";
-    }
-  }
-  EXPECT_EQ(culler->chosen_s, kCullerTimeoutS);
-  EXPECT_EQ(grace->chosen_s, kSeedanceIdleGraceS);
-}
-
-// Seedance's patience for slower owned GPUs (issue 39: idle owned GPUs filled with training on any
-// type whose deadline holds there) is the tuning week's choice: the cheapest value whose mean JCT
-// and deadlines met are no worse than the competent base's over the tuning weeks.
-TEST(FleetWeekTuningTest, TheMigrationPatienceIsTheTuningWeeksChoice) {
-  std::vector<FleetWeekScenario> weeks;
-  for (std::uint64_t seed = 1; seed <= 4; ++seed) weeks.push_back(Other("a", 0, seed));
-  std::vector<const FleetWeekScenario*> ptrs = {&Base()};
-  for (const auto& w : weeks) ptrs.push_back(&w);
-  auto sum = [&](const StackConfig& c, double* usd, double* jct, int* met) {
-    *usd = 0;
-    *jct = 0;
-    *met = 0;
-    for (const FleetWeekScenario* w : ptrs) {
-      auto o = RunFleetWeek(*w, c);
-      ASSERT_TRUE(o.has_value());
-      *usd += o->total_usd;
-      *jct += o->jct_mean_h / static_cast<double>(ptrs.size());
-      *met += o->deadlines_met;
-    }
-  };
-  double base_usd = 0, base_jct = 0;
-  int base_met = 0;
-  sum(CompetentStack(), &base_usd, &base_jct, &base_met);
-  double chosen = -1, best = 0;
-  for (double v : kMigrateMinSpeedGrid) {
-    StackConfig c = SeedanceStack();
-    c.migrate_min_speed = v;
-    double usd = 0, jct = 0;
-    int met = 0;
-    sum(c, &usd, &jct, &met);
-    std::cout << "migrate_min_speed " << v << ": $" << usd << ", JCT " << jct << " h (base " << base_jct << "), deadlines "
-              << met << " (base " << base_met << ")\n";
-    if (jct <= base_jct && met >= base_met && (chosen < 0 || usd < best)) {
-      chosen = v;
-      best = usd;
-    }
-  }
-  EXPECT_EQ(chosen, SeedanceStack().migrate_min_speed);
-}
-
 // Gold serving preempts training (issue 39): the competent base by PriorityClass, Seedance on owned
 // nodes by the least work lost; each changes decisions, keeps every Gold guarantee, and Seedance's
 // rule saves money against Seedance without it.
@@ -772,69 +711,6 @@ TEST(FleetWeekComparisonTest, UnitCostIndexWeighsByTheBasesWork) {
   EXPECT_DOUBLE_EQ(UnitCostIndex(x, base), 1.0);
   x.training_pflop = 20;  // twice the work for the same money: training costs half per PFLOP
   EXPECT_DOUBLE_EQ(UnitCostIndex(x, base), (50.0 + 50.0) / 150.0);
-}
-
-// Karpenter in the competent base and Seedance's consolidation (issue 39) are the tuning week's
-// choice, the base's knobs swept first (consolidateAfter, training marked do-not-disrupt), then
-// Seedance's (its consolidateAfter and the most of a node in use it consolidates): each the lowest
-// unit cost over the tuning weeks against the competent base without Karpenter.
-TEST(FleetWeekTuningTest, KarpentersKnobsAndSeedancesConsolidationAreTheTuningWeeksChoice) {
-  std::vector<FleetWeekScenario> weeks;
-  for (std::uint64_t seed = 1; seed <= 4; ++seed) weeks.push_back(Other("a", 0, seed));
-  std::vector<const FleetWeekScenario*> ptrs = {&Base()};
-  for (const auto& w : weeks) ptrs.push_back(&w);
-  auto sum = [&](const StackConfig& c) {
-    std::vector<FleetWeekOutcome> outs;
-    for (const FleetWeekScenario* w : ptrs) {
-      auto o = RunFleetWeek(*w, c);
-      EXPECT_TRUE(o.has_value());
-      if (o.has_value()) outs.push_back(*o);
-    }
-    return SumOutcomes(outs);
-  };
-  const FleetWeekOutcome ref = sum(CompetentStackWithoutKarpenter());
-  std::cout << "competent without Karpenter: $" << ref.total_usd << ", deadlines " << ref.deadlines_met << "\n";
-  // The lowest unit cost of `configs` against `ref`, each row printed; returns the chosen index.
-  auto tune = [&](const std::vector<std::pair<std::string, StackConfig>>& configs) {
-    std::size_t chosen = 0;
-    double best = 0;
-    for (std::size_t k = 0; k < configs.size(); ++k) {
-      const FleetWeekOutcome o = sum(configs[k].second);
-      const double idx = UnitCostIndex(o, ref);
-      std::cout << configs[k].first << ": $" << o.total_usd << ", unit cost " << idx << ", deadlines " << o.deadlines_met
-                << ", JCT " << o.jct_mean_h << " h, nodes consolidated " << o.consolidations << ", pods moved "
-                << o.consolidation_moves << "\n";
-      if (k == 0 || idx < best) {
-        best = idx;
-        chosen = k;
-      }
-    }
-    return configs[chosen].second;
-  };
-  std::vector<std::pair<std::string, StackConfig>> base;
-  for (bool dnd : {false, true}) {
-    for (double after : kConsolidateAfterGrid) {
-      StackConfig c = CompetentStack();
-      c.consolidate_after_s = after;
-      c.training_do_not_disrupt = dnd;
-      base.emplace_back(fmt::format("karpenter consolidateAfter {} s, training do-not-disrupt {}", after, dnd), c);
-    }
-  }
-  const StackConfig b = tune(base);
-  EXPECT_EQ(b.consolidate_after_s, kKarpenterConsolidateAfterS);
-  EXPECT_EQ(b.training_do_not_disrupt, kKarpenterTrainingDoNotDisrupt);
-  std::vector<std::pair<std::string, StackConfig>> seedance;
-  for (double share : kConsolidateMaxUsedShareGrid) {
-    for (double after : kConsolidateAfterGrid) {
-      StackConfig c = SeedanceStack();
-      c.consolidate_after_s = after;
-      c.consolidate_max_used_share = share;
-      seedance.emplace_back(fmt::format("seedance consolidateAfter {} s, max used share {}", after, share), c);
-    }
-  }
-  const StackConfig chosen = tune(seedance);
-  EXPECT_EQ(chosen.consolidate_after_s, kSeedanceConsolidateAfterS);
-  EXPECT_EQ(chosen.consolidate_max_used_share, kSeedanceConsolidateMaxUsedShare);
 }
 
 }  // namespace
