@@ -151,11 +151,11 @@ struct StackConfig {
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,
-// week 1, seeds 0-4; TuneIdleTimeout in comparison.h, checked by fleet_test): the cheapest of
+// week 1, seeds 0-4; TuneIdleTimeout in comparison.h, checked by fleet_levers_test): the cheapest of
 // kIdleTimeoutGrid whose notebook sessions cut while in use stay within kMaxCutInUseShare.
 inline constexpr double kCullerTimeoutS = 7200;
 inline constexpr double kSeedanceIdleGraceS = 3600;
-// Seedance's migrate_min_speed, the tuning week's choice from kMigrateMinSpeedGrid (fleet_test:
+// Seedance's migrate_min_speed, the tuning week's choice from kMigrateMinSpeedGrid (fleet_levers_test:
 // the cheapest whose mean JCT and deadlines met are no worse than the competent base's).
 inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
 inline constexpr double kSeedanceMigrateMinSpeed = 0.6;
@@ -169,7 +169,7 @@ inline constexpr double kSeedanceDefragMaxBusyShare = 0.25;
 inline constexpr double kFractionalMinFreeShareGrid[] = {0.0, 0.25, 0.5, 0.75};
 inline constexpr double kSeedanceFractionalMinFreeShare = 0.25;
 // Karpenter's knobs in the competent base and Seedance's consolidation, each the tuning week's
-// choice (fleet_test's FleetWeekTuningTest, the base's swept first): the lowest unit cost over the
+// choice (fleet_levers_test's FleetWeekTuningTest, the base's swept first): the lowest unit cost over the
 // tuning weeks against the competent base without Karpenter.
 inline constexpr double kConsolidateAfterGrid[] = {0, 60, 300, 600, 1800};
 inline constexpr double kConsolidateMaxUsedShareGrid[] = {0.5, 0.75, 1.0};
