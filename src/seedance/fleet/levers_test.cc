@@ -12,30 +12,10 @@
 #include "seedance/fleet/comparison.h"
 #include "seedance/fleet/engine.h"
 #include "seedance/fleet/scenario.h"
+#include "seedance/fleet/tuning_weeks.h"
 
 namespace seedance::fleet {
 namespace {
-
-// The five tuning weeks, built once (serving profiles from the build tree's cache).
-const std::vector<FleetWeekScenario>& TuningWeeks() {
-  static const std::vector<FleetWeekScenario> weeks = [] {
-    std::vector<FleetWeekScenario> w;
-    for (std::uint64_t seed = 0; seed <= 4; ++seed) {
-      FleetWeekOptions o;
-      o.data_dir = SEEDANCE_TEST_DATA_DIR;
-      o.cache_dir = SEEDANCE_TEST_CACHE_DIR;
-      o.shape = "a";
-      o.week = 0;
-      o.seed = seed;
-      o.profiles_from = w.empty() ? nullptr : &w.front();
-      auto r = BuildFleetWeek(o);
-      EXPECT_TRUE(r.has_value()) << (r.has_value() ? "" : r.error().message());
-      if (r.has_value()) w.push_back(std::move(*r));
-    }
-    return w;
-  }();
-  return weeks;
-}
 
 FleetWeekOutcome RunTuningWeeks(const StackConfig& c) {
   std::vector<FleetWeekOutcome> outs;

@@ -7,27 +7,16 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
-#include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "seedance/fleet/engine.h"
 #include "seedance/fleet/scenario.h"
+#include "seedance/fleet/tuning_weeks.h"
 
 namespace seedance::fleet {
 namespace {
-
-Result<FleetWeekScenario> TuningWeek(std::uint64_t seed, const FleetWeekScenario* profiles) {
-  FleetWeekOptions o;
-  o.data_dir = SEEDANCE_TEST_DATA_DIR;
-  o.cache_dir = SEEDANCE_TEST_CACHE_DIR;
-  o.shape = "a";
-  o.week = 0;
-  o.seed = seed;
-  o.profiles_from = profiles;
-  return BuildFleetWeek(o);
-}
 
 // The tuning set (fleet a, week 1, seeds 0-4; nothing held out is read): the mean attainment over
 // the five weeks, Seedance against the competent base, with the planner tuned on both paths and on
@@ -36,10 +25,9 @@ TEST(FleetServingSloTest, SeedanceServesAtLeastTheBaseOnTheTuningWeeks) {
   StackConfig cold_only = SeedanceStack();
   cold_only.serving_warm_path = false;
   double base = 0, ours = 0, before = 0;
-  std::optional<FleetWeekScenario> first;
+  ASSERT_EQ(TuningWeeks().size(), 5u);
   for (std::uint64_t seed = 0; seed < 5; ++seed) {
-    auto s = TuningWeek(seed, first ? &*first : nullptr);
-    ASSERT_TRUE(s.has_value()) << s.error().message();
+    const FleetWeekScenario* s = &TuningWeeks()[seed];
     auto b = RunFleetWeek(*s, CompetentStack());
     auto o = RunFleetWeek(*s, SeedanceStack());
     auto c = RunFleetWeek(*s, cold_only);
@@ -59,7 +47,6 @@ TEST(FleetServingSloTest, SeedanceServesAtLeastTheBaseOnTheTuningWeeks) {
       EXPECT_GE(s->tuned->by_key.at(planner).second, s->tuned->by_key.at(keda).second) << d.spec.name << " seed " << seed;
       EXPECT_GE(s->tuned->warm_share.at(planner), s->tuned->warm_share.at(keda)) << d.spec.name << " seed " << seed;
     }
-    if (!first) first = std::move(*s);
   }
   std::cout << fmt::format("mean over seeds 0-4: base {:.4f}, Seedance {:.4f}, cold path only {:.4f}\n", base, ours, before);
   EXPECT_GE(ours, base);
