@@ -126,6 +126,7 @@ Status Engine::Setup() {
   for (const TrainingJob& j : s_.jobs) {
     JobRun r;
     r.job = &j;
+    r.kind = TrainingKindIndex(j.kind);
     if (j.pods < 1 || j.gpus % j.pods != 0) {
       return InternalError("job " + std::to_string(j.id) + ": " + std::to_string(j.gpus) + " GPUs in " +
                            std::to_string(j.pods) + " pods");
@@ -342,7 +343,7 @@ void Engine::Account(double dt) {
     gpus[kTraining] += r.job->gpus;
     pod_usd[0] += r.job->gpus * pool.spec->PriceAt(now_) * h;
     const auto type = static_cast<std::size_t>(pool.spec->type);
-    const auto kind = static_cast<std::size_t>(TrainingKindIndex(r.job->kind));
+    const auto kind = static_cast<std::size_t>(r.kind);
     out_.training_gpu_hours_by_type[type][kind] += r.job->gpus * h;
     if (pool.committed()) out_.committed_training_gpu_hours_by_type[type][kind] += r.job->gpus * h;
     const double from = std::max(now_, r.seg_start);

@@ -137,6 +137,7 @@ struct JobRun {
   bool gold_check = false;
   bool gold_ok = false;
   int restarts = 0;
+  int kind = 0;             // TrainingKindIndex(job->kind), read every step by the accounts
 };
 
 // kAway: stopped during think time; its user starts it again when back (back_at).
