@@ -221,11 +221,18 @@ struct Extender::Impl {
   bool watch_confirms = false;  // WatchConfirmsBinds: placements are assumed until the watch shows them
   // (assumed_until_ms, uid) of the bound pods with assumed_until_ms > 0, soonest first.
   std::set<std::pair<std::int64_t, std::string>> deadlines;
-  // Uids the watch (or an authenticated POST /v1/pods) lists as pending: the only pods filter and
-  // prioritize reserve for, so an anonymous request naming an invented pod cannot hold a tenant's
-  // quota. Bounded by the cluster's own pods; written under `mu` exclusive.
+  // Uids the watch (or an authenticated POST /v1/pods) lists as pending: without mTLS the only pods
+  // filter and prioritize reserve for, so an anonymous request naming an invented pod cannot hold a
+  // tenant's quota. Bounded by the cluster's own pods; written under `mu` exclusive.
   std::set<std::string> listed_pending;
-  bool MayReserve(const std::string& uid) const { return watch_confirms && listed_pending.count(uid) != 0; }
+  // Under mTLS (--client-ca) every filter and prioritize comes from an authenticated caller
+  // (kube-scheduler's client certificate; http_server.cc refuses the others), so its pick is
+  // reserved even for a pod the watch has not listed yet: kube-scheduler's informer can be ahead
+  // of ours, and the next pod of a burst must see the GPUs taken (an invented pod's reservation
+  // expires after reservation_ms like any other).
+  bool MayReserve(const std::string& uid) const {
+    return watch_confirms && (listed_pending.count(uid) != 0 || !app.options.client_ca.empty());
+  }
   std::shared_ptr<const ServerConfig> config;
   std::optional<tenancy::QuotaBook> book;
   std::vector<std::vector<bool>> named;  // [tenant][resource]: the tenant has a quota for it
