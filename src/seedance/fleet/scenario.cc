@@ -364,7 +364,8 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
                                    o.cache_dir.empty() ? "no cache" : o.cache_dir);
       }
       SEEDANCE_ASSIGN_OR_RETURN(sd.vllm, ProfileServing(sd.spec, "vllm", o.data_dir, o.cache_dir, o.progress));
-      SEEDANCE_ASSIGN_OR_RETURN(sd.seedance, ProfileServing(sd.spec, "seedance", o.data_dir, o.cache_dir, o.progress));
+      SEEDANCE_ASSIGN_OR_RETURN(const ServingProfile own, ProfileServing(sd.spec, "seedance", o.data_dir, o.cache_dir, o.progress));
+      sd.seedance = BetterEnginePerType(sd.vllm, own);  // issue 39: never fewer req/s a replica than vLLM
     }
     s.serving.push_back(std::move(sd));
   }

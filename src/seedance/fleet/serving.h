@@ -99,6 +99,12 @@ Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string
                                       std::ostream* progress,
                                       const planner::ProbeOptions& probe = planner::ProbeOptions(), int threads = 1);
 
+// Seedance's batching for one deployment (serving_engines.cc): `seedance` with, on each type where
+// vLLM at its tuned knobs serves more of the mix within SLO (the larger share of bucket_share
+// served, then the higher req/s of it; ties to vLLM), vLLM's capacities instead. Both profiles come
+// from one DeploymentSpec (same types and buckets); otherwise `seedance` is returned with a note.
+ServingProfile BetterEnginePerType(const ServingProfile& vllm, const ServingProfile& seedance);
+
 // On-demand $/GPU-hour per profile type from the price table (empty path: the bundled one).
 // Errors: kNotFound when the table lacks a type.
 Result<std::vector<double>> OnDemandPrices(const ServingProfile& p, const std::string& prices_path = "");
