@@ -104,8 +104,8 @@ TEST(FleetWeekTuningTest, TheDefragmentationsAndTheSlicesLimitsAreTheTuningWeeks
 // where the base preempted on the cloud) and fractional GPUs (1.002: notebooks sliced on their own
 // type, counting a seventh of their work, and L4 notebooks holding owned H100s). Each is now no
 // dearer than the base alone, and Seedance with all of them keeps the base's SLO, deadlines and
-// JCT. Round 5 (2026-12-07): batching too (1.006: Seedance's engine at its tuned knobs served a
-// third of vLLM's req/s a replica on the code trace; now each type runs the engine that serves more).
+// JCT. Round 5 (2026-12-07): batching too (1.006: Seedance's engine at its tuned knobs served 2-7 %
+// fewer req/s a replica than vLLM on every type; now each type runs the engine that serves more).
 // Every layer's row is printed (the waterfall on the tuning week).
 TEST(FleetLeversTest, EachLayerAloneIsNoDearerThanTheBaseOnTheTuningWeek) {
   const FleetWeekOutcome base = RunTuningWeeks(CompetentStack());

@@ -54,12 +54,12 @@ TEST(FleetServingSloTest, SeedanceServesAtLeastTheBaseOnTheTuningWeeks) {
 }
 
 // Issue 39 item 2: the batching layer alone made the competent base dearer (unit cost 1.006 on
-// the tuning week, +0.4 % held out): at the knobs the batching sweep chose for the code trace
-// (max 32 sequences) Seedance's engine sustains about a third of vLLM's req/s within SLO on an
-// H100 (134 against vLLM's 375 req/s in the shortest bucket), so the same KEDA cron + HPA ran up
-// to about three times the code deployment's replicas; on chat it serves 1-2 % less than vLLM.
-// Seedance's batching now runs, per deployment and type, the engine that serves more of the mix:
-// never fewer req/s a replica than vLLM at its tuned knobs.
+// the tuning week, +0.4 % held out): at the knobs the batching sweep chose per trace Seedance's
+// engine serves fewer req/s a replica within SLO than vLLM on every type (H100: chat 5.27 against
+// 5.37, code 11.56 against 12.39; the code trace's knobs cap it at 32 sequences, a third of vLLM's
+// req/s in the shortest bucket; on L4 and A10G some buckets not at all), so the same KEDA cron +
+// HPA ran more replicas. Seedance's batching now runs, per deployment and type, the engine that
+// serves more of the mix: never fewer req/s a replica than vLLM at its tuned knobs.
 TEST(FleetServingSloTest, SeedancesBatchingServesAtLeastVllmPerReplicaOnEveryType) {
   const FleetWeekScenario& s = TuningWeeks().front();
   ASSERT_FALSE(s.serving.empty());
