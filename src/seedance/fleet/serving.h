@@ -104,6 +104,11 @@ Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string
 // served, then the higher req/s of it; ties to vLLM), vLLM's capacities instead. Both profiles come
 // from one DeploymentSpec (same types and buckets); otherwise `seedance` is returned with a note.
 ServingProfile BetterEnginePerType(const ServingProfile& vllm, const ServingProfile& seedance);
+// The two profiles a fleet week's deployment runs on: vLLM at its tuned knobs (`vllm`) and Seedance's
+// batching (`seedance` = BetterEnginePerType of the two engines' measured profiles). Errors: those
+// of ProfileServing.
+Status ProfileBothEngines(const DeploymentSpec& d, const std::string& data_dir, const std::string& cache_dir,
+                          std::ostream* progress, ServingProfile* vllm, ServingProfile* seedance);
 
 // On-demand $/GPU-hour per profile type from the price table (empty path: the bundled one).
 // Errors: kNotFound when the table lacks a type.

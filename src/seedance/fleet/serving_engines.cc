@@ -52,4 +52,12 @@ ServingProfile BetterEnginePerType(const ServingProfile& vllm, const ServingProf
   return out;
 }
 
+Status ProfileBothEngines(const DeploymentSpec& d, const std::string& data_dir, const std::string& cache_dir,
+                          std::ostream* progress, ServingProfile* vllm, ServingProfile* seedance) {
+  SEEDANCE_ASSIGN_OR_RETURN(*vllm, ProfileServing(d, "vllm", data_dir, cache_dir, progress));
+  SEEDANCE_ASSIGN_OR_RETURN(const ServingProfile own, ProfileServing(d, "seedance", data_dir, cache_dir, progress));
+  *seedance = BetterEnginePerType(*vllm, own);
+  return Status::Ok();
+}
+
 }  // namespace seedance::fleet
