@@ -165,7 +165,7 @@ inline constexpr int kDefragNodesPerStep = 4;
 // each the tuning week's choice (fleet_levers_test: the cheapest Seedance over the five tuning
 // weeks whose mean JCT and deadlines met are no worse than the competent base's, as the patience).
 inline constexpr double kDefragMaxBusyShareGrid[] = {0.125, 0.25, 0.5};
-inline constexpr double kSeedanceDefragMaxBusyShare = 0.25;
+inline constexpr double kSeedanceDefragMaxBusyShare = 0.125;  // round 5 (after the consolidation moved): 1/8; round 4: 1/4
 inline constexpr double kFractionalMinFreeShareGrid[] = {0.0, 0.25, 0.5, 0.75};
 inline constexpr double kSeedanceFractionalMinFreeShare = 0.25;
 // Karpenter's knobs in the competent base and Seedance's consolidation, each the tuning week's
@@ -176,7 +176,7 @@ inline constexpr double kConsolidateMaxUsedShareGrid[] = {0.5, 0.75, 1.0};
 inline constexpr double kKarpenterConsolidateAfterS = 300;  // Karpenter's default is 0 s
 inline constexpr bool kKarpenterTrainingDoNotDisrupt = false;
 inline constexpr double kSeedanceConsolidateAfterS = 0;
-inline constexpr double kSeedanceConsolidateMaxUsedShare = 1.0;
+inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.75;  // round 5 (batching fixed): 0.75; round 4: 1.0
 
 // The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
 // competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass

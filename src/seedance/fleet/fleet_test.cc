@@ -141,10 +141,15 @@ TEST(FleetWeekEngineTest, SeedanceKeepsGoldGuaranteesAndTheServingSlo) {
   EXPECT_EQ(std_run->idle_reclaims, 0);  // issue 30's standard stack has no idle reclaim
 }
 
-// A mechanism that changes no decision does not count: each layer alone changes the week.
+// A mechanism that changes no decision does not count: each layer alone changes the week. Except
+// Seedance's batching where its engine serves less than vLLM on every type of every deployment
+// (round 5, BetterEnginePerType: each type then runs vLLM at its tuned knobs, as on this week's
+// chat and code): the layer alone is then the base, to the cent.
 TEST(FleetWeekEngineTest, EveryLeverChangesTheOutcome) {
   auto base = RunFleetWeek(Base(), CompetentStack());
   ASSERT_TRUE(base.has_value());
+  bool seedance_engine_somewhere = false;
+  for (const ServingDeployment& d : Base().serving) seedance_engine_somewhere |= d.seedance.bucket_rps != d.vllm.bucket_rps;
   for (const Lever& lever : WaterfallLevers()) {
     StackConfig c = CompetentStack();
     lever.apply(&c);
@@ -152,7 +157,8 @@ TEST(FleetWeekEngineTest, EveryLeverChangesTheOutcome) {
     ASSERT_TRUE(r.has_value()) << lever.name;
     const bool differs = r->total_usd != base->total_usd || r->training_pflop != base->training_pflop ||
                          r->serving_mtok_in_slo != base->serving_mtok_in_slo;
-    EXPECT_TRUE(differs) << lever.name;
+    const bool vllm_everywhere = lever.name.rfind("batching", 0) == 0 && !seedance_engine_somewhere;
+    EXPECT_EQ(differs, !vllm_everywhere) << lever.name;
   }
 }
 

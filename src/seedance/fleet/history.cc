@@ -477,8 +477,7 @@ Status ApplyUserHistory(const UserHistory& h, const std::vector<std::string>& se
         *o.progress << fmt::format("your week: serving profiles of llama-2-7b on {}, vllm and seedance (cached in {})\n",
                                    fmt::join(serving_types, ", "), o.cache_dir.empty() ? "no cache" : o.cache_dir);
       }
-      SEEDANCE_ASSIGN_OR_RETURN(sd.vllm, ProfileServing(sd.spec, "vllm", o.data_dir, o.cache_dir, o.progress));
-      SEEDANCE_ASSIGN_OR_RETURN(sd.seedance, ProfileServing(sd.spec, "seedance", o.data_dir, o.cache_dir, o.progress));
+      SEEDANCE_RETURN_IF_ERROR(ProfileBothEngines(sd.spec, o.data_dir, o.cache_dir, o.progress, &sd.vllm, &sd.seedance));
     }
     sd.demand.step_s = kStepS;
     sd.demand.tokens_per_request = sd.vllm.tokens_per_request;

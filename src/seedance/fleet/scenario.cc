@@ -363,8 +363,7 @@ Result<FleetWeekScenario> BuildFleetWeek(const FleetWeekOptions& o) {
                                    file.name, sd.spec.name, sd.spec.model, fmt::join(sd.spec.gpus, ", "),
                                    o.cache_dir.empty() ? "no cache" : o.cache_dir);
       }
-      SEEDANCE_ASSIGN_OR_RETURN(sd.vllm, ProfileServing(sd.spec, "vllm", o.data_dir, o.cache_dir, o.progress));
-      SEEDANCE_ASSIGN_OR_RETURN(sd.seedance, ProfileServing(sd.spec, "seedance", o.data_dir, o.cache_dir, o.progress));
+      SEEDANCE_RETURN_IF_ERROR(ProfileBothEngines(sd.spec, o.data_dir, o.cache_dir, o.progress, &sd.vllm, &sd.seedance));
     }
     s.serving.push_back(std::move(sd));
   }

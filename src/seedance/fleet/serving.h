@@ -99,6 +99,17 @@ Result<ServingProfile> ProfileServing(const DeploymentSpec& d, const std::string
                                       std::ostream* progress,
                                       const planner::ProbeOptions& probe = planner::ProbeOptions(), int threads = 1);
 
+// Seedance's batching for one deployment (serving_engines.cc): `seedance` with, on each type where
+// vLLM at its tuned knobs serves more of the mix within SLO (the larger share of bucket_share
+// served, then the higher req/s of it; ties to vLLM), vLLM's capacities instead. Both profiles come
+// from one DeploymentSpec (same types and buckets); otherwise `seedance` is returned with a note.
+ServingProfile BetterEnginePerType(const ServingProfile& vllm, const ServingProfile& seedance);
+// The two profiles a fleet week's deployment runs on: vLLM at its tuned knobs (`vllm`) and Seedance's
+// batching (`seedance` = BetterEnginePerType of the two engines' measured profiles). Errors: those
+// of ProfileServing.
+Status ProfileBothEngines(const DeploymentSpec& d, const std::string& data_dir, const std::string& cache_dir,
+                          std::ostream* progress, ServingProfile* vllm, ServingProfile* seedance);
+
 // On-demand $/GPU-hour per profile type from the price table (empty path: the bundled one).
 // Errors: kNotFound when the table lacks a type.
 Result<std::vector<double>> OnDemandPrices(const ServingProfile& p, const std::string& prices_path = "");

@@ -53,5 +53,25 @@ TEST(FleetServingSloTest, SeedanceServesAtLeastTheBaseOnTheTuningWeeks) {
   EXPECT_LT(before, base);  // what the warm path fixes
 }
 
+// Issue 39 item 2: the batching layer alone made the competent base dearer (unit cost 1.006 on
+// the tuning week, +0.4 % held out): at the knobs the batching sweep chose per trace Seedance's
+// engine serves fewer req/s a replica within SLO than vLLM on every type (H100: chat 5.27 against
+// 5.37, code 11.56 against 12.39; the code trace's knobs cap it at 32 sequences, a third of vLLM's
+// req/s in the shortest bucket; on L4 and A10G some buckets not at all), so the same KEDA cron +
+// HPA ran more replicas. Seedance's batching now runs, per deployment and type, the engine that
+// serves more of the mix: never fewer req/s a replica than vLLM at its tuned knobs.
+TEST(FleetServingSloTest, SeedancesBatchingServesAtLeastVllmPerReplicaOnEveryType) {
+  const FleetWeekScenario& s = TuningWeeks().front();
+  ASSERT_FALSE(s.serving.empty());
+  for (const ServingDeployment& d : s.serving) {
+    ASSERT_EQ(d.seedance.gpus, d.vllm.gpus);
+    for (std::size_t k = 0; k < d.vllm.gpus.size(); ++k) {
+      std::cout << fmt::format("{} on {}: vllm {:.2f} req/s a replica, seedance's batching {:.2f}\n", d.spec.name,
+                               d.vllm.gpus[k], d.vllm.replica_rps[k], d.seedance.replica_rps[k]);
+      EXPECT_GE(d.seedance.replica_rps[k], d.vllm.replica_rps[k]) << d.spec.name << " on " << d.vllm.gpus[k];
+    }
+  }
+}
+
 }  // namespace
 }  // namespace seedance::fleet

@@ -57,6 +57,37 @@ ServingProfile OneType(double replica_rps) {
   return p;
 }
 
+// Issue 39 item 2: Seedance's batching takes, per type, the engine that serves more of the mix
+// within SLO; ties, and a type where Seedance's engine misses a bucket vLLM serves, stay on vLLM.
+TEST(ServingEnginesTest, EachTypeRunsTheEngineThatServesMoreOfTheMix) {
+  ServingProfile vllm = TwoTypes();
+  vllm.gpus = {"L4", "H100", "A100-80G"};
+  vllm.tp = {1, 1, 1};
+  vllm.bucket_rps = {{2.0, 0.5}, {8.0, 8.0}, {4.0, 4.0}};
+  vllm.replica_rps = {0.8, 8.0, 4.0};
+  ServingProfile seedance = vllm;
+  seedance.policy = "seedance";
+  seedance.bucket_rps = {{3.0, 0.0}, {12.0, 6.0}, {4.0, 4.0}};  // L4 misses "long"; H100 8 req/s; a tie on A100
+  seedance.replica_rps = {0.0, 1 / (0.5 / 12.0 + 0.5 / 6.0), 4.0};
+  const ServingProfile chosen = BetterEnginePerType(vllm, seedance);
+  EXPECT_EQ(chosen.policy, "seedance");
+  EXPECT_EQ(chosen.bucket_rps[0], vllm.bucket_rps[0]);  // serves half the mix only: vLLM
+  EXPECT_DOUBLE_EQ(chosen.replica_rps[0], 0.8);
+  EXPECT_EQ(chosen.bucket_rps[2], vllm.bucket_rps[2]);  // a tie: vLLM
+  EXPECT_EQ(chosen.bucket_rps[1], vllm.bucket_rps[1]);  // 8 = 8: a tie too
+  seedance.bucket_rps[1] = {12.0, 7.0};                 // 8.84 req/s of the mix: Seedance's engine
+  seedance.replica_rps[1] = 1 / (0.5 / 12.0 + 0.5 / 7.0);
+  const ServingProfile faster = BetterEnginePerType(vllm, seedance);
+  EXPECT_EQ(faster.bucket_rps[1], seedance.bucket_rps[1]);
+  EXPECT_DOUBLE_EQ(faster.replica_rps[1], seedance.replica_rps[1]);
+  for (std::size_t k = 0; k < faster.gpus.size(); ++k) EXPECT_GE(faster.replica_rps[k], vllm.replica_rps[k]) << k;
+  ServingProfile other = seedance;  // profiles of different types are not compared
+  other.gpus = {"L4", "H100", "A10G"};
+  const ServingProfile kept = BetterEnginePerType(vllm, other);
+  EXPECT_EQ(kept.bucket_rps, other.bucket_rps);
+  EXPECT_NE(kept.notes.back().find("not compared"), std::string::npos);
+}
+
 TEST(ServingWeeklyShapeTest, BundledShapeLoads) {
   auto s = LoadWeeklyShape(kData + "/fleet_week/weekly_shape.csv");
   ASSERT_TRUE(s.has_value()) << s.error().message();
