@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "seedance/fleet/bound.h"
+#include "seedance/fleet/decomposition.h"
 #include "seedance/report/cost_jct_chart.h"
 
 namespace seedance::fleet {
@@ -73,6 +74,7 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.consolidation_moves += o.consolidation_moves;
 
     s.match_requeues += o.match_requeues;
+    AddDecomposition(o, &s);
 
     s.mig_partitions += o.mig_partitions;
     s.dev_on_slices += o.dev_on_slices;

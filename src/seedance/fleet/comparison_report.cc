@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "seedance/fleet/bound.h"
+#include "seedance/fleet/decomposition.h"
 #include "seedance/report/cost_jct_chart.h"
 #include "seedance/report/html.h"
 #include "seedance/report/svg_chart.h"
@@ -206,6 +207,7 @@ nlohmann::json RowJson(const StackResult& r) {
   j["consolidation_pod_moves"] = s.consolidation_moves;
 
   j["match_requeues"] = s.match_requeues;
+  j["decomposition"] = DecompositionJson(s);  // issue 39, round 5: the bill by type, tier and use
   j["serving_controllers"] = s.serving_description;
   nlohmann::json per_seed = nlohmann::json::array();
   for (const auto& o : r.seeds) per_seed.push_back({{"total_usd", o.total_usd}, {"training_pflop", o.training_pflop},
