@@ -308,9 +308,11 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     // bound, said beside it, and the stacks' figures stand.
     double bound = 0;
     for (std::size_t i = 0; i < built.size() && r.bound_error.empty(); ++i) {
-      auto b = FleetWeekLowerBoundUsd(built[i], r.standard[static_cast<std::size_t>(r.base)].seeds[i]);
+      BoundDecomposition by;
+      auto b = FleetWeekLowerBoundUsd(built[i], r.standard[static_cast<std::size_t>(r.base)].seeds[i], &by);
       if (b.has_value()) {
         bound += *b;
+        r.bound_decomposition.Add(by);
       } else {
         r.bound_error = fmt::format("seed {}: {}", set.seeds[i], b.error().message());
         if (progress) progress(fmt::format("{}: no lower bound: {}", set.name, r.bound_error));

@@ -277,6 +277,7 @@ nlohmann::json SetJson(const SetResult& r) {
                                    {"seedance_gap_pct", 100.0 * (Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1)},
                                    {"seedance_index", Ratio(r.seedance.sum.total_usd, r.standard[static_cast<std::size_t>(r.base)].sum.total_usd)},
                                    {"bound_index", r.bound_index}};
+    j["lower_bound_time_aware"]["decomposition"] = BoundDecompositionJson(r.bound_decomposition);
   } else {
     j["lower_bound_usd"] = nullptr;
     j["lower_bound_change_pct"] = nullptr;

@@ -77,4 +77,25 @@ nlohmann::json DecompositionJson(const FleetWeekOutcome& o) {
   return j;
 }
 
+nlohmann::json BoundDecompositionJson(const BoundDecomposition& b) {
+  nlohmann::json j;
+  j["what"] = "the bound's LP solution for the base's work: per GPU type the GPU-hours it gives training, serving and "
+              "notebooks, and the GPU-hours and $ it takes from committed, on-demand and spot pools (committed at 0 $: "
+              "their bill is committed_usd)";
+  j["committed_usd"] = b.committed_usd;
+  nlohmann::json by_type = nlohmann::json::object();
+  const char* uses[] = {"training", "serving", "notebooks"};
+  const char* tiers[] = {"committed", "on_demand", "spot"};
+  for (std::size_t t = 0; t < b.gpu_types.size(); ++t) {
+    nlohmann::json row;
+    for (std::size_t k = 0; k < 3; ++k) {
+      row["gpu_hours"][uses[k]] = At(b.gpu_hours_by_use, t)[k];
+      row[tiers[k]] = {{"gpu_hours", At(b.pool_gpu_hours, t)[k]}, {"usd", At(b.pool_usd, t)[k]}};
+    }
+    by_type[b.gpu_types[t]] = row;
+  }
+  j["by_type"] = by_type;
+  return j;
+}
+
 }  // namespace seedance::fleet

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "seedance/fleet/bound.h"
 #include "seedance/fleet/engine.h"
 
 // Where a fleet week's bill goes, by GPU type (issue 39, round 5: fleet a's dollars above the
@@ -15,5 +16,8 @@ void AddDecomposition(const FleetWeekOutcome& o, FleetWeekOutcome* sum);
 
 // results.json's "decomposition" of a row (sums over the set's weeks, like every GPU-hour there).
 nlohmann::json DecompositionJson(const FleetWeekOutcome& o);
+
+// results.json's decomposition of the bound's solutions (summed over the set's weeks).
+nlohmann::json BoundDecompositionJson(const BoundDecomposition& b);
 
 }  // namespace seedance::fleet

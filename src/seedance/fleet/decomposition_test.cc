@@ -69,5 +69,30 @@ TEST(FleetDecompositionTest, TheCloudBillAndTheOwnedRoomBesideItAreSplitByTypeTi
   }
 }
 
+TEST(FleetDecompositionTest, TheBoundsSolutionIsSplitByTypeUseAndPool) {
+  // The same week for the bound (fluid: no nodes, no gangs): the 20 GPU-hours of work fit the owned
+  // node's 32, so it buys nothing on the cloud, where both stacks rent an 8-GPU node for an hour.
+  const FleetWeekScenario s = HalfEmptyOwnedNodeBesideTheCloud();
+  auto base = RunFleetWeek(s, CompetentStack());
+  ASSERT_TRUE(base.has_value());
+  EXPECT_GT(base->on_demand_usd, 8 * kOnDemandPrice);
+  BoundDecomposition by;
+  auto bound = FleetWeekLowerBoundUsd(s, *base, &by);
+  ASSERT_TRUE(bound.has_value()) << bound.error().message();
+  ASSERT_EQ(by.gpu_types, s.fleet.gpu_types);
+  EXPECT_NEAR(by.committed_usd, 8 * 4 * 1.0, 1e-9);
+  EXPECT_NEAR(by.committed_usd + by.pool_usd[0][0] + by.pool_usd[0][1] + by.pool_usd[0][2], *bound, 1e-6);
+  EXPECT_EQ(by.pool_usd[0][1], 0);                                   // no on-demand hour
+  EXPECT_GE(by.gpu_hours_by_use[0][0], base->training_pflop / 3600 - 1e-6);  // 1 PFLOP a GPU-second
+  EXPECT_LE(by.gpu_hours_by_use[0][0], by.pool_gpu_hours[0][0] + 1e-6);    // every hour from the owned pool
+  EXPECT_EQ(by.gpu_hours_by_use[0][1] + by.gpu_hours_by_use[0][2], 0);
+  const nlohmann::json j = BoundDecompositionJson(by);
+  EXPECT_NEAR(j["by_type"]["H100"]["gpu_hours"]["training"].get<double>(), by.gpu_hours_by_use[0][0], 1e-12);
+  BoundDecomposition two;
+  two.Add(by);
+  two.Add(by);
+  EXPECT_NEAR(two.gpu_hours_by_use[0][0], 2 * by.gpu_hours_by_use[0][0], 1e-9);
+}
+
 }  // namespace
 }  // namespace seedance::fleet
