@@ -88,7 +88,19 @@ const std::vector<std::string>& FleetWeekBoundConstraints() {
   return kConstraints;
 }
 
-Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWeekOutcome& out) {
+void BoundDecomposition::Add(const BoundDecomposition& o) {
+  if (gpu_types.empty()) gpu_types = o.gpu_types;
+  for (auto [to, from] : {std::pair{&gpu_hours_by_use, &o.gpu_hours_by_use}, std::pair{&pool_gpu_hours, &o.pool_gpu_hours},
+                          std::pair{&pool_usd, &o.pool_usd}}) {
+    if (to->size() < from->size()) to->resize(from->size());
+    for (std::size_t t = 0; t < from->size(); ++t) {
+      for (std::size_t k = 0; k < 3; ++k) (*to)[t][k] += (*from)[t][k];
+    }
+  }
+  committed_usd += o.committed_usd;
+}
+
+Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWeekOutcome& out, BoundDecomposition* by) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   const std::size_t types = s.fleet.gpu_types.size();
   const auto periods = static_cast<std::size_t>(std::ceil(s.horizon_s / kBoundPeriodS));
@@ -97,6 +109,20 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
   // use[t][p] collects the work columns (coefficient -1); the pools' columns are added below.
   std::vector<std::vector<std::vector<std::pair<int, double>>>> use(types, std::vector<std::vector<std::pair<int, double>>>(periods));
   auto period_end = [&](std::size_t p) { return std::min(s.horizon_s, static_cast<double>(p + 1) * kBoundPeriodS); };
+  // For the decomposition: each work column's type and use (0 training, 1 serving, 2 notebooks),
+  // and each pool column's pool.
+  struct UsedFor {
+    int col;
+    std::size_t type;
+    std::size_t use;
+  };
+  std::vector<UsedFor> used_for;
+  struct PoolCol {
+    int col;
+    const sim::PoolSpec* pool;
+    double price;
+  };
+  std::vector<PoolCol> pool_cols;
 
   // Training: jobs of one rate vector (PFLOP per GPU-hour on each type) are one class: the work of
   // a class's jobs is interchangeable in a fluid schedule. A class may do, by the end of period p,
@@ -148,6 +174,7 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
           step.push_back({x, -c.rate[t]});
           gang.push_back({x, 1.0});
           use[t][p].push_back({x, -1.0});
+          used_for.push_back({x, t, 0});
         }
         // The work done in p is at most what its GPU-hours do (wasting hours never pays).
         lp.AddRow(step, -kInf, 0.0);
@@ -230,6 +257,7 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
           served.push_back({y, w.per_gpu_hour[t]});
           per_period[p].push_back({y, w.per_gpu_hour[t]});
           use[t][p].push_back({y, -1.0});
+          used_for.push_back({y, t, 1});
         }
       }
       if (served.empty()) return InternalError("the fleet has no GPU type for a bucket of deployment " + s.serving[d].spec.name);
@@ -264,6 +292,7 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
           if (per_gpu_hour[t] <= 0) continue;
           const int x = lp.AddColumn(0.0, 0.0, kInf);  // GPU-hours of type t for notebooks of type a
           use[t][p].push_back({x, -1.0});
+          used_for.push_back({x, t, 2});
           step.push_back({x, -per_gpu_hour[t]});
         }
         if (prev >= 0) step.push_back({prev, -1.0});
@@ -293,6 +322,7 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
       }
       if (held || !std::isfinite(price)) price = 0.0;
       use[t][p].push_back({lp.AddColumn(price, 0.0, capacity_h), 1.0});
+      pool_cols.push_back({use[t][p].back().first, &pool, price});
     }
   }
   for (std::size_t t = 0; t < types; ++t) {
@@ -301,6 +331,20 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
     }
   }
   SEEDANCE_RETURN_IF_ERROR(lp.Solve());
+  if (by != nullptr) {
+    by->gpu_types = s.fleet.gpu_types;
+    by->gpu_hours_by_use.assign(types, {});
+    by->pool_gpu_hours.assign(types, {});
+    by->pool_usd.assign(types, {});
+    for (const UsedFor& u : used_for) by->gpu_hours_by_use[u.type][u.use] += lp.value(u.col);
+    for (const PoolCol& c : pool_cols) {
+      const std::size_t tier = sim::AlwaysHeld(c.pool->tier) ? 0 : c.pool->tier == sim::Tier::kSpot ? 2 : 1;
+      const auto t = static_cast<std::size_t>(c.pool->type);
+      by->pool_gpu_hours[t][tier] += lp.value(c.col);
+      by->pool_usd[t][tier] += lp.value(c.col) * c.price;
+    }
+    by->committed_usd = committed;
+  }
   return committed + lp.objective();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,18 @@ inline constexpr double kBoundRateStep = 0.05;  // training classes: rates withi
 double BoundPoolGpusAt(const sim::PoolSpec& pool, double t);
 // The constraints the LP imposes, one short line each (results.json's lower_bound_time_aware).
 const std::vector<std::string>& FleetWeekBoundConstraints();
-Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& scenario, const FleetWeekOutcome& outputs);
+// The bound's solution decomposed (issue 39, round 5): per fleet GPU type, the GPU-hours its LP
+// gives training, serving and notebooks, and the GPU-hours and $ it takes from each kind of pool
+// (0 committed: owned and reserved, 1 on-demand, 2 spot; committed pools at 0 $, their bill is
+// committed_usd). Sums over weeks with Add.
+struct BoundDecomposition {
+  std::vector<std::string> gpu_types;
+  std::vector<std::array<double, 3>> gpu_hours_by_use, pool_gpu_hours, pool_usd;
+  double committed_usd = 0;
+  void Add(const BoundDecomposition& o);
+};
+// `by` (optional): the solution's decomposition.
+Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& scenario, const FleetWeekOutcome& outputs,
+                                      BoundDecomposition* by = nullptr);
 
 }  // namespace seedance::fleet

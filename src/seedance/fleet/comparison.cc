@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "seedance/fleet/bound.h"
+#include "seedance/fleet/decomposition.h"
 #include "seedance/report/cost_jct_chart.h"
 
 namespace seedance::fleet {
@@ -73,6 +74,7 @@ FleetWeekOutcome Sum(const std::vector<FleetWeekOutcome>& v) {
     s.consolidation_moves += o.consolidation_moves;
 
     s.match_requeues += o.match_requeues;
+    AddDecomposition(o, &s);
 
     s.mig_partitions += o.mig_partitions;
     s.dev_on_slices += o.dev_on_slices;
@@ -306,9 +308,11 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     // bound, said beside it, and the stacks' figures stand.
     double bound = 0;
     for (std::size_t i = 0; i < built.size() && r.bound_error.empty(); ++i) {
-      auto b = FleetWeekLowerBoundUsd(built[i], r.standard[static_cast<std::size_t>(r.base)].seeds[i]);
+      BoundDecomposition by;
+      auto b = FleetWeekLowerBoundUsd(built[i], r.standard[static_cast<std::size_t>(r.base)].seeds[i], &by);
       if (b.has_value()) {
         bound += *b;
+        r.bound_decomposition.Add(by);
       } else {
         r.bound_error = fmt::format("seed {}: {}", set.seeds[i], b.error().message());
         if (progress) progress(fmt::format("{}: no lower bound: {}", set.name, r.bound_error));

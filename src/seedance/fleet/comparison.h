@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "seedance/core/status.h"
+#include "seedance/fleet/bound.h"
 #include "seedance/fleet/engine.h"
 
 // `seedance cost-benchmark --workload fleet-week`: the standard stack (two kube-scheduler
@@ -78,6 +79,7 @@ struct SetResult {
   double bound_usd = 0;                 // FleetWeekLowerBoundUsd for the base's work, summed over seeds
   double bound_index = 1;               // bound_usd / base $
   std::string bound_error;              // non-empty: the bound's LP failed (bound_usd is not set)
+  BoundDecomposition bound_decomposition;  // the bound's solutions, summed over seeds (round 5)
   // What makes the set's unit costs a weak comparison: a stack that served under 95 % within SLO,
   // finished under 80 % of its training jobs, or broke a Gold guarantee (the fleet is too small for
   // the week's work). One sentence each; printed above the set's figures.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "seedance/fleet/bound.h"
+#include "seedance/fleet/decomposition.h"
 #include "seedance/report/cost_jct_chart.h"
 #include "seedance/report/html.h"
 #include "seedance/report/svg_chart.h"
@@ -206,6 +207,7 @@ nlohmann::json RowJson(const StackResult& r) {
   j["consolidation_pod_moves"] = s.consolidation_moves;
 
   j["match_requeues"] = s.match_requeues;
+  j["decomposition"] = DecompositionJson(s);  // issue 39, round 5: the bill by type, tier and use
   j["serving_controllers"] = s.serving_description;
   nlohmann::json per_seed = nlohmann::json::array();
   for (const auto& o : r.seeds) per_seed.push_back({{"total_usd", o.total_usd}, {"training_pflop", o.training_pflop},
@@ -275,6 +277,7 @@ nlohmann::json SetJson(const SetResult& r) {
                                    {"seedance_gap_pct", 100.0 * (Ratio(r.seedance.sum.total_usd, r.bound_usd) - 1)},
                                    {"seedance_index", Ratio(r.seedance.sum.total_usd, r.standard[static_cast<std::size_t>(r.base)].sum.total_usd)},
                                    {"bound_index", r.bound_index}};
+    j["lower_bound_time_aware"]["decomposition"] = BoundDecompositionJson(r.bound_decomposition);
   } else {
     j["lower_bound_usd"] = nullptr;
     j["lower_bound_change_pct"] = nullptr;

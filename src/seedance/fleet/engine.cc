@@ -311,11 +311,22 @@ void Engine::UpdateSignals(double dt) {
   }
 }
 
+std::size_t Engine::CloudTier(int pool) const {
+  return pools_[static_cast<std::size_t>(pool)].spec->tier == sim::Tier::kSpot ? 1 : 0;
+}
+
+std::array<double, kNumUses>& Engine::CloudHours(int pool) {
+  const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
+  return out_.cloud_gpu_hours_by_type[static_cast<std::size_t>(p.spec->type)][CloudTier(pool)];
+}
+
 void Engine::Account(double dt) {
   const double h = dt / 3600.0;
   std::array<double, kNumUses> gpus{};
   std::array<double, 3> pod_usd{};  // training, serving, dev
   double owned_idle = 0;            // GPUs of committed pools free or held by idle notebooks
+  std::vector<double> owned_free(s_.fleet.gpu_types.size(), 0.0);  // free committed GPUs by type
+  bool cloud_training = false;      // some training runs on a cloud node
   double bill = 0;
   for (auto& p : pools_) {
     const double price = p.spec->PriceAt(now_);
@@ -327,12 +338,19 @@ void Engine::Account(double dt) {
       if (p.committed()) out_.committed_usd += usd;
       else if (p.spec->tier == sim::Tier::kSpot) out_.spot_usd += usd;
       else out_.on_demand_usd += usd;
+      if (!p.committed()) out_.cloud_usd_by_type[static_cast<std::size_t>(p.spec->type)][CloudTier(p.index)] += usd;
       if (s.phase == Phase::kBooting) {
         gpus[kBooting] += s.gpus;
+        if (!p.committed()) CloudHours(p.index)[kBooting] += s.gpus * h;
       } else {
         const double free = static_cast<double>(p.state->node(cluster::NodeId(static_cast<std::uint32_t>(k))).TotalGpuIdle()) / cluster::kMilliPerGpu;
         gpus[kFree] += free;
-        if (p.committed()) owned_idle += free;
+        if (p.committed()) {
+          owned_idle += free;
+          owned_free[static_cast<std::size_t>(p.spec->type)] += free;
+        } else {
+          CloudHours(p.index)[kFree] += free * h;
+        }
         if (p.spec->tier == sim::Tier::kSpot) p.held_gpu_s += s.gpus * dt;
       }
     }
@@ -346,6 +364,10 @@ void Engine::Account(double dt) {
     const auto kind = static_cast<std::size_t>(r.kind);
     out_.training_gpu_hours_by_type[type][kind] += r.job->gpus * h;
     if (pool.committed()) out_.committed_training_gpu_hours_by_type[type][kind] += r.job->gpus * h;
+    if (!pool.committed()) {
+      CloudHours(r.where.pool)[kTraining] += r.job->gpus * h;
+      cloud_training = true;
+    }
     const double from = std::max(now_, r.seg_start);
     out_.training_restore_gpu_hours += r.job->gpus * (std::min(from, now_ + dt) - now_) / 3600.0;
     if (from < now_ + dt) {
@@ -359,6 +381,7 @@ void Engine::Account(double dt) {
     if (!r.where.placed()) continue;
     gpus[kServing] += r.pod.num_gpu;
     out_.serving_gpu_hours_by_type[static_cast<std::size_t>(r.fleet_type)] += r.pod.num_gpu * h;
+    if (!pools_[static_cast<std::size_t>(r.where.pool)].committed()) CloudHours(r.where.pool)[kServing] += r.pod.num_gpu * h;
     pod_usd[1] += r.pod.num_gpu * PriceOf(r.where.pool) * h;
   }
   for (const DevRun& d : devs_) {
@@ -367,6 +390,9 @@ void Engine::Account(double dt) {
     // an hour in use counts as DevRun::work GPU-hours of useful work.
     gpus[d.state == DevState::kActive ? kDevActive : kDevIdle] += d.share;
     if (d.state == DevState::kTail && pools_[static_cast<std::size_t>(d.where.pool)].committed()) owned_idle += d.share;
+    if (!pools_[static_cast<std::size_t>(d.where.pool)].committed()) {
+      CloudHours(d.where.pool)[d.state == DevState::kActive ? kDevActive : kDevIdle] += d.share * h;
+    }
     pod_usd[2] += PriceOf(d.where.pool) * d.share * h;
     if (d.state == DevState::kActive) out_.dev_active_gpu_hours += d.work * h;
   }
@@ -375,7 +401,17 @@ void Engine::Account(double dt) {
     if (p.used == 0) continue;
     const double free = 1.0 - p.used * p.profile->ComputeFraction();
     gpus[kFree] += free;
-    if (pools_[static_cast<std::size_t>(p.gpu.pool)].committed()) owned_idle += free;
+    const PoolRun& pool = pools_[static_cast<std::size_t>(p.gpu.pool)];
+    if (pool.committed()) {
+      owned_idle += free;
+      owned_free[static_cast<std::size_t>(pool.spec->type)] += free;
+    } else {
+      CloudHours(p.gpu.pool)[kFree] += free * h;
+    }
+  }
+  for (std::size_t t = 0; t < owned_free.size(); ++t) {
+    out_.owned_free_gpu_hours_by_type[t] += owned_free[t] * h;
+    if (cloud_training) out_.owned_free_while_cloud_training_gpu_hours_by_type[t] += owned_free[t] * h;
   }
   out_.total_usd += bill;
   out_.idle_gpu_hours += (gpus[kFree] + gpus[kDevIdle]) * h;
@@ -403,6 +439,11 @@ Result<FleetWeekOutcome> Engine::Run() {
   out_.training_pflop_by_type.assign(s_.fleet.gpu_types.size(), {});
   out_.committed_training_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), {});
   out_.serving_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), 0.0);
+  out_.gpu_types = s_.fleet.gpu_types;
+  out_.cloud_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), {});
+  out_.cloud_usd_by_type.assign(s_.fleet.gpu_types.size(), {});
+  out_.owned_free_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), 0.0);
+  out_.owned_free_while_cloud_training_gpu_hours_by_type.assign(s_.fleet.gpu_types.size(), 0.0);
   for (const auto& p : pools_) {
     if (p.committed()) committed_gpus_ += p.spec->max_gpus;
   }

@@ -254,6 +254,17 @@ struct FleetWeekOutcome {
   double training_lost_pflop = 0, training_lost_gpu_hours = 0, training_restore_gpu_hours = 0;
   std::vector<double> serving_gpu_hours_by_type;  // serving replicas' GPU-hours by fleet GPU type
 
+  // Where the bill above the committed pools goes (issue 39, round 5: fleet a's dollars above the
+  // bound), indexed by the fleet's GPU types (`gpu_types`): the cloud GPU-hours held by tier (0
+  // on-demand, 1 spot) and Use (training, serving, notebooks in use and idle, free on held nodes,
+  // booting; a MIG slice counts its compute fraction), the cloud bill by type and tier, the
+  // committed GPU-hours free, and of those the ones free while training ran on a cloud node of any
+  // type (owned room beside which the cloud was paid).
+  std::vector<std::string> gpu_types;
+  std::vector<std::array<std::array<double, kNumUses>, 2>> cloud_gpu_hours_by_type;
+  std::vector<std::array<double, 2>> cloud_usd_by_type;
+  std::vector<double> owned_free_gpu_hours_by_type, owned_free_while_cloud_training_gpu_hours_by_type;
+
   int match_requeues = 0;  // training jobs sent back to their queue (from a checkpoint) to free a node for a gang they yield to
 
   // Fractional GPUs (StackConfig::fractional_gpus): GPUs partitioned into MIG slices (each a

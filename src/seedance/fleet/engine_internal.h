@@ -272,6 +272,10 @@ class Engine final : public tenancy::AdmissionEnv {
   void PlacePending();
   void ScaleDown();
   void MigrateToCommitted();
+  // The decomposition's cloud row of a pool (not committed): its type's GPU-hours by use at its
+  // tier (FleetWeekOutcome::cloud_gpu_hours_by_type), and that tier's index (0 on-demand, 1 spot).
+  std::array<double, kNumUses>& CloudHours(int pool);
+  std::size_t CloudTier(int pool) const;
   void Defragment();  // StackConfig::defragment (engine_admission.cc)
   // What is on each node of the committed pools (or of the cloud pools) now, for Defragment and
   // Consolidate (engine_nodes.cc): per pool, per node, the running one-pod training jobs (movable)
