@@ -124,6 +124,43 @@ TEST(FleetBacklogTest, AJobThatCanWaitTakesTheTypeWhereItHasTheAdvantage) {
   EXPECT_GT(a->training_gpu_hours_by_type[kH100][1], 0);
 }
 
+// Round 5 (issue 39, fleet c): a Philly job that took an H100 hole while no fine-tune waited gives
+// the GPUs back once fine-tunes wait under a standing backlog, even where the node cannot be
+// emptied (a Philly gang's pods pin it here; on fleet c, Gold jobs): each 2-GPU fine-tune takes the
+// room of two Philly jobs, which go back to their queue (the A100-80Gs are full). Before, the
+// fine-tunes waited for the Philly jobs to end, a hundred hours on.
+TEST(FleetBacklogTest, PhillyJobsOnAnH100GiveTheirRoomToWaitingFineTunesUnderABacklog) {
+  auto week = [](bool backlog) {
+    BacklogFleet f(8, 16, 0, 0);
+    auto a100_only = [&](double at) {  // 8 GPUs, A100-80G only
+      f.Job(at, 8, true, 100);
+      f.s.jobs.back().steps_per_s = {0.0, 1.0};
+      f.s.jobs.back().kind = "other";
+    };
+    a100_only(0);
+    a100_only(0);                      // the A100-80Gs full
+    f.Job(600, 2, false, 100);         // a Philly gang of two one-GPU pods: the H100 node stays
+    f.s.jobs.back().pods = 2;
+    for (int k = 0; k < 6; ++k) f.Job(600, 1, false, 100);  // the H100 node's other GPUs
+    for (int k = 0; k < 3; ++k) f.Job(1800, 2, true, 100);  // fine-tunes wait: 6 GPUs
+    if (backlog) {
+      for (int k = 0; k < 3; ++k) a100_only(1800);          // 30 GPUs waiting on 24
+    }
+    auto r = RunFleetWeek(f.s, SeedanceStack());
+    EXPECT_TRUE(r.has_value());
+    return r.has_value() ? *r : FleetWeekOutcome{};
+  };
+  const FleetWeekOutcome with = week(true);
+  EXPECT_EQ(with.match_requeues, 6);
+  // Three fine-tunes on the H100 node from about half an hour in: 6 GPUs for 3.5 hours.
+  EXPECT_NEAR(with.training_gpu_hours_by_type[kH100][0], 6 * 3.5, 0.5);
+  EXPECT_NEAR(with.training_gpu_hours_by_type[kH100][1], 8 * (0.5 - 1.0 / 6) + 2 * 3.5, 0.5);  // from 10 min in
+  // Without the backlog, the fastest type with room goes to whoever comes first: nobody yields.
+  const FleetWeekOutcome without = week(false);
+  EXPECT_EQ(without.match_requeues, 0);
+  EXPECT_EQ(without.training_gpu_hours_by_type[kH100][0], 0);
+}
+
 // A standing backlog on the committed GPUs (more training waiting than they hold): work that can
 // wait does not rent cloud GPUs dearer per PFLOP than the committed ones (they stay busy anyway;
 // the cloud only adds work at its price); a job with a deadline still does, and so does backlog

@@ -266,6 +266,11 @@ void Engine::Defragment() {
   int freed = 0;
   for (const JobRun* w : blocked) {
     if (freed >= kDefragNodesPerStep) break;
+    if (YieldRoomFor(*w, on)) {  // type matching (engine_match.cc)
+      ++freed;
+      refresh();
+      continue;
+    }
     const int g = w->pod.num_gpu;  // a gang's pod (the gang waits for a node per pod it cannot fit)
     // Its committed pools, fastest first; none may already hold it.
     std::vector<std::pair<double, int>> pools;

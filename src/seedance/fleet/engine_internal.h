@@ -337,6 +337,13 @@ class Engine final : public tenancy::AdmissionEnv {
   // occupants all yield to `w`; `pinned` and `on` are Defragment's view of the committed nodes.
   bool YieldNodeFor(const JobRun& w, const std::vector<std::vector<char>>& pinned,
                     std::vector<std::vector<std::vector<std::size_t>>>& on);
+  // Under a standing backlog, a one-pod job `w` waiting with no room on a committed type where it
+  // outmatches jobs running there: the fewest of them on one node whose GPUs (with the node's free
+  // ones) make room for it yield (engine_match.cc). True if room was made.
+  bool YieldRoomFor(const JobRun& w, std::vector<std::vector<std::vector<std::size_t>>>& on);
+  // A running job that yields goes back to its queue from a checkpoint taken now (Kueue's
+  // preemption, checkpoint-aware).
+  void RequeueYielder(std::size_t i);
   void Account(double dt);
   void UpdateSignals(double dt);
   int SpotAvailable(const PoolRun& p) const;

@@ -10,6 +10,7 @@
 // tenants' quota usage, and the room on the nodes.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -204,20 +205,116 @@ bool Engine::YieldNodeFor(const JobRun& w, const std::vector<std::vector<char>>&
     p.state->SetEligibility(node, cluster::NodeEligibility::kAll);
     if (!CommitMoves(all, moves, on)) continue;
     on[pu][n].clear();
-    for (std::size_t i : requeue) {
-      // Back to its queue from a checkpoint taken now (Kueue's preemption, checkpoint-aware).
-      JobRun& r = jobs_[i];
-      RollBack(r, s_.fleet.checkpoint_cost_s);
-      ReleaseJob(r);
-      ++r.restarts;
-      r.state = JobState::kQueued;
-      admitter_->Evicted(r.job->id, /*requeue=*/true);
-      pending_jobs_.erase(std::remove(pending_jobs_.begin(), pending_jobs_.end(), i), pending_jobs_.end());
-      ++out_.match_requeues;
-    }
+    for (std::size_t i : requeue) RequeueYielder(i);
     return true;
   }
   return false;
+}
+
+void Engine::RequeueYielder(std::size_t i) {
+  JobRun& r = jobs_[i];
+  RollBack(r, s_.fleet.checkpoint_cost_s);
+  ReleaseJob(r);
+  ++r.restarts;
+  r.state = JobState::kQueued;
+  admitter_->Evicted(r.job->id, /*requeue=*/true);
+  pending_jobs_.erase(std::remove(pending_jobs_.begin(), pending_jobs_.end(), i), pending_jobs_.end());
+  ++out_.match_requeues;
+}
+
+bool Engine::YieldRoomFor(const JobRun& w, std::vector<std::vector<std::vector<std::size_t>>>& on) {
+  // Round 5 (issue 39, fleet c): the owned H100s hold Gold jobs, 2-GPU fine-tunes and 1-GPU Philly
+  // jobs side by side. A Philly job took an H100 hole when no fine-tune waiting fitted it; once
+  // fine-tunes wait again, nothing gives the GPU back until the Philly job ends (YieldNodeFor
+  // empties whole nodes only, and a Gold job on a node keeps it). Under a standing backlog, a
+  // one-pod job waiting with no room on a committed type where it is relatively faster takes room
+  // on one node of that type from the jobs it outmatches there (MatchClaims: relatively slower
+  // there, and fair sharing kept): the fewest GPUs yielded, on the node needing the least; each
+  // moves to a hole on the reference type, else goes back to its queue from a checkpoint. The
+  // waiting job's tenant must be admissible for it then. Reads the queue and the nodes now.
+  if (!c_.match_types || w.job->pods > 1 || WaitingTrainingGpus() <= committed_gpus_) return false;
+  EnsureMatchTable();
+  if (match_numeraire_ < 0) return false;
+  const MatchClass& wc = MatchClassOf(w);
+  const int g = w.pod.num_gpu;
+  std::vector<int> to_ref;
+  for (const auto& q : pools_) {
+    if (q.committed() && q.spec->type == match_numeraire_) to_ref.push_back(q.index);
+  }
+  // Best node: (GPUs yielded, pool, node) and its yielders.
+  std::tuple<int, int, std::size_t> best{std::numeric_limits<int>::max(), -1, 0};
+  std::vector<std::size_t> best_yield;
+  // Its committed types fastest first, down to the first with room for it now (it is placed there
+  // without help); the reference type is never taken from anyone.
+  std::vector<std::pair<double, int>> order;
+  for (const auto& p : pools_) {
+    const double speed = w.job->steps_per_s[static_cast<std::size_t>(p.spec->type)];
+    if (p.committed() && speed > 0) order.emplace_back(-speed, p.index);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [neg_speed, index] : order) {
+    const PoolRun& p = pools_[static_cast<std::size_t>(index)];
+    const int t = p.spec->type;
+    if (GangRoomNow(p.index, w.pod) >= 1) break;
+    if (t == match_numeraire_) continue;
+    const auto pu = static_cast<std::size_t>(p.index);
+    for (std::size_t n = 0; n < p.slots.size(); ++n) {
+      if (p.slots[n].phase != Phase::kUp || p.slots[n].gpus < g) continue;
+      int room = static_cast<int>(p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle() / cluster::kMilliPerGpu);
+      std::vector<std::size_t> ys;
+      for (std::size_t i : on[pu][n]) {
+        if (MatchYields(jobs_[i], t) && MatchClaims(wc, jobs_[i], t)) ys.push_back(i);
+      }
+      // The largest yielders first (the fewest moves), then the least work since a checkpoint.
+      std::stable_sort(ys.begin(), ys.end(), [&](std::size_t a, std::size_t b) { return jobs_[a].job->gpus > jobs_[b].job->gpus; });
+      std::vector<std::size_t> take;
+      for (std::size_t i : ys) {
+        if (room >= g) break;
+        take.push_back(i);
+        room += jobs_[i].job->gpus;
+      }
+      if (room < g || take.empty()) continue;
+      int yielded = 0;
+      for (std::size_t i : take) yielded += jobs_[i].job->gpus;
+      if (std::make_tuple(yielded, p.index, n) < best) {
+        best = {yielded, p.index, n};
+        best_yield = take;
+      }
+    }
+  }
+  const auto [yielded, pi, n] = best;
+  if (pi < 0) return false;
+  // The yielders' GPUs return to the cohort: the waiting job's tenant must be admissible then.
+  if (w.state != JobState::kPending &&
+      tenancy::FromQuantity(admitter_->book().Available(w.job->tenant, 0)) + yielded < w.job->gpus - 1e-9) {
+    return false;
+  }
+  PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+  const cluster::NodeId node(static_cast<std::uint32_t>(n));
+  p.state->SetEligibility(node, cluster::NodeEligibility::kNone);
+  std::vector<std::pair<std::size_t, Where>> moves;
+  std::vector<std::size_t> requeue;
+  for (std::size_t i : best_yield) {
+    Where dest;
+    if (TryPlace(jobs_[i].pod, to_ref, &dest)) {
+      moves.emplace_back(i, dest);
+    } else {
+      requeue.push_back(i);
+    }
+  }
+  p.state->SetEligibility(node, cluster::NodeEligibility::kAll);
+  CommitMoves(/*all=*/true, moves, on);
+  for (std::size_t i : requeue) RequeueYielder(i);
+  auto& here = on[static_cast<std::size_t>(pi)][n];
+  here.erase(std::remove_if(here.begin(), here.end(),
+                            [&](std::size_t i) { return std::find(best_yield.begin(), best_yield.end(), i) != best_yield.end(); }),
+             here.end());
+  if (w.state == JobState::kPending) {
+    // Admitted already (its quota held): it takes the room now, before any other pod.
+    JobRun& r = jobs_[job_index_.at(w.job->id)];
+    if (PlaceJob(r, {pi})) StartJob(r);
+  }
+  return true;
 }
 
 }  // namespace seedance::fleet::detail
