@@ -69,6 +69,7 @@ StackConfig SeedanceStack() {
   s.backlog_waits_for_committed = true;
   s.hold_boots_for_claimants = true;
   s.gold_first = true;
+  s.serving_yields_to_training = true;
   return s;
 }
 

@@ -1,0 +1,111 @@
+// Serving by comparative advantage (StackConfig::serving_yields_to_training; issue 39 round 5): a
+// fine-tune runs 2.8x as fast on an H100 as on an A100-80G, a serving replica about 2x, so while
+// training waits for owned H100s (or pays for cloud ones) the replicas on owned H100s move to owned
+// A100-80G room free now, and the H100s go to the training. Decided by the one cost model: the
+// cloud price of the GPUs freed against the marginal (power) cost of the committed GPUs taken.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "seedance/fleet/engine_internal.h"
+
+namespace seedance::fleet::detail {
+
+int Engine::TrainingWantingType(int type) const {
+  int gpus = 0;
+  for (const JobRun& r : jobs_) {
+    const bool waiting = r.state == JobState::kPending;
+    const bool on_cloud = r.state == JobState::kRunning && !pools_[static_cast<std::size_t>(r.where.pool)].committed();
+    if (!waiting && !on_cloud) continue;
+    const auto& speed = r.job->steps_per_s;
+    const auto fastest = std::max_element(speed.begin(), speed.end());
+    if (fastest == speed.end() || *fastest <= 0 || fastest - speed.begin() != type) continue;
+    gpus += r.job->gpus;
+  }
+  return gpus;
+}
+
+void Engine::YieldServing(std::size_t d, ServingMix* want) {
+  if (yields_.size() != s_.serving.size()) yields_.resize(s_.serving.size());
+  const ServingProfile& prof = *profiles_[d];
+  const int types = static_cast<int>(prof.gpus.size());
+  std::vector<int>& w = want->replicas;
+  w.resize(prof.gpus.size(), 0);
+  std::vector<ServingYield>& ys = yields_[d];
+  // Replicas of `to` that serve what n replicas of `from` serve (the measured req/s at the SLO).
+  const auto sized = [&](int from, int to, int n) {
+    if (n <= 0) return 0;
+    return static_cast<int>(std::ceil(n * prof.replica_rps[static_cast<std::size_t>(from)] /
+                                          prof.replica_rps[static_cast<std::size_t>(to)] - 1e-9));
+  };
+  // Moves made: they follow the controller down (the moved replicas go first) and stay otherwise
+  // (moving back only costs a model load; the training has the GPUs now).
+  for (ServingYield& y : ys) {
+    y.from_n = std::min(y.from_n, w[static_cast<std::size_t>(y.from)]);
+    y.to_n = sized(y.from, y.to, y.from_n);
+  }
+  for (int t = 0; t < types; ++t) {
+    auto it = std::find_if(ys.begin(), ys.end(), [&](const ServingYield& y) { return y.from == t; });
+    const int moved = it == ys.end() ? 0 : it->from_n;
+    const int tp_t = prof.tp[static_cast<std::size_t>(t)];
+    if (w[static_cast<std::size_t>(t)] - moved <= 0 || prof.replica_rps[static_cast<std::size_t>(t)] <= 0) continue;
+    const int ft = profile_fleet_type_[d][static_cast<std::size_t>(t)];
+    const int wanting = TrainingWantingType(ft);
+    const int more = std::min(w[static_cast<std::size_t>(t)] - moved, (wanting + tp_t - 1) / tp_t - moved);
+    if (more <= 0) continue;
+    // What the waiting training would pay for an hour of these GPUs: the type's cheapest cloud pool.
+    double cloud_usd = 0;
+    for (const PoolRun& p : pools_) {
+      if (p.spec->type != ft || p.committed()) continue;
+      cloud_usd = cloud_usd > 0 ? std::min(cloud_usd, PriceOf(p.index)) : PriceOf(p.index);
+    }
+    if (cloud_usd <= 0) continue;
+    int best_to = -1, best_m = 0;
+    double best_cost = 0;
+    for (int u = 0; u < types; ++u) {
+      if (u == t || prof.replica_rps[static_cast<std::size_t>(u)] <= 0) continue;
+      if (it != ys.end() && it->to != u) continue;  // one destination per moved type
+      const int fu = profile_fleet_type_[d][static_cast<std::size_t>(u)];
+      if (fu == ft || TrainingWantingType(fu) > 0) continue;  // room some training waits for
+      cluster::PodSpec pod;
+      const int tp_u = prof.tp[static_cast<std::size_t>(u)];
+      pod.cpu = Millicores(tp_u * kCpuPerGpu);
+      pod.memory = MiB(tp_u * kMemPerGpu);
+      pod.num_gpu = tp_u;
+      pod.gpu_milli = cluster::kMilliPerGpu;
+      int room = 0;
+      for (const PoolRun& p : pools_) {
+        if (p.spec->type == fu && p.committed()) room += GangRoomNow(p.index, pod);
+      }
+      for (const Replica& r : replicas_) room -= !r.where.placed() && r.fleet_type == fu;  // placed first
+      const double marginal = static_cast<std::size_t>(fu) < s_.owned_marginal_usd_per_gpu_hour.size()
+                                  ? s_.owned_marginal_usd_per_gpu_hour[static_cast<std::size_t>(fu)] : 0.0;
+      const int to_n = it == ys.end() ? 0 : it->to_n;
+      int m = more;
+      for (; m > 0; --m) {
+        const int extra = sized(t, u, moved + m) - to_n;
+        if (extra <= room && m * tp_t * cloud_usd > extra * tp_u * marginal) break;
+      }
+      if (m <= 0) continue;
+      const double cost = marginal * tp_u / prof.replica_rps[static_cast<std::size_t>(u)];
+      if (best_to < 0 || cost < best_cost) {
+        best_to = u;
+        best_m = m;
+        best_cost = cost;
+      }
+    }
+    if (best_to < 0) continue;
+    if (it == ys.end()) {
+      ys.push_back({t, best_to, 0, 0});
+      it = ys.end() - 1;
+    }
+    it->from_n = moved + best_m;
+    it->to_n = sized(t, best_to, it->from_n);
+  }
+  for (const ServingYield& y : ys) {
+    w[static_cast<std::size_t>(y.from)] -= y.from_n;
+    w[static_cast<std::size_t>(y.to)] += y.to_n;
+  }
+}
+
+}  // namespace seedance::fleet::detail
