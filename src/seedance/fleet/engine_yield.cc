@@ -11,18 +11,32 @@
 
 namespace seedance::fleet::detail {
 
-int Engine::TrainingWantingType(int type) const {
-  int gpus = 0;
+void Engine::CountTrainingWants() const {
+  if (yield_wants_at_ == now_) return;
+  yield_wants_at_ = now_;
+  yield_wants_.assign(s_.fleet.gpu_types.size(), 0);
+  yield_waits_on_.assign(s_.fleet.gpu_types.size(), 0);
   for (const JobRun& r : jobs_) {
     const bool waiting = r.state == JobState::kPending;
     const bool on_cloud = r.state == JobState::kRunning && !pools_[static_cast<std::size_t>(r.where.pool)].committed();
     if (!waiting && !on_cloud) continue;
     const auto& speed = r.job->steps_per_s;
+    for (std::size_t t = 0; waiting && t < speed.size() && t < yield_waits_on_.size(); ++t) yield_waits_on_[t] |= speed[t] > 0;
     const auto fastest = std::max_element(speed.begin(), speed.end());
-    if (fastest == speed.end() || *fastest <= 0 || fastest - speed.begin() != type) continue;
-    gpus += r.job->gpus;
+    if (fastest == speed.end() || *fastest <= 0) continue;
+    const auto t = static_cast<std::size_t>(fastest - speed.begin());
+    if (t < yield_wants_.size()) yield_wants_[t] += r.job->gpus;
   }
-  return gpus;
+}
+
+int Engine::TrainingWantingType(int type) const {
+  CountTrainingWants();
+  return yield_wants_[static_cast<std::size_t>(type)];
+}
+
+bool Engine::TrainingWaitsOnType(int type) const {
+  CountTrainingWants();
+  return yield_waits_on_[static_cast<std::size_t>(type)] != 0;
 }
 
 void Engine::YieldServing(std::size_t d, ServingMix* want) {
@@ -66,7 +80,7 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
       if (u == t || prof.replica_rps[static_cast<std::size_t>(u)] <= 0) continue;
       if (it != ys.end() && it->to != u) continue;  // one destination per moved type
       const int fu = profile_fleet_type_[d][static_cast<std::size_t>(u)];
-      if (fu == ft || TrainingWantingType(fu) > 0) continue;  // room some training waits for
+      if (fu == ft || TrainingWantingType(fu) > 0 || TrainingWaitsOnType(fu)) continue;  // room training wants
       cluster::PodSpec pod;
       const int tp_u = prof.tp[static_cast<std::size_t>(u)];
       pod.cpu = Millicores(tp_u * kCpuPerGpu);
