@@ -272,11 +272,9 @@ class Engine final : public tenancy::AdmissionEnv {
   // StackConfig::serving_yields_to_training (engine_yield.cc): rewrites deployment d's wanted mix,
   // moving replicas off types that training waits for onto committed room free now.
   void YieldServing(std::size_t d, ServingMix* want);
-  // GPUs of training that runs fastest on fleet type `type` and now waits or runs on a cloud pool;
-  // and whether a waiting training job can run on `type` at all (its room is not free for serving).
-  int TrainingWantingType(int type) const;
-  bool TrainingWaitsOnType(int type) const;
-  void CountTrainingWants() const;  // fills the two per step (yield_wants_at_)
+  // GPUs of the training now waiting or on a cloud pool that is more than `ratio` times as fast per
+  // GPU on fleet type ft as on fu (gpus_t), and of the rest that can run on fu (gpus_u).
+  void TrainingByAdvantage(int ft, int fu, double ratio, int* gpus_t, int* gpus_u) const;
   void PlacePending();
   void ScaleDown();
   void MigrateToCommitted();
@@ -390,9 +388,6 @@ class Engine final : public tenancy::AdmissionEnv {
     int from = -1, to = -1, from_n = 0, to_n = 0;
   };
   std::vector<std::vector<ServingYield>> yields_;
-  mutable std::vector<int> yield_wants_;       // per fleet type: TrainingWantingType
-  mutable std::vector<char> yield_waits_on_;   // per fleet type: TrainingWaitsOnType
-  mutable double yield_wants_at_ = -1;
   // Type matching (engine_match.cc): classes of jobs alike for the rule and the waiting count of
   // each, taken at `match_at_`.
   struct MatchClass {

@@ -438,12 +438,9 @@ void Engine::Serving(std::size_t k) {
         replicas_.push_back(r);
       }
     };
-    // A yield's replacements are asked for before any type scales down (make before break).
-    if (d < yields_.size()) {
-      for (const ServingYield& y : yields_[d]) {
-        const auto to = static_cast<std::size_t>(y.to);
-        scale_up(to, count(to), want.replicas[to]);
-      }
+    // With moves (YieldServing) every type scales up before any scales down (make before break).
+    if (d < yields_.size() && !yields_[d].empty()) {
+      for (std::size_t t = 0; t < want.replicas.size(); ++t) scale_up(t, count(t), want.replicas[t]);
     }
     for (std::size_t t = 0; t < profiles_[d]->gpus.size(); ++t) {
       int have = count(t);

@@ -11,32 +11,20 @@
 
 namespace seedance::fleet::detail {
 
-void Engine::CountTrainingWants() const {
-  if (yield_wants_at_ == now_) return;
-  yield_wants_at_ = now_;
-  yield_wants_.assign(s_.fleet.gpu_types.size(), 0);
-  yield_waits_on_.assign(s_.fleet.gpu_types.size(), 0);
+void Engine::TrainingByAdvantage(int ft, int fu, double ratio, int* gpus_t, int* gpus_u) const {
+  *gpus_t = *gpus_u = 0;
   for (const JobRun& r : jobs_) {
     const bool waiting = r.state == JobState::kPending;
     const bool on_cloud = r.state == JobState::kRunning && !pools_[static_cast<std::size_t>(r.where.pool)].committed();
     if (!waiting && !on_cloud) continue;
-    const auto& speed = r.job->steps_per_s;
-    for (std::size_t t = 0; waiting && t < speed.size() && t < yield_waits_on_.size(); ++t) yield_waits_on_[t] |= speed[t] > 0;
-    const auto fastest = std::max_element(speed.begin(), speed.end());
-    if (fastest == speed.end() || *fastest <= 0) continue;
-    const auto t = static_cast<std::size_t>(fastest - speed.begin());
-    if (t < yield_wants_.size()) yield_wants_[t] += r.job->gpus;
+    const double st = r.job->steps_per_s[static_cast<std::size_t>(ft)];
+    const double su = r.job->steps_per_s[static_cast<std::size_t>(fu)];
+    if (st > ratio * su) {
+      *gpus_t += r.job->gpus;
+    } else if (su > 0) {
+      *gpus_u += r.job->gpus;
+    }
   }
-}
-
-int Engine::TrainingWantingType(int type) const {
-  CountTrainingWants();
-  return yield_wants_[static_cast<std::size_t>(type)];
-}
-
-bool Engine::TrainingWaitsOnType(int type) const {
-  CountTrainingWants();
-  return yield_waits_on_[static_cast<std::size_t>(type)] != 0;
 }
 
 void Engine::YieldServing(std::size_t d, ServingMix* want) {
@@ -52,10 +40,37 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
     return static_cast<int>(std::ceil(n * prof.replica_rps[static_cast<std::size_t>(from)] /
                                           prof.replica_rps[static_cast<std::size_t>(to)] - 1e-9));
   };
-  // Moves made: they follow the controller down (the moved replicas go first) and stay otherwise
-  // (moving back only costs a model load; the training has the GPUs now).
+  const auto fleet_of = [&](int u) { return profile_fleet_type_[d][static_cast<std::size_t>(u)]; };
+  // How many times one GPU of `t` serves what one GPU of `u` serves (the measured req/s at the SLO).
+  const auto ratio = [&](int t, int u) {
+    const auto per_gpu = [&](int x) { return prof.replica_rps[static_cast<std::size_t>(x)] / prof.tp[static_cast<std::size_t>(x)]; };
+    return per_gpu(t) / per_gpu(u);
+  };
+  // Free room now for replicas of profile type `u` on the committed pools of its fleet type (less
+  // the replicas already waiting for a node: they are placed first).
+  const auto room_for = [&](int u) {
+    cluster::PodSpec pod;
+    const int tp_u = prof.tp[static_cast<std::size_t>(u)];
+    pod.cpu = Millicores(tp_u * kCpuPerGpu);
+    pod.memory = MiB(tp_u * kMemPerGpu);
+    pod.num_gpu = tp_u;
+    pod.gpu_milli = cluster::kMilliPerGpu;
+    const int fu = profile_fleet_type_[d][static_cast<std::size_t>(u)];
+    int room = 0;
+    for (const PoolRun& p : pools_) {
+      if (p.spec->type == fu && p.committed()) room += GangRoomNow(p.index, pod);
+    }
+    for (const Replica& r : replicas_) room -= !r.where.placed() && r.fleet_type == fu;
+    return room;
+  };
+  // Moves made follow the controller down (the moved replicas go first). A move is undone, as far
+  // as its type has room free now, when training wants the room it took (the same rule the other
+  // way round: the replicas go back to the GPUs no training waits for).
   for (ServingYield& y : ys) {
     y.from_n = std::min(y.from_n, w[static_cast<std::size_t>(y.from)]);
+    int gpus_t = 0, gpus_u = 0;
+    if (y.from_n > 0) TrainingByAdvantage(fleet_of(y.from), fleet_of(y.to), ratio(y.from, y.to), &gpus_t, &gpus_u);
+    if (gpus_u > 0 && gpus_t == 0) y.from_n -= std::min(y.from_n, std::max(0, room_for(y.from)));
     y.to_n = sized(y.from, y.to, y.from_n);
   }
   for (int t = 0; t < types; ++t) {
@@ -63,10 +78,7 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
     const int moved = it == ys.end() ? 0 : it->from_n;
     const int tp_t = prof.tp[static_cast<std::size_t>(t)];
     if (w[static_cast<std::size_t>(t)] - moved <= 0 || prof.replica_rps[static_cast<std::size_t>(t)] <= 0) continue;
-    const int ft = profile_fleet_type_[d][static_cast<std::size_t>(t)];
-    const int wanting = TrainingWantingType(ft);
-    const int more = std::min(w[static_cast<std::size_t>(t)] - moved, (wanting + tp_t - 1) / tp_t - moved);
-    if (more <= 0) continue;
+    const int ft = fleet_of(t);
     // What the waiting training would pay for an hour of these GPUs: the type's cheapest cloud pool.
     double cloud_usd = 0;
     for (const PoolRun& p : pools_) {
@@ -79,19 +91,16 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
     for (int u = 0; u < types; ++u) {
       if (u == t || prof.replica_rps[static_cast<std::size_t>(u)] <= 0) continue;
       if (it != ys.end() && it->to != u) continue;  // one destination per moved type
-      const int fu = profile_fleet_type_[d][static_cast<std::size_t>(u)];
-      if (fu == ft || TrainingWantingType(fu) > 0 || TrainingWaitsOnType(fu)) continue;  // room training wants
-      cluster::PodSpec pod;
+      const int fu = fleet_of(u);
+      if (fu == ft) continue;
+      // By comparative advantage: the GPUs of training (waiting, or paying the cloud) relatively
+      // faster on t than serving is, and of training that is not (the room on u is theirs).
+      int gpus_t = 0, gpus_u = 0;
+      TrainingByAdvantage(ft, fu, ratio(t, u), &gpus_t, &gpus_u);
+      const int more = std::min(w[static_cast<std::size_t>(t)] - moved, (gpus_t + tp_t - 1) / tp_t - moved);
+      if (more <= 0 || gpus_u > 0) continue;
       const int tp_u = prof.tp[static_cast<std::size_t>(u)];
-      pod.cpu = Millicores(tp_u * kCpuPerGpu);
-      pod.memory = MiB(tp_u * kMemPerGpu);
-      pod.num_gpu = tp_u;
-      pod.gpu_milli = cluster::kMilliPerGpu;
-      int room = 0;
-      for (const PoolRun& p : pools_) {
-        if (p.spec->type == fu && p.committed()) room += GangRoomNow(p.index, pod);
-      }
-      for (const Replica& r : replicas_) room -= !r.where.placed() && r.fleet_type == fu;  // placed first
+      const int room = room_for(u);
       const double marginal = static_cast<std::size_t>(fu) < s_.owned_marginal_usd_per_gpu_hour.size()
                                   ? s_.owned_marginal_usd_per_gpu_hour[static_cast<std::size_t>(fu)] : 0.0;
       const int to_n = it == ys.end() ? 0 : it->to_n;
