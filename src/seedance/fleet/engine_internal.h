@@ -177,6 +177,7 @@ struct Replica {
   Where where;
   double ready_at = kInf;
   double requested_at = 0;
+  bool drain = false;  // YieldServing: scaled down first (its replacement on another type is on its way)
 };
 
 class Engine final : public tenancy::AdmissionEnv {
@@ -273,8 +274,9 @@ class Engine final : public tenancy::AdmissionEnv {
   // moving replicas off types that training waits for onto committed room free now.
   void YieldServing(std::size_t d, ServingMix* want);
   // GPUs of the training now waiting or on a cloud pool that is more than `ratio` times as fast per
-  // GPU on fleet type ft as on fu (gpus_t), and of the rest that can run on fu (gpus_u).
-  void TrainingByAdvantage(int ft, int fu, double ratio, int* gpus_t, int* gpus_u) const;
+  // GPU on fleet type ft as on fu (gpus_t; min_pod: the smallest pod of those), and of the rest
+  // that can run on fu (gpus_u).
+  void TrainingByAdvantage(int ft, int fu, double ratio, int* gpus_t, int* gpus_u, int* min_pod) const;
   void PlacePending();
   void ScaleDown();
   void MigrateToCommitted();

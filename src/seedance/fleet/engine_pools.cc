@@ -456,10 +456,9 @@ void Engine::Serving(std::size_t k) {
         for (std::size_t i = replicas_.size(); i-- > 0;) {
           const Replica& r = replicas_[i];
           if (r.deployment != static_cast<int>(d) || r.type != static_cast<int>(t)) continue;
-          if (pick == replicas_.size() || (!r.where.placed() && replicas_[pick].where.placed()) ||
-              (r.where.placed() == replicas_[pick].where.placed() && r.ready_at > replicas_[pick].ready_at)) {
-            pick = i;
-          }
+          // Not yet placed, then drained (YieldServing), then the newest.
+          const auto rank = [](const Replica& x) { return std::make_tuple(x.where.placed() && !x.drain, x.where.placed(), -x.ready_at); };
+          if (pick == replicas_.size() || rank(r) < rank(replicas_[pick])) pick = i;
         }
         if (pick == replicas_.size() || (arriving && replicas_[pick].ready_at <= now_)) break;
         Release(replicas_[pick].where, replicas_[pick].pod);

@@ -11,8 +11,9 @@
 
 namespace seedance::fleet::detail {
 
-void Engine::TrainingByAdvantage(int ft, int fu, double ratio, int* gpus_t, int* gpus_u) const {
+void Engine::TrainingByAdvantage(int ft, int fu, double ratio, int* gpus_t, int* gpus_u, int* min_pod) const {
   *gpus_t = *gpus_u = 0;
+  *min_pod = 0;
   for (const JobRun& r : jobs_) {
     const bool waiting = r.state == JobState::kPending;
     const bool on_cloud = r.state == JobState::kRunning && !pools_[static_cast<std::size_t>(r.where.pool)].committed();
@@ -21,6 +22,7 @@ void Engine::TrainingByAdvantage(int ft, int fu, double ratio, int* gpus_t, int*
     const double su = r.job->steps_per_s[static_cast<std::size_t>(fu)];
     if (st > ratio * su) {
       *gpus_t += r.job->gpus;
+      *min_pod = *min_pod > 0 ? std::min(*min_pod, r.pod.num_gpu) : r.pod.num_gpu;
     } else if (su > 0) {
       *gpus_u += r.job->gpus;
     }
@@ -68,8 +70,8 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
   // way round: the replicas go back to the GPUs no training waits for).
   for (ServingYield& y : ys) {
     y.from_n = std::min(y.from_n, w[static_cast<std::size_t>(y.from)]);
-    int gpus_t = 0, gpus_u = 0;
-    if (y.from_n > 0) TrainingByAdvantage(fleet_of(y.from), fleet_of(y.to), ratio(y.from, y.to), &gpus_t, &gpus_u);
+    int gpus_t = 0, gpus_u = 0, pod = 0;
+    if (y.from_n > 0) TrainingByAdvantage(fleet_of(y.from), fleet_of(y.to), ratio(y.from, y.to), &gpus_t, &gpus_u, &pod);
     if (gpus_u > 0 && gpus_t == 0) y.from_n -= std::min(y.from_n, std::max(0, room_for(y.from)));
     y.to_n = sized(y.from, y.to, y.from_n);
   }
@@ -86,7 +88,8 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
       cloud_usd = cloud_usd > 0 ? std::min(cloud_usd, PriceOf(p.index)) : PriceOf(p.index);
     }
     if (cloud_usd <= 0) continue;
-    int best_to = -1, best_m = 0;
+    int best_to = -1, best_m = 0, best_pool = -1, drain_pool = -1;
+    std::uint32_t best_node = 0, drain_node = 0;
     double best_cost = 0;
     for (int u = 0; u < types; ++u) {
       if (u == t || prof.replica_rps[static_cast<std::size_t>(u)] <= 0) continue;
@@ -95,26 +98,46 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
       if (fu == ft) continue;
       // By comparative advantage: the GPUs of training (waiting, or paying the cloud) relatively
       // faster on t than serving is, and of training that is not (the room on u is theirs).
-      int gpus_t = 0, gpus_u = 0;
-      TrainingByAdvantage(ft, fu, ratio(t, u), &gpus_t, &gpus_u);
-      const int more = std::min(w[static_cast<std::size_t>(t)] - moved, (gpus_t + tp_t - 1) / tp_t - moved);
-      if (more <= 0 || gpus_u > 0) continue;
+      int gpus_t = 0, gpus_u = 0, pod = 0;
+      TrainingByAdvantage(ft, fu, ratio(t, u), &gpus_t, &gpus_u, &pod);
+      if (gpus_t <= 0 || gpus_u > 0) continue;
+      // The committed node of ft where draining the fewest of these replicas makes room for the
+      // smallest such pod (the GPUs freed go to training only where a pod then fits).
+      int more = 0;
+      for (const PoolRun& p : pools_) {
+        if (p.spec->type != ft || !p.committed()) continue;
+        for (std::uint32_t n = 0; n < p.state->size(); ++n) {
+          const int free = cluster::CountGpusWithIdle(p.state->node(cluster::NodeId(n)), cluster::kMilliPerGpu);
+          int here = 0;
+          for (const Replica& r : replicas_) {
+            here += r.deployment == static_cast<int>(d) && r.type == t && !r.drain && r.where.pool == p.index &&
+                    r.where.node == cluster::NodeId(n);
+          }
+          const int need = (pod - free + tp_t - 1) / tp_t;
+          if (free >= pod || need > here || need > w[static_cast<std::size_t>(t)] - moved) continue;
+          if (more == 0 || need < more) {
+            more = need;
+            drain_pool = p.index;
+            drain_node = n;
+          }
+        }
+      }
+      if (more <= 0) continue;
       const int tp_u = prof.tp[static_cast<std::size_t>(u)];
       const int room = room_for(u);
       const double marginal = static_cast<std::size_t>(fu) < s_.owned_marginal_usd_per_gpu_hour.size()
                                   ? s_.owned_marginal_usd_per_gpu_hour[static_cast<std::size_t>(fu)] : 0.0;
       const int to_n = it == ys.end() ? 0 : it->to_n;
-      int m = more;
-      for (; m > 0; --m) {
-        const int extra = sized(t, u, moved + m) - to_n;
-        if (extra <= room && m * tp_t * cloud_usd > extra * tp_u * marginal) break;
-      }
-      if (m <= 0) continue;
+      const int m = more;  // all or none: fewer frees no room a pod fits
+      const int extra = sized(t, u, moved + m) - to_n;
+      if (extra > room || m * tp_t * cloud_usd <= extra * tp_u * marginal) continue;
       const double cost = marginal * tp_u / prof.replica_rps[static_cast<std::size_t>(u)];
       if (best_to < 0 || cost < best_cost) {
         best_to = u;
         best_m = m;
         best_cost = cost;
+        best_pool = drain_pool;
+        best_node = drain_node;
       }
     }
     if (best_to < 0) continue;
@@ -123,6 +146,15 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
       it = ys.end() - 1;
     }
     it->from_n = moved + best_m;
+    // The replicas on that node are the ones drained once their replacements are ready.
+    int marked = 0;
+    for (Replica& r : replicas_) {
+      if (marked < best_m && r.deployment == static_cast<int>(d) && r.type == t && !r.drain && r.where.pool == best_pool &&
+          r.where.node == cluster::NodeId(best_node)) {
+        r.drain = true;
+        ++marked;
+      }
+    }
     it->to_n = sized(t, best_to, it->from_n);
   }
   for (const ServingYield& y : ys) {
