@@ -155,7 +155,8 @@ struct StackConfig {
   // booted, never training evicted for it), as many replicas there as serve what it served (the
   // profile's measured req/s per replica at the SLO); the old replica is drained once they are
   // ready (make before break). Only when the cloud price of the freed GPUs (what the waiting job
-  // pays) exceeds the marginal (power) cost of the committed GPUs taken. No constant.
+  // pays) exceeds the marginal (power) cost of the committed GPUs taken. No constant. Off in
+  // SeedanceStack() for now: docs/FLEET_WEEK.md "Round 5: serving by comparative advantage".
   bool serving_yields_to_training = false;
 };
 
