@@ -69,6 +69,8 @@ StackConfig SeedanceStack() {
   s.backlog_waits_for_committed = true;
   s.hold_boots_for_claimants = true;
   s.gold_first = true;
+  // serving_yields_to_training stays off (issue 39 round 5, h47srv): neutral on the tuning week
+  // (-0.03 %) and, on, four tuned constants' sweeps choose differently (docs/FLEET_WEEK.md).
   return s;
 }
 

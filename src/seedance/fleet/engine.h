@@ -148,6 +148,16 @@ struct StackConfig {
   // that is not Gold rents a cloud pool only where its $ per PFLOP there is no more than the
   // committed GPUs' so far. No constant; reads the queue and the past bill and work.
   bool backlog_waits_for_committed = false;
+
+  // Serving by comparative advantage (Seedance, issue 39 round 5; engine_yield.cc): while training
+  // that runs fastest on a GPU type waits for it or runs on its cloud pools, a serving replica of
+  // that type moves to room free now on a committed type no training waits for (never a node
+  // booted, never training evicted for it), as many replicas there as serve what it served (the
+  // profile's measured req/s per replica at the SLO); the old replica is drained once they are
+  // ready (make before break). Only when the cloud price of the freed GPUs (what the waiting job
+  // pays) exceeds the marginal (power) cost of the committed GPUs taken. No constant. Off in
+  // SeedanceStack() for now: docs/FLEET_WEEK.md "Round 5: serving by comparative advantage".
+  bool serving_yields_to_training = false;
 };
 
 // The idle culler's timeout and Seedance's idle grace, each the tuning week's choice (fleet a,

@@ -177,6 +177,7 @@ struct Replica {
   Where where;
   double ready_at = kInf;
   double requested_at = 0;
+  bool drain = false;  // YieldServing: scaled down first (its replacement on another type is on its way)
 };
 
 class Engine final : public tenancy::AdmissionEnv {
@@ -269,6 +270,13 @@ class Engine final : public tenancy::AdmissionEnv {
   void EvictDev(DevRun& d);
   void SpotReconcile();
   void Serving(std::size_t k);
+  // StackConfig::serving_yields_to_training (engine_yield.cc): rewrites deployment d's wanted mix,
+  // moving replicas off types that training waits for onto committed room free now.
+  void YieldServing(std::size_t d, ServingMix* want);
+  // GPUs of the training now waiting or on a cloud pool that is more than `ratio` times as fast per
+  // GPU on fleet type ft as on fu (gpus_t; min_pod: the smallest pod of those), and of the rest
+  // that can run on fu (gpus_u).
+  void TrainingByAdvantage(int ft, int fu, double ratio, int* gpus_t, int* gpus_u, int* min_pod) const;
   void PlacePending();
   void ScaleDown();
   void MigrateToCommitted();
@@ -383,6 +391,12 @@ class Engine final : public tenancy::AdmissionEnv {
   std::vector<double> mtok_in_slo_, mtok_demanded_;
   std::array<double, kNumUses> hour_acc_{};
   std::map<std::pair<std::size_t, std::vector<int>>, double> served_memo_;
+  // YieldServing: per deployment, the replicas of a profile type `from` served instead by `to_n`
+  // replicas of profile type `to` (at most one move per `from` type).
+  struct ServingYield {
+    int from = -1, to = -1, from_n = 0, to_n = 0;
+  };
+  std::vector<std::vector<ServingYield>> yields_;
   // Type matching (engine_match.cc): classes of jobs alike for the rule and the waiting count of
   // each, taken at `match_at_`.
   struct MatchClass {

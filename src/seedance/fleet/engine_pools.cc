@@ -415,11 +415,14 @@ void Engine::Serving(std::size_t k) {
   for (std::size_t d = 0; d < s_.serving.size(); ++d) {
     const auto& rps = s_.serving[d].demand.rps;
     const std::span<const double> past(rps.data(), std::min(k, rps.size()));
-    const ServingMix want = controllers_[d].Desired(k, past);
-    for (std::size_t t = 0; t < profiles_[d]->gpus.size(); ++t) {
+    ServingMix want = controllers_[d].Desired(k, past);
+    if (c_.serving_yields_to_training) YieldServing(d, &want);
+    const auto count = [&](std::size_t t) {
       int have = 0;
       for (const Replica& r : replicas_) have += r.deployment == static_cast<int>(d) && r.type == static_cast<int>(t);
-      const int target = t < want.replicas.size() ? want.replicas[t] : 0;
+      return have;
+    };
+    const auto scale_up = [&](std::size_t t, int have, int target) {
       for (; have < target; ++have) {
         Replica r;
         r.deployment = static_cast<int>(d);
@@ -434,6 +437,16 @@ void Engine::Serving(std::size_t k) {
         r.requested_at = now_;
         replicas_.push_back(r);
       }
+    };
+    // With moves (YieldServing) every type scales up before any scales down (make before break).
+    if (d < yields_.size() && !yields_[d].empty()) {
+      for (std::size_t t = 0; t < want.replicas.size(); ++t) scale_up(t, count(t), want.replicas[t]);
+    }
+    for (std::size_t t = 0; t < profiles_[d]->gpus.size(); ++t) {
+      int have = count(t);
+      const int target = t < want.replicas.size() ? want.replicas[t] : 0;
+      scale_up(t, have, target);
+      have = std::max(have, target);
       // Scale down: the newest replicas first (not yet placed ones before those serving); while a
       // replica of the deployment is still on its way, serving ones are kept (make before break).
       bool arriving = false;
@@ -443,10 +456,9 @@ void Engine::Serving(std::size_t k) {
         for (std::size_t i = replicas_.size(); i-- > 0;) {
           const Replica& r = replicas_[i];
           if (r.deployment != static_cast<int>(d) || r.type != static_cast<int>(t)) continue;
-          if (pick == replicas_.size() || (!r.where.placed() && replicas_[pick].where.placed()) ||
-              (r.where.placed() == replicas_[pick].where.placed() && r.ready_at > replicas_[pick].ready_at)) {
-            pick = i;
-          }
+          // Not yet placed, then drained (YieldServing), then the newest.
+          const auto rank = [](const Replica& x) { return std::make_tuple(x.where.placed() && !x.drain, x.where.placed(), -x.ready_at); };
+          if (pick == replicas_.size() || rank(r) < rank(replicas_[pick])) pick = i;
         }
         if (pick == replicas_.size() || (arriving && replicas_[pick].ready_at <= now_)) break;
         Release(replicas_[pick].where, replicas_[pick].pod);

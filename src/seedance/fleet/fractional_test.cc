@@ -20,15 +20,7 @@ namespace {
 
 constexpr double kHour = 3600;
 
-sim::PoolSpec Pool(int type, sim::Tier tier, int gpus, double usd) {
-  sim::PoolSpec p;
-  p.type = type;
-  p.tier = tier;
-  p.max_gpus = gpus;
-  p.usd_per_gpu_hour = usd;
-  p.committed = sim::AlwaysHeld(tier);
-  return p;
-}
+using testing::Pool;
 
 // GPU types, pools, one Bronze tenant "dev" with room for every notebook.
 FleetWeekScenario Fleet(std::vector<std::string> types, std::vector<sim::PoolSpec> pools, double hours) {

@@ -9,25 +9,35 @@
 
 namespace seedance::fleet::testing {
 
+// One pool of `gpus` GPUs of fleet type `type` (committed when the tier is always held).
+inline sim::PoolSpec Pool(int type, sim::Tier tier, int gpus, double usd_per_gpu_hour) {
+  sim::PoolSpec p;
+  p.type = type;
+  p.tier = tier;
+  p.max_gpus = gpus;
+  p.usd_per_gpu_hour = usd_per_gpu_hour;
+  p.committed = sim::AlwaysHeld(tier);
+  return p;
+}
+
+// A tenant of cohort "fleet" with a nominal "gpu" quota.
+inline tenancy::TenantConfig CohortTenant(const std::string& name, tenancy::Tier tier, double quota) {
+  tenancy::TenantConfig t;
+  t.name = name;
+  t.cohort = "fleet";
+  t.tier = tier;
+  t.quota.push_back({"gpu", quota, std::nullopt, std::nullopt});
+  return t;
+}
+
 inline FleetWeekScenario OnePoolWeek(const std::string& name, sim::Tier tier, int gpus, double usd_per_gpu_hour,
                                      double quota, double hours) {
   FleetWeekScenario s;
   s.name = name + " test";
   s.fleet.name = name;
   s.fleet.gpu_types = {"H100"};
-  sim::PoolSpec p;
-  p.type = 0;
-  p.tier = tier;
-  p.max_gpus = gpus;
-  p.usd_per_gpu_hour = usd_per_gpu_hour;
-  p.committed = sim::AlwaysHeld(tier);
-  s.fleet.pools.push_back(p);
-  tenancy::TenantConfig t;
-  t.name = "research";
-  t.cohort = "fleet";
-  t.tier = tenancy::Tier::kSilver;
-  t.quota.push_back({"gpu", quota, std::nullopt, std::nullopt});
-  s.tenancy.tenants.push_back(t);
+  s.fleet.pools.push_back(Pool(0, tier, gpus, usd_per_gpu_hour));
+  s.tenancy.tenants.push_back(CohortTenant("research", tenancy::Tier::kSilver, quota));
   s.tenancy.cycle_s = kStepS;
   s.horizon_s = hours * 3600.0;
   return s;
