@@ -168,7 +168,7 @@ inline constexpr double kSeedanceIdleGraceS = 3600;
 // Seedance's migrate_min_speed, the tuning week's choice from kMigrateMinSpeedGrid (fleet_levers_test:
 // the cheapest whose mean JCT and deadlines met are no worse than the competent base's).
 inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
-inline constexpr double kSeedanceMigrateMinSpeed = 0.6;
+inline constexpr double kSeedanceMigrateMinSpeed = 0.25;  // round 5 (serving yields to training): 0.25; round 4: 0.6
 inline constexpr int kDefragNodesPerStep = 4;
 // Round 4 (2026-12-07): the most of a node in use that the defragmentation empties, and the free
 // share of a committed pool below which no GPU of it is partitioned for another type's notebook;
@@ -186,7 +186,7 @@ inline constexpr double kConsolidateMaxUsedShareGrid[] = {0.5, 0.75, 1.0};
 inline constexpr double kKarpenterConsolidateAfterS = 300;  // Karpenter's default is 0 s
 inline constexpr bool kKarpenterTrainingDoNotDisrupt = false;
 inline constexpr double kSeedanceConsolidateAfterS = 0;
-inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.75;  // round 5 (batching fixed): 0.75; round 4: 1.0
+inline constexpr double kSeedanceConsolidateMaxUsedShare = 0.5;  // round 5 (serving yields): 0.5; batching fixed: 0.75; round 4: 1.0
 
 // The shipped standard stack with kube-scheduler's `placement` strategy (issue 30's rows); the
 // competent 2026 standard stack (issue 39: bin packing, the JupyterHub idle culler, PriorityClass
