@@ -283,6 +283,7 @@ int RunFleetWeekBenchmark(const CostBenchmarkOptions& o) {
   }
   run.sets = fleet::DefaultWeekSets(o.with_tuning, o.fleet, o.history, o.with_owned_fleet);
   run.profile_progress = &std::cerr;
+  run.threads = static_cast<unsigned>(o.threads);
   auto c = fleet::RunFleetWeekComparison(run, [](const std::string& line) { std::cerr << line << "\n"; });
   if (!c.has_value()) return ReportError(c.error());
   std::cout << fleet::FleetWeekTable(*c);
@@ -662,7 +663,10 @@ Action RegisterCostBenchmark(CLI::App& app) {
   cmd->add_option("--prices", opts->prices, "on-demand GPU prices CSV (default: data/prices/gpu_prices.csv)");
   cmd->add_option("--packing-seeds", opts->packing_seeds, "packing section seeds: 42-51, 42,45 or 42")
       ->capture_default_str();
-  cmd->add_option("--threads", opts->threads, "packing section worker threads (default: all cores)");
+  cmd->add_option("--threads", opts->threads,
+                 "worker threads of the packing section and the fleet week (0, the default: all cores; the results "
+                 "do not depend on it)")
+      ->check(CLI::Range(0, 256));
   cmd->add_option("--tenancy", opts->tenancy,
                   "tenancy section: all (strict, borrowing, fair-sharing, fair-sharing-ltefs, fair-sharing-ltis, seedance "
                   "compared in one run), none, or a comma list of modes")

@@ -1,9 +1,12 @@
 #include "seedance/fleet/comparison.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -236,6 +239,43 @@ std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_
   return sets;
 }
 
+namespace {
+
+// One week run with one stack.
+struct WeekTask {
+  const FleetWeekScenario* week = nullptr;
+  StackConfig config;
+};
+
+// Runs the tasks on up to `threads` threads (0: the machine's cores). Each week is independent and
+// deterministic, and the outcomes come back in the tasks' order, so the comparison is byte-identical
+// whatever the thread count (FleetWeekComparisonTest.ThreadsChangeNothing). The first error in the
+// tasks' order is returned.
+Result<std::vector<FleetWeekOutcome>> RunWeeks(const std::vector<WeekTask>& tasks, unsigned threads) {
+  std::vector<std::optional<Result<FleetWeekOutcome>>> got(tasks.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next.fetch_add(1); i < tasks.size(); i = next.fetch_add(1)) {
+      got[i].emplace(RunFleetWeek(*tasks[i].week, tasks[i].config));
+    }
+  };
+  std::size_t n = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  n = std::min(n, tasks.size());
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  std::vector<FleetWeekOutcome> out;
+  out.reserve(tasks.size());
+  for (auto& g : got) {
+    if (!g->has_value()) return g->error();
+    out.push_back(std::move(**g));
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& options,
                                                    const std::function<void(const std::string&)>& progress) {
   FleetWeekComparison c;
@@ -255,6 +295,7 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     const std::size_t kStandardRows = 3;
     std::vector<std::vector<FleetWeekOutcome>> outs(stacks.size());
     std::vector<FleetWeekScenario> built;
+    built.reserve(set.seeds.size());
     for (std::uint64_t seed : set.seeds) {
       FleetWeekOptions o;
       o.data_dir = options.data_dir;
@@ -271,13 +312,20 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       SEEDANCE_ASSIGN_OR_RETURN(FleetWeekScenario s, BuildFleetWeek(o));
       if (kept == keep.end()) keep[fleet_key] = std::make_unique<FleetWeekScenario>(s);
       if (r.assumptions.empty()) r.assumptions = s.assumptions;
-      for (std::size_t k = 0; k < stacks.size(); ++k) {
-        SEEDANCE_ASSIGN_OR_RETURN(FleetWeekOutcome out, RunFleetWeek(s, stacks[k]));
-        if (progress) progress(fmt::format("{}: seed {}: {}: ${:.0f}", set.name, seed, stacks[k].name, out.total_usd));
-        r.max_cpu_seconds = std::max(r.max_cpu_seconds, out.cpu_seconds);
-        outs[k].push_back(std::move(out));
-      }
       built.push_back(std::move(s));
+    }
+    // Every stack on every week, side by side (RunWeeks), then the rows in seed order.
+    std::vector<WeekTask> tasks;
+    for (const auto& week : built) {
+      for (const StackConfig& stack : stacks) tasks.push_back({&week, stack});
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(std::vector<FleetWeekOutcome> ran, RunWeeks(tasks, options.threads));
+    for (std::size_t i = 0, t = 0; i < built.size(); ++i) {
+      for (std::size_t k = 0; k < stacks.size(); ++k, ++t) {
+        if (progress) progress(fmt::format("{}: seed {}: {}: ${:.0f}", set.name, set.seeds[i], stacks[k].name, ran[t].total_usd));
+        r.max_cpu_seconds = std::max(r.max_cpu_seconds, ran[t].cpu_seconds);
+        outs[k].push_back(std::move(ran[t]));
+      }
     }
     for (std::size_t k = 0; k < kStandardRows; ++k) {
       StackResult sr;
@@ -304,6 +352,28 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     r.seedance.unit_cost_index = UnitCostIndex(r.seedance.sum, base);
     r.committed_share = Ratio(base.committed_usd, base.total_usd);
     r.warnings = ShortfallWarnings(r);
+    // The waterfall's levers and the frontier's patience values on every week run on the worker
+    // threads while this one solves the lower bound's LPs (GLPK stays on one thread).
+    std::vector<WeekTask> more;
+    std::vector<StackConfig> lever_configs;
+    if (set.levers) {
+      for (const Lever& lever : WaterfallLevers()) {
+        StackConfig cfg = r.standard[static_cast<std::size_t>(r.base)].config;
+        lever.apply(&cfg);
+        cfg.name = "base + " + lever.name;
+        lever_configs.push_back(cfg);
+        for (const auto& week : built) more.push_back({&week, cfg});
+      }
+      for (double knob : kFrontierMigrateMinSpeed) {
+        if (knob == r.seedance.config.migrate_min_speed) continue;
+        StackConfig cfg = r.seedance.config;
+        cfg.migrate_min_speed = knob;
+        for (const auto& week : built) more.push_back({&week, cfg});
+      }
+    }
+    std::optional<Result<std::vector<FleetWeekOutcome>>> more_ran;
+    std::thread side;
+    if (!more.empty()) side = std::thread([&] { more_ran.emplace(RunWeeks(more, options.threads)); });
     // The lower bound for the base's work, seed by seed. A failed LP leaves the set without a
     // bound, said beside it, and the stacks' figures stand.
     double bound = 0;
@@ -320,19 +390,19 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     }
     r.bound_usd = r.bound_error.empty() ? bound : 0.0;
     r.bound_index = r.bound_error.empty() ? Ratio(bound, base.total_usd) : 1.0;
+    if (side.joinable()) side.join();
     if (set.levers) {
-      for (const Lever& lever : WaterfallLevers()) {
-        StackConfig cfg = r.standard[static_cast<std::size_t>(r.base)].config;
-        lever.apply(&cfg);
-        cfg.name = "base + " + lever.name;
+      if (!more_ran->has_value()) return more_ran->error();
+      std::vector<FleetWeekOutcome>& ran_more = **more_ran;
+      std::size_t t = 0;
+      for (std::size_t l = 0; l < lever_configs.size(); ++l) {
         StackResult sr;
-        sr.config = cfg;
-        sr.lever = lever.name;
-        for (std::size_t i = 0; i < built.size(); ++i) {
-          SEEDANCE_ASSIGN_OR_RETURN(FleetWeekOutcome out, RunFleetWeek(built[i], cfg));
-          if (progress) progress(fmt::format("{}: seed {}: {}: ${:.0f}", set.name, set.seeds[i], cfg.name, out.total_usd));
-          r.max_cpu_seconds = std::max(r.max_cpu_seconds, out.cpu_seconds);
-          sr.seeds.push_back(std::move(out));
+        sr.config = lever_configs[l];
+        sr.lever = WaterfallLevers()[l].name;
+        for (std::size_t i = 0; i < built.size(); ++i, ++t) {
+          if (progress) progress(fmt::format("{}: seed {}: {}: ${:.0f}", set.name, set.seeds[i], sr.config.name, ran_more[t].total_usd));
+          r.max_cpu_seconds = std::max(r.max_cpu_seconds, ran_more[t].cpu_seconds);
+          sr.seeds.push_back(std::move(ran_more[t]));
         }
         sr.sum = Sum(sr.seeds);
         sr.unit_cost_index = UnitCostIndex(sr.sum, base);
@@ -342,13 +412,10 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       for (double knob : kFrontierMigrateMinSpeed) {
         FleetWeekOutcome sum = r.seedance.sum;
         if (knob != r.seedance.config.migrate_min_speed) {
-          StackConfig cfg = r.seedance.config;
-          cfg.migrate_min_speed = knob;
           std::vector<FleetWeekOutcome> weeks;
-          for (const auto& week : built) {
-            SEEDANCE_ASSIGN_OR_RETURN(FleetWeekOutcome out, RunFleetWeek(week, cfg));
-            r.max_cpu_seconds = std::max(r.max_cpu_seconds, out.cpu_seconds);
-            weeks.push_back(std::move(out));
+          for (std::size_t i = 0; i < built.size(); ++i, ++t) {
+            r.max_cpu_seconds = std::max(r.max_cpu_seconds, ran_more[t].cpu_seconds);
+            weeks.push_back(std::move(ran_more[t]));
           }
           sum = Sum(weeks);
           if (progress) progress(fmt::format("{}: seedance at migrate_min_speed {}: ${:.0f} per week", set.name, knob,

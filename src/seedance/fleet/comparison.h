@@ -101,6 +101,9 @@ struct FleetWeekRunOptions {
   std::string cache_dir;
   std::vector<WeekSet> sets;
   std::ostream* profile_progress = nullptr;  // serving profiles measured (FleetWeekOptions::progress)
+  // Weeks run side by side on this many threads (0: the machine's cores); the results are the same
+  // whatever the count.
+  unsigned threads = 0;
 };
 
 // The waterfall's levers in order, each a change to a StackConfig.

@@ -686,6 +686,25 @@ TEST(FleetWeekComparisonTest, NoStandardStackLiesBelowSeedancesFrontier) {
   EXPECT_NE(html.find("<polyline"), std::string::npos);
 }
 
+// The weeks of a comparison run side by side (FleetWeekRunOptions::threads); results.json and the
+// report are the same whatever the thread count: each outcome goes back to its place in seed and
+// stack order, and the levers and frontier that run beside the bound's LPs too.
+TEST(FleetWeekComparisonTest, ThreadsChangeNothing) {
+  FleetWeekRunOptions o;
+  o.data_dir = Data();
+  o.cache_dir = SEEDANCE_TEST_CACHE_DIR;
+  o.sets = {{"held out: fleet a, week 2, seeds 5-6", true, "a", 1, {5, 6}, true, "", ""}};
+  o.threads = 1;
+  auto one = RunFleetWeekComparison(o, nullptr);
+  ASSERT_TRUE(one.has_value()) << one.error().message();
+  o.threads = 3;
+  auto three = RunFleetWeekComparison(o, nullptr);
+  ASSERT_TRUE(three.has_value()) << three.error().message();
+  EXPECT_EQ(FleetWeekJson(*one), FleetWeekJson(*three));
+  EXPECT_EQ(FleetWeekHtml(*one), FleetWeekHtml(*three));
+  EXPECT_FALSE(one->sets.front().levers.empty());
+}
+
 // A baseline cheaper than the curve at its JCT is below it; one faster than every point is left of
 // it; one dearer is not (the check itself, on made-up points).
 TEST(FleetWeekComparisonTest, FrontierBaselinesFindAPointBelowTheCurve) {
