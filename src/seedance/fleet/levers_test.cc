@@ -223,27 +223,38 @@ TEST(FleetWeekTuningTest, KarpentersKnobsAndSeedancesConsolidationAreTheTuningWe
     }
     return configs[chosen].second;
   };
-  std::vector<std::pair<std::string, StackConfig>> base;
-  for (bool dnd : {false, true}) {
-    for (double after : kConsolidateAfterGrid) {
-      StackConfig c = CompetentStack();
-      c.consolidate_after_s = after;
-      c.training_do_not_disrupt = dnd;
-      base.emplace_back(fmt::format("karpenter consolidateAfter {} s, training do-not-disrupt {}", after, dnd), c);
+  // Every (outer, inner) pair of two grids set on `start`, each row named.
+  auto grid = [](const StackConfig& start, const auto& outer, const auto& inner, const auto& set, const auto& name) {
+    std::vector<std::pair<std::string, StackConfig>> rows;
+    for (const auto o : outer) {
+      for (const auto i : inner) {
+        StackConfig c = start;
+        set(c, o, i);
+        rows.emplace_back(name(o, i), c);
+      }
     }
-  }
-  const StackConfig b = tune(base);
+    return rows;
+  };
+  const StackConfig b = tune(grid(
+      CompetentStack(), std::vector<bool>{false, true}, kConsolidateAfterGrid,
+      [](StackConfig& c, bool dnd, double after) {
+        c.consolidate_after_s = after;
+        c.training_do_not_disrupt = dnd;
+      },
+      [](bool dnd, double after) {
+        return fmt::format("karpenter consolidateAfter {} s, training do-not-disrupt {}", after, dnd);
+      }));
   EXPECT_EQ(b.consolidate_after_s, kKarpenterConsolidateAfterS);
   EXPECT_EQ(b.training_do_not_disrupt, kKarpenterTrainingDoNotDisrupt);
-  std::vector<std::pair<std::string, StackConfig>> seedance;
-  for (double share : kConsolidateMaxUsedShareGrid) {
-    for (double after : kConsolidateAfterGrid) {
-      StackConfig c = SeedanceStack();
-      c.consolidate_after_s = after;
-      c.consolidate_max_used_share = share;
-      seedance.emplace_back(fmt::format("seedance consolidateAfter {} s, max used share {}", after, share), c);
-    }
-  }
+  const auto seedance = grid(
+      SeedanceStack(), kConsolidateMaxUsedShareGrid, kConsolidateAfterGrid,
+      [](StackConfig& c, double share, double after) {
+        c.consolidate_after_s = after;
+        c.consolidate_max_used_share = share;
+      },
+      [](double share, double after) {
+        return fmt::format("seedance consolidateAfter {} s, max used share {}", after, share);
+      });
   const StackConfig chosen = tune(seedance);
   EXPECT_EQ(chosen.consolidate_after_s, kSeedanceConsolidateAfterS);
   EXPECT_EQ(chosen.consolidate_max_used_share, kSeedanceConsolidateMaxUsedShare);
