@@ -276,7 +276,11 @@ class Engine final : public tenancy::AdmissionEnv {
   // GPUs of the training now waiting or on a cloud pool that is more than `ratio` times as fast per
   // GPU on fleet type ft as on fu (gpus_t; min_pod: the smallest pod of those), and of the rest
   // that can run on fu (gpus_u).
-  void TrainingByAdvantage(int ft, int fu, double ratio, int* gpus_t, int* gpus_u, int* min_pod) const;
+  // `wanting`: the training jobs now waiting or on a cloud pool (YieldServing gathers them once).
+  void TrainingByAdvantage(const std::vector<const JobRun*>& wanting, int ft, int fu, double ratio, int* gpus_t,
+                           int* gpus_u, int* min_pod) const;
+  // The pod of one serving replica of deployment d's profile type `type` (tensor-parallel GPUs).
+  cluster::PodSpec ReplicaPod(std::size_t d, std::size_t type) const;
   void PlacePending();
   void ScaleDown();
   void MigrateToCommitted();

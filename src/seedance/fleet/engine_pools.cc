@@ -428,12 +428,7 @@ void Engine::Serving(std::size_t k) {
         r.deployment = static_cast<int>(d);
         r.type = static_cast<int>(t);
         r.fleet_type = profile_fleet_type_[d][t];
-        const int tp = profiles_[d]->tp[t];
-        r.pod.name = "serve-" + s_.serving[d].spec.name;
-        r.pod.cpu = Millicores(tp * kCpuPerGpu);
-        r.pod.memory = MiB(tp * kMemPerGpu);
-        r.pod.num_gpu = tp;
-        r.pod.gpu_milli = cluster::kMilliPerGpu;
+        r.pod = ReplicaPod(d, t);
         r.requested_at = now_;
         replicas_.push_back(r);
       }

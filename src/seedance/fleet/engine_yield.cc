@@ -11,22 +11,31 @@
 
 namespace seedance::fleet::detail {
 
-void Engine::TrainingByAdvantage(int ft, int fu, double ratio, int* gpus_t, int* gpus_u, int* min_pod) const {
+void Engine::TrainingByAdvantage(const std::vector<const JobRun*>& wanting, int ft, int fu, double ratio, int* gpus_t,
+                                 int* gpus_u, int* min_pod) const {
   *gpus_t = *gpus_u = 0;
   *min_pod = 0;
-  for (const JobRun& r : jobs_) {
-    const bool waiting = r.state == JobState::kPending;
-    const bool on_cloud = r.state == JobState::kRunning && !pools_[static_cast<std::size_t>(r.where.pool)].committed();
-    if (!waiting && !on_cloud) continue;
-    const double st = r.job->steps_per_s[static_cast<std::size_t>(ft)];
-    const double su = r.job->steps_per_s[static_cast<std::size_t>(fu)];
+  for (const JobRun* r : wanting) {
+    const double st = r->job->steps_per_s[static_cast<std::size_t>(ft)];
+    const double su = r->job->steps_per_s[static_cast<std::size_t>(fu)];
     if (st > ratio * su) {
-      *gpus_t += r.job->gpus;
-      *min_pod = *min_pod > 0 ? std::min(*min_pod, r.pod.num_gpu) : r.pod.num_gpu;
+      *gpus_t += r->job->gpus;
+      *min_pod = *min_pod > 0 ? std::min(*min_pod, r->pod.num_gpu) : r->pod.num_gpu;
     } else if (su > 0) {
-      *gpus_u += r.job->gpus;
+      *gpus_u += r->job->gpus;
     }
   }
+}
+
+cluster::PodSpec Engine::ReplicaPod(std::size_t d, std::size_t type) const {
+  const int tp = profiles_[d]->tp[type];
+  cluster::PodSpec pod;
+  pod.name = "serve-" + s_.serving[d].spec.name;
+  pod.cpu = Millicores(tp * kCpuPerGpu);
+  pod.memory = MiB(tp * kMemPerGpu);
+  pod.num_gpu = tp;
+  pod.gpu_milli = cluster::kMilliPerGpu;
+  return pod;
 }
 
 void Engine::YieldServing(std::size_t d, ServingMix* want) {
@@ -36,6 +45,21 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
   std::vector<int>& w = want->replicas;
   w.resize(prof.gpus.size(), 0);
   std::vector<ServingYield>& ys = yields_[d];
+  // The training now waiting or paying a cloud pool, gathered at its first use for every pair of
+  // types below.
+  std::vector<const JobRun*> wanting_jobs;
+  bool gathered = false;
+  const auto wanting = [&]() -> const std::vector<const JobRun*>& {
+    if (!gathered) {
+      gathered = true;
+      for (const JobRun& r : jobs_) {
+        const bool waiting = r.state == JobState::kPending;
+        const bool on_cloud = r.state == JobState::kRunning && !pools_[static_cast<std::size_t>(r.where.pool)].committed();
+        if (waiting || on_cloud) wanting_jobs.push_back(&r);
+      }
+    }
+    return wanting_jobs;
+  };
   // Replicas of `to` that serve what n replicas of `from` serve (the measured req/s at the SLO).
   const auto sized = [&](int from, int to, int n) {
     if (n <= 0) return 0;
@@ -51,12 +75,7 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
   // Free room now for replicas of profile type `u` on the committed pools of its fleet type (less
   // the replicas already waiting for a node: they are placed first).
   const auto room_for = [&](int u) {
-    cluster::PodSpec pod;
-    const int tp_u = prof.tp[static_cast<std::size_t>(u)];
-    pod.cpu = Millicores(tp_u * kCpuPerGpu);
-    pod.memory = MiB(tp_u * kMemPerGpu);
-    pod.num_gpu = tp_u;
-    pod.gpu_milli = cluster::kMilliPerGpu;
+    const cluster::PodSpec pod = ReplicaPod(d, static_cast<std::size_t>(u));
     const int fu = profile_fleet_type_[d][static_cast<std::size_t>(u)];
     int room = 0;
     for (const PoolRun& p : pools_) {
@@ -71,7 +90,7 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
   for (ServingYield& y : ys) {
     y.from_n = std::min(y.from_n, w[static_cast<std::size_t>(y.from)]);
     int gpus_t = 0, gpus_u = 0, pod = 0;
-    if (y.from_n > 0) TrainingByAdvantage(fleet_of(y.from), fleet_of(y.to), ratio(y.from, y.to), &gpus_t, &gpus_u, &pod);
+    if (y.from_n > 0) TrainingByAdvantage(wanting(), fleet_of(y.from), fleet_of(y.to), ratio(y.from, y.to), &gpus_t, &gpus_u, &pod);
     if (gpus_u > 0 && gpus_t == 0) y.from_n -= std::min(y.from_n, std::max(0, room_for(y.from)));
     y.to_n = sized(y.from, y.to, y.from_n);
   }
@@ -99,7 +118,7 @@ void Engine::YieldServing(std::size_t d, ServingMix* want) {
       // By comparative advantage: the GPUs of training (waiting, or paying the cloud) relatively
       // faster on t than serving is, and of training that is not (the room on u is theirs).
       int gpus_t = 0, gpus_u = 0, pod = 0;
-      TrainingByAdvantage(ft, fu, ratio(t, u), &gpus_t, &gpus_u, &pod);
+      TrainingByAdvantage(wanting(), ft, fu, ratio(t, u), &gpus_t, &gpus_u, &pod);
       if (gpus_t <= 0 || gpus_u > 0) continue;
       // The committed node of ft where draining the fewest of these replicas makes room for the
       // smallest such pod (the GPUs freed go to training only where a pod then fits).
