@@ -265,7 +265,7 @@ bool Engine::YieldRoomFor(const JobRun& w, std::vector<std::vector<std::vector<s
       for (std::size_t i : on[pu][n]) {
         if (MatchYields(jobs_[i], t) && MatchClaims(wc, jobs_[i], t)) ys.push_back(i);
       }
-      // The largest yielders first (the fewest moves), then the least work since a checkpoint.
+      // The largest yielders first (the fewest moves), then in the order they run on the node.
       std::stable_sort(ys.begin(), ys.end(), [&](std::size_t a, std::size_t b) { return jobs_[a].job->gpus > jobs_[b].job->gpus; });
       std::vector<std::size_t> take;
       for (std::size_t i : ys) {
