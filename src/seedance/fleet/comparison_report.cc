@@ -487,6 +487,12 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
     } else {
       os << "Lower bound for the base's work on this fleet: not computed (" << report::HtmlEscape(r.bound_error) << ").</p>\n";
     }
+    os << "<h4>Where the dollars go</h4>\n<p>The base's and Seedance's bill per week by GPU type, cloud tier and use, "
+          "the committed GPU-hours their training took (by kind) and left free, and the lower bound's schedule for the "
+          "base's work split the same way (fluid: no nodes, no gangs, no integral replicas).</p>\n"
+       << DecompositionHtml(r.standard[static_cast<std::size_t>(r.base)].sum, Weeks(r.standard[static_cast<std::size_t>(r.base)]),
+                            r.seedance.sum, Weeks(r.seedance), r.bound_error.empty() ? &r.bound_decomposition : nullptr,
+                            Weeks(r.seedance));
     if (&r == &c.sets.front()) {
       os << UseChart(r.standard[static_cast<std::size_t>(r.base)], "fleet-week-use-" + std::to_string(chart++)) << "\n";
       os << UseChart(r.seedance, "fleet-week-use-" + std::to_string(chart++)) << "\n";

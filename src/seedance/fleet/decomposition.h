@@ -1,6 +1,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "seedance/fleet/bound.h"
 #include "seedance/fleet/engine.h"
@@ -19,5 +20,11 @@ nlohmann::json DecompositionJson(const FleetWeekOutcome& o);
 
 // results.json's decomposition of the bound's solutions (summed over the set's weeks).
 nlohmann::json BoundDecompositionJson(const BoundDecomposition& b);
+
+// The report's "where the dollars go" table: the base's, Seedance's and (when `bound` is not
+// null) the bound's bill per week, split as above, each sum divided by its `weeks`. The bound's
+// column has no owned GPU-hours free and no training kinds (its LP has neither).
+std::string DecompositionHtml(const FleetWeekOutcome& base, double base_weeks, const FleetWeekOutcome& seedance,
+                              double seedance_weeks, const BoundDecomposition* bound, double bound_weeks);
 
 }  // namespace seedance::fleet

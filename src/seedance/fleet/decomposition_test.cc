@@ -3,6 +3,9 @@
 // GPU-hours free while training runs on the cloud; a small hand-built fleet (fast).
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "seedance/fleet/decomposition.h"
@@ -59,6 +62,12 @@ TEST(FleetDecompositionTest, TheCloudBillAndTheOwnedRoomBesideItAreSplitByTypeTi
     EXPECT_NEAR(j["by_type"]["H100"]["on_demand"]["gpu_hours"][UseName(kTraining)].get<double>(), od[kTraining], 1e-12);
     EXPECT_NEAR(j["by_type"]["H100"]["owned_free_while_cloud_training_gpu_hours"].get<double>(),
                 o->owned_free_while_cloud_training_gpu_hours_by_type[0], 1e-12);
+    // ... with the committed training GPU-hours by kind (the 4-GPU job's 3 hours on the owned node).
+    const std::string kind = s.jobs[0].kind;
+    const std::size_t k = static_cast<std::size_t>(TrainingKindIndex(kind));
+    EXPECT_NEAR(o->committed_training_gpu_hours_by_type[0][k], 4 * 3.0, 4 * 2 * kStepS / kHour) << stack.name;
+    EXPECT_NEAR(j["by_type"]["H100"]["committed_training_gpu_hours_by_kind"][kTrainingKinds[k]].get<double>(),
+                o->committed_training_gpu_hours_by_type[0][k], 1e-12);
     // Summed over weeks like every GPU-hour of the set.
     FleetWeekOutcome sum;
     AddDecomposition(*o, &sum);
@@ -88,6 +97,21 @@ TEST(FleetDecompositionTest, TheBoundsSolutionIsSplitByTypeUseAndPool) {
   EXPECT_EQ(by.gpu_hours_by_use[0][1] + by.gpu_hours_by_use[0][2], 0);
   const nlohmann::json j = BoundDecompositionJson(by);
   EXPECT_NEAR(j["by_type"]["H100"]["gpu_hours"]["training"].get<double>(), by.gpu_hours_by_use[0][0], 1e-12);
+  // The report's table: each column's bill per week (two weeks summed, shown per week), the cloud
+  // dollars with their GPU-hours by use, and the bound's column beside them.
+  FleetWeekOutcome twice;
+  twice.gpu_types = base->gpu_types;
+  AddDecomposition(*base, &twice);
+  AddDecomposition(*base, &twice);
+  twice.total_usd = 2 * base->total_usd;
+  twice.committed_usd = 2 * base->committed_usd;
+  const std::string html = DecompositionHtml(twice, 2, *base, 1, &by, 1);
+  EXPECT_NE(html.find("<td>H100 cloud, on-demand</td><td>" + fmt::format("${:.0f}", base->cloud_usd_by_type[0][0])), std::string::npos) << html;
+  EXPECT_NE(html.find(fmt::format("training {:.0f}", base->cloud_gpu_hours_by_type[0][0][kTraining])), std::string::npos) << html;
+  EXPECT_NE(html.find(fmt::format("<td>the whole bill</td><td>${0:.0f}</td><td>${0:.0f}</td><td>${1:.0f}</td>", base->total_usd, *bound)),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(DecompositionHtml(*base, 1, *base, 1, nullptr, 1).find("lower bound"), std::string::npos);
   BoundDecomposition two;
   two.Add(by);
   two.Add(by);
