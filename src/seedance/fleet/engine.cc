@@ -80,6 +80,7 @@ StackConfig SeedanceStack() {
   // Issue 39 round 5: on, with every tuned constant re-tuned to a fixed point, Seedance's five
   // tuning weeks cost $63,657 (unit 0.8919) against $64,353 (0.9018) off at its own fixed point.
   s.serving_yields_to_training = true;
+  s.serving_room_ahead_s = kSeedanceServingRoomAheadS;
   return s;
 }
 
@@ -563,7 +564,7 @@ Result<FleetWeekOutcome> Engine::Run() {
     }
     Serving(k);
     PlacePending();
-    MigrateToCommitted();
+    MigrateToCommitted(k);
     Consolidate();
     ScaleDown();
     // Serving within SLO this step: the replicas ready now.

@@ -149,14 +149,22 @@ struct StackConfig {
   // committed GPUs' so far. No constant; reads the queue and the past bill and work.
   bool backlog_waits_for_committed = false;
 
+  // Serving's forecast room (Seedance, issue 39: "the forecast's serving headroom kept free before
+  // training migrates there"): a running cloud job moves to a committed type only if the GPUs free
+  // there after the move still hold what the serving controllers' forecast asks for on that type
+  // within this look-ahead beyond what they ask for now (ServingController::DesiredAhead: the same
+  // hours a week back, past only), so a scale-up finds room instead of preempting the job it let in.
+  // 0: no room kept. Tuned (kServingRoomAheadGrid).
+  double serving_room_ahead_s = 0;
+
   // Serving by comparative advantage (Seedance, issue 39 round 5; engine_yield.cc): while training
   // that runs fastest on a GPU type waits for it or runs on its cloud pools, a serving replica of
   // that type moves to room free now on a committed type no training waits for (never a node
   // booted, never training evicted for it), as many replicas there as serve what it served (the
   // profile's measured req/s per replica at the SLO); the old replica is drained once they are
   // ready (make before break). Only when the cloud price of the freed GPUs (what the waiting job
-  // pays) exceeds the marginal (power) cost of the committed GPUs taken. No constant. Off in
-  // SeedanceStack() for now: docs/FLEET_WEEK.md "Round 5: serving by comparative advantage".
+  // pays) exceeds the marginal (power) cost of the committed GPUs taken. No constant. On in
+  // SeedanceStack() since round 5: docs/FLEET_WEEK.md "Round 5: serving by comparative advantage".
   bool serving_yields_to_training = false;
 };
 
@@ -170,6 +178,9 @@ inline constexpr double kSeedanceIdleGraceS = 3600;
 inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
 inline constexpr double kSeedanceMigrateMinSpeed = 0.25;  // round 5 (serving yields to training): 0.25; round 4: 0.6
 inline constexpr int kDefragNodesPerStep = 4;
+// Seedance's serving_room_ahead_s, the tuning weeks' choice (fleet_levers_test, as the patience).
+inline constexpr double kServingRoomAheadGrid[] = {0, 1800, 3600, 7200};
+inline constexpr double kSeedanceServingRoomAheadS = 0;
 // Round 4 (2026-12-07): the most of a node in use that the defragmentation empties, and the free
 // share of a committed pool below which no GPU of it is partitioned for another type's notebook;
 // each the tuning week's choice (fleet_levers_test: the cheapest Seedance over the five tuning

@@ -283,7 +283,7 @@ class Engine final : public tenancy::AdmissionEnv {
   cluster::PodSpec ReplicaPod(std::size_t d, std::size_t type) const;
   void PlacePending();
   void ScaleDown();
-  void MigrateToCommitted();
+  void MigrateToCommitted(std::size_t k);
   // The decomposition's cloud row of a pool (not committed): its type's GPU-hours by use at its
   // tier (FleetWeekOutcome::cloud_gpu_hours_by_type), and that tier's index (0 on-demand, 1 spot).
   std::array<double, kNumUses>& CloudHours(int pool);

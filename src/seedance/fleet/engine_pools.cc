@@ -525,7 +525,7 @@ std::vector<int> Engine::GoldStartBoots(const JobRun& r, const std::vector<int>&
   return out.empty() ? cands : out;
 }
 
-void Engine::MigrateToCommitted() {
+void Engine::MigrateToCommitted(std::size_t k) {
   // Seedance's cost-aware layer (S3): a training job running on a cloud pool moves to a committed
   // pool (owned, reserved: marginal price 0) that has room now, at a type at least
   // migrate_min_speed as fast (fastest first), once it has run 30 min there (a job's run so far is
@@ -534,10 +534,39 @@ void Engine::MigrateToCommitted() {
   // checkpoints, releases its cloud GPUs and restarts from the checkpoint. SkyPilot's managed jobs
   // never move a healthy job.
   if (!c_.cost_aware) return;
+  // Serving's forecast room (serving_room_ahead_s), per fleet type: the GPUs the serving
+  // controllers ask for within the look-ahead beyond what they ask for now, and the committed GPUs
+  // free now; taken at the first job that could move.
+  std::vector<double> keep, free;
+  const auto room_kept = [&] {
+    if (!keep.empty()) return;
+    keep.assign(s_.fleet.gpu_types.size(), 0.0);
+    free.assign(s_.fleet.gpu_types.size(), 0.0);
+    if (c_.serving_room_ahead_s <= 0) return;
+    for (std::size_t d = 0; d < s_.serving.size(); ++d) {
+      const auto& rps = s_.serving[d].demand.rps;
+      const std::span<const double> past(rps.data(), std::min(k, rps.size()));
+      const ServingMix now = controllers_[d].Desired(k, past);
+      const ServingMix ahead = controllers_[d].DesiredAhead(k, past, c_.serving_room_ahead_s);
+      for (std::size_t t = 0; t < ahead.replicas.size() && t < now.replicas.size(); ++t) {
+        const int more = ahead.replicas[t] - now.replicas[t];
+        if (more > 0) keep[static_cast<std::size_t>(profile_fleet_type_[d][t])] += more * profiles_[d]->tp[t];
+      }
+    }
+    for (const auto& p : pools_) {
+      if (!p.committed()) continue;
+      for (std::size_t n = 0; n < p.slots.size(); ++n) {
+        if (p.slots[n].phase != Phase::kUp) continue;
+        free[static_cast<std::size_t>(p.spec->type)] +=
+            static_cast<double>(p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle()) / cluster::kMilliPerGpu;
+      }
+    }
+  };
   for (JobRun& r : jobs_) {
     if (r.state != JobState::kRunning) continue;
     const PoolRun& from = pools_[static_cast<std::size_t>(r.where.pool)];
     if (from.committed() || now_ - r.seg_start < 1800) continue;
+    room_kept();
     const double speed = r.job->steps_per_s[static_cast<std::size_t>(from.spec->type)];
     const double left = r.job->user_estimate_steps > 0 ? std::max(0.0, r.job->user_estimate_steps - r.done) : r.done;
     std::vector<std::pair<double, int>> by_speed;
@@ -545,6 +574,8 @@ void Engine::MigrateToCommitted() {
       const double to = r.job->steps_per_s[static_cast<std::size_t>(p.spec->type)];
       if (!p.committed() || to <= 0 || to < c_.migrate_min_speed * speed) continue;
       if (std::isfinite(r.job->deadline_s) && now_ + s_.fleet.restart_s + left / to > r.job->deadline_s) continue;
+      const auto t = static_cast<std::size_t>(p.spec->type);
+      if (c_.serving_room_ahead_s > 0 && free[t] - r.job->gpus < keep[t] - 1e-9) continue;  // serving's forecast room
       by_speed.emplace_back(-to, p.index);
     }
     if (by_speed.empty()) continue;
@@ -553,6 +584,7 @@ void Engine::MigrateToCommitted() {
     for (const auto& [neg_speed, pool] : by_speed) cands.push_back(pool);
     std::vector<Where> to;
     if (!TryPlaceJob(r, cands, &to)) continue;
+    free[static_cast<std::size_t>(pools_[static_cast<std::size_t>(to.front().pool)].spec->type)] -= r.job->gpus;
     MoveJob(r, to);  // checkpoint now: the checkpoint's cost is the only work lost
     ++out_.migrations;
   }

@@ -536,6 +536,28 @@ double ServingController::TargetRate(std::size_t k, std::span<const double> past
   return std::min(rate, 2 * peak_rps_ / u);
 }
 
+ServingMix ServingController::DesiredAhead(std::size_t k, std::span<const double> past, double ahead_s) {
+  double rate = TargetRate(k, past);
+  const std::size_t h = history_.size();
+  const std::size_t n = h + std::min(k, past.size());
+  if (policy_.autoscaler == "predictive" && ahead_s > 0 && n > 0) {
+    auto at = [&](std::size_t j) { return j < h ? history_[j] : past[j - h]; };
+    const auto hour = static_cast<std::size_t>(std::llround(3600 / step_s_));
+    const std::size_t week = hour * kHoursPerWeek;
+    const auto last = n + static_cast<std::size_t>(std::max(0, Ceil(ahead_s / step_s_)));
+    for (std::size_t start = n / hour * hour; start <= last; start += hour) {
+      if (start < week) continue;
+      const std::size_t from = start - week;
+      const std::size_t to = std::min(from + hour, n);
+      double sum = 0;
+      for (std::size_t j = from; j < to; ++j) sum += at(j);
+      if (to > from) rate = std::max(rate, sum / static_cast<double>(to - from) * policy_.headroom);
+    }
+    rate = std::min(rate, 2 * peak_rps_ / std::max(policy_.target_utilization, 0.05));
+  }
+  return ForRate(rate);
+}
+
 ServingMix ServingController::ForRate(double rate) {
   ServingMix m;
   m.replicas.assign(p_->gpus.size(), 0);

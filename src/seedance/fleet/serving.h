@@ -176,6 +176,11 @@ class ServingController {
   int single_type() const { return single_; }
   // The rate (req/s) Desired provisions for at step k (before rounding to replicas).
   double TargetRate(std::size_t k, std::span<const double> past) const;
+  // The most the predictive controller will ask for over the next `ahead_s` from step k, as known
+  // at step k: the largest of TargetRate(k) and the seasonal-naive forecast (x headroom) of every
+  // clock hour the window touches, read from the same hours a week back (past only); the reactive
+  // controller's is TargetRate(k). Rounded to replicas as Desired rounds.
+  ServingMix DesiredAhead(std::size_t k, std::span<const double> past, double ahead_s);
   // Uses `other`'s memo. REQUIRES: the same profile and prices (not checked beyond their sizes).
   void ShareCache(const ServingController& other);
   ServingCache& cache() { return *cache_; }

@@ -272,6 +272,8 @@ TEST(ServingControllerTest, NoLookAhead) {
         for (std::size_t j = k; j < future.size(); ++j) future[j] = 100 * future[j] + 50;  // rewrite the future
         EXPECT_EQ(a.Desired(k, past).replicas, b.Desired(k, future).replicas) << scaler << " mix " << mix << " k " << k;
         EXPECT_DOUBLE_EQ(a.TargetRate(k, past), b.TargetRate(k, future)) << scaler << " mix " << mix << " k " << k;
+        EXPECT_EQ(a.DesiredAhead(k, past, 7200).replicas, b.DesiredAhead(k, future, 7200).replicas)
+            << scaler << " mix " << mix << " k " << k;
       }
     }
   }
@@ -314,6 +316,15 @@ TEST(ServingControllerTest, PredictiveProvisionsLastWeeksRampAhead) {
   EXPECT_DOUBLE_EQ(eg->usd, ef->usd);
   EXPECT_DOUBLE_EQ(eg->served_share, ef->served_share);
   EXPECT_FALSE(EvaluateController(p, g, d, {1.0}, 300, history).has_value());  // history twice
+  // Looking ahead (the room training leaves for serving, issue 39): at 07:00 the predictive
+  // controller asks for 2 replicas now and, within the next hour, for the 10 it will hold from
+  // 08:00 (read from the same hour a week back); within 30 minutes it still asks for 2. The
+  // reactive one asks for what it asks for now.
+  EXPECT_EQ(f.Desired(10080 + 420, past).replicas[0], 2);
+  EXPECT_EQ(f.DesiredAhead(10080 + 420, past, 3600).replicas[0], 10);
+  EXPECT_EQ(f.DesiredAhead(10080 + 420, past, 1800).replicas[0], 2);
+  EXPECT_EQ(r.DesiredAhead(10080 + 420, past, 3600).replicas, r.Desired(10080 + 420, past).replicas);
+  EXPECT_EQ(f.DesiredAhead(420, past, 3600).replicas, r.Desired(420, past).replicas);  // no week of past yet
   EXPECT_LT(er->served_share, 0.995);  // 6 steps at 2 of 10 req/s: 48 of 7,920 requests lost
   EXPECT_NEAR(ef->served_share, 1.0, 1e-12);
   EXPECT_TRUE(PredictiveBeats(*er, *ef) || ef->usd_per_mtok <= er->usd_per_mtok * 1.05);

@@ -4,6 +4,7 @@
 // so it starts on cloud H100s). Hand-built profile and demand, no notebooks (fast).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -150,6 +151,73 @@ TEST(FleetServingYieldTest, NoMoveOntoRoomTrainingWaitsFor) {
   auto with = RunFleetWeek(s, Stack(true));
   ASSERT_TRUE(with.has_value()) << with.error().message();
   EXPECT_LT(with->serving_gpu_hours_by_type[kA100], 0.05);
+}
+
+// Serving's forecast room (StackConfig::serving_room_ahead_s; issue 39: "the forecast's serving
+// headroom kept free before training migrates there"): one owned H100 node and on-demand H100s.
+// Chat (Gold, one H100 type, 2 req/s a replica, the planner's forecaster at its default policy)
+// serves 1 req/s until 01:00 and 8 req/s until 06:00, as it did the week before. A 4-GPU job fills
+// half the owned node for 30 min, so a second 4-GPU job, a minute later, starts on the cloud and
+// could move onto the owned node from about 00:40, before chat's scale-up needs that room.
+FleetWeekScenario RampAfterAnHour() {
+  FleetWeekScenario s = Scenario();
+  s.fleet.pools = {Pool(kH100, sim::Tier::kOwned, 8, 1.0), Pool(kH100, sim::Tier::kOnDemand, 16, 4.0)};
+  s.fleet.gpu_types = {"H100"};
+  s.owned_marginal_usd_per_gpu_hour = {0.1};
+  ServingDeployment& sd = s.serving[0];
+  for (ServingProfile* p : {&sd.vllm, &sd.seedance}) {
+    p->gpus = {"H100"};
+    p->tp = {1};
+    p->replica_rps = {2.0};
+    p->bucket_rps = {{2.0}};
+  }
+  const auto ramp = [](std::size_t steps) {
+    Demand d;
+    d.tokens_per_request = 1000;
+    d.rps.assign(steps, 1.0);
+    for (std::size_t k = 60; k < std::min<std::size_t>(steps, 6 * 60); ++k) d.rps[k] = 8.0;
+    return d;
+  };
+  sd.history = ramp(static_cast<std::size_t>(kHoursPerWeek * 60));
+  sd.demand = ramp(static_cast<std::size_t>(kHours * 60));
+  sd.tuning_demand = Demand();  // the controllers' default settings (no tuning week)
+  sd.tuning_peak_rps = 8.0;
+  TrainingJob blocker = s.jobs[0];
+  blocker.arrival_s = 0;
+  blocker.gpus = 4;
+  blocker.pflop_per_step = 4;
+  blocker.total_steps = 1800;  // 30 min
+  TrainingJob mover = blocker;
+  mover.id = 2;
+  mover.name = "ft-2";
+  mover.arrival_s = kStepS;  // after chat's first replica took its GPU
+  mover.total_steps = 100 * kHour;  // longer than the horizon
+  s.jobs = {blocker, mover};
+  return s;
+}
+
+StackConfig RoomAhead(double ahead_s) {
+  StackConfig c = SeedanceStack();
+  c.serving_room_ahead_s = ahead_s;
+  return c;
+}
+
+TEST(FleetServingRoomTest, AJobStaysOnTheCloudWhereTheForecastNeedsTheOwnedRoomWithinTheHour) {
+  const FleetWeekScenario s = RampAfterAnHour();
+  auto kept = RunFleetWeek(s, RoomAhead(3600));
+  auto not_kept = RunFleetWeek(s, RoomAhead(0));
+  ASSERT_TRUE(kept.has_value()) << kept.error().message();
+  ASSERT_TRUE(not_kept.has_value()) << not_kept.error().message();
+  // Without the room the job moves onto the owned node and chat's scale-up preempts it there.
+  EXPECT_GE(not_kept->migrations, 1);
+  EXPECT_GE(not_kept->serving_preemptions, 1);
+  // With it the job stays on the cloud node it runs on, and chat scales up into free owned room.
+  EXPECT_EQ(kept->migrations, 0);
+  EXPECT_EQ(kept->serving_preemptions, 0);
+  EXPECT_GE(kept->serving_attainment, not_kept->serving_attainment - 1e-9);
+  EXPECT_EQ(kept->gold_violations, 0);
+  std::cout << "room kept: $" << kept->total_usd << " lost GPU-h " << kept->training_lost_gpu_hours << "; not kept: $"
+            << not_kept->total_usd << " lost GPU-h " << not_kept->training_lost_gpu_hours << "\n";
 }
 
 }  // namespace
