@@ -199,6 +199,7 @@ const std::vector<Lever>& WaterfallLevers() {
       {"serving fleet (planner mix + forecast)", [](StackConfig* c) {
          c->serving_planner = true;
          c->predictive = SeedanceStack().predictive;
+         c->serving_whole_nodes = SeedanceStack().serving_whole_nodes;
        }},
       {"Gold serving preempts training (Bronze first, checkpoint-aware, owned nodes first)",
        [](StackConfig* c) { c->serving_preemption = StackConfig::ServingPreemption::kCheckpointAware; }},

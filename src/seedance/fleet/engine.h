@@ -149,6 +149,12 @@ struct StackConfig {
   // committed GPUs' so far. No constant; reads the queue and the past bill and work.
   bool backlog_waits_for_committed = false;
 
+  // The planner's GPU mix priced in the nodes a replica holds (Seedance, issue 39 round 6: one cost
+  // model): a type with no committed pool, whose cloud pool sells only nodes of several GPUs, pays
+  // its replicas' GPUs rounded up to whole nodes (CheapestMix's node_gpus: the smallest node the
+  // pool sells that holds a replica); otherwise GPU by GPU, as before.
+  bool serving_whole_nodes = false;
+
   // Serving's forecast room (Seedance, issue 39: "the forecast's serving headroom kept free before
   // training migrates there"): a running cloud job moves to a committed type only if the GPUs free
   // there after the move still hold what the serving controllers' forecast asks for on that type

@@ -301,6 +301,8 @@ class Engine final : public tenancy::AdmissionEnv {
   // Karpenter (engine_nodes.cc): the pool's node sizes, GPUs held, right-sized boots and claims,
   // consolidation and its replacements.
   bool RightSized(const sim::PoolSpec& ps) const;
+  // The node a replica of each profile type holds (ServingController::SetNodeGpus).
+  std::vector<int> ReplicaNodeGpus(const ServingProfile& prof, const std::vector<int>& fleet_type) const;
   std::vector<int> SlotSizes(const sim::PoolSpec& ps) const;
   int GpusHeld(const PoolRun& p) const;
   int ShapeFor(const PoolRun& p, int gpus) const;  // a down slot to boot for `gpus`, or -1

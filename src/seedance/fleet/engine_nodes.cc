@@ -22,6 +22,29 @@ bool Engine::RightSized(const sim::PoolSpec& ps) const {
   return std::any_of(ps.node_gpus.begin(), ps.node_gpus.end(), [](int g) { return g <= kGpusPerNode; });
 }
 
+std::vector<int> Engine::ReplicaNodeGpus(const ServingProfile& prof, const std::vector<int>& fleet_type) const {
+  // Per profile type: 1 where a committed pool of its fleet type can hold a replica in its holes;
+  // else the smallest node its on-demand pool sells that holds one (TypeCandidates: replicas go to
+  // committed pools, then on-demand).
+  std::vector<int> out;
+  for (std::size_t g = 0; g < prof.gpus.size(); ++g) {
+    const int f = fleet_type[g];
+    const int tp = std::max(1, prof.tp[g]);
+    int node = 1;
+    const bool committed = std::any_of(pools_.begin(), pools_.end(), [&](const PoolRun& p) { return p.committed() && p.spec->type == f; });
+    const int od = s_.fleet.FindPool(f, sim::Tier::kOnDemand);
+    if (!committed && od >= 0) {
+      node = 0;
+      for (int size : SlotSizes(s_.fleet.pools[static_cast<std::size_t>(od)])) {
+        if (size >= tp && (node == 0 || size < node)) node = size;
+      }
+      node = std::max(node, tp);
+    }
+    out.push_back(node);
+  }
+  return out;
+}
+
 std::vector<int> Engine::SlotSizes(const sim::PoolSpec& ps) const {
   std::vector<int> out;
   if (!RightSized(ps)) {

@@ -345,7 +345,8 @@ Result<std::vector<double>> OnDemandPrices(const ServingProfile& p, const std::s
 // ---------------------------------------------------------------------------------------------
 // Mixes and served share.
 
-Result<ServingMix> CheapestMix(const ServingProfile& p, double rps, const std::vector<double>& usd_per_gpu_hour) {
+Result<ServingMix> CheapestMix(const ServingProfile& p, double rps, const std::vector<double>& usd_per_gpu_hour,
+                               const std::vector<int>& node_gpus) {
   const std::size_t types = p.gpus.size();
   if (usd_per_gpu_hour.size() != types) {
     return InvalidArgumentError(fmt::format("CheapestMix: {} prices for {} GPU types", usd_per_gpu_hour.size(), types));
@@ -386,7 +387,10 @@ Result<ServingMix> CheapestMix(const ServingProfile& p, double rps, const std::v
   double best = std::numeric_limits<double>::infinity();
   auto consider = [&](const std::vector<int>& replicas) {
     double cost = 0;
-    for (std::size_t g = 0; g < types; ++g) cost += replicas[g] * p.tp[g] * usd_per_gpu_hour[g];
+    for (std::size_t g = 0; g < types; ++g) {
+      const int node = g < node_gpus.size() ? std::max(1, node_gpus[g]) : 1;
+      cost += (replicas[g] * p.tp[g] + node - 1) / node * node * usd_per_gpu_hour[g];
+    }
     if (cost < best - 1e-9) {
       best = cost;
       mix.replicas = replicas;
@@ -571,7 +575,7 @@ ServingMix ServingController::ForRate(double rate) {
     const auto key = static_cast<long long>(std::ceil(std::log(rate) / std::log(kMixRateStep) - kEps));
     auto it = cache_->mixes.find(key);
     if (it == cache_->mixes.end()) {
-      Result<ServingMix> r = CheapestMix(*p_, std::pow(kMixRateStep, static_cast<double>(key)), prices_);
+      Result<ServingMix> r = CheapestMix(*p_, std::pow(kMixRateStep, static_cast<double>(key)), prices_, node_gpus_);
       ServingMix v = m;
       if (r.has_value()) {
         v = *r;
@@ -588,8 +592,15 @@ ServingMix ServingController::ForRate(double rate) {
   return m;
 }
 
+void ServingController::SetNodeGpus(std::vector<int> node_gpus) {
+  node_gpus_ = std::move(node_gpus);
+  cache_ = std::make_shared<ServingCache>();
+}
+
 void ServingController::ShareCache(const ServingController& other) {
-  if (other.p_->gpus.size() == p_->gpus.size() && other.prices_.size() == prices_.size()) cache_ = other.cache_;
+  if (other.p_->gpus.size() == p_->gpus.size() && other.prices_.size() == prices_.size() && other.node_gpus_ == node_gpus_) {
+    cache_ = other.cache_;
+  }
 }
 
 ServingMix ServingController::Desired(std::size_t k, std::span<const double> past) {

@@ -123,7 +123,12 @@ struct ServingMix { std::vector<int> replicas; };  // per ServingProfile type
 // (a replica costs tp x that). rps <= 0: no replicas. Errors: kInvalidArgument when the price vector
 // does not match the types or a price is negative / not finite; kFailedPrecondition when no type
 // serves some bucket.
-Result<ServingMix> CheapestMix(const ServingProfile& p, double rps, const std::vector<double>& usd_per_gpu_hour);
+// `node_gpus` (optional, per profile type): the GPUs of the smallest node a replica of the type can
+// be given where no committed room holds it (a cloud pool that sells only 8-GPU nodes: 8); a mix
+// then pays each type's GPUs rounded up to whole such nodes (one replica on an 8-GPU node holds
+// the node). Empty or 1: GPUs priced one by one.
+Result<ServingMix> CheapestMix(const ServingProfile& p, double rps, const std::vector<double>& usd_per_gpu_hour,
+                               const std::vector<int>& node_gpus = {});
 
 // The most req/s of the mix `ready` serves within SLO (fluid: every bucket's traffic split over
 // the ready replicas at their measured capacities, the split chosen to serve the largest common
@@ -183,6 +188,8 @@ class ServingController {
   ServingMix DesiredAhead(std::size_t k, std::span<const double> past, double ahead_s);
   // Uses `other`'s memo. REQUIRES: the same profile and prices (not checked beyond their sizes).
   void ShareCache(const ServingController& other);
+  // The mix's node sizes (CheapestMix's node_gpus) from now on; the memo starts afresh.
+  void SetNodeGpus(std::vector<int> node_gpus);
   ServingCache& cache() { return *cache_; }
 
  private:
@@ -190,6 +197,7 @@ class ServingController {
   const ServingProfile* p_;
   ServingPolicy policy_;
   std::vector<double> prices_;
+  std::vector<int> node_gpus_;
   double peak_rps_, step_s_, cold_start_s_;
   int single_ = -1;
   int max_replicas_ = 0;

@@ -189,6 +189,36 @@ TEST(ServingMixTest, CheapestMixNeverDearerThanTheBestSingleType) {
   EXPECT_FALSE(CheapestMix(p, 1, {1.0}).has_value());
 }
 
+// Issue 39 round 6 (one cost model): a type whose cloud pool sells only 8-GPU nodes pays whole
+// nodes. The A100-80G serves 1 req/s a replica at $1, the H100 2 req/s at $3: GPU by GPU the
+// A100-80G is cheaper per req/s, but three replicas of it hold a whole 8-GPU node ($8), where two
+// H100 replicas cost $6. Eight of them fill the node and stay the cheapest.
+TEST(ServingMixTest, ATypeSoldInWholeNodesPaysTheNode) {
+  ServingProfile p;
+  p.policy = "vllm";
+  p.gpus = {"A100-80G", "H100"};
+  p.tp = {1, 1};
+  p.bucket_share = {1.0};
+  p.bucket_names = {"all"};
+  p.bucket_rps = {{1.0}, {2.0}};
+  p.replica_rps = {1.0, 2.0};
+  p.tokens_per_request = 1000;
+  const std::vector<double> prices = {1.0, 3.0};
+  EXPECT_EQ(CheapestMix(p, 2.5, prices)->replicas, (std::vector<int>{3, 0}));
+  EXPECT_EQ(CheapestMix(p, 2.5, prices, {8, 1})->replicas, (std::vector<int>{0, 2}));
+  EXPECT_EQ(CheapestMix(p, 7.5, prices, {8, 1})->replicas, (std::vector<int>{8, 0}));
+  EXPECT_EQ(CheapestMix(p, 2.5, prices, {1, 1})->replicas, CheapestMix(p, 2.5, prices)->replicas);
+  // The controller prices its mixes the same way once told the node sizes.
+  ServingPolicy pol;
+  pol.mix = true;
+  pol.target_utilization = 1.0;
+  ServingController c(p, pol, prices, 2.5, 60, 300);
+  const std::vector<double> past(10, 2.5);
+  EXPECT_EQ(c.Desired(10, past).replicas, (std::vector<int>{3, 0}));
+  c.SetNodeGpus({8, 1});
+  EXPECT_EQ(c.Desired(10, past).replicas, (std::vector<int>{0, 2}));
+}
+
 TEST(ServingMixTest, ServedShareOneWhenCapacitySufficesLessWhenNot) {
   const ServingProfile p = TwoTypes();
   EXPECT_DOUBLE_EQ(ServedShare(p, ServingMix{{5, 0}}, 4.0), 1.0);  // 5 x 0.8

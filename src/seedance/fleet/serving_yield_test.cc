@@ -153,6 +153,36 @@ TEST(FleetServingYieldTest, NoMoveOntoRoomTrainingWaitsFor) {
   EXPECT_LT(with->serving_gpu_hours_by_type[kA100], 0.05);
 }
 
+// The planner's mix priced in whole nodes (StackConfig::serving_whole_nodes; issue 39 round 6, one
+// cost model): cloud only, H100s sold one GPU at a time at $4 (2 req/s a replica), A100-80Gs only
+// in 8-GPU nodes at $1.5 (1 req/s). GPU by GPU the A100-80G is cheaper per req/s, so 2.5 req/s
+// (at the default target utilization 0.7) ask for four of them, and they hold an 8-GPU node ($12
+// an hour); in whole nodes two H100 replicas ($8) are the cheaper mix.
+TEST(FleetServingWholeNodesTest, AReplicaOnATypeSoldInWholeNodesPaysTheNode) {
+  FleetWeekScenario s = Scenario();
+  s.jobs.clear();
+  sim::PoolSpec h100 = Pool(kH100, sim::Tier::kOnDemand, 16, 4.0);
+  h100.node_gpus = {1, 8};
+  s.fleet.pools = {h100, Pool(kA100, sim::Tier::kOnDemand, 16, 1.5)};
+  s.owned_marginal_usd_per_gpu_hour = {};
+  for (Demand* d : {&s.serving[0].demand, &s.serving[0].history}) std::fill(d->rps.begin(), d->rps.end(), 2.5);
+  s.serving[0].tuning_demand = Demand();  // the controllers' default settings
+  s.serving[0].tuning_peak_rps = 2.5;
+  StackConfig whole = SeedanceStack();
+  StackConfig by_gpu = whole;
+  by_gpu.serving_whole_nodes = false;
+  auto a = RunFleetWeek(s, whole);
+  auto b = RunFleetWeek(s, by_gpu);
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  ASSERT_TRUE(b.has_value()) << b.error().message();
+  EXPECT_GT(b->serving_gpu_hours_by_type[kA100], 0.9 * 3 * kHours);
+  EXPECT_GT(b->cloud_gpu_hours_by_type[kA100][0][kFree], 0.9 * 4 * kHours);  // half the node (4 replicas at HPA's 0.7)
+  EXPECT_DOUBLE_EQ(a->serving_gpu_hours_by_type[kA100], 0.0);
+  EXPECT_GT(a->serving_gpu_hours_by_type[kH100], 0.9 * 2 * kHours);
+  EXPECT_LT(a->total_usd, 0.8 * b->total_usd);
+  EXPECT_GE(a->serving_attainment, b->serving_attainment - 1e-9);
+}
+
 // Serving's forecast room (StackConfig::serving_room_ahead_s; issue 39: "the forecast's serving
 // headroom kept free before training migrates there"): one owned H100 node and on-demand H100s.
 // Chat (Gold, one H100 type, 2 req/s a replica, the planner's forecaster at its default policy)
