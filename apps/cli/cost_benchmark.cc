@@ -651,8 +651,9 @@ Action RegisterCostBenchmark(CLI::App& app) {
                   "also write the seedance policy's charges to this cost ledger: a SQLite file "
                   "(as `seedance ingest --db`) or a PostgreSQL connection string (postgresql://... or host=...)");
   cmd->add_option("--frontier", opts->frontier,
-                  "also run Seedance at these values of an hour of a job's time (USD), e.g. 0,3,6,12: "
-                  "the cost/JCT frontier, plotted in the report");
+                  "also run Seedance at these values of an hour of a job's time (USD), e.g. 0,3,6,12,48: "
+                  "each picks GPU types by it and waits for spot while the wait costs less than spot saves "
+                  "(0: waits as SkyPilot spot-only does); the cost/JCT frontier, plotted in the report");
   cmd->add_option("--decisions", opts->decisions,
                   "write every policy's decisions as CSV time_s,policy,job,action,pool "
                   "(action: start, stop, migrate, provision, release; outcomes: finish, interrupt)");

@@ -47,6 +47,13 @@ struct CostAwareConfig {
   // the fastest. For a budget on average JCT this is the exact per-job trade (the job's length
   // cancels), so sweeping it traces the cost/JCT frontier.
   double time_value_per_hour = 0;
+  // The spot wait priced by that value (issue 39, the frontier): a job without a deadline waits for
+  // spot while the hours it has waited, at time_value_per_hour, cost less than what spot saves it
+  // over the on-demand type chosen (its remaining steps x the difference in dollars per step at the
+  // spot pool's expected price); it replaces spot_patience and max_spot_wait_s. At 0 $/h a job
+  // waits for spot as long as spot is cheaper (SkyPilot spot-only's trade). `cost-benchmark
+  // --frontier` sets it on its rows; not a seedance-config.yaml key.
+  bool spot_wait_priced = false;
   // A job interrupted on spot is not moved back from on-demand to spot for this long: on the
   // bundled series spot returns in short, flapping windows (median 20 min on AWS p3), and every
   // round trip pays two cold starts and a restart. A day, not a week: long Philly jobs (hundreds of

@@ -592,6 +592,7 @@ std::vector<ScenarioPolicy> ScenarioPolicies(const ScenarioSpec& spec) {
   for (double v : spec.frontier_time_values) {
     config::CostAwareConfig c = spec.config.cost_aware;
     c.time_value_per_hour = v;
+    c.spot_wait_priced = true;
     std::ostringstream os;
     os << v;  // 6, 0.5, 12.25
     const std::string value = os.str();

@@ -271,16 +271,26 @@ std::vector<Assignment> SeedanceCostPolicy::Schedule(const SimView& view, Rng& /
       // a deadline job while it has slack (the greedy rule of "Can't Be Late"; the deadline check
       // above moves it to on-demand once the slack is spent), any other job within its patience.
       bool spot_exists = false;
-      for (const auto& p : view.pools) {
-        double thr = s.steps_per_s[static_cast<std::size_t>(p.info.type)];
-        if (p.info.tier == Tier::kSpot && thr >= config_.min_speed_ratio * best &&
-            SpotPriceAllowed(view, p.info, config_.max_price_ratio)) {
+      double spot_usd_per_step = kInf;  // the cheapest acceptable spot pool at its expected price ($/h per step/s)
+      for (std::size_t p = 0; p < view.pools.size(); ++p) {
+        const PoolInfo& ps = view.pools[p].info;
+        double thr = s.steps_per_s[static_cast<std::size_t>(ps.type)];
+        if (ps.tier == Tier::kSpot && thr >= config_.min_speed_ratio * best &&
+            SpotPriceAllowed(view, ps, config_.max_price_ratio)) {
           spot_exists = true;
+          spot_usd_per_step = std::min(spot_usd_per_step, EffectivePrice(view, p, remaining / thr) * s.gpus / thr);
         }
       }
       bool wait = false;
       if (std::isfinite(s.deadline_s)) {
         wait = !c.urgent;
+      } else if (config_.spot_wait_priced) {
+        // Wait while the hours waited, at the job's time value, cost less than spot saves it.
+        const PoolInfo& od = view.pools[static_cast<std::size_t>(choice)].info;
+        const double od_thr = s.steps_per_s[static_cast<std::size_t>(od.type)];
+        // Dollars: steps x (dollars an hour per step a second) / 3600.
+        const double saving = remaining * (od.usd_per_gpu_hour * s.gpus / od_thr - spot_usd_per_step) / 3600.0;
+        wait = saving > 0 && (now - s.arrival_s) / 3600.0 * config_.time_value_per_hour < saving;
       } else if (config_.spot_patience > 0) {
         double budget = std::min(config_.max_spot_wait_s, config_.spot_patience * remaining / best);
         wait = now - s.arrival_s < budget;
