@@ -1,5 +1,6 @@
 #include "seedance/sweep/slurm_array.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -63,14 +64,14 @@ std::string FirstLine(const std::string& text) {
   return lines.empty() ? "" : lines.front();
 }
 
-// Polls squeue until array `job` has left the queue, releasing requeued tasks that Slurm holds
-// until BeginTime. Progress counts the cell files of `watched`. Returns the tasks released.
+// Polls squeue until array `job` has left the queue (empty on two polls in a row), releasing
+// requeued tasks that Slurm holds until BeginTime. Progress counts the cell files of `watched`. Returns the tasks released.
 Result<std::size_t> WaitForArray(const std::string& job, const std::string& dir, std::size_t total,
                                  const std::vector<const CellTask*>& watched, const SlurmOptions& options,
                                  CommandRunner& runner, Sleeper& sleeper, const Progress& progress) {
   std::size_t released = 0;
   std::map<std::string, int> released_at;  // task id -> poll of the last StartTime=now
-  int failures = 0;
+  int failures = 0, empty_polls = 0;
   std::size_t shown = static_cast<std::size_t>(-1);
   for (int poll = 0;; ++poll) {
     SEEDANCE_ASSIGN_OR_RETURN(CommandResult q, runner.Run({"squeue", "-h", "-r", "-j", job, "-o", "%i|%T|%r"}));
@@ -82,7 +83,16 @@ Result<std::size_t> WaitForArray(const std::string& job, const std::string& dir,
     }
     failures = 0;
     const std::vector<std::string> rows = Lines(q.out);
-    if (rows.empty()) return released;
+    if (rows.empty()) {
+      // Confirmed by a second poll a second later: a task that `scontrol requeue` is putting back
+      // can be missing from squeue's listing for a moment (seen on a loaded 2-core machine).
+      if (++empty_polls < 2) {
+        sleeper.Sleep(std::max(options.poll_s, 1.0));
+        continue;
+      }
+      return released;
+    }
+    empty_polls = 0;
     std::size_t running = 0, pending = 0;
     for (const auto& row : rows) {
       std::vector<std::string> f;
