@@ -1,7 +1,6 @@
 #include "seedance/fleet/engine.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
 #include <ctime>
 #include <limits>
