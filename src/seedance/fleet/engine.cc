@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <utility>
@@ -235,6 +236,8 @@ Status Engine::Setup() {
     s_.tuned->warm_share[key] = warm_eval.served_share;
     return entry;
   };
+  // The tuning cache is shared by every run of the scenario, and runs go side by side on threads.
+  const std::lock_guard<std::mutex> tuning_lock(s_.tuned->mu);
   for (std::size_t d = 0; d < s_.serving.size(); ++d) {
     const ServingDeployment& sd = s_.serving[d];
     const ServingProfile& prof = c_.batching == "seedance" ? sd.seedance : sd.vllm;

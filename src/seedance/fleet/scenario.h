@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -104,8 +105,10 @@ struct FleetWeekOptions {
 
 // Controller settings tuned on a deployment's tuning week, by (deployment, batching, autoscaler,
 // mix): tuning depends on neither the stack's other layers nor the run, so every run of a scenario
-// shares it. Not thread-safe: one scenario's runs go one after another.
+// shares it. Runs of one scenario on several threads (the comparison's RunWeeks) hold `mu` while
+// they read or fill it.
 struct TunedServingPolicies {
+  std::mutex mu;
   // The chosen policy and the share it served on the tuning week.
   std::map<std::string, std::pair<ServingPolicy, double>> by_key;
   // The share the chosen policy served on the tuning week with its replicas on nodes already up
