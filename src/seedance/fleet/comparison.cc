@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -235,6 +237,7 @@ std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_
   }
   if (with_owned) {
     sets.push_back({"held out: owned fleet c with a training backlog, week 2, seeds 5-9", true, "c", 1, held, false, "", ""});
+    sets.back().gpus_needed = true;  // issue 39: "plus the GPUs needed to meet the week's SLOs and deadlines"
   }
   if (with_tuning) sets.push_back({"tuning: fleet a, week 1, seeds 0-4", false, "a", 0, tuning, true, "", ""});
   return sets;
@@ -252,12 +255,22 @@ struct WeekTask {
 // deterministic, and the outcomes come back in the tasks' order, so the comparison is byte-identical
 // whatever the thread count (FleetWeekComparisonTest.ThreadsChangeNothing). The first error in the
 // tasks' order is returned.
-Result<std::vector<FleetWeekOutcome>> RunWeeks(const std::vector<WeekTask>& tasks, unsigned threads) {
+// `done` (optional) hears (weeks finished, weeks in all) as each week ends, from the thread that ran it,
+// one call at a time.
+using WeekDone = std::function<void(std::size_t, std::size_t)>;
+Result<std::vector<FleetWeekOutcome>> RunWeeks(const std::vector<WeekTask>& tasks, unsigned threads,
+                                               const WeekDone& done = {}) {
   std::vector<std::optional<Result<FleetWeekOutcome>>> got(tasks.size());
   std::atomic<std::size_t> next{0};
+  std::mutex done_mu;
+  std::size_t finished = 0;
   auto work = [&] {
     for (std::size_t i = next.fetch_add(1); i < tasks.size(); i = next.fetch_add(1)) {
       got[i].emplace(RunFleetWeek(*tasks[i].week, tasks[i].config));
+      if (done) {
+        const std::lock_guard<std::mutex> lock(done_mu);
+        done(++finished, tasks.size());
+      }
     }
   };
   std::size_t n = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
@@ -275,6 +288,24 @@ Result<std::vector<FleetWeekOutcome>> RunWeeks(const std::vector<WeekTask>& task
   return out;
 }
 
+// "12 of 25 weeks run, ETA 1m05s" for one batch of weeks, at the batch's pace so far; a line at most
+// every kEtaEveryS seconds and one when the batch ends (progress only: the results never see time).
+constexpr double kEtaEveryS = 10;
+WeekDone EtaLines(const std::string& what, const std::function<void(const std::string&)>& say) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto last = std::make_shared<double>(0.0);
+  return [=](std::size_t done, std::size_t total) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (done < total && elapsed - *last < kEtaEveryS) return;
+    *last = elapsed;
+    const auto left = static_cast<long long>(std::llround(elapsed * static_cast<double>(total - done) / static_cast<double>(done)));
+    say(fmt::format("{}: {} of {} weeks run{}", what, done, total,
+                    done == total ? fmt::format(" in {:.0f} s", elapsed)
+                    : left >= 60  ? fmt::format(", ETA {}m{:02}s", left / 60, left % 60)
+                                  : fmt::format(", ETA {}s", left)));
+  };
+}
+
 }  // namespace
 
 Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& options,
@@ -288,6 +319,11 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
   }
   // Serving profiles are measured once per fleet (they depend on neither the week nor the seed).
   std::map<std::string, std::unique_ptr<FleetWeekScenario>> keep;
+  std::mutex progress_mu;  // the side thread and the worker threads report too
+  auto say = [&](const std::string& line) {
+    const std::lock_guard<std::mutex> lock(progress_mu);
+    if (progress) progress(line);
+  };
   for (const WeekSet& set : options.sets) {
     SetResult r;
     r.set = set;
@@ -320,10 +356,10 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     for (const auto& week : built) {
       for (const StackConfig& stack : stacks) tasks.push_back({&week, stack});
     }
-    SEEDANCE_ASSIGN_OR_RETURN(std::vector<FleetWeekOutcome> ran, RunWeeks(tasks, options.threads));
+    SEEDANCE_ASSIGN_OR_RETURN(std::vector<FleetWeekOutcome> ran, RunWeeks(tasks, options.threads, EtaLines(set.name + ": every stack", say)));
     for (std::size_t i = 0, t = 0; i < built.size(); ++i) {
       for (std::size_t k = 0; k < stacks.size(); ++k, ++t) {
-        if (progress) progress(fmt::format("{}: seed {}: {}: ${:.0f}", set.name, set.seeds[i], stacks[k].name, ran[t].total_usd));
+        say(fmt::format("{}: seed {}: {}: ${:.0f}", set.name, set.seeds[i], stacks[k].name, ran[t].total_usd));
         r.max_cpu_seconds = std::max(r.max_cpu_seconds, ran[t].cpu_seconds);
         outs[k].push_back(std::move(ran[t]));
       }
@@ -372,9 +408,54 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
         for (const auto& week : built) more.push_back({&week, cfg});
       }
     }
+    // The GPUs each headline stack needs for the base's SLO and deadlines (gpus_needed.h): its
+    // probes run on the worker threads too, each round's weeks side by side.
+    const std::size_t base_row = static_cast<std::size_t>(r.base);
+    auto gpus_runner = [&](const std::vector<std::pair<StackConfig, int>>& runs) -> Result<std::vector<FleetWeekOutcome>> {
+      std::vector<FleetWeekScenario> scaled;
+      scaled.reserve(runs.size() * built.size());
+      std::vector<WeekTask> probe_tasks;
+      for (const auto& [cfg, num] : runs) {
+        for (const auto& week : built) {
+          scaled.push_back(WithCommittedScaled(week, num, kGpusNeededDen));
+          probe_tasks.push_back({&scaled.back(), cfg});
+        }
+      }
+      SEEDANCE_ASSIGN_OR_RETURN(std::vector<FleetWeekOutcome> got, RunWeeks(probe_tasks, options.threads, EtaLines(set.name + ": GPUs needed, this round", say)));
+      std::vector<FleetWeekOutcome> sums;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        std::vector<FleetWeekOutcome> weeks;
+        for (std::size_t w = 0; w < built.size(); ++w) {
+          r.max_cpu_seconds = std::max(r.max_cpu_seconds, got[i * built.size() + w].cpu_seconds);
+          weeks.push_back(std::move(got[i * built.size() + w]));
+        }
+        sums.push_back(Sum(weeks));
+        {
+          say(fmt::format("{}: GPUs needed: {} at {}/{} of the committed GPUs: {:.2f} % SLO, {} deadlines met, {} Gold broken",
+                               set.name, runs[i].first.name, runs[i].second, kGpusNeededDen,
+                               100.0 * sums.back().serving_attainment, sums.back().deadlines_met,
+                               sums.back().gold_violations));
+        }
+      }
+      return sums;
+    };
+    std::optional<Result<std::vector<GpusNeeded>>> gpus_ran;
+    if (set.gpus_needed && !built.empty()) {
+      r.gpus_needed_target = GpusNeededTargetOf(r.standard[base_row].sum);
+      r.committed_gpus = CommittedGpus(built.front());
+    }
     std::optional<Result<std::vector<FleetWeekOutcome>>> more_ran;
     std::thread side;
-    if (!more.empty()) side = std::thread([&] { more_ran.emplace(RunWeeks(more, options.threads)); });
+    if (!more.empty() || set.gpus_needed) {
+      side = std::thread([&] {
+        if (!more.empty()) more_ran.emplace(RunWeeks(more, options.threads, EtaLines(set.name + ": the layers alone and the frontier", say)));
+        if (set.gpus_needed && !built.empty()) {
+          gpus_ran.emplace(FindGpusNeeded({r.standard[base_row].config, r.seedance.config},
+                                          {r.standard[base_row].sum, r.seedance.sum}, static_cast<double>(built.size()),
+                                          built.front(), r.gpus_needed_target, gpus_runner));
+        }
+      });
+    }
     // The lower bound for the base's work, seed by seed. A failed LP leaves the set without a
     // bound, said beside it, and the stacks' figures stand.
     double bound = 0;
@@ -386,12 +467,16 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
         r.bound_decomposition.Add(by);
       } else {
         r.bound_error = fmt::format("seed {}: {}", set.seeds[i], b.error().message());
-        if (progress) progress(fmt::format("{}: no lower bound: {}", set.name, r.bound_error));
+        say(fmt::format("{}: no lower bound: {}", set.name, r.bound_error));
       }
     }
     r.bound_usd = r.bound_error.empty() ? bound : 0.0;
     r.bound_index = r.bound_error.empty() ? Ratio(bound, base.total_usd) : 1.0;
     if (side.joinable()) side.join();
+    if (gpus_ran.has_value()) {
+      if (!gpus_ran->has_value()) return gpus_ran->error();
+      r.gpus_needed = std::move(**gpus_ran);
+    }
     if (set.levers) {
       if (!more_ran->has_value()) return more_ran->error();
       std::vector<FleetWeekOutcome>& ran_more = **more_ran;
@@ -401,7 +486,7 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
         sr.config = lever_configs[l];
         sr.lever = WaterfallLevers()[l].name;
         for (std::size_t i = 0; i < built.size(); ++i, ++t) {
-          if (progress) progress(fmt::format("{}: seed {}: {}: ${:.0f}", set.name, set.seeds[i], sr.config.name, ran_more[t].total_usd));
+          say(fmt::format("{}: seed {}: {}: ${:.0f}", set.name, set.seeds[i], sr.config.name, ran_more[t].total_usd));
           r.max_cpu_seconds = std::max(r.max_cpu_seconds, ran_more[t].cpu_seconds);
           sr.seeds.push_back(std::move(ran_more[t]));
         }
@@ -419,7 +504,7 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
             weeks.push_back(std::move(ran_more[t]));
           }
           sum = Sum(weeks);
-          if (progress) progress(fmt::format("{}: seedance at migrate_min_speed {}: ${:.0f} per week", set.name, knob,
+          say(fmt::format("{}: seedance at migrate_min_speed {}: ${:.0f} per week", set.name, knob,
                                              sum.total_usd / static_cast<double>(weeks.size())));
         }
         r.frontier.push_back({knob, sum.total_usd / static_cast<double>(built.size()), sum.jct_mean_h, UnitCostIndex(sum, base)});

@@ -9,6 +9,7 @@
 #include "seedance/core/status.h"
 #include "seedance/fleet/bound.h"
 #include "seedance/fleet/engine.h"
+#include "seedance/fleet/gpus_needed.h"
 
 // `seedance cost-benchmark --workload fleet-week`: the standard stack (two kube-scheduler
 // scorings) against Seedance on sets of weeks, with a waterfall that switches each Seedance layer
@@ -25,6 +26,7 @@ struct WeekSet {
   bool levers = false;     // run the waterfall's one-layer rows on this set
   std::string fleet_file;  // "" = the shape's bundled file
   std::string history_dir; // "" = the bundled work; else the user's week (history.h), one run
+  bool gpus_needed = false; // search the committed GPUs each headline stack needs (gpus_needed.h)
 };
 
 // The default sets: the headline (fleet a, week 2, seeds 5-9, with the waterfall), fleet b
@@ -86,6 +88,11 @@ struct SetResult {
   std::vector<std::string> warnings;
   double max_cpu_seconds = 0;           // the slowest single week
   std::vector<FrontierPoint> frontier;  // sets with the waterfall: Seedance across kFrontierMigrateMinSpeed
+  // Sets with gpus_needed: the base's and Seedance's committed GPUs needed for the base's SLO and
+  // deadlines on the whole fleet (issue 39, fleet c).
+  std::vector<GpusNeeded> gpus_needed;
+  GpusNeededTarget gpus_needed_target;
+  int committed_gpus = 0;
 };
 
 // Every standard row of the set against its frontier (empty without one).

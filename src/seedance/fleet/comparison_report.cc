@@ -115,6 +115,7 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
       }
       os << " standard stacks below the curve: " << (below.empty() ? "none" : below) << "\n";
     }
+    if (!r.gpus_needed.empty()) os << GpusNeededText(r.gpus_needed, r.gpus_needed_target, r.committed_gpus);
     os << fmt::format("  slowest week: {:.1f} s CPU\n", r.max_cpu_seconds);
   }
   os << "\n" << c.predictive_note << "\n";
@@ -283,6 +284,7 @@ nlohmann::json SetJson(const SetResult& r) {
     j["lower_bound_change_pct"] = nullptr;
     j["lower_bound_error"] = r.bound_error;
   }
+  if (!r.gpus_needed.empty()) j["gpus_needed"] = GpusNeededJson(r.gpus_needed, r.gpus_needed_target, r.committed_gpus);
   if (!r.frontier.empty()) {
     nlohmann::json pts = nlohmann::json::array(), bases = nlohmann::json::array();
     for (const auto& p : r.frontier) {
@@ -493,6 +495,7 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
        << DecompositionHtml(r.standard[static_cast<std::size_t>(r.base)].sum, Weeks(r.standard[static_cast<std::size_t>(r.base)]),
                             r.seedance.sum, Weeks(r.seedance), r.bound_error.empty() ? &r.bound_decomposition : nullptr,
                             Weeks(r.seedance));
+    if (!r.gpus_needed.empty()) os << GpusNeededHtml(r.gpus_needed, r.gpus_needed_target, r.committed_gpus);
     if (&r == &c.sets.front()) {
       os << UseChart(r.standard[static_cast<std::size_t>(r.base)], "fleet-week-use-" + std::to_string(chart++)) << "\n";
       os << UseChart(r.seedance, "fleet-week-use-" + std::to_string(chart++)) << "\n";

@@ -11,6 +11,8 @@
 #include <set>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "seedance/fleet/engine_internal.h"
 #include "seedance/tenancy/quota.h"
 #include "seedance/tenancy/tiers.h"
@@ -118,7 +120,8 @@ Status Engine::Setup() {
       slot.gpus = sizes[static_cast<std::size_t>(k)];
       if (p.committed()) slot.phase = Phase::kUp;
       p.slots.push_back(slot);
-      nodes.push_back({"p" + std::to_string(i) + "-n" + std::to_string(k), Millicores(slot.gpus * kCpuPerGpu + 16000),
+      // (fmt, not "p" + std::to_string(i): GCC 12's -Wrestrict misfires on that at -O3.)
+      nodes.push_back({fmt::format("p{}-n{}", i, k), Millicores(slot.gpus * kCpuPerGpu + 16000),
                        MiB(slot.gpus * kMemPerGpu + 64 * 1024), slot.gpus, model});
     }
     p.state = std::make_unique<cluster::ClusterState>(nodes);
@@ -213,8 +216,13 @@ Status Engine::Setup() {
                        const TuneWarmPath& warm = TuneWarmPath()) -> Result<std::pair<ServingPolicy, double>> {
     const std::string key = sd.spec.name + "|" + batching + "|" + autoscaler + "|" + (mix ? "mix" : "single") +
                             (mix && autoscaler == "predictive" && !warm.on() ? "|cold-path-only" : "");
+    // The cache is shared by every run of the scenario, and runs go side by side on threads: it is
+    // read and filled under its lock; two runs that miss the same key both tune it (the same result).
     auto& cache = s_.tuned->by_key;
-    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    {
+      const std::lock_guard<std::mutex> lock(s_.tuned->mu);
+      if (auto it = cache.find(key); it != cache.end()) return it->second;
+    }
     const ServingProfile& prof = batching == "seedance" ? sd.seedance : sd.vllm;
     ServingPolicy pol;
     pol.autoscaler = autoscaler;
@@ -228,16 +236,14 @@ Status Engine::Setup() {
                      : TuneReactive(prof, pol, sd.tuning_demand, sd.tuning_history.rps, prices, cold, min_share);
     if (!tuned.has_value()) return tuned.error();
     const auto entry = std::make_pair(tuned->policy, tuned->rows[static_cast<std::size_t>(tuned->chosen)].eval.served_share);
-    cache[key] = entry;
     // What the chosen setting serves on the tuning week when its replicas land on nodes already up.
     ServingController chosen(prof, tuned->policy, prices, sd.tuning_peak_rps, kStepS, cold);
     SEEDANCE_ASSIGN_OR_RETURN(const ServingEval warm_eval,
                               EvaluateController(prof, chosen, sd.tuning_demand, prices, kModelLoadS, sd.tuning_history.rps));
-    s_.tuned->warm_share[key] = warm_eval.served_share;
-    return entry;
+    const std::lock_guard<std::mutex> lock(s_.tuned->mu);
+    s_.tuned->warm_share.emplace(key, warm_eval.served_share);
+    return cache.emplace(key, entry).first->second;
   };
-  // The tuning cache is shared by every run of the scenario, and runs go side by side on threads.
-  const std::lock_guard<std::mutex> tuning_lock(s_.tuned->mu);
   for (std::size_t d = 0; d < s_.serving.size(); ++d) {
     const ServingDeployment& sd = s_.serving[d];
     const ServingProfile& prof = c_.batching == "seedance" ? sd.seedance : sd.vllm;
@@ -258,8 +264,13 @@ Status Engine::Setup() {
       // load only), where KEDA's HPA catches up within a minute.
       SEEDANCE_ASSIGN_OR_RETURN(const auto keda, tuned_for(sd, "vllm", "predictive", false, floor));
       floor = std::max(floor, keda.second);
-      const auto keda_warm = s_.tuned->warm_share.find(sd.spec.name + "|vllm|predictive|single");
-      if (c_.serving_warm_path && forecast && keda_warm != s_.tuned->warm_share.end()) {  // absent: no tuning week
+      std::optional<double> keda_warm;
+      {
+        const std::lock_guard<std::mutex> lock(s_.tuned->mu);
+        const auto it = s_.tuned->warm_share.find(sd.spec.name + "|vllm|predictive|single");
+        if (it != s_.tuned->warm_share.end()) keda_warm = it->second;
+      }
+      if (c_.serving_warm_path && forecast && keda_warm.has_value()) {  // absent: no tuning week
         // The setting tuned on the cold path alone, made more reactive where it must be: no less on
         // the cold path, and at every step at least its replicas (its headroom or more, its target
         // or less). On fleet b, where replicas wait for nodes, a cheaper setting with a lower
@@ -267,7 +278,7 @@ Status Engine::Setup() {
         SEEDANCE_ASSIGN_OR_RETURN(const auto cold_only, tuned_for(sd, c_.batching, autoscaler, true, floor));
         floor = std::max(floor, cold_only.second);
         warm.start_s = kModelLoadS;
-        warm.min_share = keda_warm->second;
+        warm.min_share = *keda_warm;
         warm.min_headroom = cold_only.first.headroom;
         warm.max_target = cold_only.first.target_utilization;
       }

@@ -106,7 +106,7 @@ struct FleetWeekOptions {
 // Controller settings tuned on a deployment's tuning week, by (deployment, batching, autoscaler,
 // mix): tuning depends on neither the stack's other layers nor the run, so every run of a scenario
 // shares it. Runs of one scenario on several threads (the comparison's RunWeeks) hold `mu` while
-// they read or fill it.
+// they read or fill it (not while they tune).
 struct TunedServingPolicies {
   std::mutex mu;
   // The chosen policy and the share it served on the tuning week.
