@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,36 +101,53 @@ void BoundDecomposition::Add(const BoundDecomposition& o) {
   committed_usd += o.committed_usd;
 }
 
-Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWeekOutcome& out, BoundDecomposition* by) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  const std::size_t types = s.fleet.gpu_types.size();
-  const auto periods = static_cast<std::size_t>(std::ceil(s.horizon_s / kBoundPeriodS));
-  sim::LinearProgram lp(sim::LinearProgram::Sense::kMinimize);
-  // GPU-hours of each type used in each period, to be covered by the pools' GPU-hours there.
-  // use[t][p] collects the work columns (coefficient -1); the pools' columns are added below.
-  std::vector<std::vector<std::vector<std::pair<int, double>>>> use(types, std::vector<std::vector<std::pair<int, double>>>(periods));
-  auto period_end = [&](std::size_t p) { return std::min(s.horizon_s, static_cast<double>(p + 1) * kBoundPeriodS); };
-  // For the decomposition: each work column's type and use (0 training, 1 serving, 2 notebooks),
-  // and each pool column's pool.
+namespace {
+
+// What the LP solves for: the least bill for `out`'s work and deadlines (the lower bound), or the
+// most training work for at least `out`'s serving and deadlines, less r times the cloud bill (the
+// useful-work bound; r is set by the caller through the pool columns' objective).
+enum class BoundGoal { kLeastBill, kMostWork };
+
+struct BuiltBound {
+  std::unique_ptr<sim::LinearProgram> lp;
   struct UsedFor {
     int col;
     std::size_t type;
     std::size_t use;
   };
-  std::vector<UsedFor> used_for;
   struct PoolCol {
     int col;
     const sim::PoolSpec* pool;
     double price;
   };
-  std::vector<PoolCol> pool_cols;
+  std::vector<UsedFor> used_for;   // each work column's type and use (0 training, 1 serving, 2 notebooks)
+  std::vector<PoolCol> pool_cols;  // each pool column's pool and price
+  std::vector<int> work_done;      // kMostWork: each class's work done by the week's end
+  double committed = 0;            // the committed pools' bill
+};
+
+Result<BuiltBound> BuildBound(const FleetWeekScenario& s, const FleetWeekOutcome& out, BoundGoal goal) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const bool most_work = goal == BoundGoal::kMostWork;
+  const std::size_t types = s.fleet.gpu_types.size();
+  const auto periods = static_cast<std::size_t>(std::ceil(s.horizon_s / kBoundPeriodS));
+  BuiltBound built;
+  built.lp = std::make_unique<sim::LinearProgram>(most_work ? sim::LinearProgram::Sense::kMaximize
+                                                            : sim::LinearProgram::Sense::kMinimize);
+  sim::LinearProgram& lp = *built.lp;
+  // GPU-hours of each type used in each period, to be covered by the pools' GPU-hours there.
+  // use[t][p] collects the work columns (coefficient -1); the pools' columns are added below.
+  std::vector<std::vector<std::vector<std::pair<int, double>>>> use(types, std::vector<std::vector<std::pair<int, double>>>(periods));
+  auto period_end = [&](std::size_t p) { return std::min(s.horizon_s, static_cast<double>(p + 1) * kBoundPeriodS); };
+  std::vector<BuiltBound::UsedFor>& used_for = built.used_for;
+  std::vector<BuiltBound::PoolCol>& pool_cols = built.pool_cols;
 
   // Training: jobs of one rate vector (PFLOP per GPU-hour on each type) are one class: the work of
   // a class's jobs is interchangeable in a fluid schedule. A class may do, by the end of period p,
   // at most the work its jobs could have done since they arrived (each at most its own GPUs times
   // its best rate since its arrival, and at most its whole work), in each period on at most the
   // GPUs of its jobs present in it. Deadline-bearing jobs also get their own columns (below).
-  if (out.training_pflop > 0) {
+  if (out.training_pflop > 0 || most_work) {
     // Jobs whose rates agree within kBoundRateStep on every type share a class, at the highest
     // rate of its jobs on each type (optimistic: still a bound; far fewer columns).
     struct Class {
@@ -164,7 +182,8 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
           reachable += std::min(JobWork(*j), j->gpus * JobBestRate(*j) * (to - j->arrival_s) / 3600.0);
           gpu_hours += j->gpus * (to - std::max(from, j->arrival_s)) / 3600.0;
         }
-        const int done = lp.AddColumn(0.0, 0.0, reachable);  // cumulative work by the end of p
+        // Cumulative work by the end of p (kMostWork: the week's end's is the objective).
+        const int done = lp.AddColumn(most_work && p + 1 == periods ? 1.0 : 0.0, 0.0, reachable);
         std::vector<std::pair<int, double>> step{{done, 1.0}}, gang;
         if (prev >= 0) step.push_back({prev, -1.0});
         for (std::size_t t = 0; t < types && gpu_hours > 0; ++t) {
@@ -182,8 +201,9 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
         prev = done;
       }
       total.push_back({prev, 1.0});
+      built.work_done.push_back(prev);
     }
-    lp.AddRow(total, out.training_pflop, kInf);
+    if (!most_work) lp.AddRow(total, out.training_pflop, kInf);
 
     // Deadlines (every stack meets at least the base's count): met_j, the share of job j's work
     // done by its deadline, is at most what its own GPUs at its best rate do between its arrival
@@ -272,7 +292,7 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
   // earlier than it begins: by the end of p at most the in-use hours of the sessions begun by
   // then, each at most the time since it began), supplied by any type's GPU-hours at that type's
   // NotebookWorkPerGpuHour (a whole GPU of the asked type, a MIG slice of it or of another type).
-  if (out.dev_active_gpu_hours > 0) {
+  if (out.dev_active_gpu_hours > 0 && !most_work) {  // (kMostWork: notebooks left out, a looser bound)
     std::vector<std::pair<int, double>> total;
     for (std::size_t a = 0; a < types; ++a) {
       std::vector<double> per_gpu_hour(types);
@@ -308,7 +328,7 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
   // The pools: each period's GPU-hours at the period's lowest price (committed pools: 0, their bill
   // is paid whatever runs) and capacity (spot: whole nodes within the availability series over the
   // period, BoundPoolGpusAt).
-  double committed = 0;
+  double& committed = built.committed;
   for (const sim::PoolSpec& pool : s.fleet.pools) {
     const bool held = sim::AlwaysHeld(pool.tier);
     if (held) committed += pool.max_gpus * s.horizon_s / 3600.0 * pool.usd_per_gpu_hour;
@@ -321,7 +341,7 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
         price = std::min(price, pool.PriceAt(x));
       }
       if (held || !std::isfinite(price)) price = 0.0;
-      use[t][p].push_back({lp.AddColumn(price, 0.0, capacity_h), 1.0});
+      use[t][p].push_back({lp.AddColumn(most_work ? 0.0 : price, 0.0, capacity_h), 1.0});
       pool_cols.push_back({use[t][p].back().first, &pool, price});
     }
   }
@@ -330,22 +350,63 @@ Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWee
       if (!use[t][p].empty()) lp.AddRow(use[t][p], 0.0, kInf);
     }
   }
+  return built;
+}
+
+}  // namespace
+
+Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& s, const FleetWeekOutcome& out, BoundDecomposition* by) {
+  SEEDANCE_ASSIGN_OR_RETURN(BuiltBound built, BuildBound(s, out, BoundGoal::kLeastBill));
+  sim::LinearProgram& lp = *built.lp;
   SEEDANCE_RETURN_IF_ERROR(lp.Solve());
+  const std::size_t types = s.fleet.gpu_types.size();
   if (by != nullptr) {
     by->gpu_types = s.fleet.gpu_types;
     by->gpu_hours_by_use.assign(types, {});
     by->pool_gpu_hours.assign(types, {});
     by->pool_usd.assign(types, {});
-    for (const UsedFor& u : used_for) by->gpu_hours_by_use[u.type][u.use] += lp.value(u.col);
-    for (const PoolCol& c : pool_cols) {
+    for (const auto& u : built.used_for) by->gpu_hours_by_use[u.type][u.use] += lp.value(u.col);
+    for (const auto& c : built.pool_cols) {
       const std::size_t tier = sim::AlwaysHeld(c.pool->tier) ? 0 : c.pool->tier == sim::Tier::kSpot ? 2 : 1;
       const auto t = static_cast<std::size_t>(c.pool->type);
       by->pool_gpu_hours[t][tier] += lp.value(c.col);
       by->pool_usd[t][tier] += lp.value(c.col) * c.price;
     }
-    by->committed_usd = committed;
+    by->committed_usd = built.committed;
   }
-  return committed + lp.objective();
+  return built.committed + lp.objective();
+}
+
+Result<UsefulWorkBound> FleetWeekUsefulWorkUpperBound(const std::vector<const FleetWeekScenario*>& weeks,
+                                                      const std::vector<const FleetWeekOutcome*>& base) {
+  if (weeks.size() != base.size() || weeks.empty()) return InternalError("useful-work bound: one base outcome per week");
+  std::vector<BuiltBound> built;
+  for (std::size_t i = 0; i < weeks.size(); ++i) {
+    SEEDANCE_ASSIGN_OR_RETURN(BuiltBound b, BuildBound(*weeks[i], *base[i], BoundGoal::kMostWork));
+    built.push_back(std::move(b));
+  }
+  // Dinkelbach's method on the set's PFLOP / $: maximize the PFLOP less r times the cloud bill
+  // (the committed bill is paid whatever runs), set r to the solution's PFLOP per $ of its whole
+  // bill, and repeat until r stops rising (it rises at every step to the optimum). r = 0 first: the
+  // most work at any cloud bill.
+  UsefulWorkBound best;
+  double r = 0;
+  for (int iteration = 0; iteration < kUsefulWorkBoundIterations; ++iteration) {
+    UsefulWorkBound got;
+    for (BuiltBound& b : built) {
+      for (const auto& c : b.pool_cols) b.lp->SetObjective(c.col, -r * c.price);
+      SEEDANCE_RETURN_IF_ERROR(b.lp->Solve());
+      for (int col : b.work_done) got.pflop += b.lp->value(col);
+      for (const auto& c : b.pool_cols) got.cloud_usd += b.lp->value(c.col) * c.price;
+      got.committed_usd += b.committed;
+    }
+    got.iterations = iteration + 1;
+    const bool rose = got.PflopPerUsd() > best.PflopPerUsd() * (1 + 1e-9);
+    if (got.PflopPerUsd() >= best.PflopPerUsd()) best = got;
+    if (!rose && iteration > 0) break;
+    r = best.PflopPerUsd();
+  }
+  return best;
 }
 
 }  // namespace seedance::fleet

@@ -75,4 +75,25 @@ struct BoundDecomposition {
 Result<double> FleetWeekLowerBoundUsd(const FleetWeekScenario& scenario, const FleetWeekOutcome& outputs,
                                       BoundDecomposition* by = nullptr);
 
+// The useful-work bound on an owned fleet (issue 39, fleet c, round 7): the most training PFLOP per
+// $ of the whole bill any stack can reach on a set of weeks while it serves at least the base's
+// requests within SLO (per deployment and bucket) and meets at least the base's deadlines, each week
+// with the lower bound's LP and its constraints (the same relaxations: fluid, no nodes or gangs,
+// foresight), the training work maximized instead of the bill minimized, notebooks left out (their
+// GPUs free for training: looser, still a bound). The set's PFLOP / $ is maximized exactly (a
+// ratio of sums, by Dinkelbach's method: a few LP solves per week). No stack that keeps the
+// base's SLO and deadlines does more training per $ of its bill on these weeks.
+inline constexpr int kUsefulWorkBoundIterations = 8;
+struct UsefulWorkBound {
+  double pflop = 0;          // summed over the weeks
+  double cloud_usd = 0;      // the cloud bill of that solution, summed
+  double committed_usd = 0;  // the committed bill, summed
+  int iterations = 0;        // LP solves per week
+  double PflopPerUsd() const { return committed_usd + cloud_usd > 0 ? pflop / (committed_usd + cloud_usd) : 0.0; }
+};
+// `base[i]`: the base's outcome on weeks[i] (its serving and deadlines are imposed). Errors:
+// kInternal when an LP fails.
+Result<UsefulWorkBound> FleetWeekUsefulWorkUpperBound(const std::vector<const FleetWeekScenario*>& weeks,
+                                                      const std::vector<const FleetWeekOutcome*>& base);
+
 }  // namespace seedance::fleet

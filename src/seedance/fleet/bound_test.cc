@@ -55,5 +55,55 @@ TEST(FleetWeekBoundTighteningTest, NoStackPaysLessOnTheSpotWeek) {
   }
 }
 
+// The useful-work bound (round 7): 8 owned GPUs at $2 an hour for 4 hours ($64) and 8 on-demand at
+// `cloud_usd`, two 8-GPU jobs longer than the week at 450 PFLOP a GPU-hour. Owned alone: 14,400
+// PFLOP for $64, 225 PFLOP per $; renting the cloud too doubles the work for 8 x 4 x cloud_usd more.
+FleetWeekScenario OwnedWithCloud(double cloud_usd) {
+  FleetWeekScenario s = testing::OnePoolWeek("owned", sim::Tier::kOwned, 8, 2.0, 64.0, 4);
+  s.fleet.pools.push_back(testing::Pool(0, sim::Tier::kOnDemand, 8, cloud_usd));
+  s.jobs = {testing::OneStepPerSecondJob(1, 0, 8, 1, 100.0, 600), testing::OneStepPerSecondJob(2, 0, 8, 1, 100.0, 600)};
+  return s;
+}
+
+TEST(FleetWeekUsefulWorkBoundTest, TheCloudCountsOnlyWhereItRaisesTheWorkPerDollar) {
+  const FleetWeekOutcome nothing_imposed;  // no serving, no deadlines
+  // At $1 a GPU-hour the cloud adds 14,400 PFLOP for $32: 28,800 for $96, 300 per $.
+  const FleetWeekScenario cheap = OwnedWithCloud(1.0);
+  auto b = FleetWeekUsefulWorkUpperBound({&cheap}, {&nothing_imposed});
+  ASSERT_TRUE(b.has_value()) << b.error().message();
+  EXPECT_NEAR(b->PflopPerUsd(), 300.0, 1e-6);
+  EXPECT_NEAR(b->cloud_usd, 32.0, 1e-6);
+  EXPECT_NEAR(b->committed_usd, 64.0, 1e-6);
+  // At $4 it would be 28,800 for $192 (150 per $): the bound keeps to the owned GPUs, 225 per $,
+  // found on the third solve (r = 0, then 150, then 225, which no longer rises).
+  const FleetWeekScenario dear = OwnedWithCloud(4.0);
+  b = FleetWeekUsefulWorkUpperBound({&dear}, {&nothing_imposed});
+  ASSERT_TRUE(b.has_value()) << b.error().message();
+  EXPECT_NEAR(b->PflopPerUsd(), 225.0, 1e-6);
+  EXPECT_NEAR(b->cloud_usd, 0.0, 1e-6);
+  EXPECT_EQ(b->iterations, 3);
+  // Two weeks at once: the set's ratio of sums, (28,800 + 14,400) / (96 + 64) = 270 per $ (the
+  // dear week keeps off the cloud at that ratio, the cheap one rents it).
+  b = FleetWeekUsefulWorkUpperBound({&cheap, &dear}, {&nothing_imposed, &nothing_imposed});
+  ASSERT_TRUE(b.has_value()) << b.error().message();
+  EXPECT_NEAR(b->PflopPerUsd(), 270.0, 1e-6);
+}
+
+// No stack the engine runs does more PFLOP per $ than the bound on those weeks, each with its own
+// serving and deadlines imposed (none here).
+TEST(FleetWeekUsefulWorkBoundTest, NoStackDoesMoreWorkPerDollar) {
+  for (double cloud_usd : {1.0, 4.0}) {
+    const FleetWeekScenario s = OwnedWithCloud(cloud_usd);
+    for (const StackConfig& stack : {StandardStack("most-allocated"), CompetentStack(), SeedanceStack()}) {
+      auto r = RunFleetWeek(s, stack);
+      ASSERT_TRUE(r.has_value()) << stack.name;
+      EXPECT_GT(r->training_pflop, 0) << stack.name;
+      auto b = FleetWeekUsefulWorkUpperBound({&s}, {&*r});
+      ASSERT_TRUE(b.has_value()) << stack.name << ": " << b.error().message();
+      EXPECT_LE(r->training_pflop / r->total_usd, b->PflopPerUsd() * (1 + 1e-9)) << stack.name << " at $" << cloud_usd;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace seedance::fleet

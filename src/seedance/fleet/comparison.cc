@@ -237,7 +237,7 @@ std::vector<WeekSet> DefaultWeekSets(bool with_tuning, const std::string& fleet_
   }
   if (with_owned) {
     sets.push_back({"held out: owned fleet c with a training backlog, week 2, seeds 5-9", true, "c", 1, held, false, "", ""});
-    sets.back().gpus_needed = true;  // issue 39: "plus the GPUs needed to meet the week's SLOs and deadlines"
+    sets.back().owned_backlog = true;  // issue 39: "plus the GPUs needed to meet the week's SLOs and deadlines"
   }
   if (with_tuning) sets.push_back({"tuning: fleet a, week 1, seeds 0-4", false, "a", 0, tuning, true, "", ""});
   return sets;
@@ -440,16 +440,16 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       return sums;
     };
     std::optional<Result<std::vector<GpusNeeded>>> gpus_ran;
-    if (set.gpus_needed && !built.empty()) {
+    if (set.owned_backlog && !built.empty()) {
       r.gpus_needed_target = GpusNeededTargetOf(r.standard[base_row].sum);
       r.committed_gpus = CommittedGpus(built.front());
     }
     std::optional<Result<std::vector<FleetWeekOutcome>>> more_ran;
     std::thread side;
-    if (!more.empty() || set.gpus_needed) {
+    if (!more.empty() || set.owned_backlog) {
       side = std::thread([&] {
         if (!more.empty()) more_ran.emplace(RunWeeks(more, options.threads, EtaLines(set.name + ": the layers alone and the frontier", say)));
-        if (set.gpus_needed && !built.empty()) {
+        if (set.owned_backlog && !built.empty()) {
           gpus_ran.emplace(FindGpusNeeded({r.standard[base_row].config, r.seedance.config},
                                           {r.standard[base_row].sum, r.seedance.sum}, static_cast<double>(built.size()),
                                           built.front(), r.gpus_needed_target, gpus_runner));
@@ -472,6 +472,23 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     }
     r.bound_usd = r.bound_error.empty() ? bound : 0.0;
     r.bound_index = r.bound_error.empty() ? Ratio(bound, base.total_usd) : 1.0;
+    // On an owned fleet with a backlog the bill is fixed: the bound that says something there is on
+    // the useful work per $ (bound.h), for the base's serving and deadlines, all the set's weeks at once.
+    if (set.owned_backlog && !built.empty()) {
+      std::vector<const FleetWeekScenario*> weeks;
+      std::vector<const FleetWeekOutcome*> bases;
+      for (std::size_t i = 0; i < built.size(); ++i) {
+        weeks.push_back(&built[i]);
+        bases.push_back(&r.standard[base_row].seeds[i]);
+      }
+      auto ub = FleetWeekUsefulWorkUpperBound(weeks, bases);
+      if (ub.has_value()) {
+        r.work_bound = *ub;
+      } else {
+        r.work_bound_error = ub.error().message();
+        say(fmt::format("{}: no useful-work bound: {}", set.name, r.work_bound_error));
+      }
+    }
     if (side.joinable()) side.join();
     if (gpus_ran.has_value()) {
       if (!gpus_ran->has_value()) return gpus_ran->error();

@@ -26,7 +26,9 @@ struct WeekSet {
   bool levers = false;     // run the waterfall's one-layer rows on this set
   std::string fleet_file;  // "" = the shape's bundled file
   std::string history_dir; // "" = the bundled work; else the user's week (history.h), one run
-  bool gpus_needed = false; // search the committed GPUs each headline stack needs (gpus_needed.h)
+  // An owned fleet with a standing backlog (fleet c): the committed GPUs each headline stack needs
+  // (gpus_needed.h) and the useful-work bound (bound.h) are computed for it.
+  bool owned_backlog = false;
 };
 
 // The default sets: the headline (fleet a, week 2, seeds 5-9, with the waterfall), fleet b
@@ -88,11 +90,15 @@ struct SetResult {
   std::vector<std::string> warnings;
   double max_cpu_seconds = 0;           // the slowest single week
   std::vector<FrontierPoint> frontier;  // sets with the waterfall: Seedance across kFrontierMigrateMinSpeed
-  // Sets with gpus_needed: the base's and Seedance's committed GPUs needed for the base's SLO and
+  // Sets with owned_backlog: the base's and Seedance's committed GPUs needed for the base's SLO and
   // deadlines on the whole fleet (issue 39, fleet c).
   std::vector<GpusNeeded> gpus_needed;
   GpusNeededTarget gpus_needed_target;
   int committed_gpus = 0;
+  // Sets with owned_backlog: the most training PFLOP per $ any stack keeping the base's SLO and
+  // deadlines can reach (FleetWeekUsefulWorkUpperBound), or why it was not computed.
+  UsefulWorkBound work_bound;
+  std::string work_bound_error;
 };
 
 // Every standard row of the set against its frontier (empty without one).

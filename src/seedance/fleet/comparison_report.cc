@@ -35,6 +35,20 @@ std::string StandardLabel(const SetResult& r, std::size_t i) {
 // are; counts (deadlines, Gold checks, sessions cut) over all its weeks (issue 38: one statistic).
 double Weeks(const StackResult& r) { return std::max<double>(1.0, static_cast<double>(r.seeds.size())); }
 
+// The useful-work bound of an owned set (bound.h), in words: "" when the set has none.
+std::string WorkBoundText(const SetResult& r) {
+  if (!r.set.owned_backlog) return "";
+  if (!r.work_bound_error.empty()) return "upper bound on useful work per $: not computed (" + r.work_bound_error + ")";
+  const FleetWeekOutcome& b = r.standard[static_cast<std::size_t>(r.base)].sum;
+  const double base = Ratio(b.training_pflop, b.total_usd), ub = r.work_bound.PflopPerUsd();
+  const double ours = Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd);
+  return fmt::format("upper bound on useful work per $ for the base's serving within SLO and deadlines (the time-aware "
+                     "LP: fluid, foresight, training maximized, notebooks left out): {:.1f} PFLOP per $, {:.3f}x the "
+                     "base's (cloud ${:.0f} a week); Seedance reaches {:.1f} % of it: no stack keeping the base's SLO "
+                     "and deadlines does more than {:.3f}x",
+                     ub, Ratio(ub, base), r.work_bound.cloud_usd / Weeks(r.seedance), 100.0 * Ratio(ours, ub), Ratio(ub, base));
+}
+
 void RowText(std::ostringstream& os, const StackResult& r, const std::string& label) {
   const auto& s = r.sum;
   const double n = Weeks(r);
@@ -92,6 +106,7 @@ std::string FleetWeekTable(const FleetWeekComparison& c) {
                       Ratio(b.training_pflop, b.total_usd), Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd),
                       Ratio(Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd), Ratio(b.training_pflop, b.total_usd)),
                       Ratio(r.seedance.sum.owned_idle_gpu_hours, b.owned_idle_gpu_hours));
+    if (const std::string ub = WorkBoundText(r); !ub.empty()) os << "  " << ub << "\n";
     const UsefulWorkRatios uw = UsefulWorkPerUsd(r.seedance.sum, b);
     os << fmt::format("  useful work per $ with serving: million tokens within SLO per $ base {:.3f}, Seedance {:.3f} ({:.3f}x); "
                       "combined {:.3f}x (PFLOP and tokens weighted by the base's bill for each: training {:.1f} %, "
@@ -247,6 +262,23 @@ nlohmann::json SetJson(const SetResult& r) {
       {"jobs_finished_base", b.jobs_finished},
       {"jobs_finished_seedance", r.seedance.sum.jobs_finished},
       {"jobs", b.jobs}};
+  if (r.set.owned_backlog) {
+    auto& uw = j["useful_work"];
+    uw["bound_what"] = "the most training PFLOP per $ of the whole bill any stack can reach on these weeks while serving "
+                       "at least the base's requests within SLO and meeting at least its deadlines (the time-aware LP: "
+                       "fluid, foresight, training maximized, notebooks left out; Dinkelbach over the set's weeks)";
+    if (r.work_bound_error.empty()) {
+      const double base = Ratio(b.training_pflop, b.total_usd), ub = r.work_bound.PflopPerUsd();
+      uw["bound_pflop_per_usd"] = ub;
+      uw["bound_ratio"] = Ratio(ub, base);
+      uw["bound_cloud_usd"] = r.work_bound.cloud_usd;
+      uw["bound_lp_solves_per_week"] = r.work_bound.iterations;
+      uw["seedance_share_of_bound"] = Ratio(Ratio(r.seedance.sum.training_pflop, r.seedance.sum.total_usd), ub);
+    } else {
+      uw["bound_pflop_per_usd"] = nullptr;
+      uw["bound_error"] = r.work_bound_error;
+    }
+  }
   j["idle_gpu_hours"] = {{"base", b.idle_gpu_hours},
                          {"seedance", r.seedance.sum.idle_gpu_hours},
                          {"owned_base", b.owned_idle_gpu_hours},
@@ -488,6 +520,11 @@ std::string FleetWeekHtml(const FleetWeekComparison& c) {
                         r.bound_usd / Weeks(r.seedance), 100.0 * (r.bound_index - 1));
     } else {
       os << "Lower bound for the base's work on this fleet: not computed (" << report::HtmlEscape(r.bound_error) << ").</p>\n";
+    }
+    if (const std::string ub = WorkBoundText(r); !ub.empty()) {
+      std::string line = ub;
+      line[0] = 'U';
+      os << "<p>" << report::HtmlEscape(line) << ".</p>\n";
     }
     os << "<h4>Where the dollars go</h4>\n<p>The base's and Seedance's bill per week by GPU type, cloud tier and use, "
           "the committed GPU-hours their training took (by kind) and left free, and the lower bound's schedule for the "

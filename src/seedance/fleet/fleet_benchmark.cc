@@ -101,10 +101,34 @@ void BM_FleetWeekLowerBound(benchmark::State& state) {
   state.counters["base_usd"] = base->total_usd;
 }
 
+// The useful-work bound's LPs alone on fleet c (issue 39 round 7: the competent base's week 2,
+// seed 5; the base run once, untimed).
+void BM_FleetWeekOwnedUsefulWorkBound(benchmark::State& state) {
+  static const FleetWeekScenario c = Build("c");
+  static const auto base = seedance::fleet::RunFleetWeek(c, seedance::fleet::CompetentStack());
+  if (!base.has_value()) {
+    state.SkipWithError(base.error().message().c_str());
+    return;
+  }
+  double ratio = 0, iterations = 0;
+  for (auto _ : state) {
+    auto b = seedance::fleet::FleetWeekUsefulWorkUpperBound({&c}, {&*base});
+    if (!b.has_value()) {
+      state.SkipWithError(b.error().message().c_str());
+      return;
+    }
+    ratio = b->PflopPerUsd() / (base->training_pflop / base->total_usd);
+    iterations = b->iterations;
+  }
+  state.counters["bound_over_base"] = ratio;
+  state.counters["lp_solves"] = iterations;
+}
+
 BENCHMARK(BM_FleetWeekStandard)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_FleetWeekSeedance)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_FleetWeekOwnedSeedance)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_FleetWeekLowerBound)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_FleetWeekOwnedUsefulWorkBound)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 

@@ -228,8 +228,8 @@ TEST(FleetHistoryTest, YourWeekAndYourFleetRunBesideTheBundledFleetA) {
   const auto owned = DefaultWeekSets(false, "", "", /*with_owned=*/true);
   EXPECT_EQ(owned.back().shape, "c");
   EXPECT_TRUE(owned.back().held_out);
-  EXPECT_TRUE(owned.back().gpus_needed);  // issue 39: the GPUs needed for the SLOs and deadlines
-  for (const auto& s : DefaultWeekSets(true, "")) EXPECT_FALSE(s.gpus_needed);
+  EXPECT_TRUE(owned.back().owned_backlog);  // issue 39: the GPUs needed for the SLOs and deadlines
+  for (const auto& s : DefaultWeekSets(true, "")) EXPECT_FALSE(s.owned_backlog);
 }
 
 }  // namespace

@@ -61,5 +61,53 @@ TEST(FleetWeekStatisticTest, MoneyIsTheMeanPerWeekEverywhereAndSaysSo) {
   EXPECT_EQ(s["seedance"]["weeks"].get<int>(), 2);
 }
 
+// An owned set with a backlog (round 7) shows its useful-work bound and the GPUs each stack needs,
+// in the table, results.json and the report. The base: 1,000 PFLOP for $800 (1.25 per $); Seedance
+// 1,200 for $400 (3 per $); the bound 4 per $ (3.2x the base's: Seedance at 75 % of it).
+TEST(FleetWeekStatisticTest, AnOwnedSetShowsItsUsefulWorkBoundAndTheGpusNeeded) {
+  SetResult set;
+  set.set.name = "held out: owned";
+  set.set.owned_backlog = true;
+  set.standard = {TwoWeeks("standard", 300, 500)};
+  set.standard[0].sum.training_pflop = 1000;
+  set.seedance = TwoWeeks("seedance", 100, 300);
+  set.seedance.sum.training_pflop = 1200;
+  set.work_bound.pflop = 2000;
+  set.work_bound.committed_usd = 450;
+  set.work_bound.cloud_usd = 50;
+  set.committed_gpus = 64;
+  set.gpus_needed_target = {0.99, 10, 0};
+  GpusNeeded base, ours;
+  base.stack = "standard";
+  base.needed_num = 16;
+  base.probes = {{16, 64, 400, 400, 0.99, 10, 0, true}};
+  ours.stack = "seedance";
+  ours.needed_num = 12;
+  ours.probes = {{16, 64, 400, 200, 0.995, 12, 0, true}, {12, 48, 300, 150, 0.995, 10, 0, true}};
+  set.gpus_needed = {base, ours};
+  FleetWeekComparison c;
+  c.sets = {set};
+
+  const std::string table = FleetWeekTable(c);
+  EXPECT_NE(table.find("4.0 PFLOP per $, 3.200x the base's (cloud $25 a week); Seedance reaches 75.0 % of it"),
+            std::string::npos) << table;
+  EXPECT_NE(table.find("seedance: 48 of 64 committed GPUs (0.75x)"), std::string::npos) << table;
+  const auto json = nlohmann::json::parse(FleetWeekJson(c));
+  const auto& s = json["sets"][0];
+  EXPECT_DOUBLE_EQ(s["useful_work"]["bound_pflop_per_usd"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(s["useful_work"]["bound_ratio"].get<double>(), 3.2);
+  EXPECT_DOUBLE_EQ(s["useful_work"]["seedance_share_of_bound"].get<double>(), 0.75);
+  EXPECT_EQ(s["gpus_needed"]["rows"][1]["committed_gpus_needed"].get<int>(), 48);
+  const std::string html = FleetWeekHtml(c);
+  EXPECT_NE(html.find("Upper bound on useful work per $"), std::string::npos);
+  EXPECT_NE(html.find("GPUs needed for the week's SLOs and deadlines"), std::string::npos);
+  // A set without the flag shows neither.
+  set.set.owned_backlog = false;
+  set.gpus_needed.clear();
+  c.sets = {set};
+  EXPECT_EQ(FleetWeekTable(c).find("upper bound on useful work"), std::string::npos);
+  EXPECT_FALSE(nlohmann::json::parse(FleetWeekJson(c))["sets"][0].contains("gpus_needed"));
+}
+
 }  // namespace
 }  // namespace seedance::fleet
