@@ -646,8 +646,9 @@ Action RegisterCostBenchmark(CLI::App& app) {
                 "labelled; not with --seed / --seeds");
   cmd->add_flag("--with-owned-fleet", opts->with_owned_fleet,
                 "fleet-week: also run the owned fleet c (512 owned GPUs) with a standing training backlog, held out, "
-                "measured by useful work per $ (beside its upper bound), owned GPU-hours idle and the committed GPUs the base and Seedance each "
-                "need for the base's SLO and deadlines (a bisection over smaller fleets); about 4 minutes on 2 cores");
+                "measured by useful work per $ (beside its upper bound), owned GPU-hours idle and the committed "
+                "GPUs the base and Seedance each need for the base's SLO and deadlines (a bisection over smaller "
+                "fleets); about 4 minutes on 2 cores");
   cmd->add_option("--ledger", opts->ledger,
                   "also write the seedance policy's charges to this cost ledger: a SQLite file "
                   "(as `seedance ingest --db`) or a PostgreSQL connection string (postgresql://... or host=...)");
