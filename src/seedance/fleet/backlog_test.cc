@@ -163,10 +163,11 @@ TEST(FleetBacklogTest, PhillyJobsOnAnH100GiveTheirRoomToWaitingFineTunesUnderABa
 
 // A standing backlog on the committed GPUs (more training waiting than they hold): work that can
 // wait does not rent cloud GPUs dearer per PFLOP than the committed ones (they stay busy anyway;
-// the cloud only adds work at its price); a job with a deadline still does, and so does backlog
-// work where the cloud is cheaper per PFLOP.
+// the cloud only adds work at its price), and so does backlog work where the cloud is cheaper per
+// PFLOP. A job with a deadline rented the cloud before round 7; it now takes the committed room of
+// a job without one (below).
 TEST(FleetBacklogTest, BacklogWorkRentsNoCloudDearerPerPflopThanTheCommittedGpus) {
-  auto run = [](double on_demand_usd, bool deadline, bool rule) {
+  auto run = [](double on_demand_usd, bool deadline, bool rule, bool deadline_room) {
     BacklogFleet f(0, 8, 16, on_demand_usd);
     f.Job(0, 8, false, 100);                                   // fills the committed node
     for (int k = 0; k < 3; ++k) f.Job(1800, 8, false, 100);    // 24 GPUs waiting on 8 committed
@@ -176,19 +177,55 @@ TEST(FleetBacklogTest, BacklogWorkRentsNoCloudDearerPerPflopThanTheCommittedGpus
     }
     StackConfig c = SeedanceStack();
     c.backlog_waits_for_committed = rule;
+    c.deadline_takes_backlog_room = deadline_room;
     auto r = RunFleetWeek(f.s, c);
     EXPECT_TRUE(r.has_value());
     return r.has_value() ? *r : FleetWeekOutcome{};
   };
   // $10 per on-demand H100 hour: 80 $/h for 8 x 1.64 PFLOP/s, 6.1x the committed GPUs' $ per PFLOP.
-  const FleetWeekOutcome dear = run(10.0, false, true);
+  const FleetWeekOutcome dear = run(10.0, false, true, true);
   EXPECT_EQ(dear.on_demand_usd, 0);
-  EXPECT_GT(run(10.0, false, false).on_demand_usd, 0);  // without the rule: two on-demand nodes
-  // The deadline job rents (one 8-GPU node for about 0.6 h); the others still wait.
-  const FleetWeekOutcome with_deadline = run(10.0, true, true);
-  EXPECT_GT(with_deadline.on_demand_usd, 0);
-  EXPECT_LT(with_deadline.training_gpu_hours_by_type[kH100][1], 8 * 1.0);
+  EXPECT_GT(run(10.0, false, false, true).on_demand_usd, 0);  // without the rule: two on-demand nodes
+  // Before round 7 the deadline job rented (one 8-GPU node for about 0.6 h); the others still wait.
+  const FleetWeekOutcome rented = run(10.0, true, true, false);
+  EXPECT_GT(rented.on_demand_usd, 0);
+  EXPECT_LT(rented.training_gpu_hours_by_type[kH100][1], 8 * 1.0);
+  EXPECT_EQ(rented.deadlines_met, 1);
   // $0.1 an hour: cheaper per PFLOP than the committed GPUs: the backlog rents it.
+  EXPECT_GT(run(0.1, false, true, true).on_demand_usd, 0);
+}
+
+// Round 7 (issue 39, fleet c): under the backlog a job with a deadline takes the committed node of
+// a running job without one (of no higher tier; it goes back to its queue from a checkpoint) rather
+// than rent an on-demand H100 dearer per PFLOP: the deadline is met on the A100-80G (an hour of
+// work there, due 2.5 hours after it arrives) and the cloud bill is 0. Not Gold work, not another
+// job with a deadline, and not where the cloud is cheaper per PFLOP than the committed GPUs.
+TEST(FleetBacklogTest, AJobWithADeadlineTakesBacklogRoomInsteadOfRentingTheCloud) {
+  auto run = [](double on_demand_usd, bool holder_has_deadline, bool rule) {
+    BacklogFleet f(0, 8, 16, on_demand_usd);
+    f.Job(0, 8, false, 100);  // fills the committed node
+    if (holder_has_deadline) f.s.jobs.back().deadline_s = 200 * kHour;
+    for (int k = 0; k < 3; ++k) f.Job(1800, 8, false, 100);  // 24 GPUs waiting on 8 committed
+    f.Job(1800, 8, true, 1.0);  // a fine-tune with an hour of A100-80G work (0.36 h on an H100), due at 3 h
+    f.s.jobs.back().deadline_s = 3 * kHour;
+    StackConfig c = SeedanceStack();
+    c.deadline_takes_backlog_room = rule;
+    auto r = RunFleetWeek(f.s, c);
+    EXPECT_TRUE(r.has_value());
+    return r.has_value() ? *r : FleetWeekOutcome{};
+  };
+  const FleetWeekOutcome took = run(10.0, false, true);
+  EXPECT_EQ(took.on_demand_usd, 0);
+  EXPECT_EQ(took.deadlines_met, 1);
+  EXPECT_EQ(took.match_requeues, 1);
+  EXPECT_NEAR(took.committed_training_gpu_hours_by_type[kA100][0], 8 * 1.0, 8 * 0.1);  // the fine-tune on the A100-80G
+  const FleetWeekOutcome rented = run(10.0, false, false);  // the rule off: it rents an H100 node
+  EXPECT_GT(rented.on_demand_usd, 0);
+  EXPECT_EQ(rented.match_requeues, 0);
+  EXPECT_EQ(rented.deadlines_met, 1);
+  // A holder with a deadline of its own keeps its room; a cheap cloud is rented as before.
+  EXPECT_GT(run(10.0, true, true).on_demand_usd, 0);
+  EXPECT_EQ(run(10.0, true, true).match_requeues, 0);
   EXPECT_GT(run(0.1, false, true).on_demand_usd, 0);
 }
 

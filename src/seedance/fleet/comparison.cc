@@ -196,6 +196,7 @@ const std::vector<Lever>& WaterfallLevers() {
          c->migrate_min_speed = SeedanceStack().migrate_min_speed;
          c->match_types = SeedanceStack().match_types;  // issue 39: fine-tunes to the H100s, Philly to the A100s
          c->backlog_waits_for_committed = SeedanceStack().backlog_waits_for_committed;  // issue 39: no cloud for backlog work dearer per PFLOP
+         c->deadline_takes_backlog_room = SeedanceStack().deadline_takes_backlog_room;  // round 7: deadline work takes backlog room
        }},
       {"batching (Seedance engine)", [](StackConfig* c) { c->batching = "seedance"; }},
       {"serving fleet (planner mix + forecast)", [](StackConfig* c) {

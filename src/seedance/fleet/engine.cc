@@ -78,6 +78,7 @@ StackConfig SeedanceStack() {
   s.consolidate_after_s = kSeedanceConsolidateAfterS;
   s.consolidate_max_used_share = kSeedanceConsolidateMaxUsedShare;
   s.backlog_waits_for_committed = true;
+  s.deadline_takes_backlog_room = true;
   s.hold_boots_for_claimants = true;
   s.gold_first = true;
   // Issue 39 round 5: on, with every tuned constant re-tuned to a fixed point, Seedance's five

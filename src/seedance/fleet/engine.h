@@ -148,6 +148,11 @@ struct StackConfig {
   // that is not Gold rents a cloud pool only where its $ per PFLOP there is no more than the
   // committed GPUs' so far. No constant; reads the queue and the past bill and work.
   bool backlog_waits_for_committed = false;
+  // Under that backlog, a job with a deadline that would rent a cloud pool dearer per PFLOP than the
+  // committed GPUs takes committed room from running jobs without a deadline, not Gold and of no
+  // higher tier (checkpointed back to their queue; fair sharing kept) on a committed type fast
+  // enough for it (Seedance's cost-aware layer, issue 39 round 7). No constant.
+  bool deadline_takes_backlog_room = false;
 
   // The planner's GPU mix priced in the nodes a replica holds (Seedance, issue 39 round 6: one cost
   // model): a type with no committed pool, whose cloud pool sells only nodes of several GPUs, pays

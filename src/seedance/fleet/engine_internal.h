@@ -358,6 +358,10 @@ class Engine final : public tenancy::AdmissionEnv {
   // A running job that yields goes back to its queue from a checkpoint taken now (Kueue's
   // preemption, checkpoint-aware).
   void RequeueYielder(std::size_t i);
+  // StackConfig::deadline_takes_backlog_room (engine_match.cc): pending job `r` with a deadline,
+  // whose first cloud pool in `cands` is dearer per PFLOP than the committed GPUs, takes room on one
+  // committed node of its `cands` from running jobs without a deadline; true if it was placed.
+  bool TakeRoomForDeadline(JobRun& r, const std::vector<int>& cands);
   void Account(double dt);
   void UpdateSignals(double dt);
   int SpotAvailable(const PoolRun& p) const;

@@ -317,4 +317,86 @@ bool Engine::YieldRoomFor(const JobRun& w, std::vector<std::vector<std::vector<s
   return true;
 }
 
+bool Engine::TakeRoomForDeadline(JobRun& r, const std::vector<int>& cands) {
+  // Round 7 (issue 39, fleet c): under a standing backlog every committed GPU is busy whatever the
+  // cloud does, and a job without a deadline loses nothing a promise depends on by waiting. A job
+  // with a deadline that finds no committed room rented an on-demand H100 at about 413 PFLOP per $
+  // against the owned fleet's 563, while best-effort backlog work ran on owned GPUs fast enough for
+  // it. It now takes their room instead: on the committed pools ahead of its first cloud pool in
+  // its candidates (the types that keep its deadline, fastest first), the node where the fewest
+  // GPUs yield; the yielders (running, one pod, no deadline, not Gold, of no higher tier than it)
+  // checkpoint and go back to their queue, as Kueue's preemption with a checkpoint. Fair sharing
+  // is kept as in the type matching: its tenant's share of its nominal quota stays within 1 or the
+  // yielder's. Only while the cloud pool is dearer per PFLOP than the committed GPUs so far (the
+  // backlog rule's test). Reads the queue, the nodes and the bill so far.
+  if (!c_.deadline_takes_backlog_room || !std::isfinite(r.job->deadline_s) || r.job->pods > 1 ||
+      r.job->pflop_per_step <= 0) {
+    return false;
+  }
+  if (committed_gpus_ <= 0 || committed_pflop_ <= 0 || WaitingTrainingGpus() <= committed_gpus_) return false;
+  std::vector<int> committed;
+  int cloud = -1;
+  for (int pi : cands) {
+    if (!pools_[static_cast<std::size_t>(pi)].committed()) {
+      cloud = pi;
+      break;
+    }
+    if (GangRoomNow(pi, r.pod) >= 1) return false;  // room now: PlaceJob takes it
+    committed.push_back(pi);
+  }
+  if (cloud < 0 || committed.empty()) return false;
+  const double cloud_speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(cloud)].spec->type)];
+  if (cloud_speed <= 0) return false;
+  const double usd_per_pflop = PriceOf(cloud) * r.job->gpus / cloud_speed / 3600.0 / r.job->pflop_per_step;
+  if (usd_per_pflop <= out_.committed_usd / committed_pflop_) return false;
+  const auto& book = admitter_->book();
+  auto share = [&](int tenant) {
+    const double nominal = tenancy::FromQuantity(book.nominal(tenant, 0));
+    return nominal > 0 ? tenancy::FromQuantity(book.usage(tenant, 0)) / nominal : kInf;
+  };
+  const double claimant_share = share(r.job->tenant);
+  const int g = r.pod.num_gpu;
+  NodeOccupants occupants = Occupants(/*committed=*/true, /*training_stays=*/false);
+  // Best node: (GPUs yielded, rank of its pool in cands, node) and its yielders.
+  std::tuple<int, std::size_t, std::size_t> best{std::numeric_limits<int>::max(), 0, 0};
+  std::vector<std::size_t> best_yield;
+  int best_pool = -1;
+  for (std::size_t k = 0; k < committed.size(); ++k) {
+    const int pi = committed[k];
+    const PoolRun& p = pools_[static_cast<std::size_t>(pi)];
+    const auto pu = static_cast<std::size_t>(pi);
+    for (std::size_t n = 0; n < p.slots.size(); ++n) {
+      if (p.slots[n].phase != Phase::kUp || p.slots[n].gpus < g) continue;
+      int room = static_cast<int>(p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle() / cluster::kMilliPerGpu);
+      std::vector<std::size_t> ys;
+      for (std::size_t i : occupants.movable[pu][n]) {
+        const JobRun& y = jobs_[i];
+        if (std::isfinite(y.job->deadline_s) || TierRank(y) < TierRank(r)) continue;
+        if (s_.tenancy.tenants[static_cast<std::size_t>(y.job->tenant)].tier == tenancy::Tier::kGold) continue;
+        if (claimant_share > std::max(1.0, share(y.job->tenant)) + 1e-9) continue;
+        ys.push_back(i);
+      }
+      // The largest yielders first (the fewest moves), then in the order they run on the node.
+      std::stable_sort(ys.begin(), ys.end(), [&](std::size_t a, std::size_t b) { return jobs_[a].job->gpus > jobs_[b].job->gpus; });
+      std::vector<std::size_t> take;
+      int yielded = 0;
+      for (std::size_t i : ys) {
+        if (room >= g) break;
+        take.push_back(i);
+        room += jobs_[i].job->gpus;
+        yielded += jobs_[i].job->gpus;
+      }
+      if (room < g || take.empty()) continue;
+      if (std::make_tuple(yielded, k, n) < best) {
+        best = {yielded, k, n};
+        best_yield = take;
+        best_pool = pi;
+      }
+    }
+  }
+  if (best_pool < 0) return false;
+  for (std::size_t i : best_yield) RequeueYielder(i);
+  return PlaceJob(r, {best_pool});
+}
+
 }  // namespace seedance::fleet::detail

@@ -490,7 +490,7 @@ void Engine::PlacePending() {
     JobRun& r = jobs_[i];
     if (r.state != JobState::kPending) continue;
     const std::vector<int> cands = TrainingCandidates(r);
-    if (PlaceJob(r, cands)) {
+    if (TakeRoomForDeadline(r, cands) || PlaceJob(r, cands)) {
       StartJob(r);
     } else {
       ClaimBootJob(r, GoldStartBoots(r, cands));
