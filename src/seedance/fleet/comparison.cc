@@ -431,12 +431,9 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
           weeks.push_back(std::move(got[i * built.size() + w]));
         }
         sums.push_back(Sum(weeks));
-        {
-          say(fmt::format("{}: GPUs needed: {} at {}/{} of the committed GPUs: {:.2f} % SLO, {} deadlines met, {} Gold broken",
-                               set.name, runs[i].first.name, runs[i].second, kGpusNeededDen,
-                               100.0 * sums.back().serving_attainment, sums.back().deadlines_met,
-                               sums.back().gold_violations));
-        }
+        say(fmt::format("{}: GPUs needed: {} at {}/{} of the committed GPUs: {:.2f} % SLO, {} deadlines met, {} Gold broken",
+                        set.name, runs[i].first.name, runs[i].second, kGpusNeededDen,
+                        100.0 * sums.back().serving_attainment, sums.back().deadlines_met, sums.back().gold_violations));
       }
       return sums;
     };

@@ -202,6 +202,9 @@ class Engine final : public tenancy::AdmissionEnv {
   // Seedance (cost_aware): whether a job that can wait skips a cloud pool at `usd_per_step` because
   // a standing backlog keeps the committed GPUs busy and the cloud's $ per PFLOP is dearer than theirs.
   bool CloudCostsMoreThanTheBacklog(const JobRun& r, double usd_per_step) const;
+  // Its test without the exemptions (no deadline, not Gold), shared with TakeRoomForDeadline: a
+  // standing backlog now, and `usd_per_step` dearer per PFLOP than the committed GPUs so far.
+  bool BacklogAndCloudDearer(const JobRun& r, double usd_per_step) const;
   bool TryPlace(const cluster::PodSpec& pod, const std::vector<int>& cands, Where* out);
   bool CouldPlace(const cluster::PodSpec& pod, const std::vector<int>& cands);
   bool BootRoom(int pool, int gpus) const;
@@ -347,6 +350,13 @@ class Engine final : public tenancy::AdmissionEnv {
   // to run on the reference type), and whether jobs of class `c` claim `type` from it.
   bool MatchYields(const JobRun& r, int type) const;
   bool MatchClaims(const MatchClass& c, const JobRun& r, int type) const;
+  // A tenant's GPUs held (plus `more`) over its nominal quota (Kueue's Fair Sharing compares the same).
+  double TenantShare(int tenant, int more) const;
+  // Of `candidates` (running one-pod jobs on committed node `n` of pool `pool`, any order), the ones
+  // whose GPUs, with the node's free ones, make room for a pod of `gpus`: the largest first (the
+  // fewest moves); empty when they cannot. `yielded`: their GPUs.
+  std::vector<std::size_t> YieldersOnNode(int pool, std::size_t n, std::vector<std::size_t> candidates, int gpus,
+                                          int* yielded) const;
   // Defragment's last resort for waiting gang `w` (engine_match.cc): empties a committed node whose
   // occupants all yield to `w`; `pinned` and `on` are Defragment's view of the committed nodes.
   bool YieldNodeFor(const JobRun& w, const std::vector<std::vector<char>>& pinned,

@@ -92,16 +92,35 @@ bool Engine::MatchYields(const JobRun& r, int type) const {
 
 bool Engine::MatchClaims(const MatchClass& c, const JobRun& r, int type) const {
   if (c.rel[static_cast<std::size_t>(type)] <= MatchClassOf(r).rel[static_cast<std::size_t>(type)] * (1 + 1e-9)) return false;
-  // A tenant's share: GPUs held over its nominal quota (Kueue's Fair Sharing compares the same).
   // The claimant's tenant, with it, stays within its nominal quota or within the share `r`'s
   // tenant holds: yielding never hands a tenant more than fair sharing gives it.
+  return TenantShare(c.tenant, c.gpus) <= std::max(1.0, TenantShare(r.job->tenant, 0)) + 1e-9;
+}
+
+double Engine::TenantShare(int tenant, int more) const {
   const auto& book = admitter_->book();
-  auto share = [&](int tenant, int more) {
-    const double nominal = tenancy::FromQuantity(book.nominal(tenant, 0));
-    const double used = tenancy::FromQuantity(book.usage(tenant, 0)) + more;
-    return nominal > 0 ? used / nominal : kInf;
-  };
-  return share(c.tenant, c.gpus) <= std::max(1.0, share(r.job->tenant, 0)) + 1e-9;
+  const double nominal = tenancy::FromQuantity(book.nominal(tenant, 0));
+  const double used = tenancy::FromQuantity(book.usage(tenant, 0)) + more;
+  return nominal > 0 ? used / nominal : kInf;
+}
+
+std::vector<std::size_t> Engine::YieldersOnNode(int pool, std::size_t n, std::vector<std::size_t> candidates, int gpus,
+                                                int* yielded) const {
+  const PoolRun& p = pools_[static_cast<std::size_t>(pool)];
+  int room = static_cast<int>(p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle() / cluster::kMilliPerGpu);
+  // The largest yielders first (the fewest moves), then in the order they run on the node.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](std::size_t a, std::size_t b) { return jobs_[a].job->gpus > jobs_[b].job->gpus; });
+  std::vector<std::size_t> take;
+  *yielded = 0;
+  for (std::size_t i : candidates) {
+    if (room >= gpus) break;
+    take.push_back(i);
+    room += jobs_[i].job->gpus;
+    *yielded += jobs_[i].job->gpus;
+  }
+  if (room < gpus) take.clear();
+  return take;
 }
 
 double Engine::MatchAdvantage(const JobRun& r, int type) const {
@@ -260,22 +279,13 @@ bool Engine::YieldRoomFor(const JobRun& w, std::vector<std::vector<std::vector<s
     const auto pu = static_cast<std::size_t>(p.index);
     for (std::size_t n = 0; n < p.slots.size(); ++n) {
       if (p.slots[n].phase != Phase::kUp || p.slots[n].gpus < g) continue;
-      int room = static_cast<int>(p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle() / cluster::kMilliPerGpu);
       std::vector<std::size_t> ys;
       for (std::size_t i : on[pu][n]) {
         if (MatchYields(jobs_[i], t) && MatchClaims(wc, jobs_[i], t)) ys.push_back(i);
       }
-      // The largest yielders first (the fewest moves), then in the order they run on the node.
-      std::stable_sort(ys.begin(), ys.end(), [&](std::size_t a, std::size_t b) { return jobs_[a].job->gpus > jobs_[b].job->gpus; });
-      std::vector<std::size_t> take;
-      for (std::size_t i : ys) {
-        if (room >= g) break;
-        take.push_back(i);
-        room += jobs_[i].job->gpus;
-      }
-      if (room < g || take.empty()) continue;
       int yielded = 0;
-      for (std::size_t i : take) yielded += jobs_[i].job->gpus;
+      const std::vector<std::size_t> take = YieldersOnNode(p.index, n, std::move(ys), g, &yielded);
+      if (take.empty()) continue;
       if (std::make_tuple(yielded, p.index, n) < best) {
         best = {yielded, p.index, n};
         best_yield = take;
@@ -329,11 +339,7 @@ bool Engine::TakeRoomForDeadline(JobRun& r, const std::vector<int>& cands) {
   // is kept as in the type matching: its tenant's share of its nominal quota stays within 1 or the
   // yielder's. Only while the cloud pool is dearer per PFLOP than the committed GPUs so far (the
   // backlog rule's test). Reads the queue, the nodes and the bill so far.
-  if (!c_.deadline_takes_backlog_room || !std::isfinite(r.job->deadline_s) || r.job->pods > 1 ||
-      r.job->pflop_per_step <= 0) {
-    return false;
-  }
-  if (committed_gpus_ <= 0 || committed_pflop_ <= 0 || WaitingTrainingGpus() <= committed_gpus_) return false;
+  if (!c_.deadline_takes_backlog_room || !std::isfinite(r.job->deadline_s) || r.job->pods > 1) return false;
   std::vector<int> committed;
   int cloud = -1;
   for (int pi : cands) {
@@ -347,14 +353,8 @@ bool Engine::TakeRoomForDeadline(JobRun& r, const std::vector<int>& cands) {
   if (cloud < 0 || committed.empty()) return false;
   const double cloud_speed = r.job->steps_per_s[static_cast<std::size_t>(pools_[static_cast<std::size_t>(cloud)].spec->type)];
   if (cloud_speed <= 0) return false;
-  const double usd_per_pflop = PriceOf(cloud) * r.job->gpus / cloud_speed / 3600.0 / r.job->pflop_per_step;
-  if (usd_per_pflop <= out_.committed_usd / committed_pflop_) return false;
-  const auto& book = admitter_->book();
-  auto share = [&](int tenant) {
-    const double nominal = tenancy::FromQuantity(book.nominal(tenant, 0));
-    return nominal > 0 ? tenancy::FromQuantity(book.usage(tenant, 0)) / nominal : kInf;
-  };
-  const double claimant_share = share(r.job->tenant);
+  if (!BacklogAndCloudDearer(r, PriceOf(cloud) * r.job->gpus / cloud_speed)) return false;
+  const double claimant_share = TenantShare(r.job->tenant, 0);
   const int g = r.pod.num_gpu;
   NodeOccupants occupants = Occupants(/*committed=*/true, /*training_stays=*/false);
   // Best node: (GPUs yielded, rank of its pool in cands, node) and its yielders.
@@ -367,26 +367,17 @@ bool Engine::TakeRoomForDeadline(JobRun& r, const std::vector<int>& cands) {
     const auto pu = static_cast<std::size_t>(pi);
     for (std::size_t n = 0; n < p.slots.size(); ++n) {
       if (p.slots[n].phase != Phase::kUp || p.slots[n].gpus < g) continue;
-      int room = static_cast<int>(p.state->node(cluster::NodeId(static_cast<std::uint32_t>(n))).TotalGpuIdle() / cluster::kMilliPerGpu);
       std::vector<std::size_t> ys;
       for (std::size_t i : occupants.movable[pu][n]) {
         const JobRun& y = jobs_[i];
         if (std::isfinite(y.job->deadline_s) || TierRank(y) < TierRank(r)) continue;
         if (s_.tenancy.tenants[static_cast<std::size_t>(y.job->tenant)].tier == tenancy::Tier::kGold) continue;
-        if (claimant_share > std::max(1.0, share(y.job->tenant)) + 1e-9) continue;
+        if (claimant_share > std::max(1.0, TenantShare(y.job->tenant, 0)) + 1e-9) continue;
         ys.push_back(i);
       }
-      // The largest yielders first (the fewest moves), then in the order they run on the node.
-      std::stable_sort(ys.begin(), ys.end(), [&](std::size_t a, std::size_t b) { return jobs_[a].job->gpus > jobs_[b].job->gpus; });
-      std::vector<std::size_t> take;
       int yielded = 0;
-      for (std::size_t i : ys) {
-        if (room >= g) break;
-        take.push_back(i);
-        room += jobs_[i].job->gpus;
-        yielded += jobs_[i].job->gpus;
-      }
-      if (room < g || take.empty()) continue;
+      const std::vector<std::size_t> take = YieldersOnNode(pi, n, std::move(ys), g, &yielded);
+      if (take.empty()) continue;
       if (std::make_tuple(yielded, k, n) < best) {
         best = {yielded, k, n};
         best_yield = take;

@@ -145,8 +145,14 @@ bool Engine::CloudCostsMoreThanTheBacklog(const JobRun& r, double usd_per_step) 
   // dollars per PFLOP there are no more than the committed GPUs' so far (their bill over the
   // training PFLOP they did; the past only). No constant.
   const TrainingJob& j = *r.job;
-  if (std::isfinite(j.deadline_s) || j.pflop_per_step <= 0) return false;
+  if (std::isfinite(j.deadline_s)) return false;
   if (s_.tenancy.tenants[static_cast<std::size_t>(j.tenant)].tier == tenancy::Tier::kGold) return false;
+  return BacklogAndCloudDearer(r, usd_per_step);
+}
+
+bool Engine::BacklogAndCloudDearer(const JobRun& r, double usd_per_step) const {
+  const TrainingJob& j = *r.job;
+  if (j.pflop_per_step <= 0) return false;
   if (committed_gpus_ <= 0 || committed_pflop_ <= 0 || WaitingTrainingGpus() <= committed_gpus_) return false;
   // usd_per_step: $ an hour per step a second.
   return usd_per_step / 3600.0 / j.pflop_per_step > out_.committed_usd / committed_pflop_;

@@ -40,23 +40,30 @@ std::string NeedText(const GpusNeeded& g, int full) {
                      Ratio(n->committed_gpus, full), n->committed_usd_per_week, n->total_usd_per_week);
 }
 
-}  // namespace
+// A committed pool's GPUs at num / den of `gpus`: whole nodes, at least one.
+int ScaledGpus(int gpus, int num, int den) {
+  const int nodes = static_cast<int>(std::lround(static_cast<double>(num) / den * gpus / kGpusPerNode));
+  return std::max(1, nodes) * kGpusPerNode;
+}
 
-int CommittedGpus(const FleetWeekScenario& s) {
+// The committed GPUs of `s` with its committed pools at num / den (the whole fleet at den / den).
+int CommittedGpusAt(const FleetWeekScenario& s, int num, int den) {
   int n = 0;
   for (const auto& p : s.fleet.pools) {
-    if (sim::AlwaysHeld(p.tier)) n += p.max_gpus;
+    if (sim::AlwaysHeld(p.tier) && p.max_gpus > 0) n += num == den ? p.max_gpus : ScaledGpus(p.max_gpus, num, den);
   }
   return n;
 }
+
+}  // namespace
+
+int CommittedGpus(const FleetWeekScenario& s) { return CommittedGpusAt(s, 1, 1); }
 
 FleetWeekScenario WithCommittedScaled(const FleetWeekScenario& s, int num, int den) {
   FleetWeekScenario out = s;
   const double f = static_cast<double>(num) / den;
   for (auto& p : out.fleet.pools) {
-    if (!sim::AlwaysHeld(p.tier) || p.max_gpus <= 0) continue;
-    const int nodes = static_cast<int>(std::lround(f * p.max_gpus / kGpusPerNode));
-    p.max_gpus = std::max(1, nodes) * kGpusPerNode;
+    if (sim::AlwaysHeld(p.tier) && p.max_gpus > 0) p.max_gpus = ScaledGpus(p.max_gpus, num, den);
   }
   for (auto& t : out.tenancy.tenants) {
     for (auto& q : t.quota) {
@@ -92,7 +99,6 @@ Result<std::vector<GpusNeeded>> FindGpusNeeded(const std::vector<StackConfig>& s
   std::vector<GpusNeeded> out(stacks.size());
   // (lo, hi]: lo fails (or is below the search), hi meets the target.
   std::vector<int> lo(stacks.size(), kGpusNeededMinNum - 1), hi(stacks.size(), kGpusNeededDen);
-  auto gpus_at = [&](int num) { return CommittedGpus(WithCommittedScaled(any_week, num, kGpusNeededDen)); };
   for (std::size_t k = 0; k < stacks.size(); ++k) {
     out[k].stack = stacks[k].name;
     out[k].probes.push_back(ProbeOf(kGpusNeededDen, CommittedGpus(any_week), full[k], weeks, target));
@@ -111,7 +117,7 @@ Result<std::vector<GpusNeeded>> FindGpusNeeded(const std::vector<StackConfig>& s
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const std::size_t k = who[i];
       const int num = runs[i].second;
-      out[k].probes.push_back(ProbeOf(num, gpus_at(num), got[i], weeks, target));
+      out[k].probes.push_back(ProbeOf(num, CommittedGpusAt(any_week, num, kGpusNeededDen), got[i], weeks, target));
       (out[k].probes.back().meets ? hi[k] : lo[k]) = num;
     }
   }
