@@ -648,7 +648,8 @@ Action RegisterCostBenchmark(CLI::App& app) {
                 "fleet-week: also run the owned fleet c (512 owned GPUs) with a standing training backlog, held out, "
                 "measured by useful work per $ (beside its upper bound), owned GPU-hours idle and the committed "
                 "GPUs the base and Seedance each need for the base's SLO and deadlines (a bisection over smaller "
-                "fleets); about 6 minutes on 2 cores");
+                "fleets), with a labelled row for the base with Kueue's priority class for work with a deadline; "
+                "about 7 minutes on 2 cores");
   cmd->add_option("--ledger", opts->ledger,
                   "also write the seedance policy's charges to this cost ledger: a SQLite file "
                   "(as `seedance ingest --db`) or a PostgreSQL connection string (postgresql://... or host=...)");

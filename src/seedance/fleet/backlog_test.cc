@@ -229,5 +229,51 @@ TEST(FleetBacklogTest, AJobWithADeadlineTakesBacklogRoomInsteadOfRentingTheCloud
   EXPECT_GT(run(0.1, false, true).on_demand_usd, 0);
 }
 
+// Kueue's WorkloadPriorityClass for work with a deadline (issue 39, both stacks): on a tenant whose
+// quota holds one job at a time, a job with a deadline that arrives behind two without is admitted
+// first (Kueue orders its queue by priority, and withinClusterQueue LowerPriority may evict the
+// running job for it) and meets its deadline; at its tier's priority it waits its turn and misses.
+TEST(FleetBacklogTest, AWorkloadPriorityClassPutsWorkWithADeadlineFirstInItsQueue) {
+  auto run = [](StackConfig c, bool priority_class) {
+    BacklogFleet f(0, 16, 0, 0);
+    for (auto& t : f.s.tenancy.tenants) t.quota.front() = {"gpu", 8.0, 0.0, std::nullopt};  // one 8-GPU job each, no borrowing
+    f.Job(0, 8, false, 1.0);
+    f.Job(60, 8, false, 1.0);
+    f.Job(120, 8, false, 1.0);
+    f.s.jobs.back().deadline_s = 120 + 1.5 * kHour;
+    c.deadline_priority_class = priority_class;
+    auto r = RunFleetWeek(f.s, c);
+    EXPECT_TRUE(r.has_value());
+    return r.has_value() ? *r : FleetWeekOutcome{};
+  };
+  for (const StackConfig& c : {CompetentStack(), SeedanceStack()}) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(run(c, true).deadlines_met, 1);
+    EXPECT_EQ(run(c, false).deadlines_met, 0);  // Seedance's own form: 8 GPUs wait on 16, no backlog
+    EXPECT_EQ(run(c, true).deadlines, 1);
+  }
+}
+
+// Seedance's form (deadline_priority_under_backlog): the same queue on one owned node, where 16
+// GPUs wait on 8 when the job with a deadline arrives: a standing backlog, so it goes first.
+TEST(FleetBacklogTest, SeedancePutsWorkWithADeadlineFirstOnceABacklogStands) {
+  auto run = [](bool under_backlog) {
+    BacklogFleet f(0, 8, 0, 0);
+    f.Job(0, 8, false, 1.0);
+    f.Job(60, 8, false, 1.0);
+    f.Job(90, 8, false, 1.0);
+    f.Job(120, 8, false, 1.0);
+    f.s.jobs.back().deadline_s = 120 + 1.5 * kHour;
+    StackConfig c = SeedanceStack();
+    c.deadline_priority_under_backlog = under_backlog;
+    auto r = RunFleetWeek(f.s, c);
+    EXPECT_TRUE(r.has_value());
+    return r.has_value() ? *r : FleetWeekOutcome{};
+  };
+  EXPECT_TRUE(SeedanceStack().deadline_priority_under_backlog);
+  EXPECT_EQ(run(true).deadlines_met, 1);
+  EXPECT_EQ(run(false).deadlines_met, 0);
+}
+
 }  // namespace
 }  // namespace seedance::fleet

@@ -130,6 +130,16 @@ std::vector<std::string> ShortfallWarnings(const SetResult& r) {
     w.push_back("the fleet looks too small for the week's work: its unit costs compare stacks that fall short; "
                 "add GPUs or on-demand quota to the fleet file for a comparison at the SLOs");
   }
+  // Not a sign of a small fleet: a labelled base with more deadlines met than Seedance (the owned
+  // set's priority-class row).
+  for (const StackResult& sr : r.standard) {
+    if (!sr.config.deadline_priority_class || r.seedance.config.deadline_priority_class) continue;
+    if (r.seedance.sum.deadlines_met < sr.sum.deadlines_met) {
+      w.push_back(fmt::format("Seedance met {} of {} deadlines, fewer than the {} ({}): Seedance's admission does not "
+                              "put work with a deadline first in its queue",
+                              r.seedance.sum.deadlines_met, r.seedance.sum.deadlines, sr.config.name, sr.sum.deadlines_met));
+    }
+  }
   return w;
 }
 
@@ -330,6 +340,9 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
     r.set = set;
     std::vector<StackConfig> stacks = {StandardStack("least-allocated"), StandardStack("most-allocated"), CompetentStack(),
                                        SeedanceStack(), CompetentStackWithoutKarpenter()};
+    // On an owned fleet with a standing backlog, the base with Kueue's priority class for work with
+    // a deadline: a labelled row, the must-hold on deadlines also checked against it.
+    if (set.owned_backlog) stacks.push_back(CompetentStackWithDeadlinePriority());
     const std::size_t kStandardRows = 3;
     std::vector<std::vector<FleetWeekOutcome>> outs(stacks.size());
     std::vector<FleetWeekScenario> built;
@@ -372,11 +385,13 @@ Result<FleetWeekComparison> RunFleetWeekComparison(const FleetWeekRunOptions& op
       sr.sum = Sum(outs[k]);
       r.standard.push_back(std::move(sr));
     }
-    {  // issue 39: the competent base before Karpenter, a labelled row after the three
+    // Issue 39: the competent base before Karpenter (and, on an owned backlog, with the deadline
+    // priority class), labelled rows after the three.
+    for (std::size_t k = kStandardRows + 1; k < stacks.size(); ++k) {
       StackResult sr;
-      sr.config = stacks[kStandardRows + 1];
-      sr.seeds = outs[kStandardRows + 1];
-      sr.sum = Sum(outs[kStandardRows + 1]);
+      sr.config = stacks[k];
+      sr.seeds = outs[k];
+      sr.sum = Sum(outs[k]);
       r.standard.push_back(std::move(sr));
     }
     // Issue 30's base was the cheaper kube-scheduler scoring; the headline base is the competent stack.

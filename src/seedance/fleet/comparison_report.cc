@@ -454,7 +454,8 @@ std::string FrontierHtml(const SetResult& r) {
                                   : k == r.shipped_base                          ? "issue 30's base"
                                   : r.standard[i].config.name == CompetentStackWithoutKarpenter().name
                                       ? "competent base without Karpenter"
-                                      : r.standard[i].config.placement;
+                                  : r.standard[i].config.deadline_priority_class ? "competent base + deadline priority"
+                                                                                 : r.standard[i].config.placement;
     spec.points.push_back({StandardLabel(r, i), shortname, bases[i].jct_mean_h, bases[i].usd_per_week, false});
   }
   for (const auto& p : r.frontier) {

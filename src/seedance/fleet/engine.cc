@@ -56,6 +56,13 @@ StackConfig CompetentStackWithoutKarpenter() {
   return s;
 }
 
+StackConfig CompetentStackWithDeadlinePriority() {
+  StackConfig s = CompetentStack();
+  s.name = "competent standard + Kueue WorkloadPriorityClass for work with a deadline";
+  s.deadline_priority_class = true;
+  return s;
+}
+
 StackConfig SeedanceStack() {
   StackConfig s;
   s.name = "seedance";
@@ -79,6 +86,7 @@ StackConfig SeedanceStack() {
   s.consolidate_max_used_share = kSeedanceConsolidateMaxUsedShare;
   s.backlog_waits_for_committed = true;
   s.deadline_takes_backlog_room = true;
+  s.deadline_priority_under_backlog = true;
   s.hold_boots_for_claimants = true;
   s.gold_first = true;
   // Issue 39 round 5: on, with every tuned constant re-tuned to a fixed point, Seedance's five
@@ -527,7 +535,11 @@ Result<FleetWeekOutcome> Engine::Run() {
     for (; next_job < jobs_.size() && jobs_[next_job].job->arrival_s <= now_; ++next_job) {
       JobRun& r = jobs_[next_job];
       if (r.state == JobState::kNeverFits) continue;  // counted in the outcome, never submitted
-      const tenancy::WorkloadRequest w = request(r.job->id, r.job->tenant, r.job->arrival_s, r.job->gpus);
+      tenancy::WorkloadRequest w = request(r.job->id, r.job->tenant, r.job->arrival_s, r.job->gpus);
+      if (std::isfinite(r.job->deadline_s) && c_.deadline_priority_under_backlog && !backlog_seen_) {
+        backlog_seen_ = committed_gpus_ > 0 && WaitingTrainingGpus() > committed_gpus_;
+      }
+      if (std::isfinite(r.job->deadline_s) && (c_.deadline_priority_class || backlog_seen_)) w.priority += kDeadlinePriorityBoost;
       if (static_cast<int>(w.tier) == gold) {
         const auto& book = admitter_->book();
         const double share = s_.tenancy.tiers[static_cast<std::size_t>(gold)].guaranteed_share;

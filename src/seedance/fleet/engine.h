@@ -56,6 +56,18 @@ struct StackConfig {
   // seasonal-naive predictive controller on the single type, tuned on the tuning week like every
   // other controller (its HPA target and headroom).
   bool keda_cron = false;
+  // Kueue WorkloadPriorityClass for work with a deadline (a competent team's lever, issue 39): a
+  // training job with a deadline is queued and admitted at its tier's priority plus
+  // kDeadlinePriorityBoost (still below the next tier), so Kueue orders it ahead of its tier's
+  // other work and its withinClusterQueue / reclaimWithinCohort LowerPriority preemption may evict
+  // that work for it. Queue order and quota only: pods keep their PriorityClass.
+  bool deadline_priority_class = false;
+  // Seedance's form of it (issue 39, round 8): the boost only once the week has shown a standing
+  // backlog on the committed GPUs (the backlog rule's test at a job's arrival: the training
+  // waiting then asks for more GPUs than the committed pools hold), where queue order decides
+  // which deadlines are met; before, its tier's priority, so a fleet that rents the cloud for what
+  // waits keeps its queue order (and its preemptions). Reads the queue at arrivals. No constant.
+  bool deadline_priority_under_backlog = false;
   // Notebooks: JupyterHub's idle culler (jupyterhub-idle-culler --timeout; 0 = none): a notebook
   // whose GPU has been idle this long is stopped, whether its user is thinking or gone.
   double idle_cull_s = 0;
@@ -189,6 +201,7 @@ inline constexpr double kSeedanceIdleGraceS = 3600;
 inline constexpr double kMigrateMinSpeedGrid[] = {0.8, 0.6, 0.5, 0.4, 0.25, 0.0};  // 0: any type
 inline constexpr double kSeedanceMigrateMinSpeed = 0.25;  // round 5 (serving yields to training): 0.25; round 4: 0.6
 inline constexpr int kDefragNodesPerStep = 4;
+inline constexpr int kDeadlinePriorityBoost = 50;  // tiers are 100 apart (tiers.h)
 // Seedance's serving_room_ahead_s, the tuning weeks' choice (fleet_levers_test, as the patience).
 inline constexpr double kServingRoomAheadGrid[] = {0, 1800, 3600, 7200};
 inline constexpr double kSeedanceServingRoomAheadS = 0;
@@ -219,6 +232,11 @@ StackConfig SeedanceStack();
 // The competent stack as before issue 39's Karpenter: 8-GPU cloud nodes, cluster-autoscaler's
 // scale-down of empty nodes only (kept as a labelled row).
 StackConfig CompetentStackWithoutKarpenter();
+// The competent stack with Kueue's WorkloadPriorityClass for work with a deadline
+// (deadline_priority_class): a labelled row on the owned set with a standing backlog, where queue
+// order decides which deadlines are met. Not the headline base: on the tuning week it is dearer
+// (unit cost 1.0011x the base's, one deadline fewer: FleetWeekTuningTest), so the sweep leaves it off.
+StackConfig CompetentStackWithDeadlinePriority();
 
 // Training job kinds in FleetWeekOutcome's decomposition: TrainingJob::kind "llm-finetune",
 // "philly", anything else.

@@ -432,6 +432,7 @@ class Engine final : public tenancy::AdmissionEnv {
   // The standing-backlog rule (CloudCostsMoreThanTheBacklog): committed GPUs, the training PFLOP
   // done on them so far, and the waiting GPUs taken at `waiting_at_`.
   double committed_gpus_ = 0, committed_pflop_ = 0;
+  bool backlog_seen_ = false;  // StackConfig::deadline_priority_under_backlog: a standing backlog seen
   mutable double waiting_gpus_ = 0, waiting_at_ = -1;  // MaxServedRps by ready mix
 };
 

@@ -270,5 +270,23 @@ TEST(FleetWeekTuningTest, KarpentersKnobsAndSeedancesConsolidationAreTheTuningWe
   EXPECT_EQ(chosen.consolidate_max_used_share, kSeedanceConsolidateMaxUsedShare);
 }
 
+// Kueue's WorkloadPriorityClass for work with a deadline (StackConfig::deadline_priority_class) is
+// swept for the base like its other knobs: on the tuning weeks it is dearer (fleet a has no
+// standing backlog for priority to reorder; its preemptions lose work), so the headline base
+// leaves it off; it is a labelled row on the owned set (CompetentStackWithDeadlinePriority), where
+// it decides deadlines. Seedance keeps it off too: on, it is cheaper on the tuning weeks, but three
+// of Seedance's tuned constants then leave the tuning weeks' choice (docs/FLEET_WEEK.md, round 8).
+TEST(FleetWeekTuningTest, TheBasesDeadlinePriorityClassIsTheTuningWeeksChoice) {
+  StackConfig with = CompetentStack();
+  with.deadline_priority_class = true;
+  const FleetWeekOutcome base = RunTuningWeeks(CompetentStack());
+  const FleetWeekOutcome base_with = RunTuningWeeks(with);
+  std::cout << Line("base", base, base) << "\n" << Line("base with the priority class", base_with, base) << "\n";
+  EXPECT_FALSE(CompetentStack().deadline_priority_class);
+  EXPECT_FALSE(SeedanceStack().deadline_priority_class);
+  EXPECT_TRUE(CompetentStackWithDeadlinePriority().deadline_priority_class);
+  EXPECT_GT(UnitCostIndex(base_with, base), 1.0);  // the sweep's rule: the lowest unit cost
+}
+
 }  // namespace
 }  // namespace seedance::fleet
