@@ -133,12 +133,10 @@ std::vector<std::string> ShortfallWarnings(const SetResult& r) {
   // Not a sign of a small fleet: a labelled base with more deadlines met than Seedance (the owned
   // set's priority-class row).
   for (const StackResult& sr : r.standard) {
-    if (!sr.config.deadline_priority_class || r.seedance.config.deadline_priority_class) continue;
-    if (r.seedance.sum.deadlines_met < sr.sum.deadlines_met) {
-      w.push_back(fmt::format("Seedance met {} of {} deadlines, fewer than the {} ({}): Seedance's admission does not "
-                              "put work with a deadline first in its queue",
-                              r.seedance.sum.deadlines_met, r.seedance.sum.deadlines, sr.config.name, sr.sum.deadlines_met));
-    }
+    if (!sr.config.deadline_priority_class || r.seedance.sum.deadlines_met >= sr.sum.deadlines_met) continue;
+    w.push_back(fmt::format("Seedance met {} of {} deadlines, fewer than the {} ({}): the must-hold on deadlines is not "
+                            "met against that labelled base",
+                            r.seedance.sum.deadlines_met, r.seedance.sum.deadlines, sr.config.name, sr.sum.deadlines_met));
   }
   return w;
 }
