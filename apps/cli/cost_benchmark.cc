@@ -649,7 +649,7 @@ Action RegisterCostBenchmark(CLI::App& app) {
                 "measured by useful work per $ (beside its upper bound), owned GPU-hours idle and the committed "
                 "GPUs the base and Seedance each need for the base's SLO and deadlines (a bisection over smaller "
                 "fleets), with a labelled row for the base with Kueue's priority class for work with a deadline; "
-                "about 7 minutes on 2 cores");
+                "about 9 minutes on 2 cores");
   cmd->add_option("--ledger", opts->ledger,
                   "also write the seedance policy's charges to this cost ledger: a SQLite file "
                   "(as `seedance ingest --db`) or a PostgreSQL connection string (postgresql://... or host=...)");
