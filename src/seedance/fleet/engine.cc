@@ -536,10 +536,10 @@ Result<FleetWeekOutcome> Engine::Run() {
       JobRun& r = jobs_[next_job];
       if (r.state == JobState::kNeverFits) continue;  // counted in the outcome, never submitted
       tenancy::WorkloadRequest w = request(r.job->id, r.job->tenant, r.job->arrival_s, r.job->gpus);
-      if (std::isfinite(r.job->deadline_s) && c_.deadline_priority_under_backlog && !backlog_seen_) {
-        backlog_seen_ = committed_gpus_ > 0 && WaitingTrainingGpus() > committed_gpus_;
+      if (std::isfinite(r.job->deadline_s)) {
+        if (c_.deadline_priority_under_backlog && !backlog_seen_) backlog_seen_ = committed_gpus_ > 0 && StandingBacklog();
+        if (c_.deadline_priority_class || backlog_seen_) w.priority += kDeadlinePriorityBoost;
       }
-      if (std::isfinite(r.job->deadline_s) && (c_.deadline_priority_class || backlog_seen_)) w.priority += kDeadlinePriorityBoost;
       if (static_cast<int>(w.tier) == gold) {
         const auto& book = admitter_->book();
         const double share = s_.tenancy.tiers[static_cast<std::size_t>(gold)].guaranteed_share;

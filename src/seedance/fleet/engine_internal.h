@@ -199,6 +199,9 @@ class Engine final : public tenancy::AdmissionEnv {
   std::vector<int> TypeCandidates(int fleet_type) const;
   // Training GPUs asked for by the jobs waiting now (arrived and queued, or admitted and pending).
   double WaitingTrainingGpus() const;
+  // A standing backlog now: the training waiting asks for more GPUs than the committed pools hold
+  // (every committed GPU will be used; what counts is which work it does).
+  bool StandingBacklog() const { return WaitingTrainingGpus() > committed_gpus_; }
   // Seedance (cost_aware): whether a job that can wait skips a cloud pool at `usd_per_step` because
   // a standing backlog keeps the committed GPUs busy and the cloud's $ per PFLOP is dearer than theirs.
   bool CloudCostsMoreThanTheBacklog(const JobRun& r, double usd_per_step) const;

@@ -133,7 +133,7 @@ double Engine::MatchAdvantage(const JobRun& r, int type) const {
   // backlog (more training waiting than the committed GPUs hold: every committed GPU will be
   // used, so what counts is which work it does); otherwise the fastest type with room finishes
   // the job soonest and frees its GPUs.
-  if (!MatchYields(r, type) || WaitingTrainingGpus() <= committed_gpus_) return 1;
+  if (!MatchYields(r, type) || !StandingBacklog()) return 1;
   const auto t = static_cast<std::size_t>(type);
   const double own = MatchClassOf(r).rel[t];
   double best = own;
@@ -251,7 +251,7 @@ bool Engine::YieldRoomFor(const JobRun& w, std::vector<std::vector<std::vector<s
   // there, and fair sharing kept): the fewest GPUs yielded, on the node needing the least; each
   // moves to a hole on the reference type, else goes back to its queue from a checkpoint. The
   // waiting job's tenant must be admissible for it then. Reads the queue and the nodes now.
-  if (!c_.match_types || w.job->pods > 1 || WaitingTrainingGpus() <= committed_gpus_) return false;
+  if (!c_.match_types || w.job->pods > 1 || !StandingBacklog()) return false;
   EnsureMatchTable();
   if (match_numeraire_ < 0) return false;
   const MatchClass& wc = MatchClassOf(w);

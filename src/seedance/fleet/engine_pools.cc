@@ -153,7 +153,7 @@ bool Engine::CloudCostsMoreThanTheBacklog(const JobRun& r, double usd_per_step) 
 bool Engine::BacklogAndCloudDearer(const JobRun& r, double usd_per_step) const {
   const TrainingJob& j = *r.job;
   if (j.pflop_per_step <= 0) return false;
-  if (committed_gpus_ <= 0 || committed_pflop_ <= 0 || WaitingTrainingGpus() <= committed_gpus_) return false;
+  if (committed_gpus_ <= 0 || committed_pflop_ <= 0 || !StandingBacklog()) return false;
   // usd_per_step: $ an hour per step a second.
   return usd_per_step / 3600.0 / j.pflop_per_step > out_.committed_usd / committed_pflop_;
 }
